@@ -1,0 +1,122 @@
+import { toJson, type DescMessage, type MessageShape } from "@bufbuild/protobuf";
+import {
+  ActionCreateFileSchema,
+  ActionEditFileSchema,
+  ActionFindFileSchema,
+  ActionFinishSchema,
+  ActionGenerateImageSchema,
+  ActionInvokeSubagentSchema,
+  ActionListDirectorySchema,
+  ActionReadUrlContentSchema,
+  ActionRunCommandSchema,
+  ActionSearchDirectorySchema,
+  ActionSearchWebSchema,
+  ActionViewFileSchema,
+  UserQuestionsRequestSchema,
+  type StepUpdate,
+} from "../gen/antigravity/localharness/localharness_pb.js";
+import type { ToolCall } from "../types.js";
+import { normalizePathArguments } from "./wire-path.js";
+
+/** A built-in action field of `StepUpdate` and the SDK tool name it stands for (§11.1). */
+interface BuiltinAction {
+  readonly name: string;
+  /** Whether the field is set. */
+  readonly present: (update: StepUpdate) => boolean;
+  /** The action sub-message as a snake_case dict, or undefined when the field is unset. */
+  readonly args: (update: StepUpdate) => Record<string, unknown> | undefined;
+}
+
+function builtin<Desc extends DescMessage>(name: string, schema: Desc, pick: (update: StepUpdate) => MessageShape<Desc> | undefined): BuiltinAction {
+  return {
+    name,
+    present: (update) => pick(update) !== undefined,
+    args: (update) => {
+      const action = pick(update);
+      // §6.4: args are the sub-message with proto (snake_case) field names, as upstream's
+      // MessageToDict(preserving_proto_field_name=True) gives them.
+      return action === undefined ? undefined : (toJson(schema, action, { useProtoFieldName: true }) as Record<string, unknown>);
+    },
+  };
+}
+
+/**
+ * Built-in action fields in upstream's lookup order (`BUILTIN_TOOL_PROTO_FIELDS`), plus
+ * `questions_request` → `ask_question` from the §11.1 table. `finish` is one of them: a FINISH
+ * step carries a `finish` tool call whose args are `{ output_string }`, as upstream's does.
+ */
+const BUILTIN_ACTIONS: readonly BuiltinAction[] = [
+  builtin("create_file", ActionCreateFileSchema, (u) => u.createFile),
+  builtin("edit_file", ActionEditFileSchema, (u) => u.editFile),
+  builtin("find_file", ActionFindFileSchema, (u) => u.findFile),
+  builtin("list_directory", ActionListDirectorySchema, (u) => u.listDirectory),
+  builtin("run_command", ActionRunCommandSchema, (u) => u.runCommand),
+  builtin("search_directory", ActionSearchDirectorySchema, (u) => u.searchDirectory),
+  builtin("view_file", ActionViewFileSchema, (u) => u.viewFile),
+  builtin("start_subagent", ActionInvokeSubagentSchema, (u) => u.invokeSubagent),
+  builtin("generate_image", ActionGenerateImageSchema, (u) => u.generateImage),
+  builtin("search_web", ActionSearchWebSchema, (u) => u.searchWeb),
+  builtin("read_url_content", ActionReadUrlContentSchema, (u) => u.readUrlContent),
+  builtin("finish", ActionFinishSchema, (u) => u.finish),
+  builtin("ask_question", UserQuestionsRequestSchema, (u) => u.questionsRequest),
+];
+
+/** True when the update carries a built-in action, `mcpTool` or `customTool` (§6.4 TOOL_CALL rule). */
+export function hasToolAction(update: StepUpdate): boolean {
+  return update.mcpTool !== undefined || update.customTool !== undefined || BUILTIN_ACTIONS.some((action) => action.present(update));
+}
+
+/**
+ * The tool call a step update describes, as upstream's `LocalConnectionStep.from_dict` builds it
+ * (§6.4): at most one, from the first built-in action field set, else `mcpTool`, else
+ * `customTool`. Built-in and MCP calls take the step id as their id; a custom call keeps the
+ * id of its `toolCall` (the step id if that is empty). Path-like arguments are normalised in
+ * place and the first one becomes `canonicalPath`.
+ *
+ * MCP and custom arguments come from `argumentsJson`. Text that is not a JSON object (invalid
+ * JSON, an array, a number…) gives `{}`, as upstream does, so tool arguments are always an object.
+ * A call with an empty tool name is dropped (upstream), although the step stays TOOL_CALL.
+ */
+export function toolCallsFromUpdate(update: StepUpdate, stepId: string): ToolCall[] {
+  const call = toolCallOf(update, stepId);
+  if (call === undefined || call.name === "") return [];
+  const canonicalPath = normalizePathArguments(call.args);
+  const toolCall: ToolCall = { id: call.id, name: call.name, args: call.args };
+  if (canonicalPath !== undefined) toolCall.canonicalPath = canonicalPath;
+  if (call.serverName !== undefined) toolCall.serverName = call.serverName;
+  return [toolCall];
+}
+
+interface RawCall {
+  id: string;
+  name: string;
+  args: Record<string, unknown>;
+  serverName?: string;
+}
+
+function toolCallOf(update: StepUpdate, stepId: string): RawCall | undefined {
+  for (const action of BUILTIN_ACTIONS) {
+    const args = action.args(update);
+    if (args !== undefined) return { id: stepId, name: action.name, args };
+  }
+  if (update.mcpTool !== undefined) {
+    const mcp = update.mcpTool;
+    return { id: stepId, name: mcp.toolName ?? "", args: parseArguments(mcp.argumentsJson), serverName: mcp.serverName ?? "" };
+  }
+  if (update.customTool !== undefined) {
+    const call = update.customTool.toolCall;
+    return { id: call?.id || stepId, name: call?.name ?? "", args: parseArguments(call?.argumentsJson) };
+  }
+  return undefined;
+}
+
+/** `argumentsJson` as an object; anything that is not a JSON object text gives `{}`. */
+export function parseArguments(json: string | undefined): Record<string, unknown> {
+  if (json === undefined || json.trim() === "") return {};
+  try {
+    const value: unknown = JSON.parse(json);
+    return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
