@@ -1,0 +1,33 @@
+import { StepSource, StepTarget } from "../types.js";
+import type { Step, StreamChunk } from "../types.js";
+
+/**
+ * The chunks one step update contributes to a chunk stream (seed 000 rules):
+ * - steps addressed to ENVIRONMENT (tool dispatches, synthetic client-tool steps) give nothing;
+ * - a `thought` chunk for a MODEL→USER step with a non-empty `thinkingDelta`, then
+ * - a `text` chunk for a MODEL→USER step with a non-empty `contentDelta`, then
+ * - a `toolCall` chunk per tool call whose id is not in `seenToolCallIds` (ids are added to it;
+ *   calls with an empty id are never de-duplicated).
+ *
+ * `seenToolCallIds` belongs to one stream: pass a fresh set per `chat()` / `receiveChunks()`.
+ *
+ * @example
+ * const seen = new Set<string>();
+ * for await (const step of conversation.receiveSteps()) for (const c of stepToChunks(step, seen)) render(c);
+ */
+export function stepToChunks(step: Step, seenToolCallIds: Set<string>): StreamChunk[] {
+  if (step.target === StepTarget.Environment) return [];
+  const chunks: StreamChunk[] = [];
+  if (step.source === StepSource.Model && step.target === StepTarget.User) {
+    if (step.thinkingDelta !== "") chunks.push({ type: "thought", stepIndex: step.stepIndex, text: step.thinkingDelta });
+    if (step.contentDelta !== "") chunks.push({ type: "text", stepIndex: step.stepIndex, text: step.contentDelta });
+  }
+  for (const toolCall of step.toolCalls) {
+    if (toolCall.id !== "") {
+      if (seenToolCallIds.has(toolCall.id)) continue;
+      seenToolCallIds.add(toolCall.id);
+    }
+    chunks.push({ type: "toolCall", toolCall });
+  }
+  return chunks;
+}

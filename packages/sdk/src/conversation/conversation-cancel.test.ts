@@ -1,0 +1,211 @@
+import { describe, expect, it } from "vitest";
+import { ErrorCode, SdkError } from "../errors.js";
+import { createMockConnection } from "../testing/index.js";
+import type { MockConnection, MockTurn } from "../testing/index.js";
+import { emptyUsage } from "../types.js";
+import { Conversation } from "./conversation.js";
+
+const LONG = 60_000;
+
+async function collect<T>(iterable: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const v of iterable) out.push(v);
+  return out;
+}
+
+function setup(turns: MockTurn[], latencyMs = 0): { connection: MockConnection; conversation: Conversation } {
+  const connection = createMockConnection({ turns, latencyMs });
+  return { connection, conversation: new Conversation(connection) };
+}
+
+/** Waits until the connection has no turn running (the background recording finished it). */
+async function settled(conversation: Conversation): Promise<void> {
+  await conversation.send("probe").catch(() => undefined);
+}
+
+describe("aborting a chat", () => {
+  it("signal while waiting for a step: Canceled, halt sent, the next turn works", async () => {
+    const { connection, conversation } = setup([{ steps: [{ content: "never" }], delayMs: LONG }, { steps: [{ content: "next" }] }]);
+    const controller = new AbortController();
+    const iterator = conversation.chat("go", { signal: controller.signal })[Symbol.asyncIterator]();
+    const pending = iterator.next();
+    // Let the send go out and the read start, then abort.
+    while (connection.sent.prompts.length === 0) await new Promise((r) => setTimeout(r, 0));
+    controller.abort();
+    await expect(pending).rejects.toMatchObject({ code: ErrorCode.Canceled });
+    expect(connection.sent.halts).toBe(1);
+    expect(await conversation.history()).toEqual([]);
+    const response = await conversation.chatToCompletion("again");
+    expect(response.text).toBe("next");
+    expect(connection.sent.halts).toBe(1);
+    expect(await conversation.turnCount()).toBe(2);
+  });
+
+  it("signal between chunks halts at once; history keeps what arrived", async () => {
+    const { connection, conversation } = setup([{ steps: [{ content: "a" }, { content: "b" }, { content: "c" }] }, { steps: [] }]);
+    const controller = new AbortController();
+    const seen: string[] = [];
+    const run = async (): Promise<void> => {
+      for await (const chunk of conversation.chat("go", { signal: controller.signal })) {
+        if (chunk.type === "text") seen.push(chunk.text);
+        controller.abort();
+        await new Promise((r) => setTimeout(r, 0));
+        expect(connection.sent.halts).toBe(1); // halted before the loop asked for more
+      }
+    };
+    await expect(run()).rejects.toMatchObject({ code: ErrorCode.Canceled });
+    expect(seen).toEqual(["a"]);
+    await conversation.chatToCompletion("after");
+    expect((await conversation.history()).map((s) => s.content)).toEqual(["a"]);
+    expect(await conversation.turnStartIndices()).toEqual([0, 1]);
+  });
+
+  it("timeoutMs mid-turn: DeadlineExceeded and halt sent", async () => {
+    const { connection, conversation } = setup([{ steps: [{ content: "slow" }], delayMs: LONG, usage: { totalTokenCount: 3 } }]);
+    await expect(collect(conversation.chat("go", { timeoutMs: 20 }))).rejects.toMatchObject({ code: ErrorCode.DeadlineExceeded });
+    expect(connection.sent.halts).toBe(1);
+    await settled(conversation);
+    expect(conversation.isIdle).toBe(true);
+    expect(await conversation.lastTurnUsage()).toEqual({ ...emptyUsage(), totalTokenCount: 3 });
+  });
+
+  it("chatToCompletion and receiveSteps honour abort the same way", async () => {
+    const { connection, conversation } = setup([{ steps: [{ content: "x" }], delayMs: LONG }, { steps: [{ content: "y" }], delayMs: LONG }]);
+    await expect(conversation.chatToCompletion("one", { timeoutMs: 10 })).rejects.toMatchObject({ code: ErrorCode.DeadlineExceeded });
+    expect(connection.sent.halts).toBe(1);
+    await conversation.send("two");
+    await expect(collect(conversation.receiveSteps({ timeoutMs: 10 }))).rejects.toMatchObject({ code: ErrorCode.DeadlineExceeded });
+    expect(connection.sent.halts).toBe(2);
+  });
+
+  it("an already aborted signal sends nothing and halts nothing", async () => {
+    const { connection, conversation } = setup([{ steps: [] }]);
+    await expect(collect(conversation.chat("go", { signal: AbortSignal.abort() }))).rejects.toMatchObject({ code: ErrorCode.Canceled });
+    expect(connection.sent.prompts).toEqual([]);
+    expect(connection.sent.halts).toBe(0);
+    expect(await conversation.turnCount()).toBe(0);
+  });
+
+  it("a send that times out starts no turn and sends no halt", async () => {
+    const { connection, conversation } = setup([{ steps: [] }], LONG);
+    await expect(conversation.chatToCompletion("go", { timeoutMs: 10 })).rejects.toMatchObject({ code: ErrorCode.DeadlineExceeded });
+    expect(connection.sent.prompts).toEqual([]);
+    expect(connection.sent.halts).toBe(0);
+    expect(await conversation.turnCount()).toBe(0);
+  });
+});
+
+describe("breaking out of a stream", () => {
+  it("records the rest of the turn in background; the next turn works", async () => {
+    const { connection, conversation } = setup([
+      { steps: [{ content: "a" }, { content: "b" }, { content: "c" }], usage: { totalTokenCount: 9 }, delayMs: 1 },
+      { steps: [{ content: "d" }] },
+    ]);
+    for await (const chunk of conversation.chat("one")) {
+      expect(chunk).toEqual({ type: "text", stepIndex: 0, text: "a" });
+      break;
+    }
+    expect(connection.sent.halts).toBe(0); // breaking out does not stop the turn
+    const next = await collect(conversation.chat("two")); // waits for the first turn to be recorded
+    expect(next.map((c) => (c.type === "text" ? c.text : c.type))).toEqual(["d"]); // the unread rest is not replayed
+    expect((await conversation.history()).map((s) => s.content)).toEqual(["a", "b", "c", "d"]);
+    expect(await conversation.turnStartIndices()).toEqual([0, 3]);
+    expect(await conversation.totalUsage()).toEqual({ ...emptyUsage(), totalTokenCount: 9 });
+  });
+
+  it("from receiveSteps too, and a later idle read yields nothing", async () => {
+    const { conversation } = setup([{ steps: [{ content: "a" }, { content: "b" }] }]);
+    await conversation.send("go");
+    for await (const step of conversation.receiveSteps()) {
+      expect(step.content).toBe("a");
+      break;
+    }
+    expect(await collect(conversation.receiveSteps())).toEqual([]);
+    expect((await conversation.history()).map((s) => s.content)).toEqual(["a", "b"]);
+    expect(conversation.isIdle).toBe(true);
+  });
+
+  it("a background turn that fails is over; its error reaches no one and the next turn works", async () => {
+    const error = new SdkError(ErrorCode.ExecutionError, "boom");
+    const { conversation } = setup([{ steps: [{ content: "a" }, { content: "b" }], error }, { steps: [{ content: "ok" }] }]);
+    for await (const _ of conversation.chat("one")) break;
+    expect((await conversation.chatToCompletion("two")).text).toBe("ok");
+    expect((await conversation.history()).map((s) => s.content)).toEqual(["a", "b", "ok"]);
+  });
+});
+
+describe("error turns and misuse", () => {
+  it("a failing turn throws its SdkError; history keeps its steps; usage is counted", async () => {
+    const error = new SdkError(ErrorCode.ExecutionError, "model exploded");
+    const { conversation } = setup([{ steps: [{ content: "partial" }], error, usage: { totalTokenCount: 2 } }, { steps: [{ content: "fine" }] }]);
+    await expect(conversation.chatToCompletion("one")).rejects.toBe(error);
+    expect((await conversation.history()).map((s) => s.content)).toEqual(["partial"]);
+    expect(await conversation.lastTurnUsage()).toEqual({ ...emptyUsage(), totalTokenCount: 2 });
+    expect((await conversation.chatToCompletion("two")).text).toBe("fine");
+    expect(await conversation.turnCount()).toBe(2);
+  });
+
+  it("a second stream while one reads the turn is FailedPrecondition", async () => {
+    const { connection, conversation } = setup([{ steps: [{ content: "a" }], delayMs: LONG }]);
+    const first = conversation.chat("go")[Symbol.asyncIterator]();
+    const pending = first.next();
+    while (connection.sent.prompts.length === 0) await new Promise((r) => setTimeout(r, 0));
+    await expect(collect(conversation.receiveSteps())).rejects.toMatchObject({ code: ErrorCode.FailedPrecondition });
+    await expect(conversation.send("more")).rejects.toMatchObject({ code: ErrorCode.FailedPrecondition });
+    await connection.halt();
+    await expect(pending).rejects.toMatchObject({ code: ErrorCode.Canceled });
+  });
+
+  it("running out of scripted turns surfaces the connection's FailedPrecondition", async () => {
+    const { conversation } = setup([]);
+    await expect(conversation.chatToCompletion("x")).rejects.toMatchObject({ code: ErrorCode.FailedPrecondition });
+    expect(await conversation.turnCount()).toBe(0);
+  });
+});
+
+describe("listeners", () => {
+  it("leaves no listener on the caller's signal after completed, broken-out and aborted streams", async () => {
+    const controller = new AbortController();
+    let listeners = 0;
+    const add = controller.signal.addEventListener.bind(controller.signal);
+    const remove = controller.signal.removeEventListener.bind(controller.signal);
+    controller.signal.addEventListener = ((type: string, fn: EventListener, o?: AddEventListenerOptions) => {
+      listeners++;
+      add(type, fn, o);
+    }) as typeof controller.signal.addEventListener;
+    controller.signal.removeEventListener = ((type: string, fn: EventListener) => {
+      listeners--;
+      remove(type, fn);
+    }) as typeof controller.signal.removeEventListener;
+    const { conversation } = setup([{ steps: [{ content: "a" }] }, { steps: [{ content: "b" }, { content: "c" }] }, { steps: [{ content: "d" }], delayMs: LONG }]);
+    const signal = controller.signal;
+    await conversation.chatToCompletion("one", { signal, timeoutMs: LONG });
+    expect(listeners).toBe(0);
+    for await (const _ of conversation.chat("two", { signal })) break;
+    expect(listeners).toBe(0);
+    await expect(conversation.chatToCompletion("three", { signal, timeoutMs: 5 })).rejects.toMatchObject({ code: ErrorCode.DeadlineExceeded });
+    expect(listeners).toBe(0);
+  });
+});
+
+describe("disconnect", () => {
+  it("closes the connection; a turn reading in background ends; later chats fail ConnectionClosed", async () => {
+    const { connection, conversation } = setup([{ steps: [{ content: "a" }, { content: "b" }], delayMs: LONG }]);
+    await conversation.send("go");
+    const reading = collect(conversation.receiveSteps());
+    await conversation.disconnect();
+    await expect(reading).rejects.toMatchObject({ code: ErrorCode.ConnectionClosed });
+    expect(connection.closed).toBe(true);
+    await conversation.disconnect();
+    await expect(conversation.chatToCompletion("again")).rejects.toMatchObject({ code: ErrorCode.ConnectionClosed });
+  });
+
+  it("await using disconnects", async () => {
+    const connection = createMockConnection();
+    {
+      await using conversation = new Conversation(connection);
+      expect(conversation.conversationId).toBe("mock-conversation");
+    }
+    expect(connection.closed).toBe(true);
+  });
+});

@@ -1,0 +1,69 @@
+import { emptyUsage } from "../types.js";
+import type { UsageMetadata } from "../types.js";
+
+const FIELDS = [
+  "promptTokenCount",
+  "candidatesTokenCount",
+  "totalTokenCount",
+  "cachedContentTokenCount",
+  "thoughtsTokenCount",
+] as const satisfies readonly (keyof UsageMetadata)[];
+
+/** Field-wise `a + b`. */
+export function addUsage(a: UsageMetadata, b: UsageMetadata): UsageMetadata {
+  const out = emptyUsage();
+  for (const f of FIELDS) out[f] = a[f] + b[f];
+  return out;
+}
+
+/** Field-wise `a - b`, floored at 0 (a counter that went backwards counts as no usage). */
+export function subtractUsage(a: UsageMetadata, b: UsageMetadata): UsageMetadata {
+  const out = emptyUsage();
+  for (const f of FIELDS) out[f] = Math.max(0, a[f] - b[f]);
+  return out;
+}
+
+/** True when every counter is equal. */
+export function usageEquals(a: UsageMetadata, b: UsageMetadata): boolean {
+  return FIELDS.every((f) => a[f] === b[f]);
+}
+
+/** A copy with the five counters only (drops anything else a connection may have attached). */
+export function copyUsage(u: UsageMetadata): UsageMetadata {
+  return addUsage(emptyUsage(), u);
+}
+
+/** Inputs of {@link computeTurnUsage}. */
+export interface TurnUsageInput {
+  /** The connection's `usage.total` when the turn started. */
+  totalAtStart: UsageMetadata;
+  /** The connection's `usage.total` when the turn ended. */
+  totalAtEnd: UsageMetadata;
+  /** Legacy per-step usage of the turn's steps: the latest `usageMetadata` of each step id. */
+  stepUsages: Iterable<UsageMetadata>;
+}
+
+/** What a turn cost, and where the number came from. */
+export interface TurnUsage {
+  usage: UsageMetadata;
+  /** True when the connection total did not move and the per-step usage was summed instead. */
+  fromSteps: boolean;
+}
+
+/**
+ * The usage of one turn. Harnesses ≈0.1.10+ report a cumulative total (§14 `usageUpdate`), so the
+ * turn's usage is `totalAtEnd - totalAtStart`. Older harnesses attach usage to step updates
+ * instead (§14, field 20) and the total never moves: then the per-step usages are summed.
+ */
+export function computeTurnUsage(input: TurnUsageInput): TurnUsage {
+  if (!usageEquals(input.totalAtStart, input.totalAtEnd)) {
+    return { usage: subtractUsage(input.totalAtEnd, input.totalAtStart), fromSteps: false };
+  }
+  let sum = emptyUsage();
+  let any = false;
+  for (const u of input.stepUsages) {
+    sum = addUsage(sum, u);
+    any = true;
+  }
+  return { usage: sum, fromSteps: any };
+}
