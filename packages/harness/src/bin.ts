@@ -1,0 +1,11 @@
+#!/usr/bin/env node
+import { runHarnessCli } from "./main.js";
+
+// `antigravity-harness`: see main.ts and docs/harness.md.
+runHarnessCli(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    process.stderr.write(`error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exit(1);
+  },
+);

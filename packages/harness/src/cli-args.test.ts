@@ -1,0 +1,42 @@
+import { describe, expect, it } from "vitest";
+import { CliUsageError, parseCliArgs } from "./cli-args.js";
+
+describe("parseCliArgs", () => {
+  it("runs stdio mode with no arguments, even when remote-client variables are set", () => {
+    expect(parseCliArgs([], { ANTIGRAVITY_HARNESS_PORT: "9000", ANTIGRAVITY_API_KEY: "k" })).toEqual({ mode: "stdio" });
+    expect(parseCliArgs([], { ANTIGRAVITY_SCRIPT: "/s.json" })).toEqual({ mode: "stdio", script: "/s.json" });
+  });
+
+  it("parses --listen HOST:PORT with its options", () => {
+    expect(parseCliArgs(["--listen", "0.0.0.0:8080", "--api-key", "secret", "--storage", "/st", "--workspace=/ws", "--script", "/s.json"], {})).toEqual({
+      mode: "listen",
+      host: "0.0.0.0",
+      port: 8080,
+      apiKey: "secret",
+      storage: "/st",
+      workspace: "/ws",
+      script: "/s.json",
+    });
+    expect(parseCliArgs(["--listen", "[::1]:0"], {})).toMatchObject({ host: "::1", port: 0 });
+    expect(parseCliArgs(["--listen=9001"], {})).toMatchObject({ host: "127.0.0.1", port: 9001 });
+  });
+
+  it("fills a bare --listen from the environment", () => {
+    expect(parseCliArgs(["--listen"], { ANTIGRAVITY_HARNESS_HOST: "10.0.0.1", ANTIGRAVITY_HARNESS_PORT: "7000", ANTIGRAVITY_API_KEY: "envkey" })).toEqual({
+      mode: "listen",
+      host: "10.0.0.1",
+      port: 7000,
+      apiKey: "envkey",
+    });
+    expect(parseCliArgs(["--listen"], {})).toEqual({ mode: "listen", host: "127.0.0.1", port: 8000 });
+  });
+
+  it("rejects what it cannot run, saying why", () => {
+    expect(() => parseCliArgs(["--bogus"], {})).toThrow(CliUsageError);
+    expect(() => parseCliArgs(["--listen", "host:99999"], {})).toThrow(/port must be 0-65535/);
+    expect(() => parseCliArgs(["--listen", "a:b:c"], {})).toThrow(/HOST:PORT/);
+    expect(() => parseCliArgs(["--api-key", "k"], {})).toThrow(/only valid with --listen/);
+    expect(() => parseCliArgs(["--listen", "1.2.3.4:1", "--script"], {})).toThrow(/needs a value/);
+    expect(parseCliArgs(["--help"], {})).toEqual({ mode: "help" });
+  });
+});

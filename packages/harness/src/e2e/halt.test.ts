@@ -1,0 +1,122 @@
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { killAllHarnesses, processGone, startListenHarness, WAIT_MS, type ListenHarness } from "../test-support/harness-process.js";
+import { TestClient, finalSteps, harnessConfig, steps, type Frame } from "../test-support/ws-client.js";
+
+// haltRequest (§13) mid-stream and mid-command, and automatedTrigger when idle and when busy.
+
+const LONG_TEXT = Array.from({ length: 200 }, (_, i) => `word${i}`).join(" ");
+const SCRIPT = {
+  turns: [
+    { match: "slow", calls: [{ thinking: "thinking first", text: LONG_TEXT, chunkWords: 1, chunkDelayMs: 25 }] },
+    { match: "sleep", calls: [{ toolCalls: [{ name: "run_command", args: { CommandLine: "echo pid=$$; exec sleep 60" } }] }, { text: "unreachable" }] },
+    { match: "confirm", calls: [{ toolCalls: [{ name: "run_command", args: { CommandLine: "echo confirmed" } }] }, { text: "unreachable after a trigger" }] },
+    { match: "ping", calls: [{ text: "pong to {{prompt}}" }] },
+  ],
+};
+
+async function waitUntilGone(pid: number): Promise<boolean> {
+  for (const deadline = Date.now() + WAIT_MS; Date.now() < deadline; await sleep(20)) if (processGone(pid)) return true;
+  return false;
+}
+
+describe("halt and triggers", () => {
+  let root: string;
+  let workspace: string;
+  let harness: ListenHarness;
+  const connect = async (extra: Frame = {}): Promise<TestClient> => {
+    const client = await TestClient.connect(harness.port, harness.apiKey);
+    await client.init(harnessConfig(workspace, extra));
+    return client;
+  };
+
+  beforeAll(async () => {
+    root = await mkdtemp(path.join(tmpdir(), "harness-halt-"));
+    workspace = path.join(root, "ws");
+    await mkdir(workspace);
+    await writeFile(path.join(root, "script.json"), JSON.stringify(SCRIPT));
+    harness = await startListenHarness({ args: ["--script", path.join(root, "script.json")] });
+  });
+  afterAll(async () => {
+    await killAllHarnesses();
+    await rm(root, { recursive: true, force: true });
+  });
+
+  it("stops a streaming answer at once: the open step ends in ERROR, then CANCELLED, then nothing more for that turn", async () => {
+    const client = await connect();
+    client.prompt("slow please");
+    const delta = (await client.next((f) => f["stepUpdate"]?.textDelta !== undefined, "a text delta"))["stepUpdate"] as Frame;
+    client.send({ haltRequest: true });
+    const rest = await client.until((f) => f["trajectoryStateUpdate"] !== undefined, "the trajectory state after the halt");
+    const cancelled = rest.at(-1)?.["trajectoryStateUpdate"] as Frame;
+    expect(cancelled).toEqual({ trajectoryId: delta["trajectoryId"], state: "STATE_CANCELLED" });
+    const last = steps(rest).at(-1) as Frame;
+    expect(last).toMatchObject({ stepIndex: delta["stepIndex"], state: "STATE_ERROR", errorMessage: "cancelled by haltRequest" });
+    expect(last["text"].length).toBeLessThan(LONG_TEXT.length);
+
+    // The next turn starts cleanly: its RUNNING is the very next frame, no straggler of the halted step.
+    client.prompt("ping");
+    const next = await client.turn();
+    expect(next[0]?.["trajectoryStateUpdate"]?.state).toBe("STATE_RUNNING");
+    expect(steps(next).every((s) => s.stepIndex > delta["stepIndex"])).toBe(true);
+    expect(finalSteps(next).at(-1)?.["text"]).toBe("pong to ping");
+    client.close();
+  });
+
+  it("kills a running command on halt", async () => {
+    const client = await connect();
+    client.prompt("sleep");
+    const running = (await client.next((f) => /pid=\d+/.test(f["stepUpdate"]?.runCommand?.combinedOutput ?? ""), "the command's pid"))["stepUpdate"] as Frame;
+    const pid = Number(/pid=(\d+)/.exec(running["runCommand"].combinedOutput)?.[1]);
+    expect(processGone(pid)).toBe(false);
+    client.send({ haltRequest: true });
+    const rest = await client.until((f) => f["trajectoryStateUpdate"] !== undefined);
+    expect(rest.at(-1)?.["trajectoryStateUpdate"].state).toBe("STATE_CANCELLED");
+    expect(steps(rest).at(-1)).toMatchObject({ stepIndex: running["stepIndex"], state: "STATE_ERROR" });
+    expect(await waitUntilGone(pid)).toBe(true);
+    client.prompt("ping");
+    expect((await client.turn())[0]?.["trajectoryStateUpdate"]?.state).toBe("STATE_RUNNING");
+    client.close();
+  });
+
+  it("ignores a halt while idle", async () => {
+    const client = await connect();
+    client.send({ haltRequest: true });
+    client.prompt("ping");
+    const turn = await client.turn();
+    expect(turn[0]?.["trajectoryStateUpdate"]?.state).toBe("STATE_RUNNING");
+    expect(turn.at(-1)?.["trajectoryStateUpdate"]?.state).toBe("STATE_FULLY_IDLE");
+    client.close();
+  });
+
+  it("starts a turn for an automatedTrigger when idle", async () => {
+    const client = await connect();
+    client.send({ automatedTrigger: "ping" });
+    const final = finalSteps(await client.turn());
+    expect(final[0]).toMatchObject({ source: "SOURCE_USER", text: "[automated trigger] ping" });
+    expect(final.at(-1)?.["text"]).toBe("pong to [automated trigger] ping");
+    client.close();
+  });
+
+  it("injects an automatedTrigger that arrives mid-turn before the next model call", async () => {
+    const client = await connect({ policyConfig: { rules: [{ tool: "run_command", decision: "POLICY_DECISION_ASK_USER", name: "ask", isDynamic: false, ruleId: "" }] } });
+    client.prompt("confirm");
+    const waiting = (await client.next((f) => f["stepUpdate"]?.state === "STATE_WAITING_FOR_USER"))["stepUpdate"] as Frame;
+    client.send({ automatedTrigger: "ping" });
+    client.send({ toolConfirmation: { trajectoryId: waiting["trajectoryId"], stepIndex: waiting["stepIndex"], accepted: true } });
+    const turn = await client.turn();
+    expect(client.frames.filter((f) => f["trajectoryStateUpdate"]?.state === "STATE_RUNNING")).toHaveLength(1);
+    const final = finalSteps(client.frames);
+    const command = final.findIndex((s) => s.runCommand);
+    const trigger = final.findIndex((s) => s.text === "[automated trigger] ping");
+    expect(final[command]?.["state"]).toBe("STATE_DONE");
+    expect(trigger).toBeGreaterThan(command);
+    expect(final[trigger]).toMatchObject({ source: "SOURCE_USER", state: "STATE_DONE" });
+    expect(final.at(-1)?.["text"]).toBe("pong to [automated trigger] ping");
+    expect(turn.at(-1)?.["trajectoryStateUpdate"]?.state).toBe("STATE_FULLY_IDLE");
+    client.close();
+  });
+});

@@ -1,0 +1,27 @@
+/**
+ * The reference harness: a localharness-compatible server (protocol.md) with pluggable model
+ * providers. Run it as `antigravity-harness` (see docs/harness.md) or embed it with
+ * {@link startHarnessServer}.
+ * @module
+ */
+export { startHarnessServer, type HarnessServer, type HarnessServerOptions } from "./server.js";
+export { runHarnessCli } from "./main.js";
+export { parseCliArgs, CliUsageError, USAGE, type HarnessCliOptions, type ListenModeOptions, type StdioModeOptions } from "./cli-args.js";
+export { generateApiKey } from "./auth.js";
+export { createLogger, type Logger, type LoggerOptions } from "./log.js";
+export { createFileSessionStore, createMemorySessionStore, StorageError, type SessionStore, type StoredSession } from "./storage.js";
+export { createScriptedProvider, type ScriptedProviderOptions } from "./model/scripted.js";
+export { DEMO_SCRIPT, DEMO_NOTICE } from "./model/demo-script.js";
+export { loadScriptFile, parseScript, ScriptError, type ScriptFile, type ScriptTurn, type ScriptCall, type ScriptToolCall } from "./model/script-format.js";
+export { selectProvider, ProviderConfigError, DEFAULT_GEMINI_MODEL, type ProviderSelection, type SelectProviderOptions } from "./model/select-provider.js";
+export {
+  ModelError,
+  type ModelProvider,
+  type ModelRequest,
+  type ModelEvent,
+  type ModelMessage,
+  type ModelToolCall,
+  type ModelToolResult,
+  type ModelUsage,
+  type ToolDeclaration,
+} from "./model/provider.js";

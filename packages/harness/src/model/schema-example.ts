@@ -1,0 +1,34 @@
+/**
+ * Builds example arguments from a JSON schema: the scripted model uses it for `"$fromSchema"`
+ * (e.g. to call the client's first tool in the demo). Only required properties are filled;
+ * `enum`, `default` and `examples` win; otherwise strings are "demo", numbers count up from 2
+ * (so a demo `add(a, b)` gets 2 and 3), booleans are true and arrays hold one example item.
+ */
+export function exampleFromSchema(schema: unknown): unknown {
+  const counter = { next: 2 };
+  return example(schema, counter, 0);
+}
+
+function example(schema: unknown, counter: { next: number }, depth: number): unknown {
+  if (typeof schema !== "object" || schema === null || depth > 8) return null;
+  const s = schema as Record<string, unknown>;
+  if (Array.isArray(s["enum"]) && s["enum"].length > 0) return s["enum"][0];
+  if (s["const"] !== undefined) return s["const"];
+  if (s["default"] !== undefined) return s["default"];
+  if (Array.isArray(s["examples"]) && s["examples"].length > 0) return s["examples"][0];
+  const types = Array.isArray(s["type"]) ? (s["type"] as unknown[]) : [s["type"]];
+  const type = types.find((t) => t !== "null") ?? (typeof s["properties"] === "object" ? "object" : undefined);
+  switch (typeof type === "string" ? type.toLowerCase() : type) {
+    case "string": return "demo";
+    case "integer":
+    case "number": return counter.next++;
+    case "boolean": return true;
+    case "array": return [example(s["items"], counter, depth + 1)];
+    case "object": {
+      const properties = (typeof s["properties"] === "object" && s["properties"] !== null ? s["properties"] : {}) as Record<string, unknown>;
+      const required = Array.isArray(s["required"]) ? s["required"].filter((k): k is string => typeof k === "string") : [];
+      return Object.fromEntries(required.map((key) => [key, example(properties[key], counter, depth + 1)]));
+    }
+    default: return null;
+  }
+}

@@ -1,0 +1,95 @@
+import type { ModelMessage, ModelRequest } from "./provider.js";
+
+/** What a scripted call can refer to: the prompt, regex groups and the tool results of this turn. */
+export interface ScriptContext {
+  prompt: string;
+  match: readonly string[];
+  /** Response of the latest tool result of the turn. */
+  lastResult: Record<string, unknown> | undefined;
+  /** Latest response per tool name in this turn (`$client` included under its real name). */
+  results: ReadonlyMap<string, Record<string, unknown>>;
+  /** Name of the client tool `$client` stands for. */
+  clientTool: string | undefined;
+}
+
+/** Where the current prompt sits and how many model calls answered it so far. */
+export interface TurnPosition {
+  prompt: string;
+  promptIndex: number;
+  modelCalls: number;
+}
+
+/** Finds the latest user message and counts the model messages after it. */
+export function turnPosition(messages: readonly ModelMessage[]): TurnPosition {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const message = messages[i] as ModelMessage;
+    if (message.role === "user") {
+      const modelCalls = messages.slice(i + 1).filter((m) => m.role === "model").length;
+      return { prompt: message.text, promptIndex: i, modelCalls };
+    }
+  }
+  return { prompt: "", promptIndex: -1, modelCalls: 0 };
+}
+
+/** Builds the interpolation context of the current model call. */
+export function scriptContext(request: ModelRequest, position: TurnPosition, match: readonly string[], clientTool: string | undefined): ScriptContext {
+  const results = new Map<string, Record<string, unknown>>();
+  let lastResult: Record<string, unknown> | undefined;
+  for (const message of request.messages.slice(position.promptIndex + 1)) {
+    if (message.role !== "tool") continue;
+    for (const result of message.results) {
+      results.set(result.name, result.response);
+      lastResult = result.response;
+    }
+  }
+  return { prompt: position.prompt, match, lastResult, results, clientTool };
+}
+
+const PLACEHOLDER = /\{\{\s*([^}]+?)\s*\}\}/g;
+
+/**
+ * Replaces `{{prompt}}`, `{{match.N}}`, `{{result}}`, `{{result.a.b}}`, `{{results.NAME}}` and
+ * `{{results.NAME.a.b}}` (NAME may be `$client`). Objects render as JSON; a missing value as "n/a".
+ */
+export function interpolate(template: string, context: ScriptContext): string {
+  return template.replace(PLACEHOLDER, (_, expression: string) => render(lookup(expression, context)));
+}
+
+/**
+ * Interpolates every string inside a value. A string that is exactly one placeholder becomes the
+ * referenced value itself (so `"{{result.sum}}"` passes a number through unchanged).
+ */
+export function interpolateValue(value: unknown, context: ScriptContext): unknown {
+  if (typeof value === "string") {
+    const whole = /^\{\{\s*([^}]+?)\s*\}\}$/.exec(value);
+    if (whole !== null) return lookup(whole[1] as string, context) ?? "n/a";
+    return interpolate(value, context);
+  }
+  if (Array.isArray(value)) return value.map((item) => interpolateValue(item, context));
+  if (typeof value === "object" && value !== null) {
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, interpolateValue(item, context)]));
+  }
+  return value;
+}
+
+function lookup(expression: string, context: ScriptContext): unknown {
+  const [head, ...path] = expression.split(".");
+  let value: unknown;
+  if (head === "prompt") value = context.prompt;
+  else if (head === "match") value = context.match;
+  else if (head === "result") value = context.lastResult;
+  else if (head === "results") {
+    const name = path.shift();
+    value = context.results.get(name === "$client" ? (context.clientTool ?? "") : (name ?? ""));
+  } else return undefined;
+  for (const key of path) {
+    if (typeof value !== "object" || value === null) return undefined;
+    value = (value as Record<string, unknown>)[key];
+  }
+  return value;
+}
+
+function render(value: unknown): string {
+  if (value === undefined || value === null) return "n/a";
+  return typeof value === "string" ? value : JSON.stringify(value);
+}

@@ -1,0 +1,147 @@
+import { describe, expect, it } from "vitest";
+import type { ModelEvent, ModelMessage, ModelRequest, ToolDeclaration } from "./provider.js";
+import { ModelError } from "./provider.js";
+import { parseScript, ScriptError } from "./script-format.js";
+import { chunk, createScriptedProvider } from "./scripted.js";
+
+const ADD: ToolDeclaration = { name: "add", description: "", parameters: { type: "object", properties: { a: { type: "integer" }, b: { type: "integer" }, note: { type: "string" } }, required: ["a", "b"] } };
+const LIST: ToolDeclaration = { name: "list_directory", description: "", parameters: { type: "object" } };
+const FINISH: ToolDeclaration = { name: "finish", description: "", parameters: { type: "object", properties: { answer: { type: "string", enum: ["yes", "no"] } }, required: ["answer"] } };
+
+function request(messages: ModelMessage[], tools: ToolDeclaration[] = []): ModelRequest {
+  return { model: "scripted", systemInstruction: "sys", messages, tools };
+}
+
+async function collect(events: AsyncIterable<ModelEvent>): Promise<{ text: string; thinking: string; textDeltas: number; calls: { name: string; args: Record<string, unknown> }[]; usage: unknown }> {
+  const out = { text: "", thinking: "", textDeltas: 0, calls: [] as { name: string; args: Record<string, unknown> }[], usage: undefined as unknown };
+  for await (const event of events) {
+    if (event.type === "text") {
+      out.text += event.delta;
+      out.textDeltas++;
+    } else if (event.type === "thinking") out.thinking += event.delta;
+    else if (event.type === "toolCall") out.calls.push({ name: event.call.name, args: event.call.args });
+    else out.usage = event.usage;
+  }
+  return out;
+}
+
+const signal = new AbortController().signal;
+
+describe("scripted model", () => {
+  const script = parseScript({
+    turns: [
+      { regex: "^add (\\d+) and (\\d+)$", calls: [{ text: "adding", toolCalls: [{ name: "add", args: { a: "{{match.1}}", b: 3, note: "from {{prompt}}" } }] }, { text: "sum is {{result.sum}}, via {{results.add}}" }] },
+      { match: "skip", calls: [{ text: "one.", toolCalls: [{ name: "missing_tool", ifAvailable: true }] }, { text: "two." }] },
+      { match: "boom", calls: [{ text: "partial", error: { message: "quota", httpCode: 429 } }] },
+    ],
+  });
+
+  it("plays the calls of the matching turn, interpolating the prompt, groups and tool results", async () => {
+    const provider = createScriptedProvider({ script });
+    const first = await collect(provider.generate(request([{ role: "user", text: "add 2 and 3" }], [ADD]), signal));
+    expect(first.text).toBe("adding");
+    expect(first.calls).toEqual([{ name: "add", args: { a: "2", b: 3, note: "from add 2 and 3" } }]);
+    const second = await collect(
+      provider.generate(
+        request([
+          { role: "user", text: "add 2 and 3" },
+          { role: "model", text: "adding", toolCalls: [{ id: "c1", name: "add", args: {} }] },
+          { role: "tool", results: [{ id: "c1", name: "add", response: { sum: 5 } }] },
+        ]),
+        signal,
+      ),
+    );
+    expect(second.text).toBe('sum is 5, via {"sum":5}');
+    expect(second.calls).toEqual([]);
+  });
+
+  it("merges calls whose tools are unavailable into the next call", async () => {
+    const out = await collect(createScriptedProvider({ script }).generate(request([{ role: "user", text: "skip it" }]), signal));
+    expect(out.text).toBe("one.\n\ntwo.");
+    expect(out.calls).toEqual([]);
+  });
+
+  it("says so when no turn matches or the script is exhausted", async () => {
+    const provider = createScriptedProvider({ script });
+    expect((await collect(provider.generate(request([{ role: "user", text: "hello" }]), signal))).text).toBe('(scripted model) No scripted reply matches the prompt "hello".');
+    const exhausted = [
+      { role: "user", text: "skip" },
+      { role: "model", text: "one.\n\ntwo.", toolCalls: [] },
+    ] satisfies ModelMessage[];
+    expect((await collect(provider.generate(request(exhausted), signal))).text).toBe("(scripted model) The script has no further calls for this prompt.");
+  });
+
+  it("fails like an API error after streaming what came before", async () => {
+    const texts: string[] = [];
+    const run = async (): Promise<void> => {
+      for await (const event of createScriptedProvider({ script }).generate(request([{ role: "user", text: "boom" }]), signal)) if (event.type === "text") texts.push(event.delta);
+    };
+    await expect(run()).rejects.toEqual(new ModelError("quota", 429));
+    expect(texts).toEqual(["partial"]);
+  });
+
+  it("runs the demo: notice, several deltas, list_directory, the first client tool with schema-built args, then finish", async () => {
+    const provider = createScriptedProvider();
+    const first = await collect(provider.generate(request([{ role: "user", text: "hi" }], [ADD, LIST, FINISH]), signal));
+    expect(first.text).toContain("(scripted demo model — set GEMINI_API_KEY for a real one)");
+    expect(first.thinking).toContain("“hi”");
+    expect(first.textDeltas).toBeGreaterThan(2);
+    expect(first.calls).toEqual([
+      { name: "list_directory", args: { directory_path: "." } },
+      { name: "add", args: { a: 2, b: 3 } },
+    ]);
+    expect(first.usage).toMatchObject({ cachedTokens: 0, thoughtsTokens: Math.ceil(first.thinking.length / 4), candidatesTokens: expect.any(Number) });
+    const second = await collect(
+      provider.generate(
+        request(
+          [
+            { role: "user", text: "hi" },
+            { role: "model", text: first.text, toolCalls: [] },
+            { role: "tool", results: [{ id: "1", name: "list_directory", response: { count: 4 } }, { id: "2", name: "add", response: { sum: 5 } }] },
+          ],
+          [ADD, LIST, FINISH],
+        ),
+        signal,
+      ),
+    );
+    expect(second.text).toContain("Workspace entries: 4. Your tool's answer: {\"sum\":5}.");
+    expect(second.calls).toEqual([{ name: "finish", args: { answer: "yes" } }]);
+  });
+
+  it("runs run_command for the demo's 'run' prompt and skips unoffered tools", async () => {
+    const provider = createScriptedProvider();
+    expect((await collect(provider.generate(request([{ role: "user", text: "run it" }], [{ name: "run_command", description: "", parameters: {} }]), signal))).calls).toEqual([
+      { name: "run_command", args: { CommandLine: "echo hello" } },
+    ]);
+    const bare = await collect(provider.generate(request([{ role: "user", text: "hello" }]), signal));
+    expect(bare.calls).toEqual([]);
+    expect(bare.text).toContain("Workspace entries: n/a");
+  });
+
+  it("stops when aborted", async () => {
+    const controller = new AbortController();
+    const slow = parseScript({ turns: [{ calls: [{ text: "a b c d e f", chunkWords: 1, chunkDelayMs: 5 }] }] });
+    const seen: string[] = [];
+    const run = async (): Promise<void> => {
+      for await (const event of createScriptedProvider({ script: slow }).generate(request([{ role: "user", text: "x" }]), controller.signal)) {
+        if (event.type === "text") seen.push(event.delta);
+        if (seen.length === 2) controller.abort();
+      }
+    };
+    await expect(run()).rejects.toThrow();
+    expect(seen).toEqual(["a ", "b "]);
+  });
+
+  it("chunks text into word groups that concatenate back to the text", () => {
+    expect(chunk("one two three four five", 2)).toEqual(["one two ", "three four ", "five"]);
+    expect(chunk("  lead\nnext", 1).join("")).toBe("  lead\nnext");
+    expect(chunk("", 3)).toEqual([]);
+  });
+
+  it("rejects malformed scripts with the path of the problem", () => {
+    expect(() => parseScript({ turns: [{ calls: [] }] })).toThrow(new ScriptError("turns[0].calls must be a non-empty array"));
+    expect(() => parseScript({ turns: [{ calls: [{ toolCalls: [{ args: {} }] }] }] })).toThrow(/turns\[0\]\.calls\[0\]\.toolCalls\[0\]\.name/);
+    expect(() => parseScript({ turns: [{ regex: "(", calls: [{}] }] })).toThrow(/turns\[0\]\.regex/);
+    expect(() => parseScript("nope")).toThrow(ScriptError);
+  });
+});

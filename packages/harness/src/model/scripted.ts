@@ -1,0 +1,144 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import { BUILTIN_TOOL_NAMES } from "../tools/registry.js";
+import { DEMO_SCRIPT } from "./demo-script.js";
+import { exampleFromSchema } from "./schema-example.js";
+import { interpolate, interpolateValue, scriptContext, turnPosition, type ScriptContext } from "./script-context.js";
+import type { ScriptCall, ScriptFile, ScriptToolCall, ScriptTurn } from "./script-format.js";
+import { ModelError, type ModelEvent, type ModelProvider, type ModelRequest, type ToolDeclaration } from "./provider.js";
+
+/** Options of {@link createScriptedProvider}. */
+export interface ScriptedProviderOptions {
+  /** The script; the built-in demo when absent. */
+  script?: ScriptFile;
+}
+
+/** Script calls merged into one model call (calls without tool calls need no round trip). */
+interface PlannedCall {
+  thinking: string;
+  text: string;
+  toolCalls: ScriptToolCall[];
+  chunkDelayMs: number;
+  chunkWords: number;
+  error?: { message: string; httpCode?: number };
+}
+
+/**
+ * The offline, deterministic model. Each `generate()` finds the latest user message in the
+ * transcript, picks the first script turn matching it, counts the model calls already made for
+ * it and plays the next scripted call: streamed thinking and text (several deltas), tool calls
+ * and usage derived from text lengths (ceil(chars / 4)). Text and arguments may interpolate the
+ * prompt and the results of earlier tool calls (`{{result.sum}}`).
+ */
+export function createScriptedProvider(options: ScriptedProviderOptions = {}): ModelProvider {
+  const script = options.script ?? DEMO_SCRIPT;
+  let callIds = 0;
+  return {
+    name: "scripted",
+    async *generate(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelEvent> {
+      signal.throwIfAborted();
+      const position = turnPosition(request.messages);
+      const found = findTurn(script.turns, position.prompt);
+      const clientTool = request.tools.find((tool) => !BUILTIN_TOOL_NAMES.has(tool.name))?.name;
+      const offered = new Map(request.tools.map((tool) => [tool.name, tool] as const));
+      const plan = found === undefined ? [] : planCalls(found.turn.calls, offered, clientTool);
+      const call = plan[position.modelCalls] ?? fallbackCall(found === undefined, position.prompt);
+      const context = scriptContext(request, position, found?.match ?? [], clientTool);
+      const thinking = interpolate(call.thinking, context);
+      const text = interpolate(call.text, context);
+      for (const delta of chunk(thinking, call.chunkWords)) {
+        await pause(call.chunkDelayMs, signal);
+        yield { type: "thinking", delta };
+      }
+      for (const delta of chunk(text, call.chunkWords)) {
+        await pause(call.chunkDelayMs, signal);
+        yield { type: "text", delta };
+      }
+      if (call.error !== undefined) throw new ModelError(call.error.message, call.error.httpCode ?? 0);
+      const calls = call.toolCalls.map((toolCall) => ({ id: `call_${++callIds}`, ...resolveToolCall(toolCall, offered, clientTool, context) }));
+      for (const toolCall of calls) yield { type: "toolCall", call: toolCall };
+      const promptTokens = tokens(request.systemInstruction + JSON.stringify(request.messages) + JSON.stringify(request.tools));
+      const candidatesTokens = tokens(text + (calls.length > 0 ? JSON.stringify(calls) : ""));
+      const thoughtsTokens = tokens(thinking);
+      yield { type: "usage", usage: { promptTokens, candidatesTokens, thoughtsTokens, cachedTokens: 0, totalTokens: promptTokens + candidatesTokens + thoughtsTokens } };
+    },
+  };
+}
+
+function findTurn(turns: readonly ScriptTurn[], prompt: string): { turn: ScriptTurn; match: string[] } | undefined {
+  for (const turn of turns) {
+    if (turn.match !== undefined && !prompt.toLowerCase().includes(turn.match.toLowerCase())) continue;
+    if (turn.regex !== undefined) {
+      const match = new RegExp(turn.regex, turn.flags ?? "i").exec(prompt);
+      if (match === null) continue;
+      return { turn, match: [...match].map((group) => group ?? "") };
+    }
+    return { turn, match: [prompt] };
+  }
+  return undefined;
+}
+
+/** Merges each run of calls without (available) tool calls into the next call that has some. */
+function planCalls(calls: readonly ScriptCall[], offered: ReadonlyMap<string, ToolDeclaration>, clientTool: string | undefined): PlannedCall[] {
+  const plan: PlannedCall[] = [];
+  let current: PlannedCall | undefined;
+  for (const call of calls) {
+    const toolCalls = (call.toolCalls ?? []).filter((tc) => tc.ifAvailable !== true || offered.has(toolName(tc.name, clientTool)));
+    current = {
+      thinking: joinText(current?.thinking, call.thinking, "\n"),
+      text: joinText(current?.text, call.text, "\n\n"),
+      toolCalls,
+      chunkDelayMs: Math.max(current?.chunkDelayMs ?? 0, call.chunkDelayMs ?? 0),
+      chunkWords: call.chunkWords ?? current?.chunkWords ?? 3,
+      ...(call.error === undefined ? {} : { error: call.error }),
+    };
+    if (toolCalls.length > 0 || call.error !== undefined) {
+      plan.push(current);
+      current = undefined;
+    }
+  }
+  if (current !== undefined) plan.push(current);
+  return plan;
+}
+
+function fallbackCall(unmatched: boolean, prompt: string): PlannedCall {
+  const text = unmatched
+    ? `(scripted model) No scripted reply matches the prompt ${JSON.stringify(prompt.slice(0, 200))}.`
+    : "(scripted model) The script has no further calls for this prompt.";
+  return { thinking: "", text, toolCalls: [], chunkDelayMs: 0, chunkWords: 3 };
+}
+
+function resolveToolCall(call: ScriptToolCall, offered: ReadonlyMap<string, ToolDeclaration>, clientTool: string | undefined, context: ScriptContext): { name: string; args: Record<string, unknown> } {
+  const name = toolName(call.name, clientTool);
+  if (call.args === "$fromSchema") {
+    const args = exampleFromSchema(offered.get(name)?.parameters ?? { type: "object" });
+    return { name, args: typeof args === "object" && args !== null && !Array.isArray(args) ? (args as Record<string, unknown>) : {} };
+  }
+  return { name, args: interpolateValue(call.args ?? {}, context) as Record<string, unknown> };
+}
+
+function toolName(name: string, clientTool: string | undefined): string {
+  return name === "$client" ? (clientTool ?? "$client") : name;
+}
+
+function joinText(before: string | undefined, next: string | undefined, separator: string): string {
+  if (before === undefined || before === "") return next ?? "";
+  return next === undefined || next === "" ? before : `${before}${separator}${next}`;
+}
+
+/** Splits text into chunks of `words` words, keeping all whitespace (chunks concatenate to the text). */
+export function chunk(text: string, words: number): string[] {
+  const tokens = text.match(/\s*\S+\s*/g) ?? (text === "" ? [] : [text]);
+  const size = Math.max(1, Math.floor(words));
+  const chunks: string[] = [];
+  for (let i = 0; i < tokens.length; i += size) chunks.push(tokens.slice(i, i + size).join(""));
+  return chunks;
+}
+
+function tokens(text: string): number {
+  return Math.ceil(text.length / 4);
+}
+
+async function pause(ms: number, signal: AbortSignal): Promise<void> {
+  if (ms > 0) await sleep(ms, undefined, { signal });
+  signal.throwIfAborted();
+}

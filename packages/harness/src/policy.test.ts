@@ -1,0 +1,55 @@
+import { PolicyDecision, PolicyDecisionResponseSchema, PolicyEvaluationOutcome, PolicyRuleSchema, create, type PolicyRule } from "@antigravity-ts/sdk/wire";
+import { describe, expect, it } from "vitest";
+import { evaluatePolicy, orderPolicyRules } from "./policy.js";
+
+const rule = (tool: string, decision: PolicyDecision, extra: Partial<PolicyRule> = {}): PolicyRule => create(PolicyRuleSchema, { tool, decision, name: `${tool}:${decision}`, ...extra });
+const noDynamic = async (): Promise<never> => {
+  throw new Error("no dynamic rule expected");
+};
+
+describe("policy", () => {
+  it("orders rules in 9 buckets: tool deny/ask/allow, server/* deny/ask/allow, * deny/ask/allow", () => {
+    const rules = [
+      rule("*", PolicyDecision.ALLOW),
+      rule("*", PolicyDecision.DENY, { serverName: "srv" }),
+      rule("run_command", PolicyDecision.ALLOW),
+      rule("*", PolicyDecision.ASK_USER),
+      rule("run_command", PolicyDecision.DENY),
+      rule("*", PolicyDecision.ALLOW, { serverName: "srv" }),
+      rule("view_file", PolicyDecision.ASK_USER),
+      rule("x", PolicyDecision.UNSPECIFIED),
+    ];
+    expect(orderPolicyRules(rules).map((r) => r.name)).toEqual([
+      "run_command:2",
+      "view_file:3",
+      "run_command:1",
+      "*:2",
+      "*:1",
+      "*:3",
+      "*:1",
+    ]);
+  });
+
+  it("applies the most specific matching rule, and allows when nothing matches", async () => {
+    const rules = [rule("*", PolicyDecision.ALLOW), rule("run_command", PolicyDecision.DENY, { denyReason: "no shell" })];
+    expect(await evaluatePolicy(rules, { toolName: "run_command", serverName: "" }, noDynamic)).toMatchObject({ decision: "deny", reason: "no shell" });
+    expect(await evaluatePolicy(rules, { toolName: "view_file", serverName: "" }, noDynamic)).toMatchObject({ decision: "allow" });
+    expect(await evaluatePolicy([rule("*", PolicyDecision.ASK_USER)], { toolName: "t", serverName: "" }, noDynamic)).toMatchObject({ decision: "ask" });
+    expect(await evaluatePolicy([], { toolName: "t", serverName: "" }, noDynamic)).toEqual({ decision: "allow" });
+    expect(await evaluatePolicy([rule("*", PolicyDecision.DENY, { serverName: "srv" })], { toolName: "t", serverName: "" }, noDynamic)).toEqual({ decision: "allow" });
+  });
+
+  it("asks the client about dynamic rules; NO_MATCH moves on, a missing outcome denies", async () => {
+    const rules = [rule("t", PolicyDecision.DENY, { isDynamic: true, ruleId: "rule_0" }), rule("*", PolicyDecision.ALLOW, { isDynamic: true, ruleId: "rule_1" })];
+    const asked: string[] = [];
+    const answer = (outcomes: Record<string, PolicyEvaluationOutcome | undefined>) => async (r: PolicyRule) => {
+      asked.push(r.ruleId ?? "");
+      const outcome = outcomes[r.ruleId ?? ""];
+      return create(PolicyDecisionResponseSchema, outcome === undefined ? {} : { outcome, denyReason: "because" });
+    };
+    expect(await evaluatePolicy(rules, { toolName: "t", serverName: "" }, answer({ rule_0: PolicyEvaluationOutcome.NO_MATCH, rule_1: PolicyEvaluationOutcome.ALLOW }))).toMatchObject({ decision: "allow" });
+    expect(asked).toEqual(["rule_0", "rule_1"]);
+    expect(await evaluatePolicy(rules, { toolName: "t", serverName: "" }, answer({ rule_0: PolicyEvaluationOutcome.DENY }))).toMatchObject({ decision: "deny", reason: "because" });
+    expect(await evaluatePolicy(rules, { toolName: "t", serverName: "" }, answer({}))).toMatchObject({ decision: "deny", reason: "client gave no outcome for policy rule rule_0" });
+  });
+});

@@ -1,0 +1,141 @@
+import { createServer, type IncomingMessage, type Server } from "node:http";
+import type { Duplex } from "node:stream";
+import { WebSocketServer } from "ws";
+import { apiKeyMatches } from "./auth.js";
+import type { Logger } from "./log.js";
+import type { ScriptFile } from "./model/script-format.js";
+import { HarnessSession } from "./session.js";
+import { SessionRegistry } from "./session-registry.js";
+import { CloseCode, type SessionDependencies } from "./session-init.js";
+import type { SessionStore } from "./storage.js";
+import { killAllChildren } from "./tools/process-registry.js";
+
+/** Options of {@link startHarnessServer}. */
+export interface HarnessServerOptions {
+  /** Key clients must present as `x-goog-api-key` (§4). */
+  apiKey: string;
+  /** Listen address; "localhost" binds both 127.0.0.1 and ::1 (clients try both, §4). */
+  host: string;
+  /** 0 = ephemeral. */
+  port: number;
+  store: SessionStore;
+  /** Workspace of sessions whose config names none. */
+  workspace: string;
+  /** Environment of tool subprocesses (harness env + `InputConfig.env`). */
+  toolEnv: Readonly<Record<string, string>>;
+  /** Environment for model selection. */
+  env: Readonly<Record<string, string | undefined>>;
+  script?: ScriptFile;
+  log: Logger;
+  /** Injected into HTTP model providers (tests). */
+  fetch?: typeof fetch;
+}
+
+/** A running harness server. */
+export interface HarnessServer {
+  readonly host: string;
+  readonly port: number;
+  /** `ws://host:port/`. */
+  readonly url: string;
+  /** Sessions currently connected. */
+  readonly sessionCount: number;
+  /** Closes every session (code 1001), kills running commands, persists sessions and stops listening. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the WebSocket server of the harness on path `/` (§4). Upgrades without the right
+ * `x-goog-api-key` get HTTP 401 "unauthorized" and nothing else; each accepted connection is an
+ * independent {@link HarnessSession}. Frame size is unlimited (§4: upstream removed limits).
+ */
+export async function startHarnessServer(options: HarnessServerOptions): Promise<HarnessServer> {
+  const sessions = new Set<HarnessSession>();
+  const deps: SessionDependencies = {
+    store: options.store,
+    registry: new SessionRegistry(),
+    defaults: { workspace: options.workspace, env: options.toolEnv },
+    env: options.env,
+    log: options.log,
+    ...(options.script === undefined ? {} : { script: options.script }),
+    ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
+  };
+  const wss = new WebSocketServer({ noServer: true, maxPayload: 0, perMessageDeflate: false });
+  wss.on("connection", (socket) => {
+    const session = new HarnessSession(socket, deps);
+    sessions.add(session);
+    void session.settled.then(() => sessions.delete(session));
+  });
+  const onUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer): void => {
+    socket.on("error", () => socket.destroy());
+    if (!apiKeyMatches(request.headers["x-goog-api-key"], options.apiKey)) {
+      options.log.warn(`refused a connection from ${request.socket.remoteAddress ?? "?"}: missing or wrong x-goog-api-key`);
+      return refuse(socket, 401, "Unauthorized", "unauthorized");
+    }
+    if (new URL(request.url ?? "/", "http://harness").pathname !== "/") return refuse(socket, 404, "Not Found", "not found");
+    wss.handleUpgrade(request, socket, head, (ws) => wss.emit("connection", ws, request));
+  };
+  const servers = await listen(options.host, options.port, (server) => {
+    server.on("upgrade", onUpgrade);
+    server.on("request", (_request, response) => {
+      response.writeHead(426, { "content-type": "text/plain", connection: "close" }).end("websocket upgrade required");
+    });
+  });
+  const address = servers[0]?.address();
+  const port = typeof address === "object" && address !== null ? address.port : options.port;
+  let closing: Promise<void> | undefined;
+  return {
+    host: options.host,
+    port,
+    url: `ws://${options.host.includes(":") ? `[${options.host}]` : options.host}:${port}/`,
+    get sessionCount() {
+      return sessions.size;
+    },
+    close() {
+      closing ??= (async () => {
+        killAllChildren();
+        for (const server of servers) server.close();
+        const open = [...sessions];
+        for (const session of open) session.close(CloseCode.goingAway, "harness shutting down");
+        await Promise.all(open.map((session) => session.settled));
+        for (const server of servers) server.closeAllConnections();
+        wss.close();
+      })();
+      return closing;
+    },
+  };
+}
+
+function refuse(socket: Duplex, status: number, statusText: string, body: string): void {
+  socket.once("finish", () => socket.destroy());
+  socket.end(`HTTP/1.1 ${status} ${statusText}\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+}
+
+/** Listens on `host:port`; "localhost" gets 127.0.0.1 and, where available, ::1 on the same port. */
+async function listen(host: string, port: number, setup: (server: Server) => void): Promise<Server[]> {
+  if (host !== "localhost") return [await listenOne(host, port, setup)];
+  for (let attempt = 0; ; attempt++) {
+    const v4 = await listenOne("127.0.0.1", port, setup);
+    const address = v4.address();
+    const actual = typeof address === "object" && address !== null ? address.port : port;
+    try {
+      return [v4, await listenOne("::1", actual, setup)];
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === "EADDRNOTAVAIL" || code === "EAFNOSUPPORT") return [v4];
+      v4.close();
+      if (code !== "EADDRINUSE" || port !== 0 || attempt >= 5) throw error;
+    }
+  }
+}
+
+function listenOne(host: string, port: number, setup: (server: Server) => void): Promise<Server> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    setup(server);
+    server.once("error", reject);
+    server.listen({ host, port }, () => {
+      server.off("error", reject);
+      resolve(server);
+    });
+  });
+}

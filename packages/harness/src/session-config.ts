@@ -1,0 +1,134 @@
+import {
+  AgentBehavior,
+  LifecycleHook,
+  PolicyConfig_WorkspaceContainment,
+  type HarnessConfig,
+  type PolicyRule,
+  type SystemInstructions,
+} from "@antigravity-ts/sdk/wire";
+import { DEFAULT_COMPACTION_THRESHOLD } from "./compaction.js";
+import type { ToolDeclaration } from "./model/provider.js";
+import { createFinishTool, type FinishTool } from "./tools/finish.js";
+import { enabledBuiltins } from "./tools/registry.js";
+import type { BuiltinTool } from "./tools/tool.js";
+import { createWorkspaceRoots, type WorkspaceRoots } from "./workspace-paths.js";
+
+/** Default run_command limit when `maxTimeoutMs` is 0 (§5.1: "0 = harness default, 10 min"). */
+export const DEFAULT_COMMAND_TIMEOUT_MS = 10 * 60 * 1000;
+
+/** Per-turn limits of `BudgetConfig` (§19); 0 = unlimited. */
+export interface TurnBudget {
+  maxModelCalls: number;
+  maxToolCalls: number;
+  maxInputTokens: number;
+  maxOutputTokens: number;
+  maxTotalTokens: number;
+}
+
+/** A session's `HarnessConfig`, resolved into what the agent loop uses. */
+export interface SessionSettings {
+  readonly systemInstruction: string;
+  readonly workspace: WorkspaceRoots;
+  /** Enabled built-ins not overridden by a custom tool of the same name (§7). */
+  readonly builtins: ReadonlyMap<string, BuiltinTool>;
+  /** Client-side tools of `HarnessConfig.tools`. */
+  readonly customTools: ReadonlyMap<string, ToolDeclaration>;
+  readonly finish: FinishTool | undefined;
+  readonly compactionThreshold: number;
+  readonly enabledHooks: ReadonlySet<LifecycleHook>;
+  readonly policyRules: readonly PolicyRule[];
+  /** `AGENT_BEHAVIOR_INTERACTIVE`: run_command asks for confirmation (§8). */
+  readonly interactive: boolean;
+  readonly runCommandTimeoutMs: number;
+  readonly budget: TurnBudget;
+  /** Environment of tool subprocesses. */
+  readonly toolEnv: Readonly<Record<string, string>>;
+}
+
+/** Defaults that do not come from `HarnessConfig`. */
+export interface SettingsDefaults {
+  /** Workspace when the config names none (the harness's cwd, or `--workspace`). */
+  workspace: string;
+  /** Harness environment merged with `InputConfig.env` (§3). */
+  env: Readonly<Record<string, string>>;
+}
+
+/** Resolves a session's settings from its `HarnessConfig`. */
+export async function resolveSessionSettings(config: HarnessConfig, defaults: SettingsDefaults): Promise<SessionSettings> {
+  const directories = config.workspaces.flatMap((w) => (w.workspaceType.case === "filesystemWorkspace" && w.workspaceType.value.directory ? [w.workspaceType.value.directory] : []));
+  const containment = config.policyConfig?.workspaceContainment !== PolicyConfig_WorkspaceContainment.DISABLED;
+  const workspace = await createWorkspaceRoots(directories.length > 0 ? directories : [defaults.workspace], containment);
+  const customTools = new Map<string, ToolDeclaration>();
+  for (const tool of config.tools) {
+    if (!tool.name) continue;
+    customTools.set(tool.name, { name: tool.name, description: tool.description ?? "", parameters: parseSchema(tool.parametersJsonSchema) });
+  }
+  const builtins = new Map(enabledBuiltins(config.harnessSideTools).filter((t) => !customTools.has(t.name)).map((t) => [t.name, t] as const));
+  const finish = createFinishTool(config.finishToolSchemaJson);
+  const budget = config.budgetConfig;
+  const runCommandMs = config.harnessSideTools?.runCommand?.maxTimeoutMs ?? 0;
+  return {
+    systemInstruction: systemInstruction(config.systemInstructions, workspace.roots, finish !== undefined),
+    workspace,
+    builtins,
+    customTools,
+    finish,
+    compactionThreshold: config.compactionThreshold || DEFAULT_COMPACTION_THRESHOLD,
+    enabledHooks: new Set(config.enabledHooks),
+    policyRules: config.policyConfig?.rules ?? [],
+    interactive: config.agentBehavior === AgentBehavior.INTERACTIVE,
+    runCommandTimeoutMs: runCommandMs > 0 ? runCommandMs : DEFAULT_COMMAND_TIMEOUT_MS,
+    budget: {
+      maxModelCalls: budget?.maxModelCalls ?? 0,
+      maxToolCalls: budget?.maxToolCalls ?? 0,
+      maxInputTokens: Number(budget?.maxInputTokens ?? 0n),
+      maxOutputTokens: Number(budget?.maxOutputTokens ?? 0n),
+      maxTotalTokens: Number(budget?.maxTotalTokens ?? 0n),
+    },
+    toolEnv: defaults.env,
+  };
+}
+
+/** What the model is offered: custom tools first (declaration order), then built-ins, then `finish`. */
+export function toolDeclarations(settings: SessionSettings): ToolDeclaration[] {
+  return [
+    ...settings.customTools.values(),
+    ...[...settings.builtins.values()].map((t) => ({ name: t.name, description: t.description, parameters: t.parameters })),
+    ...(settings.finish === undefined ? [] : [settings.finish.declaration]),
+  ];
+}
+
+function parseSchema(json: string | undefined): Record<string, unknown> {
+  if (json === undefined || json.trim() === "") return { type: "object", properties: {} };
+  try {
+    const parsed: unknown = JSON.parse(json);
+    if (typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
+  } catch {
+    // An unusable schema still lets the model call the tool without arguments.
+  }
+  return { type: "object", properties: {} };
+}
+
+const DEFAULT_IDENTITY = "You are an autonomous software agent running in the Antigravity reference harness.";
+
+function systemInstruction(instructions: SystemInstructions | undefined, roots: readonly string[], hasFinish: boolean): string {
+  const standard = [
+    `Work inside the workspace: ${roots.join(", ")}. Relative paths resolve against ${roots[0] ?? "it"}.`,
+    "Use the tools to inspect and change files and to run commands; tool results come back to you as JSON.",
+    hasFinish ? "When the task is complete, call the finish tool exactly once with the final result." : "When you are done, answer the user concisely.",
+  ].join("\n");
+  const kind = instructions?.type;
+  if (kind?.case === "custom") {
+    // §5.1: custom instructions replace the built-in prompt.
+    return kind.value.part
+      .map((part) => {
+        if (part.part.case === "text") return part.part.value;
+        if (part.part.case === "template") return [`[${part.part.value.templateName ?? "template"}]`, ...part.part.value.args.map((a) => `${a.name ?? ""}: ${a.value ?? ""}`)].join("\n");
+        return "";
+      })
+      .join("\n");
+  }
+  const identity = kind?.case === "appended" && kind.value.customIdentity ? kind.value.customIdentity : DEFAULT_IDENTITY;
+  const sections = kind?.case === "appended" ? kind.value.appendedSections.map((s) => `## ${s.title ?? ""}\n${s.content ?? ""}`) : [];
+  return [identity, standard, ...sections].join("\n\n");
+}

@@ -1,0 +1,132 @@
+import { randomUUID } from "node:crypto";
+import {
+  HarnessConfigSchema,
+  type HarnessConfig,
+  HarnessConfig_SessionContinuationMode as ContinuationMode,
+  create,
+  decodeInitializeConversationEvent,
+} from "@antigravity-ts/sdk/wire";
+import type { Logger } from "./log.js";
+import type { ScriptFile } from "./model/script-format.js";
+import { ProviderConfigError, selectProvider } from "./model/select-provider.js";
+import { resolveSessionSettings, type SettingsDefaults } from "./session-config.js";
+import { SessionState } from "./session-state.js";
+import { SessionBusyError, SessionRegistry, type SessionClaim } from "./session-registry.js";
+import { CASCADE_ID_PATTERN, StorageError, type SessionStore } from "./storage.js";
+
+/** What every session of a server shares. */
+export interface SessionDependencies {
+  store: SessionStore;
+  /** Cascade ids that have a connection, process-wide (one connection per session). */
+  registry: SessionRegistry;
+  defaults: SettingsDefaults;
+  /** Environment for provider selection (`GEMINI_API_KEY`, `ANTIGRAVITY_MODEL_PROVIDER`, …). */
+  env: Readonly<Record<string, string | undefined>>;
+  /** Script of the scripted model (`--script` / `ANTIGRAVITY_SCRIPT`). */
+  script?: ScriptFile;
+  log: Logger;
+  /** Injected into HTTP model providers (tests). */
+  fetch?: typeof fetch;
+}
+
+/** Initialisation failed; the socket is closed with `code` and this message as reason. */
+export class SessionInitError extends Error {
+  override readonly name = "SessionInitError";
+  constructor(readonly code: number, message: string) {
+    super(message);
+  }
+}
+
+/** Close codes (RFC 6455 §7.4.1). */
+export const CloseCode = { normal: 1000, goingAway: 1001, unsupportedData: 1003, invalidPayload: 1007, policy: 1008, internal: 1011 } as const;
+
+/** A successfully initialised session. */
+export interface InitializedSession {
+  state: SessionState;
+  resumed: boolean;
+  /** The session's hold on its id; the caller releases it once the session is closed and saved. */
+  claim: SessionClaim;
+}
+
+/**
+ * Handles the first frame (§5): an `InitializeConversationEvent`. Resolves the cascade id
+ * (generated when empty) against `sessionContinuationMode` and storage, claims the id in the
+ * registry (the caller releases it), and builds the session state and model provider.
+ */
+export async function initializeSession(frame: string, deps: SessionDependencies): Promise<InitializedSession> {
+  let json: unknown;
+  try {
+    json = JSON.parse(frame);
+  } catch {
+    throw new SessionInitError(CloseCode.invalidPayload, "the first frame is not JSON; send an InitializeConversationEvent {\"config\": …}");
+  }
+  if (typeof json !== "object" || json === null || Array.isArray(json) || !("config" in json)) {
+    const keys = typeof json === "object" && json !== null ? Object.keys(json).join(",") : typeof json;
+    throw new SessionInitError(CloseCode.policy, `expected InitializeConversationEvent {"config": …} as the first frame, got {${keys}}`);
+  }
+  let config;
+  try {
+    config = decodeInitializeConversationEvent(frame).config ?? create(HarnessConfigSchema);
+  } catch (error) {
+    throw new SessionInitError(CloseCode.invalidPayload, `invalid HarnessConfig: ${(error as Error).message}`);
+  }
+  const mode = config.sessionContinuationMode ?? ContinuationMode.SESSION_CONTINUATION_MODE_UNSPECIFIED;
+  let cascadeId = config.cascadeId ?? "";
+  if (cascadeId === "") {
+    if (mode === ContinuationMode.RESUME) throw new SessionInitError(CloseCode.policy, "sessionContinuationMode RESUME needs the cascadeId of the session to resume");
+    cascadeId = randomUUID();
+  } else if (!CASCADE_ID_PATTERN.test(cascadeId)) {
+    throw new SessionInitError(CloseCode.policy, "cascadeId must be 1-128 characters of [A-Za-z0-9_-]");
+  }
+  let claim: SessionClaim;
+  try {
+    claim = await deps.registry.claim(cascadeId);
+  } catch (error) {
+    throw new SessionInitError(CloseCode.policy, error instanceof SessionBusyError ? error.message : String(error));
+  }
+  try {
+    let stored;
+    try {
+      stored = await deps.store.load(cascadeId);
+    } catch (error) {
+      throw new SessionInitError(CloseCode.internal, error instanceof StorageError ? error.message : `storage failed: ${(error as Error).message}`);
+    }
+    // UNSPECIFIED behaves like CREATE_OR_RESUME (UNCONFIRMED; upstream sends it when the user chose nothing).
+    if (mode === ContinuationMode.CREATE_ONLY && stored !== undefined) throw new SessionInitError(CloseCode.policy, `session ${cascadeId} already exists (sessionContinuationMode CREATE_ONLY)`);
+    if (mode === ContinuationMode.RESUME && stored === undefined) throw new SessionInitError(CloseCode.policy, `no stored session ${cascadeId} to resume in ${deps.store.location}`);
+    const settings = await resolveSessionSettings(config, deps.defaults);
+    let selection;
+    try {
+      selection = selectProvider(config.models, { env: deps.env, ...(deps.script === undefined ? {} : { script: deps.script }), ...(deps.fetch === undefined ? {} : { fetch: deps.fetch }) });
+    } catch (error) {
+      throw new SessionInitError(CloseCode.policy, error instanceof ProviderConfigError ? error.message : `model setup failed: ${(error as Error).message}`);
+    }
+    const log = deps.log.child(cascadeId.slice(0, 8));
+    for (const feature of unsupportedFeatures(config)) log.warn(`${feature} is not supported by the reference harness and is ignored`);
+    log.info(`${stored === undefined ? "new" : "resumed"} session ${cascadeId}: model ${selection.reason}, workspace ${settings.workspace.roots.join(", ")}`);
+    const state = new SessionState({ cascadeId, settings, provider: selection.provider, modelName: selection.model, log, ...(stored === undefined ? {} : { stored }) });
+    if (stored === undefined) await deps.store.save(state.toStored());
+    return { state, resumed: stored !== undefined, claim };
+  } catch (error) {
+    claim.release();
+    if (error instanceof SessionInitError) throw error;
+    throw new SessionInitError(CloseCode.internal, `session setup failed: ${(error as Error).message}`);
+  }
+}
+
+/** Parts of a `HarnessConfig` this harness accepts but does not implement (logged, never fatal). */
+function unsupportedFeatures(config: HarnessConfig): string[] {
+  const tools = config.harnessSideTools;
+  const features: [boolean, string][] = [
+    [config.mcpServers.length > 0, `mcpServers (${config.mcpServers.map((server) => server.name ?? "?").join(", ")})`],
+    [tools?.subagents?.enabled === true || config.customSubagents.length > 0, "subagents"],
+    [tools?.generateImage?.enabled === true, "generate_image"],
+    [tools?.searchWeb?.enabled === true, "search_web"],
+    [tools?.readUrlContent?.enabled === true, "read_url_content"],
+    [tools?.runCommand?.enableDaemonCommands === true, "runCommand.enableDaemonCommands"],
+    [config.skillsPaths.length > 0, "skillsPaths"],
+    [config.toolOutputTruncation !== undefined, "toolOutputTruncation"],
+    [(config.initialTrajectory?.length ?? 0) > 0, "initialTrajectory"],
+  ];
+  return features.filter(([present]) => present).map(([, name]) => name);
+}

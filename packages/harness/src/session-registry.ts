@@ -1,0 +1,40 @@
+/** A session's hold on its cascade id. */
+export interface SessionClaim {
+  /** The connection is closing: a new connection for this id waits for {@link release} instead of being refused. */
+  markClosing(): void;
+  /** The session is closed and persisted; the id is free. */
+  release(): void;
+}
+
+/** The id is held by a live connection. */
+export class SessionBusyError extends Error {
+  override readonly name = "SessionBusyError";
+}
+
+/**
+ * Cascade ids with a connection, process-wide: one connection per session at a time. A client
+ * that reconnects right after closing waits until the old connection has persisted the session.
+ */
+export class SessionRegistry {
+  readonly #held = new Map<string, { closing: boolean; released: Promise<void> }>();
+
+  /** Claims `id`; throws {@link SessionBusyError} while another live connection holds it. */
+  async claim(id: string): Promise<SessionClaim> {
+    for (let holder = this.#held.get(id); holder !== undefined; holder = this.#held.get(id)) {
+      if (!holder.closing) throw new SessionBusyError(`session ${id} is already open on another connection`);
+      await holder.released;
+    }
+    let release!: () => void;
+    const entry = { closing: false, released: new Promise<void>((resolve) => (release = resolve)) };
+    this.#held.set(id, entry);
+    return {
+      markClosing: () => {
+        entry.closing = true;
+      },
+      release: () => {
+        if (this.#held.get(id) === entry) this.#held.delete(id);
+        release();
+      },
+    };
+  }
+}

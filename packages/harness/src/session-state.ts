@@ -1,0 +1,97 @@
+import {
+  StepUpdateSchema,
+  fromJson,
+  toJson,
+  type PolicyDecisionResponse,
+  type ToolConfirmation,
+  type ToolResponse,
+  type UserQuestionsResponse,
+} from "@antigravity-ts/sdk/wire";
+import { HookCaller } from "./hooks.js";
+import type { Logger } from "./log.js";
+import type { ModelMessage, ModelProvider, ModelUsage } from "./model/provider.js";
+import { PendingReplies } from "./pending-replies.js";
+import type { SessionSettings } from "./session-config.js";
+import { StepLedger } from "./step-builder.js";
+import type { StoredSession } from "./storage.js";
+import { emptyUsage } from "./usage.js";
+
+/** Options of {@link SessionState}. */
+export interface SessionStateOptions {
+  cascadeId: string;
+  settings: SessionSettings;
+  provider: ModelProvider;
+  modelName: string;
+  log: Logger;
+  /** The stored session being resumed. */
+  stored?: StoredSession;
+}
+
+/** The state of one initialised session: history, transcript, usage and the replies it awaits. */
+export class SessionState {
+  readonly cascadeId: string;
+  readonly settings: SessionSettings;
+  readonly provider: ModelProvider;
+  readonly modelName: string;
+  readonly log: Logger;
+  readonly ledger: StepLedger;
+  readonly hooks: HookCaller;
+  readonly toolResponses = new PendingReplies<ToolResponse>();
+  readonly policyReplies = new PendingReplies<PolicyDecisionResponse>();
+  /** Keyed `trajectoryId:stepIndex`. */
+  readonly confirmations = new PendingReplies<ToolConfirmation>();
+  /** Keyed `trajectoryId:stepIndex`. */
+  readonly questions = new PendingReplies<UserQuestionsResponse>();
+  transcript: ModelMessage[];
+  usage: ModelUsage;
+  readonly #createdAt: string;
+  readonly #triggers: string[] = [];
+  #policyRequests = 0;
+
+  constructor(options: SessionStateOptions) {
+    this.cascadeId = options.cascadeId;
+    this.settings = options.settings;
+    this.provider = options.provider;
+    this.modelName = options.modelName;
+    this.log = options.log;
+    this.hooks = new HookCaller(options.settings.enabledHooks);
+    const history = (options.stored?.history ?? []).map((json) => fromJson(StepUpdateSchema, json, { ignoreUnknownFields: true }));
+    this.ledger = new StepLedger(options.cascadeId, history);
+    this.transcript = options.stored?.transcript ?? [];
+    this.usage = options.stored?.usage ?? emptyUsage();
+    this.#createdAt = options.stored?.createdAt ?? new Date().toISOString();
+  }
+
+  /** Key of a step awaiting a confirmation or answers. */
+  stepKey(trajectoryId: string, stepIndex: number): string {
+    return `${trajectoryId}:${stepIndex}`;
+  }
+
+  /** Id of the next `policyDecisionRequest`. */
+  nextPolicyRequestId(): string {
+    return `policy-${++this.#policyRequests}`;
+  }
+
+  /** Queues an `automatedTrigger` for the running turn (§13). */
+  queueTrigger(text: string): void {
+    this.#triggers.push(text);
+  }
+
+  /** Takes the queued triggers. */
+  takeTriggers(): string[] {
+    return this.#triggers.splice(0);
+  }
+
+  /** The session as stored on disk. */
+  toStored(): StoredSession {
+    return {
+      version: 1,
+      cascadeId: this.cascadeId,
+      createdAt: this.#createdAt,
+      updatedAt: new Date().toISOString(),
+      history: this.ledger.history().map((step) => toJson(StepUpdateSchema, step)),
+      transcript: this.transcript,
+      usage: this.usage,
+    };
+  }
+}

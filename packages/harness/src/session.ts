@@ -1,0 +1,321 @@
+import type { RawData, WebSocket } from "ws";
+import {
+  LifecycleHook,
+  TrajectoryStateUpdate_State,
+  UserInputSchema,
+  create,
+  decodeInputFrame,
+  type InputEvent,
+  type UserInput,
+} from "@antigravity-ts/sdk/wire";
+import { runTurn, type TurnInput } from "./agent-loop.js";
+import type { Logger } from "./log.js";
+import { OutputChannel } from "./output-channel.js";
+import type { SettleResult } from "./pending-replies.js";
+import { CloseCode, SessionInitError, initializeSession, type SessionDependencies } from "./session-init.js";
+import type { SessionClaim } from "./session-registry.js";
+import type { SessionState } from "./session-state.js";
+import { systemErrorStep } from "./step-builder.js";
+import { TurnScope } from "./turn-scope.js";
+import { toUsageMetadata } from "./usage.js";
+import { MAX_PROMPT_BYTES, normalizeLegacyInputFrame, userInputText } from "./user-input.js";
+
+/**
+ * One client connection = one session. The first frame initialises it (§5); later frames are
+ * `InputEvent`s (§4). Turns run one at a time; replies to the harness's requests (tool
+ * responses, hook and policy answers, confirmations, questions) are routed to whoever waits for
+ * them, while a turn runs. Bad input never ends the process or other sessions: it gets an ERROR
+ * step (SOURCE_SYSTEM) or, before initialisation, a close with a reason.
+ */
+export class HarnessSession {
+  readonly #socket: WebSocket;
+  readonly #deps: SessionDependencies;
+  readonly #channel: OutputChannel;
+  readonly #ended = new AbortController();
+  #phase: "awaiting-init" | "initializing" | "ready" | "closed" = "awaiting-init";
+  #early: string[] = [];
+  #state: SessionState | undefined;
+  #claim: SessionClaim | undefined;
+  #log: Logger;
+  #current: { scope: TurnScope; done: Promise<void> } | undefined;
+  #queue: TurnInput[] = [];
+  #sessionStart: Promise<void> = Promise.resolve();
+  #settled: Promise<void>;
+  #resolveSettled!: () => void;
+
+  constructor(socket: WebSocket, deps: SessionDependencies) {
+    this.#socket = socket;
+    this.#deps = deps;
+    this.#log = deps.log;
+    this.#channel = new OutputChannel(socket);
+    this.#settled = new Promise((resolve) => (this.#resolveSettled = resolve));
+    socket.on("message", (data, isBinary) => this.#guard(() => this.#onMessage(data, isBinary)));
+    socket.on("close", () => this.#guard(() => this.#onClose()));
+    socket.on("error", (error) => this.#log.warn(`socket error: ${error.message}`));
+  }
+
+  /** Resolves once the session is closed, its turn stopped and its state persisted. */
+  get settled(): Promise<void> {
+    return this.#settled;
+  }
+
+  /** Closes the connection (server shutdown); the session is persisted. */
+  close(code: number, reason: string): void {
+    if (this.#socket.readyState === this.#socket.OPEN || this.#socket.readyState === this.#socket.CONNECTING) {
+      this.#socket.close(code, truncateReason(reason));
+    }
+    this.#onClose();
+  }
+
+  #onMessage(data: RawData, isBinary: boolean): void {
+    if (this.#phase === "closed") return;
+    if (isBinary) {
+      this.#fail(CloseCode.unsupportedData, "binary frames are not supported: send each message as one JSON text frame (protocol §4)");
+      return;
+    }
+    const text = Array.isArray(data) ? Buffer.concat(data).toString("utf8") : Buffer.from(data as ArrayBuffer).toString("utf8");
+    if (this.#phase === "awaiting-init") {
+      this.#phase = "initializing";
+      this.#initialize(text).catch((error: unknown) => {
+        this.#log.error(`initialisation failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+        this.#fail(CloseCode.internal, "internal harness error during initialisation");
+        this.#release();
+      });
+    } else if (this.#phase === "initializing") {
+      this.#early.push(text);
+    } else {
+      this.#handle(text);
+    }
+  }
+
+  async #initialize(frame: string): Promise<void> {
+    let initialized;
+    try {
+      initialized = await initializeSession(frame, this.#deps);
+    } catch (error) {
+      const init = error instanceof SessionInitError ? error : new SessionInitError(CloseCode.internal, (error as Error).message);
+      this.#fail(init.code, init.message);
+      this.#release();
+      return;
+    }
+    const state = initialized.state;
+    this.#state = state;
+    this.#claim = initialized.claim;
+    this.#log = state.log;
+    if (this.#phase === "closed") {
+      this.#release();
+      return;
+    }
+    this.#phase = "ready";
+    const usage = toUsageMetadata(state.usage);
+    this.#channel.send({
+      case: "initializeConversationResponse",
+      value: {
+        cascadeId: state.cascadeId,
+        history: state.ledger.history(),
+        cumulativeUsage: usage,
+        trajectoryUsage: initialized.resumed ? [{ trajectoryId: state.cascadeId, usage }] : [],
+      },
+    });
+    // §5.3: the session-start hook is dispatched by the harness after the init response.
+    if (state.hooks.enabled(LifecycleHook.ON_SESSION_START)) {
+      this.#sessionStart = state.hooks
+        .call(LifecycleHook.ON_SESSION_START, undefined, this.#channel.send, this.#ended.signal)
+        .then(() => {}, () => {});
+    }
+    for (const text of this.#early.splice(0)) this.#handle(text);
+  }
+
+  #handle(frame: string): void {
+    const state = this.#state;
+    if (state === undefined) return;
+    let event: InputEvent;
+    try {
+      event = decodeInputFrame(normalizeLegacyInputFrame(frame));
+    } catch (error) {
+      this.#badInput(`could not decode the frame as an InputEvent: ${(error as Error).message}`);
+      return;
+    }
+    const input = event.event;
+    const key = (trajectoryId: string | undefined, stepIndex: number | undefined): string => state.stepKey(trajectoryId ?? "", stepIndex ?? 0);
+    switch (input.case) {
+      case "userInput":
+        return this.#onUserInput(input.value);
+      case "toolResponse":
+        return this.#reportSettle(state.toolResponses.settle(input.value.id ?? "", input.value), "toolResponse", `toolResponse for unknown tool call id ${JSON.stringify(input.value.id ?? "")}`);
+      case "toolConfirmation":
+        return this.#reportSettle(state.confirmations.settle(key(input.value.trajectoryId, input.value.stepIndex), input.value), "toolConfirmation", `toolConfirmation for step ${key(input.value.trajectoryId, input.value.stepIndex)}, which is not waiting for a confirmation`);
+      case "questionResponse":
+        return this.#reportSettle(state.questions.settle(key(input.value.trajectoryId, input.value.stepIndex), input.value), "questionResponse", `questionResponse for step ${key(input.value.trajectoryId, input.value.stepIndex)}, which asked no questions`);
+      case "callHookResponse":
+        return this.#reportSettle(state.hooks.replies.settle(input.value.requestId ?? "", input.value), "callHookResponse", `callHookResponse for unknown requestId ${JSON.stringify(input.value.requestId ?? "")}`);
+      case "policyDecisionResponse":
+        return this.#reportSettle(state.policyReplies.settle(input.value.requestId ?? "", input.value), "policyDecisionResponse", `policyDecisionResponse for unknown requestId ${JSON.stringify(input.value.requestId ?? "")}`);
+      case "haltRequest":
+        if (input.value) this.#halt();
+        return;
+      case "automatedTrigger":
+        return this.#trigger(input.value);
+      case "sessionEndRequest":
+        if (input.value) void this.#endSession();
+        return;
+      default:
+        return this.#badInput(`the frame carries no known InputEvent (keys: ${describeKeys(frame)}); expected one of userInput, toolResponse, toolConfirmation, questionResponse, haltRequest, automatedTrigger, callHookResponse, sessionEndRequest, policyDecisionResponse`);
+    }
+  }
+
+  #onUserInput(userInput: UserInput): void {
+    const text = userInputText(userInput);
+    const bytes = Buffer.byteLength(text);
+    // A whitespace-only prompt is legal (§6.1: upstream sends " "); a userInput without parts is not.
+    if (bytes > MAX_PROMPT_BYTES || userInput.parts.length === 0) {
+      const message = bytes > MAX_PROMPT_BYTES ? `prompt of ${bytes} bytes refused: the limit is ${MAX_PROMPT_BYTES} bytes` : "userInput without parts refused: send at least one text part";
+      this.#badInput(message);
+      this.#channel.send({ case: "trajectoryStateUpdate", value: { trajectoryId: this.#state?.cascadeId ?? "", state: TrajectoryStateUpdate_State.FULLY_IDLE, error: message } });
+      return;
+    }
+    this.#queue.push({ userInput, text });
+    this.#pump();
+  }
+
+  #trigger(text: string): void {
+    const state = this.#state as SessionState;
+    if (this.#current !== undefined && !this.#current.scope.signal.aborted) {
+      state.queueTrigger(text);
+      return;
+    }
+    this.#queue.push(triggerInput(text));
+    this.#pump();
+  }
+
+  #pump(): void {
+    const state = this.#state;
+    if (state === undefined || this.#current !== undefined || this.#phase !== "ready") return;
+    const input = this.#queue.shift();
+    if (input === undefined) return;
+    const scope = new TurnScope(state.ledger, this.#channel.send, this.#ended.signal);
+    const done = (async () => {
+      await this.#sessionStart;
+      await runTurn(state, input, scope, { beforeIdle: () => this.#persist() });
+    })()
+      .catch((error: unknown) => {
+        if (scope.signal.aborted) return;
+        const message = `internal harness error: ${error instanceof Error ? error.message : String(error)}`;
+        this.#log.error(message);
+        scope.openStep(systemErrorStep(message));
+        scope.send({ case: "trajectoryStateUpdate", value: { trajectoryId: state.cascadeId, state: TrajectoryStateUpdate_State.FULLY_IDLE, error: message } });
+      })
+      .finally(async () => {
+        await this.#persist();
+        this.#current = undefined;
+        if (!scope.signal.aborted) for (const trigger of state.takeTriggers()) this.#queue.push(triggerInput(trigger));
+        this.#pump();
+      });
+    this.#current = { scope, done };
+  }
+
+  /** §13: stop at once, end the open steps, send CANCELLED, and nothing more for that turn. */
+  #halt(): void {
+    const current = this.#current;
+    const state = this.#state as SessionState;
+    if (current === undefined || current.scope.signal.aborted) {
+      this.#log.info("haltRequest while idle: nothing to stop");
+      return;
+    }
+    current.scope.cancel("cancelled by haltRequest");
+    state.takeTriggers();
+    // §13 allows FULLY_IDLE or CANCELLED after a halt; we send CANCELLED only, which ends the turn for every SDK (§6.3).
+    this.#channel.send({ case: "trajectoryStateUpdate", value: { trajectoryId: state.cascadeId, state: TrajectoryStateUpdate_State.CANCELLED } });
+  }
+
+  /** §13: run the ON_SESSION_END hook (if enabled), then answer `sessionEndResponse: true`. */
+  async #endSession(): Promise<void> {
+    const state = this.#state as SessionState;
+    try {
+      await state.hooks.call(LifecycleHook.ON_SESSION_END, undefined, this.#channel.send, this.#ended.signal);
+    } catch {
+      return; // disconnected while waiting
+    }
+    this.#channel.send({ case: "sessionEndResponse", value: true });
+  }
+
+  /** An answer to nothing pending is bad input; one to a request abandoned by a halt is only logged. */
+  #reportSettle(result: SettleResult, kind: string, unknownMessage: string): void {
+    if (result === "unknown") this.#badInput(unknownMessage);
+    else if (result === "stale") this.#log.info(`late ${kind} ignored: its request was abandoned by a halt`);
+  }
+
+  /** Reports bad client input as a SOURCE_SYSTEM ERROR step; the session goes on. */
+  #badInput(message: string): void {
+    const state = this.#state;
+    this.#log.warn(`bad input: ${message}`);
+    if (state === undefined) return;
+    state.ledger.open(systemErrorStep(message), (update) => this.#channel.send({ case: "stepUpdate", value: update }));
+  }
+
+  #fail(code: number, reason: string): void {
+    this.#log.warn(`closing the connection (${code}): ${reason}`);
+    if (this.#socket.readyState === this.#socket.OPEN) this.#socket.close(code, truncateReason(reason));
+    this.#onClose();
+  }
+
+  #onClose(): void {
+    if (this.#phase === "closed") return;
+    const wasInitializing = this.#phase === "initializing";
+    this.#phase = "closed";
+    this.#ended.abort(new Error("the client disconnected"));
+    this.#claim?.markClosing();
+    this.#current?.scope.abandon("the client disconnected");
+    if (wasInitializing) return; // #initialize releases the id when it finishes
+    void (async () => {
+      await this.#current?.done;
+      await this.#persist();
+      this.#release();
+    })();
+  }
+
+  #release(): void {
+    this.#claim?.release();
+    this.#resolveSettled();
+  }
+
+  async #persist(): Promise<void> {
+    const state = this.#state;
+    if (state === undefined) return;
+    try {
+      await this.#deps.store.save(state.toStored());
+    } catch (error) {
+      this.#log.error(`could not save session ${state.cascadeId}: ${(error as Error).message}`);
+    }
+  }
+
+  #guard(action: () => void): void {
+    try {
+      action();
+    } catch (error) {
+      this.#log.error(`session failure: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+      this.#fail(CloseCode.internal, "internal harness error");
+    }
+  }
+}
+
+function triggerInput(text: string): TurnInput {
+  return { userInput: create(UserInputSchema, { parts: [{ part: { case: "text", value: text } }] }), text: `[automated trigger] ${text}` };
+}
+
+function describeKeys(frame: string): string {
+  try {
+    const json: unknown = JSON.parse(frame);
+    return typeof json === "object" && json !== null ? Object.keys(json).join(", ") || "none" : typeof json;
+  } catch {
+    return "not JSON";
+  }
+}
+
+/** Close reasons are limited to 123 bytes (RFC 6455 §5.5). */
+function truncateReason(reason: string): string {
+  if (Buffer.byteLength(reason) <= 123) return reason;
+  let cut = reason.slice(0, 120);
+  while (Buffer.byteLength(`${cut}…`) > 123) cut = cut.slice(0, -1);
+  return `${cut}…`;
+}

@@ -1,0 +1,138 @@
+import {
+  StepUpdate_State,
+  type MessageInitShape,
+  type PreToolArgsSchema,
+  type ToolResponse,
+  type UserQuestionsRequestSchema,
+} from "@antigravity-ts/sdk/wire";
+import type { ToolHookTarget } from "./hooks.js";
+import type { ModelToolCall, ModelToolResult } from "./model/provider.js";
+import { evaluatePolicy } from "./policy.js";
+import type { SessionState } from "./session-state.js";
+import { modelStep, type StepFields, type StepHandle } from "./step-builder.js";
+import { ToolError, type BuiltinTool, type ToolContext } from "./tools/tool.js";
+import type { TurnScope } from "./turn-scope.js";
+
+/**
+ * Runs one tool call of the model (built-in or client-side) through the gates of §8, §10 and §12:
+ *
+ * 1. a step is opened (SOURCE_MODEL, TARGET_USER, ACTIVE) with the action of §11.2;
+ * 2. policy rules (static here, dynamic via `policyDecisionRequest`); DENY → ERROR step;
+ * 3. the PRE_TOOL hook (DENY → ERROR step; ALLOW may modify the arguments);
+ * 4. a confirmation (WAITING_FOR_USER + `toolConfirmationRequest`) when a policy rule says
+ *    ASK_USER, or in INTERACTIVE mode for run_command; refused → ERROR "denied by user";
+ * 5. the call runs (built-in here, custom tools via `toolCall`/`toolResponse`, §7);
+ * 6. DONE or ERROR, then POST_TOOL, and ON_TOOL_ERROR on failure (its message replaces the
+ *    error the model sees).
+ *
+ * Returns what the model sees. Throws only when the turn is aborted.
+ */
+export async function runToolCall(state: SessionState, scope: TurnScope, call: ModelToolCall): Promise<ModelToolResult> {
+  const builtin = state.settings.builtins.get(call.name);
+  const custom = state.settings.customTools.has(call.name);
+  let args = call.args;
+  const describe = (a: Record<string, unknown>): StepFields => (builtin ? builtin.describe(a) : custom ? { customTool: { toolCall: customCall(call, a) } } : {});
+  const step = scope.openStep(modelStep(describe(args)));
+  const result = (response: Record<string, unknown>): ModelToolResult => ({ id: call.id, name: call.name, response });
+  const refuse = (message: string): ModelToolResult => {
+    step.fail(message);
+    return result({ error: message });
+  };
+  if (builtin === undefined && !custom) return refuse(`the model called ${JSON.stringify(call.name)}, which is not a tool of this session`);
+
+  const target: ToolHookTarget = { toolName: call.name, callId: call.id, trajectoryId: state.cascadeId, stepIndex: step.index };
+  const verdict = await evaluatePolicy(state.settings.policyRules, { toolName: call.name, serverName: "" }, async (rule) => {
+    const requestId = state.nextPolicyRequestId();
+    const reply = state.policyReplies.wait(requestId, scope.signal);
+    const toolArgs: MessageInitShape<typeof PreToolArgsSchema> = { ...target, argumentsJson: JSON.stringify(args) };
+    scope.send({ case: "policyDecisionRequest", value: { requestId, ruleId: rule.ruleId ?? "", toolArgs } });
+    return reply;
+  });
+  if (verdict.decision === "deny") return refuse(`denied by policy: ${verdict.reason}`);
+
+  const pre = await state.hooks.preTool(target, args, scope.send, scope.signal);
+  if (!pre.allow) return refuse(`denied by the PRE_TOOL hook: ${pre.reason}`);
+  if (pre.modifiedArgs !== undefined) {
+    args = { ...args, ...pre.modifiedArgs };
+    step.update(describe(args));
+  }
+
+  if (verdict.decision === "ask" || (state.settings.interactive && call.name === "run_command")) {
+    if (!(await confirm(state, scope, step))) return refuse("denied by user");
+  }
+
+  try {
+    const response = builtin ? await runBuiltin(state, scope, step, builtin, args) : await runCustom(state, scope, step, call, args);
+    await state.hooks.postTool(target, { result: JSON.stringify(response) }, scope.send, scope.signal);
+    return result(response);
+  } catch (error) {
+    if (scope.signal.aborted) throw scope.signal.reason;
+    const message = error instanceof Error ? error.message : String(error);
+    if (!step.finished) step.fail(message);
+    await state.hooks.postTool(target, { error: message }, scope.send, scope.signal);
+    const replacement = await state.hooks.onToolError(target, message, scope.send, scope.signal);
+    return result({ error: replacement ?? message });
+  }
+}
+
+/** §8: WAITING_FOR_USER with an empty `toolConfirmationRequest`, sent twice (clients debounce), then wait. */
+async function confirm(state: SessionState, scope: TurnScope, step: StepHandle): Promise<boolean> {
+  const reply = state.confirmations.wait(state.stepKey(state.cascadeId, step.index), scope.signal);
+  step.update({ state: StepUpdate_State.WAITING_FOR_USER, toolConfirmationRequest: {} });
+  step.update({});
+  const answer = await reply;
+  step.remove("toolConfirmationRequest");
+  if (answer.accepted === true) step.update({ state: StepUpdate_State.ACTIVE });
+  return answer.accepted === true;
+}
+
+async function runBuiltin(state: SessionState, scope: TurnScope, step: StepHandle, tool: BuiltinTool, args: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const context: ToolContext = {
+    workspace: state.settings.workspace,
+    env: state.settings.toolEnv,
+    runCommandTimeoutMs: state.settings.runCommandTimeoutMs,
+    signal: scope.signal,
+    progress: (patch) => {
+      if (!step.finished) step.update({ ...patch, state: StepUpdate_State.ACTIVE });
+    },
+    askUser: async (request: MessageInitShape<typeof UserQuestionsRequestSchema>) => {
+      const reply = state.questions.wait(state.stepKey(state.cascadeId, step.index), scope.signal);
+      step.update({ state: StepUpdate_State.WAITING_FOR_USER, questionsRequest: request });
+      const answer = await reply;
+      step.update({ state: StepUpdate_State.ACTIVE });
+      return answer;
+    },
+  };
+  const outcome = await tool.run(args, context);
+  step.update({ ...outcome.action, ...(outcome.text === undefined ? {} : { text: outcome.text }), state: StepUpdate_State.DONE });
+  return outcome.response;
+}
+
+/** §7: `toolCall` to the client, wait for the `toolResponse` with the same id. */
+async function runCustom(state: SessionState, scope: TurnScope, step: StepHandle, call: ModelToolCall, args: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const toolCall = customCall(call, args);
+  const reply = state.toolResponses.wait(call.id, scope.signal);
+  scope.send({ case: "toolCall", value: toolCall });
+  const response: ToolResponse = await reply;
+  const finished = { toolCall, toolResponse: response };
+  if (response.errorMessage !== undefined && response.errorMessage !== "") {
+    step.fail(response.errorMessage, { customTool: finished });
+    throw new ToolError(response.errorMessage);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(response.responseJson ?? "{}");
+  } catch {
+    const message = `the client's toolResponse for ${call.name} has a responseJson that is not JSON`;
+    step.fail(message, { customTool: finished });
+    throw new ToolError(message);
+  }
+  step.update({ state: StepUpdate_State.DONE, customTool: finished });
+  const media = response.supplementalMedia.length;
+  const object = typeof parsed === "object" && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : { result: parsed };
+  return media > 0 ? { ...object, supplemental_media: response.supplementalMedia.map((m) => ({ mime_type: m.mimeType ?? "", description: m.description ?? "" })) } : object;
+}
+
+function customCall(call: ModelToolCall, args: Record<string, unknown>): { id: string; name: string; argumentsJson: string } {
+  return { id: call.id, name: call.name, argumentsJson: JSON.stringify(args) };
+}

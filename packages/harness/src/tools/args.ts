@@ -1,0 +1,41 @@
+import { ToolError } from "./tool.js";
+
+// Readers of model-supplied arguments. The model gets a clear message naming the argument when
+// it sends the wrong shape, and can retry.
+
+/** A string argument; `fallback` when absent, otherwise a ToolError. */
+export function stringArg(args: Record<string, unknown>, key: string, fallback?: string): string {
+  const value = args[key];
+  if (value === undefined || value === null) {
+    if (fallback !== undefined) return fallback;
+    throw new ToolError(`missing required argument "${key}"`);
+  }
+  if (typeof value !== "string") throw new ToolError(`argument "${key}" must be a string, got ${typeof value}`);
+  return value;
+}
+
+/** An optional positive integer argument. */
+export function optionalIntArg(args: Record<string, unknown>, key: string): number | undefined {
+  const value = args[key];
+  if (value === undefined || value === null) return undefined;
+  const number = typeof value === "string" && value.trim() !== "" ? Number(value) : value;
+  if (typeof number !== "number" || !Number.isInteger(number) || number < 0) {
+    throw new ToolError(`argument "${key}" must be a non-negative integer`);
+  }
+  return number;
+}
+
+/** An optional boolean argument (`false` when absent). */
+export function boolArg(args: Record<string, unknown>, key: string): boolean {
+  const value = args[key];
+  if (value === undefined || value === null) return false;
+  if (typeof value === "boolean") return value;
+  if (value === "true" || value === "false") return value === "true";
+  throw new ToolError(`argument "${key}" must be a boolean`);
+}
+
+/** A string argument for step display only: never throws. */
+export function displayArg(args: Record<string, unknown>, key: string): string {
+  const value = args[key];
+  return typeof value === "string" ? value : value === undefined ? "" : JSON.stringify(value);
+}

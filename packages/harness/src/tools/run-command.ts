@@ -1,0 +1,101 @@
+import { spawn } from "node:child_process";
+import { displayPath, resolveWorkspacePath } from "../workspace-paths.js";
+import { displayArg, stringArg } from "./args.js";
+import { killProcessTree, trackChild } from "./process-registry.js";
+import { ToolError, type BuiltinTool, type ToolContext } from "./tool.js";
+
+/** Combined stdout+stderr kept per command; the rest is dropped with a note. */
+export const MAX_COMMAND_OUTPUT = 64 * 1024;
+/** Least time between two progress updates of a running command. */
+const PROGRESS_INTERVAL_MS = 100;
+
+/**
+ * `run_command` (§11.1, switch `runCommand`). Args: `{CommandLine, Cwd?}` (`CommandLine` is the
+ * argument name §11.1 reports; `Cwd` is ours). Runs `/bin/sh -c` in its own process group,
+ * limited by `maxTimeoutMs` (0 → 10 minutes); the group is killed on timeout, halt or when the
+ * command's shell exits (background jobs do not outlive it: daemon commands are not supported).
+ */
+export const runCommandTool: BuiltinTool = {
+  name: "run_command",
+  description: "Run a shell command (/bin/sh -c) in the workspace and return its exit code and combined stdout/stderr.",
+  parameters: {
+    type: "object",
+    properties: {
+      CommandLine: { type: "string", description: "The command line to run." },
+      Cwd: { type: "string", description: "Working directory (default: the workspace root)." },
+    },
+    required: ["CommandLine"],
+  },
+  enabled: (switches) => switches?.runCommand?.enabled === true,
+  describe: (args) => ({ runCommand: { commandLine: displayArg(args, "CommandLine"), workingDir: displayArg(args, "Cwd") } }),
+  async run(args, context) {
+    const commandLine = stringArg(args, "CommandLine");
+    if (commandLine.trim() === "") throw new ToolError("CommandLine must not be empty");
+    const cwd = await resolveWorkspacePath(context.workspace, stringArg(args, "Cwd", "."));
+    const result = await execute(commandLine, cwd, context);
+    return {
+      action: { runCommand: { commandLine, workingDir: cwd, exitCode: result.exitCode, combinedOutput: result.output } },
+      response: { output: result.output, exit_code: result.exitCode, cwd: displayPath(context.workspace, cwd), ...(result.truncated ? { truncated: true } : {}) },
+    };
+  },
+};
+
+interface CommandResult {
+  exitCode: number;
+  output: string;
+  truncated: boolean;
+}
+
+function execute(commandLine: string, cwd: string, context: ToolContext): Promise<CommandResult> {
+  context.signal.throwIfAborted();
+  const windows = process.platform === "win32";
+  // `exec 2>&1` first: stdout and stderr share one pipe, so the combined output keeps its order.
+  const child = spawn(windows ? "cmd.exe" : "/bin/sh", windows ? ["/d", "/s", "/c", commandLine] : ["-c", `exec 2>&1\n${commandLine}`], {
+    cwd,
+    env: context.env,
+    detached: !windows,
+    stdio: ["ignore", "pipe", "pipe"],
+    windowsHide: true,
+  });
+  trackChild(child);
+  let output = "";
+  let dropped = 0;
+  let lastProgress = 0;
+  let progressTimer: NodeJS.Timeout | undefined;
+  const sendProgress = (): void => {
+    progressTimer = undefined;
+    lastProgress = Date.now();
+    context.progress({ runCommand: { commandLine, workingDir: cwd, combinedOutput: output } });
+  };
+  const onData = (chunk: Buffer): void => {
+    const text = chunk.toString("utf8");
+    const room = MAX_COMMAND_OUTPUT - output.length;
+    if (room > 0) output += text.slice(0, room);
+    dropped += Math.max(0, text.length - Math.max(room, 0));
+    if (progressTimer === undefined) progressTimer = setTimeout(sendProgress, Math.max(0, lastProgress + PROGRESS_INTERVAL_MS - Date.now()));
+  };
+  child.stdout.on("data", onData);
+  child.stderr.on("data", onData);
+
+  return new Promise<CommandResult>((resolve, reject) => {
+    let failure: Error | undefined;
+    const stop = (error: Error): void => {
+      failure ??= error;
+      killProcessTree(child);
+    };
+    const timer = setTimeout(() => stop(new ToolError(`command timed out after ${context.runCommandTimeoutMs} ms and was killed`)), context.runCommandTimeoutMs);
+    const onAbort = (): void => stop(context.signal.reason instanceof Error ? context.signal.reason : new Error("aborted"));
+    context.signal.addEventListener("abort", onAbort, { once: true });
+    // The shell exiting ends the command: kill what is left of its group so the pipes close.
+    child.once("exit", () => killProcessTree(child));
+    child.once("error", (error) => stop(new ToolError(`could not start the command: ${error.message}`)));
+    child.once("close", (code, signal) => {
+      clearTimeout(timer);
+      if (progressTimer !== undefined) clearTimeout(progressTimer);
+      context.signal.removeEventListener("abort", onAbort);
+      if (failure !== undefined) return reject(failure);
+      const note = dropped > 0 ? `\n… [output truncated: ${dropped} more characters]` : "";
+      resolve({ exitCode: code ?? (signal === null ? -1 : 128), output: output + note, truncated: dropped > 0 });
+    });
+  });
+}

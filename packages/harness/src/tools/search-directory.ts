@@ -1,0 +1,72 @@
+import { resolveWorkspacePath } from "../workspace-paths.js";
+import { boolArg, displayArg, stringArg } from "./args.js";
+import { MAX_TEXT_FILE_BYTES } from "./text-file.js";
+import { ToolError, type BuiltinTool } from "./tool.js";
+import { walkFiles } from "./walk.js";
+import { readFile, stat } from "node:fs/promises";
+
+const MAX_MATCHES = 200;
+const MAX_LINE = 300;
+
+/**
+ * `search_directory` (§11.1, switch `grepSearch`): grep. Args: `{directory_path, query,
+ * is_regex?, case_insensitive?}`. The grep output goes in the step's `text` (§11.2).
+ */
+export const searchDirectoryTool: BuiltinTool = {
+  name: "search_directory",
+  description: "Search the text files under a directory of the workspace for a string or regular expression; returns path:line: text matches.",
+  parameters: {
+    type: "object",
+    properties: {
+      directory_path: { type: "string", description: "Directory to search, e.g. \".\"." },
+      query: { type: "string", description: "Text to find (or a regular expression when is_regex is true)." },
+      is_regex: { type: "boolean", description: "Treat query as a JavaScript regular expression." },
+      case_insensitive: { type: "boolean", description: "Ignore case." },
+    },
+    required: ["directory_path", "query"],
+  },
+  enabled: (switches) => switches?.grepSearch?.enabled === true,
+  describe: (args) => ({ searchDirectory: { directoryPath: displayArg(args, "directory_path"), query: displayArg(args, "query") } }),
+  async run(args, context) {
+    const directory = await resolveWorkspacePath(context.workspace, stringArg(args, "directory_path", "."));
+    const query = stringArg(args, "query");
+    if (query === "") throw new ToolError("query must not be empty");
+    const matcher = buildMatcher(query, boolArg(args, "is_regex"), boolArg(args, "case_insensitive"));
+    const lines: string[] = [];
+    let truncated = false;
+    outer: for await (const entry of walkFiles(directory, context.signal)) {
+      if (entry.isDirectory) continue;
+      const info = await stat(entry.absolute).catch(() => undefined);
+      if (info === undefined || info.size > MAX_TEXT_FILE_BYTES) continue;
+      const bytes = await readFile(entry.absolute).catch(() => undefined);
+      if (bytes === undefined || bytes.subarray(0, 8192).includes(0)) continue;
+      const fileLines = bytes.toString("utf8").split("\n");
+      for (let i = 0; i < fileLines.length; i++) {
+        const line = fileLines[i] as string;
+        if (!matcher(line)) continue;
+        if (lines.length === MAX_MATCHES) { truncated = true; break outer; }
+        lines.push(`${entry.relative}:${i + 1}: ${line.length > MAX_LINE ? `${line.slice(0, MAX_LINE)}…` : line}`);
+      }
+    }
+    const output = lines.join("\n");
+    return {
+      action: { searchDirectory: { directoryPath: directory, query, numResults: lines.length } },
+      text: output,
+      response: { num_results: lines.length, output, ...(truncated ? { truncated } : {}) },
+    };
+  },
+};
+
+function buildMatcher(query: string, isRegex: boolean, caseInsensitive: boolean): (line: string) => boolean {
+  if (isRegex) {
+    let regex: RegExp;
+    try {
+      regex = new RegExp(query, caseInsensitive ? "i" : "");
+    } catch (error) {
+      throw new ToolError(`invalid regular expression: ${(error as Error).message}`);
+    }
+    return (line) => regex.test(line);
+  }
+  const needle = caseInsensitive ? query.toLowerCase() : query;
+  return caseInsensitive ? (line) => line.toLowerCase().includes(needle) : (line) => line.includes(needle);
+}
