@@ -1,0 +1,205 @@
+import type { CapabilitiesOptions, BuiltinTool } from "../config/builtin-tools.js";
+import type {
+  AgentBehaviorOption,
+  BudgetOptions,
+  HarnessConfigOptions,
+  SessionContinuationMode,
+  SystemInstructionsOption,
+} from "../config/harness-config.js";
+import type { Hook } from "../hooks/hook.js";
+import { allowAll, confirmRunCommand, readOnly, type AskUserHandler, type PolicyLike } from "../policies/policy.js";
+import type { JsonSchema, Tool } from "../tools/tool.js";
+import type { Transport } from "../transport/transport.js";
+import type { Trigger } from "../triggers/trigger.js";
+import { Agent } from "./agent.js";
+import type { AgentBuilderDefaults, AgentOptions, TransportFactory } from "./agent-options.js";
+
+/**
+ * Fluent, immutable configuration of an {@link Agent} (antigravity-api.md §2.2). The type
+ * parameter records whether a policy was chosen: `build()` only compiles on
+ * `AgentBuilder<true>`, so an agent never runs with tools it was not meant to have by accident.
+ * `buildUnchecked()` is the escape hatch (it defaults to `confirmRunCommand()`).
+ *
+ * @example
+ * const agent = Agent.builder().model("gemini-3.7-flash").tool(add).confirmRunCommand().build();
+ */
+export class AgentBuilder<HasPolicy extends boolean = false> {
+  /** Type-level marker of the policy state; never set at runtime. */
+  declare private readonly policyChosen: HasPolicy;
+  readonly #options: AgentOptions;
+  readonly #defaults: AgentBuilderDefaults;
+
+  private constructor(options: AgentOptions, defaults: AgentBuilderDefaults) {
+    this.#options = options;
+    this.#defaults = defaults;
+  }
+
+  /** @internal Use `Agent.builder()`. */
+  static create(defaults: AgentBuilderDefaults = {}): AgentBuilder<false> {
+    return new AgentBuilder<false>({}, defaults);
+  }
+
+  /** The options collected so far. */
+  get options(): Readonly<AgentOptions> {
+    return this.#options;
+  }
+
+  #with<P extends boolean = HasPolicy>(patch: Partial<AgentOptions>): AgentBuilder<P> {
+    return new AgentBuilder<P>({ ...this.#options, ...patch }, this.#defaults);
+  }
+
+  /** Text model name (protocol §5.1 `models`). */
+  model(name: string): AgentBuilder<HasPolicy> {
+    return this.#with({ model: name });
+  }
+
+  /** Gemini API key for the model (not the harness key). */
+  apiKey(key: string): AgentBuilder<HasPolicy> {
+    return this.#with({ apiKey: key });
+  }
+
+  /** The full model list, replacing `model`/`apiKey`. */
+  models(models: NonNullable<HarnessConfigOptions["models"]>): AgentBuilder<HasPolicy> {
+    return this.#with({ models: [...models] });
+  }
+
+  systemInstructions(instructions: SystemInstructionsOption): AgentBuilder<HasPolicy> {
+    return this.#with({ systemInstructions: instructions });
+  }
+
+  /** Adds client tools. */
+  tool(...tools: Tool[]): AgentBuilder<HasPolicy> {
+    return this.#with({ tools: [...(this.#options.tools ?? []), ...tools] });
+  }
+
+  /** Adds lifecycle hooks. */
+  hook(...hooks: Hook[]): AgentBuilder<HasPolicy> {
+    return this.#with({ hooks: [...(this.#options.hooks ?? []), ...hooks] });
+  }
+
+  /** Adds triggers, started with the agent. */
+  trigger(...triggers: Trigger[]): AgentBuilder<HasPolicy> {
+    return this.#with({ triggers: [...(this.#options.triggers ?? []), ...triggers] });
+  }
+
+  /** Appends a policy (or a list of them). */
+  policy(policy: PolicyLike): AgentBuilder<true> {
+    return this.#with<true>({ policies: [...(this.#options.policies ?? []), policy] });
+  }
+
+  /** Replaces the policies. */
+  policies(...policies: PolicyLike[]): AgentBuilder<true> {
+    return this.#with<true>({ policies });
+  }
+
+  /** Lets every tool run. */
+  allowAll(): AgentBuilder<true> {
+    return this.policies(allowAll());
+  }
+
+  /** Lets only the read-only built-ins run (protocol §11.1). */
+  readOnly(): AgentBuilder<true> {
+    return this.policies(readOnly());
+  }
+
+  /** Allows everything but `run_command`, which `handler` decides (refused without one). */
+  confirmRunCommand(handler?: AskUserHandler): AgentBuilder<true> {
+    return this.policies(confirmRunCommand(handler));
+  }
+
+  /** Directories the agent works in (absolute paths). */
+  workspaces(...paths: string[]): AgentBuilder<HasPolicy> {
+    return this.#with({ workspaces: paths });
+  }
+
+  skillsPaths(...paths: string[]): AgentBuilder<HasPolicy> {
+    return this.#with({ skillsPaths: paths });
+  }
+
+  appDataDir(directory: string): AgentBuilder<HasPolicy> {
+    return this.#with({ appDataDir: directory });
+  }
+
+  capabilities(capabilities: CapabilitiesOptions): AgentBuilder<HasPolicy> {
+    return this.#with({ capabilities: { ...this.#options.capabilities, ...capabilities } });
+  }
+
+  /** Only these built-in tools (exclusive with `disabledTools`). */
+  enabledTools(...tools: BuiltinTool[]): AgentBuilder<HasPolicy> {
+    return this.capabilities({ enabledTools: tools });
+  }
+
+  /** Every built-in tool but these (exclusive with `enabledTools`). */
+  disabledTools(...tools: BuiltinTool[]): AgentBuilder<HasPolicy> {
+    return this.capabilities({ disabledTools: tools });
+  }
+
+  compactionThreshold(tokens: number): AgentBuilder<HasPolicy> {
+    return this.capabilities({ compactionThreshold: tokens });
+  }
+
+  /** JSON Schema of a structured answer (read it from `ChatResponse.structuredOutput`). */
+  responseSchema(schema: JsonSchema | string): AgentBuilder<HasPolicy> {
+    return this.#with({ responseSchema: schema });
+  }
+
+  conversationId(id: string): AgentBuilder<HasPolicy> {
+    return this.#with({ conversationId: id });
+  }
+
+  sessionContinuationMode(mode: SessionContinuationMode): AgentBuilder<HasPolicy> {
+    return this.#with({ sessionContinuationMode: mode });
+  }
+
+  agentBehavior(behavior: AgentBehaviorOption): AgentBuilder<HasPolicy> {
+    return this.#with({ agentBehavior: behavior });
+  }
+
+  budget(budget: BudgetOptions): AgentBuilder<HasPolicy> {
+    return this.#with({ budget });
+  }
+
+  mcpServers(servers: NonNullable<HarnessConfigOptions["mcpServers"]>): AgentBuilder<HasPolicy> {
+    return this.#with({ mcpServers: [...servers] });
+  }
+
+  /** Where the harness persists the session (transports that start the harness). */
+  saveDir(directory: string): AgentBuilder<HasPolicy> {
+    return this.#with({ saveDir: directory });
+  }
+
+  /** Extra environment for the harness and its tools (transports that start the harness). */
+  env(env: Record<string, string>): AgentBuilder<HasPolicy> {
+    return this.#with({ env: { ...env } });
+  }
+
+  /** Path of the harness binary (transports that start the harness). */
+  harnessPath(path: string): AgentBuilder<HasPolicy> {
+    return this.#with({ harnessPath: path });
+  }
+
+  /** Steps kept in history (default 10,000; 0 = unlimited). */
+  maxHistorySize(steps: number): AgentBuilder<HasPolicy> {
+    return this.#with({ maxHistorySize: steps });
+  }
+
+  /** How to reach the harness: a transport, or a factory called at `start()`. */
+  transport(transport: Transport | TransportFactory): AgentBuilder<HasPolicy> {
+    return this.#with({ transport });
+  }
+
+  /** Receives frames the SDK could not decode (default: `console.warn`). */
+  onProtocolError(handler: NonNullable<AgentOptions["onProtocolError"]>): AgentBuilder<HasPolicy> {
+    return this.#with({ onProtocolError: handler });
+  }
+
+  /** The agent. Compiles only once a policy was chosen. */
+  build(this: AgentBuilder<true>): Agent {
+    return new Agent(this.#options, this.#defaults);
+  }
+
+  /** The agent, with or without a chosen policy (none means `confirmRunCommand()`). */
+  buildUnchecked(): Agent {
+    return new Agent(this.#options, this.#defaults);
+  }
+}

@@ -1,0 +1,56 @@
+import type { HarnessConfigOptions } from "../config/harness-config.js";
+import type { SdkError } from "../errors.js";
+import type { Hook } from "../hooks/hook.js";
+import type { PolicyLike } from "../policies/policy.js";
+import type { Tool } from "../tools/tool.js";
+import type { Transport } from "../transport/transport.js";
+import type { Trigger } from "../triggers/trigger.js";
+
+/** Who is connecting: sent to the harness in the stdio handshake (protocol §3 `ClientInfo`). */
+export interface ClientInfo {
+  language: string;
+  version: string;
+  languageVersion?: string;
+  os?: string;
+  osVersion?: string;
+}
+
+/** What a {@link TransportFactory} gets to build a transport for one agent session. */
+export interface TransportContext {
+  /** Path of the harness binary (`harnessPath` option), for transports that spawn it. */
+  harnessPath?: string;
+  /** Extra environment for the harness and its tools (`env` option, protocol §3 `InputConfig.env`). */
+  env?: Record<string, string>;
+  /** Where the harness persists the session (`saveDir` option, `InputConfig.storage_directory`). */
+  saveDir?: string;
+  clientInfo: ClientInfo;
+}
+
+/** Builds the transport of a session; `@antigravity-ts/node` supplies one that spawns the harness. */
+export type TransportFactory = (context: TransportContext) => Transport;
+
+/** Defaults a runtime package gives {@link Agent.builder} (e.g. `@antigravity-ts/node`). */
+export interface AgentBuilderDefaults {
+  /** Used when the builder sets no transport. */
+  defaultTransport?: TransportFactory;
+  /** Used when the builder sets no workspaces (e.g. the process's working directory). */
+  defaultWorkspaces?: () => string[];
+}
+
+/** Everything an agent is configured with (antigravity-api.md §2.1, §3.3). */
+export interface AgentOptions extends HarnessConfigOptions {
+  tools?: readonly Tool[];
+  hooks?: readonly Hook[];
+  triggers?: readonly Trigger[];
+  /** Policies in declaration order; nested lists are flattened. Unset: `confirmRunCommand()`. */
+  policies?: readonly PolicyLike[];
+  /** A transport, or a factory called at `start()`. Unset: the builder's default. */
+  transport?: Transport | TransportFactory;
+  harnessPath?: string;
+  env?: Record<string, string>;
+  saveDir?: string;
+  /** Steps kept in the conversation's history (default 10,000; 0 = unlimited). */
+  maxHistorySize?: number;
+  /** Receives frames the SDK could not decode (default: `console.warn`). */
+  onProtocolError?: (error: SdkError, frame: string) => void;
+}

@@ -1,0 +1,207 @@
+import { buildHarnessConfig } from "../config/harness-config.js";
+import { activeBuiltinTools, WRITE_TOOLS } from "../config/builtin-tools.js";
+import type { ConfirmTool } from "../connection/harness-connection-options.js";
+import { createHarnessConnection, type HarnessConnection } from "../connection/harness-connection.js";
+import { Conversation } from "../conversation/conversation.js";
+import { ErrorCode, SdkError } from "../errors.js";
+import { HookRunner } from "../hooks/hook-runner.js";
+import { evaluatePolicies } from "../policies/evaluate.js";
+import { confirmRunCommand, flattenPolicies, type Policy } from "../policies/policy.js";
+import { ToolRunner } from "../tools/tool-runner.js";
+import type { Transport } from "../transport/transport.js";
+import { readEnvironment, WebSocketTransport } from "../transport/websocket-transport.js";
+import { TriggerRunner } from "../triggers/trigger-runner.js";
+import type { CallOptions, ChatResponse, Prompt, StreamChunk } from "../types.js";
+import { AgentBuilder } from "./agent-builder.js";
+import type { AgentBuilderDefaults, AgentOptions, TransportContext } from "./agent-options.js";
+import { clientInfo } from "./client-info.js";
+
+/**
+ * An agent that is configured but not started (antigravity-api.md §2.2): `start()` connects to
+ * the harness and returns a {@link StartedAgent}, the only type with `chat`. Get one from
+ * `Agent.builder()...build()`.
+ *
+ * @example
+ * await using agent = await Agent.builder().transport(transport).allowAll().build().start();
+ * const response = await agent.chat("What is 2 + 3?");
+ */
+export class Agent {
+  readonly options: Readonly<AgentOptions>;
+  readonly #defaults: AgentBuilderDefaults;
+  #started = false;
+
+  constructor(options: AgentOptions, defaults: AgentBuilderDefaults = {}) {
+    this.options = { ...options };
+    this.#defaults = defaults;
+  }
+
+  /**
+   * A builder whose `build()` compiles only after a policy was chosen (`allowAll()`, `policy()`,
+   * `policies()`, `readOnly()`, `confirmRunCommand()`). Runtime packages pass `defaults`.
+   */
+  static builder(defaults: AgentBuilderDefaults = {}): AgentBuilder<false> {
+    return AgentBuilder.create(defaults);
+  }
+
+  /**
+   * Connects, sends the configuration, waits for the harness to accept it and starts the
+   * triggers (bounded by `signal`/`timeoutMs`). Options are validated first (`InvalidArgument`);
+   * on any failure nothing is left running. An agent starts once (`FailedPrecondition` after).
+   */
+  async start(options: CallOptions = {}): Promise<StartedAgent> {
+    if (this.#started) throw new SdkError(ErrorCode.FailedPrecondition, "this agent was already started; build a new one for another session");
+    const o = this.options;
+    const policies = flattenPolicies(o.policies ?? [confirmRunCommand()]);
+    const tools = new ToolRunner(o.tools ?? []);
+    const hooks = new HookRunner(o.hooks ?? []);
+    const triggers = new TriggerRunner(o.triggers ?? []);
+    const workspaces = o.workspaces ?? this.#defaults.defaultWorkspaces?.();
+    const config = buildHarnessConfig({ ...o, ...(workspaces === undefined ? {} : { workspaces }) }, { tools, hooks, policies });
+    assertSafety(o, policies, hooks);
+    const transport = this.#transport();
+    this.#started = true;
+    let connection: HarnessConnection;
+    try {
+      connection = await createHarnessConnection({
+        transport,
+        config,
+        tools,
+        hooks,
+        policies,
+        confirmTool: confirmWith(policies, hooks),
+        ...(o.onProtocolError === undefined ? {} : { onProtocolError: o.onProtocolError }),
+        ...options,
+      });
+    } catch (error) {
+      this.#started = false; // nothing is running: the agent may try again
+      throw error;
+    }
+    try {
+      const conversation = new Conversation(connection, o.maxHistorySize === undefined ? {} : { maxHistorySize: o.maxHistorySize });
+      await triggers.start({
+        conversationId: connection.conversationId,
+        isIdle: () => connection.isIdle,
+        waitForIdle: (wait) => connection.waitForIdle(wait),
+        sendTrigger: async (message, send = {}) => {
+          if (send.delivery === "whenIdle") await connection.waitForIdle(send);
+          await connection.sendTrigger(message, send);
+        },
+      });
+      return new StartedAgent(connection, conversation, triggers);
+    } catch (error) {
+      await connection.disconnect().catch(() => undefined);
+      throw SdkError.from(error);
+    }
+  }
+
+  #transport(): Transport {
+    const chosen = this.options.transport ?? this.#defaults.defaultTransport;
+    if (chosen !== undefined) return typeof chosen === "function" ? chosen(this.#transportContext()) : chosen;
+    // Core default: a harness that is already listening, named by the environment (§4).
+    if (readEnvironment("ANTIGRAVITY_HARNESS_HOST") !== undefined || readEnvironment("ANTIGRAVITY_HARNESS_PORT") !== undefined) {
+      return new WebSocketTransport();
+    }
+    throw new SdkError(
+      ErrorCode.FailedPrecondition,
+      "no transport: pass .transport(...) (e.g. new WebSocketTransport({ url, apiKey })), set ANTIGRAVITY_HARNESS_HOST/ANTIGRAVITY_HARNESS_PORT, or use Agent from @antigravity-ts/node, which starts the harness for you",
+    );
+  }
+
+  #transportContext(): TransportContext {
+    const o = this.options;
+    return {
+      clientInfo: clientInfo(),
+      ...(o.harnessPath === undefined ? {} : { harnessPath: o.harnessPath }),
+      ...(o.env === undefined ? {} : { env: { ...o.env } }),
+      ...(o.saveDir === undefined ? {} : { saveDir: o.saveDir }),
+    };
+  }
+}
+
+/**
+ * A running agent session. `chat` runs a whole turn; `conversation()` gives streaming and history;
+ * `stop()` (or `await using`) ends the session, stopping triggers and closing the transport.
+ */
+export class StartedAgent implements AsyncDisposable {
+  readonly #connection: HarnessConnection;
+  readonly #conversation: Conversation;
+  readonly #triggers: TriggerRunner;
+  #stopping: Promise<void> | undefined;
+
+  /** @internal Created by {@link Agent.start}. */
+  constructor(connection: HarnessConnection, conversation: Conversation, triggers: TriggerRunner) {
+    this.#connection = connection;
+    this.#conversation = conversation;
+    this.#triggers = triggers;
+  }
+
+  /** The conversation id the harness uses. */
+  get conversationId(): string {
+    return this.#connection.conversationId;
+  }
+
+  /** The session's protocol connection. */
+  get connection(): HarnessConnection {
+    return this.#connection;
+  }
+
+  /** The stateful conversation: streaming chat, history, usage. */
+  conversation(): Conversation {
+    return this.#conversation;
+  }
+
+  /** Sends `prompt` and waits for the whole turn (= `conversation().chatToCompletion`). */
+  chat(prompt: Prompt, options?: CallOptions): Promise<ChatResponse> {
+    return this.#conversation.chatToCompletion(prompt, options);
+  }
+
+  /** Sends `prompt` and streams the turn's chunks (= `conversation().chat`). */
+  chatStream(prompt: Prompt, options?: CallOptions): AsyncIterable<StreamChunk> {
+    return this.#conversation.chat(prompt, options);
+  }
+
+  /** Stops the triggers, runs the session-end hooks and closes the transport. Idempotent. */
+  stop(options?: CallOptions): Promise<void> {
+    this.#stopping ??= (async () => {
+      try {
+        await this.#triggers.stop(options);
+      } finally {
+        await this.#conversation.disconnect(options);
+      }
+    })();
+    return this.#stopping;
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.stop();
+  }
+}
+
+/**
+ * Upstream's safety rule (antigravity-api.md §3.2): write tools enabled with an explicitly empty
+ * policy list and no pre-tool hook is refused.
+ */
+function assertSafety(options: AgentOptions, policies: readonly Policy[], hooks: HookRunner): void {
+  if (policies.length > 0 || hooks.has("preToolCall")) return;
+  const active = activeBuiltinTools(options.capabilities);
+  const writers = WRITE_TOOLS.filter((tool) => active.has(tool));
+  if (writers.length === 0 && (options.mcpServers ?? []).length === 0) return;
+  throw new SdkError(
+    ErrorCode.InvalidArgument,
+    `write tools (${writers.join(", ") || "MCP servers"}) are enabled without a safety policy: add a policy (e.g. confirmRunCommand(), readOnly(), allowAll()) or a preToolCall hook, or disable them`,
+  );
+}
+
+/**
+ * Decides built-in confirmations (§8): the policies' verdict (ASK_USER asks its handler), then
+ * the PRE_TOOL hooks. Nothing matching means accept, as upstream does.
+ */
+function confirmWith(policies: readonly Policy[], hooks: HookRunner): ConfirmTool {
+  return async (call, step) => {
+    const verdict = await evaluatePolicies(policies, call);
+    if (verdict.decision === "deny") return false;
+    if (verdict.decision === "ask_user") return verdict.policy?.handler === undefined ? false : await verdict.policy.handler(call);
+    if (!hooks.has("preToolCall")) return true;
+    return (await hooks.preToolCall({ ...call, trajectoryId: step.trajectoryId, stepIndex: step.stepIndex })).allow;
+  };
+}

@@ -1,0 +1,8 @@
+/**
+ * The agent: a builder with a type-level lifecycle, and the started session (antigravity-api.md §2.2).
+ * @module
+ */
+export { Agent, StartedAgent } from "./agent.js";
+export { AgentBuilder } from "./agent-builder.js";
+export type { AgentBuilderDefaults, AgentOptions, ClientInfo, TransportContext, TransportFactory } from "./agent-options.js";
+export { SDK_VERSION, clientInfo } from "./client-info.js";

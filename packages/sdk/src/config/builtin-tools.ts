@@ -1,0 +1,88 @@
+import type { MessageInitShape } from "@bufbuild/protobuf";
+import { ErrorCode, SdkError } from "../errors.js";
+import type { HarnessSideToolsSchema } from "../wire/index.js";
+
+/**
+ * Built-in tools the harness runs, by their SDK names (protocol §11.1). `finish` has no switch:
+ * it is enabled by a response schema.
+ */
+export const BuiltinTool = {
+  ListDirectory: "list_directory",
+  SearchDirectory: "search_directory",
+  FindFile: "find_file",
+  ViewFile: "view_file",
+  CreateFile: "create_file",
+  EditFile: "edit_file",
+  RunCommand: "run_command",
+  AskQuestion: "ask_question",
+  StartSubagent: "start_subagent",
+  GenerateImage: "generate_image",
+  SearchWeb: "search_web",
+  ReadUrlContent: "read_url_content",
+} as const;
+export type BuiltinTool = (typeof BuiltinTool)[keyof typeof BuiltinTool];
+
+/** Built-in tools that change the workspace or the world: enabling them calls for a policy. */
+export const WRITE_TOOLS: readonly BuiltinTool[] = [BuiltinTool.CreateFile, BuiltinTool.EditFile, BuiltinTool.RunCommand];
+
+const ALL_TOOLS: readonly BuiltinTool[] = Object.values(BuiltinTool);
+
+/** Options of the built-in tools (antigravity-api.md §3.3 `CapabilitiesConfig`). */
+export interface CapabilitiesOptions {
+  /** Only these built-ins are enabled. Exclusive with `disabledTools`. */
+  enabledTools?: readonly BuiltinTool[];
+  /** Every built-in but these is enabled. Exclusive with `enabledTools`. */
+  disabledTools?: readonly BuiltinTool[];
+  /** Context size in tokens that triggers compaction; 0 = harness default (50,000), §15. */
+  compactionThreshold?: number;
+  /** `run_command` limits: 0 = harness default timeout (10 min). */
+  runCommand?: { maxTimeoutMs?: number; enableDaemonCommands?: boolean };
+  /** Subagent limits (§17). */
+  subagents?: { maxNestingDepth?: number; allowedSubagents?: readonly string[] };
+}
+
+/**
+ * The enabled built-ins: all of them by default, `enabledTools` only, or all but `disabledTools`.
+ * Throws `InvalidArgument` when both lists are given or a name is unknown.
+ */
+export function activeBuiltinTools(capabilities: CapabilitiesOptions = {}): Set<BuiltinTool> {
+  const { enabledTools, disabledTools } = capabilities;
+  if (enabledTools !== undefined && disabledTools !== undefined) {
+    throw new SdkError(ErrorCode.InvalidArgument, "capabilities.enabledTools and capabilities.disabledTools are mutually exclusive: pass one of them");
+  }
+  for (const name of [...(enabledTools ?? []), ...(disabledTools ?? [])]) {
+    if (!ALL_TOOLS.includes(name)) {
+      throw new SdkError(ErrorCode.InvalidArgument, `unknown built-in tool ${JSON.stringify(name)}; known tools: ${ALL_TOOLS.join(", ")}`);
+    }
+  }
+  if (enabledTools !== undefined) return new Set(enabledTools);
+  return new Set(ALL_TOOLS.filter((tool) => !(disabledTools ?? []).includes(tool)));
+}
+
+/**
+ * `HarnessConfig.harnessSideTools` with every switch of §11.1 set explicitly (older harnesses
+ * took an absent `enabled` as true, newer ones as false, protocol §3).
+ */
+export function harnessSideTools(active: ReadonlySet<BuiltinTool>, capabilities: CapabilitiesOptions = {}): MessageInitShape<typeof HarnessSideToolsSchema> {
+  const on = (tool: BuiltinTool): { enabled: boolean } => ({ enabled: active.has(tool) });
+  const run = capabilities.runCommand ?? {};
+  const sub = capabilities.subagents ?? {};
+  return {
+    find: on(BuiltinTool.FindFile),
+    runCommand: { ...on(BuiltinTool.RunCommand), maxTimeoutMs: run.maxTimeoutMs ?? 0, enableDaemonCommands: run.enableDaemonCommands ?? false },
+    subagents: {
+      ...on(BuiltinTool.StartSubagent),
+      ...(sub.maxNestingDepth === undefined ? {} : { maxNestingDepth: sub.maxNestingDepth }),
+      allowedSubagents: [...(sub.allowedSubagents ?? [])],
+    },
+    userQuestions: on(BuiltinTool.AskQuestion),
+    fileEdit: on(BuiltinTool.EditFile),
+    viewFile: on(BuiltinTool.ViewFile),
+    writeToFile: on(BuiltinTool.CreateFile),
+    grepSearch: on(BuiltinTool.SearchDirectory),
+    listDir: on(BuiltinTool.ListDirectory),
+    generateImage: on(BuiltinTool.GenerateImage),
+    searchWeb: on(BuiltinTool.SearchWeb),
+    readUrlContent: on(BuiltinTool.ReadUrlContent),
+  };
+}

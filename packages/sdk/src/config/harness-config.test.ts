@@ -1,0 +1,107 @@
+import { create } from "@bufbuild/protobuf";
+import { describe, expect, it } from "vitest";
+import { ErrorCode } from "../errors.js";
+import { HookRunner } from "../hooks/hook-runner.js";
+import { confirmRunCommand } from "../policies/policy.js";
+import { defineTool } from "../tools/tool.js";
+import { ToolRunner } from "../tools/tool-runner.js";
+import { HarnessConfigSchema, toJson, type HarnessConfig } from "../wire/index.js";
+import { buildHarnessConfig } from "./harness-config.js";
+
+const json = (config: HarnessConfig): Record<string, unknown> => toJson(HarnessConfigSchema, config) as Record<string, unknown>;
+
+describe("buildHarnessConfig (protocol §5.1)", () => {
+  it("fills the frame like upstream: explicit switches, defaults, tools, hooks and policies", () => {
+    const config = buildHarnessConfig(
+      { model: "gemini-3.7-flash", apiKey: "AIza-test", systemInstructions: "Be terse.", workspaces: ["/home/me/proj"], responseSchema: { type: "object" } },
+      {
+        tools: new ToolRunner([defineTool({ name: "add", description: "Add", parameters: { type: "object" }, call: () => 0 })]),
+        hooks: new HookRunner([{ preToolCall: () => undefined }]),
+        policies: confirmRunCommand(),
+      },
+    );
+    expect(json(config)).toEqual({
+      cascadeId: "",
+      systemInstructions: { appended: { appendedSections: [{ title: "user_system_instructions", content: "Be terse." }] } },
+      tools: [{ name: "add", description: "Add", parametersJsonSchema: '{"type":"object"}' }],
+      harnessSideTools: {
+        find: { enabled: true },
+        runCommand: { enabled: true, maxTimeoutMs: 0, enableDaemonCommands: false },
+        subagents: { enabled: true },
+        userQuestions: { enabled: true },
+        fileEdit: { enabled: true },
+        viewFile: { enabled: true },
+        writeToFile: { enabled: true },
+        grepSearch: { enabled: true },
+        listDir: { enabled: true },
+        generateImage: { enabled: true },
+        searchWeb: { enabled: true },
+        readUrlContent: { enabled: true },
+      },
+      compactionThreshold: 0,
+      workspaces: [{ filesystemWorkspace: { directory: "/home/me/proj" } }],
+      finishToolSchemaJson: '{"type":"object"}',
+      models: [{ name: "gemini-3.7-flash", types: ["MODEL_TYPE_TEXT"], geminiApiEndpoint: { apiKey: "AIza-test" } }],
+      enabledHooks: ["LIFECYCLE_HOOK_PRE_TOOL"],
+      policyConfig: {
+        rules: [
+          { tool: "run_command", name: "confirm_run_command", decision: "POLICY_DECISION_DENY", denyReason: "Denied by policy 'confirm_run_command'.", isDynamic: false, ruleId: "" },
+          { tool: "*", name: "confirm_run_command", decision: "POLICY_DECISION_ALLOW", isDynamic: false, ruleId: "" },
+        ],
+      },
+      agentBehavior: "AGENT_BEHAVIOR_AUTONOMOUS",
+    });
+    // the frame survives a round trip through the schema
+    expect(create(HarnessConfigSchema, config)).toEqual(config);
+  });
+
+  it("switches built-ins with enabledTools or disabledTools, never both", () => {
+    const only = json(buildHarnessConfig({ capabilities: { enabledTools: ["view_file", "run_command"], runCommand: { maxTimeoutMs: 5000 } } }));
+    const tools = only["harnessSideTools"] as Record<string, { enabled: boolean; maxTimeoutMs?: number }>;
+    expect(Object.entries(tools).filter(([, v]) => v.enabled).map(([k]) => k).sort()).toEqual(["runCommand", "viewFile"]);
+    expect(tools["runCommand"]?.maxTimeoutMs).toBe(5000);
+    const but = json(buildHarnessConfig({ capabilities: { disabledTools: ["run_command"] } }))["harnessSideTools"] as Record<string, { enabled: boolean }>;
+    expect(but["runCommand"]?.enabled).toBe(false);
+    expect(but["fileEdit"]?.enabled).toBe(true);
+    expect(() => buildHarnessConfig({ capabilities: { enabledTools: [], disabledTools: [] } })).toThrow(expect.objectContaining({ code: ErrorCode.InvalidArgument }));
+    // @ts-expect-error an unknown tool name is a type error too
+    expect(() => buildHarnessConfig({ capabilities: { enabledTools: ["rm_rf"] } })).toThrow(/unknown built-in tool/);
+  });
+
+  it("maps custom and sectioned system instructions, continuation modes and budgets", () => {
+    const id = "0123456789abcdef0123456789abcdef";
+    const config = json(buildHarnessConfig({
+      systemInstructions: { custom: "You are a pirate." },
+      conversationId: id,
+      sessionContinuationMode: "resume",
+      agentBehavior: "interactive",
+      budget: { maxModelCalls: 3, maxTotalTokens: 10_000 },
+    }));
+    expect(config).toMatchObject({
+      cascadeId: id,
+      sessionContinuationMode: "RESUME",
+      systemInstructions: { custom: { part: [{ text: "You are a pirate." }] } },
+      agentBehavior: "AGENT_BEHAVIOR_INTERACTIVE",
+      budgetConfig: { maxModelCalls: 3, maxTotalTokens: "10000" },
+    });
+    const sections = json(buildHarnessConfig({ systemInstructions: { identity: "Ada", sections: [{ title: "style", content: "short" }] } }));
+    expect(sections["systemInstructions"]).toEqual({ appended: { customIdentity: "Ada", appendedSections: [{ title: "style", content: "short" }] } });
+    expect(json(buildHarnessConfig({ systemInstructions: "  " }))["systemInstructions"]).toBeUndefined();
+  });
+
+  it("rejects malformed options with InvalidArgument", () => {
+    const bad = [
+      { conversationId: "short" },
+      { sessionContinuationMode: "resume" as const },
+      { responseSchema: "{not json" },
+      { responseSchema: "[1]" },
+      { capabilities: { compactionThreshold: -1 } },
+    ];
+    for (const options of bad) expect(() => buildHarnessConfig(options)).toThrow(expect.objectContaining({ code: ErrorCode.InvalidArgument }));
+  });
+
+  it("leaves models empty (harness default) without model or key, and uses the default model with a key only", () => {
+    expect(json(buildHarnessConfig({}))["models"]).toBeUndefined();
+    expect(json(buildHarnessConfig({ apiKey: "k" }))["models"]).toEqual([{ name: "gemini-3.7-flash", types: ["MODEL_TYPE_TEXT"], geminiApiEndpoint: { apiKey: "k" } }]);
+  });
+});

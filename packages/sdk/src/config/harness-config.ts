@@ -1,0 +1,186 @@
+import { create, type MessageInitShape } from "@bufbuild/protobuf";
+import { ErrorCode, SdkError } from "../errors.js";
+import type { HookRunner } from "../hooks/hook-runner.js";
+import { toPolicyConfig } from "../policies/policy-config.js";
+import type { Policy } from "../policies/policy.js";
+import type { ToolRunner } from "../tools/tool-runner.js";
+import type { JsonSchema } from "../tools/tool.js";
+import {
+  AgentBehavior,
+  HarnessConfigSchema,
+  HarnessConfig_SessionContinuationMode,
+  ModelType,
+  type BudgetConfigSchema,
+  type HarnessConfig,
+  type McpServerConfigSchema,
+  type ModelConfigSchema,
+  type SystemInstructionsSchema,
+} from "../wire/index.js";
+import { activeBuiltinTools, harnessSideTools, type CapabilitiesOptions } from "./builtin-tools.js";
+
+/** The text model used when an API key is given without a model name (upstream default, §5.1). */
+export const DEFAULT_MODEL = "gemini-3.7-flash";
+
+/**
+ * System instructions: a string is appended to the harness's own prompt (section
+ * `user_system_instructions`); `{ custom }` replaces it; `{ sections }` appends titled sections,
+ * optionally with a custom identity (protocol §5.1).
+ */
+export type SystemInstructionsOption =
+  | string
+  | { custom: string }
+  | { identity?: string; sections: readonly { title: string; content: string }[] };
+
+/** How to treat `conversationId` (protocol §5.1): resume it, resume or create, or create only. */
+export type SessionContinuationMode = "resume" | "createOrResume" | "createOnly";
+
+/** How autonomous the agent is (protocol §19 `AgentBehavior`). */
+export type AgentBehaviorOption = "autonomous" | "interactive" | "minimal";
+
+/** Stop limits for a turn (protocol §16, `budgetConfig`). */
+export interface BudgetOptions {
+  maxModelCalls?: number;
+  maxToolCalls?: number;
+  maxInputTokens?: number;
+  maxOutputTokens?: number;
+  maxTotalTokens?: number;
+}
+
+/** Everything of the agent's options that the harness configuration carries (protocol §5.1). */
+export interface HarnessConfigOptions {
+  /** Text model name; with `apiKey` only, {@link DEFAULT_MODEL}. Neither: the harness's default. */
+  model?: string;
+  /** Gemini API key, sent in `models[].geminiApiEndpoint.apiKey`. */
+  apiKey?: string;
+  /** Full model list; replaces `model`/`apiKey`. */
+  models?: readonly MessageInitShape<typeof ModelConfigSchema>[];
+  systemInstructions?: SystemInstructionsOption;
+  /** Absolute directories the agent works in. */
+  workspaces?: readonly string[];
+  skillsPaths?: readonly string[];
+  appDataDir?: string;
+  capabilities?: CapabilitiesOptions;
+  /** JSON Schema of the structured answer (object or JSON text), sent as `finishToolSchemaJson`. */
+  responseSchema?: JsonSchema | string;
+  /** Conversation id to use or resume: at least 32 characters of `[A-Za-z0-9-]` (upstream rule). */
+  conversationId?: string;
+  sessionContinuationMode?: SessionContinuationMode;
+  /** Default `"autonomous"`. */
+  agentBehavior?: AgentBehaviorOption;
+  budget?: BudgetOptions;
+  mcpServers?: readonly MessageInitShape<typeof McpServerConfigSchema>[];
+}
+
+/** The session's client tools, hooks and flattened policies, declared in the configuration. */
+export interface HarnessConfigRunners {
+  tools?: ToolRunner;
+  hooks?: HookRunner;
+  policies?: readonly Policy[];
+}
+
+const CONVERSATION_ID = /^[A-Za-z0-9-]{32,}$/;
+
+const CONTINUATION: Record<SessionContinuationMode, HarnessConfig_SessionContinuationMode> = {
+  resume: HarnessConfig_SessionContinuationMode.RESUME,
+  createOrResume: HarnessConfig_SessionContinuationMode.CREATE_OR_RESUME,
+  createOnly: HarnessConfig_SessionContinuationMode.CREATE_ONLY,
+};
+
+const BEHAVIOR: Record<AgentBehaviorOption, AgentBehavior> = {
+  autonomous: AgentBehavior.AUTONOMOUS,
+  interactive: AgentBehavior.INTERACTIVE,
+  minimal: AgentBehavior.MINIMAL,
+};
+
+/**
+ * Assembles the `HarnessConfig` of a session (protocol §5.1) and validates the options on the
+ * way: conflicting or malformed options throw `InvalidArgument` before anything connects.
+ *
+ * @example
+ * const config = buildHarnessConfig({ model: "gemini-3.7-flash", systemInstructions: "Be terse." }, { tools });
+ */
+export function buildHarnessConfig(options: HarnessConfigOptions, runners: HarnessConfigRunners = {}): HarnessConfig {
+  const capabilities = options.capabilities ?? {};
+  const active = activeBuiltinTools(capabilities);
+  const threshold = capabilities.compactionThreshold ?? 0;
+  if (!Number.isInteger(threshold) || threshold < 0) invalid(`capabilities.compactionThreshold must be an integer >= 0, got ${String(threshold)}`);
+  if (options.conversationId !== undefined && !CONVERSATION_ID.test(options.conversationId)) {
+    invalid(`conversationId must be at least 32 characters of letters, digits and "-" (e.g. crypto.randomUUID()), got ${JSON.stringify(options.conversationId)}`);
+  }
+  if (options.sessionContinuationMode === "resume" && options.conversationId === undefined) {
+    invalid('sessionContinuationMode "resume" needs the conversationId of the session to resume');
+  }
+  const policies = runners.policies ?? [];
+  const systemInstructions = systemInstructionsOf(options.systemInstructions);
+  const init: MessageInitShape<typeof HarnessConfigSchema> = {
+    cascadeId: options.conversationId ?? "",
+    ...(options.sessionContinuationMode === undefined ? {} : { sessionContinuationMode: CONTINUATION[options.sessionContinuationMode] }),
+    ...(systemInstructions === undefined ? {} : { systemInstructions }),
+    tools: runners.tools?.declarations() ?? [],
+    harnessSideTools: harnessSideTools(active, capabilities),
+    compactionThreshold: threshold,
+    workspaces: (options.workspaces ?? []).map((directory) => ({ workspaceType: { case: "filesystemWorkspace" as const, value: { directory } } })),
+    skillsPaths: [...(options.skillsPaths ?? [])],
+    finishToolSchemaJson: responseSchemaOf(options.responseSchema),
+    ...(options.appDataDir === undefined ? {} : { appDataDir: options.appDataDir }),
+    mcpServers: [...(options.mcpServers ?? [])],
+    models: modelsOf(options),
+    enabledHooks: runners.hooks?.enabledHooks() ?? [],
+    ...(policies.length === 0 ? {} : { policyConfig: toPolicyConfig(policies) }),
+    agentBehavior: BEHAVIOR[options.agentBehavior ?? "autonomous"],
+    ...(options.budget === undefined ? {} : { budgetConfig: budgetOf(options.budget) }),
+  };
+  return create(HarnessConfigSchema, init);
+}
+
+function invalid(message: string): never {
+  throw new SdkError(ErrorCode.InvalidArgument, message);
+}
+
+function systemInstructionsOf(option: SystemInstructionsOption | undefined): MessageInitShape<typeof SystemInstructionsSchema> | undefined {
+  if (option === undefined) return undefined;
+  if (typeof option === "string") {
+    if (option.trim() === "") return undefined;
+    return { type: { case: "appended", value: { appendedSections: [{ title: "user_system_instructions", content: option }] } } };
+  }
+  if ("custom" in option) return { type: { case: "custom", value: { part: [{ part: { case: "text", value: option.custom } }] } } };
+  return {
+    type: {
+      case: "appended",
+      value: { ...(option.identity === undefined ? {} : { customIdentity: option.identity }), appendedSections: option.sections.map((s) => ({ title: s.title, content: s.content })) },
+    },
+  };
+}
+
+function responseSchemaOf(schema: JsonSchema | string | undefined): string {
+  if (schema === undefined) return "";
+  if (typeof schema !== "string") return JSON.stringify(schema);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(schema);
+  } catch (cause) {
+    throw new SdkError(ErrorCode.InvalidArgument, `responseSchema is not valid JSON: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+  }
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) invalid("responseSchema must be a JSON Schema object");
+  return schema;
+}
+
+function modelsOf(options: HarnessConfigOptions): MessageInitShape<typeof ModelConfigSchema>[] {
+  if (options.models !== undefined) return [...options.models];
+  if (options.model === undefined && options.apiKey === undefined) return [];
+  return [{ name: options.model ?? DEFAULT_MODEL, types: [ModelType.TEXT], endpoint: { case: "geminiApiEndpoint", value: { apiKey: options.apiKey ?? "" } } }];
+}
+
+function budgetOf(budget: BudgetOptions): MessageInitShape<typeof BudgetConfigSchema> {
+  const big = (n: number | undefined): bigint | undefined => (n === undefined ? undefined : BigInt(Math.trunc(n)));
+  const init: MessageInitShape<typeof BudgetConfigSchema> = {};
+  if (budget.maxModelCalls !== undefined) init.maxModelCalls = budget.maxModelCalls;
+  if (budget.maxToolCalls !== undefined) init.maxToolCalls = budget.maxToolCalls;
+  const input = big(budget.maxInputTokens);
+  const output = big(budget.maxOutputTokens);
+  const total = big(budget.maxTotalTokens);
+  if (input !== undefined) init.maxInputTokens = input;
+  if (output !== undefined) init.maxOutputTokens = output;
+  if (total !== undefined) init.maxTotalTokens = total;
+  return init;
+}

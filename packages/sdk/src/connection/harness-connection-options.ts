@@ -1,0 +1,52 @@
+import { clone, create, isMessage, type MessageInitShape } from "@bufbuild/protobuf";
+import type { SdkError } from "../errors.js";
+import type { HookRunner } from "../hooks/hook-runner.js";
+import { toPolicyConfig } from "../policies/policy-config.js";
+import type { Policy } from "../policies/policy.js";
+import type { ToolRunner } from "../tools/tool-runner.js";
+import type { CallOptions, Step, ToolCall } from "../types.js";
+import { HarnessConfigSchema, PolicyConfigSchema, ToolSchema, type HarnessConfig } from "../wire/index.js";
+import type { Transport } from "../transport/transport.js";
+
+/** Decides a built-in tool waiting for confirmation (§8): `true` runs it. */
+export type ConfirmTool = (call: ToolCall, step: Step) => boolean | Promise<boolean>;
+
+/** Options of {@link createHarnessConnection}. `signal`/`timeoutMs` bound connecting and the handshake. */
+export interface HarnessConnectionOptions extends CallOptions {
+  /** How to reach the harness. */
+  transport: Transport;
+  /** The session configuration sent as the first frame (§5). */
+  config: HarnessConfig | MessageInitShape<typeof HarnessConfigSchema>;
+  /** Client tools; declared in `config.tools` unless the config already lists tools. */
+  tools?: ToolRunner;
+  /** Hooks; declared in `config.enabledHooks` unless the config already lists hooks. */
+  hooks?: HookRunner;
+  /**
+   * Flattened policies, for the harness's dynamic decisions (§12). Serialised into
+   * `config.policyConfig` unless the config already has one — then its `rule_<index>` ids must
+   * index this same list.
+   */
+  policies?: readonly Policy[];
+  /** Decides built-in tool confirmations (§8). Default: accept (upstream ≥0.1.6; gating is harness-side). */
+  confirmTool?: ConfirmTool;
+  /** Receives frames that could not be decoded; the reader goes on. Default: `console.warn`. */
+  onProtocolError?: (error: SdkError, frame: string) => void;
+  /** How long `disconnect()` waits for the session-end hook round trip (§13). Default 5000 ms. */
+  sessionEndTimeoutMs?: number;
+}
+
+/**
+ * The config to send: a copy of `options.config` with tool declarations, enabled hooks and the
+ * policy config filled in from the runners where the config leaves them empty.
+ */
+export function completeConfig(options: HarnessConnectionOptions): HarnessConfig {
+  const config = isMessage(options.config, HarnessConfigSchema) ? clone(HarnessConfigSchema, options.config) : create(HarnessConfigSchema, options.config);
+  if (options.tools !== undefined && config.tools.length === 0) {
+    config.tools = options.tools.declarations().map((tool) => create(ToolSchema, tool));
+  }
+  if (options.hooks !== undefined && config.enabledHooks.length === 0) config.enabledHooks = options.hooks.enabledHooks();
+  if (options.policies !== undefined && options.policies.length > 0 && config.policyConfig === undefined) {
+    config.policyConfig = create(PolicyConfigSchema, toPolicyConfig(options.policies));
+  }
+  return config;
+}

@@ -1,0 +1,424 @@
+import { create, type MessageInitShape } from "@bufbuild/protobuf";
+import { ErrorCode, SdkError } from "../errors.js";
+import { stepFromUpdate, stopReasonFromWire } from "../mapping/index.js";
+import type { CallOptions, Prompt, Step, StopReason, ToolResult } from "../types.js";
+import { StepStatus } from "../types.js";
+import type { Channel } from "../transport/transport.js";
+import { linkSignal, raceSignal, throwIfAborted } from "../util/abort.js";
+import {
+  InitializeConversationEventSchema,
+  InputEventSchema,
+  LifecycleHook,
+  TrajectoryStateUpdate_State,
+  decodeOutputEvent,
+  encodeInitializeConversationEvent,
+  encodeInputEvent,
+  type HarnessConfig,
+  type InitializeConversationResponse,
+  type OutputEvent,
+  type StepUpdate,
+  type TrajectoryStateUpdate,
+} from "../wire/index.js";
+import type { Connection, QuestionResponse, UsageSnapshot } from "./connection.js";
+import { fatalStepError } from "./fatal-step-error.js";
+import { completeConfig, type HarnessConnectionOptions } from "./harness-connection-options.js";
+import { SessionRequests } from "./session-requests.js";
+import { Turn } from "./turn.js";
+import { UsageTracker } from "./usage-tracker.js";
+import { toUserInput } from "./user-input.js";
+
+type InputEventInit = MessageInitShape<typeof InputEventSchema>;
+
+const DEFAULT_SESSION_END_TIMEOUT_MS = 5_000;
+
+/**
+ * Connects over `options.transport`, sends the session configuration (§5) and waits for the
+ * harness's `initializeConversationResponse`, bounded by `signal`/`timeoutMs`. On failure the
+ * channel is closed and nothing is left running.
+ *
+ * @example
+ * const connection = await createHarnessConnection({ transport, config: { cascadeId: "" }, timeoutMs: 10_000 });
+ * await connection.send("hello");
+ * for await (const step of connection.receiveSteps()) console.log(step.contentDelta);
+ */
+export async function createHarnessConnection(options: HarnessConnectionOptions): Promise<HarnessConnection> {
+  const config = completeConfig(options);
+  const link = linkSignal(options);
+  let channel: Channel | undefined;
+  try {
+    channel = await options.transport.connect({ signal: link.signal });
+    throwIfAborted(link.signal);
+    const connection = new HarnessConnection(channel, config, options);
+    await raceSignal(connection.ready, link.signal);
+    return connection;
+  } catch (error) {
+    await channel?.close().catch(() => undefined);
+    throw SdkError.from(error, ErrorCode.Unavailable);
+  } finally {
+    link.dispose();
+  }
+}
+
+/**
+ * The protocol session over any {@link Channel} (seed 001, protocol §5–§18): maps step updates
+ * to {@link Step}s, detects the end of each turn (§6.3), and answers the harness's requests —
+ * tool calls, hook calls, policy decisions, confirmations and questions — concurrently, each
+ * exactly once, without ever blocking the frame reader on user code. Create it with
+ * {@link createHarnessConnection}.
+ */
+export class HarnessConnection implements Connection {
+  readonly #channel: Channel;
+  readonly #config: HarnessConfig;
+  readonly #options: HarnessConnectionOptions;
+  readonly #requests: SessionRequests;
+  /** Aborted by `disconnect()` or when the channel closes: the session-wide signal of tools. */
+  readonly #session = new AbortController();
+  /** @internal Settles when the harness answered the configuration (§5); see {@link createHarnessConnection}. */
+  readonly ready: Promise<void>;
+  #resolveReady!: () => void;
+  #rejectReady!: (error: SdkError) => void;
+  #initialized = false;
+  #conversationId: string;
+  #initialHistory: Step[] = [];
+  readonly #usage = new UsageTracker();
+  #lastStopReason: StopReason | undefined;
+  #turn: Turn | undefined;
+  /** True from `send()` or RUNNING until the main trajectory is idle or cancelled. */
+  #busy = false;
+  #idleWaiters: { resolve: () => void; reject: (error: SdkError) => void }[] = [];
+  /** (trajectoryId, stepIndex) of steps now WAITING_FOR_USER, for debouncing (§8). */
+  readonly #waiting = new Set<string>();
+  #closed: SdkError | undefined;
+  #disconnecting: Promise<void> | undefined;
+  #sessionEnded: (() => void) | undefined;
+  #sendQueue: Promise<void> = Promise.resolve();
+  readonly #reader: Promise<void>;
+
+  /** @internal Use {@link createHarnessConnection}. */
+  constructor(channel: Channel, config: HarnessConfig, options: HarnessConnectionOptions) {
+    this.#channel = channel;
+    this.#config = config;
+    this.#options = options;
+    this.#conversationId = config.cascadeId ?? "";
+    this.ready = new Promise<void>((resolve, reject) => {
+      this.#resolveReady = resolve;
+      this.#rejectReady = reject;
+    });
+    this.ready.catch(() => undefined);
+    this.#requests = new SessionRequests({
+      options,
+      sessionSignal: this.#session.signal,
+      conversationId: () => this.#conversationId,
+      send: (event) => this.#sendInput(event),
+      turnForRequest: () => this.#turnForActivity(),
+      warn: (message) => this.#warn(message),
+    });
+    // §5: the first frame is the bare InitializeConversationEvent, not an InputEvent.
+    channel.send(encodeInitializeConversationEvent(create(InitializeConversationEventSchema, { config })));
+    this.#reader = this.#read();
+  }
+
+  get conversationId(): string {
+    return this.#conversationId;
+  }
+
+  get isIdle(): boolean {
+    return !this.#busy;
+  }
+
+  get initialHistory(): readonly Step[] {
+    return this.#initialHistory;
+  }
+
+  get usage(): UsageSnapshot {
+    return this.#usage.snapshot();
+  }
+
+  get lastStopReason(): StopReason | undefined {
+    return this.#lastStopReason;
+  }
+
+  /** The configuration sent to the harness. */
+  get config(): HarnessConfig {
+    return this.#config;
+  }
+
+  /**
+   * Starts a turn (§6.1). Waits first for a turn still running in the harness (bounded by
+   * `signal`/`timeoutMs`). Throws `InvalidArgument` for a blank prompt, `ConnectionClosed` once closed.
+   */
+  async send(prompt: Prompt, options?: CallOptions): Promise<void> {
+    const input = toUserInput(prompt);
+    const run = this.#sendQueue.then(() => this.#send(input, options));
+    this.#sendQueue = run.catch(() => undefined);
+    await run;
+  }
+
+  async #send(input: ReturnType<typeof toUserInput>, options?: CallOptions): Promise<void> {
+    this.#assertOpen();
+    await this.waitForIdle(options);
+    this.#assertOpen();
+    this.#turn?.end(); // an unsolicited turn nobody read, or leftovers: superseded
+    const turn = new Turn(true);
+    this.#turn = turn;
+    this.#lastStopReason = undefined;
+    this.#setBusy(true);
+    try {
+      this.#sendInput({ event: { case: "userInput", value: input } });
+    } catch (error) {
+      const failure = SdkError.from(error, ErrorCode.ConnectionClosed);
+      turn.fail(failure);
+      this.#setBusy(false);
+      throw failure;
+    }
+  }
+
+  /**
+   * The steps of the current turn (or of the next one the harness starts on its own), ending
+   * when the main trajectory is idle (§6.3). Throws the turn's `SdkError` after its last step.
+   */
+  async *receiveSteps(options?: CallOptions): AsyncIterable<Step> {
+    const turn = this.#turn;
+    if (turn === undefined) return;
+    const link = linkSignal(options);
+    let finished = false;
+    try {
+      for (;;) {
+        const next = await turn.queue.read(link.signal);
+        if (next.done === true) break;
+        yield next.value;
+      }
+      finished = true;
+    } finally {
+      link.dispose();
+      if (!finished && !turn.queue.closed) turn.queue.release();
+    }
+  }
+
+  async sendToolResponse(result: ToolResult, options?: CallOptions): Promise<void> {
+    throwIfAborted(options?.signal);
+    this.#requests.sendToolResult(result);
+  }
+
+  async sendToolConfirmation(trajectoryId: string, stepIndex: number, accepted: boolean, options?: CallOptions): Promise<void> {
+    throwIfAborted(options?.signal);
+    this.#sendInput({ event: { case: "toolConfirmation", value: { trajectoryId, stepIndex, accepted } } });
+  }
+
+  async sendQuestionResponse(trajectoryId: string, stepIndex: number, response: QuestionResponse, options?: CallOptions): Promise<void> {
+    throwIfAborted(options?.signal);
+    this.#requests.sendQuestionResponse(trajectoryId, stepIndex, response);
+  }
+
+  /** Asks the harness to stop the turn (§13); the turn then ends with `Canceled`. Tools' signals abort. */
+  async halt(options?: CallOptions): Promise<void> {
+    throwIfAborted(options?.signal);
+    const turn = this.#turn;
+    if (turn !== undefined && !turn.settled) turn.halt();
+    this.#sendInput({ event: { case: "haltRequest", value: true } });
+  }
+
+  async sendTrigger(message: string, options?: CallOptions): Promise<void> {
+    throwIfAborted(options?.signal);
+    this.#sendInput({ event: { case: "automatedTrigger", value: message } });
+  }
+
+  /** Resolves when no turn is running; rejects with `ConnectionClosed` once the connection closed. */
+  waitForIdle(options?: CallOptions): Promise<void> {
+    if (this.#closed !== undefined) return Promise.reject(this.#closed);
+    if (!this.#busy) return Promise.resolve();
+    const link = linkSignal(options);
+    let waiter!: { resolve: () => void; reject: (error: SdkError) => void };
+    const idle = new Promise<void>((resolve, reject) => this.#idleWaiters.push((waiter = { resolve, reject })));
+    return raceSignal(idle, link.signal).finally(() => {
+      link.dispose();
+      this.#idleWaiters = this.#idleWaiters.filter((w) => w !== waiter); // an aborted wait leaves nothing behind
+    });
+  }
+
+  /**
+   * Ends the session (§13): runs the session-end hook round trip when one is registered
+   * (bounded by `sessionEndTimeoutMs`), then closes the channel. A running turn fails with
+   * `ConnectionClosed`. Idempotent.
+   */
+  disconnect(options?: CallOptions): Promise<void> {
+    this.#disconnecting ??= this.#disconnect(options);
+    return this.#disconnecting;
+  }
+
+  async #disconnect(options?: CallOptions): Promise<void> {
+    const link = linkSignal({ timeoutMs: this.#options.sessionEndTimeoutMs ?? DEFAULT_SESSION_END_TIMEOUT_MS, ...options });
+    try {
+      if (this.#closed === undefined && this.#initialized && this.#config.enabledHooks.includes(LifecycleHook.ON_SESSION_END)) {
+        // §13: the harness runs ON_SESSION_END through callHookRequest, then answers sessionEndResponse.
+        const ended = new Promise<void>((resolve) => (this.#sessionEnded = resolve));
+        try {
+          this.#sendInput({ event: { case: "sessionEndRequest", value: true } });
+          await raceSignal(ended, link.signal);
+        } catch (error) {
+          this.#warn(`session end hooks did not complete: ${SdkError.from(error).message}`);
+        }
+      }
+    } finally {
+      link.dispose();
+      this.#shutdown(new SdkError(ErrorCode.ConnectionClosed, "the connection was closed by disconnect()"));
+      await this.#channel.close(options).catch(() => undefined);
+      await this.#reader;
+    }
+  }
+
+  #assertOpen(): void {
+    if (this.#closed !== undefined) throw this.#closed;
+  }
+
+  #sendInput(event: InputEventInit): void {
+    this.#assertOpen();
+    this.#channel.send(encodeInputEvent(create(InputEventSchema, event)));
+  }
+
+  #warn(message: string): void {
+    globalThis.console?.warn(`antigravity: ${message}`);
+  }
+
+  async #read(): Promise<void> {
+    let failure: SdkError | undefined;
+    try {
+      for await (const frame of this.#channel.frames()) {
+        let event: OutputEvent;
+        try {
+          event = decodeOutputEvent(frame);
+        } catch (error) {
+          this.#protocolError(SdkError.from(error, ErrorCode.ProtocolError), frame);
+          continue;
+        }
+        try {
+          this.#route(event);
+        } catch (error) {
+          this.#protocolError(SdkError.from(error, ErrorCode.ProtocolError), frame);
+        }
+      }
+    } catch (error) {
+      failure = SdkError.from(error, ErrorCode.ConnectionClosed);
+    }
+    this.#shutdown(failure ?? new SdkError(ErrorCode.ConnectionClosed, "the harness closed the connection"));
+  }
+
+  #protocolError(error: SdkError, frame: string): void {
+    if (this.#options.onProtocolError !== undefined) this.#options.onProtocolError(error, frame);
+    else this.#warn(`ignored a frame: ${error.message}`);
+  }
+
+  /** Marks the connection closed and fails everything waiting on it. */
+  #shutdown(reason: SdkError): void {
+    if (this.#closed !== undefined) return;
+    this.#closed = reason;
+    this.#session.abort(reason);
+    this.#rejectReady(reason.code === ErrorCode.ConnectionClosed ? new SdkError(ErrorCode.Unavailable, `the harness closed the connection before answering the session configuration: ${reason.message}`, { cause: reason }) : reason);
+    this.#turn?.fail(reason);
+    this.#sessionEnded?.();
+    for (const waiter of this.#idleWaiters.splice(0)) waiter.reject(reason);
+  }
+
+  #route(event: OutputEvent): void {
+    switch (event.event.case) {
+      case "initializeConversationResponse":
+        return this.#onInit(event.event.value);
+      case "stepUpdate":
+        return this.#onStep(event.event.value);
+      case "trajectoryStateUpdate":
+        return this.#onState(event.event.value);
+      case "toolCall":
+        return this.#requests.onToolCall(event.event.value);
+      case "callHookRequest":
+        if (event.event.value.type === LifecycleHook.PRE_TURN) this.#markActive();
+        return this.#requests.onHookRequest(event.event.value);
+      case "policyDecisionRequest":
+        return this.#requests.onPolicyRequest(event.event.value);
+      case "usageUpdate":
+        return this.#usage.update(event.event.value.total, event.event.value.agents);
+      case "sessionEndResponse":
+        this.#sessionEnded?.();
+        return;
+      default:
+        return; // an event this SDK does not know (newer harness): ignored
+    }
+  }
+
+  #onInit(response: InitializeConversationResponse): void {
+    if (this.#initialized) return;
+    this.#initialized = true;
+    if (response.cascadeId) this.#conversationId = response.cascadeId;
+    this.#initialHistory = response.history.map(stepFromUpdate);
+    this.#usage.update(response.cumulativeUsage, response.trajectoryUsage);
+    this.#resolveReady();
+  }
+
+  /** The unsettled turn, or a new unsolicited one: harness activity always belongs to a turn. */
+  #turnForActivity(): Turn {
+    let turn = this.#turn;
+    if (turn === undefined || turn.settled) {
+      turn = new Turn(false);
+      this.#turn = turn;
+    }
+    turn.active = true;
+    return turn;
+  }
+
+  #markActive(): void {
+    const turn = this.#turn;
+    if (turn !== undefined && !turn.settled) turn.active = true;
+  }
+
+  #onStep(update: StepUpdate): void {
+    const step = stepFromUpdate(update);
+    const key = `${step.trajectoryId}:${step.stepIndex}`;
+    if (step.status === StepStatus.WaitingForUser) {
+      if (this.#waiting.has(key)) return; // §8: the harness re-sends WAITING steps; answer once
+      this.#waiting.add(key);
+    } else {
+      this.#waiting.delete(key);
+    }
+    const turn = this.#turnForActivity();
+    turn.main ??= step.trajectoryId; // §6.3: the first step's trajectory is the main one
+    turn.push(step);
+    if (step.status === StepStatus.WaitingForUser) this.#requests.onWaitingStep(step, update);
+    const fatal = fatalStepError(step);
+    if (fatal !== undefined) turn.fail(fatal);
+  }
+
+  #onState(update: TrajectoryStateUpdate): void {
+    const trajectoryId = update.trajectoryId ?? "";
+    const state = update.state ?? TrajectoryStateUpdate_State.UNSPECIFIED;
+    const terminal = state === TrajectoryStateUpdate_State.FULLY_IDLE || state === TrajectoryStateUpdate_State.CANCELLED;
+    let turn = this.#turn !== undefined && !this.#turn.settled ? this.#turn : undefined;
+    if (turn?.main !== undefined && trajectoryId !== turn.main) return; // a subagent's state: ignored (§6.3)
+    if (state === TrajectoryStateUpdate_State.RUNNING) {
+      turn = this.#turnForActivity();
+      turn.main ??= trajectoryId;
+      this.#setBusy(true);
+      return;
+    }
+    if (!terminal) return; // WAITING_FOR_TASKS: parked on subagents, not the end (§6.3)
+    if (turn === undefined) {
+      // Repeated idle updates of a finished turn are harmless (0.1.8 changelog).
+      if (this.#turn?.main === undefined || this.#turn.main === trajectoryId) this.#setBusy(false);
+      return;
+    }
+    // An idle update before the turn showed any activity is a leftover repeat of the previous
+    // turn's, unless it carries an error or a cancellation (e.g. a PRE_TURN deny).
+    if (!turn.active && !turn.halted && state === TrajectoryStateUpdate_State.FULLY_IDLE && !update.error) return;
+    turn.main ??= trajectoryId;
+    this.#lastStopReason = stopReasonFromWire(update.stopReason);
+    const error = update.error ?? "";
+    if (turn.halted) turn.fail(new SdkError(ErrorCode.Canceled, "the turn was halted"));
+    else if (state === TrajectoryStateUpdate_State.CANCELLED) turn.fail(new SdkError(ErrorCode.ExecutionError, error || "Turn cancelled", { details: { trajectoryId } }));
+    else if (error !== "") turn.fail(new SdkError(ErrorCode.ExecutionError, error, { details: { trajectoryId } }));
+    else turn.end();
+    this.#setBusy(false);
+  }
+
+  #setBusy(busy: boolean): void {
+    this.#busy = busy;
+    if (!busy) for (const waiter of this.#idleWaiters.splice(0)) waiter.resolve();
+  }
+}

@@ -1,0 +1,192 @@
+import type { MessageInitShape } from "@bufbuild/protobuf";
+import { SdkError } from "../errors.js";
+import type { Question } from "../hooks/hook.js";
+import { parseArguments } from "../mapping/index.js";
+import { decidePolicyRequest } from "../policies/policy-config.js";
+import { toToolResponse } from "../tools/tool-runner.js";
+import type { ToolContext } from "../tools/tool.js";
+import { SYNTHETIC_STEP_INDEX_BASE, type Step, type ToolCall, type ToolResult } from "../types.js";
+import { linkSignal } from "../util/abort.js";
+import type {
+  CallHookRequest,
+  InputEventSchema,
+  PolicyDecisionRequest,
+  StepUpdate,
+  ToolCall as WireToolCall,
+  UserQuestionAnswerSchema,
+  UserQuestionsResponseSchema,
+} from "../wire/index.js";
+import type { QuestionAnswer, QuestionResponse } from "./connection.js";
+import type { HarnessConnectionOptions } from "./harness-connection-options.js";
+import { activeToolStep, finishedToolStep } from "./synthetic-steps.js";
+import type { Turn } from "./turn.js";
+
+/** What {@link SessionRequests} needs from its connection. */
+export interface SessionRequestsContext {
+  options: HarnessConnectionOptions;
+  /** Aborted when the session ends. */
+  sessionSignal: AbortSignal;
+  conversationId(): string;
+  /** Sends one InputEvent; throws `ConnectionClosed` once closed. */
+  send(event: MessageInitShape<typeof InputEventSchema>): void;
+  /** The turn a request belongs to (the running one, or a new unsolicited one). */
+  turnForRequest(): Turn;
+  warn(message: string): void;
+}
+
+/**
+ * Answers what the harness asks of the SDK (§7–§12): client tool calls (with their synthetic
+ * steps), hook calls, dynamic policy decisions, built-in tool confirmations and questions.
+ * Every request runs as its own task, so the frame reader never waits on user code, and is
+ * answered exactly once — a duplicate id is ignored, a failure still sends an answer.
+ */
+export class SessionRequests {
+  readonly #context: SessionRequestsContext;
+  readonly #seen = new Set<string>();
+  readonly #toolState = new Map<string, unknown>();
+  #nextSyntheticIndex = SYNTHETIC_STEP_INDEX_BASE;
+
+  constructor(context: SessionRequestsContext) {
+    this.#context = context;
+  }
+
+  /** §7: runs a client tool call and answers it with `toolResponse`. */
+  onToolCall(wire: WireToolCall): void {
+    const id = wire.id ?? "";
+    if (!this.#once(`tool:${id}`)) return;
+    const call: ToolCall = { id, name: wire.name ?? "", args: parseArguments(wire.argumentsJson) };
+    const turn = this.#context.turnForRequest();
+    // §18: synthetic steps from 50,000, one index per call, shared by its ACTIVE and final step.
+    const where = { stepIndex: this.#nextSyntheticIndex++, trajectoryId: turn.main ?? "", cascadeId: this.#context.conversationId() };
+    turn.push(activeToolStep(call, where));
+    this.#spawn(`tool ${call.name}`, async () => {
+      const result = await this.#runTool(call, turn);
+      turn.push(finishedToolStep(call, result, where));
+      this.sendToolResult(result);
+    });
+  }
+
+  /** §10: answers a `callHookRequest` (emptyResult when there are no hooks). */
+  onHookRequest(request: CallHookRequest): void {
+    const requestId = request.requestId ?? "";
+    if (!this.#once(`hook:${requestId}`)) return;
+    this.#spawn("hook", async () => {
+      const hooks = this.#context.options.hooks;
+      const response = hooks === undefined ? { requestId, result: { case: "emptyResult" as const, value: {} } } : await hooks.handle(request);
+      this.#context.send({ event: { case: "callHookResponse", value: response } });
+    });
+  }
+
+  /** §12: answers a `policyDecisionRequest` for a dynamic rule. */
+  onPolicyRequest(request: PolicyDecisionRequest): void {
+    const requestId = request.requestId ?? "";
+    if (!this.#once(`policy:${requestId}`)) return;
+    this.#spawn("policy decision", async () => {
+      const answer = await decidePolicyRequest(this.#context.options.policies ?? [], request);
+      this.#context.send({ event: { case: "policyDecisionResponse", value: { requestId, ...answer } } });
+    });
+  }
+
+  /** §8/§9: answers a step that just entered WAITING_FOR_USER (already debounced). */
+  onWaitingStep(step: Step, update: StepUpdate): void {
+    const trajectoryId = update.trajectoryId ?? "";
+    const stepIndex = update.stepIndex ?? 0;
+    if (update.questionsRequest !== undefined) {
+      const questions: Question[] = update.questionsRequest.questions.map((q) => ({
+        question: q.questionType.case === "multipleChoice" ? (q.questionType.value.question ?? "") : "",
+        choices: q.questionType.case === "multipleChoice" ? [...q.questionType.value.choices] : [],
+        isMultiSelect: q.questionType.case === "multipleChoice" ? (q.questionType.value.isMultiSelect ?? false) : false,
+      }));
+      this.#spawn("questions", async () => {
+        let response: QuestionResponse | undefined;
+        try {
+          response = await this.#context.options.hooks?.onInteraction(questions, { trajectoryId, stepIndex });
+        } catch (error) {
+          const text = `SDK error processing question: ${error instanceof Error ? error.message : String(error)}`;
+          response = { answers: questions.map(() => ({ selectedChoiceIndices: [], freeformResponse: text })) };
+        }
+        this.sendQuestionResponse(trajectoryId, stepIndex, response ?? { answers: [] }, questions.length);
+      });
+      return;
+    }
+    if (update.toolConfirmationRequest !== undefined) {
+      const call = step.toolCalls[0] ?? { id: step.id, name: "", args: {} };
+      this.#spawn("tool confirmation", async () => {
+        let accepted = true; // upstream ≥0.1.6 accepts; gating lives in the harness (§8)
+        const confirm = this.#context.options.confirmTool;
+        if (confirm !== undefined) {
+          try {
+            accepted = await confirm(call, step);
+          } catch (error) {
+            accepted = false;
+            this.#context.warn(`confirmTool failed, refusing ${call.name}: ${SdkError.from(error).message}`);
+          }
+        }
+        this.#context.send({ event: { case: "toolConfirmation", value: { trajectoryId, stepIndex, accepted } } });
+      });
+    }
+  }
+
+  /** Sends a tool result as `toolResponse` (§7). */
+  sendToolResult(result: ToolResult): void {
+    this.#context.send({ event: { case: "toolResponse", value: toToolResponse(result) } });
+  }
+
+  /**
+   * Sends a `questionResponse` (§9): one answer per question, in order — missing answers are
+   * sent as `unanswered`, extra ones dropped when `count` is known.
+   */
+  sendQuestionResponse(trajectoryId: string, stepIndex: number, response: QuestionResponse, count?: number): void {
+    let value: MessageInitShape<typeof UserQuestionsResponseSchema>;
+    if ("cancelled" in response) {
+      value = { trajectoryId, stepIndex, result: { case: "cancelled", value: true } };
+    } else {
+      const answers = count === undefined ? response.answers : Array.from({ length: count }, (_, i) => response.answers[i] ?? { unanswered: true as const });
+      value = { trajectoryId, stepIndex, result: { case: "response", value: { answers: answers.map(wireAnswer) } } };
+    }
+    this.#context.send({ event: { case: "questionResponse", value } });
+  }
+
+  async #runTool(call: ToolCall, turn: Turn): Promise<ToolResult> {
+    const tools = this.#context.options.tools;
+    if (tools === undefined) return { id: call.id, name: call.name, error: `No tool registered with name ${call.name}` };
+    const link = linkSignal(undefined, this.#context.sessionSignal, turn.controller.signal);
+    const context: ToolContext = {
+      conversationId: this.#context.conversationId(),
+      callId: call.id,
+      signal: link.signal,
+      state: this.#toolState,
+      sendTrigger: async (text) => this.#context.send({ event: { case: "automatedTrigger", value: text } }),
+    };
+    try {
+      return await tools.run(call, context);
+    } catch (error) {
+      return { id: call.id, name: call.name, error: `Internal SDK error: ${error instanceof Error ? error.message : String(error)}` };
+    } finally {
+      link.dispose();
+    }
+  }
+
+  #once(key: string): boolean {
+    if (this.#seen.has(key)) return false;
+    this.#seen.add(key);
+    return true;
+  }
+
+  /** Runs `task` detached from the reader; a failure (e.g. the connection closed) is reported, not thrown. */
+  #spawn(what: string, task: () => Promise<void>): void {
+    void Promise.resolve()
+      .then(task)
+      .catch((error: unknown) => {
+        if (!this.#context.sessionSignal.aborted) this.#context.warn(`could not answer a ${what} request: ${SdkError.from(error).message}`);
+      });
+  }
+}
+
+function wireAnswer(answer: QuestionAnswer): MessageInitShape<typeof UserQuestionAnswerSchema> {
+  if ("unanswered" in answer) return { answer: { case: "unanswered", value: true } };
+  const value = answer.freeformResponse === undefined
+    ? { selectedChoiceIndices: answer.selectedChoiceIndices }
+    : { selectedChoiceIndices: answer.selectedChoiceIndices, freeformResponse: answer.freeformResponse };
+  return { answer: { case: "multipleChoiceAnswer", value } };
+}

@@ -1,0 +1,52 @@
+import { StepSource, StepStatus, StepTarget, StepType, type Step, type ToolCall, type ToolResult } from "../types.js";
+
+/** Where a synthetic client-tool step belongs. */
+export interface SyntheticStepContext {
+  /** Synthetic index from `SYNTHETIC_STEP_INDEX_BASE` up, one per tool call (§18). */
+  stepIndex: number;
+  /** The turn's main trajectory ("" when not known yet). */
+  trajectoryId: string;
+  cascadeId: string;
+}
+
+function base(call: ToolCall, context: SyntheticStepContext): Step {
+  return {
+    id: call.id,
+    stepIndex: context.stepIndex,
+    type: StepType.ToolCall,
+    source: StepSource.Model,
+    target: StepTarget.Environment,
+    status: StepStatus.Active,
+    content: call.name,
+    contentDelta: "",
+    thinking: "",
+    thinkingDelta: "",
+    toolCalls: [call],
+    error: "",
+    isCompleteResponse: false,
+    cascadeId: context.cascadeId,
+    trajectoryId: context.trajectoryId,
+    parentTrajectoryId: "",
+    httpCode: 0,
+  };
+}
+
+/**
+ * The ACTIVE step the SDK yields when a client tool starts (§18, seed 001): id = call id, type
+ * TOOL_CALL, source MODEL, target ENVIRONMENT, content = tool name, toolCalls = [call].
+ */
+export function activeToolStep(call: ToolCall, context: SyntheticStepContext): Step {
+  return base(call, context);
+}
+
+/**
+ * The step that closes a client tool call, at the same synthetic index: DONE with
+ * `toolCalls[0].args` replaced by the result value (seed 001) and `content` the result as JSON,
+ * or ERROR with `error` set (the call keeps its arguments).
+ */
+export function finishedToolStep(call: ToolCall, result: ToolResult, context: SyntheticStepContext): Step {
+  const step = base(call, context);
+  if (result.error !== undefined) return { ...step, status: StepStatus.Error, error: result.error };
+  const value = result.result === undefined ? null : result.result;
+  return { ...step, status: StepStatus.Done, content: JSON.stringify(value), toolCalls: [{ ...call, args: value }] };
+}

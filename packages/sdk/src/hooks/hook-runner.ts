@@ -1,0 +1,232 @@
+import type { MessageInitShape } from "@bufbuild/protobuf";
+import type { QuestionResponse } from "../connection/connection.js";
+import {
+  LifecycleHook,
+  PreToolResult_Decision,
+  PreTurnResult_Decision,
+  type CallHookRequest,
+  type CallHookResponseSchema,
+  type PreToolArgs,
+  type UserInput,
+} from "../wire/index.js";
+import type { Hook, HookLocation, HookToolCall, PreToolDecision, Question } from "./hook.js";
+
+type CallHookResponseInit = MessageInitShape<typeof CallHookResponseSchema>;
+type HookResultInit = Exclude<Extract<CallHookResponseInit, { requestId?: unknown }>["result"], undefined>;
+
+/** The hook method behind each lifecycle hook type the harness can call (protocol §10). */
+const METHOD_OF: ReadonlyArray<readonly [LifecycleHook, keyof Hook]> = [
+  [LifecycleHook.ON_SESSION_START, "onSessionStart"],
+  [LifecycleHook.ON_SESSION_END, "onSessionEnd"],
+  [LifecycleHook.PRE_TURN, "preTurn"],
+  [LifecycleHook.POST_TURN, "postTurn"],
+  [LifecycleHook.PRE_TOOL, "preToolCall"],
+  [LifecycleHook.POST_TOOL, "postToolCall"],
+  [LifecycleHook.ON_TOOL_ERROR, "onToolError"],
+  [LifecycleHook.ON_COMPACTION, "onCompaction"],
+];
+
+/** The outcome of running every PRE_TOOL hook on a call. */
+export interface PreToolOutcome {
+  allow: boolean;
+  reason?: string;
+  /** The arguments after every hook's `modifiedArgs` were merged, when any hook changed them. */
+  modifiedArgs?: unknown;
+}
+
+/**
+ * Runs the user's hooks in registration order and answers the harness's `callHookRequest`s
+ * (protocol §10): echoes `requestId`, sets exactly one result, turns a throwing hook into
+ * `errorMessage: "Hook failed: …"`, and answers unknown types with `emptyResult`.
+ *
+ * @example
+ * const runner = new HookRunner([{ postTurn: (text) => console.log(text) }]);
+ * runner.enabledHooks(); // [LifecycleHook.POST_TURN]
+ */
+export class HookRunner {
+  readonly #hooks: Hook[] = [];
+
+  constructor(hooks: Iterable<Hook> = []) {
+    for (const hook of hooks) this.register(hook);
+  }
+
+  /** Adds a hook after the ones already registered. */
+  register(hook: Hook): this {
+    this.#hooks.push(hook);
+    return this;
+  }
+
+  /** Number of registered hooks. */
+  get size(): number {
+    return this.#hooks.length;
+  }
+
+  /** Lifecycle types with at least one registered hook: `HarnessConfig.enabledHooks` (§5.1). */
+  enabledHooks(): LifecycleHook[] {
+    return METHOD_OF.filter(([, method]) => this.#with(method).length > 0).map(([type]) => type);
+  }
+
+  /** True when some hook implements `method`. */
+  has(method: keyof Hook): boolean {
+    return this.#with(method).length > 0;
+  }
+
+  /** Answers one `callHookRequest`. Never throws. */
+  async handle(request: CallHookRequest): Promise<CallHookResponseInit> {
+    const requestId = request.requestId ?? "";
+    try {
+      return { requestId, result: await this.#dispatch(request) };
+    } catch (error) {
+      return { requestId, result: { case: "errorMessage", value: `Hook failed: ${error instanceof Error ? error.message : String(error)}` } };
+    }
+  }
+
+  /**
+   * Runs PRE_TOOL hooks on a call: in order, any deny stops, `modifiedArgs` are shallow-merged
+   * over the arguments and the next hook sees the merged ones (upstream ≥0.1.13). Throws what a hook throws.
+   */
+  async preToolCall(call: HookToolCall): Promise<PreToolOutcome> {
+    let args = call.args;
+    let modified = false;
+    for (const hook of this.#with("preToolCall")) {
+      const decision: PreToolDecision | undefined | void = await hook.preToolCall?.({ ...call, args });
+      if (decision === undefined) continue;
+      if (!decision.allow) return decision.reason === undefined ? { allow: false } : { allow: false, reason: decision.reason };
+      if (decision.modifiedArgs !== undefined) {
+        args = isRecord(args) ? { ...args, ...decision.modifiedArgs } : { ...decision.modifiedArgs };
+        modified = true;
+      }
+    }
+    return modified ? { allow: true, modifiedArgs: args } : { allow: true };
+  }
+
+  /** Asks `onInteraction` hooks for answers; the first hook that returns some wins. */
+  async onInteraction(questions: Question[], location: HookLocation): Promise<QuestionResponse | undefined> {
+    for (const hook of this.#with("onInteraction")) {
+      const answer = await hook.onInteraction?.(questions, location);
+      if (answer !== undefined) return answer;
+    }
+    return undefined;
+  }
+
+  /** Runs every hook implementing `method` (for hooks that only observe). */
+  async #each(method: keyof Hook, run: (hook: Hook) => unknown): Promise<void> {
+    for (const hook of this.#with(method)) await run(hook);
+  }
+
+  #with(method: keyof Hook): Hook[] {
+    return this.#hooks.filter((hook) => typeof hook[method] === "function");
+  }
+
+  async #dispatch(request: CallHookRequest): Promise<HookResultInit> {
+    const empty = { case: "emptyResult", value: {} } as const;
+    const args = request.args;
+    switch (request.type) {
+      case LifecycleHook.ON_SESSION_START:
+        await this.#each("onSessionStart", (h) => h.onSessionStart?.());
+        return empty;
+      case LifecycleHook.ON_SESSION_END:
+        await this.#each("onSessionEnd", (h) => h.onSessionEnd?.());
+        return empty;
+      case LifecycleHook.PRE_TURN: {
+        const a = args.case === "preTurnArgs" ? args.value : undefined;
+        const prompt = promptText(a?.userInput);
+        const location = { trajectoryId: a?.trajectoryId ?? "" };
+        for (const hook of this.#with("preTurn")) {
+          const decision = await hook.preTurn?.(prompt, location);
+          if (decision !== undefined && !decision.allow) {
+            return { case: "preTurnResult", value: { decision: PreTurnResult_Decision.DENY, reason: decision.reason ?? "Turn denied by a pre-turn hook." } };
+          }
+        }
+        return { case: "preTurnResult", value: { decision: PreTurnResult_Decision.ALLOW } };
+      }
+      case LifecycleHook.POST_TURN: {
+        const a = args.case === "postTurnArgs" ? args.value : undefined;
+        await this.#each("postTurn", (h) => h.postTurn?.(a?.responseText ?? "", { trajectoryId: a?.trajectoryId ?? "" }));
+        return empty;
+      }
+      case LifecycleHook.PRE_TOOL: {
+        const outcome = await this.preToolCall(hookToolCall(args.case === "preToolArgs" ? args.value : undefined));
+        if (!outcome.allow) {
+          return { case: "preToolResult", value: { decision: PreToolResult_Decision.DENY, reason: outcome.reason ?? "Denied by a pre-tool hook." } };
+        }
+        return {
+          case: "preToolResult",
+          value: outcome.modifiedArgs === undefined
+            ? { decision: PreToolResult_Decision.ALLOW }
+            : { decision: PreToolResult_Decision.ALLOW, modifiedArgumentsJson: JSON.stringify(outcome.modifiedArgs) },
+        };
+      }
+      case LifecycleHook.POST_TOOL: {
+        const a = args.case === "postToolArgs" ? args.value : undefined;
+        const result = {
+          ...location(a),
+          id: a?.callId ?? "",
+          name: a?.toolName ?? "",
+          ...(a?.serverName ? { serverName: a.serverName } : {}),
+          ...(a?.result ? { result: parseMaybeJson(a.result) } : {}),
+          ...(a?.error ? { error: a.error } : {}),
+        };
+        await this.#each("postToolCall", (h) => h.postToolCall?.(result));
+        return empty;
+      }
+      case LifecycleHook.ON_TOOL_ERROR: {
+        const a = args.case === "onToolErrorArgs" ? args.value : undefined;
+        const error = {
+          ...location(a),
+          id: a?.callId ?? "",
+          name: a?.toolName ?? "",
+          ...(a?.serverName ? { serverName: a.serverName } : {}),
+          message: a?.errorMessage ?? "",
+        };
+        for (const hook of this.#with("onToolError")) {
+          const replacement = await hook.onToolError?.(error);
+          if (typeof replacement === "string" && replacement !== "") {
+            return { case: "onToolErrorResult", value: { customErrorMessage: replacement } };
+          }
+        }
+        return empty;
+      }
+      case LifecycleHook.ON_COMPACTION: {
+        const a = args.case === "onCompactionArgs" ? args.value : undefined;
+        const event = { trajectoryId: a?.trajectoryId ?? "", stepIndex: a?.stepIndex ?? 0, summary: a?.summary ?? "" };
+        await this.#each("onCompaction", (h) => h.onCompaction?.(event));
+        return empty;
+      }
+      default:
+        return empty; // §10: unknown type → emptyResult
+    }
+  }
+}
+
+/** The call a `PreToolArgs` describes; arguments parsed from JSON (kept as text if they do not parse). */
+function hookToolCall(a: PreToolArgs | undefined): HookToolCall {
+  return {
+    ...location(a),
+    id: a?.callId ?? "",
+    name: a?.toolName ?? "",
+    args: a?.argumentsJson ? parseMaybeJson(a.argumentsJson) : {},
+    ...(a?.serverName ? { serverName: a.serverName } : {}),
+  };
+}
+
+function location(a: { trajectoryId?: string | undefined; stepIndex?: number | undefined } | undefined): HookLocation {
+  return a?.stepIndex === undefined ? { trajectoryId: a?.trajectoryId ?? "" } : { trajectoryId: a.trajectoryId ?? "", stepIndex: a.stepIndex };
+}
+
+/** The text parts of a user input, joined (what a PRE_TURN hook sees as the prompt). */
+function promptText(input: UserInput | undefined): string {
+  return (input?.parts ?? []).flatMap((part) => (part.part.case === "text" ? [part.part.value] : [])).join("\n");
+}
+
+function parseMaybeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}

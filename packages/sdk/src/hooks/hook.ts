@@ -1,0 +1,91 @@
+import type { QuestionResponse } from "../connection/connection.js";
+import type { ToolCall } from "../types.js";
+
+/** A value or a promise of it: every hook may be sync or async. */
+export type Awaitable<T> = T | Promise<T>;
+
+/** A yes/no answer of a deciding hook. Returning nothing means allow. */
+export interface HookDecision {
+  allow: boolean;
+  /** Why the action is refused; the model (PRE_TOOL) or the turn error (PRE_TURN) shows it. */
+  reason?: string;
+}
+
+/** A PRE_TOOL answer: allow may carry arguments to merge over the call's (shallow, chained). */
+export interface PreToolDecision extends HookDecision {
+  modifiedArgs?: Record<string, unknown>;
+}
+
+/** Where in the trajectory a hook fires (protocol §10 args). */
+export interface HookLocation {
+  /** The trajectory the event belongs to ("" when the harness does not say). */
+  trajectoryId: string;
+  /** The step the event belongs to, when the harness says. */
+  stepIndex?: number;
+}
+
+/** A tool call as PRE_TOOL hooks see it: built-in, MCP or client tool. */
+export interface HookToolCall extends ToolCall, HookLocation {}
+
+/** A finished tool call as POST_TOOL hooks see it. `result` is parsed JSON when it parses. */
+export interface HookToolResult extends HookLocation {
+  id: string;
+  name: string;
+  serverName?: string;
+  result?: unknown;
+  error?: string;
+}
+
+/** A failed tool call as ON_TOOL_ERROR hooks see it. */
+export interface HookToolError extends HookLocation {
+  id: string;
+  name: string;
+  serverName?: string;
+  /** The error text the model would see. */
+  message: string;
+}
+
+/** One multiple-choice question of an `ask_question` step (protocol §9). */
+export interface Question {
+  question: string;
+  choices: string[];
+  isMultiSelect: boolean;
+}
+
+/** A COMPACTION event (protocol §15). */
+export interface CompactionEvent extends HookLocation {
+  stepIndex: number;
+  summary: string;
+}
+
+/**
+ * Lifecycle callbacks (protocol §10). Implement any subset; each may be sync or async. The SDK
+ * tells the harness which ones exist (`enabledHooks`) and the harness calls them at the right
+ * moment. A hook that throws makes the harness see "Hook failed: …".
+ *
+ * @example
+ * const audit: Hook = {
+ *   preToolCall: (call) => (call.name === "run_command" ? { allow: false, reason: "no shell" } : undefined),
+ *   postTurn: (text) => console.log("answer:", text),
+ * };
+ */
+export interface Hook {
+  /** The session started (after the harness accepted the configuration). */
+  onSessionStart?(): Awaitable<void>;
+  /** The session is ending (`agent.stop()`), before the connection closes. */
+  onSessionEnd?(): Awaitable<void>;
+  /** Before a turn runs; `{ allow: false }` cancels it with `reason`. */
+  preTurn?(prompt: string, location: HookLocation): Awaitable<HookDecision | undefined | void>;
+  /** After a turn, with the final response text. */
+  postTurn?(responseText: string, location: HookLocation): Awaitable<void>;
+  /** Before any tool runs; deny it, or allow with `modifiedArgs`. Hooks run in order; any deny stops. */
+  preToolCall?(call: HookToolCall): Awaitable<PreToolDecision | undefined | void>;
+  /** After a tool ran. */
+  postToolCall?(result: HookToolResult): Awaitable<void>;
+  /** A tool failed; return text to replace the error message the model sees. */
+  onToolError?(error: HookToolError): Awaitable<string | undefined | void>;
+  /** The agent asks the user questions; return the answers (default: every question unanswered). */
+  onInteraction?(questions: Question[], location: HookLocation): Awaitable<QuestionResponse | undefined | void>;
+  /** The harness compacted the context. */
+  onCompaction?(event: CompactionEvent): Awaitable<void>;
+}

@@ -1,0 +1,18 @@
+/**
+ * Lifecycle hooks: the `Hook` interface and the `HookRunner` that answers the harness's
+ * `callHookRequest`s (protocol §10).
+ * @module
+ */
+export type {
+  Awaitable,
+  CompactionEvent,
+  Hook,
+  HookDecision,
+  HookLocation,
+  HookToolCall,
+  HookToolError,
+  HookToolResult,
+  PreToolDecision,
+  Question,
+} from "./hook.js";
+export { HookRunner, type PreToolOutcome } from "./hook-runner.js";

@@ -1,0 +1,27 @@
+export * from "./types.js";
+export * from "./errors.js";
+export type * from "./connection/connection.js";
+export * from "./conversation/index.js";
+export { stepFromUpdate, stepIdOf, toolCallsFromUpdate, normalizeWirePath, usageFromWire, stopReasonFromWire } from "./mapping/index.js";
+export * from "./agent/index.js";
+export * from "./config/index.js";
+export { createHarnessConnection, HarnessConnection } from "./connection/harness-connection.js";
+export type { ConfirmTool, HarnessConnectionOptions } from "./connection/harness-connection-options.js";
+export * from "./hooks/index.js";
+export * from "./policies/index.js";
+export * from "./tools/index.js";
+export * from "./triggers/index.js";
+export {
+  WebSocketTransport,
+  readEnvironment,
+  type WebSocketConnector,
+  type WebSocketConstructor,
+  type WebSocketEventLike,
+  type WebSocketLike,
+  type WebSocketTransportOptions,
+} from "./transport/websocket-transport.js";
+export { createChannelPair, createInMemoryTransport, type InMemoryChannel } from "./transport/in-memory.js";
+export { fetchUpgradeWebSocket, type FetchUpgradeOptions } from "./transport/fetch-upgrade.js";
+export type { Channel, Transport } from "./transport/transport.js";
+export { AsyncQueue, type AsyncQueueOptions } from "./util/async-queue.js";
+export { abortError, delay, linkSignal, raceSignal, throwIfAborted, type LinkedSignal } from "./util/abort.js";

@@ -1,0 +1,110 @@
+import type { MessageInitShape } from "@bufbuild/protobuf";
+import {
+  PolicyConfig_WorkspaceContainment,
+  PolicyDecision,
+  PolicyEvaluationOutcome,
+  type PolicyConfigSchema,
+  type PolicyDecisionRequest,
+  type PolicyRuleSchema,
+} from "../wire/index.js";
+import type { ToolCall } from "../types.js";
+import { denialReason, messageOf } from "./evaluate.js";
+import { Decision, isDynamic, isWorkspaceMarker, splitTarget, type Policy } from "./policy.js";
+
+const WIRE_DECISION: Record<Decision, PolicyDecision> = {
+  allow: PolicyDecision.ALLOW,
+  deny: PolicyDecision.DENY,
+  ask_user: PolicyDecision.ASK_USER,
+};
+
+/** The rule id of a dynamic policy: `rule_<index in the flattened list>` (protocol §12). */
+export function ruleIdOf(index: number): string {
+  return `rule_${index}`;
+}
+
+/**
+ * Serialises flattened policies to `HarnessConfig.policyConfig` (protocol §12): one rule per
+ * policy in declaration order, `server/tool` targets split, static rules decided by the harness,
+ * dynamic ones (a predicate or ASK_USER) flagged `isDynamic` with `ruleId` `rule_<index>`.
+ * `workspaceOnly` markers become `workspaceContainment: ENABLED` instead of a rule.
+ */
+export function toPolicyConfig(policies: readonly Policy[]): MessageInitShape<typeof PolicyConfigSchema> {
+  const rules: MessageInitShape<typeof PolicyRuleSchema>[] = [];
+  let containment = false;
+  policies.forEach((policy, index) => {
+    if (isWorkspaceMarker(policy)) {
+      containment = true;
+      return;
+    }
+    const { tool, serverName } = splitTarget(policy.tool);
+    const dynamic = isDynamic(policy);
+    rules.push({
+      tool,
+      ...(serverName === undefined ? {} : { serverName }),
+      name: policy.name,
+      decision: WIRE_DECISION[policy.decision],
+      ...(policy.decision === Decision.Deny ? { denyReason: denialReason(policy) } : {}),
+      isDynamic: dynamic,
+      ruleId: dynamic ? ruleIdOf(index) : "",
+    });
+  });
+  return containment ? { rules, workspaceContainment: PolicyConfig_WorkspaceContainment.ENABLED } : { rules };
+}
+
+/** The SDK's answer to a `policyDecisionRequest` (protocol §12). */
+export interface PolicyDecisionAnswer {
+  outcome: PolicyEvaluationOutcome;
+  denyReason?: string;
+}
+
+/** The tool call a `PreToolArgs` describes, with arguments parsed (non-JSON kept as a string). */
+export function toolCallFromPreToolArgs(args: PolicyDecisionRequest["toolArgs"]): ToolCall {
+  const text = args?.argumentsJson ?? "";
+  let parsed: unknown = {};
+  if (text !== "") {
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      parsed = text;
+    }
+  }
+  const serverName = args?.serverName ?? "";
+  return { id: args?.callId ?? "", name: args?.toolName ?? "", args: parsed, ...(serverName === "" ? {} : { serverName }) };
+}
+
+/**
+ * Answers a dynamic rule the harness matched (protocol §12): the predicate false ⇒ NO_MATCH;
+ * ALLOW/DENY as declared; ASK_USER ⇒ the handler's answer. An unknown rule id or a throwing
+ * predicate/handler ⇒ DENY with a reason. Never throws.
+ */
+export async function decidePolicyRequest(policies: readonly Policy[], request: PolicyDecisionRequest): Promise<PolicyDecisionAnswer> {
+  const ruleId = request.ruleId ?? "";
+  const match = /^rule_(\d+)$/.exec(ruleId);
+  const policy = match === null ? undefined : policies[Number(match[1])];
+  if (policy === undefined || isWorkspaceMarker(policy)) {
+    return { outcome: PolicyEvaluationOutcome.DENY, denyReason: `Unknown policy rule ${JSON.stringify(ruleId)}; the SDK has no such dynamic policy.` };
+  }
+  const call = toolCallFromPreToolArgs(request.toolArgs);
+  try {
+    if (policy.predicate !== undefined && !(await policy.predicate(call))) return { outcome: PolicyEvaluationOutcome.NO_MATCH };
+    return await decide(policy, call);
+  } catch (error) {
+    return { outcome: PolicyEvaluationOutcome.DENY, denyReason: `Policy evaluation failed for '${policy.name}': ${messageOf(error)}` };
+  }
+}
+
+/** Applies a matching policy's decision, asking its handler for ASK_USER. */
+export async function decide(policy: Policy, call: ToolCall): Promise<PolicyDecisionAnswer> {
+  switch (policy.decision) {
+    case Decision.Allow:
+      return { outcome: PolicyEvaluationOutcome.ALLOW };
+    case Decision.Deny:
+      return { outcome: PolicyEvaluationOutcome.DENY, denyReason: denialReason(policy) };
+    case Decision.AskUser: {
+      const accepted = policy.handler === undefined ? false : await policy.handler(call);
+      return accepted
+        ? { outcome: PolicyEvaluationOutcome.ALLOW }
+        : { outcome: PolicyEvaluationOutcome.DENY, denyReason: `User denied tool '${call.name}' (policy '${policy.name}').` };
+    }
+  }
+}

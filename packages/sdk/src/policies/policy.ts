@@ -1,0 +1,199 @@
+import { ErrorCode, SdkError } from "../errors.js";
+import type { ToolCall } from "../types.js";
+
+/** What a policy decides for a matching tool call (antigravity-api.md §2.8). */
+export const Decision = { Allow: "allow", Deny: "deny", AskUser: "ask_user" } as const;
+export type Decision = (typeof Decision)[keyof typeof Decision];
+
+/** Narrows a policy to some calls; a policy whose predicate returns false does not match. */
+export type PolicyPredicate = (call: ToolCall) => boolean | Promise<boolean>;
+
+/** Decides an ASK_USER policy: `true` lets the call run, `false` refuses it. */
+export type AskUserHandler = (call: ToolCall) => boolean | Promise<boolean>;
+
+/** Options shared by the policy constructors. */
+export interface PolicyOptions {
+  /** Shown in denial messages and sent as `PolicyRule.name`; defaults to the tool target. */
+  name?: string;
+  /** Only match calls for which this returns true (makes the rule dynamic, protocol §12). */
+  when?: PolicyPredicate;
+  /** Text the model sees when this policy denies a call. */
+  reason?: string;
+}
+
+/**
+ * One rule about which tools may run. `tool` is a tool name (`"run_command"`), `"*"`, or an MCP
+ * target `"server/tool"` / `"server/*"`. Policies are immutable; `when` and `withName` return copies.
+ * Static policies are evaluated by the harness; predicates and ASK_USER handlers run in the SDK
+ * when the harness asks (protocol §12).
+ */
+export interface Policy {
+  readonly tool: string;
+  readonly decision: Decision;
+  readonly name: string;
+  readonly reason?: string;
+  readonly predicate?: PolicyPredicate;
+  readonly handler?: AskUserHandler;
+  /** Set on `workspaceOnly` markers: enforced by the harness, never evaluated here. */
+  readonly workspaces?: readonly string[];
+  /** A copy that only matches calls for which `predicate` returns true. */
+  when(predicate: PolicyPredicate): Policy;
+  /** A copy with another name. */
+  withName(name: string): Policy;
+}
+
+/** A policy or a nested list of them (`confirmRunCommand()` and `readOnly()` return lists). */
+export type PolicyLike = Policy | readonly PolicyLike[];
+
+/** The name of the `workspaceOnly` marker policy. */
+export const WORKSPACE_ONLY = "workspace_only";
+
+/** Built-in tools that cannot change anything (protocol §11.1, upstream read-only set). */
+export const READ_ONLY_TOOLS = [
+  "list_directory",
+  "search_directory",
+  "find_file",
+  "view_file",
+  "read_url_content",
+  "finish",
+] as const;
+
+interface PolicySpec {
+  tool: string;
+  decision: Decision;
+  name?: string | undefined;
+  reason?: string | undefined;
+  predicate?: PolicyPredicate | undefined;
+  handler?: AskUserHandler | undefined;
+  workspaces?: readonly string[] | undefined;
+}
+
+function makePolicy(spec: PolicySpec): Policy {
+  if (spec.tool.trim() === "") throw new SdkError(ErrorCode.InvalidArgument, "a policy needs a tool name, \"*\" or \"server/tool\"");
+  const policy: Policy = {
+    tool: spec.tool,
+    decision: spec.decision,
+    name: spec.name ?? spec.tool,
+    ...(spec.reason === undefined ? {} : { reason: spec.reason }),
+    ...(spec.predicate === undefined ? {} : { predicate: spec.predicate }),
+    ...(spec.handler === undefined ? {} : { handler: spec.handler }),
+    ...(spec.workspaces === undefined ? {} : { workspaces: spec.workspaces }),
+    when: (predicate) => makePolicy({ ...spec, predicate }),
+    withName: (name) => makePolicy({ ...spec, name }),
+  };
+  return Object.freeze(policy);
+}
+
+/**
+ * Lets `tool` run.
+ * @example allow("view_file")
+ */
+export function allow(tool: string, options: PolicyOptions = {}): Policy {
+  return makePolicy({ tool, decision: Decision.Allow, name: options.name, predicate: options.when });
+}
+
+/**
+ * Refuses `tool`; the model sees `reason` (default "Denied by policy '<name>'.").
+ * @example deny("run_command", "no shell in CI")
+ */
+export function deny(tool: string, reason?: string, options: PolicyOptions = {}): Policy {
+  return makePolicy({ tool, decision: Decision.Deny, name: options.name, reason: reason ?? options.reason, predicate: options.when });
+}
+
+/**
+ * Asks `handler` before `tool` runs; `false` refuses the call.
+ * @example askUser("run_command", (call) => confirm(`run ${JSON.stringify(call.args)}?`))
+ */
+export function askUser(tool: string, handler: AskUserHandler, options: PolicyOptions = {}): Policy {
+  return makePolicy({ tool, decision: Decision.AskUser, name: options.name, reason: options.reason, predicate: options.when, handler });
+}
+
+/** Lets every tool run (name `"allow_all"`). */
+export function allowAll(): Policy {
+  return makePolicy({ tool: "*", decision: Decision.Allow, name: "allow_all" });
+}
+
+/** Refuses every tool not allowed by a more specific policy (name `"deny_all"`). */
+export function denyAll(reason?: string): Policy {
+  return makePolicy({ tool: "*", decision: Decision.Deny, name: "deny_all", reason });
+}
+
+/** Refuses everything except the read-only built-ins (protocol §11.1). */
+export function readOnly(): Policy[] {
+  return [denyAll(), ...READ_ONLY_TOOLS.map((tool) => allow(tool, { name: "read_only" }))];
+}
+
+/**
+ * Allows everything but `run_command`, which is refused, or decided by `handler` when given
+ * (upstream default policy, protocol §12).
+ */
+export function confirmRunCommand(handler?: AskUserHandler): Policy[] {
+  const name = "confirm_run_command";
+  const gate = handler === undefined
+    ? makePolicy({ tool: "run_command", decision: Decision.Deny, name })
+    : makePolicy({ tool: "run_command", decision: Decision.AskUser, name, handler });
+  return [gate, makePolicy({ tool: "*", decision: Decision.Allow, name })];
+}
+
+/**
+ * Marker asking the harness to keep file tools inside the agent's workspaces
+ * (`policyConfig.workspaceContainment = ENABLED`, protocol §12). Not evaluated by the SDK.
+ */
+export function workspaceOnly(workspaces: readonly string[] = []): Policy {
+  return makePolicy({ tool: "*", decision: Decision.Allow, name: WORKSPACE_ONLY, workspaces: [...workspaces] });
+}
+
+/** `"server/tool"` targets for an MCP server, or `"server/*"` when `tools` is omitted. */
+function mcpTargets(server: string, tools?: readonly string[]): string[] {
+  if (server.trim() === "" || server.includes("/")) {
+    throw new SdkError(ErrorCode.InvalidArgument, `invalid MCP server name ${JSON.stringify(server)}: it must be non-empty and contain no "/"`);
+  }
+  return tools === undefined || tools.length === 0 ? [`${server}/*`] : tools.map((tool) => `${server}/${tool}`);
+}
+
+/** Allows the tools of an MCP server (all of them when `tools` is omitted). */
+export function allowMcp(server: string, tools?: readonly string[], options: PolicyOptions = {}): Policy[] {
+  return mcpTargets(server, tools).map((target) => allow(target, options));
+}
+
+/** Refuses the tools of an MCP server (all of them when `tools` is omitted). */
+export function denyMcp(server: string, tools?: readonly string[], options: PolicyOptions = {}): Policy[] {
+  return mcpTargets(server, tools).map((target) => deny(target, options.reason, options));
+}
+
+/** Asks `handler` before the tools of an MCP server run. */
+export function askUserMcp(server: string, handler: AskUserHandler, tools?: readonly string[], options: PolicyOptions = {}): Policy[] {
+  return mcpTargets(server, tools).map((target) => askUser(target, handler, options));
+}
+
+/** Flattens nested policy lists, keeping declaration order (rule ids index this list). */
+export function flattenPolicies(policies: readonly PolicyLike[]): Policy[] {
+  const out: Policy[] = [];
+  const visit = (item: PolicyLike): void => {
+    if (isPolicyList(item)) item.forEach(visit);
+    else out.push(item);
+  };
+  policies.forEach(visit);
+  return out;
+}
+
+function isPolicyList(item: PolicyLike): item is readonly PolicyLike[] {
+  return Array.isArray(item);
+}
+
+/** True for the `workspaceOnly` marker. */
+export function isWorkspaceMarker(policy: Policy): boolean {
+  return policy.workspaces !== undefined && policy.name === WORKSPACE_ONLY;
+}
+
+/** Splits a policy target into tool and MCP server (`"server/tool"`, `"server/*"`). */
+export function splitTarget(target: string): { tool: string; serverName?: string } {
+  const slash = target.indexOf("/");
+  if (slash <= 0) return { tool: target };
+  return { tool: target.slice(slash + 1), serverName: target.slice(0, slash) };
+}
+
+/** True when the policy must be decided by the SDK (a predicate, or ASK_USER), protocol §12. */
+export function isDynamic(policy: Policy): boolean {
+  return policy.predicate !== undefined || policy.decision === Decision.AskUser;
+}

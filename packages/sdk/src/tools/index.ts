@@ -1,0 +1,7 @@
+/**
+ * Client tools: the `Tool` interface, `defineTool`, and the `ToolRunner` that declares tools to
+ * the harness and answers its `toolCall`s (protocol §7).
+ * @module
+ */
+export { defineTool, NO_ARGUMENTS_SCHEMA, validateToolName, type JsonSchema, type Tool, type ToolContext, type ToolDefinition } from "./tool.js";
+export { ToolRunner, toToolResponse } from "./tool-runner.js";

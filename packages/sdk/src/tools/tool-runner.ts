@@ -1,0 +1,80 @@
+import type { MessageInitShape } from "@bufbuild/protobuf";
+import { ErrorCode, SdkError } from "../errors.js";
+import type { ToolCall, ToolResult } from "../types.js";
+import type { ToolResponseSchema, ToolSchema } from "../wire/index.js";
+import { NO_ARGUMENTS_SCHEMA, validateToolName, type Tool, type ToolContext } from "./tool.js";
+
+/**
+ * The client tools of a session: declares them to the harness (`HarnessConfig.tools`) and runs
+ * the calls the harness forwards (protocol §7). Policy and PRE_TOOL gating happen in the harness
+ * before a call reaches the runner, so the runner does not gate again.
+ *
+ * @example
+ * const runner = new ToolRunner([add]);
+ * const result = await runner.run({ id: "c1", name: "add", args: { a: 2, b: 3 } }, context);
+ */
+export class ToolRunner {
+  readonly #tools = new Map<string, Tool>();
+
+  constructor(tools: Iterable<Tool> = []) {
+    for (const tool of tools) this.register(tool);
+  }
+
+  /** Adds a tool. Throws `InvalidArgument` for a bad or duplicate name. */
+  register(tool: Tool): this {
+    validateToolName(tool.name);
+    if (this.#tools.has(tool.name)) throw new SdkError(ErrorCode.InvalidArgument, `a tool named ${JSON.stringify(tool.name)} is already registered`);
+    this.#tools.set(tool.name, tool);
+    return this;
+  }
+
+  /** Names of the registered tools, in registration order. */
+  get names(): string[] {
+    return [...this.#tools.keys()];
+  }
+
+  has(name: string): boolean {
+    return this.#tools.has(name);
+  }
+
+  /** `HarnessConfig.tools` entries (protocol §5.1): the schema as a JSON string. */
+  declarations(): MessageInitShape<typeof ToolSchema>[] {
+    return [...this.#tools.values()].map((tool) => ({
+      name: tool.name,
+      description: tool.description,
+      parametersJsonSchema: JSON.stringify(tool.parameters ?? NO_ARGUMENTS_SCHEMA),
+    }));
+  }
+
+  /**
+   * Runs one call. Never throws: an unknown tool, a thrown error or a result that is not JSON
+   * becomes `error`; anything else becomes `result`.
+   */
+  async run(call: ToolCall, context: ToolContext): Promise<ToolResult> {
+    const tool = this.#tools.get(call.name);
+    if (tool === undefined) return { id: call.id, name: call.name, error: `No tool registered with name ${call.name}` };
+    try {
+      const value: unknown = await tool.call(call.args, context);
+      const result = value === undefined ? null : value;
+      JSON.stringify(result); // §7: must serialise; throws on BigInt or cycles
+      return { id: call.id, name: call.name, result };
+    } catch (error) {
+      return { id: call.id, name: call.name, error: error instanceof Error ? error.message : String(error) };
+    }
+  }
+}
+
+/**
+ * The `toolResponse` for a result (protocol §7): `errorMessage` for an error, else `responseJson`
+ * holding a JSON object — plain objects as they are, any other value as `{"result": value}`.
+ */
+export function toToolResponse(result: ToolResult): MessageInitShape<typeof ToolResponseSchema> {
+  if (result.error !== undefined) return { id: result.id, errorMessage: result.error };
+  const value = result.result === undefined ? null : result.result;
+  const object = typeof value === "object" && value !== null && !Array.isArray(value) ? value : { result: value };
+  try {
+    return { id: result.id, responseJson: JSON.stringify(object) };
+  } catch (error) {
+    return { id: result.id, errorMessage: `Tool ${result.name} returned a value that is not JSON: ${error instanceof Error ? error.message : String(error)}` };
+  }
+}

@@ -1,0 +1,293 @@
+import { ErrorCode, SdkError } from "../errors.js";
+import type { CallOptions } from "../types.js";
+import { abortError, linkSignal, raceSignal, throwIfAborted } from "../util/abort.js";
+import { AsyncQueue } from "../util/async-queue.js";
+import type { Channel, Transport } from "./transport.js";
+import { DefaultWebSocket } from "./websocket-transport-default.js";
+
+/** The event shapes a {@link WebSocketLike} delivers (DOM `MessageEvent`/`CloseEvent`/`ErrorEvent`, `ws`'s twins). */
+export interface WebSocketEventLike {
+  readonly data?: unknown;
+  readonly code?: number;
+  readonly reason?: string;
+  readonly message?: string;
+  readonly error?: unknown;
+}
+
+/** The part of the WHATWG `WebSocket` the transport uses; browsers, Deno, workerd and `ws` all have it. */
+export interface WebSocketLike {
+  readonly readyState: number;
+  binaryType: string;
+  send(data: string): void;
+  close(code?: number, reason?: string): void;
+  addEventListener(type: "open" | "message" | "error" | "close", listener: (event: WebSocketEventLike) => void): void;
+  removeEventListener(type: "open" | "message" | "error" | "close", listener: (event: WebSocketEventLike) => void): void;
+}
+
+/** A `WebSocket` constructor. The third argument is `ws`'s options (headers, maxPayload); browsers ignore it. */
+export type WebSocketConstructor = new (url: string, protocols?: string | string[], options?: Record<string, unknown>) => WebSocketLike;
+
+/**
+ * Opens an already-connected socket, for runtimes that upgrade through `fetch` (workerd:
+ * `fetchUpgradeWebSocket`). The socket must not have dispatched any message event yet.
+ */
+export type WebSocketConnector = (url: string, headers: Readonly<Record<string, string>>, options: CallOptions) => Promise<WebSocketLike>;
+
+/** Options of {@link WebSocketTransport}. Unset values come from the environment where there is one. */
+export interface WebSocketTransportOptions {
+  /** Full URL (`ws://host:port/`); wins over `host`/`port`. */
+  url?: string;
+  /** Default `ANTIGRAVITY_HARNESS_HOST`, else `127.0.0.1`. */
+  host?: string;
+  /** Default `ANTIGRAVITY_HARNESS_PORT`, else `8000`. */
+  port?: number;
+  /** The harness's key, sent as `x-goog-api-key` (protocol §4). Default `ANTIGRAVITY_API_KEY`. */
+  apiKey?: string;
+  /** Extra upgrade headers. Browsers cannot send headers: connect them through the gateway. */
+  headers?: Readonly<Record<string, string>>;
+  /** `WebSocket` implementation; default `isomorphic-ws` (`ws` on Node, the global one elsewhere). */
+  WebSocket?: WebSocketConstructor;
+  /** Connects instead of the constructor (e.g. `fetchUpgradeWebSocket` on Cloudflare Workers). */
+  connect?: WebSocketConnector;
+  /** Environment to read instead of the runtime's (`process.env` / `Deno.env`). */
+  env?: Readonly<Record<string, string | undefined>>;
+  /** How long `close()` waits for the peer's close frame. Default 1000 ms. */
+  closeTimeoutMs?: number;
+}
+
+const OPEN = 1;
+const CLOSED = 3;
+
+/**
+ * Reads an environment variable where the runtime has one (`process.env` on Node and Bun,
+ * `Deno.env` with `--allow-env`), without touching Node globals elsewhere.
+ */
+export function readEnvironment(name: string): string | undefined {
+  const scope = globalThis as { process?: { env?: Record<string, string | undefined> }; Deno?: { env?: { get(key: string): string | undefined } } };
+  const fromProcess = scope.process?.env?.[name];
+  if (fromProcess !== undefined) return fromProcess;
+  try {
+    return scope.Deno?.env?.get(name);
+  } catch {
+    return undefined; // Deno without --allow-env
+  }
+}
+
+/**
+ * A transport to a harness that is already listening (protocol §4): one WebSocket per `connect()`,
+ * `x-goog-api-key` on the upgrade, text frames, no message size limit. Refused → `Unavailable`;
+ * HTTP 401/403 on the upgrade → `PermissionDenied`. Frames are buffered from the moment the
+ * socket opens; an abnormal close (code ≠ 1000) makes `frames()` throw `ConnectionClosed`.
+ *
+ * @example
+ * const transport = new WebSocketTransport({ url: "ws://127.0.0.1:8765/", apiKey: "secret" });
+ */
+export class WebSocketTransport implements Transport {
+  readonly url: string;
+  readonly #headers: Record<string, string>;
+  readonly #options: WebSocketTransportOptions;
+
+  constructor(options: WebSocketTransportOptions = {}) {
+    const env = (name: string): string | undefined => (options.env === undefined ? readEnvironment(name) : options.env[name]);
+    const port = options.port ?? parsePort(env("ANTIGRAVITY_HARNESS_PORT")) ?? 8000;
+    const host = options.host ?? env("ANTIGRAVITY_HARNESS_HOST") ?? "127.0.0.1";
+    this.url = options.url ?? `ws://${host.includes(":") && !host.startsWith("[") ? `[${host}]` : host}:${port}/`;
+    const apiKey = options.apiKey ?? env("ANTIGRAVITY_API_KEY");
+    this.#headers = { ...options.headers, ...(apiKey === undefined || apiKey === "" ? {} : { "x-goog-api-key": apiKey }) };
+    this.#options = options;
+  }
+
+  async connect(options: CallOptions = {}): Promise<Channel> {
+    const link = linkSignal(options);
+    try {
+      throwIfAborted(link.signal);
+      const closeTimeoutMs = this.#options.closeTimeoutMs ?? 1_000;
+      if (this.#options.connect !== undefined) {
+        const socket = await raceSignal(this.#options.connect(this.url, this.#headers, { signal: link.signal }), link.signal);
+        return new WebSocketChannel(socket, this.url, closeTimeoutMs);
+      }
+      const socket = createSocket(this.url, this.#headers, this.#options.WebSocket ?? DefaultWebSocket);
+      // The channel listens before the socket opens: frames sent with the upgrade are kept (§4).
+      const channel = new WebSocketChannel(socket, this.url, closeTimeoutMs);
+      await waitForOpen(socket, this.url, link.signal);
+      return channel;
+    } catch (error) {
+      throw SdkError.from(error, ErrorCode.Unavailable);
+    } finally {
+      link.dispose();
+    }
+  }
+}
+
+function parsePort(value: string | undefined): number | undefined {
+  if (value === undefined || value.trim() === "") return undefined;
+  const port = Number(value);
+  if (!Number.isInteger(port) || port <= 0 || port > 65_535) {
+    throw new SdkError(ErrorCode.InvalidArgument, `ANTIGRAVITY_HARNESS_PORT must be a TCP port number, got ${JSON.stringify(value)}`);
+  }
+  return port;
+}
+
+/** A socket being opened by a constructor. */
+function createSocket(url: string, headers: Record<string, string>, Ctor: WebSocketConstructor): WebSocketLike {
+  let socket: WebSocketLike;
+  try {
+    // `ws` options: headers for the key, no frame-size cap (§4: large tool results), no compression.
+    socket = new Ctor(url, [], { headers, maxPayload: 0, perMessageDeflate: false });
+  } catch (cause) {
+    throw new SdkError(ErrorCode.InvalidArgument, `cannot open a WebSocket to ${url}: ${describe(cause)}`, { cause });
+  }
+  // An 'error' with no listener crashes `ws`'s EventEmitter; 'close' always follows and reports it.
+  socket.addEventListener("error", () => undefined);
+  return socket;
+}
+
+/** Resolves once `socket` is open; rejects (and drops the socket) if it fails or `signal` aborts first. */
+function waitForOpen(socket: WebSocketLike, url: string, signal: AbortSignal): Promise<void> {
+  if (socket.readyState === OPEN) return Promise.resolve();
+  return new Promise<void>((resolve, reject) => {
+    let status: number | undefined;
+    const emitter = socket as unknown as { on?: (event: string, listener: (request: unknown, response: { statusCode?: number }) => void) => void };
+    // `ws` only: the HTTP status of a refused upgrade (browsers do not expose it).
+    emitter.on?.("unexpected-response", (_request, response) => {
+      status = response.statusCode;
+      terminate(socket); // with this listener `ws` leaves the socket to us; 'close' follows
+    });
+    const settle = (): void => {
+      socket.removeEventListener("open", onOpen);
+      socket.removeEventListener("error", onError);
+      socket.removeEventListener("close", onError);
+      signal.removeEventListener("abort", onAbort);
+    };
+    const onOpen = (): void => {
+      settle();
+      resolve();
+    };
+    const onError = (event: WebSocketEventLike): void => {
+      settle();
+      terminate(socket);
+      reject(connectError(url, event, status));
+    };
+    const onAbort = (): void => {
+      settle();
+      terminate(socket);
+      reject(abortError(signal));
+    };
+    socket.addEventListener("open", onOpen);
+    socket.addEventListener("error", onError);
+    socket.addEventListener("close", onError);
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+function connectError(url: string, event: WebSocketEventLike, status: number | undefined): SdkError {
+  const text = event.message ?? (event.error instanceof Error ? event.error.message : "") ?? "";
+  const httpCode = status ?? Number(/Unexpected server response: (\d{3})/.exec(text)?.[1] ?? Number.NaN);
+  const details = Number.isNaN(httpCode) ? {} : { httpCode };
+  if (httpCode === 401 || httpCode === 403) {
+    return new SdkError(ErrorCode.PermissionDenied, `the harness at ${url} refused the api key (HTTP ${httpCode}); pass the key it expects (apiKey / ANTIGRAVITY_API_KEY)`, { cause: event.error, details });
+  }
+  const why = Number.isNaN(httpCode) ? text || `connection closed${event.code === undefined ? "" : ` (code ${event.code})`}` : `HTTP ${httpCode}`;
+  return new SdkError(ErrorCode.Unavailable, `could not connect to the harness at ${url}: ${why}; is it running and listening there?`, { cause: event.error, details });
+}
+
+function terminate(socket: WebSocketLike): void {
+  const ws = socket as unknown as { terminate?: () => void };
+  try {
+    if (typeof ws.terminate === "function") ws.terminate();
+    else if (socket.readyState !== CLOSED) socket.close();
+  } catch {
+    // closing a socket that never opened may throw in some runtimes; it is gone either way
+  }
+}
+
+function describe(cause: unknown): string {
+  return cause instanceof Error ? cause.message : String(cause);
+}
+
+const decoder = new TextDecoder();
+
+/** A {@link Channel} over an open {@link WebSocketLike}. */
+class WebSocketChannel implements Channel {
+  readonly #socket: WebSocketLike;
+  readonly #url: string;
+  readonly #closeTimeoutMs: number;
+  readonly #queue = new AsyncQueue<string>();
+  #closing: Promise<void> | undefined;
+  #consumed = false;
+  readonly #closed: Promise<void>;
+
+  constructor(socket: WebSocketLike, url: string, closeTimeoutMs: number) {
+    this.#socket = socket;
+    this.#url = url;
+    this.#closeTimeoutMs = closeTimeoutMs;
+    socket.binaryType = "arraybuffer";
+    socket.addEventListener("message", (event) => void this.#queue.push(frameText(event.data)));
+    socket.addEventListener("error", () => {
+      // a 'close' event follows every 'error'; it decides how the stream ends
+    });
+    this.#closed = new Promise<void>((resolve) => {
+      socket.addEventListener("close", (event) => {
+        this.#onClose(event);
+        resolve();
+      });
+    });
+    if (socket.readyState === CLOSED) this.#onClose({ code: 1006 });
+  }
+
+  send(frame: string): void {
+    if (this.#closing !== undefined || this.#socket.readyState !== OPEN) {
+      throw new SdkError(ErrorCode.ConnectionClosed, `cannot send: the WebSocket to ${this.#url} is closed`);
+    }
+    this.#socket.send(frame);
+  }
+
+  frames(): AsyncIterable<string> {
+    if (this.#consumed) throw new SdkError(ErrorCode.FailedPrecondition, "frames() has a single consumer and was already called");
+    this.#consumed = true;
+    return this.#queue;
+  }
+
+  close(options: CallOptions = {}): Promise<void> {
+    this.#closing ??= this.#close(options);
+    return this.#closing;
+  }
+
+  async #close(options: CallOptions): Promise<void> {
+    this.#queue.end();
+    if (this.#socket.readyState === CLOSED) return;
+    try {
+      this.#socket.close(1000);
+    } catch {
+      terminate(this.#socket);
+      return;
+    }
+    const link = linkSignal({ timeoutMs: this.#closeTimeoutMs, ...options });
+    try {
+      await raceSignal(this.#closed, link.signal);
+    } catch {
+      terminate(this.#socket); // the peer did not answer the close frame in time
+    } finally {
+      link.dispose();
+    }
+  }
+
+  #onClose(event: WebSocketEventLike): void {
+    const code = event.code ?? 1006;
+    if (this.#closing !== undefined || code === 1000) {
+      this.#queue.end();
+      return;
+    }
+    const reason = event.reason ? `: ${event.reason}` : "";
+    this.#queue.fail(new SdkError(ErrorCode.ConnectionClosed, `the WebSocket to ${this.#url} closed unexpectedly (code ${code}${reason})`, { details: { closeCode: code } }));
+  }
+}
+
+/** Text of a message event's data: strings as they are, binary frames decoded as UTF-8. */
+function frameText(data: unknown): string {
+  if (typeof data === "string") return data;
+  if (data instanceof ArrayBuffer) return decoder.decode(data);
+  if (ArrayBuffer.isView(data)) return decoder.decode(new Uint8Array(data.buffer, data.byteOffset, data.byteLength));
+  if (Array.isArray(data)) return data.map(frameText).join("");
+  return String(data);
+}

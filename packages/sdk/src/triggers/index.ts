@@ -1,0 +1,7 @@
+/**
+ * Triggers: background sources of messages for the agent (protocol §13, `automatedTrigger`).
+ * @module
+ */
+export type { SendTriggerOptions, Trigger, TriggerContext, TriggerDelivery } from "./trigger.js";
+export { TriggerRunner, type TriggerRunnerOptions } from "./trigger-runner.js";
+export { every, type EveryOptions, type TriggerMessage } from "./every.js";

@@ -1,0 +1,9 @@
+import { SubprocessTransport } from "@antigravity-ts/node";
+import { defineE2ESuite } from "./e2e-suite.js";
+import { harnessExecutable } from "./harness-launcher.js";
+
+// Each session spawns its own harness over stdio, as with the real `localharness` binary.
+defineE2ESuite("SubprocessTransport", async (context) => {
+  const harnessPath = await context.shared("harness-executable", harnessExecutable, async () => undefined);
+  return new SubprocessTransport({ harnessPath, env: context.harnessEnv });
+});

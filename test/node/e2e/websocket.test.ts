@@ -1,0 +1,13 @@
+import { WebSocketTransport } from "@antigravity-ts/sdk";
+import { defineE2ESuite } from "./e2e-suite.js";
+import { startListeningHarness } from "./harness-launcher.js";
+
+// One listening harness (`antigravity-harness --listen 127.0.0.1:0`) serves every test's session.
+defineE2ESuite("WebSocketTransport", async (context) => {
+  const harness = await context.shared(
+    "listening-harness",
+    () => startListeningHarness({ script: context.script, workspace: context.workspace, apiKey: "e2e-key-0123456789" }),
+    (h) => h.stop(),
+  );
+  return new WebSocketTransport({ host: "127.0.0.1", port: harness.port, apiKey: harness.apiKey });
+});
