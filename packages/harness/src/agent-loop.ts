@@ -164,6 +164,8 @@ async function callModel(state: SessionState, scope: TurnScope, counters: TurnCo
         else answer.thinking += event.delta;
       } else if (event.type === "toolCall") answer.toolCalls.push(event.call);
       else usage = event.usage;
+      // Backpressure: a client that stops reading holds the model stream back (see OutputChannel).
+      if (scope.congested) await scope.writable();
     }
   } catch (error) {
     if (!scope.signal.aborted && (held !== undefined || step !== undefined)) {

@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 import { runHarnessCli } from "./main.js";
 
-// `antigravity-harness`: see main.ts and docs/harness.md.
+// `antigravity-harness`: see main.ts and docs/harness.md. The title makes its processes easy to
+// find (`ps aux | grep antigravity-harness`) whichever way node was launched.
+process.title = ["antigravity-harness", ...process.argv.slice(2)].join(" ");
 runHarnessCli(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (error: unknown) => {

@@ -8,6 +8,7 @@ export { startHarnessServer, type HarnessServer, type HarnessServerOptions } fro
 export { runHarnessCli } from "./main.js";
 export { parseCliArgs, CliUsageError, USAGE, type HarnessCliOptions, type ListenModeOptions, type StdioModeOptions } from "./cli-args.js";
 export { generateApiKey } from "./auth.js";
+export { installCrashGuard } from "./crash-guard.js";
 export { createLogger, type Logger, type LoggerOptions } from "./log.js";
 export { createFileSessionStore, createMemorySessionStore, StorageError, type SessionStore, type StoredSession } from "./storage.js";
 export { createScriptedProvider, type ScriptedProviderOptions } from "./model/scripted.js";

@@ -1,6 +1,7 @@
 import { createRequire } from "node:module";
 import { generateApiKey } from "./auth.js";
 import { CliUsageError, USAGE, parseCliArgs, type HarnessCliOptions, type ListenModeOptions, type StdioModeOptions } from "./cli-args.js";
+import { installCrashGuard } from "./crash-guard.js";
 import { createLogger, type Logger } from "./log.js";
 import { ScriptError, loadScriptFile, type ScriptFile } from "./model/script-format.js";
 import { startHarnessServer, type HarnessServer } from "./server.js";
@@ -42,7 +43,7 @@ export async function runHarnessCli(argv: readonly string[]): Promise<number> {
     return 2;
   }
   process.on("exit", killAllChildren);
-  process.on("unhandledRejection", (reason) => log.error(`unhandled rejection: ${reason instanceof Error ? (reason.stack ?? reason.message) : String(reason)}`));
+  installCrashGuard(log);
   return options.mode === "stdio" ? runStdio(options, script, log) : runListen(options, script, log);
 }
 

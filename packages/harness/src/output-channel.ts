@@ -7,23 +7,71 @@ export type OutputEventInit = NonNullable<MessageInitShape<typeof OutputEventSch
 /** Sends an output event; returns false when it was not sent (socket closed, turn halted). */
 export type SendOutput = (event: OutputEventInit) => boolean;
 
+/** Characters handed to the socket but not yet written out above which the client counts as not keeping up. */
+export const HIGH_WATER_MARK = 4 * 1024 * 1024;
+/** Once congested, the backlog must fall to this before producers go on. */
+export const LOW_WATER_MARK = 1024 * 1024;
+
 /**
  * The harness → client half of a session. Every frame gets the next `seqNum` (monotonic per
  * session) and `timestampMicros` (§19 `OutputEvent`); both are int64 and go out as decimal strings (§4.1).
+ *
+ * Backpressure: frames are never dropped, but the channel counts what the socket has not written
+ * out yet. Past {@link HIGH_WATER_MARK} it is {@link congested}, and producers that can wait
+ * (the model stream) await {@link writable}, so a client that stops reading holds its own turn
+ * back instead of making the harness buffer without bound.
  */
 export class OutputChannel {
   #seq = 0n;
+  #backlog = 0;
+  readonly #waiters = new Set<() => void>();
 
-  constructor(private readonly socket: WebSocket) {}
+  constructor(private readonly socket: WebSocket) {
+    socket.once("close", () => this.#wake());
+  }
 
   /** Encodes and sends one event. */
   send: SendOutput = (event) => {
     if (this.socket.readyState !== this.socket.OPEN) return false;
     this.#seq += 1n;
     const frame = encodeOutputEvent(create(OutputEventSchema, { seqNum: this.#seq, timestampMicros: nowMicros(), event }));
-    this.socket.send(frame);
+    const size = frame.length;
+    this.#backlog += size;
+    this.socket.send(frame, () => {
+      this.#backlog -= size;
+      if (this.#backlog <= LOW_WATER_MARK) this.#wake();
+    });
     return true;
   };
+
+  /** True while the client is behind by more than {@link HIGH_WATER_MARK}. */
+  get congested(): boolean {
+    return this.#backlog > HIGH_WATER_MARK && this.socket.readyState === this.socket.OPEN;
+  }
+
+  /** Resolves at once unless congested, else once the backlog is down to {@link LOW_WATER_MARK} or the socket closed; rejects when `signal` aborts. */
+  writable(signal: AbortSignal): Promise<void> {
+    if (signal.aborted) return Promise.reject(signal.reason);
+    if (!this.congested) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const onAbort = (): void => {
+        this.#waiters.delete(done);
+        reject(signal.reason);
+      };
+      const done = (): void => {
+        signal.removeEventListener("abort", onAbort);
+        resolve();
+      };
+      signal.addEventListener("abort", onAbort, { once: true });
+      this.#waiters.add(done);
+    });
+  }
+
+  #wake(): void {
+    const waiters = [...this.#waiters];
+    this.#waiters.clear();
+    for (const waiter of waiters) waiter();
+  }
 }
 
 function nowMicros(): bigint {

@@ -71,7 +71,9 @@ export async function startHarnessServer(options: HarnessServerOptions): Promise
       options.log.warn(`refused a connection from ${request.socket.remoteAddress ?? "?"}: missing or wrong x-goog-api-key`);
       return refuse(socket, 401, "Unauthorized", "unauthorized");
     }
-    if (new URL(request.url ?? "/", "http://harness").pathname !== "/") return refuse(socket, 404, "Not Found", "not found");
+    const pathname = requestPath(request.url);
+    if (pathname === undefined) return refuse(socket, 400, "Bad Request", "bad request target");
+    if (pathname !== "/") return refuse(socket, 404, "Not Found", "not found");
     wss.handleUpgrade(request, socket, head, (ws) => wss.emit("connection", ws, request));
   };
   const servers = await listen(options.host, options.port, (server) => {
@@ -103,6 +105,15 @@ export async function startHarnessServer(options: HarnessServerOptions): Promise
       return closing;
     },
   };
+}
+
+/** Path of a request target (`/`, `/?x`, or absolute form); undefined when it does not parse. */
+function requestPath(target = "/"): string | undefined {
+  try {
+    return new URL(target, "http://harness").pathname;
+  } catch {
+    return undefined;
+  }
 }
 
 function refuse(socket: Duplex, status: number, statusText: string, body: string): void {

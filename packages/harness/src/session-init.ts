@@ -3,6 +3,7 @@ import {
   HarnessConfigSchema,
   type HarnessConfig,
   HarnessConfig_SessionContinuationMode as ContinuationMode,
+  LifecycleHook,
   create,
   decodeInitializeConversationEvent,
 } from "@antigravity-ts/sdk/wire";
@@ -127,6 +128,7 @@ function unsupportedFeatures(config: HarnessConfig): string[] {
     [config.skillsPaths.length > 0, "skillsPaths"],
     [config.toolOutputTruncation !== undefined, "toolOutputTruncation"],
     [(config.initialTrajectory?.length ?? 0) > 0, "initialTrajectory"],
+    [config.enabledHooks.includes(LifecycleHook.STOP), "the STOP hook (enabledHooks LIFECYCLE_HOOK_STOP)"],
   ];
   return features.filter(([present]) => present).map(([, name]) => name);
 }

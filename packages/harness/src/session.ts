@@ -9,6 +9,7 @@ import {
   type UserInput,
 } from "@antigravity-ts/sdk/wire";
 import { runTurn, type TurnInput } from "./agent-loop.js";
+import { runOnBehalfOf, type FaultOwner } from "./crash-guard.js";
 import type { Logger } from "./log.js";
 import { OutputChannel } from "./output-channel.js";
 import type { SettleResult } from "./pending-replies.js";
@@ -20,14 +21,21 @@ import { TurnScope } from "./turn-scope.js";
 import { toUsageMetadata } from "./usage.js";
 import { MAX_PROMPT_BYTES, normalizeLegacyInputFrame, userInputText } from "./user-input.js";
 
+/** Longest a closed session waits for its aborted turn to stop before it is saved and its id freed. */
+const TURN_STOP_GRACE_MS = 3000;
+
+/** A prompt waiting for its turn, or one refused, whose refusal is reported in its turn's place. */
+type QueuedInput = TurnInput | { refused: string };
+
 /**
  * One client connection = one session. The first frame initialises it (§5); later frames are
  * `InputEvent`s (§4). Turns run one at a time; replies to the harness's requests (tool
  * responses, hook and policy answers, confirmations, questions) are routed to whoever waits for
  * them, while a turn runs. Bad input never ends the process or other sessions: it gets an ERROR
- * step (SOURCE_SYSTEM) or, before initialisation, a close with a reason.
+ * step (SOURCE_SYSTEM) or, before initialisation, a close with a reason. Everything the session
+ * does runs on its behalf ({@link runOnBehalfOf}): a bug that escapes closes this session only.
  */
-export class HarnessSession {
+export class HarnessSession implements FaultOwner {
   readonly #socket: WebSocket;
   readonly #deps: SessionDependencies;
   readonly #channel: OutputChannel;
@@ -38,7 +46,7 @@ export class HarnessSession {
   #claim: SessionClaim | undefined;
   #log: Logger;
   #current: { scope: TurnScope; done: Promise<void> } | undefined;
-  #queue: TurnInput[] = [];
+  #queue: QueuedInput[] = [];
   #sessionStart: Promise<void> = Promise.resolve();
   #settled: Promise<void>;
   #resolveSettled!: () => void;
@@ -50,7 +58,7 @@ export class HarnessSession {
     this.#channel = new OutputChannel(socket);
     this.#settled = new Promise((resolve) => (this.#resolveSettled = resolve));
     socket.on("message", (data, isBinary) => this.#guard(() => this.#onMessage(data, isBinary)));
-    socket.on("close", () => this.#guard(() => this.#onClose()));
+    socket.on("close", () => this.#guard(() => this.#onClose("the client disconnected")));
     socket.on("error", (error) => this.#log.warn(`socket error: ${error.message}`));
   }
 
@@ -59,12 +67,24 @@ export class HarnessSession {
     return this.#settled;
   }
 
+  /** Names the session in logs. */
+  get description(): string {
+    return `session ${this.#state?.cascadeId ?? "(not initialised)"}`;
+  }
+
   /** Closes the connection (server shutdown); the session is persisted. */
   close(code: number, reason: string): void {
-    if (this.#socket.readyState === this.#socket.OPEN || this.#socket.readyState === this.#socket.CONNECTING) {
-      this.#socket.close(code, truncateReason(reason));
-    }
-    this.#onClose();
+    this.#guard(() => {
+      if (this.#socket.readyState === this.#socket.OPEN || this.#socket.readyState === this.#socket.CONNECTING) {
+        this.#socket.close(code, truncateReason(reason));
+      }
+      this.#onClose("the harness shut down");
+    });
+  }
+
+  /** A bug escaped code running for this session: close it (1011); the process and other sessions go on. */
+  fault(_error: unknown): void {
+    this.#fail(CloseCode.internal, "internal harness error");
   }
 
   #onMessage(data: RawData, isBinary: boolean): void {
@@ -73,7 +93,7 @@ export class HarnessSession {
       this.#fail(CloseCode.unsupportedData, "binary frames are not supported: send each message as one JSON text frame (protocol §4)");
       return;
     }
-    const text = Array.isArray(data) ? Buffer.concat(data).toString("utf8") : Buffer.from(data as ArrayBuffer).toString("utf8");
+    const text = Buffer.isBuffer(data) ? data.toString("utf8") : Array.isArray(data) ? Buffer.concat(data).toString("utf8") : Buffer.from(data).toString("utf8");
     if (this.#phase === "awaiting-init") {
       this.#phase = "initializing";
       this.#initialize(text).catch((error: unknown) => {
@@ -170,11 +190,11 @@ export class HarnessSession {
     // A whitespace-only prompt is legal (§6.1: upstream sends " "); a userInput without parts is not.
     if (bytes > MAX_PROMPT_BYTES || userInput.parts.length === 0) {
       const message = bytes > MAX_PROMPT_BYTES ? `prompt of ${bytes} bytes refused: the limit is ${MAX_PROMPT_BYTES} bytes` : "userInput without parts refused: send at least one text part";
-      this.#badInput(message);
-      this.#channel.send({ case: "trajectoryStateUpdate", value: { trajectoryId: this.#state?.cascadeId ?? "", state: TrajectoryStateUpdate_State.FULLY_IDLE, error: message } });
-      return;
+      // Reported in the place of its turn: a FULLY_IDLE in the middle of a running turn would end that turn for the client (§6.3).
+      this.#queue.push({ refused: message });
+    } else {
+      this.#queue.push({ userInput, text });
     }
-    this.#queue.push({ userInput, text });
     this.#pump();
   }
 
@@ -193,7 +213,13 @@ export class HarnessSession {
     if (state === undefined || this.#current !== undefined || this.#phase !== "ready") return;
     const input = this.#queue.shift();
     if (input === undefined) return;
-    const scope = new TurnScope(state.ledger, this.#channel.send, this.#ended.signal);
+    if ("refused" in input) {
+      this.#badInput(input.refused);
+      this.#channel.send({ case: "trajectoryStateUpdate", value: { trajectoryId: state.cascadeId, state: TrajectoryStateUpdate_State.FULLY_IDLE, error: input.refused } });
+      this.#pump();
+      return;
+    }
+    const scope = new TurnScope(state.ledger, this.#channel, this.#ended.signal);
     const done = (async () => {
       await this.#sessionStart;
       await runTurn(state, input, scope, { beforeIdle: () => this.#persist() });
@@ -239,10 +265,11 @@ export class HarnessSession {
     this.#channel.send({ case: "sessionEndResponse", value: true });
   }
 
-  /** An answer to nothing pending is bad input; one to a request abandoned by a halt is only logged. */
+  /** An answer to nothing ever asked is bad input; a late or repeated answer is only logged. */
   #reportSettle(result: SettleResult, kind: string, unknownMessage: string): void {
     if (result === "unknown") this.#badInput(unknownMessage);
-    else if (result === "stale") this.#log.info(`late ${kind} ignored: its request was abandoned by a halt`);
+    else if (result === "late") this.#log.info(`late ${kind} ignored: its request was abandoned (haltRequest)`);
+    else if (result === "duplicate") this.#log.info(`repeated ${kind} ignored: its request was already answered`);
   }
 
   /** Reports bad client input as a SOURCE_SYSTEM ERROR step; the session goes on. */
@@ -256,19 +283,24 @@ export class HarnessSession {
   #fail(code: number, reason: string): void {
     this.#log.warn(`closing the connection (${code}): ${reason}`);
     if (this.#socket.readyState === this.#socket.OPEN) this.#socket.close(code, truncateReason(reason));
-    this.#onClose();
+    this.#onClose(`the connection was closed (${code}): ${reason}`);
   }
 
-  #onClose(): void {
+  /** Ends the session: stops its turn (unfinished steps are recorded as failed with `reason`), then saves it and frees its id. */
+  #onClose(reason: string): void {
     if (this.#phase === "closed") return;
     const wasInitializing = this.#phase === "initializing";
     this.#phase = "closed";
-    this.#ended.abort(new Error("the client disconnected"));
+    this.#ended.abort(new Error(reason));
     this.#claim?.markClosing();
-    this.#current?.scope.abandon("the client disconnected");
+    this.#current?.scope.abandon(reason);
     if (wasInitializing) return; // #initialize releases the id when it finishes
     void (async () => {
-      await this.#current?.done;
+      const done = this.#current?.done;
+      // Every wait of a turn ends with its signal; the bound only matters after a bug broke the turn.
+      if (done !== undefined && (await settlesWithin(done, TURN_STOP_GRACE_MS)) === false) {
+        this.#log.error(`the turn did not stop within ${TURN_STOP_GRACE_MS} ms of the close; saving the session anyway`);
+      }
       await this.#persist();
       this.#release();
     })();
@@ -289,14 +321,24 @@ export class HarnessSession {
     }
   }
 
+  /** Runs a socket callback on behalf of this session; a synchronous throw closes the session. */
   #guard(action: () => void): void {
-    try {
-      action();
-    } catch (error) {
-      this.#log.error(`session failure: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-      this.#fail(CloseCode.internal, "internal harness error");
-    }
+    runOnBehalfOf(this, () => {
+      try {
+        action();
+      } catch (error) {
+        this.#log.error(`session failure: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+        this.fault(error);
+      }
+    });
   }
+}
+
+/** Whether `promise` settles within `ms`. */
+function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<boolean>((resolve) => (timer = setTimeout(resolve, ms, false)));
+  return Promise.race([promise.then(() => true, () => true), timeout]).finally(() => clearTimeout(timer));
 }
 
 function triggerInput(text: string): TurnInput {

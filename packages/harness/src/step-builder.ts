@@ -101,8 +101,12 @@ export class StepHandle {
     this.#fields = next as StepFields;
   }
 
-  /** Ends the step with an error: `errorMessage` (field 7) and `error{errorMessage}` (§16). */
+  /**
+   * Ends the step with an error: `errorMessage` (field 7) and `error{errorMessage}` (§16). A
+   * pending `toolConfirmationRequest` goes: a finished step asks nothing (§8).
+   */
   fail(message: string, patch: StepFields = {}, emit: StepEmitter = this.emit): boolean {
+    this.remove("toolConfirmationRequest");
     return this.update({ ...patch, state: StepUpdate_State.ERROR, errorMessage: message, error: { errorMessage: message } }, {}, emit);
   }
 }

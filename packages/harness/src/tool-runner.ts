@@ -93,7 +93,8 @@ async function runBuiltin(state: SessionState, scope: TurnScope, step: StepHandl
     runCommandTimeoutMs: state.settings.runCommandTimeoutMs,
     signal: scope.signal,
     progress: (patch) => {
-      if (!step.finished) step.update({ ...patch, state: StepUpdate_State.ACTIVE });
+      // Progress updates are cumulative snapshots: while the client lags, the next one (or DONE) carries it all.
+      if (!step.finished && !scope.congested) step.update({ ...patch, state: StepUpdate_State.ACTIVE });
     },
     askUser: async (request: MessageInitShape<typeof UserQuestionsRequestSchema>) => {
       const reply = state.questions.wait(state.stepKey(state.cascadeId, step.index), scope.signal);

@@ -1,4 +1,4 @@
-import type { OutputEventInit, SendOutput } from "./output-channel.js";
+import type { OutputChannel, OutputEventInit } from "./output-channel.js";
 import { StepHandle, type StepDeltas, type StepFields, type StepLedger } from "./step-builder.js";
 
 /**
@@ -12,7 +12,7 @@ export class TurnScope {
 
   constructor(
     private readonly ledger: StepLedger,
-    private readonly output: SendOutput,
+    private readonly channel: OutputChannel,
     parent: AbortSignal,
   ) {
     this.signal = AbortSignal.any([this.#controller.signal, parent]);
@@ -22,7 +22,17 @@ export class TurnScope {
   readonly signal: AbortSignal;
 
   /** Sends an event of this turn unless the turn was aborted. */
-  send = (event: OutputEventInit): boolean => (this.signal.aborted ? false : this.output(event));
+  send = (event: OutputEventInit): boolean => (this.signal.aborted ? false : this.channel.send(event));
+
+  /** The client is not keeping up: skip updates that a later one supersedes (command progress). */
+  get congested(): boolean {
+    return this.channel.congested;
+  }
+
+  /** Waits until the client has caught up; rejects when the turn is aborted. */
+  writable(): Promise<void> {
+    return this.channel.writable(this.signal);
+  }
 
   /** Opens a step of this turn. */
   openStep(fields: StepFields, deltas: StepDeltas = {}): StepHandle {
@@ -38,7 +48,7 @@ export class TurnScope {
   cancel(reason: string): void {
     if (this.signal.aborted) return;
     for (const step of this.#open) {
-      if (!step.finished) step.fail(reason, {}, (update) => this.output({ case: "stepUpdate", value: update }));
+      if (!step.finished) step.fail(reason, {}, (update) => this.channel.send({ case: "stepUpdate", value: update }));
     }
     this.#open.clear();
     this.#controller.abort(new TurnCancelled(reason));

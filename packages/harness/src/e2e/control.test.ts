@@ -1,9 +1,8 @@
-import { access, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { access, mkdir, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { killAllHarnesses, startListenHarness, type ListenHarness } from "../test-support/harness-process.js";
-import { TestClient, finalSteps, harnessConfig, steps, type Frame } from "../test-support/ws-client.js";
+import { describe, expect, it } from "vitest";
+import { useHarnessFixture } from "../test-support/fixture.js";
+import { finalSteps, harnessConfig, steps, type Frame } from "../test-support/ws-client.js";
 
 // Confirmations (§8), questions (§9), hook RPCs (§10) and policies (§12), over a real socket.
 
@@ -20,32 +19,21 @@ const rule = (tool: string, decision: string, extra: Frame = {}): Frame => ({ to
 const isHook = (type: string) => (f: Frame): boolean => f["callHookRequest"]?.type === `LIFECYCLE_HOOK_${type}`;
 
 describe("control: confirmations, questions, hooks, policies", () => {
-  let root: string;
-  let workspace: string;
-  let harness: ListenHarness;
-  const connect = async (extra: Frame = {}): Promise<TestClient> => {
-    const client = await TestClient.connect(harness.port, harness.apiKey);
-    await client.init(harnessConfig(workspace, { tools: [ADD_TOOL], ...extra }));
-    return client;
-  };
-  const exists = (file: string): Promise<boolean> => access(path.join(workspace, file)).then(() => true, () => false);
-
-  beforeAll(async () => {
-    root = await mkdtemp(path.join(tmpdir(), "harness-control-"));
-    workspace = path.join(root, "ws");
-    await mkdir(path.join(workspace, "sub"), { recursive: true });
-    await writeFile(path.join(workspace, "sub", "inner.txt"), "x");
-    await writeFile(path.join(root, "script.json"), JSON.stringify(SCRIPT));
-    harness = await startListenHarness({ args: ["--script", path.join(root, "script.json")] });
+  const fixture = useHarnessFixture({
+    name: "control",
+    script: SCRIPT,
+    config: { tools: [ADD_TOOL] },
+    prepare: async (_root, workspace) => {
+      await mkdir(path.join(workspace, "sub"));
+      await writeFile(path.join(workspace, "sub", "inner.txt"), "x");
+    },
   });
-  afterAll(async () => {
-    await killAllHarnesses();
-    await rm(root, { recursive: true, force: true });
-  });
+  const connect = fixture.connect;
+  const exists = (file: string): Promise<boolean> => access(path.join(fixture.workspace, file)).then(() => true, () => false);
 
   for (const accepted of [true, false]) {
     it(`asks for confirmation when a static rule says ASK_USER, and ${accepted ? "runs" : "refuses"} the command`, async () => {
-      await rm(path.join(workspace, "ran.txt"), { force: true });
+      await rm(path.join(fixture.workspace, "ran.txt"), { force: true });
       const client = await connect({ policyConfig: { rules: [rule("*", "ALLOW"), rule("run_command", "ASK_USER")] } });
       client.prompt("command");
       const waiting = await client.until((f) => f["stepUpdate"]?.state === "STATE_WAITING_FOR_USER", "a WAITING_FOR_USER step");
@@ -131,8 +119,8 @@ describe("control: confirmations, questions, hooks, policies", () => {
 
   it("calls the enabled hooks at the right moments; PRE_TOOL may rewrite the arguments", async () => {
     const hooks = ["ON_SESSION_START", "PRE_TURN", "PRE_TOOL", "POST_TOOL", "POST_TURN", "ON_SESSION_END"].map((h) => `LIFECYCLE_HOOK_${h}`);
-    const client = await TestClient.connect(harness.port, harness.apiKey);
-    await client.init(harnessConfig(workspace, { enabledHooks: hooks }));
+    const client = await fixture.open();
+    await client.init(harnessConfig(fixture.workspace, { enabledHooks: hooks }));
     const start = (await client.next(isHook("ON_SESSION_START")))["callHookRequest"] as Frame;
     expect(start).toMatchObject({ name: "OnSessionStart" });
     client.prompt("list");
@@ -167,8 +155,8 @@ describe("control: confirmations, questions, hooks, policies", () => {
   });
 
   it("cancels the turn when PRE_TURN denies, with the reason as error", async () => {
-    const client = await TestClient.connect(harness.port, harness.apiKey);
-    await client.init(harnessConfig(workspace, { enabledHooks: ["LIFECYCLE_HOOK_PRE_TURN"] }));
+    const client = await fixture.open();
+    await client.init(harnessConfig(fixture.workspace, { enabledHooks: ["LIFECYCLE_HOOK_PRE_TURN"] }));
     client.prompt("list");
     const preTurn = (await client.next(isHook("PRE_TURN")))["callHookRequest"] as Frame;
     client.send({ callHookResponse: { requestId: preTurn["requestId"], preTurnResult: { decision: "DENY", reason: "not today" } } });
@@ -179,8 +167,7 @@ describe("control: confirmations, questions, hooks, policies", () => {
   });
 
   it("blocks a call the PRE_TOOL hook denies, and lets ON_TOOL_ERROR replace the error the model sees", async () => {
-    const client = await TestClient.connect(harness.port, harness.apiKey);
-    await client.init(harnessConfig(workspace, { tools: [ADD_TOOL], enabledHooks: ["LIFECYCLE_HOOK_PRE_TOOL", "LIFECYCLE_HOOK_ON_TOOL_ERROR"] }));
+    const client = await connect({ enabledHooks: ["LIFECYCLE_HOOK_PRE_TOOL", "LIFECYCLE_HOOK_ON_TOOL_ERROR"] });
     client.prompt("list");
     const preTool = (await client.next(isHook("PRE_TOOL")))["callHookRequest"] as Frame;
     client.send({ callHookResponse: { requestId: preTool["requestId"], preToolResult: { decision: "DENY", reason: "read-only day" } } });

@@ -1,12 +1,10 @@
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import path from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { killAllHarnesses, processGone, startListenHarness, WAIT_MS, type ListenHarness } from "../test-support/harness-process.js";
-import { TestClient, finalSteps, harnessConfig, steps, type Frame } from "../test-support/ws-client.js";
+import { describe, expect, it } from "vitest";
+import { useHarnessFixture } from "../test-support/fixture.js";
+import { processGone, waitUntilGone } from "../test-support/harness-process.js";
+import { finalSteps, steps, type Frame } from "../test-support/ws-client.js";
 
-// haltRequest (§13) mid-stream and mid-command, and automatedTrigger when idle and when busy.
+// haltRequest (§13) mid-stream, mid-command, mid-confirmation and mid-tool-call (with the
+// client's late answers), and automatedTrigger when idle and when busy.
 
 const LONG_TEXT = Array.from({ length: 200 }, (_, i) => `word${i}`).join(" ");
 const SCRIPT = {
@@ -14,36 +12,16 @@ const SCRIPT = {
     { match: "slow", calls: [{ thinking: "thinking first", text: LONG_TEXT, chunkWords: 1, chunkDelayMs: 25 }] },
     { match: "sleep", calls: [{ toolCalls: [{ name: "run_command", args: { CommandLine: "echo pid=$$; exec sleep 60" } }] }, { text: "unreachable" }] },
     { match: "confirm", calls: [{ toolCalls: [{ name: "run_command", args: { CommandLine: "echo confirmed" } }] }, { text: "unreachable after a trigger" }] },
+    { match: "tool", calls: [{ toolCalls: [{ name: "add", args: { a: 1, b: 2 } }] }, { text: "sum {{result.sum}}" }] },
     { match: "ping", calls: [{ text: "pong to {{prompt}}" }] },
   ],
 };
-
-async function waitUntilGone(pid: number): Promise<boolean> {
-  for (const deadline = Date.now() + WAIT_MS; Date.now() < deadline; await sleep(20)) if (processGone(pid)) return true;
-  return false;
-}
+const ADD_TOOL = { name: "add", description: "Add", parametersJsonSchema: JSON.stringify({ type: "object", properties: { a: { type: "integer" }, b: { type: "integer" } } }) };
+const ASK_FOR_COMMANDS = { policyConfig: { rules: [{ tool: "run_command", decision: "POLICY_DECISION_ASK_USER", name: "ask", isDynamic: false, ruleId: "" }] } };
 
 describe("halt and triggers", () => {
-  let root: string;
-  let workspace: string;
-  let harness: ListenHarness;
-  const connect = async (extra: Frame = {}): Promise<TestClient> => {
-    const client = await TestClient.connect(harness.port, harness.apiKey);
-    await client.init(harnessConfig(workspace, extra));
-    return client;
-  };
-
-  beforeAll(async () => {
-    root = await mkdtemp(path.join(tmpdir(), "harness-halt-"));
-    workspace = path.join(root, "ws");
-    await mkdir(workspace);
-    await writeFile(path.join(root, "script.json"), JSON.stringify(SCRIPT));
-    harness = await startListenHarness({ args: ["--script", path.join(root, "script.json")] });
-  });
-  afterAll(async () => {
-    await killAllHarnesses();
-    await rm(root, { recursive: true, force: true });
-  });
+  const fixture = useHarnessFixture({ name: "halt", script: SCRIPT });
+  const connect = fixture.connect;
 
   it("stops a streaming answer at once: the open step ends in ERROR, then CANCELLED, then nothing more for that turn", async () => {
     const client = await connect();
@@ -82,6 +60,47 @@ describe("halt and triggers", () => {
     client.close();
   });
 
+  it("ends a step waiting for a confirmation without its toolConfirmationRequest, and ignores the late confirmation", async () => {
+    const client = await connect(ASK_FOR_COMMANDS);
+    client.prompt("confirm");
+    const waiting = (await client.next((f) => f["stepUpdate"]?.state === "STATE_WAITING_FOR_USER"))["stepUpdate"] as Frame;
+    client.send({ haltRequest: true });
+    const rest = await client.until((f) => f["trajectoryStateUpdate"] !== undefined);
+    expect(rest.at(-1)?.["trajectoryStateUpdate"].state).toBe("STATE_CANCELLED");
+    const last = steps(rest).at(-1) as Frame;
+    expect(last).toMatchObject({ stepIndex: waiting["stepIndex"], state: "STATE_ERROR", errorMessage: "cancelled by haltRequest", runCommand: { commandLine: "echo confirmed" } });
+    expect(last["toolConfirmationRequest"]).toBeUndefined();
+    client.send({ toolConfirmation: { trajectoryId: waiting["trajectoryId"], stepIndex: waiting["stepIndex"], accepted: true } });
+    client.prompt("ping");
+    const next = await client.turn();
+    expect(next[0]?.["trajectoryStateUpdate"]?.state).toBe("STATE_RUNNING");
+    expect(steps(next).some((s) => s.source === "SOURCE_SYSTEM" || s.runCommand !== undefined)).toBe(false);
+    await fixture.harness.waitForStderr("late toolConfirmation ignored");
+    client.close();
+  });
+
+  it("ignores a toolResponse that arrives after a halt, and one that repeats an answer, without ERROR steps", async () => {
+    const client = await connect({ tools: [ADD_TOOL] });
+    client.prompt("tool");
+    const halted = (await client.next((f) => f["toolCall"] !== undefined, "toolCall"))["toolCall"] as Frame;
+    client.send({ haltRequest: true });
+    await client.next((f) => f["trajectoryStateUpdate"]?.state === "STATE_CANCELLED", "CANCELLED");
+    client.send({ toolResponse: { id: halted["id"], responseJson: '{"sum":3}' } });
+
+    client.prompt("tool again");
+    const call = (await client.next((f) => f["toolCall"] !== undefined, "toolCall"))["toolCall"] as Frame;
+    expect(call["id"]).not.toBe(halted["id"]);
+    client.send({ toolResponse: { id: call["id"], responseJson: '{"sum":3}' } });
+    client.send({ toolResponse: { id: call["id"], responseJson: '{"sum":4}' } });
+    expect(finalSteps(await client.turn()).at(-1)?.["text"]).toBe("sum 3");
+    client.prompt("ping");
+    await client.turn();
+    expect(steps(client.frames).filter((s) => s.source === "SOURCE_SYSTEM")).toEqual([]);
+    await fixture.harness.waitForStderr("late toolResponse ignored");
+    await fixture.harness.waitForStderr("repeated toolResponse ignored");
+    client.close();
+  });
+
   it("ignores a halt while idle", async () => {
     const client = await connect();
     client.send({ haltRequest: true });
@@ -102,7 +121,7 @@ describe("halt and triggers", () => {
   });
 
   it("injects an automatedTrigger that arrives mid-turn before the next model call", async () => {
-    const client = await connect({ policyConfig: { rules: [{ tool: "run_command", decision: "POLICY_DECISION_ASK_USER", name: "ask", isDynamic: false, ruleId: "" }] } });
+    const client = await connect(ASK_FOR_COMMANDS);
     client.prompt("confirm");
     const waiting = (await client.next((f) => f["stepUpdate"]?.state === "STATE_WAITING_FOR_USER"))["stepUpdate"] as Frame;
     client.send({ automatedTrigger: "ping" });

@@ -1,33 +1,22 @@
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { killAllHarnesses, startListenHarness, type ListenHarness } from "../test-support/harness-process.js";
-import { TestClient, finalSteps, harnessConfig, steps, type Frame } from "../test-support/ws-client.js";
+import { describe, expect, it } from "vitest";
+import { useHarnessFixture } from "../test-support/fixture.js";
+import { finalSteps, harnessConfig, steps, type Frame, type TestClient } from "../test-support/ws-client.js";
 
 // Bad input gets a clear error (an ERROR step or a close with a reason) and never harms the
 // process or other sessions.
 
-const SCRIPT = { turns: [{ match: "ping", calls: [{ text: "pong to {{prompt}}" }] }] };
+const SCRIPT = {
+  turns: [
+    { match: "ping", calls: [{ text: "pong to {{prompt}}" }] },
+    { match: "tool", calls: [{ toolCalls: [{ name: "$client", args: {} }] }, { text: "tool done" }] },
+  ],
+};
+const WAIT_TOOL = { name: "wait", description: "Waits for the client", parametersJsonSchema: JSON.stringify({ type: "object", properties: {} }) };
 
 describe("malformed input", () => {
-  let root: string;
-  let workspace: string;
-  let harness: ListenHarness;
-  const connect = (): Promise<TestClient> => TestClient.connect(harness.port, harness.apiKey);
+  const fixture = useHarnessFixture({ name: "malformed", script: SCRIPT });
+  const connect = fixture.open;
   const errorStep = async (client: TestClient): Promise<Frame> => (await client.next((f) => f["stepUpdate"]?.state === "STATE_ERROR", "an ERROR step"))["stepUpdate"] as Frame;
-
-  beforeAll(async () => {
-    root = await mkdtemp(path.join(tmpdir(), "harness-malformed-"));
-    workspace = path.join(root, "ws");
-    await mkdir(workspace);
-    await writeFile(path.join(root, "script.json"), JSON.stringify(SCRIPT));
-    harness = await startListenHarness({ args: ["--script", path.join(root, "script.json")] });
-  });
-  afterAll(async () => {
-    await killAllHarnesses();
-    await rm(root, { recursive: true, force: true });
-  });
 
   it("closes a connection whose first frame is not an InitializeConversationEvent", async () => {
     const early = await connect();
@@ -51,9 +40,9 @@ describe("malformed input", () => {
 
   it("answers bad frames with SOURCE_SYSTEM ERROR steps; the session and other sessions go on", async () => {
     const other = await connect();
-    await other.init(harnessConfig(workspace));
+    await other.init(harnessConfig(fixture.workspace));
     const client = await connect();
-    const init = await client.init(harnessConfig(workspace));
+    const init = await client.init(harnessConfig(fixture.workspace));
 
     client.sendRaw("this is not json");
     const notJson = await errorStep(client);
@@ -101,7 +90,28 @@ describe("malformed input", () => {
     expect((await client.closed).code).toBe(1003);
     other.prompt("ping again");
     expect(finalSteps(await other.turn()).at(-1)?.["text"]).toBe("pong to ping again");
-    expect(harness.child.exitCode).toBeNull();
+    expect(fixture.harness.child.exitCode).toBeNull();
     other.close();
+  });
+
+  it("reports a prompt refused during a turn after that turn, in the place of its own", async () => {
+    const client = await fixture.open();
+    const init = await client.init(harnessConfig(fixture.workspace, { tools: [WAIT_TOOL] }));
+    client.prompt("tool");
+    const call = (await client.next((f) => f["toolCall"] !== undefined, "toolCall"))["toolCall"] as Frame;
+    client.send({ userInput: { parts: [] } });
+    client.prompt("ping queued");
+    client.send({ toolResponse: { id: call["id"], responseJson: "{}" } });
+
+    const running = await client.turn();
+    expect(running.at(-1)?.["trajectoryStateUpdate"]).toEqual({ trajectoryId: init["cascadeId"], state: "STATE_FULLY_IDLE" });
+    expect(finalSteps(running).at(-1)?.["text"]).toBe("tool done");
+    expect(steps(running).some((s) => s.source === "SOURCE_SYSTEM")).toBe(false);
+    const refused = await client.turn();
+    expect(refused).toHaveLength(2);
+    expect(refused[0]?.["stepUpdate"]).toMatchObject({ source: "SOURCE_SYSTEM", state: "STATE_ERROR", errorMessage: "userInput without parts refused: send at least one text part" });
+    expect(refused[1]?.["trajectoryStateUpdate"]).toEqual({ trajectoryId: init["cascadeId"], state: "STATE_FULLY_IDLE", error: "userInput without parts refused: send at least one text part" });
+    expect(finalSteps(await client.turn()).at(-1)?.["text"]).toBe("pong to ping queued");
+    client.close();
   });
 });

@@ -1,9 +1,8 @@
-import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile, readdir } from "node:fs/promises";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { killAllHarnesses, startListenHarness, type ListenHarness } from "../test-support/harness-process.js";
-import { TestClient, finalSteps, harnessConfig, steps, type Frame } from "../test-support/ws-client.js";
+import { describe, expect, it } from "vitest";
+import { useHarnessFixture } from "../test-support/fixture.js";
+import { finalSteps, harnessConfig, steps, type Frame } from "../test-support/ws-client.js";
 
 // Persistence under storage_directory, resume after a restart (§2.1, §5), continuation modes,
 // and compaction (§15).
@@ -12,28 +11,12 @@ const SCRIPT = { turns: [{ match: "ping", calls: [{ thinking: "a ping", text: "p
 const CASCADE_ID = "resume-test-0123456789abcdef0123456789";
 
 describe("persistence and compaction", () => {
-  let root: string;
-  let workspace: string;
-  let storage: string;
-  let harness: ListenHarness;
-  const start = (): Promise<ListenHarness> => startListenHarness({ args: ["--script", path.join(root, "script.json"), "--storage", storage] });
-
-  beforeAll(async () => {
-    root = await mkdtemp(path.join(tmpdir(), "harness-persist-"));
-    workspace = path.join(root, "ws");
-    storage = path.join(root, "storage");
-    await mkdir(workspace);
-    await writeFile(path.join(root, "script.json"), JSON.stringify(SCRIPT));
-    harness = await start();
-  });
-  afterAll(async () => {
-    await killAllHarnesses();
-    await rm(root, { recursive: true, force: true });
-  });
+  const fixture = useHarnessFixture({ name: "persist", script: SCRIPT, args: (root) => ["--storage", path.join(root, "storage")] });
+  const storage = (): string => path.join(fixture.root, "storage");
 
   it("resumes a session after a restart, replaying its history and usage", async () => {
-    const first = await TestClient.connect(harness.port, harness.apiKey);
-    const init = await first.init(harnessConfig(workspace, { cascadeId: CASCADE_ID, sessionContinuationMode: "CREATE_ONLY" }));
+    const first = await fixture.open();
+    const init = await first.init(harnessConfig(fixture.workspace, { cascadeId: CASCADE_ID, sessionContinuationMode: "CREATE_ONLY" }));
     expect(init["cascadeId"]).toBe(CASCADE_ID);
     first.prompt("ping one");
     const turn = await first.turn();
@@ -42,13 +25,13 @@ describe("persistence and compaction", () => {
     first.close();
     await first.closed;
 
-    expect(await harness.stop()).toEqual({ code: 0, signal: null });
-    expect(harness.stderr()).toContain("SIGTERM received, cleaning up...");
-    expect(await readdir(storage)).toEqual([`${CASCADE_ID}.json`]);
-    harness = await start();
+    const stopped = fixture.harness;
+    expect(await fixture.restart()).toEqual({ code: 0, signal: null });
+    expect(stopped.stderr()).toContain("SIGTERM received, cleaning up...");
+    expect(await readdir(storage())).toEqual([`${CASCADE_ID}.json`]);
 
-    const second = await TestClient.connect(harness.port, harness.apiKey);
-    const resumed = await second.init(harnessConfig(workspace, { cascadeId: CASCADE_ID, sessionContinuationMode: "RESUME" }));
+    const second = await fixture.open();
+    const resumed = await second.init(harnessConfig(fixture.workspace, { cascadeId: CASCADE_ID, sessionContinuationMode: "RESUME" }));
     expect(resumed["cascadeId"]).toBe(CASCADE_ID);
     // The history holds the final state of each step, without the per-update deltas.
     expect(resumed["history"]).toEqual(before.map(({ textDelta, thinkingDelta, ...rest }) => rest));
@@ -64,34 +47,32 @@ describe("persistence and compaction", () => {
     second.close();
     await second.closed;
 
-    const stored = JSON.parse(await readFile(path.join(storage, `${CASCADE_ID}.json`), "utf8")) as Frame;
+    const stored = JSON.parse(await readFile(path.join(storage(), `${CASCADE_ID}.json`), "utf8")) as Frame;
     expect(stored["transcript"].filter((m: Frame) => m["role"] === "user").map((m: Frame) => m["text"])).toEqual(["ping one", "ping two"]);
   });
 
   it("refuses CREATE_ONLY for an existing id, RESUME for a missing one, and a second connection to an open session", async () => {
     const refused = async (config: Frame): Promise<{ code: number; reason: string }> => {
-      const client = await TestClient.connect(harness.port, harness.apiKey);
+      const client = await fixture.open();
       client.send({ config });
       return client.closed;
     };
-    expect(await refused(harnessConfig(workspace, { cascadeId: CASCADE_ID, sessionContinuationMode: "CREATE_ONLY" }))).toEqual({
+    expect(await refused(harnessConfig(fixture.workspace, { cascadeId: CASCADE_ID, sessionContinuationMode: "CREATE_ONLY" }))).toEqual({
       code: 1008,
       reason: `session ${CASCADE_ID} already exists (sessionContinuationMode CREATE_ONLY)`,
     });
-    const missing = await refused(harnessConfig(workspace, { cascadeId: "missing-0123456789abcdef0123456789ab", sessionContinuationMode: "RESUME" }));
+    const missing = await refused(harnessConfig(fixture.workspace, { cascadeId: "missing-0123456789abcdef0123456789ab", sessionContinuationMode: "RESUME" }));
     expect(missing.code).toBe(1008);
     expect(missing.reason).toContain("no stored session missing-0123456789abcdef0123456789ab");
-    expect(await refused(harnessConfig(workspace, { cascadeId: "", sessionContinuationMode: "RESUME" }))).toMatchObject({ code: 1008 });
+    expect(await refused(harnessConfig(fixture.workspace, { cascadeId: "", sessionContinuationMode: "RESUME" }))).toMatchObject({ code: 1008 });
 
-    const open = await TestClient.connect(harness.port, harness.apiKey);
-    await open.init(harnessConfig(workspace, { cascadeId: CASCADE_ID }));
-    expect(await refused(harnessConfig(workspace, { cascadeId: CASCADE_ID }))).toEqual({ code: 1008, reason: `session ${CASCADE_ID} is already open on another connection` });
+    const open = await fixture.connect({ cascadeId: CASCADE_ID });
+    expect(await refused(harnessConfig(fixture.workspace, { cascadeId: CASCADE_ID }))).toEqual({ code: 1008, reason: `session ${CASCADE_ID} is already open on another connection` });
     open.close();
   });
 
   it("compacts the transcript past compactionThreshold: a COMPACTION step and the ON_COMPACTION hook", async () => {
-    const client = await TestClient.connect(harness.port, harness.apiKey);
-    await client.init(harnessConfig(workspace, { compactionThreshold: 100, enabledHooks: ["LIFECYCLE_HOOK_ON_COMPACTION"] }));
+    const client = await fixture.connect({ compactionThreshold: 100, enabledHooks: ["LIFECYCLE_HOOK_ON_COMPACTION"] });
     client.prompt(`ping ${"x".repeat(600)}`);
     const first = await client.turn();
     expect(steps(first).some((s) => s.compaction !== undefined)).toBe(false);

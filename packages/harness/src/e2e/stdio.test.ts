@@ -117,6 +117,7 @@ describe("stdio mode (protocol §2.3, §3)", () => {
     expect(await upgradeStatus(reply.port, { "x-goog-api-key": `${reply.apiKey}x` })).toEqual({ status: 401, body: "unauthorized" });
     expect(await upgradeStatus(reply.port, { "x-goog-api-key": reply.apiKey.slice(1) })).toEqual({ status: 401, body: "unauthorized" });
     expect((await upgradeStatus(reply.port, { "x-goog-api-key": reply.apiKey }, "/other")).status).toBe(404);
+    expect(await upgradeStatus(reply.port, { "x-goog-api-key": reply.apiKey }, "//[")).toEqual({ status: 400, body: "bad request target" });
     expect((await upgradeStatus(reply.port, { "x-goog-api-key": reply.apiKey })).status).toBe(101);
     // Both loopback names work (clients try localhost, then 127.0.0.1, §4).
     const client = await TestClient.connect(reply.port, reply.apiKey, "localhost");

@@ -1,8 +1,8 @@
-import { mkdir, mkdtemp, readFile, realpath, rm, symlink, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, readFile, realpath, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { killAllHarnesses, startListenHarness, type ListenHarness } from "../test-support/harness-process.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { useHarnessFixture } from "../test-support/fixture.js";
+import { startListenHarness, type ListenHarness } from "../test-support/harness-process.js";
 import { TestClient, finalSteps, harnessConfig, steps, type Frame } from "../test-support/ws-client.js";
 
 // A full turn over a real socket: the demo model, custom tools, built-in tools, containment.
@@ -51,31 +51,27 @@ const SCRIPT = {
 };
 
 describe("a turn over a real socket (protocol §6)", () => {
-  let root: string;
-  let workspace: string;
-  let demo: ListenHarness;
-  let scripted: ListenHarness;
-
-  beforeAll(async () => {
-    root = await mkdtemp(path.join(tmpdir(), "harness-turn-"));
-    workspace = path.join(root, "ws");
-    await mkdir(path.join(root, "outside"), { recursive: true });
-    await mkdir(workspace);
-    await writeFile(path.join(workspace, "README.md"), "# demo\n");
-    await writeFile(path.join(root, "outside.txt"), "secret");
-    await writeFile(path.join(root, "outside", "secret.txt"), "secret");
-    await symlink(path.join(root, "outside"), path.join(workspace, "link"));
-    await writeFile(path.join(root, "script.json"), JSON.stringify(SCRIPT));
-    [demo, scripted] = await Promise.all([startListenHarness(), startListenHarness({ args: ["--script", path.join(root, "script.json")] })]);
+  const fixture = useHarnessFixture({
+    name: "turn",
+    script: SCRIPT,
+    prepare: async (root, workspace) => {
+      await mkdir(path.join(root, "outside"));
+      await writeFile(path.join(workspace, "README.md"), "# demo\n");
+      await writeFile(path.join(root, "outside.txt"), "secret");
+      await writeFile(path.join(root, "outside", "secret.txt"), "secret");
+      await symlink(path.join(root, "outside"), path.join(workspace, "link"));
+    },
   });
-  afterAll(async () => {
-    await killAllHarnesses();
-    await rm(root, { recursive: true, force: true });
+  const scripted = fixture.connect;
+  let demo: ListenHarness;
+  beforeAll(async () => {
+    // The built-in demo model: a second harness without --script.
+    demo = await startListenHarness();
   });
 
   it("streams the demo turn: user step, thinking, text deltas, list_directory, a client tool round trip, usage and finish", async () => {
     const client = await TestClient.connect(demo.port, demo.apiKey);
-    const init = await client.init(harnessConfig(workspace, { tools: [ADD_TOOL], finishToolSchemaJson: ANSWER_SCHEMA }));
+    const init = await client.init(harnessConfig(fixture.workspace, { tools: [ADD_TOOL], finishToolSchemaJson: ANSWER_SCHEMA }));
     const cascadeId = init["cascadeId"] as string;
     expect(cascadeId).toMatch(/^[a-zA-Z0-9-]{32,}$/);
     expect(init["history"] ?? []).toEqual([]);
@@ -145,19 +141,18 @@ describe("a turn over a real socket (protocol §6)", () => {
 
   it("runs run_command for a prompt with 'run' in the demo and returns its output", async () => {
     const client = await TestClient.connect(demo.port, demo.apiKey);
-    await client.init(harnessConfig(workspace));
+    await client.init(harnessConfig(fixture.workspace));
     client.prompt("run something");
     const final = finalSteps(await client.turn());
     const command = final.find((s) => s.runCommand !== undefined) as Frame;
     expect(command).toMatchObject({ state: "STATE_DONE", runCommand: { commandLine: "echo hello", exitCode: 0, combinedOutput: "hello\n" } });
-    expect(command["runCommand"].workingDir).toBe(await realpath(workspace));
+    expect(command["runCommand"].workingDir).toBe(await realpath(fixture.workspace));
     expect(final[final.length - 1]?.["text"]).toContain('"output":"hello\\n"');
     client.close();
   });
 
   it("reports a client tool's errorMessage as an ERROR step and feeds it to the model", async () => {
-    const client = await TestClient.connect(scripted.port, scripted.apiKey);
-    await client.init(harnessConfig(workspace, { tools: [ADD_TOOL] }));
+    const client = await scripted({ tools: [ADD_TOOL] });
     client.prompt("use the failing tool");
     const call = await client.next((f) => f["toolCall"] !== undefined, "toolCall");
     client.send({ toolResponse: { id: call["toolCall"].id, errorMessage: "division by zero" } });
@@ -170,11 +165,10 @@ describe("a turn over a real socket (protocol §6)", () => {
   });
 
   it("runs the file tools inside the workspace with the action payloads of §11.2", async () => {
-    const client = await TestClient.connect(scripted.port, scripted.apiKey);
-    await client.init(harnessConfig(workspace));
+    const client = await scripted();
     client.prompt("files please");
     const final = finalSteps(await client.turn());
-    const real = await realpath(workspace);
+    const real = await realpath(fixture.workspace);
     const file = path.join(real, "notes/a.txt");
     expect(final.find((s) => s.createFile)?.["createFile"]).toEqual({ filePath: file, contents: "alpha\nbeta\n" });
     expect(final.find((s) => s.editFile)?.["editFile"]).toEqual({
@@ -192,24 +186,22 @@ describe("a turn over a real socket (protocol §6)", () => {
   });
 
   it("refuses paths outside the workspace: '..', absolute paths and symlinks, as ERROR steps", async () => {
-    const client = await TestClient.connect(scripted.port, scripted.apiKey);
-    await client.init(harnessConfig(workspace));
-    client.prompt(path.join(root, "outside.txt") + " escape");
+    const client = await scripted();
+    client.prompt(path.join(fixture.root, "outside.txt") + " escape");
     const final = finalSteps(await client.turn());
     const errors = final.filter((s) => s.state === "STATE_ERROR");
     expect(errors).toHaveLength(4);
     expect(errors[0]?.["errorMessage"]).toContain('"../outside.txt" is outside the workspace');
-    expect(errors[1]?.["errorMessage"]).toContain(`"${path.join(root, "outside.txt")}" is outside the workspace`);
+    expect(errors[1]?.["errorMessage"]).toContain(`"${path.join(fixture.root, "outside.txt")}" is outside the workspace`);
     expect(errors[2]?.["errorMessage"]).toContain("through a symlink");
     expect(errors[3]?.["errorMessage"]).toContain("through a symlink");
     expect(errors.every((s) => s.source === "SOURCE_MODEL" && s.error?.errorMessage === s.errorMessage)).toBe(true);
-    await expect(readFile(path.join(root, "outside", "new.txt"))).rejects.toThrow();
+    await expect(readFile(path.join(fixture.root, "outside", "new.txt"))).rejects.toThrow();
     client.close();
   });
 
   it("ends the turn with a SOURCE_SYSTEM ERROR step and FULLY_IDLE{error} when the model fails", async () => {
-    const client = await TestClient.connect(scripted.port, scripted.apiKey);
-    await client.init(harnessConfig(workspace));
+    const client = await scripted();
     client.prompt("model outage");
     const turn = await client.turn();
     const final = finalSteps(turn);
@@ -220,16 +212,14 @@ describe("a turn over a real socket (protocol §6)", () => {
   });
 
   it("stops at the BudgetConfig limits with a stopReason", async () => {
-    const client = await TestClient.connect(scripted.port, scripted.apiKey);
-    await client.init(harnessConfig(workspace, { budgetConfig: { maxModelCalls: 1 } }));
+    const client = await scripted({ budgetConfig: { maxModelCalls: 1 } });
     client.prompt("files again");
     const byModelCalls = await client.turn();
     expect(byModelCalls.at(-1)?.["trajectoryStateUpdate"]).toMatchObject({ state: "STATE_FULLY_IDLE", stopReason: "STOP_REASON_MAX_MODEL_CALLS_EXCEEDED" });
     expect(finalSteps(byModelCalls).filter((s) => s.text?.startsWith("file now reads"))).toEqual([]);
     client.close();
 
-    const limited = await TestClient.connect(scripted.port, scripted.apiKey);
-    await limited.init(harnessConfig(workspace, { budgetConfig: { maxToolCalls: 2 } }));
+    const limited = await scripted({ budgetConfig: { maxToolCalls: 2 } });
     limited.prompt("files once more");
     const byToolCalls = await limited.turn();
     expect(byToolCalls.at(-1)?.["trajectoryStateUpdate"]).toMatchObject({ stopReason: "STOP_REASON_MAX_TOOL_CALLS_EXCEEDED" });
@@ -239,7 +229,7 @@ describe("a turn over a real socket (protocol §6)", () => {
 
   it("serves concurrent sessions independently", async () => {
     const [a, b] = await Promise.all([TestClient.connect(demo.port, demo.apiKey), TestClient.connect(demo.port, demo.apiKey)]);
-    const [initA, initB] = await Promise.all([a.init(harnessConfig(workspace)), b.init(harnessConfig(workspace))]);
+    const [initA, initB] = await Promise.all([a.init(harnessConfig(fixture.workspace)), b.init(harnessConfig(fixture.workspace))]);
     expect(initA["cascadeId"]).not.toBe(initB["cascadeId"]);
     a.prompt("first");
     b.prompt("second");

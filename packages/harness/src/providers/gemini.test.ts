@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { ModelError, type ModelRequest, type ToolDeclaration } from "../model/provider.js";
 import { createGeminiProvider } from "./gemini.js";
 import { SKIP_THOUGHT_SIGNATURE } from "./gemini-request.js";
-import { collectEvents, rejectionOf, summarizeEvents } from "./testing/collect.js";
+import { collectEvents, rejectionOf, summarizeEvents, summarizeTurn } from "./testing/collect.js";
 import {
   fakeGeminiSignature,
   startFakeGeminiServer,
@@ -115,25 +115,21 @@ describe("createGeminiProvider", () => {
       generationConfig: { thinkingConfig: { includeThoughts: true } },
     });
 
-    const second = summarizeEvents(
-      await collectEvents(
-        provider.generate(
-          request({
-            messages: [
-              { role: "user", text: "Weather in Paris?" },
-              { role: "model", text: first.text, thinking: first.thinking, toolCalls: first.toolCalls },
-              {
-                role: "tool",
-                results: [
-                  { id: "call_1", name: "get_weather", response: { temperature: 21, sky: "sunny" } },
-                  { id: "fc-time", name: "get_time", response: { error: "clock unavailable" } },
-                ],
-              },
+    const second = await summarizeTurn(
+      provider,
+      request({
+        messages: [
+          { role: "user", text: "Weather in Paris?" },
+          { role: "model", text: first.text, thinking: first.thinking, toolCalls: first.toolCalls },
+          {
+            role: "tool",
+            results: [
+              { id: "call_1", name: "get_weather", response: { temperature: 21, sky: "sunny" } },
+              { id: "fc-time", name: "get_time", response: { error: "clock unavailable" } },
             ],
-          }),
-          signal(),
-        ),
-      ),
+          },
+        ],
+      }),
     );
     expect(second).toEqual({
       thinking: "",
@@ -185,34 +181,30 @@ describe("createGeminiProvider", () => {
     const server = await start([{ type: "turn", toolCalls: [{ name: "get_time", args: {} }] }]);
     const provider = createGeminiProvider({ apiKey: "test-key", baseUrl: server.baseUrl, model: "gemini-test" });
     // A transcript from an earlier process: this provider never saw these calls' signatures.
-    const summary = summarizeEvents(
-      await collectEvents(
-        provider.generate(
-          request({
-            messages: [
-              { role: "user", text: "Time?" },
-              {
-                role: "model",
-                text: "",
-                toolCalls: [
-                  { id: "call_3", name: "get_time", args: {} },
-                  { id: "call_4", name: "get_weather", args: { city: "Oslo" } },
-                ],
-              },
-              {
-                role: "tool",
-                results: [
-                  { id: "call_3", name: "get_time", response: { time: "10:00" } },
-                  { id: "call_4", name: "get_weather", response: { temperature: 3 } },
-                ],
-              },
-              { role: "model", text: "", toolCalls: [] },
-              { role: "user", text: "Again?" },
+    const summary = await summarizeTurn(
+      provider,
+      request({
+        messages: [
+          { role: "user", text: "Time?" },
+          {
+            role: "model",
+            text: "",
+            toolCalls: [
+              { id: "call_3", name: "get_time", args: {} },
+              { id: "call_4", name: "get_weather", args: { city: "Oslo" } },
             ],
-          }),
-          signal(),
-        ),
-      ),
+          },
+          {
+            role: "tool",
+            results: [
+              { id: "call_3", name: "get_time", response: { time: "10:00" } },
+              { id: "call_4", name: "get_weather", response: { temperature: 3 } },
+            ],
+          },
+          { role: "model", text: "", toolCalls: [] },
+          { role: "user", text: "Again?" },
+        ],
+      }),
     );
     expect(summary.toolCalls).toEqual([{ id: "call_5", name: "get_time", args: {} }]);
     const contents = (server.requests[0]?.body as { contents: unknown[] }).contents;

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { ModelError, type ModelRequest, type ToolDeclaration } from "../model/provider.js";
 import { createOpenAIProvider } from "./openai.js";
-import { collectEvents, rejectionOf, summarizeEvents } from "./testing/collect.js";
+import { collectEvents, rejectionOf, summarizeEvents, summarizeTurn } from "./testing/collect.js";
 import {
   startFakeOpenAIServer,
   type FakeModelServer,
@@ -105,25 +105,21 @@ describe("createOpenAIProvider", () => {
       tools: [{ type: "function", function: { name: "read_file", description: TOOLS[0]?.description, parameters: TOOLS[0]?.parameters } }],
     });
 
-    const second = summarizeEvents(
-      await collectEvents(
-        provider.generate(
-          request({
-            messages: [
-              { role: "user", text: "What is in README.md?" },
-              { role: "model", text: first.text, thinking: first.thinking, toolCalls: first.toolCalls },
-              {
-                role: "tool",
-                results: [
-                  { id: "call_abc", name: "read_file", response: { content: "hello" } },
-                  { id: "call_def", name: "read_file", response: { error: "not found" } },
-                ],
-              },
+    const second = await summarizeTurn(
+      provider,
+      request({
+        messages: [
+          { role: "user", text: "What is in README.md?" },
+          { role: "model", text: first.text, thinking: first.thinking, toolCalls: first.toolCalls },
+          {
+            role: "tool",
+            results: [
+              { id: "call_abc", name: "read_file", response: { content: "hello" } },
+              { id: "call_def", name: "read_file", response: { error: "not found" } },
             ],
-          }),
-          signal(),
-        ),
-      ),
+          },
+        ],
+      }),
     );
     expect(second).toEqual({
       thinking: "Summarise.",
@@ -201,19 +197,15 @@ describe("createOpenAIProvider", () => {
       },
     ]);
     const provider = createOpenAIProvider({ baseUrl: server.baseUrl, model: "m" });
-    const summary = summarizeEvents(
-      await collectEvents(
-        provider.generate(
-          request({
-            messages: [
-              { role: "user", text: "x" },
-              { role: "model", text: "", toolCalls: [{ id: "call_7", name: "read_file", args: {} }] },
-              { role: "tool", results: [{ id: "call_7", name: "read_file", response: {} }] },
-            ],
-          }),
-          signal(),
-        ),
-      ),
+    const summary = await summarizeTurn(
+      provider,
+      request({
+        messages: [
+          { role: "user", text: "x" },
+          { role: "model", text: "", toolCalls: [{ id: "call_7", name: "read_file", args: {} }] },
+          { role: "tool", results: [{ id: "call_7", name: "read_file", response: {} }] },
+        ],
+      }),
     );
     expect(summary.toolCalls).toEqual([
       { id: "call_8", name: "read_file", args: { path: "a.md" } },

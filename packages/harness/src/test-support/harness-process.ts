@@ -2,6 +2,7 @@ import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
 // Test helper: runs the harness as a real subprocess (`node --conditions=source --import tsx
@@ -42,9 +43,17 @@ export function harnessEnv(extra: Record<string, string> = {}): Record<string, s
   return { ...env, ANTIGRAVITY_MODEL_PROVIDER: "scripted", ...extra };
 }
 
+/** Options of {@link spawnHarness}. */
+export interface SpawnOptions {
+  env?: Record<string, string>;
+  cwd?: string;
+  /** Extra Node options before the script, e.g. `["--import", url]` to preload a module. */
+  nodeArgs?: readonly string[];
+}
+
 /** Spawns `antigravity-harness` with `args` (stdio mode when empty). */
-export function spawnHarness(args: readonly string[], options: { env?: Record<string, string>; cwd?: string } = {}): HarnessProcess {
-  const child = spawn(process.execPath, ["--conditions=source", "--import", tsxLoader, binPath, ...args], {
+export function spawnHarness(args: readonly string[], options: SpawnOptions = {}): HarnessProcess {
+  const child = spawn(process.execPath, ["--conditions=source", "--import", tsxLoader, ...(options.nodeArgs ?? []), binPath, ...args], {
     cwd: options.cwd ?? packageDir,
     env: options.env ?? harnessEnv(),
     stdio: ["pipe", "pipe", "pipe"],
@@ -83,10 +92,20 @@ export function spawnHarness(args: readonly string[], options: { env?: Record<st
   return { child, exited, stderr: () => stderr, waitForStderr };
 }
 
+/** Options of {@link startListenHarness}. */
+export interface ListenOptions extends Omit<SpawnOptions, "cwd"> {
+  args?: readonly string[];
+  apiKey?: string;
+}
+
 /** Starts a listen-mode harness on an ephemeral port and waits for "listening on ws://…". */
-export async function startListenHarness(options: { args?: readonly string[]; env?: Record<string, string>; apiKey?: string } = {}): Promise<ListenHarness> {
+export async function startListenHarness(options: ListenOptions = {}): Promise<ListenHarness> {
   const apiKey = options.apiKey ?? "test-key-0123456789";
-  const harness = spawnHarness(["--listen", "127.0.0.1:0", "--api-key", apiKey, ...(options.args ?? [])], options.env === undefined ? {} : { env: options.env });
+  const spawnOptions: SpawnOptions = {
+    ...(options.env === undefined ? {} : { env: options.env }),
+    ...(options.nodeArgs === undefined ? {} : { nodeArgs: options.nodeArgs }),
+  };
+  const harness = spawnHarness(["--listen", "127.0.0.1:0", "--api-key", apiKey, ...(options.args ?? [])], spawnOptions);
   const line = await harness.waitForStderr(/listening on ws:\/\/127\.0\.0\.1:\d+\//);
   const port = Number(/:(\d+)\/$/.exec(line)?.[1]);
   return {
@@ -105,6 +124,12 @@ export async function killAllHarnesses(): Promise<void> {
   const running = [...children];
   for (const child of running) child.kill("SIGKILL");
   await Promise.all(running.map((child) => new Promise((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve(undefined) : child.once("exit", resolve)))));
+}
+
+/** Waits until `pid` is gone; false if it is still there after {@link WAIT_MS}. */
+export async function waitUntilGone(pid: number): Promise<boolean> {
+  for (const deadline = Date.now() + WAIT_MS; Date.now() < deadline; await sleep(20)) if (processGone(pid)) return true;
+  return processGone(pid);
 }
 
 /** Whether a process is gone (or a zombie, which holds no resources and runs nothing). */

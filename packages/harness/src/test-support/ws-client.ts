@@ -1,4 +1,5 @@
 import WebSocket from "ws";
+import { frameProblem } from "./frame-check.js";
 import { WAIT_MS } from "./harness-process.js";
 
 /** A decoded harness frame (OutputEvent JSON); tests read it as plain JSON on purpose. */
@@ -7,7 +8,9 @@ export type Frame = Record<string, any>;
 
 /**
  * A plain `ws` client speaking raw JSON text frames: no SDK code, so the harness and the SDK
- * cannot share a misunderstanding. Received frames are queued; `next`/`until` consume them in order.
+ * cannot share a misunderstanding. Received frames are queued; `next`/`until` consume them in
+ * order. Every frame is checked for wire fidelity ({@link frameProblem}); the first bad one makes
+ * every later wait fail.
  */
 export class TestClient {
   readonly frames: Frame[] = [];
@@ -15,10 +18,14 @@ export class TestClient {
   #cursor = 0;
   #wake: (() => void) | undefined;
   #closeInfo: { code: number; reason: string } | undefined;
+  #problem: string | undefined;
 
   private constructor(readonly socket: WebSocket) {
     socket.on("message", (data, isBinary) => {
-      this.frames.push(isBinary ? { binary: true } : (JSON.parse(data.toString()) as Frame));
+      const frame = isBinary ? { binary: true } : (JSON.parse(data.toString()) as Frame);
+      const problem = frameProblem(frame, BigInt(this.frames.length + 1));
+      if (problem !== undefined) this.#problem ??= `frame ${this.frames.length + 1} breaks the wire format: ${problem}\n${JSON.stringify(frame).slice(0, 1000)}`;
+      this.frames.push(frame);
       this.#wake?.();
     });
     this.closed = new Promise((resolve) => {
@@ -54,6 +61,7 @@ export class TestClient {
   async until(predicate: (frame: Frame) => boolean, what = "a matching frame"): Promise<Frame[]> {
     const deadline = Date.now() + WAIT_MS;
     for (;;) {
+      if (this.#problem !== undefined) throw new Error(this.#problem);
       for (let i = this.#cursor; i < this.frames.length; i++) {
         if (predicate(this.frames[i] as Frame)) {
           const taken = this.frames.slice(this.#cursor, i + 1);

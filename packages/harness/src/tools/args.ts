@@ -1,3 +1,4 @@
+import { displayPath, resolveWorkspacePath, type WorkspaceRoots } from "../workspace-paths.js";
 import { ToolError } from "./tool.js";
 
 // Readers of model-supplied arguments. The model gets a clear message naming the argument when
@@ -38,4 +39,26 @@ export function boolArg(args: Record<string, unknown>, key: string): boolean {
 export function displayArg(args: Record<string, unknown>, key: string): string {
   const value = args[key];
   return typeof value === "string" ? value : value === undefined ? "" : JSON.stringify(value);
+}
+
+/** A path argument resolved inside the workspace: the real absolute path and how to show it. */
+export interface ResolvedPath {
+  absolute: string;
+  /** Relative to its workspace root (`.` for the root itself). */
+  shown: string;
+}
+
+/**
+ * A path argument, resolved and checked against the workspace (`resolveWorkspacePath`: `..`,
+ * absolute paths elsewhere and symlinks out are refused). `fallback` when absent; `allowMissing`
+ * for a file about to be created.
+ */
+export async function pathArg(
+  args: Record<string, unknown>,
+  key: string,
+  workspace: WorkspaceRoots,
+  options: { fallback?: string; allowMissing?: boolean } = {},
+): Promise<ResolvedPath> {
+  const absolute = await resolveWorkspacePath(workspace, stringArg(args, key, options.fallback), { allowMissing: options.allowMissing === true });
+  return { absolute, shown: displayPath(workspace, absolute) };
 }

@@ -1,4 +1,4 @@
-import { ToolError, type BuiltinTool } from "./tool.js";
+import { ToolError, defineBuiltinTool, objectSchema } from "./tool.js";
 
 interface Question {
   question: string;
@@ -11,28 +11,19 @@ interface Question {
  * `{questions: [{question, choices, is_multi_select?}]}`. The step waits in WAITING_FOR_USER with
  * a `questionsRequest` until the client sends `questionResponse`.
  */
-export const askQuestionTool: BuiltinTool = {
+export const askQuestionTool = defineBuiltinTool({
   name: "ask_question",
+  toolSwitch: "userQuestions",
   description: "Ask the user one or more multiple-choice questions and wait for the answers. The user may also answer in free text or not at all.",
-  parameters: {
-    type: "object",
-    properties: {
+  parameters: objectSchema(
+    {
       questions: {
         type: "array",
-        items: {
-          type: "object",
-          properties: {
-            question: { type: "string" },
-            choices: { type: "array", items: { type: "string" } },
-            is_multi_select: { type: "boolean" },
-          },
-          required: ["question", "choices"],
-        },
+        items: objectSchema({ question: { type: "string" }, choices: { type: "array", items: { type: "string" } }, is_multi_select: { type: "boolean" } }, ["question", "choices"]),
       },
     },
-    required: ["questions"],
-  },
-  enabled: (switches) => switches?.userQuestions?.enabled === true,
+    ["questions"],
+  ),
   describe: () => ({}),
   async run(args, context) {
     const questions = parseQuestions(args["questions"]);
@@ -51,7 +42,7 @@ export const askQuestionTool: BuiltinTool = {
     });
     return { action, response: { answers } };
   },
-};
+});
 
 function parseQuestions(value: unknown): Question[] {
   if (!Array.isArray(value) || value.length === 0) throw new ToolError(`"questions" must be a non-empty array of {question, choices}`);

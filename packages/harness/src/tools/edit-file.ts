@@ -1,9 +1,8 @@
 import { writeFile } from "node:fs/promises";
 import { ActionEditFile_DiffLine_LineAction as LineAction } from "@antigravity-ts/sdk/wire";
-import { displayPath, resolveWorkspacePath } from "../workspace-paths.js";
-import { boolArg, displayArg, stringArg } from "./args.js";
+import { boolArg, displayArg, pathArg, stringArg } from "./args.js";
 import { readTextFile } from "./text-file.js";
-import { ToolError, type BuiltinTool } from "./tool.js";
+import { ToolError, defineBuiltinTool, objectSchema, param } from "./tool.js";
 
 /** One replaced region, in line numbers of the original file. */
 interface DiffBlock {
@@ -17,24 +16,22 @@ interface DiffBlock {
  * old_string, new_string, replace_all?}`; `old_string` must occur exactly once unless
  * `replace_all`. The step carries one diff block per replacement (§11.2).
  */
-export const editFileTool: BuiltinTool = {
+export const editFileTool = defineBuiltinTool({
   name: "edit_file",
+  toolSwitch: "fileEdit",
   description: "Edit a text file in the workspace by replacing old_string with new_string. old_string must match exactly once (include surrounding lines to make it unique) unless replace_all is true.",
-  parameters: {
-    type: "object",
-    properties: {
-      file_path: { type: "string", description: "File to edit." },
-      old_string: { type: "string", description: "Exact text to replace." },
-      new_string: { type: "string", description: "Replacement text." },
-      replace_all: { type: "boolean", description: "Replace every occurrence." },
+  parameters: objectSchema(
+    {
+      file_path: param("string", "File to edit."),
+      old_string: param("string", "Exact text to replace."),
+      new_string: param("string", "Replacement text."),
+      replace_all: param("boolean", "Replace every occurrence."),
     },
-    required: ["file_path", "old_string", "new_string"],
-  },
-  enabled: (switches) => switches?.fileEdit?.enabled === true,
+    ["file_path", "old_string", "new_string"],
+  ),
   describe: (args) => ({ editFile: { filePath: displayArg(args, "file_path") } }),
   async run(args, context) {
-    const file = await resolveWorkspacePath(context.workspace, stringArg(args, "file_path"));
-    const shown = displayPath(context.workspace, file);
+    const { absolute: file, shown } = await pathArg(args, "file_path", context.workspace);
     const oldString = stringArg(args, "old_string");
     const newString = stringArg(args, "new_string");
     if (oldString === "") throw new ToolError("old_string must not be empty; use create_file to write a whole file");
@@ -49,7 +46,7 @@ export const editFileTool: BuiltinTool = {
     const summary = `edited ${shown}: replaced ${offsets.length} occurrence${offsets.length === 1 ? "" : "s"}`;
     return { action: { editFile: { filePath: file, diffBlock: blocks } }, response: { summary } };
   },
-};
+});
 
 function occurrences(text: string, needle: string): number[] {
   const found: number[] = [];

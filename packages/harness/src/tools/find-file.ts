@@ -1,6 +1,5 @@
-import { resolveWorkspacePath } from "../workspace-paths.js";
-import { displayArg, stringArg } from "./args.js";
-import type { BuiltinTool } from "./tool.js";
+import { displayArg, pathArg, stringArg } from "./args.js";
+import { defineBuiltinTool, objectSchema, param } from "./tool.js";
 import { globToRegExp, walkFiles } from "./walk.js";
 
 const MAX_RESULTS = 500;
@@ -9,27 +8,23 @@ const MAX_RESULTS = 500;
  * `find_file` (§11.1, switch `find`). Args: `{directory_path, pattern}`; a glob without `/`
  * matches file names, one with `/` matches paths relative to `directory_path`.
  */
-export const findFileTool: BuiltinTool = {
+export const findFileTool = defineBuiltinTool({
   name: "find_file",
+  toolSwitch: "find",
   description: "Find files and directories by glob pattern (e.g. \"*.ts\", \"src/**/test-*.js\") under a directory of the workspace.",
-  parameters: {
-    type: "object",
-    properties: {
-      directory_path: { type: "string", description: "Directory to search, e.g. \".\"." },
-      pattern: { type: "string", description: "Glob: * ? ** {a,b}. Without a slash it matches names." },
-    },
-    required: ["directory_path", "pattern"],
-  },
-  enabled: (switches) => switches?.find?.enabled === true,
+  parameters: objectSchema(
+    { directory_path: param("string", "Directory to search, e.g. \".\"."), pattern: param("string", "Glob: * ? ** {a,b}. Without a slash it matches names.") },
+    ["directory_path", "pattern"],
+  ),
   describe: (args) => ({ findFile: { directoryPath: displayArg(args, "directory_path"), query: displayArg(args, "pattern") } }),
   async run(args, context) {
-    const directory = await resolveWorkspacePath(context.workspace, stringArg(args, "directory_path", "."));
+    const directory = await pathArg(args, "directory_path", context.workspace, { fallback: "." });
     const pattern = stringArg(args, "pattern");
     const regex = globToRegExp(pattern);
     const byPath = pattern.includes("/");
     const matches: string[] = [];
     let truncated = false;
-    for await (const entry of walkFiles(directory, context.signal)) {
+    for await (const entry of walkFiles(directory.absolute, context.signal)) {
       const subject = byPath ? entry.relative : entry.relative.slice(entry.relative.lastIndexOf("/") + 1);
       if (!regex.test(subject)) continue;
       if (matches.length === MAX_RESULTS) { truncated = true; break; }
@@ -37,8 +32,8 @@ export const findFileTool: BuiltinTool = {
     }
     const output = matches.join("\n");
     return {
-      action: { findFile: { directoryPath: directory, query: pattern, output } },
+      action: { findFile: { directoryPath: directory.absolute, query: pattern, output } },
       response: { output, count: matches.length, ...(truncated ? { truncated } : {}) },
     };
   },
-};
+});

@@ -1,8 +1,7 @@
 import { spawn } from "node:child_process";
-import { displayPath, resolveWorkspacePath } from "../workspace-paths.js";
-import { displayArg, stringArg } from "./args.js";
+import { displayArg, pathArg, stringArg } from "./args.js";
 import { killProcessTree, trackChild } from "./process-registry.js";
-import { ToolError, type BuiltinTool, type ToolContext } from "./tool.js";
+import { ToolError, defineBuiltinTool, objectSchema, param, type ToolContext } from "./tool.js";
 
 /** Combined stdout+stderr kept per command; the rest is dropped with a note. */
 export const MAX_COMMAND_OUTPUT = 64 * 1024;
@@ -15,30 +14,26 @@ const PROGRESS_INTERVAL_MS = 100;
  * limited by `maxTimeoutMs` (0 → 10 minutes); the group is killed on timeout, halt or when the
  * command's shell exits (background jobs do not outlive it: daemon commands are not supported).
  */
-export const runCommandTool: BuiltinTool = {
+export const runCommandTool = defineBuiltinTool({
   name: "run_command",
+  toolSwitch: "runCommand",
   description: "Run a shell command (/bin/sh -c) in the workspace and return its exit code and combined stdout/stderr.",
-  parameters: {
-    type: "object",
-    properties: {
-      CommandLine: { type: "string", description: "The command line to run." },
-      Cwd: { type: "string", description: "Working directory (default: the workspace root)." },
-    },
-    required: ["CommandLine"],
-  },
-  enabled: (switches) => switches?.runCommand?.enabled === true,
+  parameters: objectSchema(
+    { CommandLine: param("string", "The command line to run."), Cwd: param("string", "Working directory (default: the workspace root).") },
+    ["CommandLine"],
+  ),
   describe: (args) => ({ runCommand: { commandLine: displayArg(args, "CommandLine"), workingDir: displayArg(args, "Cwd") } }),
   async run(args, context) {
     const commandLine = stringArg(args, "CommandLine");
     if (commandLine.trim() === "") throw new ToolError("CommandLine must not be empty");
-    const cwd = await resolveWorkspacePath(context.workspace, stringArg(args, "Cwd", "."));
-    const result = await execute(commandLine, cwd, context);
+    const cwd = await pathArg(args, "Cwd", context.workspace, { fallback: "." });
+    const result = await execute(commandLine, cwd.absolute, context);
     return {
-      action: { runCommand: { commandLine, workingDir: cwd, exitCode: result.exitCode, combinedOutput: result.output } },
-      response: { output: result.output, exit_code: result.exitCode, cwd: displayPath(context.workspace, cwd), ...(result.truncated ? { truncated: true } : {}) },
+      action: { runCommand: { commandLine, workingDir: cwd.absolute, exitCode: result.exitCode, combinedOutput: result.output } },
+      response: { output: result.output, exit_code: result.exitCode, cwd: cwd.shown, ...(result.truncated ? { truncated: true } : {}) },
     };
   },
-};
+});
 
 interface CommandResult {
   exitCode: number;

@@ -1,9 +1,8 @@
-import { resolveWorkspacePath } from "../workspace-paths.js";
-import { boolArg, displayArg, stringArg } from "./args.js";
-import { MAX_TEXT_FILE_BYTES } from "./text-file.js";
-import { ToolError, type BuiltinTool } from "./tool.js";
-import { walkFiles } from "./walk.js";
 import { readFile, stat } from "node:fs/promises";
+import { boolArg, displayArg, pathArg, stringArg } from "./args.js";
+import { MAX_TEXT_FILE_BYTES } from "./text-file.js";
+import { ToolError, defineBuiltinTool, objectSchema, param } from "./tool.js";
+import { walkFiles } from "./walk.js";
 
 const MAX_MATCHES = 200;
 const MAX_LINE = 300;
@@ -12,23 +11,22 @@ const MAX_LINE = 300;
  * `search_directory` (§11.1, switch `grepSearch`): grep. Args: `{directory_path, query,
  * is_regex?, case_insensitive?}`. The grep output goes in the step's `text` (§11.2).
  */
-export const searchDirectoryTool: BuiltinTool = {
+export const searchDirectoryTool = defineBuiltinTool({
   name: "search_directory",
+  toolSwitch: "grepSearch",
   description: "Search the text files under a directory of the workspace for a string or regular expression; returns path:line: text matches.",
-  parameters: {
-    type: "object",
-    properties: {
-      directory_path: { type: "string", description: "Directory to search, e.g. \".\"." },
-      query: { type: "string", description: "Text to find (or a regular expression when is_regex is true)." },
-      is_regex: { type: "boolean", description: "Treat query as a JavaScript regular expression." },
-      case_insensitive: { type: "boolean", description: "Ignore case." },
+  parameters: objectSchema(
+    {
+      directory_path: param("string", "Directory to search, e.g. \".\"."),
+      query: param("string", "Text to find (or a regular expression when is_regex is true)."),
+      is_regex: param("boolean", "Treat query as a JavaScript regular expression."),
+      case_insensitive: param("boolean", "Ignore case."),
     },
-    required: ["directory_path", "query"],
-  },
-  enabled: (switches) => switches?.grepSearch?.enabled === true,
+    ["directory_path", "query"],
+  ),
   describe: (args) => ({ searchDirectory: { directoryPath: displayArg(args, "directory_path"), query: displayArg(args, "query") } }),
   async run(args, context) {
-    const directory = await resolveWorkspacePath(context.workspace, stringArg(args, "directory_path", "."));
+    const directory = (await pathArg(args, "directory_path", context.workspace, { fallback: "." })).absolute;
     const query = stringArg(args, "query");
     if (query === "") throw new ToolError("query must not be empty");
     const matcher = buildMatcher(query, boolArg(args, "is_regex"), boolArg(args, "case_insensitive"));
@@ -55,7 +53,7 @@ export const searchDirectoryTool: BuiltinTool = {
       response: { num_results: lines.length, output, ...(truncated ? { truncated } : {}) },
     };
   },
-};
+});
 
 function buildMatcher(query: string, isRegex: boolean, caseInsensitive: boolean): (line: string) => boolean {
   if (isRegex) {

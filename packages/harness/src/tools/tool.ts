@@ -55,3 +55,28 @@ export interface BuiltinTool {
   describe(args: Record<string, unknown>): StepFields;
   run(args: Record<string, unknown>, context: ToolContext): Promise<ToolOutcome>;
 }
+
+/** The `HarnessSideTools` switches of the built-ins (§11.1). */
+export type ToolSwitch = "listDir" | "viewFile" | "find" | "grepSearch" | "writeToFile" | "fileEdit" | "runCommand" | "userQuestions";
+
+/** What {@link defineBuiltinTool} needs: a tool without `enabled`, plus the switch that enables it. */
+export interface BuiltinToolSpec extends Omit<BuiltinTool, "enabled"> {
+  /** Enabled by `HarnessSideTools[toolSwitch].enabled === true`; absent or false → off (§3 schema notes). */
+  readonly toolSwitch: ToolSwitch;
+}
+
+/** A built-in tool enabled by its `HarnessSideTools` switch. */
+export function defineBuiltinTool(spec: BuiltinToolSpec): BuiltinTool {
+  const { toolSwitch, ...tool } = spec;
+  return { ...tool, enabled: (switches) => switches?.[toolSwitch]?.enabled === true };
+}
+
+/** JSON Schema of an arguments object. */
+export function objectSchema(properties: Record<string, Record<string, unknown>>, required: readonly string[] = []): Record<string, unknown> {
+  return { type: "object", properties, required: [...required] };
+}
+
+/** A described parameter of a JSON Schema type. */
+export function param(type: "string" | "integer" | "boolean", description: string): Record<string, unknown> {
+  return { type, description };
+}

@@ -1,7 +1,7 @@
 /**
  * Small helpers for provider tests: drain a provider stream, summarise it, capture its error.
  */
-import type { ModelEvent, ModelToolCall, ModelUsage } from "../../model/provider.js";
+import type { ModelEvent, ModelProvider, ModelRequest, ModelToolCall, ModelUsage } from "../../model/provider.js";
 
 /** Drains a provider stream into an array. */
 export async function collectEvents(stream: AsyncIterable<ModelEvent>): Promise<ModelEvent[]> {
@@ -28,6 +28,11 @@ export function summarizeEvents(events: readonly ModelEvent[]): EventSummary {
     else summary.usage.push(event.usage);
   }
   return summary;
+}
+
+/** Runs one model call to its end (never aborted) and summarises it. */
+export async function summarizeTurn(provider: ModelProvider, request: ModelRequest): Promise<EventSummary> {
+  return summarizeEvents(await collectEvents(provider.generate(request, new AbortController().signal)));
 }
 
 /** Resolves with what `promise` rejects with; fails if it resolves. */
