@@ -1,0 +1,119 @@
+// Throughput and client-tool round trips: the SDK (transport → codec → connection → conversation
+// → chunk consumer) beside a bare `ws` client that only JSON.parses the same frames. Runs of the
+// two alternate, so a busy machine slows both alike.
+import { performance } from "node:perf_hooks";
+import { WebSocket } from "ws";
+import { Agent, WebSocketTransport, defineTool } from "@antigravity-ts/node";
+import { median, percentile } from "./report.mjs";
+
+/** Turns run before measuring, so the JIT has compiled the hot paths. */
+const WARM_UP_RUNS = 2;
+/** Tool calls per measured turn; turns alternate between the SDK and the baseline. */
+const TOOL_CALLS_PER_TURN = 100;
+
+/** A client tool that answers at once, so the round trip measures the SDK, not the tool. */
+const benchEcho = defineTool({
+  name: "bench_echo",
+  description: "Returns its arguments.",
+  parameters: { type: "object", properties: { i: { type: "integer" } } },
+  call: (args) => args,
+});
+
+/** The SDK side: a started agent over `WebSocketTransport`. */
+async function sdkClient(server) {
+  const agent = await Agent.builder().transport(new WebSocketTransport({ url: server.url, apiKey: server.apiKey })).tool(benchEcho).allowAll().build().start({ timeoutMs: 30_000 });
+  const conversation = agent.conversation();
+  return {
+    /** One `stream:N` turn consumed as `conversation.chat()` chunks; returns the text chunks seen. */
+    async stream(steps) {
+      let chunks = 0;
+      for await (const chunk of conversation.chat(`stream:${steps}`)) if (chunk.type === "text") chunks++;
+      return chunks;
+    },
+    async tools(count) {
+      await conversation.chatToCompletion(`tools:${count}`);
+    },
+    close: () => agent.stop(),
+  };
+}
+
+/** The baseline: a bare `ws` client, JSON.parse per frame, answers tool calls directly. */
+async function bareClient(server) {
+  const socket = new WebSocket(server.url, { headers: { "x-goog-api-key": server.apiKey }, maxPayload: 0, perMessageDeflate: false });
+  await new Promise((resolve, reject) => {
+    socket.once("open", resolve);
+    socket.once("error", reject);
+  });
+  const initialized = new Promise((resolve) => socket.once("message", resolve));
+  socket.send(JSON.stringify({ config: {} }));
+  await initialized;
+  const turn = (prompt, onEvent) => new Promise((resolve) => {
+    const onMessage = (data) => {
+      const event = JSON.parse(data.toString());
+      if (event.trajectoryStateUpdate?.state === "STATE_FULLY_IDLE") {
+        socket.off("message", onMessage);
+        resolve();
+      } else onEvent(event);
+    };
+    socket.on("message", onMessage);
+    socket.send(JSON.stringify({ userInput: { parts: [{ text: prompt }] } }));
+  });
+  return {
+    async stream(steps) {
+      let frames = 0;
+      await turn(`stream:${steps}`, (event) => {
+        if (event.stepUpdate !== undefined) frames++;
+      });
+      return frames;
+    },
+    async tools(count) {
+      await turn(`tools:${count}`, (event) => {
+        if (event.toolCall !== undefined) socket.send(JSON.stringify({ toolResponse: { id: event.toolCall.id, responseJson: event.toolCall.argumentsJson } }));
+      });
+    },
+    close: async () => socket.close(),
+  };
+}
+
+/** Steps per second of both clients (median of `runs`, after warm-up), runs alternating. */
+export async function measureThroughput(server, { steps, runs }) {
+  const clients = { sdk: await sdkClient(server), baseline: await bareClient(server) };
+  const rates = { sdk: [], baseline: [] };
+  try {
+    for (let run = -WARM_UP_RUNS; run < runs; run++) {
+      for (const name of ["baseline", "sdk"]) {
+        const start = performance.now();
+        const seen = await clients[name].stream(steps);
+        const seconds = (performance.now() - start) / 1000;
+        if (seen !== steps) throw new Error(`${name} delivered ${seen} of ${steps} steps`);
+        if (run >= 0) rates[name].push(steps / seconds);
+      }
+    }
+  } finally {
+    await Promise.all(Object.values(clients).map((client) => client.close()));
+  }
+  return {
+    sdk: { stepsPerSecond: median(rates.sdk), runs: rates.sdk },
+    baseline: { stepsPerSecond: median(rates.baseline), runs: rates.baseline },
+  };
+}
+
+/** Client-tool round trips (timed by the bench server) of both clients, turns alternating. */
+export async function measureToolRoundTrips(server, { toolCalls }) {
+  const clients = { sdk: await sdkClient(server), baseline: await bareClient(server) };
+  const rtts = { sdk: [], baseline: [] };
+  try {
+    const turns = Math.max(1, Math.round(toolCalls / TOOL_CALLS_PER_TURN));
+    for (let turn = -1; turn < turns; turn++) {
+      for (const name of ["baseline", "sdk"]) {
+        await clients[name].tools(turn < 0 ? 20 : TOOL_CALLS_PER_TURN);
+        const report = await server.nextReport();
+        if (turn >= 0) rtts[name].push(...report.rtts);
+      }
+    }
+  } finally {
+    await Promise.all(Object.values(clients).map((client) => client.close()));
+  }
+  const summarize = (values) => ({ medianMs: median(values), p99Ms: percentile(values, 0.99), count: values.length });
+  return { sdk: summarize(rtts.sdk), baseline: summarize(rtts.baseline) };
+}

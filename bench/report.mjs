@@ -1,0 +1,90 @@
+// Statistics, machine description and the rendering of the results (terminal and docs/bench.md).
+import { cpus, platform, release, totalmem } from "node:os";
+
+export function median(values) {
+  return percentile(values, 0.5);
+}
+
+/** Nearest-rank percentile. */
+export function percentile(values, p) {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))];
+}
+
+export function machineInfo() {
+  const cpu = cpus();
+  return {
+    cpu: `${cpu[0]?.model ?? "unknown CPU"} × ${cpu.length}`,
+    memory: `${Math.round(totalmem() / 2 ** 30)} GiB`,
+    os: `${platform()} ${release()}`,
+    node: process.version,
+  };
+}
+
+function rows(r) {
+  const ratio = r.sdk.stepsPerSecond / r.baseline.stepsPerSecond;
+  const n = (value, digits = 0) => value.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits });
+  return [
+    ["Metric", "SDK", "Baseline (bare ws + JSON.parse)", "SDK / baseline"],
+    [`Throughput, steps/s (${n(r.settings.steps)} steps per turn, median of ${r.settings.runs})`, n(r.sdk.stepsPerSecond), n(r.baseline.stepsPerSecond), n(ratio, 2)],
+    [`Client-tool round trip, median (${n(r.settings.toolCalls)} calls)`, `${n(r.sdkTools.medianMs, 3)} ms`, `${n(r.baselineTools.medianMs, 3)} ms`, n(r.sdkTools.medianMs / r.baselineTools.medianMs, 2)],
+    ["Client-tool round trip, p99", `${n(r.sdkTools.p99Ms, 3)} ms`, `${n(r.baselineTools.p99Ms, 3)} ms`, n(r.sdkTools.p99Ms / r.baselineTools.p99Ms, 2)],
+    [`Start-to-ready: spawn → handshake → WebSocket open (median of ${r.start.runs})`, `${n(r.start.connectMedianMs, 1)} ms`, "—", "—"],
+    [`Start-to-ready: spawn → init response, \`Agent.start()\` (median of ${r.start.runs})`, `${n(r.start.readyMedianMs, 1)} ms`, "—", "—"],
+    [`Heap per retained step (${n(r.heap.steps)}-step history)`, `${n(r.heap.bytesPerStep)} B`, "—", "—"],
+  ];
+}
+
+/** A plain-text table for the terminal. */
+export function renderTable(results) {
+  const table = rows(results);
+  const widths = table[0].map((_, column) => Math.max(...table.map((row) => row[column].length)));
+  const line = (row) => row.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]) : cell.padStart(widths[column]))).join("  ");
+  return [line(table[0]), widths.map((w) => "-".repeat(w)).join("  "), ...table.slice(1).map(line)].join("\n");
+}
+
+/** docs/bench.md: what is measured, how to run it, the machine, the date and the table. */
+export function renderMarkdown(results) {
+  const table = rows(results);
+  const md = [
+    `| ${table[0].join(" | ")} |`,
+    `|${table[0].map((_, i) => (i === 0 ? "---" : "---:")).join("|")}|`,
+    ...table.slice(1).map((row) => `| ${row.join(" | ")} |`),
+  ].join("\n");
+  const m = results.machine;
+  return `# Benchmarks
+
+Run with \`npm run bench\` (\`node bench/run.mjs\`; \`--quick\` for a short run, \`--no-write\` to leave
+this file alone). It builds the packages' JavaScript if \`dist/\` is stale and measures the built
+packages, never the TypeScript sources.
+
+## Results
+
+${md}
+
+Measured on ${results.date.slice(0, 10)} (${results.date}) · ${m.cpu} · ${m.memory} RAM · ${m.os} · Node ${m.node}${results.settings.steps < 20_000 ? " · quick run" : ""}.
+
+SDK/baseline throughput ratio: **${(results.sdk.stepsPerSecond / results.baseline.stepsPerSecond).toFixed(2)}** (target: at least 0.50).
+
+## What each row measures
+
+- **Throughput.** \`bench/bench-server.mjs\` runs in its own process and, for each prompt
+  \`stream:N\`, sends N \`stepUpdate\` frames (finished text steps of about 100 bytes of text, the
+  JSON the harness sends, protocol §4.1) and then \`STATE_FULLY_IDLE\` over a loopback WebSocket.
+  The SDK row goes through \`WebSocketTransport\` → codec → \`HarnessConnection\` (step mapping, idle
+  detection) → \`Conversation\` (history of up to 10,000 steps, usage) → the chunk stream of
+  \`conversation.chat()\`, counting text chunks. The baseline is a bare \`ws\` client that only
+  \`JSON.parse\`s each frame. Two warm-up turns, then the median of the runs; SDK and baseline runs alternate, so a busy machine slows both alike.
+- **Client-tool round trip.** The server sends a \`toolCall\` and waits for its \`toolResponse\`
+  before sending the next, timing each round trip itself. The SDK runs a \`defineTool\` tool that
+  returns its arguments (decode → ToolRunner → synthetic steps → encode); the baseline parses the
+  frame and answers it. Median and 99th percentile (nearest rank) over turns of 100 calls that alternate between the two clients, after a warm-up turn of 20 calls each.
+- **Start-to-ready.** \`SubprocessTransport.connect()\` with the bundled reference harness: find
+  the binary, spawn it, stdio handshake (protocol §3), WebSocket open (§4). Then a whole
+  \`Agent.start()\`, which adds the \`InitializeConversationEvent\` and waits for the harness's
+  \`initializeConversationResponse\` (§5). One warm-up, then the median.
+- **Heap per retained step.** After \`global.gc()\`, \`process.memoryUsage().heapUsed\` before and
+  after a turn of 10,000 steps kept in the conversation's history, divided by 10,000. It counts the
+  SDK's \`Step\` objects with their text (about 100 characters each) and the history's bookkeeping.
+`;
+}

@@ -1,0 +1,80 @@
+// `npm run bench`: throughput, tool round-trip latency, start-to-ready time and heap per step of
+// the SDK, measured against the built packages (dist/, built first if stale) and, where it makes
+// sense, beside a baseline that does the least possible work with the same frames. Prints a table
+// and writes it, with the machine and the date, into docs/bench.md.
+//   node bench/run.mjs [--quick] [--no-write]
+import { spawn, spawnSync } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { ensureDist } from "../packages/node/scripts/ensure-dist.mjs";
+import { measureHeapPerStep, measureStartToReady } from "./measure-sdk.mjs";
+import { measureThroughput, measureToolRoundTrips } from "./measure-throughput.mjs";
+import { machineInfo, renderMarkdown, renderTable } from "./report.mjs";
+
+// Heap per step needs global.gc: re-run under --expose-gc when it is missing.
+if (typeof globalThis.gc !== "function") {
+  const result = spawnSync(process.execPath, ["--expose-gc", fileURLToPath(import.meta.url), ...process.argv.slice(2)], { stdio: "inherit" });
+  process.exit(result.status ?? 1);
+}
+
+const quick = process.argv.includes("--quick");
+const write = !process.argv.includes("--no-write");
+const settings = quick
+  ? { steps: 5_000, runs: 3, toolCalls: 200, startRuns: 3, heapSteps: 10_000 }
+  : { steps: 20_000, runs: 7, toolCalls: 1_000, startRuns: 10, heapSteps: 10_000 };
+
+const log = (line) => process.stderr.write(`${line}\n`);
+await ensureDist({ log });
+
+const server = await startBenchServer();
+try {
+  log(`throughput: ${settings.steps} steps per turn, ${settings.runs} runs each`);
+  const { sdk, baseline } = await measureThroughput(server, settings);
+  log(`tool round trips: ${settings.toolCalls} calls each`);
+  const tools = await measureToolRoundTrips(server, settings);
+  log(`start-to-ready: ${settings.startRuns} runs`);
+  const start = await measureStartToReady(settings.startRuns);
+  log(`heap: ${settings.heapSteps}-step history`);
+  const heap = await measureHeapPerStep(server, settings.heapSteps);
+
+  const results = { settings, sdk, baseline, sdkTools: tools.sdk, baselineTools: tools.baseline, start, heap, machine: machineInfo(), date: new Date().toISOString() };
+  process.stdout.write(`\n${renderTable(results)}\n`);
+  const ratio = sdk.stepsPerSecond / baseline.stepsPerSecond;
+  process.stdout.write(`\nSDK/baseline throughput ratio: ${ratio.toFixed(2)} (target ≥ 0.50: ${ratio >= 0.5 ? "met" : "NOT MET"})\n`);
+  if (write) {
+    writeFileSync(new URL("../docs/bench.md", import.meta.url), renderMarkdown(results));
+    log("wrote docs/bench.md");
+  }
+} finally {
+  server.stop();
+}
+
+/** Starts bench/bench-server.mjs in its own process and reads its address. */
+function startBenchServer() {
+  const child = spawn(process.execPath, [fileURLToPath(new URL("./bench-server.mjs", import.meta.url))], { stdio: ["pipe", "pipe", "inherit"] });
+  const lines = [];
+  const waiters = [];
+  let buffer = "";
+  child.stdout.setEncoding("utf8");
+  child.stdout.on("data", (chunk) => {
+    buffer += chunk;
+    let newline;
+    while ((newline = buffer.indexOf("\n")) >= 0) {
+      const line = JSON.parse(buffer.slice(0, newline));
+      buffer = buffer.slice(newline + 1);
+      const waiter = waiters.shift();
+      if (waiter) waiter(line);
+      else lines.push(line);
+    }
+  });
+  const nextLine = () => (lines.length > 0 ? Promise.resolve(lines.shift()) : new Promise((resolve) => waiters.push(resolve)));
+  return nextLine().then(({ port, apiKey }) => ({
+    url: `ws://127.0.0.1:${port}/`,
+    apiKey,
+    nextReport: nextLine,
+    stop: () => {
+      child.stdin.end();
+      child.kill();
+    },
+  }));
+}

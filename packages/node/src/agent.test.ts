@@ -1,0 +1,68 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { Agent as CoreAgent, ErrorCode, SdkError } from "@antigravity-ts/sdk";
+import { Agent, SubprocessTransport, type SubprocessChannel } from "./index.js";
+import { liveChildCount } from "./subprocess/child-registry.js";
+import { ensureReferenceHarness } from "./subprocess/testing/reference-harness.js";
+
+let harnessPath = "";
+beforeAll(async () => {
+  harnessPath = await ensureReferenceHarness();
+  delete process.env.GEMINI_API_KEY;
+  delete process.env.ANTIGRAVITY_MODEL_PROVIDER;
+}, 300_000);
+
+describe("Node Agent", () => {
+  it("starts the harness as a subprocess by default and runs a turn", async () => {
+    const agent = await Agent.builder().harnessPath(harnessPath).allowAll().build().start({ timeoutMs: 30_000 });
+    try {
+      expect(liveChildCount()).toBe(1);
+      const response = await agent.chat("Hello there");
+      expect(response.text).toContain("scripted demo model");
+      expect(response.steps.length).toBeGreaterThan(0);
+    } finally {
+      await agent.stop();
+    }
+    expect(liveChildCount()).toBe(0);
+  });
+
+  it("fails the turn with HarnessCrashed when the harness is killed mid-turn", async () => {
+    let channel: SubprocessChannel | undefined;
+    const transport = new SubprocessTransport({ harnessPath });
+    const agent = await Agent.builder()
+      .transport({ connect: async (options) => (channel = await transport.connect(options)) })
+      .allowAll()
+      .build()
+      .start({ timeoutMs: 30_000 });
+    try {
+      const conversation = agent.conversation();
+      await conversation.send("Hello there");
+      const error = await (async () => {
+        let killed = false;
+        for await (const _ of conversation.receiveSteps()) {
+          if (!killed) process.kill(channel?.pid ?? -1, "SIGKILL");
+          killed = true;
+        }
+      })().then(() => undefined, (e: unknown) => e);
+      expect(error).toBeInstanceOf(SdkError);
+      expect((error as SdkError).code).toBe(ErrorCode.HarnessCrashed);
+      expect((error as SdkError).message).toContain("was killed by SIGKILL");
+    } finally {
+      await agent.stop();
+    }
+    expect(liveChildCount()).toBe(0);
+  });
+
+  it("reports a missing harness binary from start() and leaves nothing running", async () => {
+    const error = await Agent.builder().harnessPath("/nonexistent/localharness").allowAll().build().start().then(() => undefined, (e: unknown) => e);
+    expect(error).toBeInstanceOf(SdkError);
+    expect((error as SdkError).code).toBe(ErrorCode.Unavailable);
+    expect((error as SdkError).message).toContain("harness binary not found at /nonexistent/localharness");
+    expect(liveChildCount()).toBe(0);
+  });
+
+  it("is the core Agent with Node defaults, and the core Agent alone has no transport", async () => {
+    expect(Object.getPrototypeOf(Agent)).toBe(CoreAgent);
+    const error = await CoreAgent.builder().allowAll().build().start().then(() => undefined, (e: unknown) => e);
+    expect((error as SdkError).code).toBe(ErrorCode.FailedPrecondition);
+  });
+});

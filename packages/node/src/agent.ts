@@ -1,0 +1,51 @@
+import { release } from "node:os";
+import {
+  Agent as CoreAgent,
+  type AgentBuilder,
+  type AgentBuilderDefaults,
+  type TransportFactory,
+} from "@antigravity-ts/sdk";
+import { SubprocessTransport, type SubprocessTransportOptions } from "./subprocess/subprocess-transport.js";
+
+/**
+ * A {@link TransportFactory} that starts a harness subprocess per agent session, from the
+ * agent's `harnessPath`, `env` and `saveDir` (over the defaults in `options`).
+ *
+ * @example
+ * const agent = Agent.builder().transport(subprocessTransportFactory({ shutdownTimeoutMs: 30_000 })).allowAll().build();
+ */
+export function subprocessTransportFactory(options: SubprocessTransportOptions = {}): TransportFactory {
+  return (context) => {
+    const harnessPath = context.harnessPath ?? options.harnessPath;
+    const saveDir = context.saveDir ?? options.saveDir;
+    const env = options.env === undefined && context.env === undefined ? undefined : { ...options.env, ...context.env };
+    return new SubprocessTransport({
+      ...options,
+      ...(harnessPath === undefined ? {} : { harnessPath }),
+      ...(saveDir === undefined ? {} : { saveDir }),
+      ...(env === undefined ? {} : { env }),
+      // ClientInfo as upstream fills it (protocol §3): the bare runtime version and the OS release.
+      clientInfo: { ...context.clientInfo, languageVersion: process.versions.node, osVersion: release(), ...options.clientInfo },
+    });
+  };
+}
+
+/** What `@antigravity-ts/node` gives `Agent.builder()`: a subprocess harness, the working directory as workspace. */
+export function nodeAgentDefaults(options: SubprocessTransportOptions = {}): AgentBuilderDefaults {
+  return { defaultTransport: subprocessTransportFactory(options), defaultWorkspaces: () => [process.cwd()] };
+}
+
+/**
+ * The SDK's `Agent` for Node: unless the builder sets a transport, `start()` spawns the harness
+ * as a subprocess ({@link SubprocessTransport}: `ANTIGRAVITY_HARNESS_PATH`, `localharness` on
+ * `PATH`, else the bundled reference harness) and the workspace defaults to `process.cwd()`.
+ *
+ * @example
+ * await using agent = await Agent.builder().confirmRunCommand().build().start();
+ * console.log((await agent.chat("List the files here")).text);
+ */
+export class Agent extends CoreAgent {
+  static override builder(defaults: AgentBuilderDefaults = {}): AgentBuilder<false> {
+    return CoreAgent.builder({ ...nodeAgentDefaults(), ...defaults });
+  }
+}

@@ -1,0 +1,39 @@
+#!/usr/bin/env node
+/**
+ * `antigravity`: the quick start, a one-shot prompt, or a REPL against a harness subprocess
+ * (the bundled reference harness unless another is configured). See `antigravity --help`.
+ * @module
+ */
+import { SDK_VERSION, SdkError } from "@antigravity-ts/sdk";
+import { CLI_USAGE, CliUsageError, parseCliArgs } from "./cli/cli-args.js";
+import { runOneShot } from "./cli/quickstart.js";
+import { runRepl } from "./cli/repl.js";
+
+async function main(argv: readonly string[]): Promise<number> {
+  const cli = parseCliArgs(argv);
+  if (process.env.NO_COLOR !== undefined && process.env.NO_COLOR !== "") cli.color = false;
+  switch (cli.mode) {
+    case "help":
+      process.stdout.write(`${CLI_USAGE}\n`);
+      return 0;
+    case "version":
+      process.stdout.write(`${SDK_VERSION}\n`);
+      return 0;
+    case "interactive":
+      return runRepl(cli, process.stdin, process.stdout);
+    default:
+      return runOneShot(cli, process.stdout);
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    if (error instanceof CliUsageError) process.stderr.write(`antigravity: ${error.message}\n`);
+    else if (error instanceof SdkError) process.stderr.write(`antigravity: ${error.code}: ${error.message}\n`);
+    else process.stderr.write(`antigravity: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exitCode = error instanceof CliUsageError ? 2 : 1;
+  },
+);

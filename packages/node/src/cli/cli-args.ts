@@ -1,0 +1,88 @@
+/** What the `antigravity` command was asked to do. */
+export interface CliOptions {
+  mode: "demo" | "interactive" | "prompt" | "help" | "version";
+  /** The prompt of `--prompt` / a positional argument. */
+  prompt?: string;
+  /** Harness binary (`--harness`). */
+  harnessPath?: string;
+  /** Workspace directory (`--workspace`); default the working directory. */
+  workspace?: string;
+  /** Forward the harness's stderr (`--verbose`). */
+  verbose: boolean;
+  /** `--no-color` (also `NO_COLOR`). */
+  color?: boolean;
+}
+
+/** A command line we cannot run; the message says how to fix it. */
+export class CliUsageError extends Error {
+  override readonly name = "CliUsageError";
+}
+
+/** Text of `antigravity --help`. */
+export const CLI_USAGE = `Usage: antigravity [options] [prompt]
+
+  (no arguments)        quick start: a short scripted conversation with the harness
+  <prompt>, -p <prompt> one turn with your prompt, then exit
+  -i, --interactive     a REPL: type prompts; "exit", "quit" or Ctrl-D leaves;
+                        Ctrl-C halts a running turn, at the prompt it exits
+
+Options:
+  --harness <path>      harness binary (default: ANTIGRAVITY_HARNESS_PATH, localharness on
+                        PATH, else the bundled reference harness)
+  --workspace <dir>     directory the agent works in (default: current directory)
+  --verbose             show the harness's log (stderr)
+  --no-color            plain output (also NO_COLOR=1)
+  -h, --help, --version
+
+Model: the reference harness runs an offline scripted demo model unless GEMINI_API_KEY
+(or ANTIGRAVITY_MODEL_PROVIDER, see docs/model-providers.md) is set.`;
+
+/** Parses argv (without node and the script). */
+export function parseCliArgs(argv: readonly string[]): CliOptions {
+  const options: CliOptions = { mode: "demo", verbose: false };
+  const prompts: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    const value = (): string => {
+      const next = argv[++i];
+      if (next === undefined || next === "") throw new CliUsageError(`${arg} needs a value; run antigravity --help`);
+      return next;
+    };
+    switch (arg) {
+      case "-h":
+      case "--help":
+        return { mode: "help", verbose: false };
+      case "--version":
+        return { mode: "version", verbose: false };
+      case "-i":
+      case "--interactive":
+        options.mode = "interactive";
+        break;
+      case "-p":
+      case "--prompt":
+        prompts.push(value());
+        break;
+      case "--harness":
+        options.harnessPath = value();
+        break;
+      case "--workspace":
+        options.workspace = value();
+        break;
+      case "--verbose":
+        options.verbose = true;
+        break;
+      case "--no-color":
+        options.color = false;
+        break;
+      default:
+        if (arg.startsWith("-")) throw new CliUsageError(`unknown option ${arg}; run antigravity --help`);
+        prompts.push(arg);
+    }
+  }
+  if (prompts.length > 0) {
+    if (options.mode === "interactive") throw new CliUsageError("--interactive takes no prompt; type it at the prompt instead");
+    options.mode = "prompt";
+    options.prompt = prompts.join(" ");
+  }
+  return options;
+}

@@ -1,0 +1,56 @@
+import { resolve } from "node:path";
+import { allow, confirmRunCommand, defineTool, type AskUserHandler, type ToolCall } from "@antigravity-ts/sdk";
+import { Agent, subprocessTransportFactory } from "../agent.js";
+import type { CliOptions } from "./cli-args.js";
+
+/** A client tool of the quick start: runs in this process when the model calls it (protocol §7). */
+export const getWeather = defineTool({
+  name: "get_weather",
+  description: "Current weather for a city: condition and temperature in °C.",
+  parameters: { type: "object", properties: { city: { type: "string", description: "City name, e.g. Paris" } }, required: ["city"] },
+  call: ({ city }: { city: string }) => {
+    // Deterministic and offline: a real tool would call a weather API here.
+    const conditions = ["sunny", "cloudy", "light rain", "windy"];
+    const seed = [...city].reduce((sum, char) => sum + char.charCodeAt(0), 0);
+    return { city, condition: conditions[seed % conditions.length], temperatureC: 12 + (seed % 15) };
+  },
+});
+
+/** Options of {@link buildDemoAgent}. */
+export interface DemoAgentOptions {
+  cli: CliOptions;
+  /** Decides `run_command` calls (the policy's ASK_USER handler). */
+  confirmRunCommand: AskUserHandler;
+  /** Receives harness stderr lines when `--verbose`. */
+  onStderr?: (line: string) => void;
+}
+
+/**
+ * The agent of the quick start and the REPL: the `get_weather` client tool, the built-in tools,
+ * and a policy that allows everything but asks before `run_command`.
+ */
+export function buildDemoAgent(options: DemoAgentOptions): Agent {
+  const { cli } = options;
+  let builder = Agent.builder()
+    .tool(getWeather)
+    .policies(confirmRunCommand(options.confirmRunCommand), allow("get_weather"))
+    .workspaces(resolve(cli.workspace ?? process.cwd()))
+    .transport(subprocessTransportFactory(options.onStderr === undefined ? {} : { onStderr: options.onStderr }));
+  if (cli.harnessPath !== undefined) builder = builder.harnessPath(cli.harnessPath);
+  return builder.build();
+}
+
+/** The command line a `run_command` call would run, for display and policy checks. */
+export function commandLineOf(call: ToolCall): string {
+  const args = (call.args ?? {}) as Record<string, unknown>;
+  const line = args.CommandLine ?? args.command_line ?? args.commandLine ?? args.command;
+  return typeof line === "string" ? line : JSON.stringify(call.args);
+}
+
+/** Which model the harness will use, as far as the environment tells (docs/model-providers.md). */
+export function describeModel(env: NodeJS.ProcessEnv = process.env): string {
+  const forced = env.ANTIGRAVITY_MODEL_PROVIDER;
+  if (forced !== undefined && forced !== "") return `${forced} (ANTIGRAVITY_MODEL_PROVIDER)`;
+  if (env.GEMINI_API_KEY) return "Gemini (GEMINI_API_KEY is set)";
+  return "offline scripted demo model (set GEMINI_API_KEY for Gemini)";
+}

@@ -1,0 +1,177 @@
+import { SYNTHETIC_STEP_INDEX_BASE, StepStatus, StepType, type Step, type ToolCall, type UsageMetadata } from "@antigravity-ts/sdk";
+import { Spinner, type CliOutput } from "./spinner.js";
+
+/** Options of {@link TurnRenderer}. */
+export interface TurnRendererOptions {
+  /** Use ANSI styles (dim thoughts, colored marks). Default: the output is a TTY and `NO_COLOR` is unset. */
+  color?: boolean;
+}
+
+type Mode = "none" | "thought" | "text";
+
+/**
+ * Renders a turn's steps for a person: thoughts dimmed, answer text as it streams, one line per
+ * tool call with a spinner while it runs (drawn from the ACTIVE/DONE/ERROR updates of tool steps,
+ * including the SDK's synthetic client-tool steps). Without a TTY the same information is
+ * printed as plain lines.
+ */
+export class TurnRenderer {
+  readonly #out: CliOutput;
+  readonly #spinner: Spinner;
+  readonly #color: boolean;
+  /** Tool calls seen, by call id (else step id), with the last status printed and the arguments shown. */
+  readonly #tools = new Map<string, { status: StepStatus; args: string }>();
+  #mode: Mode = "none";
+  #atLineStart = true;
+  /** A question waiting for the user's answer: no spinner meanwhile, and it stays the last line. */
+  #question: string | undefined;
+
+  constructor(out: CliOutput, options: TurnRendererOptions = {}) {
+    this.#out = out;
+    this.#spinner = new Spinner(out);
+    this.#color = options.color ?? (out.isTTY === true && process.env.NO_COLOR === undefined);
+  }
+
+  /** Renders one step update. */
+  onStep(step: Step): void {
+    if (step.type === StepType.ToolCall) {
+      this.#onToolStep(step);
+      return;
+    }
+    if (step.thinkingDelta !== "") this.#stream("thought", step.thinkingDelta);
+    if (step.contentDelta !== "" && step.type !== StepType.Finish) this.#stream("text", step.contentDelta);
+    if (step.status === StepStatus.Error && step.error !== "") this.#line(this.#style("31", `✖ ${step.error}`));
+  }
+
+  /** Ends the turn's output: stops the spinner and finishes the current line. */
+  finish(): void {
+    this.#spinner.stop();
+    this.#endLine();
+    this.#mode = "none";
+    this.#tools.clear();
+    this.#question = undefined;
+  }
+
+  /** Prints a line after the turn (notices, errors, usage). */
+  note(text: string, style: "dim" | "error" | "plain" = "plain"): void {
+    this.#spinner.stop();
+    this.#endLine();
+    this.#line(style === "dim" ? this.#style("2", text) : style === "error" ? this.#style("31", text) : text);
+  }
+
+  /**
+   * Shows a question the user must answer (e.g. a policy asking before `run_command`). Until
+   * {@link answered}, running tools print plain lines and the question is repeated after them,
+   * so it stays visible while the turn's output catches up.
+   */
+  ask(question: string): void {
+    this.#question = question;
+    this.note(question);
+  }
+
+  /** The question of {@link ask} was answered. */
+  answered(): void {
+    this.#question = undefined;
+  }
+
+  /** Prints the token usage of a turn and of the session. */
+  usage(turn: UsageMetadata | undefined, total: UsageMetadata): void {
+    const parts = (u: UsageMetadata): string => `${u.promptTokenCount} in · ${u.candidatesTokenCount} out · ${u.thoughtsTokenCount} thinking · ${u.totalTokenCount} total`;
+    const turnText = turn === undefined ? "" : `this turn ${parts(turn)}; `;
+    this.note(`tokens: ${turnText}session ${parts(total)}`, "dim");
+  }
+
+  #onToolStep(step: Step): void {
+    const call = step.toolCalls[0];
+    const name = call?.name ?? step.content;
+    // A client tool shows up twice: the harness's customTool step and the SDK's synthetic step
+    // (protocol §7, §18). Both carry the call id, so one line per call.
+    const key = call?.id || step.id;
+    const previous = this.#tools.get(key);
+    if (previous?.status === step.status || isFinal(previous?.status)) return;
+    const synthetic = step.stepIndex >= SYNTHETIC_STEP_INDEX_BASE;
+    // A finished synthetic step carries the result instead of the arguments (§18).
+    const args = previous?.args ?? (synthetic && step.status === StepStatus.Done ? "" : describeArgs(call));
+    this.#tools.set(key, { status: step.status, args });
+    switch (step.status) {
+      case StepStatus.Active:
+        if (previous !== undefined) return;
+        this.#endLine();
+        this.#mode = "none";
+        if (this.#out.isTTY === true && this.#question === undefined) {
+          this.#spinner.start(`${name}${args}`);
+          return;
+        }
+        this.#line(`… ${name}${args}`);
+        if (this.#question !== undefined) this.#line(this.#question);
+        return;
+      case StepStatus.WaitingForUser:
+        this.#spinner.stop();
+        this.#endLine();
+        this.#line(this.#style("33", `? ${name}${args} is waiting for confirmation`));
+        return;
+      case StepStatus.Done: {
+        this.#spinner.stop();
+        this.#endLine();
+        const result = synthetic && step.content !== "" ? ` → ${clip(step.content, 120)}` : "";
+        this.#line(`${this.#style("32", "✔")} ${name}${args}${result}`);
+        this.#mode = "none";
+        return;
+      }
+      case StepStatus.Error:
+      case StepStatus.Canceled:
+        this.#spinner.stop();
+        this.#endLine();
+        this.#line(`${this.#style("31", "✖")} ${name}${args}: ${step.error || step.status.toLowerCase()}`);
+        this.#mode = "none";
+        return;
+      default:
+        return;
+    }
+  }
+
+  #stream(mode: Mode, text: string): void {
+    this.#spinner.stop();
+    if (this.#mode !== mode) {
+      this.#endLine();
+      if (mode === "thought") this.#write(this.#style("2", "thinking: "));
+      this.#mode = mode;
+    }
+    this.#write(mode === "thought" ? this.#style("2", text) : text);
+  }
+
+  #write(text: string): void {
+    if (text === "") return;
+    this.#out.write(text);
+    this.#atLineStart = text.endsWith("\n");
+  }
+
+  #line(text: string): void {
+    this.#write(`${text}\n`);
+  }
+
+  #endLine(): void {
+    if (!this.#atLineStart) this.#write("\n");
+  }
+
+  #style(code: string, text: string): string {
+    if (!this.#color) return text;
+    // Re-apply the style after each newline so multi-line thoughts stay dim.
+    return `\x1b[${code}m${text.replaceAll("\n", `\x1b[0m\n\x1b[${code}m`)}\x1b[0m`;
+  }
+}
+
+function describeArgs(call: ToolCall | undefined): string {
+  if (call === undefined || call.args === undefined || call.args === null) return "";
+  const json = JSON.stringify(call.args);
+  return json === "{}" ? "()" : `(${clip(json, 80)})`;
+}
+
+function isFinal(status: StepStatus | undefined): boolean {
+  return status === StepStatus.Done || status === StepStatus.Error || status === StepStatus.Canceled;
+}
+
+function clip(text: string, max: number): string {
+  const flat = text.replace(/\s+/g, " ");
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}

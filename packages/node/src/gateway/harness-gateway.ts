@@ -1,0 +1,164 @@
+import { createServer, type IncomingMessage, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { Duplex } from "node:stream";
+import { ErrorCode, SdkError, type Channel, type Transport } from "@antigravity-ts/sdk";
+import { WebSocketServer } from "ws";
+import { API_KEY_HEADER, openWebSocket } from "../socket/open-websocket.js";
+import { WebSocketChannel } from "../socket/websocket-channel.js";
+import { isOriginAllowed, isTokenValid, presentedToken, type OriginPolicy, type TokenPolicy } from "./gateway-auth.js";
+import { GatewayRelay, type OpenHarnessChannel } from "./gateway-relay.js";
+
+/** Where the gateway sends each browser: one running harness, or a fresh transport per client. */
+export type HarnessGatewayTarget =
+  /** A harness WebSocket (`ws://127.0.0.1:8765/`) and its key; the gateway adds `x-goog-api-key`. */
+  | { url: string; apiKey: string }
+  /** A transport per browser client, e.g. `() => new SubprocessTransport()` for a harness each. */
+  | { transport: () => Transport | Promise<Transport> };
+
+/** Options of {@link createHarnessGateway}. */
+export interface HarnessGatewayOptions {
+  target: HarnessGatewayTarget;
+  /** Page origins allowed to connect (`Origin` header). Others get HTTP 403. */
+  allowedOrigins: OriginPolicy;
+  /** The token a page must present (`?token=` or subprotocol `antigravity.token.<token>`). Others get HTTP 401. */
+  token: TokenPolicy;
+  /** Attach to this server's `upgrade` events instead of listening on a port. */
+  server?: Server;
+  /** Standalone mode: port to listen on (0 = any free port). Default 0. */
+  port?: number;
+  /** Standalone mode: address to bind. Default `127.0.0.1`. */
+  host?: string;
+  /** URL path of the endpoint. Default `/`. */
+  path?: string;
+  /** Most browser connections at once; more get HTTP 503. Default 16. */
+  maxConnections?: number;
+  /** Bound on connecting to the harness for a new client, in ms. Default 30 000. */
+  connectTimeoutMs?: number;
+}
+
+/** A running gateway. */
+export interface HarnessGateway extends AsyncDisposable {
+  /** The `ws://` URL pages connect to (standalone mode), else `undefined`. */
+  readonly url: string | undefined;
+  /** Browser connections currently relayed. */
+  readonly connectionCount: number;
+  /** Refuses new clients, closes every relay (browsers get 1001) and, in standalone mode, the server. */
+  close(): Promise<void>;
+}
+
+/**
+ * A WebSocket endpoint for browser pages that relays protocol frames 1:1 to a harness and adds
+ * the `x-goog-api-key` itself, so the page never holds the harness key (ARCHITECTURE.md,
+ * "where the harness key lives"). Checks `Origin` and a per-client token before upgrading,
+ * caps concurrent connections, never caps frame size (protocol §4), and closes the other side
+ * when either goes away (a per-client subprocess harness is shut down with its browser).
+ *
+ * @example
+ * const gateway = await createHarnessGateway({
+ *   target: { transport: () => new SubprocessTransport() },
+ *   allowedOrigins: ["http://localhost:5173"],
+ *   token: process.env.GATEWAY_TOKEN ?? "dev-token",
+ *   port: 8787,
+ * });
+ * // page: new WebSocketTransport({ url: `ws://localhost:8787/?token=${token}` })
+ */
+export async function createHarnessGateway(options: HarnessGatewayOptions): Promise<HarnessGateway> {
+  const path = options.path ?? "/";
+  const maxConnections = options.maxConnections ?? 16;
+  const connectTimeoutMs = options.connectTimeoutMs ?? 30_000;
+  const open = harnessOpener(options.target, connectTimeoutMs);
+  // The token subprotocol must be echoed, or browsers fail the connection.
+  const selectedProtocols = new WeakMap<IncomingMessage, string>();
+  const wss = new WebSocketServer({ noServer: true, maxPayload: 0, perMessageDeflate: false, handleProtocols: (_offered, request) => selectedProtocols.get(request) ?? false });
+  const relays = new Set<GatewayRelay>();
+  let admitting = 0;
+  let closed = false;
+
+  const server = options.server ?? createServer((_request, response) => {
+    response.writeHead(426, { "content-type": "text/plain" }).end("this endpoint only accepts WebSocket upgrades\n");
+  });
+  const onUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer): void => {
+    if (new URL(request.url ?? "/", "http://gateway.invalid").pathname !== path) {
+      // Another upgrade handler on a shared server may own this path.
+      if (options.server === undefined || server.listenerCount("upgrade") === 1) reject(socket, 404, "Not Found");
+      return;
+    }
+    void admit(request, socket, head);
+  };
+
+  async function admit(request: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
+    if (closed) return reject(socket, 503, "Service Unavailable");
+    if (!isOriginAllowed(options.allowedOrigins, request)) return reject(socket, 403, "Forbidden");
+    if (relays.size + admitting >= maxConnections) return reject(socket, 503, "Service Unavailable");
+    admitting++;
+    try {
+      const presented = presentedToken(request);
+      const valid = await isTokenValid(options.token, presented, request).catch(() => false);
+      if (!valid) return reject(socket, 401, "Unauthorized");
+      if (closed || socket.destroyed) return reject(socket, 503, "Service Unavailable");
+      if (presented?.protocol !== undefined) selectedProtocols.set(request, presented.protocol);
+      wss.handleUpgrade(request, socket, head, (browser) => {
+        const relay = new GatewayRelay(browser, open);
+        relays.add(relay);
+        void relay.done.finally(() => relays.delete(relay));
+      });
+    } finally {
+      admitting--;
+    }
+  }
+
+  server.on("upgrade", onUpgrade);
+  if (options.server === undefined) await listen(server, options.port ?? 0, options.host ?? "127.0.0.1");
+  const address = options.server === undefined ? (server.address() as AddressInfo) : undefined;
+  const host = address === undefined ? undefined : address.family === "IPv6" ? `[${address.address}]` : address.address;
+
+  const close = async (): Promise<void> => {
+    if (closed) return;
+    closed = true;
+    server.off("upgrade", onUpgrade);
+    await Promise.all([...relays].map((relay) => relay.shutdown()));
+    wss.close();
+    if (options.server === undefined) {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  };
+  return {
+    url: address === undefined ? undefined : `ws://${host}:${address.port}${path}`,
+    get connectionCount() {
+      return relays.size;
+    },
+    close,
+    [Symbol.asyncDispose]: close,
+  };
+}
+
+function harnessOpener(target: HarnessGatewayTarget, timeoutMs: number): OpenHarnessChannel {
+  if ("url" in target) {
+    return async (signal): Promise<Channel> => {
+      const socket = await openWebSocket(target.url, { headers: { [API_KEY_HEADER]: target.apiKey }, signal, timeoutMs });
+      return new WebSocketChannel(socket);
+    };
+  }
+  return async (signal): Promise<Channel> => {
+    const transport = await target.transport();
+    return transport.connect({ signal, timeoutMs });
+  };
+}
+
+function reject(socket: Duplex, status: number, text: string): void {
+  if (socket.destroyed) return;
+  socket.once("finish", () => socket.destroy());
+  socket.end(`HTTP/1.1 ${status} ${text}\r\nConnection: close\r\nContent-Type: text/plain\r\nContent-Length: ${text.length + 1}\r\n\r\n${text}\n`);
+}
+
+function listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const onError = (cause: Error): void => reject(new SdkError(ErrorCode.Unavailable, `gateway could not listen on ${host}:${port}: ${cause.message}`, { cause }));
+    server.once("error", onError);
+    server.listen(port, host, () => {
+      server.off("error", onError);
+      resolve();
+    });
+  });
+}

@@ -1,0 +1,29 @@
+/**
+ * The Node edge of the Antigravity TypeScript SDK: everything of `@antigravity-ts/sdk`, plus an
+ * `Agent` that starts the harness as a subprocess, the {@link SubprocessTransport} itself, and
+ * {@link createHarnessGateway} for browser pages. One import for Node users.
+ * @module
+ */
+export * from "@antigravity-ts/sdk";
+export { Agent, nodeAgentDefaults, subprocessTransportFactory } from "./agent.js";
+export {
+  SubprocessTransport,
+  SubprocessChannel,
+  createSubprocessTransport,
+  type ClientInfoInit,
+  type SubprocessTransportOptions,
+} from "./subprocess/subprocess-transport.js";
+export {
+  HARNESS_PATH_ENV,
+  LOCALHARNESS_BINARY,
+  discoverHarnessBinary,
+  findBundledHarness,
+  type DiscoverHarnessOptions,
+  type HarnessBinary,
+  type HarnessSource,
+} from "./subprocess/discover-harness.js";
+export type { HarnessExit } from "./subprocess/harness-process.js";
+export { connectHarnessSocket, type ConnectHarnessSocketOptions } from "./socket/connect-harness-socket.js";
+export { createHarnessGateway, type HarnessGateway, type HarnessGatewayOptions, type HarnessGatewayTarget } from "./gateway/harness-gateway.js";
+export { GATEWAY_TOKEN_PROTOCOL_PREFIX, type OriginPolicy, type TokenPolicy } from "./gateway/gateway-auth.js";
+export { GatewayCloseCode } from "./gateway/gateway-relay.js";

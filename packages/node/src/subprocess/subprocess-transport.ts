@@ -1,0 +1,223 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { release, tmpdir } from "node:os";
+import { join } from "node:path";
+import { ErrorCode, SDK_VERSION, SdkError, linkSignal, throwIfAborted, type CallOptions, type Transport } from "@antigravity-ts/sdk";
+import { InputConfigSchema, create } from "@antigravity-ts/sdk/wire";
+import type { WebSocket } from "ws";
+import { connectHarnessSocket } from "../socket/connect-harness-socket.js";
+import { WebSocketChannel } from "../socket/websocket-channel.js";
+import { discoverHarnessBinary, type HarnessBinary } from "./discover-harness.js";
+import { HarnessProcess, describeExit, type HarnessEndpoint, type HarnessExit } from "./harness-process.js";
+
+/** What the SDK tells the harness about itself (`InputConfig.client_info`, protocol §3). */
+export interface ClientInfoInit {
+  language?: string;
+  version?: string;
+  languageVersion?: string;
+  os?: string;
+  osVersion?: string;
+}
+
+/** Options of {@link SubprocessTransport}. */
+export interface SubprocessTransportOptions {
+  /** Harness binary; see {@link discoverHarnessBinary} for what happens without it. */
+  harnessPath?: string;
+  /** Extra environment for the harness and its tools: merged over `process.env` and sent as `InputConfig.env`. */
+  env?: Readonly<Record<string, string>>;
+  /** `InputConfig.storage_directory`; default a fresh `antigravity_*` temp dir, removed on close. */
+  saveDir?: string;
+  /** Overrides of the reported client info. */
+  clientInfo?: ClientInfoInit;
+  /** Working directory of the harness process. Default: this process's. */
+  cwd?: string;
+  /** Bound on spawn → `OutputConfig`, in ms. Default 30 000. */
+  handshakeTimeoutMs?: number;
+  /** How long `close()` waits for the harness to exit after closing its stdin, before SIGTERM. Default 5 000 (upstream: 180 000). */
+  shutdownTimeoutMs?: number;
+  /** WebSocket connect attempts (protocol §4). Default 5. */
+  connectAttempts?: number;
+  /** Stderr lines kept for error messages. Default 100. */
+  stderrTailLines?: number;
+  /** Receives each harness stderr line as it arrives. */
+  onStderr?: (line: string) => void;
+  /** Set false to fail instead of falling back to the bundled reference harness. Default true. */
+  allowBundledHarness?: boolean;
+}
+
+const DEFAULT_HANDSHAKE_TIMEOUT_MS = 30_000;
+const DEFAULT_SHUTDOWN_TIMEOUT_MS = 5_000;
+/** After an unexpected socket close, how long we wait to learn whether the child died. */
+const CRASH_PROBE_MS = 2_000;
+/** After the child exits, how long the socket may stay open before we drop it. */
+const SOCKET_AFTER_EXIT_MS = 1_000;
+
+/**
+ * A {@link Transport} that runs the harness as a child process (protocol §2–§4): finds the
+ * binary, spawns it with no arguments, does the stdio handshake, opens the WebSocket with the
+ * per-process key, and on `close()` shuts the child down in order (socket, stdin, wait, SIGTERM,
+ * SIGKILL). A child never outlives this process, even when it throws.
+ *
+ * Binary discovery: `harnessPath` → `ANTIGRAVITY_HARNESS_PATH` (agent env, then process env) →
+ * `localharness` on `PATH` → the bundled reference harness from `@antigravity-ts/harness`.
+ *
+ * @example
+ * const transport = new SubprocessTransport({ env: { GEMINI_API_KEY: key } });
+ * const channel = await transport.connect({ timeoutMs: 30_000 });
+ */
+export class SubprocessTransport implements Transport {
+  readonly #options: SubprocessTransportOptions;
+
+  constructor(options: SubprocessTransportOptions = {}) {
+    this.#options = options;
+  }
+
+  /** The binary `connect()` would start, without starting it. */
+  resolveBinary(): HarnessBinary {
+    const { harnessPath, env, allowBundledHarness } = this.#options;
+    return discoverHarnessBinary({
+      ...(harnessPath === undefined ? {} : { harnessPath }),
+      ...(env === undefined ? {} : { env }),
+      ...(allowBundledHarness === undefined ? {} : { allowBundled: allowBundledHarness }),
+    });
+  }
+
+  /**
+   * Starts a harness and returns an open channel to it. Rejects with `Unavailable` (binary
+   * missing, connect failed), `PermissionDenied`, `HarnessCrashed` (died before it was ready),
+   * `ProtocolError` (not a localharness), `Canceled` or `DeadlineExceeded`; the child is gone
+   * by the time it rejects.
+   */
+  async connect(options: CallOptions = {}): Promise<SubprocessChannel> {
+    const link = linkSignal(options);
+    let harness: HarnessProcess | undefined;
+    let storage: { path: string; owned: boolean } | undefined;
+    try {
+      throwIfAborted(link.signal);
+      const binary = this.resolveBinary();
+      const userEnv = this.#options.env ?? {};
+      storage = this.#options.saveDir === undefined
+        ? { path: await mkdtemp(join(tmpdir(), "antigravity_")), owned: true }
+        : { path: this.#options.saveDir, owned: false };
+      harness = await HarnessProcess.spawn(binary, {
+        env: { ...process.env, ...userEnv },
+        ...(this.#options.cwd === undefined ? {} : { cwd: this.#options.cwd }),
+        ...(this.#options.stderrTailLines === undefined ? {} : { stderrTailLines: this.#options.stderrTailLines }),
+        ...(this.#options.onStderr === undefined ? {} : { onStderr: this.#options.onStderr }),
+      });
+      const input = create(InputConfigSchema, { storageDirectory: storage.path, clientInfo: this.#clientInfo(), env: { ...userEnv } });
+      const handshakeTimeoutMs = this.#options.handshakeTimeoutMs ?? DEFAULT_HANDSHAKE_TIMEOUT_MS;
+      const handshakeLink = linkSignal({ signal: link.signal, timeoutMs: handshakeTimeoutMs });
+      let endpoint: HarnessEndpoint;
+      try {
+        endpoint = await harness.handshake(input, handshakeLink.signal);
+      } finally {
+        handshakeLink.dispose();
+      }
+      const socket = await this.#openSocket(harness, endpoint, link.signal);
+      return new SubprocessChannel(socket, harness, {
+        storageDirectory: storage.path,
+        ownsStorage: storage.owned,
+        shutdownTimeoutMs: this.#options.shutdownTimeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS,
+      });
+    } catch (error) {
+      await harness?.kill();
+      if (storage?.owned === true) await rm(storage.path, { recursive: true, force: true }).catch(() => {});
+      throw SdkError.from(error, ErrorCode.Unavailable);
+    } finally {
+      link.dispose();
+    }
+  }
+
+  /** Phase 2 (protocol §4), abandoned early with `HarnessCrashed` if the child exits meanwhile. */
+  async #openSocket(harness: HarnessProcess, { port, apiKey }: HarnessEndpoint, signal: AbortSignal): Promise<WebSocket> {
+    const died = new AbortController();
+    void harness.exited.then((exit) => {
+      died.abort(new SdkError(ErrorCode.HarnessCrashed, `harness ${describeExit(exit)} before accepting the WebSocket on port ${port}: ${harness.stderr.toString()}`, { details: { exitCode: exit.code, exitSignal: exit.signal, stderrTail: harness.stderr.toString() } }));
+    });
+    const link = linkSignal({ signal }, died.signal);
+    try {
+      return await connectHarnessSocket({ port, apiKey, attempts: this.#options.connectAttempts ?? 5, signal: link.signal });
+    } catch (error) {
+      if (died.signal.aborted) throw died.signal.reason;
+      const sdkError = SdkError.from(error, ErrorCode.Unavailable);
+      throw new SdkError(sdkError.code, `${sdkError.message}; harness stderr:\n${harness.stderr.toString()}`, { cause: sdkError, details: { ...sdkError.details, stderrTail: harness.stderr.toString() } });
+    } finally {
+      link.dispose();
+    }
+  }
+
+  #clientInfo(): Required<ClientInfoInit> {
+    return {
+      language: "typescript",
+      version: SDK_VERSION,
+      languageVersion: process.versions.node,
+      os: process.platform === "win32" ? "windows" : process.platform,
+      osVersion: release(),
+      ...this.#options.clientInfo,
+    };
+  }
+}
+
+/** Options the transport hands to its channel. */
+interface SubprocessChannelInit {
+  storageDirectory: string;
+  ownsStorage: boolean;
+  shutdownTimeoutMs: number;
+}
+
+/**
+ * The channel of a {@link SubprocessTransport}: a WebSocket channel that owns the child.
+ * `frames()` throws `HarnessCrashed` with the stderr tail when the socket drops because the
+ * child died; `close()` stops the child (protocol §2.3) and removes a temporary storage dir.
+ */
+export class SubprocessChannel extends WebSocketChannel {
+  /** The `storage_directory` sent in the handshake. */
+  readonly storageDirectory: string;
+  readonly #harness: HarnessProcess;
+
+  constructor(socket: WebSocket, harness: HarnessProcess, init: SubprocessChannelInit) {
+    super(socket, {
+      onUnexpectedClose: async (code, reason) => {
+        // A normal close ends the stream at once; anything else: did the child die?
+        if (code === 1000 && harness.exit === undefined) return undefined;
+        const exit = await harness.waitForExit(CRASH_PROBE_MS);
+        if (exit === undefined) {
+          return new SdkError(ErrorCode.ConnectionClosed, `the harness closed the WebSocket (code ${code}${reason ? `: ${reason}` : ""}) but is still running; harness stderr:\n${harness.stderr.toString()}`, { details: { closeCode: code } });
+        }
+        return new SdkError(ErrorCode.HarnessCrashed, `harness process ${describeExit(exit)} unexpectedly (WebSocket close code ${code}); harness stderr:\n${harness.stderr.toString()}`, {
+          details: { closeCode: code, exitCode: exit.code, exitSignal: exit.signal, stderrTail: harness.stderr.toString() },
+        });
+      },
+      afterClose: async () => {
+        await harness.shutdown(init.shutdownTimeoutMs);
+        if (init.ownsStorage) await rm(init.storageDirectory, { recursive: true, force: true }).catch(() => {});
+      },
+    });
+    this.storageDirectory = init.storageDirectory;
+    this.#harness = harness;
+    // A dead child normally takes its socket with it; if something keeps it open, drop it.
+    void harness.exited.then(() => {
+      setTimeout(() => socket.terminate(), SOCKET_AFTER_EXIT_MS).unref();
+    });
+  }
+
+  /** OS process id of the harness. */
+  get pid(): number {
+    return this.#harness.pid;
+  }
+
+  /** The last stderr lines of the harness. */
+  stderrTail(): string {
+    return this.#harness.stderr.toString();
+  }
+
+  /** Resolves with the exit status once the harness process is gone. */
+  get exited(): Promise<HarnessExit> {
+    return this.#harness.exited;
+  }
+}
+
+/** Creates a {@link SubprocessTransport}. */
+export function createSubprocessTransport(options: SubprocessTransportOptions = {}): SubprocessTransport {
+  return new SubprocessTransport(options);
+}

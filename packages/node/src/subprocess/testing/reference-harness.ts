@@ -1,0 +1,67 @@
+import { execFile } from "node:child_process";
+import { existsSync, mkdirSync, readdirSync, rmdirSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { fileURLToPath } from "node:url";
+
+/** Root of the repository (this file is packages/node/src/subprocess/testing/). */
+export const REPO_ROOT = fileURLToPath(new URL("../../../../../", import.meta.url));
+/** The reference harness entry that `@antigravity-ts/harness`'s bin points to. */
+export const REFERENCE_HARNESS_BIN = join(REPO_ROOT, "packages", "harness", "dist", "bin.js");
+
+const BUILD_TIMEOUT_MS = 240_000;
+
+/**
+ * Builds the reference harness (`BUILD_ONLY=sdk,harness rollup`) when its dist is missing or
+ * older than its sources, and returns the path of `dist/bin.js`. Test files running in
+ * parallel share one build through a lock directory.
+ */
+export async function ensureReferenceHarness(): Promise<string> {
+  if (isFresh()) return REFERENCE_HARNESS_BIN;
+  const lock = join(tmpdir(), `antigravity-harness-build-${Buffer.from(REPO_ROOT).toString("hex").slice(-24)}.lock`);
+  const until = Date.now() + BUILD_TIMEOUT_MS;
+  for (;;) {
+    try {
+      mkdirSync(lock);
+      break;
+    } catch {
+      if (Date.now() > until) throw new Error(`timed out waiting for another build of the reference harness (lock ${lock})`);
+      await sleep(200);
+      if (isFresh()) return REFERENCE_HARNESS_BIN;
+    }
+  }
+  try {
+    if (!isFresh()) await build();
+  } finally {
+    rmdirSync(lock);
+  }
+  if (!existsSync(REFERENCE_HARNESS_BIN)) throw new Error(`the build did not produce ${REFERENCE_HARNESS_BIN}`);
+  return REFERENCE_HARNESS_BIN;
+}
+
+function build(): Promise<void> {
+  const rollup = join(REPO_ROOT, "node_modules", "rollup", "dist", "bin", "rollup");
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, [rollup, "-c", "rollup.config.mjs"], { cwd: REPO_ROOT, env: { ...process.env, BUILD_ONLY: "sdk,harness" }, timeout: BUILD_TIMEOUT_MS }, (error, _stdout, stderr) => {
+      if (error) reject(new Error(`building the reference harness failed: ${stderr}`, { cause: error }));
+      else resolve();
+    });
+  });
+}
+
+function isFresh(): boolean {
+  if (!existsSync(REFERENCE_HARNESS_BIN)) return false;
+  const built = statSync(REFERENCE_HARNESS_BIN).mtimeMs;
+  return ["harness", "sdk"].every((name) => newestMtime(join(REPO_ROOT, "packages", name, "src")) <= built);
+}
+
+function newestMtime(dir: string): number {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) newest = Math.max(newest, newestMtime(path));
+    else if (!entry.name.endsWith(".test.ts")) newest = Math.max(newest, statSync(path).mtimeMs);
+  }
+  return newest;
+}
