@@ -1,38 +1,136 @@
-// Per-package ESM builds with bundled declarations (toolchain.md: esbuild for code, rollup-plugin-dts for types).
+// Per-package ESM builds with bundled declarations (toolchain.md: esbuild for code, rollup-plugin-dts
+// for types), then the browser example bundled against the built SDK.
+//   npx rollup -c rollup.config.mjs                      everything
+//   BUILD_ONLY=sdk,harness npx rollup -c rollup.config.mjs   a subset (names below, plus "examples")
+import { existsSync, rmSync } from "node:fs";
+import { build as esbuildBuild } from "esbuild";
 import esbuild from "rollup-plugin-esbuild";
 import { dts } from "rollup-plugin-dts";
 
-/** Entry points per package: output name -> source file. */
+/**
+ * Entry points per package: output name -> source file. Every `exports` target and `bin` of the
+ * package's package.json must be one of these outputs (test/built/package-exports.test.ts checks).
+ * `noTypes` lists executables and guards that need no declarations.
+ */
 const packages = {
-  sdk: { index: "src/index.ts", wire: "src/wire/index.ts", testing: "src/testing/index.ts" },
-  node: { index: "src/index.ts", cli: "src/cli.ts", "not-node": "src/not-node.ts" },
-  harness: { index: "src/index.ts", bin: "src/bin.ts" },
+  sdk: { entries: { index: "src/index.ts", wire: "src/wire/index.ts", testing: "src/testing/index.ts" } },
+  node: { entries: { index: "src/index.ts", cli: "src/cli.ts", "not-node": "src/not-node.ts" }, noTypes: ["cli", "not-node"] },
+  harness: { entries: { index: "src/index.ts", bin: "src/bin.ts" }, noTypes: ["bin"] },
 };
 
-/** Everything that is not our own source stays an import: dependencies, node builtins, sibling packages. */
-const external = (id) => id.startsWith("node:") || /^[@a-z]/.test(id) && !id.startsWith("@/") ;
+/** Examples bundled for their runtime after the packages (rollup runs an array of configs in order). */
+const examples = {
+  "browser-chat": {
+    input: "docs/examples/browser-chat/src/main.ts",
+    file: "docs/examples/browser-chat/dist/app.js",
+    tsconfig: "docs/examples/browser-chat/tsconfig.json",
+  },
+};
 
-const only = process.env.BUILD_ONLY?.split(",");
+/**
+ * Our own sources are bundled; everything else stays an import: dependencies, node builtins and
+ * sibling packages (`@antigravity-ts/sdk` is a dependency of node and harness, not a copy).
+ */
+const external = (id) => id.startsWith("node:") || /^(@[a-z0-9-]+\/)?[a-z0-9][\w.-]*(\/.*)?$/i.test(id);
 
-export default Object.entries(packages)
-  .filter(([name]) => !only || only.includes(name))
-  .flatMap(([name, entries]) => {
+const only = process.env.BUILD_ONLY?.split(",").map((s) => s.trim()).filter(Boolean);
+const selected = (name) => !only || only.includes(name);
+
+// Start from an empty dist so no stale chunk survives (the no-node check scans every file in dist).
+if (!process.env.ROLLUP_WATCH) {
+  for (const name of Object.keys(packages).filter(selected)) rmSync(`packages/${name}/dist`, { recursive: true, force: true });
+  if (selected("examples")) for (const { file } of Object.values(examples)) rmSync(file.replace(/\/[^/]+$/, ""), { recursive: true, force: true });
+}
+
+/** Fails the build with a clear message instead of rollup's "could not resolve entry module". */
+function requireEntries(input) {
+  const missing = Object.values(input).filter((file) => !existsSync(file));
+  if (missing.length > 0) throw new Error(`rollup.config.mjs: entry file(s) missing: ${missing.join(", ")}`);
+  return input;
+}
+
+/** Generated protobuf code imports itself in cycles by design; any other warning is shown. */
+function onwarn(warning, warn) {
+  if (warning.code === "CIRCULAR_DEPENDENCY" && warning.ids?.some((id) => id.includes("/src/gen/"))) return;
+  warn(warning);
+}
+
+const packageConfigs = Object.entries(packages)
+  .filter(([name]) => selected(name))
+  .flatMap(([name, { entries, noTypes = [] }]) => {
     const dir = `packages/${name}`;
-    const input = Object.fromEntries(Object.entries(entries).map(([out, src]) => [out, `${dir}/${src}`]));
-    const declarationInput = Object.fromEntries(Object.entries(input).filter(([out]) => out !== "bin" && out !== "cli" && out !== "not-node"));
+    const input = requireEntries(Object.fromEntries(Object.entries(entries).map(([out, src]) => [out, `${dir}/${src}`])));
+    const declarationInput = Object.fromEntries(Object.entries(input).filter(([out]) => !noTypes.includes(out)));
     return [
       {
         input,
         external,
-        output: { dir: `${dir}/dist`, format: "esm", entryFileNames: "[name].js", chunkFileNames: "chunks/[name]-[hash].js", sourcemap: true },
-        plugins: [esbuild({ target: "es2022", tsconfig: `${dir}/tsconfig.json` })],
-        onwarn(warning, warn) { if (warning.code !== "CIRCULAR_DEPENDENCY") warn(warning); },
+        onwarn,
+        // Tree-shakable ESM: one file per entry, shared code in chunks, `sideEffects: false` in package.json.
+        output: {
+          dir: `${dir}/dist`,
+          format: "esm",
+          entryFileNames: "[name].js",
+          chunkFileNames: "chunks/[name]-[hash].js",
+          sourcemap: true,
+          generatedCode: "es2015",
+        },
+        plugins: [esbuild({ target: "es2022", tsconfig: `${dir}/tsconfig.json`, sourceMap: true })],
       },
       {
         input: declarationInput,
         external,
+        onwarn,
         output: { dir: `${dir}/dist`, format: "esm", entryFileNames: "[name].d.ts", chunkFileNames: "chunks/[name]-[hash].d.ts" },
         plugins: [dts({ tsconfig: `${dir}/tsconfig.json` })],
       },
     ];
   });
+
+/**
+ * Resolves the page's package imports the way a browser bundler does: each bare specifier is
+ * pre-bundled by esbuild from the built dist with the "browser" condition (isomorphic-ws → the
+ * global WebSocket) and handed to rollup as one ES module. (rollup-plugin-esbuild's optimizeDeps
+ * does the same but loses scoped package names.)
+ */
+function browserDependencies() {
+  const prefix = "\0browser-dep:";
+  return {
+    name: "browser-dependencies",
+    resolveId(source, importer) {
+      if (importer === undefined || source.startsWith(".") || source.startsWith("/") || source.startsWith("\0")) return null;
+      return prefix + source;
+    },
+    async load(id) {
+      if (!id.startsWith(prefix)) return null;
+      const specifier = id.slice(prefix.length);
+      const result = await esbuildBuild({
+        stdin: { contents: `export * from ${JSON.stringify(specifier)};`, resolveDir: process.cwd(), loader: "js" },
+        bundle: true,
+        write: false,
+        format: "esm",
+        platform: "browser",
+        conditions: ["browser"],
+        target: "es2022",
+        logLevel: "silent",
+      });
+      return result.outputFiles[0].text;
+    },
+  };
+}
+
+// The browser example, bundled and minified for the browser against the built SDK.
+const exampleConfigs = selected("examples")
+  ? Object.values(examples).map(({ input, file, tsconfig }) => ({
+      input: requireEntries({ app: input }).app,
+      // A page cannot import anything at run time: an unresolved import is a build error, not a warning.
+      onwarn(warning, warn) {
+        if (warning.code === "UNRESOLVED_IMPORT") throw new Error(`${input}: cannot bundle ${warning.exporter ?? warning.message}`);
+        onwarn(warning, warn);
+      },
+      output: { file, format: "esm", sourcemap: true },
+      plugins: [browserDependencies(), esbuild({ target: "es2022", tsconfig, minify: true, sourceMap: true })],
+    }))
+  : [];
+
+export default [...packageConfigs, ...exampleConfigs];

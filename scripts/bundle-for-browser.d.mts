@@ -1,0 +1,14 @@
+/** Declarations of scripts/bundle-for-browser.mjs, for the TypeScript tests that use it. */
+export declare const repoRoot: string;
+export declare const runtimeConditions: Record<"browser" | "workerd", string[]>;
+export interface BrowserBundle {
+  code: string;
+  minifiedBytes: number;
+  gzipBytes: number;
+  /** Files esbuild read, relative to the repo root (`packages/sdk/dist/index.js`, `node_modules/...`). */
+  inputs: string[];
+  /** Imports left in the output (should be none). */
+  imports: string[];
+}
+export declare function bundleForBrowser(entry: string | { contents: string } | { file: string }, options?: { runtime?: "browser" | "workerd"; minify?: boolean }): Promise<BrowserBundle>;
+export declare function forbiddenReach(bundle: Pick<BrowserBundle, "inputs" | "imports">): string[];

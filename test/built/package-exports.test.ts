@@ -1,0 +1,60 @@
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+
+const root = join(import.meta.dirname, "../..");
+const packages = ["sdk", "node", "harness"] as const;
+
+interface PackageJson {
+  name: string;
+  sideEffects?: boolean | string[];
+  type?: string;
+  bin?: Record<string, string>;
+  exports: Record<string, string | Record<string, string>>;
+}
+
+function readPackage(name: string): PackageJson {
+  return JSON.parse(readFileSync(join(root, "packages", name, "package.json"), "utf8")) as PackageJson;
+}
+
+/** STYLE.md order: "source" (dev/tests) first, then types, runtime conditions, node, default last. */
+const conditionRank = (condition: string): number =>
+  ({ source: 0, types: 1, workerd: 2, deno: 2, browser: 2, node: 3, import: 4, default: 5 })[condition] ?? -1;
+
+describe.each(packages)("packages/%s/package.json", (name) => {
+  const pkg = readPackage(name);
+  const maps = Object.entries(pkg.exports).filter((e): e is [string, Record<string, string>] => typeof e[1] === "object");
+
+  it("is an ESM package without side effects (but the not-node guard's throw)", () => {
+    expect(pkg.type).toBe("module");
+    expect(pkg.sideEffects).toEqual(name === "node" ? ["./dist/not-node.js"] : false);
+  });
+
+  it.each(maps)("orders the conditions of %s as STYLE.md says", (_subpath, conditions) => {
+    const keys = Object.keys(conditions);
+    expect(keys.map(conditionRank)).not.toContain(-1);
+    expect(keys[0]).toBe("source");
+    expect(keys[1]).toBe("types");
+    expect(keys.at(-1)).toBe("default");
+    const ranks = keys.map(conditionRank);
+    expect(ranks).toEqual([...ranks].sort((a, b) => a - b));
+  });
+
+  it("points every export and bin at a file the build produced", () => {
+    const targets = [
+      ...maps.flatMap(([, conditions]) => Object.values(conditions)),
+      ...Object.values(pkg.exports).filter((v): v is string => typeof v === "string"),
+      ...Object.values(pkg.bin ?? {}),
+    ];
+    const missing = targets.filter((t) => !existsSync(join(root, "packages", name, t)));
+    expect(missing).toEqual([]);
+  });
+});
+
+describe("@antigravity-ts/node export map", () => {
+  const conditions = readPackage("node").exports["."] as Record<string, string>;
+  it("sends every non-Node runtime to the not-node guard", () => {
+    expect(conditions["node"]).toBe("./dist/index.js");
+    for (const runtime of ["workerd", "deno", "browser", "default"]) expect(conditions[runtime]).toBe("./dist/not-node.js");
+  });
+});
