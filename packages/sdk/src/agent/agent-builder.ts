@@ -24,8 +24,12 @@ import type { AgentBuilderDefaults, AgentOptions, TransportFactory } from "./age
  * const agent = Agent.builder().model("gemini-3.7-flash").tool(add).confirmRunCommand().build();
  */
 export class AgentBuilder<HasPolicy extends boolean = false> {
-  /** Type-level marker of the policy state; never set at runtime. */
-  declare private readonly policyChosen: HasPolicy;
+  /**
+   * Type-level marker of the policy state; never set at runtime. Public and optional so that the
+   * bundled `.d.ts` keeps its type (a private member is emitted without one, which would let
+   * `build()` compile without a policy for users of the package).
+   */
+  declare readonly "~policyChosen"?: HasPolicy;
   readonly #options: AgentOptions;
   readonly #defaults: AgentBuilderDefaults;
 
