@@ -1,0 +1,37 @@
+import { execFile } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { describe, expect, it } from "vitest";
+
+const run = promisify(execFile);
+const root = fileURLToPath(new URL("../..", import.meta.url));
+
+/** Runs a documented example the way its header says, against the bundled reference harness. */
+async function runExample(file: string): Promise<string> {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  // The examples must work offline: make sure no real model or harness is picked up.
+  for (const name of ["GEMINI_API_KEY", "ANTIGRAVITY_HARNESS_PATH", "ANTIGRAVITY_MODEL_PROVIDER"]) delete env[name];
+  const { stdout } = await run(process.execPath, ["--conditions=source", "--import", "tsx", file], { cwd: root, env, timeout: 60_000 });
+  return stdout;
+}
+
+describe("documented Node examples (seed 000/001) against the reference harness", () => {
+  it("streaming.ts prints thoughts, text and a tool call as they arrive", async () => {
+    const out = await runExample("docs/examples/node/streaming.ts");
+    expect(out).toMatch(/^User: Solve this riddle/);
+    expect(out).toContain("I am the scripted demo model"); // a thought chunk
+    expect(out).toContain("(scripted demo model — set GEMINI_API_KEY for a real one)"); // a text chunk
+    expect(out).toMatch(/\[Tool Call: list_directory with args: \{"directory_path":"\."\}\]/);
+  });
+
+  it("blocking.ts prints the whole turn and the conversation's state", async () => {
+    const out = await runExample("docs/examples/node/blocking.ts");
+    expect(out).toMatch(/Response: \(scripted demo model/);
+    expect(out).toMatch(/Thinking: The user said: “What is 2 \+ 2\?”/);
+    expect(out).toContain("Turns completed: 1");
+    const total = /Total tokens: (\d+)/.exec(out);
+    expect(Number(total?.[1])).toBeGreaterThan(0);
+    const session = /Session tokens: (\d+) prompt, (\d+) generated, (\d+) total/.exec(out);
+    expect(Number(session?.[3])).toBe(Number(total?.[1]));
+  });
+});
