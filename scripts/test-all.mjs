@@ -44,6 +44,7 @@ const sections = [
     count: (run) => denoCount(run.output),
   },
   vitestSection("workerd", "Cloudflare Workers tests (miniflare, vitest.workerd.config.ts)", "vitest.workerd.config.ts"),
+  { name: "chromium", title: "Chromium for the browser suite (scripts/ensure-chromium.mjs)", argv: [node, "scripts/ensure-chromium.mjs"] },
   {
     name: "browser",
     title: "Browser tests (playwright test, Chromium)",
