@@ -7,6 +7,7 @@ export * from "./agent/index.js";
 export * from "./config/index.js";
 export { createHarnessConnection, HarnessConnection } from "./connection/harness-connection.js";
 export type { ConfirmTool, HarnessConnectionOptions } from "./connection/harness-connection-options.js";
+export { isSyntheticToolStep } from "./connection/synthetic-steps.js";
 export * from "./hooks/index.js";
 export * from "./policies/index.js";
 export * from "./tools/index.js";

@@ -1,4 +1,4 @@
-import { SYNTHETIC_STEP_INDEX_BASE, StepStatus, StepType, type Step, type ToolCall, type UsageMetadata } from "@antigravity-ts/sdk";
+import { isSyntheticToolStep, StepStatus, StepType, type Step, type ToolCall, type UsageMetadata } from "@antigravity-ts/sdk";
 import { Spinner, type CliOutput } from "./spinner.js";
 
 /** Options of {@link TurnRenderer}. */
@@ -83,13 +83,13 @@ export class TurnRenderer {
 
   #onToolStep(step: Step): void {
     const call = step.toolCalls[0];
-    const name = call?.name ?? step.content;
-    // A client tool shows up twice: the harness's customTool step and the SDK's synthetic step
-    // (protocol §7, §18). Both carry the call id, so one line per call.
-    const key = call?.id || step.id;
+    // The harness's own step of a client tool carries no call: the synthetic steps stand for it (§7.1).
+    if (call === undefined) return;
+    const name = call.name;
+    const key = call.id || step.id;
     const previous = this.#tools.get(key);
     if (previous?.status === step.status || isFinal(previous?.status)) return;
-    const synthetic = step.stepIndex >= SYNTHETIC_STEP_INDEX_BASE;
+    const synthetic = isSyntheticToolStep(step);
     // A finished synthetic step carries the result instead of the arguments (§18).
     const args = previous?.args ?? (synthetic && step.status === StepStatus.Done ? "" : describeArgs(call));
     this.#tools.set(key, { status: step.status, args });

@@ -174,6 +174,26 @@ describe("hook RPCs", () => {
     await connection.disconnect();
   });
 
+  it("answers a request id again in a later turn, but a re-send within the turn only once", async () => {
+    const prompts: string[] = [];
+    const connection = await open(async (harness) => {
+      for (const turn of ["one", "two"]) {
+        await harness.expect("userInput");
+        const args = { args: { case: "preTurnArgs" as const, value: { userInput: { parts: [{ part: { case: "text" as const, value: turn } }] } } } };
+        hookRequest(harness, "hook-1", LifecycleHook.PRE_TURN, args); // a harness that numbers requests per turn
+        expect(await harness.expect("callHookResponse")).toMatchObject({ requestId: "hook-1", result: { case: "preTurnResult" } });
+        hookRequest(harness, "hook-1", LifecycleHook.PRE_TURN, args); // re-sent: not answered twice
+        harness.state(T, TrajectoryStateUpdate_State.RUNNING);
+        harness.state(T, TrajectoryStateUpdate_State.FULLY_IDLE);
+      }
+      expect(await harness.closedBySdk()).toBe(true);
+    }, { hooks: new HookRunner([{ preTurn: (prompt) => void prompts.push(prompt) }]) });
+    await turnSteps(connection, "one");
+    await turnSteps(connection, "two");
+    expect(prompts).toEqual(["one", "two"]);
+    await connection.disconnect();
+  });
+
   it("answers emptyResult when no hooks are registered", async () => {
     const answered = deferred<CallHookResponse>();
     const connection = await open(async (harness) => {

@@ -278,10 +278,15 @@ describe("HarnessConnection turns", () => {
         name: "wait",
         description: "Waits until aborted",
         call: (_args: unknown, context) =>
-          new Promise((resolve) => context.signal.addEventListener("abort", () => {
-            toolAborted.resolve(context.signal.reason);
-            resolve("stopped");
-          })),
+          new Promise((resolve) => {
+            const stop = (): void => {
+              toolAborted.resolve(context.signal.reason);
+              resolve("stopped");
+            };
+            // The halt may come before the tool even starts: its signal is then aborted already.
+            if (context.signal.aborted) stop();
+            else context.signal.addEventListener("abort", stop);
+          }),
       }),
     ]);
     const { connection } = await open(async (harness) => {

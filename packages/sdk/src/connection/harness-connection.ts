@@ -23,7 +23,8 @@ import type { Connection, QuestionResponse, UsageSnapshot } from "./connection.j
 import { fatalStepError } from "./fatal-step-error.js";
 import { completeConfig, type HarnessConnectionOptions } from "./harness-connection-options.js";
 import { SessionRequests } from "./session-requests.js";
-import { Turn } from "./turn.js";
+import { withoutClientToolCall } from "./synthetic-steps.js";
+import { lazyTurnSteps, Turn } from "./turn.js";
 import { UsageTracker } from "./usage-tracker.js";
 import { toUserInput } from "./user-input.js";
 
@@ -111,6 +112,7 @@ export class HarnessConnection implements Connection {
       conversationId: () => this.#conversationId,
       send: (event) => this.#sendInput(event),
       turnForRequest: () => this.#turnForActivity(),
+      currentTurn: () => this.#turn,
       warn: (message) => this.#warn(message),
     });
     // §5: the first frame is the bare InitializeConversationEvent, not an InputEvent.
@@ -177,22 +179,8 @@ export class HarnessConnection implements Connection {
    * The steps of the current turn (or of the next one the harness starts on its own), ending
    * when the main trajectory is idle (§6.3). Throws the turn's `SdkError` after its last step.
    */
-  async *receiveSteps(options?: CallOptions): AsyncIterable<Step> {
-    const turn = this.#turn;
-    if (turn === undefined) return;
-    const link = linkSignal(options);
-    let finished = false;
-    try {
-      for (;;) {
-        const next = await turn.queue.read(link.signal);
-        if (next.done === true) break;
-        yield next.value;
-      }
-      finished = true;
-    } finally {
-      link.dispose();
-      if (!finished && !turn.queue.closed) turn.queue.release();
-    }
+  receiveSteps(options?: CallOptions): AsyncIterable<Step> {
+    return lazyTurnSteps(() => this.#turn, options);
   }
 
   async sendToolResponse(result: ToolResult, options?: CallOptions): Promise<void> {
@@ -371,19 +359,25 @@ export class HarnessConnection implements Connection {
 
   #onStep(update: StepUpdate): void {
     const step = stepFromUpdate(update);
-    const key = `${step.trajectoryId}:${step.stepIndex}`;
     if (step.status === StepStatus.WaitingForUser) {
+      const key = `${step.trajectoryId}:${step.stepIndex}`;
       if (this.#waiting.has(key)) return; // §8: the harness re-sends WAITING steps; answer once
       this.#waiting.add(key);
-    } else {
-      this.#waiting.delete(key);
+    } else if (this.#waiting.size > 0) {
+      this.#waiting.delete(`${step.trajectoryId}:${step.stepIndex}`);
     }
     const turn = this.#turnForActivity();
     turn.main ??= step.trajectoryId; // §6.3: the first step's trajectory is the main one
-    turn.push(step);
+    turn.push(this.#withoutLocalToolCall(step, update));
     if (step.status === StepStatus.WaitingForUser) this.#requests.onWaitingStep(step, update);
     const fatal = fatalStepError(step);
     if (fatal !== undefined) turn.fail(fatal);
+  }
+
+  /** §7.1: see {@link withoutClientToolCall}. */
+  #withoutLocalToolCall(step: Step, update: StepUpdate): Step {
+    const registered = (name: string): boolean => this.#options.tools?.has(name) === true;
+    return withoutClientToolCall(step, update, registered, (id) => this.#requests.receivedToolCall(id));
   }
 
   #onState(update: TrajectoryStateUpdate): void {

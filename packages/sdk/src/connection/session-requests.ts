@@ -31,6 +31,8 @@ export interface SessionRequestsContext {
   send(event: MessageInitShape<typeof InputEventSchema>): void;
   /** The turn a request belongs to (the running one, or a new unsolicited one). */
   turnForRequest(): Turn;
+  /** The latest turn (running or over), without starting one; `undefined` before the first. */
+  currentTurn(): Turn | undefined;
   warn(message: string): void;
 }
 
@@ -38,11 +40,19 @@ export interface SessionRequestsContext {
  * Answers what the harness asks of the SDK (§7–§12): client tool calls (with their synthetic
  * steps), hook calls, dynamic policy decisions, built-in tool confirmations and questions.
  * Every request runs as its own task, so the frame reader never waits on user code, and is
- * answered exactly once — a duplicate id is ignored, a failure still sends an answer.
+ * answered exactly once — a failure still sends an answer.
+ *
+ * Duplicates: a request whose id is being answered right now, or was answered in the current
+ * turn, is a re-send and is ignored. Ids are not remembered beyond the turn: harnesses (and
+ * models) reuse call ids across turns, and every such call needs its answer (§7).
  */
 export class SessionRequests {
   readonly #context: SessionRequestsContext;
-  readonly #seen = new Set<string>();
+  /** Request keys (`tool:<id>`, `hook:<id>` ...) being answered now, with the turn they came in. */
+  readonly #inFlight = new Map<string, Turn | undefined>();
+  /** Request keys answered during {@link #answeredTurn}; cleared when another turn starts. */
+  readonly #answered = new Set<string>();
+  #answeredTurn: Turn | undefined;
   readonly #toolState = new Map<string, unknown>();
   #nextSyntheticIndex = SYNTHETIC_STEP_INDEX_BASE;
 
@@ -53,24 +63,35 @@ export class SessionRequests {
   /** §7: runs a client tool call and answers it with `toolResponse`. */
   onToolCall(wire: WireToolCall): void {
     const id = wire.id ?? "";
-    if (!this.#once(`tool:${id}`)) return;
-    const call: ToolCall = { id, name: wire.name ?? "", args: parseArguments(wire.argumentsJson) };
+    // An empty id cannot tell a re-send from another call: every such call is answered.
+    const key = id === "" ? undefined : `tool:${id}`;
+    if (key !== undefined && this.#inFlight.has(key)) return; // its answer is on the way
     const turn = this.#context.turnForRequest();
+    if (key !== undefined && !this.#begin(key)) return;
+    const call: ToolCall = { id, name: wire.name ?? "", args: parseArguments(wire.argumentsJson) };
     // §18: synthetic steps from 50,000, one index per call, shared by its ACTIVE and final step.
     const where = { stepIndex: this.#nextSyntheticIndex++, trajectoryId: turn.main ?? "", cascadeId: this.#context.conversationId() };
     turn.push(activeToolStep(call, where));
-    this.#spawn(`tool ${call.name}`, async () => {
+    this.#spawn(`tool ${call.name}`, key, async () => {
       const result = await this.#runTool(call, turn);
       turn.push(finishedToolStep(call, result, where));
       this.sendToolResult(result);
     });
   }
 
+  /** True when the harness sent the client tool call `id` in this turn (it is running or answered). */
+  receivedToolCall(id: string): boolean {
+    const key = `tool:${id}`;
+    this.#syncTurn();
+    return this.#inFlight.has(key) || this.#answered.has(key);
+  }
+
   /** §10: answers a `callHookRequest` (emptyResult when there are no hooks). */
   onHookRequest(request: CallHookRequest): void {
     const requestId = request.requestId ?? "";
-    if (!this.#once(`hook:${requestId}`)) return;
-    this.#spawn("hook", async () => {
+    const key = `hook:${requestId}`;
+    if (!this.#begin(key)) return;
+    this.#spawn("hook", key, async () => {
       const hooks = this.#context.options.hooks;
       const response = hooks === undefined ? { requestId, result: { case: "emptyResult" as const, value: {} } } : await hooks.handle(request);
       this.#context.send({ event: { case: "callHookResponse", value: response } });
@@ -80,8 +101,9 @@ export class SessionRequests {
   /** §12: answers a `policyDecisionRequest` for a dynamic rule. */
   onPolicyRequest(request: PolicyDecisionRequest): void {
     const requestId = request.requestId ?? "";
-    if (!this.#once(`policy:${requestId}`)) return;
-    this.#spawn("policy decision", async () => {
+    const key = `policy:${requestId}`;
+    if (!this.#begin(key)) return;
+    this.#spawn("policy decision", key, async () => {
       const answer = await decidePolicyRequest(this.#context.options.policies ?? [], request);
       this.#context.send({ event: { case: "policyDecisionResponse", value: { requestId, ...answer } } });
     });
@@ -97,7 +119,7 @@ export class SessionRequests {
         choices: q.questionType.case === "multipleChoice" ? [...q.questionType.value.choices] : [],
         isMultiSelect: q.questionType.case === "multipleChoice" ? (q.questionType.value.isMultiSelect ?? false) : false,
       }));
-      this.#spawn("questions", async () => {
+      this.#spawn("questions", undefined, async () => {
         let response: QuestionResponse | undefined;
         try {
           response = await this.#context.options.hooks?.onInteraction(questions, { trajectoryId, stepIndex });
@@ -111,7 +133,7 @@ export class SessionRequests {
     }
     if (update.toolConfirmationRequest !== undefined) {
       const call = step.toolCalls[0] ?? { id: step.id, name: "", args: {} };
-      this.#spawn("tool confirmation", async () => {
+      this.#spawn("tool confirmation", undefined, async () => {
         let accepted = true; // upstream ≥0.1.6 accepts; gating lives in the harness (§8)
         const confirm = this.#context.options.confirmTool;
         if (confirm !== undefined) {
@@ -167,18 +189,45 @@ export class SessionRequests {
     }
   }
 
-  #once(key: string): boolean {
-    if (this.#seen.has(key)) return false;
-    this.#seen.add(key);
+  /** Claims `key` for answering; false when it is in flight or was answered in this turn (a re-send). */
+  #begin(key: string): boolean {
+    this.#syncTurn();
+    if (this.#inFlight.has(key) || this.#answered.has(key)) return false;
+    this.#inFlight.set(key, this.#answeredTurn);
     return true;
   }
 
-  /** Runs `task` detached from the reader; a failure (e.g. the connection closed) is reported, not thrown. */
-  #spawn(what: string, task: () => Promise<void>): void {
+  /**
+   * `key` was answered (or failed trying): later re-sends in its turn are ignored. An answer that
+   * comes after its turn (a tool still running when the next turn started) claims nothing there.
+   */
+  #end(key: string): void {
+    const turn = this.#inFlight.get(key);
+    this.#inFlight.delete(key);
+    this.#syncTurn();
+    if (turn === this.#answeredTurn) this.#answered.add(key);
+  }
+
+  /** Forgets the answered ids of earlier turns. */
+  #syncTurn(): void {
+    const turn = this.#context.currentTurn();
+    if (turn === this.#answeredTurn) return;
+    this.#answeredTurn = turn;
+    this.#answered.clear();
+  }
+
+  /**
+   * Runs `task` detached from the reader; a failure (e.g. the connection closed) is reported, not
+   * thrown. Releases `key` (from {@link #begin}) when the task is over.
+   */
+  #spawn(what: string, key: string | undefined, task: () => Promise<void>): void {
     void Promise.resolve()
       .then(task)
       .catch((error: unknown) => {
         if (!this.#context.sessionSignal.aborted) this.#context.warn(`could not answer a ${what} request: ${SdkError.from(error).message}`);
+      })
+      .finally(() => {
+        if (key !== undefined) this.#end(key);
       });
   }
 }

@@ -1,5 +1,6 @@
 import { ErrorCode, SdkError } from "../errors.js";
-import type { Step } from "../types.js";
+import type { CallOptions, Step } from "../types.js";
+import { linkSignal, type LinkedSignal } from "../util/abort.js";
 import { AsyncQueue } from "../util/async-queue.js";
 
 /**
@@ -23,6 +24,14 @@ export class Turn {
 
   get settled(): boolean {
     return this.#settled;
+  }
+
+  /**
+   * The turn's steps for one reader (`Connection.receiveSteps`), ending when the turn does. An
+   * abort, a timeout or leaving the loop early releases the queue; the turn itself goes on.
+   */
+  steps(options?: CallOptions): AsyncIterable<Step, undefined> {
+    return new TurnSteps(this.queue, options);
   }
 
   /** Queues a step; false when the turn already settled (the step is dropped). */
@@ -52,4 +61,80 @@ export class Turn {
     if (!this.controller.signal.aborted) this.controller.abort(reason ?? new SdkError(ErrorCode.Canceled, "the turn is over"));
     return true;
   }
+}
+
+const DONE: IteratorReturnResult<undefined> = { done: true, value: undefined };
+
+/**
+ * {@link Turn.steps}: an async iterator over the turn's queue, written by hand rather than as an
+ * async generator, which would add several promise hops to every step of a busy stream.
+ */
+class TurnSteps implements AsyncIterable<Step, undefined>, AsyncIterator<Step, undefined> {
+  readonly #queue: AsyncQueue<Step>;
+  readonly #options: CallOptions | undefined;
+  /** Created on the first `next()`, like a generator's body would (so a timeout starts then). */
+  #link: LinkedSignal | undefined;
+  #done = false;
+
+  constructor(queue: AsyncQueue<Step>, options: CallOptions | undefined) {
+    this.#queue = queue;
+    this.#options = options;
+  }
+
+  [Symbol.asyncIterator](): AsyncIterator<Step, undefined> {
+    return this;
+  }
+
+  next(): Promise<IteratorResult<Step, undefined>> {
+    if (this.#done) return Promise.resolve(DONE);
+    const options = this.#options;
+    if (options?.signal === undefined && options?.timeoutMs === undefined) {
+      // Nothing can abort the wait: the queue's own promise. After an end or a failure the queue
+      // only answers `done`, as a finished generator would.
+      return this.#queue.read();
+    }
+    this.#link ??= linkSignal(options);
+    return this.#queue.read(this.#link.signal).then(
+      (result) => {
+        if (result.done === true) this.#stop(false);
+        return result;
+      },
+      (error: unknown) => {
+        this.#stop(true);
+        throw error;
+      },
+    );
+  }
+
+  return(): Promise<IteratorResult<Step, undefined>> {
+    this.#stop(true);
+    return Promise.resolve(DONE);
+  }
+
+  /** Ends this reader; `release` gives up the rest of the turn unless the queue is already over. */
+  #stop(release: boolean): void {
+    if (this.#done) return;
+    this.#done = true;
+    this.#link?.dispose();
+    if (release && !this.#queue.closed) this.#queue.release();
+  }
+}
+
+/** A stream with no steps: `receiveSteps()` before the first turn. */
+const NO_STEPS: AsyncIterable<Step, undefined> = {
+  [Symbol.asyncIterator]: () => ({ next: () => Promise.resolve(DONE) }),
+};
+
+/**
+ * `Connection.receiveSteps`: the steps of the turn `currentTurn()` returns on the first `next()`
+ * (as a generator body would run then), so a stream created before `send()` reads that turn.
+ */
+export function lazyTurnSteps(currentTurn: () => Turn | undefined, options: CallOptions | undefined): AsyncIterable<Step> {
+  let steps: AsyncIterator<Step, undefined> | undefined;
+  const open = (): AsyncIterator<Step, undefined> => (steps ??= (currentTurn()?.steps(options) ?? NO_STEPS)[Symbol.asyncIterator]());
+  const iterator: AsyncIterator<Step, undefined> = {
+    next: () => open().next(),
+    return: () => steps?.return?.() ?? Promise.resolve(DONE),
+  };
+  return { [Symbol.asyncIterator]: () => iterator };
 }

@@ -26,6 +26,8 @@ export class ConversationState {
   #baseline: UsageMetadata = emptyUsage();
   #fallback: UsageMetadata = emptyUsage();
   #lastTurn: UsageMetadata | undefined;
+  /** Drops a trimmed step's id (one function for the state's life, not one per trim). */
+  readonly #forget = (step: Step): void => void this.#positionById.delete(step.id);
 
   /** `maxSize` 0 keeps every step; otherwise the oldest steps are dropped beyond it. */
   constructor(maxSize: number) {
@@ -133,7 +135,7 @@ export class ConversationState {
   #trim(): void {
     const excess = this.#maxSize > 0 ? this.#steps.length - this.#maxSize : 0;
     if (excess <= 0) return;
-    this.#steps.dropFront(excess, (step) => this.#positionById.delete(step.id));
+    this.#steps.dropFront(excess, this.#forget);
     this.#firstAbs += excess;
     dropBelow(this.#turnStarts, this.#firstAbs);
     dropBelow(this.#compactions, this.#firstAbs);

@@ -85,9 +85,9 @@ export class Conversation implements AsyncDisposable {
    * turn's `SdkError` if it fails, and `Canceled` / `DeadlineExceeded` on abort (after asking the
    * harness to halt).
    */
-  async *chat(prompt: Prompt, options?: CallOptions): AsyncIterable<StreamChunk> {
+  chat(prompt: Prompt, options?: CallOptions): AsyncIterable<StreamChunk> {
     const seen = new Set<string>();
-    for await (const step of this.#turn(prompt, options)) yield* stepToChunks(step, seen);
+    return this.#turn(prompt, options, (step) => stepToChunks(step, seen));
   }
 
   /** Sends `prompt`, waits for the turn to end and returns all of it. Fails like {@link chat}. */
@@ -97,7 +97,7 @@ export class Conversation implements AsyncDisposable {
     let text = "";
     let thinking = "";
     let structuredOutput: { value: unknown } | undefined;
-    for await (const step of this.#turn(prompt, options)) {
+    for await (const step of this.#turn(prompt, options, undefined)) {
       steps.set(step.id, step); // a re-sent step keeps its first position and takes the newest state
       if (step.type === StepType.Finish && step.structuredOutput !== undefined) structuredOutput = { value: step.structuredOutput };
       for (const chunk of stepToChunks(step, seen)) {
@@ -139,13 +139,13 @@ export class Conversation implements AsyncDisposable {
    * Ends with the turn. Aborting halts the turn; breaking out leaves it recording in background.
    */
   receiveSteps(options?: CallOptions): AsyncIterable<Step> {
-    return this.#turn(undefined, options);
+    return this.#turn(undefined, options, undefined);
   }
 
   /** {@link receiveSteps} turned into chunks by {@link stepToChunks}, one de-duplication set per call. */
-  async *receiveChunks(options?: CallOptions): AsyncIterable<StreamChunk> {
+  receiveChunks(options?: CallOptions): AsyncIterable<StreamChunk> {
     const seen = new Set<string>();
-    for await (const step of this.#turn(undefined, options)) yield* stepToChunks(step, seen);
+    return this.#turn(undefined, options, (step) => stepToChunks(step, seen));
   }
 
   /** A copy of the retained steps, oldest first, one entry per step id (its newest update). */
@@ -198,8 +198,13 @@ export class Conversation implements AsyncDisposable {
     await this.disconnect();
   }
 
-  /** Sends `prompt` (if any) and yields the turn's recorded steps; see {@link receiveSteps}. */
-  async *#turn(prompt: Prompt | undefined, options: CallOptions | undefined): AsyncGenerator<Step, void, undefined> {
+  /**
+   * Sends `prompt` (if any) and yields the turn's recorded steps, or what `map` makes of each
+   * (chunks), from this one generator; see {@link receiveSteps}.
+   */
+  #turn(prompt: Prompt | undefined, options: CallOptions | undefined, map: undefined): AsyncGenerator<Step, void, undefined>;
+  #turn<T>(prompt: Prompt | undefined, options: CallOptions | undefined, map: (step: Step) => readonly T[]): AsyncGenerator<T, void, undefined>;
+  async *#turn<T>(prompt: Prompt | undefined, options: CallOptions | undefined, map: ((step: Step) => readonly T[]) | undefined): AsyncGenerator<Step | T, void, undefined> {
     const link = linkSignal(options);
     let halt: Promise<void> | undefined;
     const onAbort = (): void => {
@@ -218,7 +223,8 @@ export class Conversation implements AsyncDisposable {
         for (;;) {
           const result = await reader.next(link.signal);
           if (result.done === true) return;
-          yield result.value;
+          if (map === undefined) yield result.value;
+          else for (const item of map(result.value)) yield item;
         }
       } finally {
         link.signal.removeEventListener("abort", onAbort);
@@ -235,7 +241,9 @@ export class Conversation implements AsyncDisposable {
     const totalAtStart = this.#turnStartTotal ?? copyUsage(this.connection.usage.total);
     this.#turnStartTotal = undefined;
     return new TurnReader(this.connection.receiveSteps(), {
-      record: (step) => this.#lock.runExclusive(() => this.#state.record(step)),
+      // Synchronous, so no lock: nothing else can touch the state until it returns. The lock
+      // orders the state methods, which only ever hold it for synchronous work too.
+      record: (step) => this.#state.record(step),
       finish: async (summary: TurnSummary) => {
         if (!started && !summary.sawSteps) return; // an idle read, not a turn
         const turn = computeTurnUsage({ totalAtStart, totalAtEnd: this.connection.usage.total, stepUsages: summary.stepUsages });

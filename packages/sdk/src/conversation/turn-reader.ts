@@ -1,11 +1,14 @@
 import { SdkError } from "../errors.js";
 import type { Step, UsageMetadata } from "../types.js";
-import { raceSignal } from "../util/abort.js";
+import { abortError } from "../util/abort.js";
 
 /** How a turn reader reports to its conversation. */
 export interface TurnReaderHooks {
-  /** Stores a step update in history. */
-  record(step: Step): Promise<void>;
+  /**
+   * Stores a step update in history. Synchronous: it is in-memory work, and a synchronous
+   * critical section needs no lock in JavaScript (nothing else runs until it returns).
+   */
+  record(step: Step): void;
   /** Called once when the turn is over (ended or failed). */
   finish(summary: TurnSummary): Promise<void>;
 }
@@ -17,8 +20,6 @@ export interface TurnSummary {
   /** Latest legacy per-step usage of each step id (§14, pre-0.1.10 harnesses). */
   stepUsages: UsageMetadata[];
 }
-
-type Pull = { ok: true; result: IteratorResult<Step> } | { ok: false; error: unknown };
 
 const DONE: IteratorReturnResult<undefined> = { done: true, value: undefined };
 
@@ -33,9 +34,17 @@ export class TurnReader {
   readonly #iterator: AsyncIterator<Step>;
   readonly #hooks: TurnReaderHooks;
   readonly #stepUsages = new Map<string, UsageMetadata>();
-  #pending: Promise<Pull> | undefined;
   #finished = false;
   #sawSteps = false;
+  /** A pull of the source is in flight. */
+  #pulling = false;
+  /** What a pull brought while nobody was waiting (its reader aborted): the next `next` takes it. */
+  #stashed: { result: IteratorResult<Step> } | { error: unknown } | undefined;
+  /** The `next` waiting now. */
+  #resolve: ((result: IteratorResult<Step, undefined>) => void) | undefined;
+  #reject: ((error: unknown) => void) | undefined;
+  /** The signal `next` listens to, with one listener for all its calls (not one per step). */
+  #signal: AbortSignal | undefined;
 
   constructor(steps: AsyncIterable<Step>, hooks: TurnReaderHooks) {
     this.#iterator = steps[Symbol.asyncIterator]();
@@ -50,28 +59,27 @@ export class TurnReader {
   /**
    * The next step, already recorded; `done` at the end of the turn. Throws the turn's `SdkError`,
    * or the signal's `SdkError` when `signal` aborts first (the turn is then still unfinished).
+   * One call at a time.
    */
-  async next(signal?: AbortSignal): Promise<IteratorResult<Step, undefined>> {
-    if (this.#finished) return DONE;
-    this.#pending ??= this.#iterator.next().then(
-      (result): Pull => ({ ok: true, result }),
-      (error: unknown): Pull => ({ ok: false, error }),
-    );
-    const pulled = await raceSignal(this.#pending, signal);
-    this.#pending = undefined;
-    if (!pulled.ok) {
-      await this.#finish();
-      throw SdkError.from(pulled.error);
+  next(signal?: AbortSignal): Promise<IteratorResult<Step, undefined>> {
+    if (this.#finished) return Promise.resolve(DONE);
+    if (signal !== undefined) {
+      if (signal.aborted) return Promise.reject(abortError(signal));
+      this.#listen(signal);
     }
-    if (pulled.result.done === true) {
-      await this.#finish();
-      return DONE;
-    }
-    const step = pulled.result.value;
-    this.#sawSteps = true;
-    if (step.usageMetadata !== undefined) this.#stepUsages.set(step.id, step.usageMetadata);
-    await this.#hooks.record(step);
-    return { done: false, value: step };
+    return new Promise<IteratorResult<Step, undefined>>((resolve, reject) => {
+      this.#resolve = resolve;
+      this.#reject = reject;
+      const stashed = this.#stashed;
+      if (stashed !== undefined) {
+        this.#stashed = undefined;
+        if ("result" in stashed) this.#onResult(stashed.result);
+        else this.#onError(stashed.error);
+      } else if (!this.#pulling) {
+        this.#pulling = true;
+        this.#iterator.next().then(this.#pulled, this.#failed);
+      }
+    });
   }
 
   /**
@@ -80,6 +88,7 @@ export class TurnReader {
    */
   async drain(before?: Promise<unknown>): Promise<void> {
     await before?.catch(() => undefined);
+    this.#detach();
     try {
       while (!(await this.next()).done);
     } catch {
@@ -87,8 +96,72 @@ export class TurnReader {
     }
   }
 
+  readonly #pulled = (result: IteratorResult<Step>): void => {
+    this.#pulling = false;
+    if (this.#resolve === undefined) this.#stashed = { result };
+    else this.#onResult(result);
+  };
+
+  readonly #failed = (error: unknown): void => {
+    this.#pulling = false;
+    if (this.#resolve === undefined) this.#stashed = { error };
+    else this.#onError(error);
+  };
+
+  /** Hands `result` to the waiting `next`: records a step, or finishes at the end. */
+  #onResult(result: IteratorResult<Step>): void {
+    const reject = this.#reject;
+    const resolve = this.#take();
+    if (result.done === true) {
+      this.#finish().then(() => resolve?.(DONE), (error: unknown) => reject?.(error));
+      return;
+    }
+    const step = result.value;
+    this.#sawSteps = true;
+    if (step.usageMetadata !== undefined) this.#stepUsages.set(step.id, step.usageMetadata);
+    this.#hooks.record(step);
+    resolve?.({ done: false, value: step });
+  }
+
+  #onError(error: unknown): void {
+    const reject = this.#reject;
+    this.#take();
+    const failure = SdkError.from(error);
+    this.#finish().then(() => reject?.(failure), () => reject?.(failure));
+  }
+
+  /** Detaches the waiting `next` and returns its resolver. */
+  #take(): ((result: IteratorResult<Step, undefined>) => void) | undefined {
+    const resolve = this.#resolve;
+    this.#resolve = undefined;
+    this.#reject = undefined;
+    return resolve;
+  }
+
+  #listen(signal: AbortSignal): void {
+    if (this.#signal === signal) return;
+    this.#detach();
+    this.#signal = signal;
+    signal.addEventListener("abort", this.#onAbort, { once: true });
+  }
+
+  /** The signal aborted: the waiting `next` rejects; a pull in flight is kept for the next one. */
+  readonly #onAbort = (): void => {
+    const reject = this.#reject;
+    const signal = this.#signal;
+    this.#resolve = undefined;
+    this.#reject = undefined;
+    if (reject !== undefined && signal !== undefined) reject(abortError(signal));
+  };
+
+  #detach(): void {
+    this.#signal?.removeEventListener("abort", this.#onAbort);
+    this.#signal = undefined;
+  }
+
   async #finish(): Promise<void> {
     this.#finished = true;
+    this.#detach();
     await this.#hooks.finish({ sawSteps: this.#sawSteps, stepUsages: [...this.#stepUsages.values()] });
   }
 }

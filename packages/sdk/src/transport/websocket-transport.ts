@@ -103,7 +103,15 @@ export class WebSocketTransport implements Transport {
       throwIfAborted(link.signal);
       const closeTimeoutMs = this.#options.closeTimeoutMs ?? 1_000;
       if (this.#options.connect !== undefined) {
-        const socket = await raceSignal(this.#options.connect(this.url, this.#headers, { signal: link.signal }), link.signal);
+        const opening = this.#options.connect(this.url, this.#headers, { signal: link.signal });
+        let socket: WebSocketLike;
+        try {
+          socket = await raceSignal(opening, link.signal);
+        } catch (error) {
+          // Aborted first: a factory that ignores the signal must not leave an open socket behind.
+          opening.then((late) => terminate(late), () => undefined);
+          throw error;
+        }
         return new WebSocketChannel(socket, this.url, closeTimeoutMs);
       }
       const socket = createSocket(this.url, this.#headers, this.#options.WebSocket ?? DefaultWebSocket);
@@ -135,9 +143,11 @@ function createSocket(url: string, headers: Record<string, string>, Ctor: WebSoc
     // `ws` options: headers for the key, no frame-size cap (§4: large tool results), no compression.
     socket = new Ctor(url, [], { headers, maxPayload: 0, perMessageDeflate: false });
   } catch (cause) {
-    throw new SdkError(ErrorCode.InvalidArgument, `cannot open a WebSocket to ${url}: ${describe(cause)}`, { cause });
+    throw new SdkError(ErrorCode.InvalidArgument, `cannot open a WebSocket to ${redactUrl(url)}: ${describe(cause)}`, { cause });
   }
-  // An 'error' with no listener crashes `ws`'s EventEmitter; 'close' always follows and reports it.
+  // An 'error' with no listener crashes `ws`'s EventEmitter (e.g. the "closed before the
+  // connection was established" error that terminate() emits on a later tick). This listener is
+  // never removed, so it stays until the socket is fully closed; 'close' always follows and reports it.
   socket.addEventListener("error", () => undefined);
   return socket;
 }
@@ -148,10 +158,12 @@ function waitForOpen(socket: WebSocketLike, url: string, signal: AbortSignal): P
   return new Promise<void>((resolve, reject) => {
     let status: number | undefined;
     const emitter = socket as unknown as { on?: (event: string, listener: (request: unknown, response: { statusCode?: number }) => void) => void };
-    // `ws` only: the HTTP status of a refused upgrade (browsers do not expose it).
+    // `ws` only: the HTTP status of a refused upgrade (browsers do not expose it). With a listener
+    // for this event `ws` no longer aborts the handshake itself: terminate() must, or the connect
+    // would wait for the server to hang up. It destroys the socket and emits 'error' then 'close'.
     emitter.on?.("unexpected-response", (_request, response) => {
       status = response.statusCode;
-      terminate(socket); // with this listener `ws` leaves the socket to us; 'close' follows
+      terminate(socket);
     });
     const settle = (): void => {
       socket.removeEventListener("open", onOpen);
@@ -180,9 +192,11 @@ function waitForOpen(socket: WebSocketLike, url: string, signal: AbortSignal): P
   });
 }
 
-function connectError(url: string, event: WebSocketEventLike, status: number | undefined): SdkError {
+function connectError(target: string, event: WebSocketEventLike, status: number | undefined): SdkError {
+  const url = redactUrl(target);
   const text = event.message ?? (event.error instanceof Error ? event.error.message : "") ?? "";
-  const httpCode = status ?? Number(/Unexpected server response: (\d{3})/.exec(text)?.[1] ?? Number.NaN);
+  // `ws` says "Unexpected server response: 401"; Deno's WebSocket "Invalid status code: 401".
+  const httpCode = status ?? Number(/(?:Unexpected server response|Invalid status code):? (\d{3})/.exec(text)?.[1] ?? Number.NaN);
   const details = Number.isNaN(httpCode) ? {} : { httpCode };
   if (httpCode === 401 || httpCode === 403) {
     return new SdkError(ErrorCode.PermissionDenied, `the harness at ${url} refused the api key (HTTP ${httpCode}); pass the key it expects (apiKey / ANTIGRAVITY_API_KEY)`, { cause: event.error, details });
@@ -219,7 +233,7 @@ class WebSocketChannel implements Channel {
 
   constructor(socket: WebSocketLike, url: string, closeTimeoutMs: number) {
     this.#socket = socket;
-    this.#url = url;
+    this.#url = redactUrl(url);
     this.#closeTimeoutMs = closeTimeoutMs;
     socket.binaryType = "arraybuffer";
     socket.addEventListener("message", (event) => void this.#queue.push(frameText(event.data)));
@@ -290,4 +304,14 @@ function frameText(data: unknown): string {
   if (ArrayBuffer.isView(data)) return decoder.decode(new Uint8Array(data.buffer, data.byteOffset, data.byteLength));
   if (Array.isArray(data)) return data.map(frameText).join("");
   return String(data);
+}
+
+/** The URL without its query, fragment and credentials, for error messages: a gateway token travels in the query. */
+function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.protocol}//${parsed.host}${parsed.pathname}`;
+  } catch {
+    return url.replace(/[?#].*$/, "");
+  }
 }

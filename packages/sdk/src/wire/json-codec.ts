@@ -1,5 +1,6 @@
 import { fromJson, toJson, type DescMessage, type JsonValue, type MessageShape } from "@bufbuild/protobuf";
 import { ErrorCode, SdkError } from "../errors.js";
+import { readJsonFast } from "./json-reader.js";
 
 /**
  * Parses one text frame into a message, tolerantly (protocol §4.1): camelCase or snake_case names,
@@ -16,6 +17,9 @@ export function decodeJsonFrame<Desc extends DescMessage>(schema: Desc, frame: s
   if (typeof json !== "object" || json === null || Array.isArray(json)) {
     throw protocolError(schema, `frame is not a JSON object (${preview(frame)})`);
   }
+  // The fast path decides the common frames; whatever it is unsure of goes to fromJson (§4.1).
+  const fast = readJsonFast(schema, json);
+  if (fast !== undefined) return fast;
   try {
     return fromJson(schema, json as JsonValue, { ignoreUnknownFields: true });
   } catch (cause) {

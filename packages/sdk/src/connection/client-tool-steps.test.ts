@@ -1,0 +1,135 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { Conversation } from "../conversation/conversation.js";
+import { defineTool } from "../tools/tool.js";
+import { ToolRunner } from "../tools/tool-runner.js";
+import { createFakeHarnessTransport, type FakeHarness, type FakeHarnessTransport } from "../transport/in-memory-harness.js";
+import type { Step, StreamChunk } from "../types.js";
+import { StepUpdate_Source, StepUpdate_State, StepUpdate_Target, TrajectoryStateUpdate_State, type MessageInitShape, type StepUpdateSchema } from "../wire/index.js";
+import { createHarnessConnection, type HarnessConnection } from "./harness-connection.js";
+import { isSyntheticToolStep } from "./synthetic-steps.js";
+
+// Client tools as a ≈0.1.6+ harness shows them: a `customTool` step and a `toolCall` event for the
+// same call (protocol §7.1), and call ids that come back in later turns (§7: answer each call once).
+
+const T = "traj-main";
+let transport: FakeHarnessTransport | undefined;
+
+afterEach(async () => {
+  await transport?.settled();
+  transport = undefined;
+});
+
+const add = defineTool({
+  name: "add",
+  description: "Adds two integers",
+  parameters: { type: "object", properties: { a: { type: "integer" }, b: { type: "integer" } } },
+  call: ({ a, b }: { a: number; b: number }) => ({ sum: a + b }),
+});
+
+async function open(script: (harness: FakeHarness) => Promise<void>, history: MessageInitShape<typeof StepUpdateSchema>[] = []): Promise<HarnessConnection> {
+  transport = createFakeHarnessTransport(async (harness) => {
+    await harness.readInit();
+    harness.respondInit({ cascadeId: T, history });
+    await script(harness);
+  });
+  return createHarnessConnection({ transport, config: {}, tools: new ToolRunner([add]), timeoutMs: 5_000 });
+}
+
+/** The harness's own step for a custom tool call (§7.1), as the reference harness sends it. */
+function customToolStep(stepIndex: number, state: StepUpdate_State, id: string, name: string, argumentsJson: string): MessageInitShape<typeof StepUpdateSchema> {
+  return { trajectoryId: T, cascadeId: T, stepIndex, state, source: StepUpdate_Source.MODEL, target: StepUpdate_Target.USER, customTool: { toolCall: { id, name, argumentsJson } } };
+}
+
+/**
+ * One turn with a registered tool (`add`) and one nobody registered (`remote_only`): the harness
+ * sends each call's customTool step ACTIVE, the toolCall event, waits for the answer, then DONE.
+ * Then a call of `add` the harness refuses itself (ACTIVE, ERROR, no toolCall event).
+ */
+async function toolTurn(harness: FakeHarness, suffix: string): Promise<void> {
+  await harness.expect("userInput");
+  harness.state(T, TrajectoryStateUpdate_State.RUNNING);
+  const calls = [
+    { index: 1, id: `c-${suffix}`, name: "add", args: '{"a":2,"b":3}' },
+    { index: 2, id: `u-${suffix}`, name: "remote_only", args: "{}" },
+  ];
+  for (const call of calls) {
+    harness.step(customToolStep(call.index, StepUpdate_State.ACTIVE, call.id, call.name, call.args));
+    harness.send({ event: { case: "toolCall", value: { id: call.id, name: call.name, argumentsJson: call.args } } });
+    expect(await harness.expect("toolResponse")).toMatchObject({ id: call.id });
+    harness.step(customToolStep(call.index, StepUpdate_State.DONE, call.id, call.name, call.args));
+  }
+  // A call of the registered tool that a policy refuses: the harness never sends it to the SDK.
+  harness.step(customToolStep(4, StepUpdate_State.ACTIVE, `d-${suffix}`, "add", '{"a":0,"b":0}'));
+  harness.step({ ...customToolStep(4, StepUpdate_State.ERROR, `d-${suffix}`, "add", '{"a":0,"b":0}'), errorMessage: "denied by policy: no zeros" });
+  harness.step({ trajectoryId: T, cascadeId: T, stepIndex: 3, state: StepUpdate_State.DONE, source: StepUpdate_Source.MODEL, target: StepUpdate_Target.USER, text: "5", textDelta: "5" });
+  harness.state(T, TrajectoryStateUpdate_State.FULLY_IDLE);
+}
+
+const carrying = (steps: Step[], id: string): Step[] => steps.filter((s) => s.toolCalls.some((c) => c.id === id));
+
+describe("client tool calls in the step and chunk streams (§7.1)", () => {
+  it("gives one tool card per call: the synthetic steps carry a registered tool's call, and chunk streams keep seed 000's rules", async () => {
+    const connection = await open(async (harness) => {
+      await toolTurn(harness, "1");
+      await toolTurn(harness, "2");
+    });
+    const conversation = new Conversation(connection);
+
+    const chunks: StreamChunk[] = [];
+    for await (const chunk of conversation.chat("what is 2+3?")) chunks.push(chunk);
+    const toolChunks = chunks.filter((c): c is Extract<StreamChunk, { type: "toolCall" }> => c.type === "toolCall");
+    // Seed 000: ENVIRONMENT-targeted steps give no chunks, so a registered tool's call (only on
+    // the synthetic steps) is not a chunk; an unregistered tool's and a refused call's are.
+    expect(toolChunks.map((c) => c.toolCall)).toEqual([
+      { id: "u-1", name: "remote_only", args: {} },
+      { id: "d-1", name: "add", args: { a: 0, b: 0 } },
+    ]);
+    expect(chunks.filter((c) => c.type === "text")).toEqual([{ type: "text", stepIndex: 3, text: "5" }]);
+
+    await conversation.send("again");
+    const steps: Step[] = [];
+    for await (const step of conversation.receiveSteps()) steps.push(step);
+    // The registered tool: only the SDK's ACTIVE and DONE steps carry the call ...
+    const registered = carrying(steps, "c-2");
+    expect(registered.map((s) => [s.status, isSyntheticToolStep(s)])).toEqual([["ACTIVE", true], ["DONE", true]]);
+    expect(registered[1]).toMatchObject({ content: '{"sum":5}', toolCalls: [{ id: "c-2", name: "add", args: { sum: 5 } }] });
+    // ... while the harness's customTool step is still there, ACTIVE then DONE, without it.
+    const harnessStep = steps.filter((s) => s.id === `${T}:1`);
+    expect(harnessStep.map((s) => [s.status, s.type, s.toolCalls])).toEqual([["ACTIVE", "TOOL_CALL", []], ["DONE", "TOOL_CALL", []]]);
+    // A tool nobody registered keeps its call on the harness step (upstream does the same).
+    expect(steps.filter((s) => s.id === `${T}:2`).every((s) => s.toolCalls[0]?.id === "u-2")).toBe(true);
+    // A refused call never reached the SDK: no synthetic steps, so its harness step's ERROR shows it.
+    expect(steps.filter((s) => s.id === `${T}:4`).map((s) => [s.status, s.toolCalls.map((c) => c.id)])).toEqual([["ACTIVE", []], ["ERROR", ["d-2"]]]);
+    expect(steps.some((s) => isSyntheticToolStep(s) && s.id === "d-2")).toBe(false);
+    await conversation.disconnect();
+  });
+
+  it("keeps the call on customTool steps replayed in initialHistory", async () => {
+    const connection = await open(async () => undefined, [customToolStep(1, StepUpdate_State.DONE, "old-call", "add", '{"a":1,"b":1}')]);
+    expect(connection.initialHistory.map((s) => s.toolCalls)).toEqual([[{ id: "old-call", name: "add", args: { a: 1, b: 1 } }]]);
+    await connection.disconnect();
+  });
+});
+
+describe("tool call ids across turns (§7)", () => {
+  it("answers a call whose id was used in an earlier turn, and a re-send within one turn only once", async () => {
+    const connection = await open(async (harness) => {
+      for (const turn of [1, 2]) {
+        await harness.expect("userInput");
+        harness.send({ event: { case: "toolCall", value: { id: "call_1", name: "add", argumentsJson: `{"a":${turn},"b":1}` } } });
+        expect(await harness.expect("toolResponse")).toEqual(expect.objectContaining({ id: "call_1", responseJson: JSON.stringify({ sum: turn + 1 }) }));
+        // A re-send of the call answered in this turn is not answered again.
+        harness.send({ event: { case: "toolCall", value: { id: "call_1", name: "add", argumentsJson: `{"a":${turn},"b":1}` } } });
+        harness.state(T, TrajectoryStateUpdate_State.FULLY_IDLE);
+      }
+      expect(await harness.closedBySdk()).toBe(true); // nothing else was sent: no second answer
+    });
+    for (const prompt of ["first", "second"]) {
+      await connection.send(prompt);
+      const synthetic: Step[] = [];
+      for await (const step of connection.receiveSteps({ timeoutMs: 5_000 })) if (isSyntheticToolStep(step)) synthetic.push(step);
+      expect(synthetic.map((s) => [s.id, s.status])).toEqual([["call_1", "ACTIVE"], ["call_1", "DONE"]]);
+    }
+    await connection.disconnect();
+  });
+});
