@@ -83,9 +83,10 @@ export class TurnRenderer {
 
   #onToolStep(step: Step): void {
     const call = step.toolCalls[0];
-    // The harness's own step of a client tool carries no call: the synthetic steps stand for it (§7.1).
     if (call === undefined) return;
     const name = call.name;
+    // A client tool shows up twice: the harness's customTool step and the SDK's synthetic steps
+    // (protocol §7, §18). Both carry the call id, so one line per call.
     const key = call.id || step.id;
     const previous = this.#tools.get(key);
     if (previous?.status === step.status || isFinal(previous?.status)) return;

@@ -23,7 +23,6 @@ import type { Connection, QuestionResponse, UsageSnapshot } from "./connection.j
 import { fatalStepError } from "./fatal-step-error.js";
 import { completeConfig, type HarnessConnectionOptions } from "./harness-connection-options.js";
 import { SessionRequests } from "./session-requests.js";
-import { withoutClientToolCall } from "./synthetic-steps.js";
 import { lazyTurnSteps, Turn } from "./turn.js";
 import { UsageTracker } from "./usage-tracker.js";
 import { toUserInput } from "./user-input.js";
@@ -368,16 +367,10 @@ export class HarnessConnection implements Connection {
     }
     const turn = this.#turnForActivity();
     turn.main ??= step.trajectoryId; // §6.3: the first step's trajectory is the main one
-    turn.push(this.#withoutLocalToolCall(step, update));
+    turn.push(step);
     if (step.status === StepStatus.WaitingForUser) this.#requests.onWaitingStep(step, update);
     const fatal = fatalStepError(step);
     if (fatal !== undefined) turn.fail(fatal);
-  }
-
-  /** §7.1: see {@link withoutClientToolCall}. */
-  #withoutLocalToolCall(step: Step, update: StepUpdate): Step {
-    const registered = (name: string): boolean => this.#options.tools?.has(name) === true;
-    return withoutClientToolCall(step, update, registered, (id) => this.#requests.receivedToolCall(id));
   }
 
   #onState(update: TrajectoryStateUpdate): void {

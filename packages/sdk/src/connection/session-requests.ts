@@ -79,13 +79,6 @@ export class SessionRequests {
     });
   }
 
-  /** True when the harness sent the client tool call `id` in this turn (it is running or answered). */
-  receivedToolCall(id: string): boolean {
-    const key = `tool:${id}`;
-    this.#syncTurn();
-    return this.#inFlight.has(key) || this.#answered.has(key);
-  }
-
   /** §10: answers a `callHookRequest` (emptyResult when there are no hooks). */
   onHookRequest(request: CallHookRequest): void {
     const requestId = request.requestId ?? "";

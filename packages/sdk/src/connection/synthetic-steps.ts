@@ -1,5 +1,4 @@
 import { StepSource, StepStatus, StepTarget, StepType, SYNTHETIC_STEP_INDEX_BASE, type Step, type ToolCall, type ToolResult } from "../types.js";
-import type { StepUpdate } from "../wire/index.js";
 
 /** Where a synthetic client-tool step belongs. */
 export interface SyntheticStepContext {
@@ -68,20 +67,4 @@ export function isSyntheticToolStep(step: Step): boolean {
     step.toolCalls.length === 1 &&
     step.toolCalls[0]?.id === step.id
   );
-}
-
-/**
- * §7.1: the harness (≈0.1.6+) mirrors a client tool call as a `customTool` step besides the
- * `toolCall` event. For a live step of a tool registered here (`isRegistered`), the SDK's synthetic
- * steps already stand for the call, so the step is returned without it (one "tool started" per
- * call); the step itself stays. Kept: the call of a tool nobody registered, and the ERROR update of
- * a call the harness refused before sending it (`wasReceived` false: no synthetic step exists for
- * it, so this is where it shows). Replayed history never goes through here.
- */
-export function withoutClientToolCall(step: Step, update: StepUpdate, isRegistered: (name: string) => boolean, wasReceived: (callId: string) => boolean): Step {
-  const call = step.toolCalls[0];
-  const name = update.customTool?.toolCall?.name;
-  if (call === undefined || name === undefined || !isRegistered(name)) return step;
-  if (step.status === StepStatus.Error && !wasReceived(call.id)) return step;
-  return { ...step, toolCalls: [] };
 }
