@@ -1,16 +1,13 @@
-import { afterAll } from "vitest";
 import { WebSocketTransport } from "@antigravity-ts/sdk";
 import { defineE2ESuite } from "../node/e2e/e2e-suite.js";
-import { killBuiltHarnesses, startBuiltListeningHarness } from "./built-harness.js";
+import { startListeningHarness } from "../node/e2e/harness-launcher.js";
 
 // test/node/e2e again, against the rollup output: @antigravity-ts/sdk resolves to packages/sdk/dist
 // (vitest.built.config.ts has no "source" condition) and the harness is packages/harness/dist/bin.js.
-afterAll(killBuiltHarnesses);
-
 defineE2ESuite("WebSocketTransport (built)", async (context) => {
   const harness = await context.shared(
     "built-listening-harness",
-    () => startBuiltListeningHarness({ env: context.harnessEnv, workspace: context.workspace, apiKey: "built-e2e-key-0123456789" }),
+    () => startListeningHarness({ env: context.harnessEnv, workspace: context.workspace, apiKey: "built-e2e-key-0123456789", build: "dist" }),
     (h) => h.stop(),
   );
   return new WebSocketTransport({ host: "127.0.0.1", port: harness.port, apiKey: harness.apiKey });

@@ -2,13 +2,11 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { Agent as CoreAgent, ErrorCode, SdkError } from "@antigravity-ts/sdk";
 import { Agent, SubprocessTransport, type SubprocessChannel } from "./index.js";
 import { liveChildCount } from "./subprocess/child-registry.js";
-import { ensureReferenceHarness } from "./subprocess/testing/reference-harness.js";
+import { ensureScriptedReferenceHarness } from "./subprocess/testing/reference-harness.js";
 
 let harnessPath = "";
 beforeAll(async () => {
-  harnessPath = await ensureReferenceHarness();
-  delete process.env.GEMINI_API_KEY;
-  delete process.env.ANTIGRAVITY_MODEL_PROVIDER;
+  harnessPath = await ensureScriptedReferenceHarness();
 }, 300_000);
 
 describe("Node Agent", () => {

@@ -19,6 +19,7 @@ export {
   type WebSocketConstructor,
   type WebSocketEventLike,
   type WebSocketLike,
+  type WebSocketPeerClose,
   type WebSocketTransportOptions,
 } from "./transport/websocket-transport.js";
 export { createChannelPair, createInMemoryTransport, type InMemoryChannel } from "./transport/in-memory.js";

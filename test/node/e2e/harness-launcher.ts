@@ -1,19 +1,28 @@
-import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import { chmod, mkdtemp, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
-// Runs the reference harness from its TypeScript sources (`node --conditions=source --import tsx
-// packages/harness/src/bin.ts`), as a listen-mode server or as an executable for transports that
-// spawn the harness themselves. Every child is tracked so the suite can kill it.
+// Runs the reference harness as a listen-mode server or as an executable for transports that
+// spawn the harness themselves, either from its TypeScript sources (`node --conditions=source
+// --import tsx packages/harness/src/bin.ts`) or as users get it (`node packages/harness/dist/bin.js`,
+// after `npm run build`). Every child is tracked so the suite can kill it.
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
-const harnessBin = path.join(repoRoot, "packages/harness/src/bin.ts");
-const tsxLoader = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href;
-const children = new Set<ChildProcessWithoutNullStreams>();
+const children = new Set<ChildProcess>();
 const STARTUP_TIMEOUT_MS = 30_000;
+
+/** Which harness runs: the TypeScript sources through tsx, or the rollup output in dist. */
+export type HarnessBuild = "source" | "dist";
+
+/** The node arguments that run the harness `build`. */
+function harnessArgs(build: HarnessBuild): string[] {
+  if (build === "dist") return [path.join(repoRoot, "packages/harness/dist/bin.js")];
+  const tsxLoader = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href;
+  return ["--conditions=source", "--import", tsxLoader, path.join(repoRoot, "packages/harness/src/bin.ts")];
+}
 
 /** Environment for harness children: no model credentials, the scripted model with `script`. */
 export function harnessEnv(script: string): Record<string, string> {
@@ -32,12 +41,22 @@ export interface ListeningHarness {
   stop(): Promise<void>;
 }
 
+/** Options of {@link startListeningHarness}. */
+export interface ListeningHarnessOptions {
+  /** The harness's environment, e.g. {@link harnessEnv}. */
+  env: Record<string, string>;
+  workspace: string;
+  apiKey: string;
+  /** Default `"source"`. */
+  build?: HarnessBuild;
+}
+
 /** Starts `antigravity-harness --listen 127.0.0.1:0` and waits for its "listening on" line. */
-export async function startListeningHarness(options: { script: string; workspace: string; apiKey: string }): Promise<ListeningHarness> {
-  const child = spawn(process.execPath, ["--conditions=source", "--import", tsxLoader, harnessBin, "--listen", "127.0.0.1:0", "--api-key", options.apiKey, "--workspace", options.workspace], {
+export async function startListeningHarness(options: ListeningHarnessOptions): Promise<ListeningHarness> {
+  const child = spawn(process.execPath, [...harnessArgs(options.build ?? "source"), "--listen", "127.0.0.1:0", "--api-key", options.apiKey, "--workspace", options.workspace], {
     cwd: repoRoot,
-    env: harnessEnv(options.script),
-    stdio: ["pipe", "pipe", "pipe"],
+    env: options.env,
+    stdio: ["ignore", "ignore", "pipe"],
   });
   children.add(child);
   const exited = new Promise<void>((resolve) => child.once("exit", () => {
@@ -47,7 +66,7 @@ export async function startListeningHarness(options: { script: string; workspace
   let stderr = "";
   const port = await new Promise<number>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`the harness did not start listening within ${STARTUP_TIMEOUT_MS} ms:\n${stderr}`)), STARTUP_TIMEOUT_MS);
-    child.stderr.on("data", (chunk: Buffer) => {
+    child.stderr?.on("data", (chunk: Buffer) => {
       stderr += chunk.toString("utf8");
       const match = /listening on ws:\/\/127\.0\.0\.1:(\d+)\//.exec(stderr);
       if (match !== null) {
@@ -72,14 +91,14 @@ export async function startListeningHarness(options: { script: string; workspace
 }
 
 /**
- * An executable that starts the harness from source with the given arguments: what a
- * subprocess transport spawns in place of `localharness`. Written to a fresh temp directory.
+ * An executable that starts the harness `build` with the given arguments: what a subprocess
+ * transport spawns in place of `localharness`. Written to a fresh temp directory.
  */
-export async function harnessExecutable(): Promise<string> {
+export async function harnessExecutable(build: HarnessBuild = "source"): Promise<string> {
   const dir = await mkdtemp(path.join(tmpdir(), "antigravity-e2e-"));
   const file = path.join(dir, "antigravity-harness");
   const quote = (s: string): string => `'${s.replaceAll("'", "'\\''")}'`;
-  await writeFile(file, `#!/bin/sh\nexec ${[process.execPath, "--conditions=source", "--import", tsxLoader, harnessBin].map(quote).join(" ")} "$@"\n`);
+  await writeFile(file, `#!/bin/sh\nexec ${[process.execPath, ...harnessArgs(build)].map(quote).join(" ")} "$@"\n`);
   await chmod(file, 0o755);
   return file;
 }

@@ -6,7 +6,7 @@ import { startListeningHarness } from "./harness-launcher.js";
 defineE2ESuite("WebSocketTransport", async (context) => {
   const harness = await context.shared(
     "listening-harness",
-    () => startListeningHarness({ script: context.script, workspace: context.workspace, apiKey: "e2e-key-0123456789" }),
+    () => startListeningHarness({ env: context.harnessEnv, workspace: context.workspace, apiKey: "e2e-key-0123456789" }),
     (h) => h.stop(),
   );
   return new WebSocketTransport({ host: "127.0.0.1", port: harness.port, apiKey: harness.apiKey });

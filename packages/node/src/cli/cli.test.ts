@@ -1,7 +1,7 @@
 import { PassThrough } from "node:stream";
 import { beforeAll, describe, expect, it } from "vitest";
 import { liveChildCount } from "../subprocess/child-registry.js";
-import { ensureReferenceHarness } from "../subprocess/testing/reference-harness.js";
+import { ensureScriptedReferenceHarness } from "../subprocess/testing/reference-harness.js";
 import { CliUsageError, parseCliArgs } from "./cli-args.js";
 import { QUICKSTART_PROMPTS, runOneShot } from "./quickstart.js";
 import { runRepl } from "./repl.js";
@@ -10,9 +10,7 @@ import { runRepl } from "./repl.js";
 // offline scripted model (GEMINI_API_KEY and a provider override are removed from the harness env).
 let harnessPath = "";
 beforeAll(async () => {
-  harnessPath = await ensureReferenceHarness();
-  delete process.env.GEMINI_API_KEY;
-  delete process.env.ANTIGRAVITY_MODEL_PROVIDER;
+  harnessPath = await ensureScriptedReferenceHarness();
 }, 300_000);
 
 /** A non-TTY output that records what was written. */

@@ -1,6 +1,5 @@
 import { ErrorCode, SdkError, type Channel } from "@antigravity-ts/sdk";
 import { WebSocket, type RawData } from "ws";
-import { closeSocket, rawToString } from "../socket/websocket-channel.js";
 
 /** Opens the harness side of one browser connection. */
 export type OpenHarnessChannel = (signal: AbortSignal) => Promise<Channel>;
@@ -115,4 +114,25 @@ export function truncateReason(reason: string): string {
   const chars = Array.from(reason);
   while (Buffer.byteLength(`${chars.join("")}…`, "utf8") > 123) chars.pop();
   return `${chars.join("")}…`;
+}
+
+/** Sends a close frame and waits for the socket to close, dropping it after `timeoutMs`. */
+export function closeSocket(socket: WebSocket, timeoutMs: number, code = 1000, reason = ""): Promise<void> {
+  if (socket.readyState === WebSocket.CLOSED) return Promise.resolve();
+  return new Promise<void>((resolve) => {
+    const timer = setTimeout(() => socket.terminate(), timeoutMs);
+    socket.once("close", () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    if (socket.readyState === WebSocket.CONNECTING) socket.terminate();
+    else if (socket.readyState === WebSocket.OPEN) socket.close(code, reason);
+  });
+}
+
+/** Text of a `ws` message (§4: frames are text; a stray binary frame is decoded as UTF-8), whatever buffer shape it arrived in. */
+export function rawToString(data: RawData): string {
+  if (Array.isArray(data)) return Buffer.concat(data).toString("utf8");
+  if (data instanceof ArrayBuffer) return Buffer.from(data).toString("utf8");
+  return data.toString("utf8");
 }

@@ -3,11 +3,10 @@ import type { AddressInfo } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, describe, expect, it } from "vitest";
 import { WebSocket, WebSocketServer } from "ws";
-import { ErrorCode, SdkError, type CallOptions, type Channel, type Transport } from "@antigravity-ts/sdk";
-import { openWebSocket } from "../socket/open-websocket.js";
-import { rawToString } from "../socket/websocket-channel.js";
+import { ErrorCode, SdkError, WebSocketTransport, type CallOptions, type Channel, type Transport } from "@antigravity-ts/sdk";
 import { SubprocessTransport } from "../subprocess/subprocess-transport.js";
 import { fakePath, waitUntilGone } from "../subprocess/testing/process-probe.js";
+import { rawToString } from "./gateway-relay.js";
 import { createHarnessGateway, type HarnessGateway, type HarnessGatewayOptions } from "./harness-gateway.js";
 
 const ORIGIN = "http://app.test";
@@ -73,9 +72,9 @@ function closed(socket: WebSocket): Promise<{ code: number; reason: string }> {
 
 async function refusal(url: string, origin?: string, protocols?: string[]): Promise<number | undefined> {
   const headers: Record<string, string> = origin === undefined ? {} : { origin };
-  const error = await openWebSocket(url, { headers, ...(protocols === undefined ? {} : { protocols }) }).then(
-    (socket) => {
-      socket.terminate();
+  const error = await new WebSocketTransport({ url, headers, env: {}, ...(protocols === undefined ? {} : { protocols }) }).connect().then(
+    async (channel) => {
+      await channel.close();
       return undefined;
     },
     (e: unknown) => e,

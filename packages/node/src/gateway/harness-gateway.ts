@@ -1,10 +1,9 @@
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
-import { ErrorCode, SdkError, type Channel, type Transport } from "@antigravity-ts/sdk";
+import { ErrorCode, SdkError, WebSocketTransport, type Channel, type Transport } from "@antigravity-ts/sdk";
 import { WebSocketServer } from "ws";
-import { API_KEY_HEADER, openWebSocket } from "../socket/open-websocket.js";
-import { WebSocketChannel } from "../socket/websocket-channel.js";
+import { SOCKET_CLOSE_TIMEOUT_MS } from "../socket/connect-harness-socket.js";
 import { isOriginAllowed, isTokenValid, presentedToken, type OriginPolicy, type TokenPolicy } from "./gateway-auth.js";
 import { GatewayRelay, type OpenHarnessChannel } from "./gateway-relay.js";
 
@@ -135,10 +134,9 @@ export async function createHarnessGateway(options: HarnessGatewayOptions): Prom
 
 function harnessOpener(target: HarnessGatewayTarget, timeoutMs: number): OpenHarnessChannel {
   if ("url" in target) {
-    return async (signal): Promise<Channel> => {
-      const socket = await openWebSocket(target.url, { headers: { [API_KEY_HEADER]: target.apiKey }, signal, timeoutMs });
-      return new WebSocketChannel(socket);
-    };
+    // `env: {}`: the target's URL and key, never ANTIGRAVITY_* of the gateway's process.
+    const transport = new WebSocketTransport({ url: target.url, apiKey: target.apiKey, env: {}, closeTimeoutMs: SOCKET_CLOSE_TIMEOUT_MS });
+    return (signal): Promise<Channel> => transport.connect({ signal, timeoutMs });
   }
   return async (signal): Promise<Channel> => {
     const transport = await target.transport();

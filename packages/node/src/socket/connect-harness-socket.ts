@@ -1,6 +1,7 @@
-import { ErrorCode, SdkError, abortError, delay, type CallOptions } from "@antigravity-ts/sdk";
-import type { WebSocket } from "ws";
-import { API_KEY_HEADER, openWebSocket } from "./open-websocket.js";
+import { ErrorCode, SdkError, WebSocketTransport, abortError, delay, type CallOptions, type Channel, type WebSocketTransportOptions } from "@antigravity-ts/sdk";
+
+/** How long `close()` waits for the harness's close frame before dropping the socket. */
+export const SOCKET_CLOSE_TIMEOUT_MS = 500;
 
 /** Options of {@link connectHarnessSocket}. */
 export interface ConnectHarnessSocketOptions extends CallOptions {
@@ -16,34 +17,34 @@ export interface ConnectHarnessSocketOptions extends CallOptions {
   backoffMs?: number;
   /** Per-host handshake timeout in ms. Default 10 000. */
   attemptTimeoutMs?: number;
+  /** Decides how the channel's `frames()` ends when the harness drops the socket (see `WebSocketTransportOptions`). */
+  onPeerClose?: WebSocketTransportOptions["onPeerClose"];
 }
 
 /**
- * Opens the WebSocket to a freshly started harness (protocol §4): `ws://<host>:<port>/` with the
- * `x-goog-api-key` header, trying each host, up to `attempts` times with exponential back-off.
- * A refused key (`PermissionDenied`) is final and not retried.
+ * Opens the channel to a freshly started harness (protocol §4): a {@link WebSocketTransport} to
+ * `ws://<host>:<port>/` with the `x-goog-api-key` header and no frame-size cap, trying each host,
+ * up to `attempts` times with exponential back-off. A refused key (`PermissionDenied`) is final
+ * and not retried.
  *
  * @example
- * const socket = await connectHarnessSocket({ port: config.port, apiKey: config.apiKey });
+ * const channel = await connectHarnessSocket({ port: config.port, apiKey: config.apiKey });
  */
-export async function connectHarnessSocket(options: ConnectHarnessSocketOptions): Promise<WebSocket> {
+export async function connectHarnessSocket(options: ConnectHarnessSocketOptions): Promise<Channel> {
   const hosts = options.hosts ?? ["localhost", "127.0.0.1"];
   const attempts = Math.max(1, options.attempts ?? 5);
   const backoffMs = options.backoffMs ?? 100;
-  const { signal } = options;
+  const { signal, port, apiKey, onPeerClose } = options;
   const deadline = options.timeoutMs === undefined ? undefined : Date.now() + options.timeoutMs;
   let lastError: SdkError | undefined;
   for (let attempt = 0; attempt < attempts; attempt++) {
     for (const host of hosts) {
       const remaining = deadline === undefined ? Infinity : deadline - Date.now();
-      if (remaining <= 0) throw deadlineError(options.port, lastError);
-      const url = `ws://${host.includes(":") ? `[${host}]` : host}:${options.port}/`;
+      if (remaining <= 0) throw deadlineError(port, lastError);
+      // `env: {}`: the harness's own port and key, never ANTIGRAVITY_HARNESS_* of this process.
+      const transport = new WebSocketTransport({ host, port, apiKey, env: {}, closeTimeoutMs: SOCKET_CLOSE_TIMEOUT_MS, ...(onPeerClose === undefined ? {} : { onPeerClose }) });
       try {
-        return await openWebSocket(url, {
-          headers: { [API_KEY_HEADER]: options.apiKey },
-          timeoutMs: Math.min(remaining, options.attemptTimeoutMs ?? 10_000),
-          ...(signal === undefined ? {} : { signal }),
-        });
+        return await transport.connect({ timeoutMs: Math.min(remaining, options.attemptTimeoutMs ?? 10_000), ...(signal === undefined ? {} : { signal }) });
       } catch (error) {
         const sdkError = SdkError.from(error, ErrorCode.Unavailable);
         if (sdkError.code === ErrorCode.PermissionDenied || sdkError.code === ErrorCode.Canceled) throw sdkError;
@@ -53,7 +54,7 @@ export async function connectHarnessSocket(options: ConnectHarnessSocketOptions)
     }
     if (attempt < attempts - 1) await delay(backoffMs * 2 ** attempt, signal);
   }
-  throw new SdkError(ErrorCode.Unavailable, `could not open the WebSocket to the harness on port ${options.port} after ${attempts} attempts: ${lastError?.message ?? "unknown error"}`, { cause: lastError });
+  throw new SdkError(ErrorCode.Unavailable, `could not open the WebSocket to the harness on port ${port} after ${attempts} attempts: ${lastError?.message ?? "unknown error"}`, { cause: lastError });
 }
 
 function deadlineError(port: number, lastError: SdkError | undefined): SdkError {

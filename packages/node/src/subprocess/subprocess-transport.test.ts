@@ -36,6 +36,15 @@ async function failure(promise: Promise<unknown>): Promise<SdkError> {
   return error as SdkError;
 }
 
+/** How `frames()` ends when the harness goes away (no frames expected before). */
+function framesFailure(channel: SubprocessChannel): Promise<SdkError> {
+  return failure((async () => {
+    for await (const _ of channel.frames()) {
+      // no frames expected
+    }
+  })());
+}
+
 /** After a fault, the next connect must work as if nothing happened. */
 async function expectNextConnectWorks(): Promise<void> {
   const channel = await connectFake();
@@ -184,8 +193,9 @@ describe("SubprocessTransport faults", () => {
     const error = await failure(connectHarnessSocket({ port: output.port, apiKey: "not-the-key", attempts: 3, timeoutMs: 10_000 }));
     expect(error.code).toBe(ErrorCode.PermissionDenied);
     expect(error.details.httpCode).toBe(401);
-    const socket = await connectHarnessSocket({ port: output.port, apiKey: output.apiKey });
-    socket.close();
+    expect(error.message).toContain("HTTP 401: invalid api key");
+    const channel = await connectHarnessSocket({ port: output.port, apiKey: output.apiKey });
+    await channel.close();
     await harness.shutdown(2_000);
     expect(harness.exit).toEqual({ code: 0, signal: null });
   });
@@ -220,13 +230,21 @@ describe("SubprocessTransport faults", () => {
   it("throws HarnessCrashed from frames() when the harness exits on its own", async () => {
     const channel = await connectFake();
     channel.send("exit:7");
-    const error = await failure((async () => {
-      for await (const _ of channel.frames()) {
-        // no frames expected
-      }
-    })());
+    const error = await framesFailure(channel);
     expect(error.code).toBe(ErrorCode.HarnessCrashed);
     expect(error.details.exitCode).toBe(7);
+    await expectNextConnectWorks();
+  });
+
+  it("drops a socket that outlives the harness and throws HarnessCrashed from frames()", async () => {
+    const channel = await connectFake();
+    channel.send("orphan:5");
+    const error = await framesFailure(channel);
+    expect(error.code).toBe(ErrorCode.HarnessCrashed);
+    expect(error.details.exitCode).toBe(5);
+    expect(channel.isOpen).toBe(false);
+    const keeper = Number(/keeper pid (\d+)/.exec(channel.stderrTail())?.[1]);
+    expect(await waitUntilGone(keeper)).toBe(true);
     await expectNextConnectWorks();
   });
 });

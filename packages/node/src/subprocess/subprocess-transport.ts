@@ -1,11 +1,9 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { release, tmpdir } from "node:os";
 import { join } from "node:path";
-import { ErrorCode, SDK_VERSION, SdkError, linkSignal, throwIfAborted, type CallOptions, type Transport } from "@antigravity-ts/sdk";
+import { ErrorCode, SDK_VERSION, SdkError, linkSignal, throwIfAborted, type CallOptions, type Channel, type Transport, type WebSocketPeerClose } from "@antigravity-ts/sdk";
 import { InputConfigSchema, create } from "@antigravity-ts/sdk/wire";
-import type { WebSocket } from "ws";
 import { connectHarnessSocket } from "../socket/connect-harness-socket.js";
-import { WebSocketChannel } from "../socket/websocket-channel.js";
 import { discoverHarnessBinary, type HarnessBinary } from "./discover-harness.js";
 import { HarnessProcess, describeExit, type HarnessEndpoint, type HarnessExit } from "./harness-process.js";
 
@@ -113,11 +111,13 @@ export class SubprocessTransport implements Transport {
       } finally {
         handshakeLink.dispose();
       }
-      const socket = await this.#openSocket(harness, endpoint, link.signal);
+      const peer = { closed: false };
+      const socket = await this.#openSocket(harness, endpoint, link.signal, peer);
       return new SubprocessChannel(socket, harness, {
         storageDirectory: storage.path,
         ownsStorage: storage.owned,
         shutdownTimeoutMs: this.#options.shutdownTimeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS,
+        peerClosed: () => peer.closed,
       });
     } catch (error) {
       await harness?.kill();
@@ -128,15 +128,27 @@ export class SubprocessTransport implements Transport {
     }
   }
 
-  /** Phase 2 (protocol §4), abandoned early with `HarnessCrashed` if the child exits meanwhile. */
-  async #openSocket(harness: HarnessProcess, { port, apiKey }: HarnessEndpoint, signal: AbortSignal): Promise<WebSocket> {
+  /**
+   * Phase 2 (protocol §4), abandoned early with `HarnessCrashed` if the child exits meanwhile.
+   * `peer.closed` turns true when the harness side closes the socket.
+   */
+  async #openSocket(harness: HarnessProcess, { port, apiKey }: HarnessEndpoint, signal: AbortSignal, peer: { closed: boolean }): Promise<Channel> {
     const died = new AbortController();
     void harness.exited.then((exit) => {
       died.abort(new SdkError(ErrorCode.HarnessCrashed, `harness ${describeExit(exit)} before accepting the WebSocket on port ${port}: ${harness.stderr.toString()}`, { details: { exitCode: exit.code, exitSignal: exit.signal, stderrTail: harness.stderr.toString() } }));
     });
     const link = linkSignal({ signal }, died.signal);
     try {
-      return await connectHarnessSocket({ port, apiKey, attempts: this.#options.connectAttempts ?? 5, signal: link.signal });
+      return await connectHarnessSocket({
+        port,
+        apiKey,
+        attempts: this.#options.connectAttempts ?? 5,
+        signal: link.signal,
+        onPeerClose: (close) => {
+          peer.closed = true;
+          return crashOnPeerClose(harness, close);
+        },
+      });
     } catch (error) {
       if (died.signal.aborted) throw died.signal.reason;
       const sdkError = SdkError.from(error, ErrorCode.Unavailable);
@@ -158,47 +170,110 @@ export class SubprocessTransport implements Transport {
   }
 }
 
+/**
+ * What a dropped socket means (the transport's `onPeerClose`): a normal close while the child
+ * runs ends the stream; otherwise `HarnessCrashed` with the stderr tail if the child died, else
+ * `ConnectionClosed` with it.
+ */
+async function crashOnPeerClose(harness: HarnessProcess, { code, reason }: WebSocketPeerClose): Promise<SdkError | undefined> {
+  if (code === 1000 && harness.exit === undefined) return undefined;
+  const exit = await harness.waitForExit(CRASH_PROBE_MS);
+  if (exit === undefined) {
+    return new SdkError(ErrorCode.ConnectionClosed, `the harness closed the WebSocket (code ${code}${reason ? `: ${reason}` : ""}) but is still running; harness stderr:\n${harness.stderr.toString()}`, { details: { closeCode: code } });
+  }
+  return crashError(harness, exit, code);
+}
+
+function crashError(harness: HarnessProcess, exit: HarnessExit, closeCode: number): SdkError {
+  return new SdkError(ErrorCode.HarnessCrashed, `harness process ${describeExit(exit)} unexpectedly (WebSocket close code ${closeCode}); harness stderr:\n${harness.stderr.toString()}`, {
+    details: { closeCode, exitCode: exit.code, exitSignal: exit.signal, stderrTail: harness.stderr.toString() },
+  });
+}
+
 /** Options the transport hands to its channel. */
 interface SubprocessChannelInit {
   storageDirectory: string;
   ownsStorage: boolean;
   shutdownTimeoutMs: number;
+  /** True once the harness side closed the socket (the transport's `onPeerClose` ran). */
+  peerClosed: () => boolean;
 }
 
 /**
- * The channel of a {@link SubprocessTransport}: a WebSocket channel that owns the child.
+ * The channel of a {@link SubprocessTransport}: the harness's WebSocket channel, plus the child.
  * `frames()` throws `HarnessCrashed` with the stderr tail when the socket drops because the
  * child died; `close()` stops the child (protocol §2.3) and removes a temporary storage dir.
  */
-export class SubprocessChannel extends WebSocketChannel {
+export class SubprocessChannel implements Channel, AsyncDisposable {
   /** The `storage_directory` sent in the handshake. */
   readonly storageDirectory: string;
+  readonly #socket: Channel;
   readonly #harness: HarnessProcess;
+  readonly #init: SubprocessChannelInit;
+  #closing: Promise<void> | undefined;
+  /** Set when the socket outlived the child and was dropped: what `frames()` ends with. */
+  #dropped: SdkError | undefined;
 
-  constructor(socket: WebSocket, harness: HarnessProcess, init: SubprocessChannelInit) {
-    super(socket, {
-      onUnexpectedClose: async (code, reason) => {
-        // A normal close ends the stream at once; anything else: did the child die?
-        if (code === 1000 && harness.exit === undefined) return undefined;
-        const exit = await harness.waitForExit(CRASH_PROBE_MS);
-        if (exit === undefined) {
-          return new SdkError(ErrorCode.ConnectionClosed, `the harness closed the WebSocket (code ${code}${reason ? `: ${reason}` : ""}) but is still running; harness stderr:\n${harness.stderr.toString()}`, { details: { closeCode: code } });
-        }
-        return new SdkError(ErrorCode.HarnessCrashed, `harness process ${describeExit(exit)} unexpectedly (WebSocket close code ${code}); harness stderr:\n${harness.stderr.toString()}`, {
-          details: { closeCode: code, exitCode: exit.code, exitSignal: exit.signal, stderrTail: harness.stderr.toString() },
-        });
-      },
-      afterClose: async () => {
-        await harness.shutdown(init.shutdownTimeoutMs);
-        if (init.ownsStorage) await rm(init.storageDirectory, { recursive: true, force: true }).catch(() => {});
-      },
-    });
+  constructor(socket: Channel, harness: HarnessProcess, init: SubprocessChannelInit) {
     this.storageDirectory = init.storageDirectory;
+    this.#socket = socket;
     this.#harness = harness;
+    this.#init = init;
     // A dead child normally takes its socket with it; if something keeps it open, drop it.
-    void harness.exited.then(() => {
-      setTimeout(() => socket.terminate(), SOCKET_AFTER_EXIT_MS).unref();
+    void harness.exited.then((exit) => {
+      setTimeout(() => {
+        if (this.#closing !== undefined || init.peerClosed()) return;
+        this.#dropped = crashError(harness, exit, 1006);
+        void socket.close();
+      }, SOCKET_AFTER_EXIT_MS).unref();
     });
+  }
+
+  /** True while frames can be sent. */
+  get isOpen(): boolean {
+    return this.#closing === undefined && this.#dropped === undefined && !this.#init.peerClosed();
+  }
+
+  send(frame: string): void {
+    this.#socket.send(frame);
+  }
+
+  frames(): AsyncIterable<string> {
+    const frames = this.#socket.frames();
+    return {
+      [Symbol.asyncIterator]: () => {
+        const iterator = frames[Symbol.asyncIterator]();
+        return {
+          next: async () => {
+            const result = await iterator.next();
+            if (result.done === true && this.#dropped !== undefined) throw this.#dropped;
+            return result;
+          },
+          return: async () => (await iterator.return?.()) ?? { done: true, value: undefined },
+        };
+      },
+    };
+  }
+
+  /**
+   * Closes the socket (close handshake bounded by 0.5 s), then stops the child (protocol §2.3,
+   * bounded by `shutdownTimeoutMs`) and removes a temporary storage dir. Idempotent. The bounds
+   * are the transport's: `options` does not change them.
+   */
+  close(options?: CallOptions): Promise<void> {
+    this.#closing ??= this.#close();
+    return this.#closing;
+  }
+
+  /** `await using` support: {@link close}. */
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
+  }
+
+  async #close(): Promise<void> {
+    await this.#socket.close();
+    await this.#harness.shutdown(this.#init.shutdownTimeoutMs);
+    if (this.#init.ownsStorage) await rm(this.#init.storageDirectory, { recursive: true, force: true }).catch(() => {});
   }
 
   /** OS process id of the harness. */

@@ -11,8 +11,14 @@ import { allowAll, confirmRunCommand, readOnly, type AskUserHandler, type Policy
 import type { JsonSchema, Tool } from "../tools/tool.js";
 import type { Transport } from "../transport/transport.js";
 import type { Trigger } from "../triggers/trigger.js";
-import { Agent } from "./agent.js";
+import type { Agent } from "./agent.js";
 import type { AgentBuilderDefaults, AgentOptions, TransportFactory } from "./agent-options.js";
+
+/**
+ * Makes the agent at `build()`. `Agent.builder()` passes its constructor, so that this module
+ * imports `Agent` only as a type and agent.ts ↔ agent-builder.ts is no import cycle.
+ */
+export type NewAgent = (options: AgentOptions, defaults: AgentBuilderDefaults) => Agent;
 
 /**
  * Fluent, immutable configuration of an {@link Agent} (antigravity-api.md §2.2). The type
@@ -32,15 +38,17 @@ export class AgentBuilder<HasPolicy extends boolean = false> {
   declare readonly "~policyChosen"?: HasPolicy;
   readonly #options: AgentOptions;
   readonly #defaults: AgentBuilderDefaults;
+  readonly #newAgent: NewAgent;
 
-  private constructor(options: AgentOptions, defaults: AgentBuilderDefaults) {
+  private constructor(options: AgentOptions, defaults: AgentBuilderDefaults, newAgent: NewAgent) {
     this.#options = options;
     this.#defaults = defaults;
+    this.#newAgent = newAgent;
   }
 
   /** @internal Use `Agent.builder()`. */
-  static create(defaults: AgentBuilderDefaults = {}): AgentBuilder<false> {
-    return new AgentBuilder<false>({}, defaults);
+  static create(defaults: AgentBuilderDefaults, newAgent: NewAgent): AgentBuilder<false> {
+    return new AgentBuilder<false>({}, defaults, newAgent);
   }
 
   /** The options collected so far. */
@@ -49,7 +57,7 @@ export class AgentBuilder<HasPolicy extends boolean = false> {
   }
 
   #with<P extends boolean = HasPolicy>(patch: Partial<AgentOptions>): AgentBuilder<P> {
-    return new AgentBuilder<P>({ ...this.#options, ...patch }, this.#defaults);
+    return new AgentBuilder<P>({ ...this.#options, ...patch }, this.#defaults, this.#newAgent);
   }
 
   /** Text model name (protocol §5.1 `models`). */
@@ -199,11 +207,11 @@ export class AgentBuilder<HasPolicy extends boolean = false> {
 
   /** The agent. Compiles only once a policy was chosen. */
   build(this: AgentBuilder<true>): Agent {
-    return new Agent(this.#options, this.#defaults);
+    return this.#newAgent(this.#options, this.#defaults);
   }
 
   /** The agent, with or without a chosen policy (none means `confirmRunCommand()`). */
   buildUnchecked(): Agent {
-    return new Agent(this.#options, this.#defaults);
+    return this.#newAgent(this.#options, this.#defaults);
   }
 }

@@ -40,7 +40,7 @@ export class Agent {
    * `policies()`, `readOnly()`, `confirmRunCommand()`). Runtime packages pass `defaults`.
    */
   static builder(defaults: AgentBuilderDefaults = {}): AgentBuilder<false> {
-    return AgentBuilder.create(defaults);
+    return AgentBuilder.create(defaults, (options, builderDefaults) => new Agent(options, builderDefaults));
   }
 
   /**

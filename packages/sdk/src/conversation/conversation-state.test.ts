@@ -1,21 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { mockStep } from "../testing/mock-step.js";
+import { seededRandom } from "../testing/seeded-random.js";
 import { emptyUsage, StepStatus, StepType } from "../types.js";
 import type { Step } from "../types.js";
 import { ConversationState } from "./conversation-state.js";
 import { SlidingArray } from "./sliding-array.js";
-
-/** mulberry32: a small seeded PRNG so failures replay. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const int = (rand: () => number, n: number): number => Math.floor(rand() * n);
 
@@ -69,7 +58,7 @@ function idsAt(history: Step[], indices: number[]): (string | undefined)[] {
 
 describe("SlidingArray", () => {
   it("matches a plain array under random push / set / dropFront", () => {
-    const rand = prng(7);
+    const rand = seededRandom(7);
     for (let run = 0; run < 200; run++) {
       const sliding = new SlidingArray<number>();
       let plain: number[] = [];
@@ -185,7 +174,7 @@ describe("ConversationState history", () => {
     const sizes = [0, 1, 2, 3, 5, 8, 13, 64];
     let trimmedRuns = 0;
     for (let run = 0; run < 600; run++) {
-      const rand = prng(run + 1);
+      const rand = seededRandom(run + 1);
       const max = sizes[run % sizes.length] as number;
       const state = new ConversationState(max);
       const model = new ReferenceModel(max);

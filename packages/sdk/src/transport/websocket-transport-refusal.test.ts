@@ -90,7 +90,18 @@ describe("WebSocketTransport refusals and aborts (ws)", () => {
     const error = await new WebSocketTransport({ port: broken.port, env: {} }).connect().catch((e: unknown) => e);
     expect(error).toMatchObject({ code: ErrorCode.Unavailable, details: { httpCode: 500 } });
     expect((error as Error).message).toContain("HTTP 500");
+    // The body is still arriving (the server holds the connection): what came so far is quoted.
+    expect((error as Error).message).toContain("HTTP 500: partial body");
     await broken.clientGone();
+  });
+
+  it("quotes the refusal's body in the message", async () => {
+    const server = await startServer((_request, socket) => {
+      socket.end("HTTP/1.1 401 Unauthorized\r\nContent-Type: text/plain\r\nContent-Length: 26\r\n\r\nkey expired at 12:00 UTC\r\n");
+    });
+    const error = await new WebSocketTransport({ port: server.port, apiKey: "old", env: {} }).connect().catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: ErrorCode.PermissionDenied, details: { httpCode: 401 } });
+    expect((error as Error).message).toContain("(HTTP 401: key expired at 12:00 UTC)");
   });
 
   it("keeps the URL's query (a gateway token) out of error messages", async () => {

@@ -3,7 +3,7 @@ import { createServer as createTcpServer, type Socket } from "node:net";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { WebSocket, WebSocketServer } from "ws";
-import { ErrorCode } from "../errors.js";
+import { ErrorCode, SdkError } from "../errors.js";
 import type { Channel } from "./transport.js";
 import { WebSocketTransport, type WebSocketConstructor } from "./websocket-transport.js";
 
@@ -119,6 +119,51 @@ describe("WebSocketTransport", () => {
       for await (const frame of crashed.frames()) seen.push(frame);
     })()).rejects.toMatchObject({ code: ErrorCode.ConnectionClosed, details: { closeCode: 1006 } });
     expect(seen).toEqual(["last words"]);
+  });
+
+  it("lets onPeerClose decide how frames() ends when the peer closes, but not after close()", async () => {
+    let mode: "normal" | "crash" | "hold" = "normal";
+    const server = await startServer((ws) => {
+      if (mode === "normal") ws.close(1000, "bye");
+      else if (mode === "crash") ws.terminate();
+    });
+    const seen: { code: number; reason: string; error: string | undefined }[] = [];
+    const transport = new WebSocketTransport({
+      port: server.port,
+      apiKey: KEY,
+      env: {},
+      onPeerClose: async (close) => {
+        seen.push({ code: close.code, reason: close.reason, error: close.error?.code });
+        return new SdkError(ErrorCode.HarnessCrashed, `decided for code ${close.code}`);
+      },
+    });
+    const normal = await transport.connect();
+    await expect(read(normal, 1)).rejects.toMatchObject({ code: ErrorCode.HarnessCrashed, message: "decided for code 1000" });
+    mode = "crash";
+    const crashed = await transport.connect();
+    await expect(read(crashed, 1)).rejects.toMatchObject({ code: ErrorCode.HarnessCrashed, message: "decided for code 1006" });
+    expect(seen).toEqual([
+      { code: 1000, reason: "bye", error: undefined },
+      { code: 1006, reason: "", error: ErrorCode.ConnectionClosed },
+    ]);
+    mode = "hold";
+    const held = await transport.connect();
+    const ended = read(held, 1);
+    await held.close();
+    expect(await ended).toEqual([]);
+    expect(seen).toHaveLength(2);
+
+    mode = "crash";
+    const failing = await new WebSocketTransport({ port: server.port, apiKey: KEY, env: {}, onPeerClose: () => Promise.reject(new Error("owner failed")) }).connect();
+    await expect(read(failing, 1)).rejects.toMatchObject({ code: ErrorCode.ConnectionClosed, message: "owner failed" });
+  });
+
+  it("offers the subprotocols it is given", async () => {
+    const server = await startServer((ws) => ws.send(ws.protocol));
+    const channel = await new WebSocketTransport({ port: server.port, apiKey: KEY, env: {}, protocols: ["antigravity.token.t0k3n"] }).connect();
+    cleanups.push(() => channel.close());
+    expect(await read(channel, 1)).toEqual(["antigravity.token.t0k3n"]);
+    expect(server.headers[0]?.["sec-websocket-protocol"]).toBe("antigravity.token.t0k3n");
   });
 
   it("closes from the client side: the server sees code 1000, frames() ends, close() is idempotent", async () => {

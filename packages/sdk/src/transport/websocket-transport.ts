@@ -33,6 +33,15 @@ export type WebSocketConstructor = new (url: string, protocols?: string | string
  */
 export type WebSocketConnector = (url: string, headers: Readonly<Record<string, string>>, options: CallOptions) => Promise<WebSocketLike>;
 
+/** How the peer ended a channel's socket, for {@link WebSocketTransportOptions.onPeerClose}. */
+export interface WebSocketPeerClose {
+  /** The close code; 1006 when the connection dropped without a close frame. */
+  readonly code: number;
+  readonly reason: string;
+  /** What `frames()` throws by default: `ConnectionClosed`, or `undefined` for code 1000 (a normal end). */
+  readonly error: SdkError | undefined;
+}
+
 /** Options of {@link WebSocketTransport}. Unset values come from the environment where there is one. */
 export interface WebSocketTransportOptions {
   /** Full URL (`ws://host:port/`); wins over `host`/`port`. */
@@ -45,6 +54,8 @@ export interface WebSocketTransportOptions {
   apiKey?: string;
   /** Extra upgrade headers. Browsers cannot send headers: connect them through the gateway. */
   headers?: Readonly<Record<string, string>>;
+  /** Subprotocols to offer (`Sec-WebSocket-Protocol`), e.g. the gateway's `antigravity.token.<token>`. Default none. */
+  protocols?: readonly string[];
   /** `WebSocket` implementation; default `isomorphic-ws` (`ws` on Node, the global one elsewhere). */
   WebSocket?: WebSocketConstructor;
   /** Connects instead of the constructor (e.g. `fetchUpgradeWebSocket` on Cloudflare Workers). */
@@ -53,6 +64,12 @@ export interface WebSocketTransportOptions {
   env?: Readonly<Record<string, string | undefined>>;
   /** How long `close()` waits for the peer's close frame. Default 1000 ms. */
   closeTimeoutMs?: number;
+  /**
+   * Decides how `frames()` ends when the socket closes without `close()` having been called:
+   * return (or resolve to) the error it throws, or `undefined` to end it normally. Default:
+   * `close.error`. E.g. the subprocess transport turns a drop into `HarnessCrashed` when its child died.
+   */
+  onPeerClose?: (close: WebSocketPeerClose) => SdkError | undefined | Promise<SdkError | undefined>;
 }
 
 const OPEN = 1;
@@ -112,11 +129,11 @@ export class WebSocketTransport implements Transport {
           opening.then((late) => terminate(late), () => undefined);
           throw error;
         }
-        return new WebSocketChannel(socket, this.url, closeTimeoutMs);
+        return new WebSocketChannel(socket, this.url, closeTimeoutMs, this.#options.onPeerClose);
       }
-      const socket = createSocket(this.url, this.#headers, this.#options.WebSocket ?? DefaultWebSocket);
+      const socket = createSocket(this.url, this.#headers, this.#options.protocols ?? [], this.#options.WebSocket ?? DefaultWebSocket);
       // The channel listens before the socket opens: frames sent with the upgrade are kept (§4).
-      const channel = new WebSocketChannel(socket, this.url, closeTimeoutMs);
+      const channel = new WebSocketChannel(socket, this.url, closeTimeoutMs, this.#options.onPeerClose);
       await waitForOpen(socket, this.url, link.signal);
       return channel;
     } catch (error) {
@@ -137,11 +154,11 @@ function parsePort(value: string | undefined): number | undefined {
 }
 
 /** A socket being opened by a constructor. */
-function createSocket(url: string, headers: Record<string, string>, Ctor: WebSocketConstructor): WebSocketLike {
+function createSocket(url: string, headers: Record<string, string>, protocols: readonly string[], Ctor: WebSocketConstructor): WebSocketLike {
   let socket: WebSocketLike;
   try {
     // `ws` options: headers for the key, no frame-size cap (§4: large tool results), no compression.
-    socket = new Ctor(url, [], { headers, maxPayload: 0, perMessageDeflate: false });
+    socket = new Ctor(url, [...protocols], { headers, maxPayload: 0, perMessageDeflate: false });
   } catch (cause) {
     throw new SdkError(ErrorCode.InvalidArgument, `cannot open a WebSocket to ${redactUrl(url)}: ${describe(cause)}`, { cause });
   }
@@ -156,14 +173,15 @@ function createSocket(url: string, headers: Record<string, string>, Ctor: WebSoc
 function waitForOpen(socket: WebSocketLike, url: string, signal: AbortSignal): Promise<void> {
   if (socket.readyState === OPEN) return Promise.resolve();
   return new Promise<void>((resolve, reject) => {
-    let status: number | undefined;
-    const emitter = socket as unknown as { on?: (event: string, listener: (request: unknown, response: { statusCode?: number }) => void) => void };
-    // `ws` only: the HTTP status of a refused upgrade (browsers do not expose it). With a listener
-    // for this event `ws` no longer aborts the handshake itself: terminate() must, or the connect
-    // would wait for the server to hang up. It destroys the socket and emits 'error' then 'close'.
+    let refusal: Refusal | undefined;
+    const emitter = socket as unknown as { on?: (event: string, listener: (request: unknown, response: RefusedResponse) => void) => void };
+    // `ws` only: the HTTP status and body of a refused upgrade (browsers do not expose them). With
+    // a listener for this event `ws` no longer aborts the handshake itself: terminate() must, or
+    // the connect would wait for the server to hang up. It destroys the socket and emits 'error'
+    // then 'close'.
     emitter.on?.("unexpected-response", (_request, response) => {
-      status = response.statusCode;
-      terminate(socket);
+      refusal = { status: response.statusCode, body: "" };
+      readRefusalBody(response, refusal, () => terminate(socket));
     });
     const settle = (): void => {
       socket.removeEventListener("open", onOpen);
@@ -178,7 +196,7 @@ function waitForOpen(socket: WebSocketLike, url: string, signal: AbortSignal): P
     const onError = (event: WebSocketEventLike): void => {
       settle();
       terminate(socket);
-      reject(connectError(url, event, status));
+      reject(connectError(url, event, refusal));
     };
     const onAbort = (): void => {
       settle();
@@ -192,16 +210,56 @@ function waitForOpen(socket: WebSocketLike, url: string, signal: AbortSignal): P
   });
 }
 
-function connectError(target: string, event: WebSocketEventLike, status: number | undefined): SdkError {
+/** A refused upgrade as `ws` reports it: the response's status and the start of its body. */
+interface Refusal {
+  status: number | undefined;
+  body: string;
+}
+
+/** The `http.IncomingMessage` of a refused upgrade, as far as it is read here. */
+interface RefusedResponse {
+  readonly statusCode?: number;
+  setEncoding?(encoding: "utf8"): void;
+  on?(event: "data" | "end" | "error", listener: (chunk?: unknown) => void): void;
+}
+
+/** How long a refused upgrade's body may take to arrive before the socket is dropped without it. */
+const REFUSAL_BODY_WAIT_MS = 200;
+
+/**
+ * Reads the start of a refused upgrade's body (the server's explanation, for the error message),
+ * then calls `done`: at the body's end, or after {@link REFUSAL_BODY_WAIT_MS} when the server holds
+ * the connection open.
+ */
+function readRefusalBody(response: RefusedResponse, refusal: Refusal, done: () => void): void {
+  let finished = false;
+  const finish = (): void => {
+    if (finished) return;
+    finished = true;
+    clearTimeout(timer);
+    done();
+  };
+  const timer = setTimeout(finish, REFUSAL_BODY_WAIT_MS);
+  response.setEncoding?.("utf8");
+  response.on?.("data", (chunk) => {
+    if (refusal.body.length < 400) refusal.body += String(chunk);
+  });
+  response.on?.("end", finish);
+  response.on?.("error", finish);
+}
+
+function connectError(target: string, event: WebSocketEventLike, refusal: Refusal | undefined): SdkError {
   const url = redactUrl(target);
   const text = event.message ?? (event.error instanceof Error ? event.error.message : "") ?? "";
   // `ws` says "Unexpected server response: 401"; Deno's WebSocket "Invalid status code: 401".
-  const httpCode = status ?? Number(/(?:Unexpected server response|Invalid status code):? (\d{3})/.exec(text)?.[1] ?? Number.NaN);
+  const httpCode = refusal?.status ?? Number(/(?:Unexpected server response|Invalid status code):? (\d{3})/.exec(text)?.[1] ?? Number.NaN);
   const details = Number.isNaN(httpCode) ? {} : { httpCode };
+  const body = refusal?.body.trim().slice(0, 200) ?? "";
+  const http = `HTTP ${httpCode}${body === "" ? "" : `: ${body}`}`;
   if (httpCode === 401 || httpCode === 403) {
-    return new SdkError(ErrorCode.PermissionDenied, `the harness at ${url} refused the api key (HTTP ${httpCode}); pass the key it expects (apiKey / ANTIGRAVITY_API_KEY)`, { cause: event.error, details });
+    return new SdkError(ErrorCode.PermissionDenied, `the harness at ${url} refused the api key (${http}); pass the key it expects (apiKey / ANTIGRAVITY_API_KEY)`, { cause: event.error, details });
   }
-  const why = Number.isNaN(httpCode) ? text || `connection closed${event.code === undefined ? "" : ` (code ${event.code})`}` : `HTTP ${httpCode}`;
+  const why = Number.isNaN(httpCode) ? text || `connection closed${event.code === undefined ? "" : ` (code ${event.code})`}` : http;
   return new SdkError(ErrorCode.Unavailable, `could not connect to the harness at ${url}: ${why}; is it running and listening there?`, { cause: event.error, details });
 }
 
@@ -226,15 +284,17 @@ class WebSocketChannel implements Channel {
   readonly #socket: WebSocketLike;
   readonly #url: string;
   readonly #closeTimeoutMs: number;
+  readonly #onPeerClose: WebSocketTransportOptions["onPeerClose"];
   readonly #queue = new AsyncQueue<string>();
   #closing: Promise<void> | undefined;
   #consumed = false;
   readonly #closed: Promise<void>;
 
-  constructor(socket: WebSocketLike, url: string, closeTimeoutMs: number) {
+  constructor(socket: WebSocketLike, url: string, closeTimeoutMs: number, onPeerClose: WebSocketTransportOptions["onPeerClose"]) {
     this.#socket = socket;
     this.#url = redactUrl(url);
     this.#closeTimeoutMs = closeTimeoutMs;
+    this.#onPeerClose = onPeerClose;
     socket.binaryType = "arraybuffer";
     socket.addEventListener("message", (event) => void this.#queue.push(frameText(event.data)));
     socket.addEventListener("error", () => {
@@ -287,13 +347,25 @@ class WebSocketChannel implements Channel {
   }
 
   #onClose(event: WebSocketEventLike): void {
-    const code = event.code ?? 1006;
-    if (this.#closing !== undefined || code === 1000) {
+    if (this.#closing !== undefined) {
       this.#queue.end();
       return;
     }
-    const reason = event.reason ? `: ${event.reason}` : "";
-    this.#queue.fail(new SdkError(ErrorCode.ConnectionClosed, `the WebSocket to ${this.#url} closed unexpectedly (code ${code}${reason})`, { details: { closeCode: code } }));
+    const code = event.code ?? 1006;
+    const reason = event.reason ?? "";
+    const error = code === 1000 ? undefined : new SdkError(ErrorCode.ConnectionClosed, `the WebSocket to ${this.#url} closed unexpectedly (code ${code}${reason ? `: ${reason}` : ""})`, { details: { closeCode: code } });
+    const decide = this.#onPeerClose;
+    if (decide === undefined) return this.#end(error);
+    // A close() while the owner decides ends the stream normally: end() wins over a later fail().
+    void (async () => decide({ code, reason, error }))().then(
+      (decided) => this.#end(decided),
+      (cause: unknown) => this.#end(SdkError.from(cause, ErrorCode.ConnectionClosed)),
+    );
+  }
+
+  #end(error: SdkError | undefined): void {
+    if (error === undefined) this.#queue.end();
+    else this.#queue.fail(error);
   }
 }
 

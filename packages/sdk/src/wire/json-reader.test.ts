@@ -9,6 +9,7 @@ import {
   StepUpdateSchema,
   UsageMetadataSchema,
 } from "../gen/antigravity/localharness/localharness_pb.js";
+import { seededRandom } from "../testing/seeded-random.js";
 import { decodeJsonFrame } from "./json-codec.js";
 import { readJsonFast } from "./json-reader.js";
 
@@ -48,18 +49,6 @@ function check(schema: DescMessage, json: unknown): boolean {
   expect(decoded.ok).toBe(expected.ok);
   if (decoded.ok && expected.ok) expect(decoded.message).toStrictEqual(expected.message);
   return fast !== undefined;
-}
-
-/** mulberry32: a small seeded PRNG, so a failure reproduces. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /**
@@ -153,7 +142,7 @@ const SCHEMAS: readonly DescMessage[] = [OutputEventSchema, StepUpdateSchema, Us
 
 describe("readJsonFast against protobuf-es fromJson", () => {
   it.each(SCHEMAS.map((schema) => [schema.typeName, schema] as const))("agrees on well-formed random %s frames, and decides nearly all of them", (_name, schema) => {
-    const message = generator(rng(0xc0ffee), 0);
+    const message = generator(seededRandom(0xc0ffee), 0);
     let decided = 0;
     const total = 400;
     for (let i = 0; i < total; i++) if (check(schema, message(schema, 0))) decided++;
@@ -163,7 +152,7 @@ describe("readJsonFast against protobuf-es fromJson", () => {
 
   it.each(SCHEMAS.map((schema) => [schema.typeName, schema] as const))("agrees on fuzzed %s frames (bad types, nulls, ranges, duplicates, oneofs)", (_name, schema) => {
     for (const [seed, rate] of [[1, 0.05], [2, 0.2], [3, 0.5]] as const) {
-      const message = generator(rng(seed), rate);
+      const message = generator(seededRandom(seed), rate);
       for (let i = 0; i < 600; i++) check(schema, message(schema, 0));
     }
   });
@@ -171,7 +160,7 @@ describe("readJsonFast against protobuf-es fromJson", () => {
   it("decides every era-D fixture frame itself, and agrees on mutations of them", () => {
     const fixture = JSON.parse(readFileSync(new URL("../../../../test/node/contract/fixtures/era-d-frames.json", import.meta.url), "utf8")) as { frames: { message: string; frame: Record<string, unknown> }[] };
     const schemas: Record<string, DescMessage> = { OutputEvent: OutputEventSchema, InputEvent: InputEventSchema, InitializeConversationEvent: InitializeConversationEventSchema };
-    const random = rng(7);
+    const random = seededRandom(7);
     const odd: unknown[] = [null, "x", 1.5, -1, "12", "\ud800", [], {}, true, "STATE_NOPE", "99999999999999999999"];
     expect(fixture.frames.length).toBeGreaterThan(5);
     for (const { message, frame } of fixture.frames) {

@@ -6,6 +6,7 @@
  */
 import type { ServerResponse } from "node:http";
 import {
+  countTokens,
   formatSse,
   sendEventStream,
   sendJson,
@@ -97,26 +98,15 @@ export function startFakeGeminiServer(
   return startFakeHttpServer<FakeGeminiReply>({
     script,
     basePath: "",
-    gate(request, res) {
-      const route = ROUTE.exec(request.path);
-      if (request.method !== "POST" || route === null || request.query.get("alt") !== "sse") {
-        sendJson(res, 404, geminiErrorBody(404, `fake Gemini: no route for ${request.method} ${request.url}`));
-        return "handled";
-      }
-      if (options.apiKey !== undefined && request.headers["x-goog-api-key"] !== options.apiKey) {
-        sendJson(res, 400, geminiErrorBody(400, "API key not valid. Please pass a valid API key."));
-        return "handled";
-      }
-      if (request.body === undefined) {
-        sendJson(res, 400, geminiErrorBody(400, "Invalid JSON payload received."));
-        return "handled";
-      }
-      return undefined;
-    },
+    name: "fake Gemini",
+    errorBody: geminiErrorBody,
+    isRoute: (request) => request.method === "POST" && ROUTE.test(request.path) && request.query.get("alt") === "sse",
+    refuseKey: (request) =>
+      options.apiKey !== undefined && request.headers["x-goog-api-key"] !== options.apiKey
+        ? { status: 400, message: "API key not valid. Please pass a valid API key." }
+        : undefined,
+    invalidJsonMessage: "Invalid JSON payload received.",
     respond: (reply, res, index, request) => respond(reply, res, index, ROUTE.exec(request.path)?.[1] ?? "gemini-fake"),
-    exhausted(res, index) {
-      sendJson(res, 500, geminiErrorBody(500, `fake Gemini: the script has no reply for request #${index}`));
-    },
   });
 }
 
@@ -140,8 +130,6 @@ async function respond(reply: FakeGeminiReply, res: ServerResponse, index: numbe
       return;
   }
 }
-
-const countTokens = (text: string | undefined): number => (text ? (text.match(/\S+/gu) ?? []).length : 0);
 
 /**
  * The `GenerateContentResponse` chunks of a scripted turn, as Gemini streams them: each chunk

@@ -47,18 +47,30 @@ export type FakeScript<Reply> =
   | readonly Reply[]
   | ((request: RecordedRequest, index: number) => Reply | Promise<Reply>);
 
-/** Decides what to do with a request: `undefined` to treat it as the next scripted request. */
-export type RequestGate = (request: RecordedRequest, res: ServerResponse) => "handled" | undefined;
+/** An HTTP error the fake answers with, in the API's own error body. */
+export interface FakeHttpError {
+  status: number;
+  message: string;
+  /** API-specific error code, where the API has one. */
+  code?: string;
+}
 
-/** Options of {@link startFakeHttpServer}. */
+/** Options of {@link startFakeHttpServer}: the script, and what sets one fake API apart. */
 export interface FakeHttpServerOptions<Reply> {
   script: FakeScript<Reply>;
   /** Path appended to `http://127.0.0.1:<port>` to form `baseUrl`. */
   basePath: string;
-  gate: RequestGate;
+  /** How the fake names itself in error messages, e.g. `fake Gemini`. */
+  name: string;
+  /** The API's JSON error body for an HTTP error status. */
+  errorBody(status: number, message: string, code?: string): unknown;
+  /** True for requests on the API's streaming route; others get a 404 and do not consume the script. */
+  isRoute(request: RecordedRequest): boolean;
+  /** The error a request with a wrong or missing key gets, or `undefined` to let it through. */
+  refuseKey(request: RecordedRequest): FakeHttpError | undefined;
+  /** Message of the 400 a request whose body is not JSON gets. */
+  invalidJsonMessage: string;
   respond(reply: Reply, res: ServerResponse, index: number, request: RecordedRequest): Promise<void>;
-  /** Answers a scripted request the script has no reply for. */
-  exhausted(res: ServerResponse, index: number): void;
 }
 
 interface Deferred<T> {
@@ -85,6 +97,12 @@ export async function startFakeHttpServer<Reply>(options: FakeHttpServerOptions<
     return entry;
   };
   let scripted = 0;
+  const sendError = (res: ServerResponse, error: FakeHttpError): void => sendJson(res, error.status, options.errorBody(error.status, error.message, error.code));
+  /** The error for a request that is not a scripted one: off the route, wrong key, not JSON. */
+  const refusal = (request: RecordedRequest): FakeHttpError | undefined => {
+    if (!options.isRoute(request)) return { status: 404, message: `${options.name}: no route for ${request.method} ${request.url}` };
+    return options.refuseKey(request) ?? (request.body === undefined ? { status: 400, message: options.invalidJsonMessage } : undefined);
+  };
 
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -108,7 +126,8 @@ export async function startFakeHttpServer<Reply>(options: FakeHttpServerOptions<
         body,
       };
       requests.push(recorded);
-      if (options.gate(recorded, res) === "handled") return;
+      const refused = refusal(recorded);
+      if (refused !== undefined) return sendError(res, refused);
       const index = scripted++;
       const closed = closedFor(index);
       res.on("close", () => closed.resolve({ completed: res.writableFinished }));
@@ -120,10 +139,7 @@ export async function startFakeHttpServer<Reply>(options: FakeHttpServerOptions<
     try {
       const { script } = options;
       const reply = typeof script === "function" ? await script(request, index) : script[index];
-      if (reply === undefined) {
-        options.exhausted(res, index);
-        return;
-      }
+      if (reply === undefined) return sendError(res, { status: 500, message: `${options.name}: the script has no reply for request #${index}` });
       await options.respond(reply, res, index, request);
     } catch (error) {
       if (!res.headersSent) {
@@ -209,6 +225,11 @@ export async function sendEventStream(res: ServerResponse, text: string, options
 /** Formats SSE `data:` events with the given line ending. */
 export function formatSse(payloads: readonly string[], lineEnding: "\n" | "\r\n"): string {
   return payloads.map((payload) => `data: ${payload}${lineEnding}${lineEnding}`).join("");
+}
+
+/** Whitespace-separated words in `text`: the fakes' token count where a script gives none. */
+export function countTokens(text: string | undefined): number {
+  return text ? (text.match(/\S+/gu) ?? []).length : 0;
 }
 
 /** Splits text into about `pieces` word-aligned deltas (UTF-8 safe, never empty). */

@@ -6,6 +6,7 @@
  */
 import type { ServerResponse } from "node:http";
 import {
+  countTokens,
   formatSse,
   sendEventStream,
   sendJson,
@@ -85,27 +86,17 @@ export function startFakeOpenAIServer(
   return startFakeHttpServer<FakeOpenAIReply>({
     script,
     basePath: "/v1",
-    gate(request, res) {
-      if (request.method !== "POST" || request.path !== "/v1/chat/completions") {
-        sendJson(res, 404, openAIErrorBody(404, `fake OpenAI: no route for ${request.method} ${request.url}`));
-        return "handled";
-      }
-      if (options.apiKey !== undefined && request.headers["authorization"] !== `Bearer ${options.apiKey}`) {
-        sendJson(res, 401, openAIErrorBody(401, "Incorrect API key provided.", "invalid_api_key"));
-        return "handled";
-      }
-      if (request.body === undefined) {
-        sendJson(res, 400, openAIErrorBody(400, "We could not parse the JSON body of your request."));
-        return "handled";
-      }
-      return undefined;
-    },
+    name: "fake OpenAI",
+    errorBody: openAIErrorBody,
+    isRoute: (request) => request.method === "POST" && request.path === "/v1/chat/completions",
+    refuseKey: (request) =>
+      options.apiKey !== undefined && request.headers["authorization"] !== `Bearer ${options.apiKey}`
+        ? { status: 401, message: "Incorrect API key provided.", code: "invalid_api_key" }
+        : undefined,
+    invalidJsonMessage: "We could not parse the JSON body of your request.",
     respond(reply, res, index, request) {
       const model = (request.body as { model?: unknown }).model;
       return respond(reply, res, index, typeof model === "string" ? model : "fake-model");
-    },
-    exhausted(res, index) {
-      sendJson(res, 500, openAIErrorBody(500, `fake OpenAI: the script has no reply for request #${index}`));
     },
   });
 }
@@ -132,8 +123,6 @@ async function respond(reply: FakeOpenAIReply, res: ServerResponse, index: numbe
     }
   }
 }
-
-const countTokens = (text: string | undefined): number => (text ? (text.match(/\S+/gu) ?? []).length : 0);
 
 /** Splits a string into `pieces` fragments of similar length (arguments are split mid-token). */
 function splitEvenly(text: string, pieces: number): string[] {

@@ -8,8 +8,11 @@
 //   "stream"          -> sends numbered frames forever, as fast as the socket drains
 //   "close:CODE"      -> closes the WebSocket with CODE
 //   "exit:CODE"       -> exits the process with CODE
+//   "orphan:CODE"     -> hands the TCP connection to a grandchild (which prints "keeper pid N" and
+//                        lives until the connection closes, 20 s at most), then exits with CODE
 //   anything else    -> echoed back
 // Env: FAKE_HARNESS_STUBBORN=1 ignores stdin EOF and SIGTERM (only SIGKILL stops it).
+import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { WebSocketServer } from "ws";
 
@@ -58,10 +61,24 @@ function start(inputConfig) {
       else if (text === "stream") stream(socket);
       else if (text.startsWith("close:")) socket.close(Number(text.slice(6)), "fake harness closed");
       else if (text.startsWith("exit:")) process.exit(Number(text.slice(5)));
+      else if (text.startsWith("orphan:")) orphan(socket, Number(text.slice(7)));
       else socket.send(text);
     });
   });
 }
+
+/** Exits while a grandchild keeps the connection open: the socket outlives the harness. */
+function orphan(socket, code) {
+  const keeper = spawn(process.execPath, ["-e", KEEPER], { stdio: ["ignore", "ignore", "ignore", socket._socket] });
+  process.stderr.write(`keeper pid ${keeper.pid}\n`);
+  process.exit(code);
+}
+
+const KEEPER = `
+const socket = new (require("node:net").Socket)({ fd: 3, readable: true });
+socket.on("close", () => process.exit(0)).on("error", () => process.exit(0)).resume();
+setTimeout(() => process.exit(0), 20000);
+`;
 
 function stream(socket) {
   let n = 0;

@@ -40,6 +40,18 @@ export async function ensureReferenceHarness(): Promise<string> {
   return REFERENCE_HARNESS_BIN;
 }
 
+/**
+ * {@link ensureReferenceHarness}, for tests that run it with its offline scripted model: removes
+ * the model credentials (`GEMINI_API_KEY`, a provider override) from this process's environment,
+ * which the harness inherits.
+ */
+export async function ensureScriptedReferenceHarness(): Promise<string> {
+  const path = await ensureReferenceHarness();
+  delete process.env.GEMINI_API_KEY;
+  delete process.env.ANTIGRAVITY_MODEL_PROVIDER;
+  return path;
+}
+
 function build(): Promise<void> {
   const rollup = join(REPO_ROOT, "node_modules", "rollup", "dist", "bin", "rollup");
   return new Promise((resolve, reject) => {

@@ -1,0 +1,14 @@
+/**
+ * mulberry32: a small seeded PRNG for the randomised tests, so a failure replays from its seed.
+ * Returns numbers in [0, 1). Test support only: not part of the `testing` entry.
+ */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
