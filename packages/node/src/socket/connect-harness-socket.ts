@@ -47,7 +47,8 @@ export async function connectHarnessSocket(options: ConnectHarnessSocketOptions)
         return await transport.connect({ timeoutMs: Math.min(remaining, options.attemptTimeoutMs ?? 10_000), ...(signal === undefined ? {} : { signal }) });
       } catch (error) {
         const sdkError = SdkError.from(error, ErrorCode.Unavailable);
-        if (sdkError.code === ErrorCode.PermissionDenied || sdkError.code === ErrorCode.Canceled) throw sdkError;
+        if (sdkError.code === ErrorCode.PermissionDenied) throw refusedOwnKey(port, sdkError);
+        if (sdkError.code === ErrorCode.Canceled) throw sdkError;
         if (signal?.aborted) throw abortError(signal);
         lastError = sdkError;
       }
@@ -55,6 +56,12 @@ export async function connectHarnessSocket(options: ConnectHarnessSocketOptions)
     if (attempt < attempts - 1) await delay(backoffMs * 2 ** attempt, signal);
   }
   throw new SdkError(ErrorCode.Unavailable, `could not open the WebSocket to the harness on port ${port} after ${attempts} attempts: ${lastError?.message ?? "unknown error"}`, { cause: lastError });
+}
+
+/** The key came from the harness's own handshake, so the usual "pass the right key" advice does not apply. */
+function refusedOwnKey(port: number, refused: SdkError): SdkError {
+  const why = refused.message.match(/\(HTTP [^)]*\)/)?.[0] ?? "";
+  return new SdkError(ErrorCode.PermissionDenied, `the server on port ${port} refused the api key the harness's handshake gave ${why}; another program may be listening on that port, or the harness is not speaking the localharness protocol`.replace("  ", " "), { cause: refused, details: refused.details });
 }
 
 function deadlineError(port: number, lastError: SdkError | undefined): SdkError {

@@ -194,6 +194,7 @@ describe("SubprocessTransport faults", () => {
     expect(error.code).toBe(ErrorCode.PermissionDenied);
     expect(error.details.httpCode).toBe(401);
     expect(error.message).toContain("HTTP 401: invalid api key");
+    expect(error.message).toContain("refused the api key the harness's handshake gave");
     const channel = await connectHarnessSocket({ port: output.port, apiKey: output.apiKey });
     await channel.close();
     await harness.shutdown(2_000);
