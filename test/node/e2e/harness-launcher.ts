@@ -35,6 +35,8 @@ export function harnessEnv(script: string): Record<string, string> {
 
 /** A harness serving `ws://127.0.0.1:<port>/` with key `apiKey`. */
 export interface ListeningHarness {
+  /** OS process id of the harness (fault tests kill it). */
+  pid: number;
   port: number;
   apiKey: string;
   stderr(): string;
@@ -80,6 +82,7 @@ export async function startListeningHarness(options: ListeningHarnessOptions): P
     });
   });
   return {
+    pid: child.pid ?? -1,
     port,
     apiKey: options.apiKey,
     stderr: () => stderr,
@@ -92,13 +95,18 @@ export async function startListeningHarness(options: ListeningHarnessOptions): P
 
 /**
  * An executable that starts the harness `build` with the given arguments: what a subprocess
- * transport spawns in place of `localharness`. Written to a fresh temp directory.
+ * transport spawns in place of `localharness`. Written to a fresh temp directory. `preload`
+ * modules are imported into the harness before it starts (`--import`; a source build loads tsx
+ * first, so they may be TypeScript), e.g. to inject faults.
  */
-export async function harnessExecutable(build: HarnessBuild = "source"): Promise<string> {
+export async function harnessExecutable(build: HarnessBuild = "source", preload: readonly string[] = []): Promise<string> {
   const dir = await mkdtemp(path.join(tmpdir(), "antigravity-e2e-"));
   const file = path.join(dir, "antigravity-harness");
   const quote = (s: string): string => `'${s.replaceAll("'", "'\\''")}'`;
-  await writeFile(file, `#!/bin/sh\nexec ${[process.execPath, ...harnessArgs(build)].map(quote).join(" ")} "$@"\n`);
+  const args = harnessArgs(build);
+  const script = args.pop() ?? "";
+  const command = [process.execPath, ...args, ...preload.flatMap((module) => ["--import", pathToFileURL(module).href]), script];
+  await writeFile(file, `#!/bin/sh\nexec ${command.map(quote).join(" ")} "$@"\n`);
   await chmod(file, 0o755);
   return file;
 }

@@ -353,7 +353,9 @@ class WebSocketChannel implements Channel {
     }
     const code = event.code ?? 1006;
     const reason = event.reason ?? "";
-    const error = code === 1000 ? undefined : new SdkError(ErrorCode.ConnectionClosed, `the WebSocket to ${this.#url} closed unexpectedly (code ${code}${reason ? `: ${reason}` : ""})`, { details: { closeCode: code } });
+    // 1006: no close frame (RFC 6455 §7.1.5), so the reason is ours to tell.
+    const why = reason || (code === 1006 ? "no close frame; the harness stopped or the network dropped" : "");
+    const error = code === 1000 ? undefined : new SdkError(ErrorCode.ConnectionClosed, `the WebSocket to ${this.#url} closed unexpectedly (code ${code}${why ? `: ${why}` : ""}); start the agent again to reconnect (a saved session resumes with its conversationId)`, { details: { closeCode: code } });
     const decide = this.#onPeerClose;
     if (decide === undefined) return this.#end(error);
     // A close() while the owner decides ends the stream normally: end() wins over a later fail().
