@@ -56,8 +56,8 @@ export class SdkError extends Error {
    */
   static from(reason: unknown, fallback: ErrorCode = ErrorCode.Internal): SdkError {
     if (reason instanceof SdkError) return reason;
-    if (isNamedError(reason, "TimeoutError")) return new SdkError(ErrorCode.DeadlineExceeded, "deadline exceeded", { cause: reason });
-    if (isNamedError(reason, "AbortError")) return new SdkError(ErrorCode.Canceled, "operation was aborted", { cause: reason });
+    if (isNamedError(reason, "TimeoutError")) return new SdkError(ErrorCode.DeadlineExceeded, "deadline exceeded: the call's timeout elapsed", { cause: reason });
+    if (isNamedError(reason, "AbortError")) return new SdkError(ErrorCode.Canceled, "cancelled by the caller's AbortSignal", { cause: reason });
     const message = reason instanceof Error ? reason.message : String(reason);
     return new SdkError(fallback, message, { cause: reason });
   }

@@ -57,7 +57,7 @@ export function linkSignal(options?: CallOptions, ...extra: readonly (AbortSigna
  */
 export function abortError(signal: AbortSignal): SdkError {
   const reason: unknown = signal.reason;
-  if (reason === undefined) return new SdkError(ErrorCode.Canceled, "operation was aborted");
+  if (reason === undefined) return new SdkError(ErrorCode.Canceled, "cancelled by the caller's AbortSignal");
   return SdkError.from(reason, ErrorCode.Canceled);
 }
 
