@@ -7,7 +7,7 @@ import type { CliOptions } from "./cli-args.js";
 export const getWeather = defineTool({
   name: "get_weather",
   description: "Current weather for a city: condition and temperature in °C.",
-  parameters: { type: "object", properties: { city: { type: "string", description: "City name, e.g. Paris" } }, required: ["city"] },
+  parameters: { type: "object", properties: { city: { type: "string", description: "City name", examples: ["Paris"] } }, required: ["city"] },
   call: ({ city }: { city: string }) => {
     // Deterministic and offline: a real tool would call a weather API here.
     const conditions = ["sunny", "cloudy", "light rain", "windy"];
