@@ -48,7 +48,11 @@ export async function ensureDist(options = {}) {
   return stale;
 }
 
-function isStale(name) {
+/**
+ * True when a package's dist is missing an entry point or older than any of its sources.
+ * @param {"sdk" | "harness" | "node"} name
+ */
+export function isStale(name) {
   const dir = join(root, "packages", name);
   const outputs = Object.keys(packages[name]).map((out) => join(dir, "dist", `${out}.js`));
   if (!outputs.every((file) => existsSync(file))) return true;

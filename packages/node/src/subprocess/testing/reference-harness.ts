@@ -1,9 +1,10 @@
 import { execFile } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, rmdirSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, rmdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
+import { isStale } from "../../../scripts/ensure-dist.mjs";
 
 /** Root of the repository (this file is packages/node/src/subprocess/testing/). */
 export const REPO_ROOT = fileURLToPath(new URL("../../../../../", import.meta.url));
@@ -63,17 +64,5 @@ function build(): Promise<void> {
 }
 
 function isFresh(): boolean {
-  if (!existsSync(REFERENCE_HARNESS_BIN)) return false;
-  const built = statSync(REFERENCE_HARNESS_BIN).mtimeMs;
-  return ["harness", "sdk"].every((name) => newestMtime(join(REPO_ROOT, "packages", name, "src")) <= built);
-}
-
-function newestMtime(dir: string): number {
-  let newest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) newest = Math.max(newest, newestMtime(path));
-    else if (!entry.name.endsWith(".test.ts")) newest = Math.max(newest, statSync(path).mtimeMs);
-  }
-  return newest;
+  return existsSync(REFERENCE_HARNESS_BIN) && !isStale("harness") && !isStale("sdk");
 }
