@@ -2,6 +2,7 @@ import type { CapabilitiesOptions, BuiltinTool } from "../config/builtin-tools.j
 import type {
   AgentBehaviorOption,
   BudgetOptions,
+  CompactionOptions,
   HarnessConfigOptions,
   SessionContinuationMode,
   SystemInstructionsOption,
@@ -150,6 +151,11 @@ export class AgentBuilder<HasPolicy extends boolean = false> {
     return this.capabilities({ compactionThreshold: tokens });
   }
 
+  /** Compaction checkpoints: compact each time the context grew by `checkpointIntervalTokens`. */
+  compaction(compaction: CompactionOptions): AgentBuilder<HasPolicy> {
+    return this.#with({ compaction: { ...compaction } });
+  }
+
   /** JSON Schema of a structured answer (read it from `ChatResponse.structuredOutput`). */
   responseSchema(schema: JsonSchema | string): AgentBuilder<HasPolicy> {
     return this.#with({ responseSchema: schema });
@@ -167,6 +173,7 @@ export class AgentBuilder<HasPolicy extends boolean = false> {
     return this.#with({ agentBehavior: behavior });
   }
 
+  /** Session limits; `scope` says whether they count from the session's start or from now. */
   budget(budget: BudgetOptions): AgentBuilder<HasPolicy> {
     return this.#with({ budget });
   }

@@ -100,6 +100,27 @@ describe("buildHarnessConfig (protocol §5.1)", () => {
     for (const options of bad) expect(() => buildHarnessConfig(options)).toThrow(expect.objectContaining({ code: ErrorCode.InvalidArgument }));
   });
 
+  it("sends budget scope and compaction checkpoints as upstream's newest schema names them", () => {
+    const scoped = json(buildHarnessConfig({ budget: { maxModelCalls: 2, scope: "forwardLooking" }, compaction: { checkpointIntervalTokens: 40_000 } }));
+    expect(scoped["budgetConfig"]).toEqual({ maxModelCalls: 2, scope: "BUDGET_SCOPE_FORWARD_LOOKING" });
+    expect(scoped["compactionConfig"]).toEqual({ checkpointIntervalTokens: 40_000 });
+    expect(json(buildHarnessConfig({ budget: { maxToolCalls: 1, scope: "lifetime" } }))["budgetConfig"]).toEqual({ maxToolCalls: 1, scope: "BUDGET_SCOPE_LIFETIME" });
+    // upstream build_budget_config_proto: a scope without any limit sends no budget at all
+    expect(json(buildHarnessConfig({ budget: { scope: "lifetime" } }))["budgetConfig"]).toBeUndefined();
+    // upstream _build_harness_config: a compaction threshold is also sent as the checkpoint interval
+    const threshold = json(buildHarnessConfig({ capabilities: { compactionThreshold: 30_000 } }));
+    expect(threshold).toMatchObject({ compactionThreshold: 30_000, compactionConfig: { checkpointIntervalTokens: 30_000 } });
+    expect(json(buildHarnessConfig({}))["compactionConfig"]).toBeUndefined();
+    const bad = [
+      { compaction: { checkpointIntervalTokens: -5 } },
+      { compaction: { checkpointIntervalTokens: 1.5 } },
+      { compaction: { checkpointIntervalTokens: 2 ** 32 } },
+      // a JavaScript caller's misspelt scope
+      { budget: { maxModelCalls: 1, scope: "session" as "lifetime" } },
+    ];
+    for (const options of bad) expect(() => buildHarnessConfig(options)).toThrow(expect.objectContaining({ code: ErrorCode.InvalidArgument }));
+  });
+
   it("leaves models empty (harness default) without model or key, and uses the default model with a key only", () => {
     expect(json(buildHarnessConfig({}))["models"]).toBeUndefined();
     expect(json(buildHarnessConfig({ apiKey: "k" }))["models"]).toEqual([{ name: "gemini-3.7-flash", types: ["MODEL_TYPE_TEXT"], geminiApiEndpoint: { apiKey: "k" } }]);

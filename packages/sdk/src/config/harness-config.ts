@@ -7,10 +7,12 @@ import type { ToolRunner } from "../tools/tool-runner.js";
 import type { JsonSchema } from "../tools/tool.js";
 import {
   AgentBehavior,
+  BudgetConfig_BudgetScope,
   HarnessConfigSchema,
   HarnessConfig_SessionContinuationMode,
   ModelType,
   type BudgetConfigSchema,
+  type CompactionConfigSchema,
   type HarnessConfig,
   type McpServerConfigSchema,
   type ModelConfigSchema,
@@ -37,13 +39,31 @@ export type SessionContinuationMode = "resume" | "createOrResume" | "createOnly"
 /** How autonomous the agent is (protocol §19 `AgentBehavior`). */
 export type AgentBehaviorOption = "autonomous" | "interactive" | "minimal";
 
-/** Stop limits for a turn (protocol §16, `budgetConfig`). */
+/**
+ * What a budget counts (upstream `types.BudgetScope`, `BudgetConfig.scope`): `"lifetime"` (the
+ * default) counts from the start of the session, resumes included; `"forwardLooking"` counts from
+ * when this configuration applies (the session's start or its resume).
+ */
+export type BudgetScopeOption = "lifetime" | "forwardLooking";
+
+/** Session limits (protocol §19 `BudgetConfig`); a turn that reaches one ends with its `stopReason`. */
 export interface BudgetOptions {
   maxModelCalls?: number;
   maxToolCalls?: number;
   maxInputTokens?: number;
   maxOutputTokens?: number;
   maxTotalTokens?: number;
+  /** Default `"lifetime"`. */
+  scope?: BudgetScopeOption;
+}
+
+/**
+ * Compaction checkpoints (upstream `CompactionConfig`, `HarnessConfig.compaction_config`): the
+ * harness compacts the context each time it has grown by `checkpointIntervalTokens` since the last
+ * compaction. Without it, `capabilities.compactionThreshold` is sent here too, as upstream does.
+ */
+export interface CompactionOptions {
+  checkpointIntervalTokens: number;
 }
 
 /** Everything of the agent's options that the harness configuration carries (protocol §5.1). */
@@ -68,6 +88,7 @@ export interface HarnessConfigOptions {
   /** Default `"autonomous"`. */
   agentBehavior?: AgentBehaviorOption;
   budget?: BudgetOptions;
+  compaction?: CompactionOptions;
   mcpServers?: readonly MessageInitShape<typeof McpServerConfigSchema>[];
 }
 
@@ -85,6 +106,13 @@ const CONTINUATION: Record<SessionContinuationMode, HarnessConfig_SessionContinu
   createOrResume: HarnessConfig_SessionContinuationMode.CREATE_OR_RESUME,
   createOnly: HarnessConfig_SessionContinuationMode.CREATE_ONLY,
 };
+
+const BUDGET_SCOPE: Record<BudgetScopeOption, BudgetConfig_BudgetScope> = {
+  lifetime: BudgetConfig_BudgetScope.LIFETIME,
+  forwardLooking: BudgetConfig_BudgetScope.FORWARD_LOOKING,
+};
+
+const MAX_UINT32 = 2 ** 32 - 1;
 
 const BEHAVIOR: Record<AgentBehaviorOption, AgentBehavior> = {
   autonomous: AgentBehavior.AUTONOMOUS,
@@ -111,6 +139,8 @@ export function buildHarnessConfig(options: HarnessConfigOptions, runners: Harne
     invalid('sessionContinuationMode "resume" needs the conversationId of the session to resume');
   }
   const policies = runners.policies ?? [];
+  const budgetConfig = options.budget === undefined ? undefined : budgetOf(options.budget);
+  const compactionConfig = compactionOf(options.compaction, capabilities.compactionThreshold);
   const systemInstructions = systemInstructionsOf(options.systemInstructions);
   const init: MessageInitShape<typeof HarnessConfigSchema> = {
     cascadeId: options.conversationId ?? "",
@@ -128,7 +158,8 @@ export function buildHarnessConfig(options: HarnessConfigOptions, runners: Harne
     enabledHooks: runners.hooks?.enabledHooks() ?? [],
     ...(policies.length === 0 ? {} : { policyConfig: toPolicyConfig(policies) }),
     agentBehavior: BEHAVIOR[options.agentBehavior ?? "autonomous"],
-    ...(options.budget === undefined ? {} : { budgetConfig: budgetOf(options.budget) }),
+    ...(budgetConfig === undefined ? {} : { budgetConfig }),
+    ...(compactionConfig === undefined ? {} : { compactionConfig }),
   };
   return create(HarnessConfigSchema, init);
 }
@@ -171,7 +202,16 @@ function modelsOf(options: HarnessConfigOptions): MessageInitShape<typeof ModelC
   return [{ name: options.model ?? DEFAULT_MODEL, types: [ModelType.TEXT], endpoint: { case: "geminiApiEndpoint", value: { apiKey: options.apiKey ?? "" } } }];
 }
 
-function budgetOf(budget: BudgetOptions): MessageInitShape<typeof BudgetConfigSchema> {
+/**
+ * Upstream `build_budget_config_proto`: no config without a limit (a scope alone says nothing);
+ * `scope` travels as the enum.
+ */
+function budgetOf(budget: BudgetOptions): MessageInitShape<typeof BudgetConfigSchema> | undefined {
+  if (budget.scope !== undefined && !Object.hasOwn(BUDGET_SCOPE, budget.scope)) {
+    invalid(`budget.scope must be "lifetime" or "forwardLooking", got ${JSON.stringify(budget.scope)}`);
+  }
+  const limits = [budget.maxModelCalls, budget.maxToolCalls, budget.maxInputTokens, budget.maxOutputTokens, budget.maxTotalTokens];
+  if (limits.every((limit) => limit === undefined)) return undefined;
   const big = (n: number | undefined): bigint | undefined => (n === undefined ? undefined : BigInt(Math.trunc(n)));
   const init: MessageInitShape<typeof BudgetConfigSchema> = {};
   if (budget.maxModelCalls !== undefined) init.maxModelCalls = budget.maxModelCalls;
@@ -182,5 +222,16 @@ function budgetOf(budget: BudgetOptions): MessageInitShape<typeof BudgetConfigSc
   if (input !== undefined) init.maxInputTokens = input;
   if (output !== undefined) init.maxOutputTokens = output;
   if (total !== undefined) init.maxTotalTokens = total;
+  if (budget.scope !== undefined) init.scope = BUDGET_SCOPE[budget.scope];
   return init;
+}
+
+/** Upstream `_build_harness_config`: `compaction_config` whenever a compaction threshold is set. */
+function compactionOf(compaction: CompactionOptions | undefined, threshold: number | undefined): MessageInitShape<typeof CompactionConfigSchema> | undefined {
+  const interval = compaction?.checkpointIntervalTokens ?? threshold;
+  if (interval === undefined) return undefined;
+  if (!Number.isInteger(interval) || interval < 0 || interval > MAX_UINT32) {
+    invalid(`compaction.checkpointIntervalTokens must be an integer from 0 to ${MAX_UINT32}, got ${String(interval)}`);
+  }
+  return { checkpointIntervalTokens: interval };
 }

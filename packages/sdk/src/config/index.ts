@@ -8,6 +8,8 @@ export {
   buildHarnessConfig,
   type AgentBehaviorOption,
   type BudgetOptions,
+  type BudgetScopeOption,
+  type CompactionOptions,
   type HarnessConfigOptions,
   type HarnessConfigRunners,
   type SessionContinuationMode,
