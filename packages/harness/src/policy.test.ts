@@ -52,4 +52,16 @@ describe("policy", () => {
     expect(await evaluatePolicy(rules, { toolName: "t", serverName: "" }, answer({ rule_0: PolicyEvaluationOutcome.DENY }))).toMatchObject({ decision: "deny", reason: "because" });
     expect(await evaluatePolicy(rules, { toolName: "t", serverName: "" }, answer({}))).toMatchObject({ decision: "deny", reason: "client gave no outcome for policy rule rule_0" });
   });
+
+  it("skips upstream's workspace_only markers (containment is the platform's job) but not other denies", async () => {
+    // upstream policy.workspace_only(): deny(tool, name="workspace_only") for BuiltinTools.file_tools()
+    const markers = ["view_file", "create_file", "edit_file"].map((tool) => rule(tool, PolicyDecision.DENY, { name: "workspace_only", isDynamic: false, ruleId: "" }));
+    for (const tool of ["view_file", "create_file", "edit_file"]) {
+      expect(await evaluatePolicy(markers, { toolName: tool, serverName: "" }, noDynamic)).toEqual({ decision: "allow" });
+    }
+    expect(orderPolicyRules([...markers, rule("*", PolicyDecision.ALLOW)]).map((r) => r.name)).toEqual(["*:1"]);
+    // the markers hide nothing: a real deny of the same tool still applies
+    const denied = await evaluatePolicy([...markers, rule("view_file", PolicyDecision.DENY, { name: "no_reads" })], { toolName: "view_file", serverName: "" }, noDynamic);
+    expect(denied).toMatchObject({ decision: "deny", reason: 'denied by policy "no_reads"' });
+  });
 });

@@ -15,6 +15,12 @@ export interface PolicyCall {
 /** Asks the client to evaluate a dynamic rule (`policyDecisionRequest`, §12). */
 export type DynamicRuleEvaluator = (rule: PolicyRule) => Promise<PolicyDecisionResponse>;
 
+/**
+ * Name of upstream's `policy.workspace_only()` rules (`hooks/policy.py`, WORKSPACE_ONLY_POLICY_NAME):
+ * static DENY rules for view_file, create_file and edit_file that are markers, not denies.
+ */
+export const WORKSPACE_ONLY_RULE = "workspace_only";
+
 const SPECIFICITY = { tool: 0, server: 1, any: 2 } as const;
 const DECISION_RANK: Partial<Record<PolicyDecision, number>> = {
   [PolicyDecision.DENY]: 0,
@@ -27,10 +33,14 @@ const DECISION_RANK: Partial<Record<PolicyDecision, number>> = {
  * `server/*` deny > ask > allow, then `*` deny > ask > allow; declaration order within a bucket.
  * Whether the real harness applies this ordering to `PolicyConfig.rules` is UNCONFIRMED (§12:
  * upstream only sends declaration order); we apply it so that a harness-evaluated policy gives
- * the same answer as the SDK's in-process `policy.enforce`. Rules without a decision are dropped.
+ * the same answer as the SDK's in-process `policy.enforce`. Rules without a decision are dropped,
+ * and so are `workspace_only` markers: upstream's own evaluator (`_PolicyDecideHook.run`) skips
+ * rules of that name because containment is the platform's job (§12), here `workspaceContainment`
+ * and the workspace roots, so applying them would refuse every file tool inside the workspace.
  */
 export function orderPolicyRules(rules: readonly PolicyRule[]): PolicyRule[] {
   return rules
+    .filter((rule) => rule.name !== WORKSPACE_ONLY_RULE)
     .map((rule, index) => ({ rule, index, rank: DECISION_RANK[rule.decision ?? PolicyDecision.UNSPECIFIED] }))
     .filter((entry): entry is { rule: PolicyRule; index: number; rank: number } => entry.rank !== undefined)
     .sort((a, b) => specificity(a.rule) - specificity(b.rule) || a.rank - b.rank || a.index - b.index)
