@@ -138,7 +138,7 @@ describe("control: confirmations, questions, hooks, policies", () => {
     client.send({ callHookResponse: { requestId: preTool["requestId"], preToolResult: { decision: "ALLOW", modifiedArgumentsJson: '{"directory_path":"sub"}' } } });
     const postTool = (await client.next(isHook("POST_TOOL")))["callHookRequest"] as Frame;
     expect(postTool["postToolArgs"]).toMatchObject({ toolName: "list_directory", callId: preTool["preToolArgs"].callId, stepIndex: toolStep["stepIndex"] });
-    expect(JSON.parse(postTool["postToolArgs"].result)).toMatchObject({ directory: "sub", results: [{ name: "inner.txt", type: "file", size: 1 }] });
+    expect(JSON.parse(postTool["postToolArgs"].result)).toMatchObject({ directory: "sub", results: [{ name: "inner.txt", is_directory: false, file_size: 1 }] });
     expect(finalSteps(client.frames).find((s) => s.listDirectory)?.["listDirectory"].directoryPath).toMatch(/\/sub$/);
     client.send({ callHookResponse: { requestId: postTool["requestId"], emptyResult: {} } });
     const postTurn = (await client.next(isHook("POST_TURN")))["callHookRequest"] as Frame;

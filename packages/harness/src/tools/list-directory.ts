@@ -34,7 +34,9 @@ export const listDirectoryTool = defineBuiltinTool({
       },
       response: {
         directory: directory.shown,
-        results: results.map((r) => (r.isDirectory ? { name: r.name, type: "directory" } : { name: r.name, type: "file", size: r.size })),
+        // Upstream's POST_TOOL hook parser reads ListDirectoryResult{entries|results: [{name, is_directory, file_size}]}
+        // (connections/local/types.py, event_processor.py `_extract_tool_result`), the proto names of the step's results.
+        results: results.map((r) => (r.isDirectory ? { name: r.name, type: "directory", is_directory: true } : { name: r.name, type: "file", is_directory: false, file_size: r.size ?? 0 })),
         count: entries.length,
         ...(entries.length > MAX_ENTRIES ? { truncated: true } : {}),
       },
