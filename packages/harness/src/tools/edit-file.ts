@@ -1,20 +1,14 @@
 import { writeFile } from "node:fs/promises";
-import { ActionEditFile_DiffLine_LineAction as LineAction } from "@antigravity-ts/sdk/wire";
-import { boolArg, displayArg, pathArg, stringArg } from "./args.js";
+import { displayArg, pathArg } from "./args.js";
+import { editRequest, planEdit } from "./edit-plan.js";
 import { readTextFile } from "./text-file.js";
-import { ToolError, defineBuiltinTool, objectSchema, param } from "./tool.js";
-
-/** One replaced region, in line numbers of the original file. */
-interface DiffBlock {
-  startLine: number;
-  endLine: number;
-  lines: { text: string; action: LineAction }[];
-}
+import { defineBuiltinTool, objectSchema, param } from "./tool.js";
 
 /**
  * `edit_file` (§11.1, switch `fileEdit`): exact string replacement. Args: `{file_path,
  * old_string, new_string, replace_all?}`; `old_string` must occur exactly once unless
- * `replace_all`. The step carries one diff block per replacement (§11.2).
+ * `replace_all`. The step carries one diff block per group of replacements sharing a line (§11.2);
+ * edit-plan.ts plans the edit in linear time.
  */
 export const editFileTool = defineBuiltinTool({
   name: "edit_file",
@@ -32,42 +26,11 @@ export const editFileTool = defineBuiltinTool({
   describe: (args) => ({ editFile: { filePath: displayArg(args, "file_path") } }),
   async run(args, context) {
     const { absolute: file, shown } = await pathArg(args, "file_path", context.workspace);
-    const oldString = stringArg(args, "old_string");
-    const newString = stringArg(args, "new_string");
-    if (oldString === "") throw new ToolError("old_string must not be empty; use create_file to write a whole file");
-    const original = await readTextFile(file, shown);
-    const offsets = occurrences(original, oldString);
-    if (offsets.length === 0) throw new ToolError(`old_string was not found in ${shown}`);
-    if (offsets.length > 1 && !boolArg(args, "replace_all")) {
-      throw new ToolError(`old_string occurs ${offsets.length} times in ${shown}; include more context to make it unique, or pass replace_all: true`);
-    }
-    const blocks = offsets.map((offset) => diffBlock(original, offset, oldString, newString));
-    await writeFile(file, original.split(oldString).join(newString), "utf8");
-    const summary = `edited ${shown}: replaced ${offsets.length} occurrence${offsets.length === 1 ? "" : "s"}`;
-    return { action: { editFile: { filePath: file, diffBlock: blocks } }, response: { summary } };
+    const request = editRequest(args, shown);
+    const plan = planEdit(await readTextFile(file, shown), request);
+    await writeFile(file, plan.content, "utf8");
+    const diffNote = plan.diffComplete ? "" : ` (the step's diff shows the first ${plan.blocks.length} blocks)`;
+    const summary = `edited ${shown}: replaced ${plan.count} occurrence${plan.count === 1 ? "" : "s"}${diffNote}`;
+    return { action: { editFile: { filePath: file, diffBlock: plan.blocks } }, response: { summary } };
   },
 });
-
-function occurrences(text: string, needle: string): number[] {
-  const found: number[] = [];
-  for (let at = text.indexOf(needle); at !== -1; at = text.indexOf(needle, at + needle.length)) found.push(at);
-  return found;
-}
-
-function diffBlock(text: string, offset: number, oldString: string, newString: string): DiffBlock {
-  const lineStart = text.lastIndexOf("\n", offset - 1) + 1;
-  const endOffset = offset + oldString.length;
-  const nextBreak = text.indexOf("\n", endOffset);
-  const lineEnd = nextBreak === -1 ? text.length : nextBreak;
-  const before = text.slice(lineStart, lineEnd).split("\n");
-  const after = (text.slice(lineStart, offset) + newString + text.slice(endOffset, lineEnd)).split("\n");
-  const startLine = text.slice(0, lineStart).split("\n").length;
-  return {
-    startLine,
-    endLine: startLine + before.length - 1,
-    lines: [
-      ...before.map((line) => ({ text: line, action: LineAction.DELETE })),
-      ...after.map((line) => ({ text: line, action: LineAction.INSERT })),
-    ],
-  };
-}

@@ -1,12 +1,14 @@
 import { displayArg, pathArg, stringArg } from "./args.js";
+import { compileGlob } from "./glob.js";
 import { defineBuiltinTool, objectSchema, param } from "./tool.js";
-import { globToRegExp, walkFiles } from "./walk.js";
+import { walkFiles } from "./walk.js";
 
 const MAX_RESULTS = 500;
 
 /**
  * `find_file` (§11.1, switch `find`). Args: `{directory_path, pattern}`; a glob without `/`
- * matches file names, one with `/` matches paths relative to `directory_path`.
+ * matches file names, one with `/` matches paths relative to `directory_path` (glob.ts: linear
+ * matching, no catastrophic backtracking).
  */
 export const findFileTool = defineBuiltinTool({
   name: "find_file",
@@ -20,20 +22,20 @@ export const findFileTool = defineBuiltinTool({
   async run(args, context) {
     const directory = await pathArg(args, "directory_path", context.workspace, { fallback: "." });
     const pattern = stringArg(args, "pattern");
-    const regex = globToRegExp(pattern);
+    const matches = compileGlob(pattern);
     const byPath = pattern.includes("/");
-    const matches: string[] = [];
+    const found: string[] = [];
     let truncated = false;
     for await (const entry of walkFiles(directory.absolute, context.signal)) {
       const subject = byPath ? entry.relative : entry.relative.slice(entry.relative.lastIndexOf("/") + 1);
-      if (!regex.test(subject)) continue;
-      if (matches.length === MAX_RESULTS) { truncated = true; break; }
-      matches.push(entry.isDirectory ? `${entry.relative}/` : entry.relative);
+      if (!matches(subject)) continue;
+      if (found.length === MAX_RESULTS) { truncated = true; break; }
+      found.push(entry.isDirectory ? `${entry.relative}/` : entry.relative);
     }
-    const output = matches.join("\n");
+    const output = found.join("\n");
     return {
       action: { findFile: { directoryPath: directory.absolute, query: pattern, output } },
-      response: { output, count: matches.length, ...(truncated ? { truncated } : {}) },
+      response: { output, count: found.length, ...(truncated ? { truncated } : {}) },
     };
   },
 });

@@ -1,7 +1,8 @@
 import { readFile, stat } from "node:fs/promises";
 import { boolArg, displayArg, pathArg, stringArg } from "./args.js";
+import { compileSearchQuery } from "./search-pattern.js";
 import { MAX_TEXT_FILE_BYTES } from "./text-file.js";
-import { ToolError, defineBuiltinTool, objectSchema, param } from "./tool.js";
+import { defineBuiltinTool, objectSchema, param } from "./tool.js";
 import { walkFiles } from "./walk.js";
 
 const MAX_MATCHES = 200;
@@ -19,7 +20,7 @@ export const searchDirectoryTool = defineBuiltinTool({
     {
       directory_path: param("string", "Directory to search, e.g. \".\"."),
       query: param("string", "Text to find (or a regular expression when is_regex is true)."),
-      is_regex: param("boolean", "Treat query as a JavaScript regular expression."),
+      is_regex: param("boolean", "Treat query as a regular expression in RE2 syntax (as ripgrep: no lookaround or backreferences)."),
       case_insensitive: param("boolean", "Ignore case."),
     },
     ["directory_path", "query"],
@@ -28,8 +29,7 @@ export const searchDirectoryTool = defineBuiltinTool({
   async run(args, context) {
     const directory = (await pathArg(args, "directory_path", context.workspace, { fallback: "." })).absolute;
     const query = stringArg(args, "query");
-    if (query === "") throw new ToolError("query must not be empty");
-    const matcher = buildMatcher(query, boolArg(args, "is_regex"), boolArg(args, "case_insensitive"));
+    const matcher = compileSearchQuery(query, { isRegex: boolArg(args, "is_regex"), caseInsensitive: boolArg(args, "case_insensitive") });
     const lines: string[] = [];
     let truncated = false;
     outer: for await (const entry of walkFiles(directory, context.signal)) {
@@ -41,7 +41,7 @@ export const searchDirectoryTool = defineBuiltinTool({
       const fileLines = bytes.toString("utf8").split("\n");
       for (let i = 0; i < fileLines.length; i++) {
         const line = fileLines[i] as string;
-        if (!matcher(line)) continue;
+        if (!matcher.test(line)) continue;
         if (lines.length === MAX_MATCHES) { truncated = true; break outer; }
         lines.push(`${entry.relative}:${i + 1}: ${line.length > MAX_LINE ? `${line.slice(0, MAX_LINE)}…` : line}`);
       }
@@ -50,21 +50,12 @@ export const searchDirectoryTool = defineBuiltinTool({
     return {
       action: { searchDirectory: { directoryPath: directory, query, numResults: lines.length } },
       text: output,
-      response: { num_results: lines.length, output, ...(truncated ? { truncated } : {}) },
+      response: {
+        num_results: lines.length,
+        output,
+        ...(truncated ? { truncated } : {}),
+        ...(matcher.cutLines > 0 ? { long_lines_searched_in_part: matcher.cutLines } : {}),
+      },
     };
   },
 });
-
-function buildMatcher(query: string, isRegex: boolean, caseInsensitive: boolean): (line: string) => boolean {
-  if (isRegex) {
-    let regex: RegExp;
-    try {
-      regex = new RegExp(query, caseInsensitive ? "i" : "");
-    } catch (error) {
-      throw new ToolError(`invalid regular expression: ${(error as Error).message}`);
-    }
-    return (line) => regex.test(line);
-  }
-  const needle = caseInsensitive ? query.toLowerCase() : query;
-  return caseInsensitive ? (line) => line.toLowerCase().includes(needle) : (line) => line.includes(needle);
-}

@@ -38,29 +38,3 @@ export async function* walkFiles(root: string, signal: AbortSignal, maxEntries =
     stack.push(...subdirectories.reverse());
   }
 }
-
-/**
- * Compiles a glob (`*`, `?`, `**`, `{a,b}`) to a RegExp. A pattern without `/` matches the file
- * name; one with `/` matches the path relative to the search directory.
- */
-export function globToRegExp(glob: string): RegExp {
-  let source = "";
-  let braces = 0;
-  for (let i = 0; i < glob.length; i++) {
-    const char = glob[i] as string;
-    if (char === "*") {
-      if (glob[i + 1] === "*") {
-        const slash = glob[i + 2] === "/";
-        source += slash ? "(?:.*/)?" : ".*";
-        i += slash ? 2 : 1;
-      } else {
-        source += "[^/]*";
-      }
-    } else if (char === "?") source += "[^/]";
-    else if (char === "{") { braces++; source += "(?:"; }
-    else if (char === "}" && braces > 0) { braces--; source += ")"; }
-    else if (char === "," && braces > 0) source += "|";
-    else source += char.replace(/[.+^$()|[\]\\{}]/g, "\\$&");
-  }
-  return new RegExp(`^${source}$`);
-}
