@@ -1,5 +1,5 @@
 // Starts the built reference harness as a real child process for the Deno suite:
-// `node packages/harness/dist/bin.js --listen 127.0.0.1:0 --api-key <random>`, ready once it prints
+// `ANTIGRAVITY_API_KEY=<random> node packages/harness/dist/bin.js --listen 127.0.0.1:0`, ready once it prints
 // `listening on ws://HOST:PORT/` to stderr. Node comes from $NODE_BINARY (set by scripts/test-all.mjs)
 // or PATH.
 
@@ -18,7 +18,8 @@ export async function startListeningHarness(options: { timeoutMs?: number; args?
   const node = Deno.env.get("NODE_BINARY") ?? "node";
   const bin = new URL("packages/harness/dist/bin.js", root);
   const child = new Deno.Command(node, {
-    args: [bin.pathname, "--listen", "127.0.0.1:0", "--api-key", apiKey, ...(options.args ?? [])],
+    args: [bin.pathname, "--listen", "127.0.0.1:0", ...(options.args ?? [])],
+    env: { ANTIGRAVITY_API_KEY: apiKey },
     cwd: root.pathname,
     stdin: "null",
     stdout: "null",

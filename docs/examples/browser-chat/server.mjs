@@ -118,8 +118,9 @@ async function startHarness() {
   const require = createRequire(import.meta.url);
   const bin = join(dirname(require.resolve("@antigravity-ts/harness/package.json")), "dist/bin.js");
   const apiKey = randomBytes(24).toString("base64url");
-  const harnessArgs = [bin, "--listen", "127.0.0.1:0", "--api-key", apiKey, ...(args.script ? ["--script", args.script] : [])];
-  const child = spawn(process.execPath, harnessArgs, { stdio: ["ignore", "inherit", "pipe"] });
+  const harnessArgs = [bin, "--listen", "127.0.0.1:0", ...(args.script ? ["--script", args.script] : [])];
+  // The key goes in the environment: on the command line, `ps` would show it.
+  const child = spawn(process.execPath, harnessArgs, { stdio: ["ignore", "inherit", "pipe"], env: { ...process.env, ANTIGRAVITY_API_KEY: apiKey } });
   const harnessUrl = await new Promise((resolve, reject) => {
     let stderr = "";
     const timer = setTimeout(() => reject(new Error(`the harness did not start listening within 15 s:\n${stderr}`)), 15_000);

@@ -1,9 +1,11 @@
 #!/usr/bin/env node
+import { processTitle } from "./cli-args.js";
 import { runHarnessCli } from "./main.js";
 
 // `antigravity-harness`: see main.ts and docs/harness.md. The title makes its processes easy to
-// find (`ps aux | grep antigravity-harness`) whichever way node was launched.
-process.title = ["antigravity-harness", ...process.argv.slice(2)].join(" ");
+// find (`ps aux | grep antigravity-harness`) whichever way node was launched, and overwrites the
+// kernel's copy of argv so that an `--api-key` value no longer shows in `ps`.
+process.title = processTitle(process.argv.slice(2));
 runHarnessCli(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (error: unknown) => {

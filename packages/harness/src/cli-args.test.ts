@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { CliUsageError, parseCliArgs } from "./cli-args.js";
+import { CliUsageError, parseCliArgs, processTitle } from "./cli-args.js";
 
 describe("parseCliArgs", () => {
   it("runs stdio mode with no arguments, even when remote-client variables are set", () => {
@@ -29,6 +29,28 @@ describe("parseCliArgs", () => {
       apiKey: "envkey",
     });
     expect(parseCliArgs(["--listen"], {})).toEqual({ mode: "listen", host: "127.0.0.1", port: 8000 });
+  });
+
+  it("takes the key from a file, and the memory limits", () => {
+    expect(parseCliArgs(["--listen", "1.2.3.4:5", "--api-key-file", "/k", "--keep-ended-sessions", "3", "--ended-session-ttl=60", "--max-frame-bytes", "0"], { ANTIGRAVITY_API_KEY: "ignored" })).toEqual({
+      mode: "listen",
+      host: "1.2.3.4",
+      port: 5,
+      apiKeyFile: "/k",
+      keepEndedSessions: 3,
+      endedSessionTtlMs: 60_000,
+      maxFrameBytes: 0,
+    });
+    expect(parseCliArgs(["--keep-ended-sessions", "0"], {})).toEqual({ mode: "stdio", keepEndedSessions: 0 });
+    expect(() => parseCliArgs(["--listen", "--api-key", "k", "--api-key-file", "/k"], {})).toThrow(/either --api-key or --api-key-file/);
+    expect(() => parseCliArgs(["--api-key-file", "/k"], {})).toThrow(/only valid with --listen/);
+    expect(() => parseCliArgs(["--listen", "--max-frame-bytes", "-1"], {})).toThrow(/whole number/);
+    expect(() => parseCliArgs(["--listen", "--ended-session-ttl", "1e3"], {})).toThrow(/whole number/);
+  });
+
+  it("keeps --api-key values out of the process title", () => {
+    expect(processTitle(["--listen", "127.0.0.1:0", "--api-key", "s3cret", "--storage", "/st"])).toBe("antigravity-harness --listen 127.0.0.1:0 --api-key *** --storage /st");
+    expect(processTitle(["--api-key=s3cret", "--api-key"])).toBe("antigravity-harness --api-key=*** --api-key");
   });
 
   it("rejects what it cannot run, saying why", () => {

@@ -5,19 +5,31 @@
  */
 
 /** Launched by an SDK: handshake on stdio (§3). */
-export interface StdioModeOptions {
+export interface StdioModeOptions extends ResourceLimitOptions {
   mode: "stdio";
   workspace?: string;
   script?: string;
 }
 
+/** Memory bounds of a harness (issue 8 item 7); absent = the defaults of {@link startHarnessServer}. */
+export interface ResourceLimitOptions {
+  /** `--keep-ended-sessions N`: ended sessions kept in memory (without storage). */
+  keepEndedSessions?: number;
+  /** `--ended-session-ttl SECONDS`, in ms: how long an ended session stays resumable in memory. */
+  endedSessionTtlMs?: number;
+  /** `--max-frame-bytes N`: largest incoming WebSocket message; 0 = unlimited. */
+  maxFrameBytes?: number;
+}
+
 /** Long-running server: `--listen HOST:PORT`. */
-export interface ListenModeOptions {
+export interface ListenModeOptions extends ResourceLimitOptions {
   mode: "listen";
   host: string;
   port: number;
-  /** Key clients must send as `x-goog-api-key`; generated when absent. */
+  /** Key clients must send as `x-goog-api-key` (`--api-key` or `ANTIGRAVITY_API_KEY`); generated when absent. */
   apiKey?: string;
+  /** `--api-key-file PATH`: read the key from this file (first line) instead. */
+  apiKeyFile?: string;
   storage?: string;
   workspace?: string;
   script?: string;
@@ -40,15 +52,22 @@ export const USAGE = `Usage:
                                             reads a length-prefixed InputConfig on stdin,
                                             answers with OutputConfig{port, apiKey} on stdout
   antigravity-harness --listen [HOST:PORT]  serve remote clients on ws://HOST:PORT/
-      --api-key KEY       key clients send as x-goog-api-key (env ANTIGRAVITY_API_KEY;
-                          generated and printed when absent)
+      --api-key-file FILE read the key clients send as x-goog-api-key from FILE
+                          (or set ANTIGRAVITY_API_KEY; generated and printed when absent)
+      --api-key KEY       the key on the command line (hidden from ps once started;
+                          prefer the file or the environment)
       --storage DIR       persist sessions under DIR (default: in memory)
       --workspace DIR     workspace of sessions whose config names none (default: cwd)
       --script FILE       script of the offline scripted model (env ANTIGRAVITY_SCRIPT)
+      --keep-ended-sessions N   ended sessions kept in memory without --storage (default 64)
+      --ended-session-ttl SECS  how long they stay resumable (default 3600)
+      --max-frame-bytes N       largest incoming message, 0 = unlimited (default 67108864)
   Without HOST:PORT, --listen uses ANTIGRAVITY_HARNESS_HOST (default 127.0.0.1) and
   ANTIGRAVITY_HARNESS_PORT (default 8000).`;
 
-const VALUE_FLAGS = new Set(["--api-key", "--storage", "--workspace", "--script"]);
+const VALUE_FLAGS = new Set(["--api-key", "--api-key-file", "--storage", "--workspace", "--script", "--keep-ended-sessions", "--ended-session-ttl", "--max-frame-bytes"]);
+/** Flags whose value is a secret: never shown in the process title. */
+const SECRET_FLAGS = new Set(["--api-key"]);
 
 /**
  * Parses argv (without node and script). Environment variables only fill in what `--listen`
@@ -83,23 +102,65 @@ export function parseCliArgs(argv: readonly string[], env: Readonly<Record<strin
   }
   const script = values.get("--script") ?? nonEmpty(env["ANTIGRAVITY_SCRIPT"]);
   const workspace = values.get("--workspace");
+  const limits = parseLimits(values);
   if (!listenGiven) {
-    for (const flag of ["--api-key", "--storage"]) {
+    for (const flag of ["--api-key", "--api-key-file", "--storage"]) {
       if (values.has(flag)) throw new CliUsageError(`${flag} is only valid with --listen (stdio mode takes its storage from InputConfig and generates its key)`);
     }
-    return { mode: "stdio", ...(workspace === undefined ? {} : { workspace }), ...(script === undefined ? {} : { script }) };
+    return { mode: "stdio", ...(workspace === undefined ? {} : { workspace }), ...(script === undefined ? {} : { script }), ...limits };
   }
   const { host, port } = parseHostPort(listen, env);
-  const apiKey = values.get("--api-key") ?? nonEmpty(env["ANTIGRAVITY_API_KEY"]);
+  const apiKeyFile = values.get("--api-key-file");
+  if (apiKeyFile !== undefined && values.has("--api-key")) throw new CliUsageError("give either --api-key or --api-key-file, not both");
+  const apiKey = apiKeyFile === undefined ? (values.get("--api-key") ?? nonEmpty(env["ANTIGRAVITY_API_KEY"])) : undefined;
   const storage = values.get("--storage");
   return {
     mode: "listen",
     host,
     port,
     ...(apiKey === undefined ? {} : { apiKey }),
+    ...(apiKeyFile === undefined ? {} : { apiKeyFile }),
     ...(storage === undefined ? {} : { storage }),
     ...(workspace === undefined ? {} : { workspace }),
     ...(script === undefined ? {} : { script }),
+    ...limits,
+  };
+}
+
+/**
+ * The process title for `argv`: `antigravity-harness <args>` with the values of secret flags
+ * replaced by `***`. Setting it overwrites the kernel's copy of argv (`/proc/<pid>/cmdline`, what
+ * `ps` shows), so a key given with `--api-key` is visible only until the harness has started.
+ */
+export function processTitle(argv: readonly string[]): string {
+  const shown: string[] = ["antigravity-harness"];
+  for (let i = 0; i < argv.length; i++) {
+    const raw = argv[i] as string;
+    const eq = raw.indexOf("=");
+    if (raw.startsWith("--") && eq > 0 && SECRET_FLAGS.has(raw.slice(0, eq))) shown.push(`${raw.slice(0, eq)}=***`);
+    else if (SECRET_FLAGS.has(raw) && i + 1 < argv.length) {
+      shown.push(raw, "***");
+      i++;
+    } else shown.push(raw);
+  }
+  return shown.join(" ");
+}
+
+function parseLimits(values: ReadonlyMap<string, string>): ResourceLimitOptions {
+  const count = (flag: string): number | undefined => {
+    const text = values.get(flag);
+    if (text === undefined) return undefined;
+    const value = Number(text);
+    if (!/^\d+$/.test(text) || !Number.isSafeInteger(value)) throw new CliUsageError(`${flag} expects a whole number >= 0, got ${JSON.stringify(text)}`);
+    return value;
+  };
+  const keep = count("--keep-ended-sessions");
+  const ttl = count("--ended-session-ttl");
+  const frame = count("--max-frame-bytes");
+  return {
+    ...(keep === undefined ? {} : { keepEndedSessions: keep }),
+    ...(ttl === undefined ? {} : { endedSessionTtlMs: ttl * 1000 }),
+    ...(frame === undefined ? {} : { maxFrameBytes: frame }),
   };
 }
 

@@ -1,12 +1,15 @@
+import { readFile, stat } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { generateApiKey } from "./auth.js";
 import { CliUsageError, USAGE, parseCliArgs, type HarnessCliOptions, type ListenModeOptions, type StdioModeOptions } from "./cli-args.js";
 import { installCrashGuard } from "./crash-guard.js";
 import { createLogger, type Logger } from "./log.js";
+import { detachSecrets } from "./secret-environment.js";
 import { ScriptError, loadScriptFile, type ScriptFile } from "./model/script-format.js";
 import { startHarnessServer, type HarnessServer } from "./server.js";
 import { readInputConfig, writeOutputConfig } from "./stdio-handshake.js";
 import { createFileSessionStore, createMemorySessionStore } from "./storage.js";
+import { commandEnvironment } from "./tools/command-env.js";
 import { killAllChildren } from "./tools/process-registry.js";
 
 /** Longest a graceful shutdown may take before the process exits anyway. */
@@ -15,12 +18,16 @@ const SHUTDOWN_GRACE_MS = 5000;
 /**
  * The `antigravity-harness` program: parses the command line and runs stdio mode (like
  * `localharness`, §2.3/§3) or listen mode. Resolves with the exit code once the harness stopped.
+ * Secret-looking variables leave `process.env` (and, on Linux, `/proc/<pid>/environ`) first:
+ * the harness reads them from its own snapshot, commands never see them.
  */
 export async function runHarnessCli(argv: readonly string[]): Promise<number> {
   const log = createLogger();
+  const { env, removed, wipeFailure } = detachSecrets();
+  if (wipeFailure !== undefined) log.warn(`could not wipe ${removed.join(", ")} from /proc/${process.pid}/environ (${wipeFailure}); processes of this user, commands included, can read them there`);
   let options: HarnessCliOptions;
   try {
-    options = parseCliArgs(argv, process.env);
+    options = parseCliArgs(argv, env);
   } catch (error) {
     if (!(error instanceof CliUsageError)) throw error;
     log.error(error.message);
@@ -44,10 +51,13 @@ export async function runHarnessCli(argv: readonly string[]): Promise<number> {
   }
   process.on("exit", killAllChildren);
   installCrashGuard(log);
-  return options.mode === "stdio" ? runStdio(options, script, log) : runListen(options, script, log);
+  if (argv.some((arg) => arg === "--api-key" || arg.startsWith("--api-key="))) {
+    log.warn("--api-key puts the key on the command line, where local users can read it until the harness has started; prefer --api-key-file FILE or ANTIGRAVITY_API_KEY");
+  }
+  return options.mode === "stdio" ? runStdio(options, script, env, log) : runListen(options, script, env, log);
 }
 
-async function runStdio(options: StdioModeOptions, script: ScriptFile | undefined, log: Logger): Promise<number> {
+async function runStdio(options: StdioModeOptions, script: ScriptFile | undefined, env: Readonly<Record<string, string>>, log: Logger): Promise<number> {
   const stdinClosed = new Promise<void>((resolve) => {
     process.stdin.once("end", resolve);
     process.stdin.once("close", resolve);
@@ -70,8 +80,8 @@ async function runStdio(options: StdioModeOptions, script: ScriptFile | undefine
       port: input.port ?? 0,
       store,
       workspace: options.workspace ?? process.cwd(),
-      toolEnv: { ...stringEnv(process.env), ...input.env },
-      env: process.env,
+      toolEnv: commandEnvironment(env, input.env),
+      env,
       log,
       ...(script === undefined ? {} : { script }),
     });
@@ -85,9 +95,18 @@ async function runStdio(options: StdioModeOptions, script: ScriptFile | undefine
   return shutdown(server, signal, log);
 }
 
-async function runListen(options: ListenModeOptions, script: ScriptFile | undefined, log: Logger): Promise<number> {
-  const apiKey = options.apiKey ?? generateApiKey();
-  if (options.apiKey === undefined) log.info(`api key: ${apiKey}`);
+async function runListen(options: ListenModeOptions, script: ScriptFile | undefined, env: Readonly<Record<string, string>>, log: Logger): Promise<number> {
+  let given = options.apiKey;
+  if (options.apiKeyFile !== undefined) {
+    try {
+      given = await readApiKeyFile(options.apiKeyFile, log);
+    } catch (error) {
+      log.error(`--api-key-file ${options.apiKeyFile}: ${(error as Error).message}`);
+      return 2;
+    }
+  }
+  const apiKey = given ?? generateApiKey();
+  if (given === undefined) log.info(`api key: ${apiKey}`);
   const store = options.storage === undefined ? createMemorySessionStore() : createFileSessionStore(options.storage);
   let server: HarnessServer;
   try {
@@ -97,8 +116,8 @@ async function runListen(options: ListenModeOptions, script: ScriptFile | undefi
       port: options.port,
       store,
       workspace: options.workspace ?? process.cwd(),
-      toolEnv: stringEnv(process.env),
-      env: process.env,
+      toolEnv: commandEnvironment(env),
+      env,
       log,
       ...(script === undefined ? {} : { script }),
     });
@@ -143,6 +162,10 @@ function packageVersion(): string {
   return "unknown";
 }
 
-function stringEnv(env: NodeJS.ProcessEnv): Record<string, string> {
-  return Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => typeof entry[1] === "string"));
+/** The key in `file`: its first line without surrounding whitespace. Warns when others may read the file. */
+async function readApiKeyFile(file: string, log: Logger): Promise<string> {
+  const key = (await readFile(file, "utf8")).split(/\r?\n/, 1)[0]?.trim() ?? "";
+  if (key === "") throw new Error("the file is empty; write the key on its first line");
+  if (process.platform !== "win32" && ((await stat(file)).mode & 0o077) !== 0) log.warn(`${file} can be read by other users; chmod 600 it`);
+  return key;
 }

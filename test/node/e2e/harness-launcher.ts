@@ -55,9 +55,10 @@ export interface ListeningHarnessOptions {
 
 /** Starts `antigravity-harness --listen 127.0.0.1:0` and waits for its "listening on" line. */
 export async function startListeningHarness(options: ListeningHarnessOptions): Promise<ListeningHarness> {
-  const child = spawn(process.execPath, [...harnessArgs(options.build ?? "source"), "--listen", "127.0.0.1:0", "--api-key", options.apiKey, "--workspace", options.workspace], {
+  // The key travels in the environment, not on the command line where `ps` would show it.
+  const child = spawn(process.execPath, [...harnessArgs(options.build ?? "source"), "--listen", "127.0.0.1:0", "--workspace", options.workspace], {
     cwd: repoRoot,
-    env: options.env,
+    env: { ...options.env, ANTIGRAVITY_API_KEY: options.apiKey },
     stdio: ["ignore", "ignore", "pipe"],
   });
   children.add(child);

@@ -101,11 +101,12 @@ export interface ListenOptions extends Omit<SpawnOptions, "cwd"> {
 /** Starts a listen-mode harness on an ephemeral port and waits for "listening on ws://…". */
 export async function startListenHarness(options: ListenOptions = {}): Promise<ListenHarness> {
   const apiKey = options.apiKey ?? "test-key-0123456789";
+  // The key travels in the environment, never on the command line (issue 8 item 10).
   const spawnOptions: SpawnOptions = {
-    ...(options.env === undefined ? {} : { env: options.env }),
+    env: { ...(options.env ?? harnessEnv()), ANTIGRAVITY_API_KEY: apiKey },
     ...(options.nodeArgs === undefined ? {} : { nodeArgs: options.nodeArgs }),
   };
-  const harness = spawnHarness(["--listen", "127.0.0.1:0", "--api-key", apiKey, ...(options.args ?? [])], spawnOptions);
+  const harness = spawnHarness(["--listen", "127.0.0.1:0", ...(options.args ?? [])], spawnOptions);
   const line = await harness.waitForStderr(/listening on ws:\/\/127\.0\.0\.1:\d+\//);
   const port = Number(/:(\d+)\/$/.exec(line)?.[1]);
   return {

@@ -47,7 +47,7 @@ function execute(commandLine: string, cwd: string, context: ToolContext): Promis
   // `exec 2>&1` first: stdout and stderr share one pipe, so the combined output keeps its order.
   const child = spawn(windows ? "cmd.exe" : "/bin/sh", windows ? ["/d", "/s", "/c", commandLine] : ["-c", `exec 2>&1\n${commandLine}`], {
     cwd,
-    env: context.env,
+    env: { ...context.env, PWD: cwd },
     detached: !windows,
     stdio: ["ignore", "pipe", "pipe"],
     windowsHide: true,

@@ -10,7 +10,7 @@ export class ToolError extends Error {
 /** What a built-in tool may use while it runs. */
 export interface ToolContext {
   readonly workspace: WorkspaceRoots;
-  /** Environment of subprocesses: the harness's own plus `InputConfig.env` (§3). */
+  /** Environment of subprocesses: an allow-list of the harness's plus `InputConfig.env` (§3; tools/command-env.ts). */
   readonly env: Readonly<Record<string, string>>;
   /** run_command limit (`RunCommandToolConfig.maxTimeoutMs`, 0 → 10 min, §5.1). */
   readonly runCommandTimeoutMs: number;
