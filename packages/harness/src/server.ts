@@ -9,7 +9,6 @@ import { SessionRegistry } from "./session-registry.js";
 import { CloseCode, type SessionDependencies } from "./session-init.js";
 import type { SessionStore } from "./storage.js";
 import { killAllChildren } from "./tools/process-registry.js";
-import { ToolWorkerPool } from "./tools/tool-pool.js";
 
 /** Options of {@link startHarnessServer}. */
 export interface HarnessServerOptions {
@@ -30,8 +29,6 @@ export interface HarnessServerOptions {
   log: Logger;
   /** Injected into HTTP model providers (tests). */
   fetch?: typeof fetch;
-  /** Time limit of one file-tool call on its worker thread, in ms (`--tool-timeout-ms`; default 30 s). */
-  toolTimeoutMs?: number;
 }
 
 /** A running harness server. */
@@ -53,11 +50,10 @@ export interface HarnessServer {
  */
 export async function startHarnessServer(options: HarnessServerOptions): Promise<HarnessServer> {
   const sessions = new Set<HarnessSession>();
-  const toolWorkers = new ToolWorkerPool(options.toolTimeoutMs === undefined ? {} : { timeoutMs: options.toolTimeoutMs });
   const deps: SessionDependencies = {
     store: options.store,
     registry: new SessionRegistry(),
-    defaults: { workspace: options.workspace, env: options.toolEnv, toolWorkers },
+    defaults: { workspace: options.workspace, env: options.toolEnv },
     env: options.env,
     log: options.log,
     ...(options.script === undefined ? {} : { script: options.script }),
@@ -105,7 +101,6 @@ export async function startHarnessServer(options: HarnessServerOptions): Promise
         await Promise.all(open.map((session) => session.settled));
         for (const server of servers) server.closeAllConnections();
         wss.close();
-        await toolWorkers.close();
       })();
       return closing;
     },

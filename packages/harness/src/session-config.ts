@@ -11,14 +11,13 @@ import type { ToolDeclaration } from "./model/provider.js";
 import { createFinishTool, type FinishTool } from "./tools/finish.js";
 import { enabledBuiltins } from "./tools/registry.js";
 import type { BuiltinTool } from "./tools/tool.js";
-import type { ToolWorkerPool } from "./tools/tool-pool.js";
 import { createWorkspaceRoots, type WorkspaceRoots } from "./workspace-paths.js";
 
 /** Default run_command limit when `maxTimeoutMs` is 0 (§5.1: "0 = harness default, 10 min"). */
 export const DEFAULT_COMMAND_TIMEOUT_MS = 10 * 60 * 1000;
 
-/** Session-level limits of `BudgetConfig` (protocol.md `BudgetConfig`); 0 = unlimited. */
-export interface SessionBudget {
+/** Per-turn limits of `BudgetConfig` (§19); 0 = unlimited. */
+export interface TurnBudget {
   maxModelCalls: number;
   maxToolCalls: number;
   maxInputTokens: number;
@@ -41,11 +40,9 @@ export interface SessionSettings {
   /** `AGENT_BEHAVIOR_INTERACTIVE`: run_command asks for confirmation (§8). */
   readonly interactive: boolean;
   readonly runCommandTimeoutMs: number;
-  readonly budget: SessionBudget;
+  readonly budget: TurnBudget;
   /** Environment of tool subprocesses. */
   readonly toolEnv: Readonly<Record<string, string>>;
-  /** Where the file tools run: the server's worker pool, shared by its sessions. */
-  readonly toolWorkers: ToolWorkerPool;
 }
 
 /** Defaults that do not come from `HarnessConfig`. */
@@ -54,8 +51,6 @@ export interface SettingsDefaults {
   workspace: string;
   /** Base environment of commands: see tools/command-env.ts (allow-list plus `InputConfig.env`, §3). */
   env: Readonly<Record<string, string>>;
-  /** The server's tool worker pool. */
-  toolWorkers: ToolWorkerPool;
 }
 
 /** Resolves a session's settings from its `HarnessConfig`. */
@@ -91,7 +86,6 @@ export async function resolveSessionSettings(config: HarnessConfig, defaults: Se
       maxTotalTokens: Number(budget?.maxTotalTokens ?? 0n),
     },
     toolEnv: defaults.env,
-    toolWorkers: defaults.toolWorkers,
   };
 }
 
