@@ -27,3 +27,6 @@ export { connectHarnessSocket, type ConnectHarnessSocketOptions } from "./socket
 export { createHarnessGateway, type HarnessGateway, type HarnessGatewayOptions, type HarnessGatewayTarget } from "./gateway/harness-gateway.js";
 export { GATEWAY_TOKEN_PROTOCOL_PREFIX, type OriginPolicy, type TokenPolicy } from "./gateway/gateway-auth.js";
 export { GatewayCloseCode } from "./gateway/gateway-relay.js";
+export { DEFAULT_GATEWAY_TOOLS, type GatewayRuleTarget, type GatewaySessionOptions, type PageIdentity } from "./gateway/gateway-session.js";
+export type { GatewayLogSink } from "./gateway/gateway-log.js";
+export { createFileConversationStore, type FileConversationStore, type FileConversationStoreOptions } from "./storage/file-store.js";

@@ -1,7 +1,10 @@
+import { mkdtemp, rm } from "node:fs/promises";
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { WebSocket, WebSocketServer } from "ws";
 import { ErrorCode, SdkError, WebSocketTransport, type CallOptions, type Channel, type Transport } from "@antigravity-ts/sdk";
 import { SubprocessTransport } from "../subprocess/subprocess-transport.js";
@@ -12,7 +15,17 @@ import { createHarnessGateway, type HarnessGateway, type HarnessGatewayOptions }
 const ORIGIN = "http://app.test";
 const TOKEN = "page-token-123";
 const HARNESS_KEY = "harness-key";
+/** The first frame a page sends (§5); the gateway fills in the operator's settings. */
+const INIT = JSON.stringify({ config: {} });
 const cleanups: (() => Promise<void> | void)[] = [];
+let workspace = "";
+
+beforeAll(async () => {
+  workspace = await mkdtemp(join(tmpdir(), "gateway-unit-"));
+});
+afterAll(async () => {
+  await rm(workspace, { recursive: true, force: true });
+});
 
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
@@ -46,7 +59,7 @@ async function startHarness(): Promise<{ url: string; connections: WebSocket[]; 
 }
 
 async function startGateway(options: Partial<HarnessGatewayOptions> & Pick<HarnessGatewayOptions, "target">): Promise<HarnessGateway> {
-  const gateway = await createHarnessGateway({ allowedOrigins: [ORIGIN], token: TOKEN, ...options });
+  const gateway = await createHarnessGateway({ allowedOrigins: [ORIGIN], token: TOKEN, session: { workspaces: [workspace] }, log: () => {}, ...options });
   cleanups.push(() => gateway.close());
   return gateway;
 }
@@ -99,12 +112,14 @@ describe("createHarnessGateway", () => {
     const gateway = await startGateway({ target: { url: harness.url, apiKey: HARNESS_KEY } });
     const connected = harness.nextConnection();
     const browser = await openBrowser(`${gateway.url}?token=${TOKEN}`, { origin: ORIGIN });
+    browser.send(INIT);
     browser.send("one");
     browser.send("two");
     const harnessSide = await connected;
     expect(harness.requests[0]?.headers["x-goog-api-key"]).toBe(HARNESS_KEY);
-    expect(await eventually(() => harness.received.length === 2)).toBe(true);
-    expect(harness.received).toEqual(["one", "two"]);
+    expect(await eventually(() => harness.received.length === 3)).toBe(true);
+    expect(JSON.parse(harness.received[0] ?? "").config.workspaces).toEqual([{ filesystemWorkspace: { directory: workspace } }]);
+    expect(harness.received.slice(1)).toEqual(["one", "two"]);
 
     const reply = nextMessage(browser);
     harnessSide.send("from harness");
@@ -115,8 +130,8 @@ describe("createHarnessGateway", () => {
     harnessSide.send(big);
     expect((await bigReply).length).toBe(big.length);
     browser.send(big);
-    expect(await eventually(() => harness.received.length === 3)).toBe(true);
-    expect(harness.received[2]?.length).toBe(big.length);
+    expect(await eventually(() => harness.received.length === 4)).toBe(true);
+    expect(harness.received[3]?.length).toBe(big.length);
     expect(gateway.connectionCount).toBe(1);
   });
 
@@ -167,6 +182,7 @@ describe("createHarnessGateway", () => {
     const gateway = await startGateway({ target: { url: harness.url, apiKey: HARNESS_KEY } });
     const connected = harness.nextConnection();
     const browser = await openBrowser(`${gateway.url}?token=${TOKEN}`, { origin: ORIGIN });
+    browser.send(INIT);
     const harnessSide = await connected;
     const harnessClosed = closed(harnessSide);
     browser.close();
@@ -179,12 +195,17 @@ describe("createHarnessGateway", () => {
     const connected = harness.nextConnection();
     const browser = await openBrowser(`${gateway.url}?token=${TOKEN}`, { origin: ORIGIN });
     const browserClosed = closed(browser);
-    (await connected).close(1000);
+    browser.send(INIT);
+    const harnessSide = await connected;
+    expect(await eventually(() => harness.received.length === 1)).toBe(true);
+    harnessSide.close(1000);
     expect(await browserClosed).toEqual({ code: 1000, reason: "harness closed the session" });
 
     const wrongKey = await startGateway({ target: { url: harness.url, apiKey: "not-the-key" } });
     const refused = await openBrowser(`${wrongKey.url}?token=${TOKEN}`, { origin: ORIGIN });
-    const refusedClose = await closed(refused);
+    const refusedClosed = closed(refused);
+    refused.send(INIT);
+    const refusedClose = await refusedClosed;
     expect(refusedClose.code).toBe(1011);
     expect(refusedClose.reason).toContain(`harness unavailable (${ErrorCode.PermissionDenied})`);
   });
@@ -200,6 +221,9 @@ describe("createHarnessGateway", () => {
     });
     const gateway = await startGateway({ target: { transport } });
     const browser = await openBrowser(`${gateway.url}?token=${TOKEN}`, { origin: ORIGIN });
+    const init = nextMessage(browser);
+    browser.send(INIT);
+    await init; // the fake harness echoes the rewritten first frame
     const echo = nextMessage(browser);
     browser.send("ping");
     expect(await echo).toBe("ping");
@@ -209,7 +233,7 @@ describe("createHarnessGateway", () => {
 
     const second = await openBrowser(`${gateway.url}?token=${TOKEN}`, { origin: ORIGIN });
     const secondEcho = nextMessage(second);
-    second.send("ping");
+    second.send(INIT);
     await secondEcho;
     const secondClosed = closed(second);
     process.kill(channels[1]?.pid ?? -1, "SIGKILL");
@@ -237,7 +261,7 @@ describe("createHarnessGateway", () => {
 
   it("closes every browser with 1001 when the gateway closes", async () => {
     const harness = await startHarness();
-    const gateway = await createHarnessGateway({ target: { url: harness.url, apiKey: HARNESS_KEY }, allowedOrigins: [ORIGIN], token: TOKEN });
+    const gateway = await createHarnessGateway({ target: { url: harness.url, apiKey: HARNESS_KEY }, allowedOrigins: [ORIGIN], token: TOKEN, session: { workspaces: [workspace] }, log: () => {} });
     const browser = await openBrowser(`${gateway.url}?token=${TOKEN}`, { origin: ORIGIN });
     const browserClosed = closed(browser);
     await gateway.close();

@@ -2,10 +2,14 @@ import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
 import { ErrorCode, SdkError, WebSocketTransport, type Channel, type Transport } from "@antigravity-ts/sdk";
-import { WebSocketServer } from "ws";
+import { WebSocketServer, type WebSocket } from "ws";
 import { SOCKET_CLOSE_TIMEOUT_MS } from "../socket/connect-harness-socket.js";
-import { isOriginAllowed, isTokenValid, presentedToken, type OriginPolicy, type TokenPolicy } from "./gateway-auth.js";
+import { isOriginAllowed, isTokenValid, presentedToken, type OriginPolicy, type PresentedToken, type TokenPolicy } from "./gateway-auth.js";
+import { GatewayLog, remoteAddress, stderrSink, type GatewayLogSink } from "./gateway-log.js";
 import { GatewayRelay, type OpenHarnessChannel } from "./gateway-relay.js";
+import { resolveSessionRules, type GatewaySessionOptions } from "./gateway-session.js";
+import { PageGate } from "./page-gate.js";
+import { SessionOwnership } from "./session-ownership.js";
 
 /** Where the gateway sends each browser: one running harness, or a fresh transport per client. */
 export type HarnessGatewayTarget =
@@ -33,6 +37,17 @@ export interface HarnessGatewayOptions {
   maxConnections?: number;
   /** Bound on connecting to the harness for a new client, in ms. Default 30 000. */
   connectTimeoutMs?: number;
+  /**
+   * What every page's session may do: workspaces (required), containment, tools, policy floor,
+   * MCP servers, models… The page's own values for these are overridden or refused (docs/gateway.md).
+   */
+  session: GatewaySessionOptions;
+  /** A page that sends no first frame within this time is closed (1008) and its slot freed. Default 10 000 ms. */
+  firstFrameTimeoutMs?: number;
+  /** Largest first frame (`InitializeConversationEvent`) accepted, in bytes; larger ones are closed with 1009. Default 1 MiB. */
+  maxFirstFrameBytes?: number;
+  /** Where log lines go (refusals, overridden page settings), rate-limited per kind. Default: stderr. */
+  log?: GatewayLogSink;
 }
 
 /** A running gateway. */
@@ -46,17 +61,21 @@ export interface HarnessGateway extends AsyncDisposable {
 }
 
 /**
- * A WebSocket endpoint for browser pages that relays protocol frames 1:1 to a harness and adds
- * the `x-goog-api-key` itself, so the page never holds the harness key (ARCHITECTURE.md,
- * "where the harness key lives"). Checks `Origin` and a per-client token before upgrading,
- * caps concurrent connections, never caps frame size (protocol §4), and closes the other side
- * when either goes away (a per-client subprocess harness is shut down with its browser).
+ * A WebSocket endpoint for browser pages that relays protocol frames to a harness and adds the
+ * `x-goog-api-key` itself, so the page never holds the harness key (ARCHITECTURE.md, "where the
+ * harness key lives"). The operator, not the page, decides what a session may do: the page's
+ * first frame is rewritten with `session` (workspaces, containment, tools, policy floor…) or
+ * refused, and a page may resume only its own sessions. Checks `Origin` and a per-client token
+ * before upgrading, caps concurrent connections, closes pages that never speak, never caps later
+ * frames (protocol §4), and closes the other side when either goes away (a per-client subprocess
+ * harness is shut down with its browser). Throws `InvalidArgument` for a bad `session`.
  *
  * @example
  * const gateway = await createHarnessGateway({
  *   target: { transport: () => new SubprocessTransport() },
  *   allowedOrigins: ["http://localhost:5173"],
  *   token: process.env.GATEWAY_TOKEN ?? "dev-token",
+ *   session: { workspaces: ["/srv/agent-workspace"] },
  *   port: 8787,
  * });
  * // page: new WebSocketTransport({ url: `ws://localhost:8787/?token=${token}` })
@@ -65,6 +84,11 @@ export async function createHarnessGateway(options: HarnessGatewayOptions): Prom
   const path = options.path ?? "/";
   const maxConnections = options.maxConnections ?? 16;
   const connectTimeoutMs = options.connectTimeoutMs ?? 30_000;
+  const firstFrameTimeoutMs = options.firstFrameTimeoutMs ?? 10_000;
+  const maxFirstFrameBytes = options.maxFirstFrameBytes ?? 1024 * 1024;
+  const rules = await resolveSessionRules(options.session);
+  const ownership = new SessionOwnership();
+  const log = new GatewayLog(options.log ?? stderrSink);
   const open = harnessOpener(options.target, connectTimeoutMs);
   // The token subprotocol must be echoed, or browsers fail the connection.
   const selectedProtocols = new WeakMap<IncomingMessage, string>();
@@ -79,31 +103,42 @@ export async function createHarnessGateway(options: HarnessGatewayOptions): Prom
   const onUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer): void => {
     if (new URL(request.url ?? "/", "http://gateway.invalid").pathname !== path) {
       // Another upgrade handler on a shared server may own this path.
-      if (options.server === undefined || server.listenerCount("upgrade") === 1) reject(socket, 404, "Not Found");
+      if (options.server === undefined || server.listenerCount("upgrade") === 1) refuse(request, socket, 404, "Not Found");
       return;
     }
     void admit(request, socket, head);
   };
 
+  /** Refuses an upgrade with an HTTP status; logged at most once per status and window (issue 8 item 13). */
+  function refuse(request: IncomingMessage, socket: Duplex, status: number, text: string): void {
+    log.note(`refused ${status}`, `refused an upgrade from ${remoteAddress(request)}: ${status} ${text}`, `refused upgrades (${status} ${text})`);
+    reject(socket, status, text);
+  }
+
   async function admit(request: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
-    if (closed) return reject(socket, 503, "Service Unavailable");
-    if (!isOriginAllowed(options.allowedOrigins, request)) return reject(socket, 403, "Forbidden");
-    if (relays.size + admitting >= maxConnections) return reject(socket, 503, "Service Unavailable");
+    if (closed) return refuse(request, socket, 503, "Service Unavailable");
+    if (!isOriginAllowed(options.allowedOrigins, request)) return refuse(request, socket, 403, "Forbidden");
+    if (relays.size + admitting >= maxConnections) return refuse(request, socket, 503, "Service Unavailable");
     admitting++;
     try {
       const presented = presentedToken(request);
       const valid = await isTokenValid(options.token, presented, request).catch(() => false);
-      if (!valid) return reject(socket, 401, "Unauthorized");
-      if (closed || socket.destroyed) return reject(socket, 503, "Service Unavailable");
-      if (presented?.protocol !== undefined) selectedProtocols.set(request, presented.protocol);
-      wss.handleUpgrade(request, socket, head, (browser) => {
-        const relay = new GatewayRelay(browser, open);
-        relays.add(relay);
-        void relay.done.finally(() => relays.delete(relay));
-      });
+      if (!valid || presented === undefined) return refuse(request, socket, 401, "Unauthorized");
+      if (closed || socket.destroyed) return refuse(request, socket, 503, "Service Unavailable");
+      if (presented.protocol !== undefined) selectedProtocols.set(request, presented.protocol);
+      wss.handleUpgrade(request, socket, head, (browser) => startRelay(browser, request, presented));
     } finally {
       admitting--;
     }
+  }
+
+  function startRelay(browser: WebSocket, request: IncomingMessage, presented: PresentedToken): void {
+    const page = { token: presented.token, request };
+    const gate = new PageGate({ rules, ownership, page, maxFirstFrameBytes, log });
+    const onRefused = (code: number, reason: string): void => log.note(`closed ${code}`, `closed a page from ${remoteAddress(request)} with ${code}: ${reason}`, `pages closed with ${code}`);
+    const relay = new GatewayRelay(browser, { open, gate, firstFrameTimeoutMs, onRefused });
+    relays.add(relay);
+    void relay.done.finally(() => relays.delete(relay));
   }
 
   server.on("upgrade", onUpgrade);
@@ -117,6 +152,7 @@ export async function createHarnessGateway(options: HarnessGatewayOptions): Prom
     server.off("upgrade", onUpgrade);
     await Promise.all([...relays].map((relay) => relay.shutdown()));
     wss.close();
+    log.close();
     if (options.server === undefined) {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -1,6 +1,6 @@
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import { ErrorCode, SdkError } from "../errors.js";
-import type { HarnessSideToolsSchema } from "../wire/index.js";
+import type { HarnessSideTools, HarnessSideToolsSchema } from "../wire/index.js";
 
 /**
  * Built-in tools the harness runs, by their SDK names (protocol §11.1). `finish` has no switch:
@@ -21,6 +21,22 @@ export const BuiltinTool = {
   ReadUrlContent: "read_url_content",
 } as const;
 export type BuiltinTool = (typeof BuiltinTool)[keyof typeof BuiltinTool];
+
+/** The `HarnessSideTools` switch of each built-in (protocol §11.1). */
+export const BUILTIN_TOOL_SWITCH = {
+  list_directory: "listDir",
+  search_directory: "grepSearch",
+  find_file: "find",
+  view_file: "viewFile",
+  create_file: "writeToFile",
+  edit_file: "fileEdit",
+  run_command: "runCommand",
+  ask_question: "userQuestions",
+  start_subagent: "subagents",
+  generate_image: "generateImage",
+  search_web: "searchWeb",
+  read_url_content: "readUrlContent",
+} as const satisfies Record<BuiltinTool, keyof HarnessSideTools>;
 
 /** Built-in tools that change the workspace or the world: enabling them calls for a policy. */
 export const WRITE_TOOLS: readonly BuiltinTool[] = [BuiltinTool.CreateFile, BuiltinTool.EditFile, BuiltinTool.RunCommand];
@@ -67,22 +83,19 @@ export function harnessSideTools(active: ReadonlySet<BuiltinTool>, capabilities:
   const on = (tool: BuiltinTool): { enabled: boolean } => ({ enabled: active.has(tool) });
   const run = capabilities.runCommand ?? {};
   const sub = capabilities.subagents ?? {};
+  const switches = Object.fromEntries(ALL_TOOLS.map((tool) => [BUILTIN_TOOL_SWITCH[tool], on(tool)])) as Record<(typeof BUILTIN_TOOL_SWITCH)[BuiltinTool], { enabled: boolean }>;
   return {
-    find: on(BuiltinTool.FindFile),
+    ...switches,
     runCommand: { ...on(BuiltinTool.RunCommand), maxTimeoutMs: run.maxTimeoutMs ?? 0, enableDaemonCommands: run.enableDaemonCommands ?? false },
     subagents: {
       ...on(BuiltinTool.StartSubagent),
       ...(sub.maxNestingDepth === undefined ? {} : { maxNestingDepth: sub.maxNestingDepth }),
       allowedSubagents: [...(sub.allowedSubagents ?? [])],
     },
-    userQuestions: on(BuiltinTool.AskQuestion),
-    fileEdit: on(BuiltinTool.EditFile),
-    viewFile: on(BuiltinTool.ViewFile),
-    writeToFile: on(BuiltinTool.CreateFile),
-    grepSearch: on(BuiltinTool.SearchDirectory),
-    listDir: on(BuiltinTool.ListDirectory),
-    generateImage: on(BuiltinTool.GenerateImage),
-    searchWeb: on(BuiltinTool.SearchWeb),
-    readUrlContent: on(BuiltinTool.ReadUrlContent),
   };
+}
+
+/** The built-ins whose switch is on in `switches` (the inverse of {@link harnessSideTools}). */
+export function builtinToolsOf(switches: HarnessSideTools | undefined): Set<BuiltinTool> {
+  return new Set(ALL_TOOLS.filter((tool) => switches?.[BUILTIN_TOOL_SWITCH[tool]]?.enabled === true));
 }
