@@ -1,8 +1,15 @@
-import { emptyUsage, StepType } from "../types.js";
+import { emptyUsage, StepSource, StepStatus, StepType } from "../types.js";
 import type { Step, UsageMetadata } from "../types.js";
+import type { ConversationSnapshot } from "./conversation-snapshot.js";
 import { SlidingArray } from "./sliding-array.js";
 import { addUsage, copyUsage, subtractUsage } from "./usage.js";
 import type { TurnUsage } from "./usage.js";
+
+/** The error of a step that can no longer finish because its turn is over (seed 002). */
+export const CANCELLED_STEP_ERROR = "(cancelled)";
+
+/** The part of a {@link ConversationSnapshot} the state owns (all of it but the header and id). */
+export type ConversationStateData = Omit<ConversationSnapshot, "format" | "version" | "conversationId">;
 
 /**
  * The mutable state of a `Conversation` (seed 000 `ConversationState`): step history, turn and
@@ -121,6 +128,75 @@ export class ConversationState {
   /** Usage of the last finished turn, or `undefined` before one finished. */
   lastTurnUsage(): UsageMetadata | undefined {
     return this.#lastTurn === undefined ? undefined : copyUsage(this.#lastTurn);
+  }
+
+  /**
+   * The state as snapshot data: a deep, JSON-safe copy (it went through JSON), so later changes
+   * to the state never reach it. `connectionTotal` is the connection's `usage.total` now.
+   */
+  toData(connectionTotal: UsageMetadata): ConversationStateData {
+    const usage: ConversationStateData["usage"] = { total: this.totalUsage(connectionTotal), harnessTotal: copyUsage(connectionTotal) };
+    if (this.#lastTurn !== undefined) usage.lastTurn = copyUsage(this.#lastTurn);
+    return {
+      steps: JSON.parse(JSON.stringify(this.#steps.toArray())) as Step[],
+      turnStartIndices: this.turnStartIndices(),
+      turnCount: this.#turnCount,
+      compactionIndices: this.compactionIndices(),
+      usage,
+    };
+  }
+
+  /**
+   * Replaces the whole state with validated snapshot data (copied). Usage goes on from the
+   * snapshot's total: plus what the harness counted since the snapshot when `sameSession` (the
+   * harness resumed the session and its total did not go back), else plus what it counts from
+   * `connectionTotal` on. A history longer than this state's limit keeps its newest steps.
+   */
+  restore(data: ConversationStateData, connectionTotal: UsageMetadata, sameSession: boolean): void {
+    this.clear(connectionTotal);
+    const steps = JSON.parse(JSON.stringify(data.steps)) as Step[];
+    // Recorded like live steps, so every index (and any trimming) follows the one rule of record().
+    let nextStart = 0;
+    const startTurnsAt = (index: number): void => {
+      for (; nextStart < data.turnStartIndices.length && data.turnStartIndices[nextStart] === index; nextStart++) this.startTurn();
+    };
+    steps.forEach((step, index) => {
+      startTurnsAt(index);
+      this.record(step);
+    });
+    startTurnsAt(steps.length);
+    this.#turnCount = data.turnCount;
+    if (sameSession) this.#baseline = copyUsage(data.usage.harnessTotal);
+    this.#fallback = copyUsage(data.usage.total);
+    this.#lastTurn = data.usage.lastTurn === undefined ? undefined : copyUsage(data.usage.lastTurn);
+  }
+
+  /**
+   * Records the steps a resumed session replays (protocol §5 `initializeConversationResponse.history`)
+   * over what the state holds: a known step id takes the replayed state in place, a new one is
+   * appended, and each new SOURCE_USER step (the prompt that starts a turn, §22) counts as a turn
+   * start. Then every step still ACTIVE or WAITING_FOR_USER is closed as ERROR `(cancelled)`: no
+   * turn runs on a fresh connection, so they can never finish, and a tool call without a result
+   * would make the history malformed (seed 002).
+   */
+  replay(steps: readonly Step[]): void {
+    for (const step of steps) {
+      const isNew = !this.#positionById.has(step.id);
+      const position = this.#firstAbs + this.#steps.length;
+      // A turn already started at this position (sent, its prompt step not recorded yet) is that turn.
+      if (isNew && step.source === StepSource.User && this.#turnStarts.at(this.#turnStarts.length - 1) !== position) this.startTurn();
+      this.record(step);
+    }
+    this.closeUnfinished();
+  }
+
+  /** Closes every retained step still ACTIVE or WAITING_FOR_USER as ERROR, keeping its content and error (default `(cancelled)`). */
+  closeUnfinished(): void {
+    for (let i = 0; i < this.#steps.length; i++) {
+      const step = this.#steps.at(i) as Step;
+      if (step.status !== StepStatus.Active && step.status !== StepStatus.WaitingForUser) continue;
+      this.#steps.set(i, { ...step, status: StepStatus.Error, error: step.error || CANCELLED_STEP_ERROR, contentDelta: "", thinkingDelta: "" });
+    }
   }
 
   /** Keeps the sorted compaction list in step with a step whose type changed (rare; O(n)). */

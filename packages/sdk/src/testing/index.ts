@@ -6,3 +6,5 @@ export { createChannelPair, createInMemoryTransport } from "../transport/in-memo
 export type { InMemoryChannel } from "../transport/in-memory.js";
 export { FakeHarness, createFakeHarnessTransport } from "../transport/in-memory-harness.js";
 export type { FakeHarnessTransport, InputEventCase, InputEventValue } from "../transport/in-memory-harness.js";
+export { sampleSnapshot, storeContractChecks } from "./store-contract.js";
+export type { StoreContractCheck, StoreContractSubject } from "./store-contract.js";
