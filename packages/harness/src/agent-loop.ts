@@ -7,14 +7,17 @@ import {
   TrajectoryStateUpdate_StopReason as StopReason,
   type UserInput,
 } from "@antigravity-ts/sdk/wire";
-import { SUMMARY_PREFIX, compactTranscript, estimateTokens } from "./compaction.js";
-import { ModelError, type ModelToolCall, type ModelToolResult, type ModelUsage } from "./model/provider.js";
+import { compactTranscript, estimateTokens } from "./compaction.js";
+import { ModelError, type ModelRequest, type ModelToolCall, type ModelUsage } from "./model/provider.js";
+import type { OutputEventInit } from "./output-channel.js";
+import { modelCallStop, toolCallStop } from "./session-budget.js";
 import { toolDeclarations } from "./session-config.js";
 import type { SessionState } from "./session-state.js";
 import { modelStep, systemErrorStep, type StepHandle } from "./step-builder.js";
 import { runToolCall } from "./tool-runner.js";
+import { TRIGGER_PREFIX, type ModelAnswer } from "./transcript.js";
 import type { TurnScope } from "./turn-scope.js";
-import { addUsage, toUsageMetadata } from "./usage.js";
+import { addUsage, estimatePromptTokens, estimatedUsage, toUsageMetadata } from "./usage.js";
 
 /** What starts a turn. */
 export interface TurnInput {
@@ -22,20 +25,6 @@ export interface TurnInput {
   userInput: UserInput;
   /** The text the model sees. */
   text: string;
-}
-
-/** What one model call produced. */
-interface ModelAnswer {
-  text: string;
-  thinking: string;
-  toolCalls: ModelToolCall[];
-}
-
-/** Per-turn counters checked against `BudgetConfig`. */
-interface TurnCounters {
-  modelCalls: number;
-  toolCalls: number;
-  usage: ModelUsage;
 }
 
 /** Options of {@link runTurn}. */
@@ -49,42 +38,46 @@ export interface RunTurnOptions {
  * until the model answers without tools, calls `finish`, or a budget stops it → POST_TURN hook →
  * FULLY_IDLE. Model failures end the turn with a SOURCE_SYSTEM ERROR step and FULLY_IDLE carrying
  * the error (§16). Rejects only when the turn is aborted (halt/disconnect); the caller reports that.
+ *
+ * The transcript keeps seed 002's shape whatever happens: a halt keeps what the model streamed and
+ * closes open tool calls with `(cancelled)`; an error exit also drops the unanswered prompt.
  */
 export async function runTurn(state: SessionState, input: TurnInput, scope: TurnScope, options: RunTurnOptions = {}): Promise<void> {
   const trajectoryId = state.cascadeId;
+  const transcript = state.transcript;
   const setState = (value: TrajectoryStateUpdate_State, extra: { error?: string; stopReason?: StopReason } = {}): void => {
     scope.send({ case: "trajectoryStateUpdate", value: { trajectoryId, state: value, ...extra } });
   };
   const gate = await state.hooks.preTurn(input.userInput, trajectoryId, scope.send, scope.signal);
   if (!gate.allow) {
+    // §13: CANCELLED is what a PRE_TURN deny ends with (a halt ends with FULLY_IDLE).
     setState(TrajectoryStateUpdate_State.CANCELLED, { error: gate.reason });
     return;
   }
   setState(TrajectoryStateUpdate_State.RUNNING);
   // §22 shows the prompt as a SOURCE_USER step (UNCONFIRMED, §23.1); we keep it.
   userStep(scope, input.text);
-  let turnStart = state.transcript.length;
-  state.transcript.push({ role: "user", text: input.text });
-  const counters: TurnCounters = { modelCalls: 0, toolCalls: 0, usage: { promptTokens: 0, candidatesTokens: 0, thoughtsTokens: 0, cachedTokens: 0, totalTokens: 0 } };
+  transcript.startTurn(input.text);
   let responseText = "";
   let stopReason: StopReason | undefined;
   try {
     for (;;) {
       for (const trigger of state.takeTriggers()) {
         // §13: a trigger arriving mid-turn joins the conversation before the next model call.
-        const text = `[automated trigger] ${trigger}`;
+        const text = `${TRIGGER_PREFIX} ${trigger}`;
         userStep(scope, text);
-        state.transcript.push({ role: "user", text });
+        transcript.addUser(text);
       }
-      turnStart = await maybeCompact(state, scope, turnStart);
-      stopReason = budgetExceeded(state, counters, "model");
+      await maybeCompact(state, scope);
+      const request: ModelRequest = { model: state.modelName, systemInstruction: state.settings.systemInstruction, messages: transcript.forProvider(), tools: toolDeclarations(state.settings) };
+      // protocol.md BudgetConfig: every limit before every model call, the input limit before dispatch.
+      stopReason = modelCallStop(state.settings.budget, state.calls, state.usage, estimatePromptTokens(request));
       if (stopReason !== undefined) break;
-      const answer = await callModel(state, scope, counters);
-      counters.modelCalls++;
-      state.transcript.push({ role: "model", text: answer.text, ...(answer.thinking ? { thinking: answer.thinking } : {}), toolCalls: answer.toolCalls });
+      state.calls.modelCalls++;
+      const answer = await callModel(state, scope, request);
       if (answer.text !== "") responseText = answer.text;
       if (answer.toolCalls.length === 0) break;
-      const outcome = await runTools(state, scope, answer.toolCalls, counters);
+      const outcome = await runTools(state, scope, answer.toolCalls);
       if (outcome.finished) break;
       if (outcome.stopReason !== undefined) {
         stopReason = outcome.stopReason;
@@ -92,7 +85,11 @@ export async function runTurn(state: SessionState, input: TurnInput, scope: Turn
       }
     }
   } catch (error) {
-    if (scope.signal.aborted) throw scope.signal.reason;
+    if (scope.signal.aborted) {
+      transcript.cancelTurn();
+      throw scope.signal.reason;
+    }
+    transcript.cancelTurnIncludingUser();
     const httpCode = error instanceof ModelError ? error.httpCode : 0;
     const message = error instanceof ModelError ? `model error: ${error.message}` : `internal harness error: ${error instanceof Error ? error.message : String(error)}`;
     state.log.warn(message);
@@ -110,15 +107,12 @@ function userStep(scope: TurnScope, text: string): void {
   scope.openStep({ state: StepUpdate_State.DONE, source: StepUpdate_Source.USER, target: StepUpdate_Target.MODEL, text });
 }
 
-/** §15: compacts the transcript before a model call once it exceeds the threshold. Returns the new turn start. */
-async function maybeCompact(state: SessionState, scope: TurnScope, turnStart: number): Promise<number> {
-  if (estimateTokens(state.transcript) <= state.settings.compactionThreshold) return turnStart;
-  // Nothing but an earlier summary before this turn: compacting again would only shrink the summary.
-  const first = state.transcript[0];
-  if (turnStart <= 2 && first?.role === "user" && first.text.startsWith(SUMMARY_PREFIX)) return turnStart;
-  const compaction = compactTranscript(state.transcript, turnStart);
-  if (compaction === undefined) return turnStart;
-  state.transcript = compaction.transcript;
+/** §15: compacts the turns before the current one when what a model call would send exceeds the threshold. */
+async function maybeCompact(state: SessionState, scope: TurnScope): Promise<void> {
+  const transcript = state.transcript;
+  if (estimateTokens(transcript.forProvider()) <= state.settings.compactionThreshold) return;
+  const compaction = compactTranscript(transcript, transcript.turnStart);
+  if (compaction === undefined) return;
   // Source/target of the COMPACTION step are UNCONFIRMED; the harness rewrites the model's context.
   const step = scope.openStep({ state: StepUpdate_State.DONE, source: StepUpdate_Source.SYSTEM, target: StepUpdate_Target.MODEL, compaction: {} });
   state.log.info(`compacted ${compaction.compactedMessages} messages of session ${state.cascadeId}`);
@@ -128,17 +122,15 @@ async function maybeCompact(state: SessionState, scope: TurnScope, turnStart: nu
     scope.send,
     scope.signal,
   );
-  // The summary and its acknowledgement now precede the current turn.
-  return 2;
 }
 
 /**
  * Streams one model call into a text/thinking step: ACTIVE updates with cumulative `text` /
  * `thinking` and the per-update `textDelta` / `thinkingDelta` (§6.2), the last delta riding on
- * the DONE update (as in §22). Then a `usageUpdate` (§14).
+ * the DONE update (as in §22). Then a `usageUpdate` (§14). The answer goes into the transcript —
+ * on a halt or disconnect, the part streamed so far, with the usage counted so far (issue 8 item 9).
  */
-async function callModel(state: SessionState, scope: TurnScope, counters: TurnCounters): Promise<ModelAnswer> {
-  const request = { model: state.modelName, systemInstruction: state.settings.systemInstruction, messages: [...state.transcript], tools: toolDeclarations(state.settings) };
+async function callModel(state: SessionState, scope: TurnScope, request: ModelRequest): Promise<ModelAnswer> {
   const answer: ModelAnswer = { text: "", thinking: "", toolCalls: [] };
   let sent = { text: "", thinking: "" };
   let held: { textDelta?: string; thinkingDelta?: string } | undefined;
@@ -154,6 +146,16 @@ async function callModel(state: SessionState, scope: TurnScope, counters: TurnCo
     else step.update(update, held);
     held = undefined;
   };
+  // Runs synchronously inside the halt, before its FULLY_IDLE: the delta held back goes out (the
+  // step's ERROR update then carries all the model said), seed 002 keeps the partial answer, and
+  // the call's usage is sent. Providers report usage only at the end of their stream (Gemini's
+  // final usageMetadata, OpenAI's include_usage chunk, the scripted model's last event), so a halted
+  // call counts the estimate: its prompt's input tokens plus the text, thinking and calls streamed.
+  const unregister = scope.onStop((send) => {
+    flush(false);
+    state.transcript.addModel(answer);
+    account(state, usage ?? estimatedUsage(request, answer), send);
+  });
   try {
     for await (const event of state.provider.generate(request, scope.signal)) {
       if (event.type === "text" || event.type === "thinking") {
@@ -162,7 +164,7 @@ async function callModel(state: SessionState, scope: TurnScope, counters: TurnCo
         held = event.type === "text" ? { textDelta: event.delta } : { thinkingDelta: event.delta };
         if (event.type === "text") answer.text += event.delta;
         else answer.thinking += event.delta;
-      } else if (event.type === "toolCall") answer.toolCalls.push(event.call);
+      } else if (event.type === "toolCall") addCall(state, answer.toolCalls, event.call);
       else usage = event.usage;
       // Backpressure: a client that stops reading holds the model stream back (see OutputChannel).
       if (scope.congested) await scope.writable();
@@ -173,71 +175,66 @@ async function callModel(state: SessionState, scope: TurnScope, counters: TurnCo
       step?.fail(`the model stream failed: ${error instanceof Error ? error.message : String(error)}`);
     }
     throw error;
+  } finally {
+    unregister();
   }
   if (held !== undefined || step !== undefined) flush(true);
+  state.transcript.addModel(answer);
   // Providers that report no usage get the same estimate the scripted model uses.
-  const spent = usage ?? estimatedUsage(request.messages, answer);
-  counters.usage = addUsage(counters.usage, spent);
-  state.usage = addUsage(state.usage, spent);
-  const total = toUsageMetadata(state.usage);
-  scope.send({ case: "usageUpdate", value: { agents: [{ trajectoryId: state.cascadeId, usage: total }], total } });
+  account(state, usage ?? estimatedUsage(request, answer), scope.send);
   return answer;
 }
 
-/** Runs the tool calls of one model answer; `finish` ends the turn (§11.1). */
-async function runTools(state: SessionState, scope: TurnScope, calls: readonly ModelToolCall[], counters: TurnCounters): Promise<{ finished: boolean; stopReason?: StopReason }> {
-  const results: ModelToolResult[] = [];
+/** Adds `call` unless one with its id is already there (each call must get exactly one result). */
+function addCall(state: SessionState, calls: ModelToolCall[], call: ModelToolCall): void {
+  if (calls.some((c) => c.id === call.id)) state.log.warn(`the model repeated tool call id ${JSON.stringify(call.id)}; the repeat is ignored`);
+  else calls.push(call);
+}
+
+/** Adds a model call's usage to the session's and sends the new totals (§14). */
+function account(state: SessionState, spent: ModelUsage, send: (event: OutputEventInit) => boolean): void {
+  state.usage = addUsage(state.usage, spent);
+  const total = toUsageMetadata(state.usage);
+  send({ case: "usageUpdate", value: { agents: [{ trajectoryId: state.cascadeId, usage: total }], total } });
+}
+
+/**
+ * Runs the tool calls of one model answer, each result going into the transcript as it comes;
+ * `finish` ends the turn (§11.1). Calls left when `finish` or the tool budget stops the answer
+ * get a "not run" result; on a halt the caller closes them with `(cancelled)`.
+ */
+async function runTools(state: SessionState, scope: TurnScope, calls: readonly ModelToolCall[]): Promise<{ finished: boolean; stopReason?: StopReason }> {
+  const transcript = state.transcript;
   let finished = false;
   let stopReason: StopReason | undefined;
-  let skipped = "not run: the turn was cancelled";
-  try {
-    for (const call of calls) {
-      if (call.name === "finish" && state.settings.finish !== undefined) {
-        let outputString: string;
-        try {
-          outputString = state.settings.finish.outputString(call.args);
-        } catch (error) {
-          // The model sees why and may call finish again with valid arguments.
-          const message = (error as Error).message;
-          scope.openStep(modelStep({ state: StepUpdate_State.ERROR, finish: {}, errorMessage: message, error: { errorMessage: message } }));
-          results.push({ id: call.id, name: call.name, response: { error: message } });
-          continue;
-        }
-        scope.openStep(modelStep({ state: StepUpdate_State.DONE, finish: { outputString } }));
-        results.push({ id: call.id, name: call.name, response: { result: "finished" } });
-        finished = true;
-        skipped = "not run: finish ended the turn";
-        break;
+  let skipped: string | undefined;
+  for (const call of calls) {
+    if (call.name === "finish" && state.settings.finish !== undefined) {
+      let outputString: string;
+      try {
+        outputString = state.settings.finish.outputString(call.args);
+      } catch (error) {
+        // The model sees why and may call finish again with valid arguments.
+        const message = (error as Error).message;
+        scope.openStep(modelStep({ state: StepUpdate_State.ERROR, finish: {}, errorMessage: message, error: { errorMessage: message } }));
+        transcript.addToolResult({ id: call.id, name: call.name, response: { error: message } });
+        continue;
       }
-      stopReason = budgetExceeded(state, counters, "tool");
-      if (stopReason !== undefined) {
-        skipped = "not run: the tool-call budget of the turn is spent";
-        break;
-      }
-      results.push(await runToolCall(state, scope, call));
-      counters.toolCalls++;
+      scope.openStep(modelStep({ state: StepUpdate_State.DONE, finish: { outputString } }));
+      transcript.addToolResult({ id: call.id, name: call.name, response: { result: "finished" } });
+      finished = true;
+      skipped = "not run: finish ended the turn";
+      break;
     }
-  } finally {
-    // Every call gets a result, so the transcript stays valid for the next model call.
-    for (const call of calls.slice(results.length)) results.push({ id: call.id, name: call.name, response: { error: skipped } });
-    state.transcript.push({ role: "tool", results });
+    stopReason = toolCallStop(state.settings.budget, state.calls);
+    if (stopReason !== undefined) {
+      skipped = "not run: the tool-call budget of the session is spent";
+      break;
+    }
+    state.calls.toolCalls++;
+    transcript.addToolResult(await runToolCall(state, scope, call));
   }
+  // Every call gets a result, so the transcript stays valid for the next model call.
+  if (skipped !== undefined) transcript.closeOpenCalls(skipped);
   return stopReason === undefined ? { finished } : { finished, stopReason };
-}
-
-function budgetExceeded(state: SessionState, counters: TurnCounters, before: "model" | "tool"): StopReason | undefined {
-  const budget = state.settings.budget;
-  if (before === "tool") return budget.maxToolCalls > 0 && counters.toolCalls >= budget.maxToolCalls ? StopReason.MAX_TOOL_CALLS_EXCEEDED : undefined;
-  if (budget.maxModelCalls > 0 && counters.modelCalls >= budget.maxModelCalls) return StopReason.MAX_MODEL_CALLS_EXCEEDED;
-  if (budget.maxInputTokens > 0 && counters.usage.promptTokens >= budget.maxInputTokens) return StopReason.MAX_INPUT_TOKENS_EXCEEDED;
-  if (budget.maxOutputTokens > 0 && counters.usage.candidatesTokens + counters.usage.thoughtsTokens >= budget.maxOutputTokens) return StopReason.MAX_OUTPUT_TOKENS_EXCEEDED;
-  if (budget.maxTotalTokens > 0 && counters.usage.totalTokens >= budget.maxTotalTokens) return StopReason.MAX_TOTAL_TOKENS_EXCEEDED;
-  return undefined;
-}
-
-function estimatedUsage(messages: readonly unknown[], answer: ModelAnswer): ModelUsage {
-  const promptTokens = Math.ceil(JSON.stringify(messages).length / 4);
-  const candidatesTokens = Math.ceil((answer.text + JSON.stringify(answer.toolCalls)).length / 4);
-  const thoughtsTokens = Math.ceil(answer.thinking.length / 4);
-  return { promptTokens, candidatesTokens, thoughtsTokens, cachedTokens: 0, totalTokens: promptTokens + candidatesTokens + thoughtsTokens };
 }

@@ -1,9 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { compactTranscript, estimateTokens, SUMMARY_PREFIX } from "./compaction.js";
+import { compactTranscript, estimateTokens } from "./compaction.js";
 import type { ModelMessage } from "./model/provider.js";
+import { SUMMARY_ACK, SUMMARY_PREFIX, Transcript } from "./transcript.js";
 
 describe("compaction", () => {
-  const transcript: ModelMessage[] = [
+  const messages: ModelMessage[] = [
     { role: "user", text: "first question" },
     { role: "model", text: "", toolCalls: [{ id: "1", name: "view_file", args: { file_path: "a.txt" } }] },
     { role: "tool", results: [{ id: "1", name: "view_file", response: { content: "x".repeat(500) } }] },
@@ -15,7 +16,8 @@ describe("compaction", () => {
     expect(estimateTokens([{ role: "user", text: "abcd" }])).toBe(Math.ceil(JSON.stringify([{ role: "user", text: "abcd" }]).length / 4));
   });
 
-  it("summarises everything before the current turn and keeps the turn verbatim", () => {
+  it("summarises everything before the current turn, keeps the turn verbatim and the first prompt apart", () => {
+    const transcript = new Transcript({ messages });
     const result = compactTranscript(transcript, 4);
     expect(result?.compactedMessages).toBe(4);
     expect(result?.summary.split("\n")).toEqual([
@@ -25,12 +27,26 @@ describe("compaction", () => {
       `- view_file returned {"content":"${"x".repeat(148)}…`,
       "- model: first answer",
     ]);
-    expect(result?.transcript[0]).toEqual({ role: "user", text: `${SUMMARY_PREFIX}\n${result?.summary}` });
-    expect(result?.transcript.slice(2)).toEqual([{ role: "user", text: "second question" }]);
-    expect(estimateTokens(result?.transcript ?? [])).toBeLessThan(estimateTokens(transcript));
+    expect(transcript.messages).toEqual([{ role: "user", text: "second question" }]);
+    expect(transcript.firstPrompt).toBe("first question");
+    expect(transcript.forProvider()).toEqual([
+      { role: "user", text: `first question\n\n${SUMMARY_PREFIX}\n${result?.summary}` },
+      { role: "model", text: SUMMARY_ACK, toolCalls: [] },
+      { role: "user", text: "second question" },
+    ]);
+    expect(estimateTokens(transcript.forProvider())).toBeLessThan(estimateTokens(messages));
+  });
+
+  it("never cuts a tool result from its call: the cut moves past the results", () => {
+    const transcript = new Transcript({ messages });
+    const result = compactTranscript(transcript, 2);
+    expect(result?.compactedMessages).toBe(3);
+    expect(transcript.messages[0]).toEqual({ role: "model", text: "first answer", toolCalls: [] });
+    // No acknowledgement before an answer: the view goes user, model, user.
+    expect(transcript.forProvider().map((m) => m.role)).toEqual(["user", "model", "user"]);
   });
 
   it("does nothing when the current turn is all there is", () => {
-    expect(compactTranscript(transcript, 0)).toBeUndefined();
+    expect(compactTranscript(new Transcript({ messages }), 0)).toBeUndefined();
   });
 });

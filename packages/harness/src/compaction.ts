@@ -1,49 +1,47 @@
 import type { ModelMessage } from "./model/provider.js";
+import type { Transcript } from "./transcript.js";
+import { estimateTextTokens } from "./usage.js";
 
 /** Threshold used when `compactionThreshold` is 0 or unset (§15, §18.2). */
 export const DEFAULT_COMPACTION_THRESHOLD = 50_000;
 const SUMMARY_ITEM_CHARS = 160;
 const SUMMARY_ITEMS = 24;
 
-/** Token estimate of a transcript: ceil(characters / 4), the usual rule of thumb. */
+/** Token estimate of messages: ceil(characters of their JSON / 4). */
 export function estimateTokens(messages: readonly ModelMessage[]): number {
-  return Math.ceil(JSON.stringify(messages).length / 4);
+  return estimateTextTokens(JSON.stringify(messages));
 }
 
-/** Start of the user message that carries a summary. */
-export const SUMMARY_PREFIX = "[conversation summary]";
-
-/** A compacted transcript and the summary that replaced its head. */
+/** What one compaction did. */
 export interface Compaction {
-  transcript: ModelMessage[];
   summary: string;
   compactedMessages: number;
 }
 
 /**
- * Replaces `transcript[0, keepFrom)` with a deterministic summary (§15), keeping the current
- * turn (`keepFrom` onwards) verbatim. Returns undefined when there is nothing before `keepFrom`.
- * The summary is built from the messages themselves, without a model call, so every provider
- * compacts the same way and a compaction never fails.
+ * Compacts `transcript` (§15): the messages before `keepFrom` (moved forward so a tool result is
+ * never cut from its call) become one deterministic summary, built from the messages themselves
+ * without a model call so every provider compacts the same way and a compaction never fails. The
+ * transcript keeps the first real user prompt and its three newest summaries (seed 002).
+ * Returns undefined when there is nothing before `keepFrom`.
  */
-export function compactTranscript(transcript: readonly ModelMessage[], keepFrom: number): Compaction | undefined {
-  const head = transcript.slice(0, keepFrom);
+export function compactTranscript(transcript: Transcript, keepFrom: number): Compaction | undefined {
+  const cut = transcript.validCut(keepFrom);
+  const head = transcript.messages.slice(0, cut);
   if (head.length === 0) return undefined;
-  const items = head.flatMap(describeMessage);
+  const summary = summarize(head);
+  transcript.compact(cut, summary);
+  return { summary, compactedMessages: head.length };
+}
+
+/** The summary of `messages`: one line per event, the last {@link SUMMARY_ITEMS} shown. */
+export function summarize(messages: readonly ModelMessage[]): string {
+  const items = messages.flatMap(describeMessage);
   const shown = items.slice(-SUMMARY_ITEMS);
-  const summary = [
-    `Summary of the earlier conversation (${head.length} messages compacted${shown.length < items.length ? `; the last ${shown.length} events shown` : ""}):`,
+  return [
+    `Summary of the earlier conversation (${messages.length} messages compacted${shown.length < items.length ? `; the last ${shown.length} events shown` : ""}):`,
     ...shown.map((item) => `- ${item}`),
   ].join("\n");
-  return {
-    summary,
-    compactedMessages: head.length,
-    transcript: [
-      { role: "user", text: `${SUMMARY_PREFIX}\n${summary}` },
-      { role: "model", text: "(earlier conversation summarised)", toolCalls: [] },
-      ...transcript.slice(keepFrom),
-    ],
-  };
 }
 
 function describeMessage(message: ModelMessage): string[] {

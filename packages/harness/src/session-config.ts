@@ -16,8 +16,8 @@ import { createWorkspaceRoots, type WorkspaceRoots } from "./workspace-paths.js"
 /** Default run_command limit when `maxTimeoutMs` is 0 (§5.1: "0 = harness default, 10 min"). */
 export const DEFAULT_COMMAND_TIMEOUT_MS = 10 * 60 * 1000;
 
-/** Per-turn limits of `BudgetConfig` (§19); 0 = unlimited. */
-export interface TurnBudget {
+/** Session-level limits of `BudgetConfig` (protocol.md `BudgetConfig`); 0 = unlimited. */
+export interface SessionBudget {
   maxModelCalls: number;
   maxToolCalls: number;
   maxInputTokens: number;
@@ -40,7 +40,7 @@ export interface SessionSettings {
   /** `AGENT_BEHAVIOR_INTERACTIVE`: run_command asks for confirmation (§8). */
   readonly interactive: boolean;
   readonly runCommandTimeoutMs: number;
-  readonly budget: TurnBudget;
+  readonly budget: SessionBudget;
   /** Environment of tool subprocesses. */
   readonly toolEnv: Readonly<Record<string, string>>;
 }

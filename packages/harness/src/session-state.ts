@@ -9,11 +9,13 @@ import {
 } from "@antigravity-ts/sdk/wire";
 import { HookCaller } from "./hooks.js";
 import type { Logger } from "./log.js";
-import type { ModelMessage, ModelProvider, ModelUsage } from "./model/provider.js";
+import type { ModelProvider, ModelUsage } from "./model/provider.js";
 import { PendingReplies } from "./pending-replies.js";
+import type { SessionCalls } from "./session-budget.js";
 import type { SessionSettings } from "./session-config.js";
 import { StepLedger } from "./step-builder.js";
 import type { StoredSession } from "./storage.js";
+import { Transcript } from "./transcript.js";
 import { emptyUsage } from "./usage.js";
 
 /** Options of {@link SessionState}. */
@@ -27,7 +29,7 @@ export interface SessionStateOptions {
   stored?: StoredSession;
 }
 
-/** The state of one initialised session: history, transcript, usage and the replies it awaits. */
+/** The state of one initialised session: history, transcript, usage, budget counts and the replies it awaits. */
 export class SessionState {
   readonly cascadeId: string;
   readonly settings: SessionSettings;
@@ -42,8 +44,11 @@ export class SessionState {
   readonly confirmations = new PendingReplies<ToolConfirmation>();
   /** Keyed `trajectoryId:stepIndex`. */
   readonly questions = new PendingReplies<UserQuestionsResponse>();
-  transcript: ModelMessage[];
+  readonly transcript: Transcript;
+  /** Cumulative usage of the session (§14), resumes included. */
   usage: ModelUsage;
+  /** Model and tool calls of the session, resumes included (`BudgetConfig` is session-level). */
+  readonly calls: SessionCalls;
   readonly #createdAt: string;
   readonly #triggers: string[] = [];
   #policyRequests = 0;
@@ -57,8 +62,14 @@ export class SessionState {
     this.hooks = new HookCaller(options.settings.enabledHooks);
     const history = (options.stored?.history ?? []).map((json) => fromJson(StepUpdateSchema, json, { ignoreUnknownFields: true }));
     this.ledger = new StepLedger(options.cascadeId, history);
-    this.transcript = options.stored?.transcript ?? [];
-    this.usage = options.stored?.usage ?? emptyUsage();
+    const stored = options.stored;
+    this.transcript = new Transcript({
+      messages: stored?.transcript ?? [],
+      summaries: stored?.summaries ?? [],
+      ...(stored?.firstPrompt === undefined ? {} : { firstPrompt: stored.firstPrompt }),
+    });
+    this.usage = stored?.usage ?? emptyUsage();
+    this.calls = { modelCalls: stored?.calls?.modelCalls ?? 0, toolCalls: stored?.calls?.toolCalls ?? 0 };
     this.#createdAt = options.stored?.createdAt ?? new Date().toISOString();
   }
 
@@ -84,14 +95,18 @@ export class SessionState {
 
   /** The session as stored on disk. */
   toStored(): StoredSession {
+    const transcript = this.transcript.toData();
     return {
       version: 1,
       cascadeId: this.cascadeId,
       createdAt: this.#createdAt,
       updatedAt: new Date().toISOString(),
       history: this.ledger.history().map((step) => toJson(StepUpdateSchema, step)),
-      transcript: this.transcript,
+      transcript: transcript.messages,
+      summaries: transcript.summaries,
+      ...(transcript.firstPrompt === undefined ? {} : { firstPrompt: transcript.firstPrompt }),
       usage: this.usage,
+      calls: { ...this.calls },
     };
   }
 }

@@ -17,6 +17,7 @@ import { CloseCode, SessionInitError, initializeSession, type SessionDependencie
 import type { SessionClaim } from "./session-registry.js";
 import type { SessionState } from "./session-state.js";
 import { systemErrorStep } from "./step-builder.js";
+import { TRIGGER_PREFIX } from "./transcript.js";
 import { TurnScope } from "./turn-scope.js";
 import { toUsageMetadata } from "./usage.js";
 import { MAX_PROMPT_BYTES, normalizeLegacyInputFrame, userInputText } from "./user-input.js";
@@ -240,7 +241,13 @@ export class HarnessSession implements FaultOwner {
     this.#current = { scope, done };
   }
 
-  /** §13: stop at once, end the open steps, send CANCELLED, and nothing more for that turn. */
+  /**
+   * §13: stop at once, end the open steps, report the usage counted so far, send FULLY_IDLE, and
+   * nothing more for that turn. FULLY_IDLE, not CANCELLED: upstream's own halt test
+   * (`local_connection_test.py::test_cancel_e2e_raises_cancelled_error`) sends FULLY_IDLE after the
+   * halt, and upstream raises `AntigravityExecutionError("Turn cancelled")` on any CANCELLED before
+   * checking whether the client asked (issue 10 item 1). CANCELLED stays for a PRE_TURN deny.
+   */
   #halt(): void {
     const current = this.#current;
     const state = this.#state as SessionState;
@@ -250,8 +257,7 @@ export class HarnessSession implements FaultOwner {
     }
     current.scope.cancel("cancelled by haltRequest");
     state.takeTriggers();
-    // §13 allows FULLY_IDLE or CANCELLED after a halt; we send CANCELLED only, which ends the turn for every SDK (§6.3).
-    this.#channel.send({ case: "trajectoryStateUpdate", value: { trajectoryId: state.cascadeId, state: TrajectoryStateUpdate_State.CANCELLED } });
+    this.#channel.send({ case: "trajectoryStateUpdate", value: { trajectoryId: state.cascadeId, state: TrajectoryStateUpdate_State.FULLY_IDLE } });
   }
 
   /** §13: run the ON_SESSION_END hook (if enabled), then answer `sessionEndResponse: true`. */
@@ -342,7 +348,7 @@ function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> 
 }
 
 function triggerInput(text: string): TurnInput {
-  return { userInput: create(UserInputSchema, { parts: [{ part: { case: "text", value: text } }] }), text: `[automated trigger] ${text}` };
+  return { userInput: create(UserInputSchema, { parts: [{ part: { case: "text", value: text } }] }), text: `${TRIGGER_PREFIX} ${text}` };
 }
 
 function describeKeys(frame: string): string {

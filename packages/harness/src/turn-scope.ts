@@ -1,14 +1,18 @@
 import type { OutputChannel, OutputEventInit } from "./output-channel.js";
 import { StepHandle, type StepDeltas, type StepFields, type StepLedger } from "./step-builder.js";
 
+/** Work that must finish when a turn stops early; `send` reaches the client only on a halt. */
+export type StopHandler = (send: (event: OutputEventInit) => boolean) => void;
+
 /**
  * The frames of one turn. Once the turn is halted or its client disconnected, everything the
- * turn still tries to send is dropped (§13: after CANCELLED nothing more for that turn); only the
- * cancellation itself goes out, through {@link TurnScope.cancel}.
+ * turn still tries to send is dropped (§13: after the halt's FULLY_IDLE nothing more for that
+ * turn); only what the halt itself reports goes out, through {@link TurnScope.cancel}.
  */
 export class TurnScope {
   readonly #controller = new AbortController();
   readonly #open = new Set<StepHandle>();
+  readonly #stopHandlers = new Set<StopHandler>();
 
   constructor(
     private readonly ledger: StepLedger,
@@ -42,22 +46,36 @@ export class TurnScope {
   }
 
   /**
-   * Halts the turn: ends every unfinished step with an ERROR update, then aborts. The caller
-   * sends the trajectory's CANCELLED state right after.
+   * Registers work to do synchronously when the turn is halted or abandoned, before it aborts
+   * (e.g. the usage a model call counted so far, issue 8 item 9). Returns the unregistration.
+   */
+  onStop(handler: StopHandler): () => void {
+    this.#stopHandlers.add(handler);
+    return () => this.#stopHandlers.delete(handler);
+  }
+
+  /**
+   * Halts the turn: runs the stop handlers (their frames go out), ends every unfinished step with
+   * an ERROR update, then aborts. The caller sends the trajectory's FULLY_IDLE right after.
    */
   cancel(reason: string): void {
     if (this.signal.aborted) return;
-    for (const step of this.#open) {
-      if (!step.finished) step.fail(reason, {}, (update) => this.channel.send({ case: "stepUpdate", value: update }));
-    }
-    this.#open.clear();
-    this.#controller.abort(new TurnCancelled(reason));
+    this.#stop(reason, this.channel.send);
   }
 
-  /** Records unfinished steps as failed without sending anything (client gone). */
+  /** Records unfinished steps as failed and runs the stop handlers without sending anything (client gone). */
   abandon(reason: string): void {
+    // The session's end aborts the parent signal first; only a turn already halted is done.
+    if (this.#controller.signal.aborted) return;
+    this.#stop(reason, () => false);
+  }
+
+  #stop(reason: string, send: (event: OutputEventInit) => boolean): void {
+    // Handlers first: they may still complete a step (a held text delta) before it fails.
+    for (const handler of this.#stopHandlers) handler(send);
+    this.#stopHandlers.clear();
     for (const step of this.#open) {
-      if (!step.finished) step.fail(reason, {}, () => false);
+      if (!step.finished) step.fail(reason, {}, (update) => send({ case: "stepUpdate", value: update }));
     }
     this.#open.clear();
     this.#controller.abort(new TurnCancelled(reason));

@@ -23,17 +23,25 @@ describe("halt and triggers", () => {
   const fixture = useHarnessFixture({ name: "halt", script: SCRIPT });
   const connect = fixture.connect;
 
-  it("stops a streaming answer at once: the open step ends in ERROR, then CANCELLED, then nothing more for that turn", async () => {
+  it("stops a streaming answer at once: the open step ends in ERROR, the usage so far, then FULLY_IDLE, then nothing more for that turn", async () => {
     const client = await connect();
     client.prompt("slow please");
     const delta = (await client.next((f) => f["stepUpdate"]?.textDelta !== undefined, "a text delta"))["stepUpdate"] as Frame;
     client.send({ haltRequest: true });
     const rest = await client.until((f) => f["trajectoryStateUpdate"] !== undefined, "the trajectory state after the halt");
-    const cancelled = rest.at(-1)?.["trajectoryStateUpdate"] as Frame;
-    expect(cancelled).toEqual({ trajectoryId: delta["trajectoryId"], state: "STATE_CANCELLED" });
+    // Issue 10 item 1: a halt ends with FULLY_IDLE (upstream's halt test expects it), not CANCELLED.
+    const idle = rest.at(-1)?.["trajectoryStateUpdate"] as Frame;
+    expect(idle).toEqual({ trajectoryId: delta["trajectoryId"], state: "STATE_FULLY_IDLE" });
     const last = steps(rest).at(-1) as Frame;
     expect(last).toMatchObject({ stepIndex: delta["stepIndex"], state: "STATE_ERROR", errorMessage: "cancelled by haltRequest" });
     expect(last["text"].length).toBeLessThan(LONG_TEXT.length);
+    // Issue 8 item 9: the halted call's usage, counted so far (estimated: the scripted model reports at the end).
+    const usage = rest.filter((f) => f["usageUpdate"] !== undefined).at(-1)?.["usageUpdate"].total as Frame;
+    expect(Number(usage["candidatesTokenCount"])).toBe(Math.ceil(last["text"].length / 4));
+    expect(Number(usage["thoughtsTokenCount"])).toBe(Math.ceil("thinking first".length / 4));
+    expect(Number(usage["promptTokenCount"])).toBeGreaterThan(0);
+    // Everything the model said before the halt went out: the deltas add up to the ERROR step's text.
+    expect(steps(client.frames).filter((s) => s.stepIndex === delta["stepIndex"]).map((s) => s.textDelta ?? "").join("")).toBe(last["text"]);
 
     // The next turn starts cleanly: its RUNNING is the very next frame, no straggler of the halted step.
     client.prompt("ping");
@@ -52,7 +60,7 @@ describe("halt and triggers", () => {
     expect(processGone(pid)).toBe(false);
     client.send({ haltRequest: true });
     const rest = await client.until((f) => f["trajectoryStateUpdate"] !== undefined);
-    expect(rest.at(-1)?.["trajectoryStateUpdate"].state).toBe("STATE_CANCELLED");
+    expect(rest.at(-1)?.["trajectoryStateUpdate"].state).toBe("STATE_FULLY_IDLE");
     expect(steps(rest).at(-1)).toMatchObject({ stepIndex: running["stepIndex"], state: "STATE_ERROR" });
     expect(await waitUntilGone(pid)).toBe(true);
     client.prompt("ping");
@@ -66,7 +74,7 @@ describe("halt and triggers", () => {
     const waiting = (await client.next((f) => f["stepUpdate"]?.state === "STATE_WAITING_FOR_USER"))["stepUpdate"] as Frame;
     client.send({ haltRequest: true });
     const rest = await client.until((f) => f["trajectoryStateUpdate"] !== undefined);
-    expect(rest.at(-1)?.["trajectoryStateUpdate"].state).toBe("STATE_CANCELLED");
+    expect(rest.at(-1)?.["trajectoryStateUpdate"].state).toBe("STATE_FULLY_IDLE");
     const last = steps(rest).at(-1) as Frame;
     expect(last).toMatchObject({ stepIndex: waiting["stepIndex"], state: "STATE_ERROR", errorMessage: "cancelled by haltRequest", runCommand: { commandLine: "echo confirmed" } });
     expect(last["toolConfirmationRequest"]).toBeUndefined();
@@ -84,7 +92,7 @@ describe("halt and triggers", () => {
     client.prompt("tool");
     const halted = (await client.next((f) => f["toolCall"] !== undefined, "toolCall"))["toolCall"] as Frame;
     client.send({ haltRequest: true });
-    await client.next((f) => f["trajectoryStateUpdate"]?.state === "STATE_CANCELLED", "CANCELLED");
+    await client.next((f) => f["trajectoryStateUpdate"]?.state === "STATE_FULLY_IDLE", "FULLY_IDLE");
     client.send({ toolResponse: { id: halted["id"], responseJson: '{"sum":3}' } });
 
     client.prompt("tool again");

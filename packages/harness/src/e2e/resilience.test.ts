@@ -53,7 +53,7 @@ describe("resilience", () => {
     slow.send({ haltRequest: true });
     slow.socket.resume();
     const turn = await slow.turn();
-    expect(turn.at(-1)?.["trajectoryStateUpdate"]?.state).toBe("STATE_CANCELLED");
+    expect(turn.at(-1)?.["trajectoryStateUpdate"]?.state).toBe("STATE_FULLY_IDLE");
     const updates = steps(turn).filter((s) => s.source === "SOURCE_MODEL");
     const last = updates.at(-1) as Frame;
     expect(last).toMatchObject({ state: "STATE_ERROR", errorMessage: "cancelled by haltRequest" });

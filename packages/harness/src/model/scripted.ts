@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { BUILTIN_TOOL_NAMES } from "../tools/registry.js";
+import { estimatedUsage } from "../usage.js";
 import { DEMO_SCRIPT } from "./demo-script.js";
 import { exampleFromSchema } from "./schema-example.js";
 import { interpolate, interpolateValue, scriptContext, turnPosition, type ScriptContext } from "./script-context.js";
@@ -56,10 +57,7 @@ export function createScriptedProvider(options: ScriptedProviderOptions = {}): M
       if (call.error !== undefined) throw new ModelError(call.error.message, call.error.httpCode ?? 0);
       const calls = call.toolCalls.map((toolCall) => ({ id: `call_${++callIds}`, ...resolveToolCall(toolCall, offered, clientTool, context) }));
       for (const toolCall of calls) yield { type: "toolCall", call: toolCall };
-      const promptTokens = tokens(request.systemInstruction + JSON.stringify(request.messages) + JSON.stringify(request.tools));
-      const candidatesTokens = tokens(text + (calls.length > 0 ? JSON.stringify(calls) : ""));
-      const thoughtsTokens = tokens(thinking);
-      yield { type: "usage", usage: { promptTokens, candidatesTokens, thoughtsTokens, cachedTokens: 0, totalTokens: promptTokens + candidatesTokens + thoughtsTokens } };
+      yield { type: "usage", usage: estimatedUsage(request, { text, thinking, toolCalls: calls }) };
     },
   };
 }
@@ -132,10 +130,6 @@ export function chunk(text: string, words: number): string[] {
   const chunks: string[] = [];
   for (let i = 0; i < tokens.length; i += size) chunks.push(tokens.slice(i, i + size).join(""));
   return chunks;
-}
-
-function tokens(text: string): number {
-  return Math.ceil(text.length / 4);
 }
 
 async function pause(ms: number, signal: AbortSignal): Promise<void> {
