@@ -1,9 +1,7 @@
 import { randomUUID } from "node:crypto";
 import {
   HarnessConfigSchema,
-  type HarnessConfig,
   HarnessConfig_SessionContinuationMode as ContinuationMode,
-  LifecycleHook,
   create,
   decodeInitializeConversationEvent,
 } from "@antigravity-ts/sdk/wire";
@@ -14,6 +12,7 @@ import { resolveSessionSettings, type SettingsDefaults } from "./session-config.
 import { SessionState } from "./session-state.js";
 import { SessionBusyError, SessionRegistry, type SessionClaim } from "./session-registry.js";
 import { CASCADE_ID_PATTERN, StorageError, type SessionStore } from "./storage.js";
+import { unhonouredConfigFields } from "./unhonoured-config.js";
 
 /** What every session of a server shares. */
 export interface SessionDependencies {
@@ -98,12 +97,14 @@ export async function initializeSession(frame: string, deps: SessionDependencies
     const settings = await resolveSessionSettings(config, deps.defaults);
     let selection;
     try {
-      selection = selectProvider(config.models, { env: deps.env, ...(deps.script === undefined ? {} : { script: deps.script }), ...(deps.fetch === undefined ? {} : { fetch: deps.fetch }) });
+      selection = selectProvider(config.models, { env: deps.env, retryConfig: config.retryConfig, ...(deps.script === undefined ? {} : { script: deps.script }), ...(deps.fetch === undefined ? {} : { fetch: deps.fetch }) });
     } catch (error) {
       throw new SessionInitError(CloseCode.policy, error instanceof ProviderConfigError ? error.message : `model setup failed: ${(error as Error).message}`);
     }
     const log = deps.log.child(cascadeId.slice(0, 8));
-    for (const feature of unsupportedFeatures(config)) log.warn(`${feature} is not supported by the reference harness and is ignored`);
+    // Once per session, one line: every config field this harness does not honour.
+    const ignored = [...unhonouredConfigFields(config), ...selection.warnings];
+    if (ignored.length > 0) log.warn(`this harness does not honour: ${ignored.join("; ")}`);
     log.info(`${stored === undefined ? "new" : "resumed"} session ${cascadeId}: model ${selection.reason}, workspace ${settings.workspace.roots.join(", ")}`);
     const state = new SessionState({ cascadeId, settings, provider: selection.provider, modelName: selection.model, log, ...(stored === undefined ? {} : { stored }) });
     if (stored === undefined) await deps.store.save(state.toStored());
@@ -113,22 +114,4 @@ export async function initializeSession(frame: string, deps: SessionDependencies
     if (error instanceof SessionInitError) throw error;
     throw new SessionInitError(CloseCode.internal, `session setup failed: ${(error as Error).message}`);
   }
-}
-
-/** Parts of a `HarnessConfig` this harness accepts but does not implement (logged, never fatal). */
-function unsupportedFeatures(config: HarnessConfig): string[] {
-  const tools = config.harnessSideTools;
-  const features: [boolean, string][] = [
-    [config.mcpServers.length > 0, `mcpServers (${config.mcpServers.map((server) => server.name ?? "?").join(", ")})`],
-    [tools?.subagents?.enabled === true || config.customSubagents.length > 0, "subagents"],
-    [tools?.generateImage?.enabled === true, "generate_image"],
-    [tools?.searchWeb?.enabled === true, "search_web"],
-    [tools?.readUrlContent?.enabled === true, "read_url_content"],
-    [tools?.runCommand?.enableDaemonCommands === true, "runCommand.enableDaemonCommands"],
-    [config.skillsPaths.length > 0, "skillsPaths"],
-    [config.toolOutputTruncation !== undefined, "toolOutputTruncation"],
-    [(config.initialTrajectory?.length ?? 0) > 0, "initialTrajectory"],
-    [config.enabledHooks.includes(LifecycleHook.STOP), "the STOP hook (enabledHooks LIFECYCLE_HOOK_STOP)"],
-  ];
-  return features.filter(([present]) => present).map(([, name]) => name);
 }

@@ -36,11 +36,14 @@ export interface GeminiRequestBody {
     functionDeclarations: { name: string; description: string; parametersJsonSchema: Record<string, unknown> }[];
   }[];
   generationConfig: { thinkingConfig: { includeThoughts: boolean; thinkingLevel?: string } };
+  /** Inference tier: "standard" (default), "flex" or "priority" (Gemini API `service_tier`). */
+  serviceTier?: string;
 }
 
 /** Options of {@link buildGeminiRequestBody}. */
 export interface BuildGeminiRequestOptions {
   thinkingLevel?: string | undefined;
+  serviceTier?: string | undefined;
   /** Thought signatures Gemini attached to earlier function calls, by call id. */
   signatureFor(callId: string): string | undefined;
 }
@@ -58,6 +61,7 @@ export function buildGeminiRequestBody(
   const thinkingConfig: GeminiRequestBody["generationConfig"]["thinkingConfig"] = { includeThoughts: true };
   if (options.thinkingLevel) thinkingConfig.thinkingLevel = options.thinkingLevel;
   const body: GeminiRequestBody = { contents, generationConfig: { thinkingConfig } };
+  if (options.serviceTier) body.serviceTier = options.serviceTier;
   if (request.systemInstruction !== "") {
     body.systemInstruction = { parts: [{ text: request.systemInstruction }] };
   }

@@ -11,7 +11,8 @@ import {
 } from "../model/provider.js";
 import { createCallIdGenerator } from "./call-ids.js";
 import { buildGeminiRequestBody } from "./gemini-request.js";
-import { isRecord, messageOf, parseEventJson, postForEventStream, readEventData, snippet } from "./http.js";
+import { isRecord, mergeHeaders, messageOf, parseEventJson, postForEventStream, readEventData, snippet } from "./http.js";
+import type { ApiRetryPolicy } from "./retry.js";
 
 /** Options of {@link createGeminiProvider}. */
 export interface GeminiProviderOptions {
@@ -22,12 +23,25 @@ export interface GeminiProviderOptions {
   model: string;
   /** `GenerationConfig.thinkingConfig.thinkingLevel` ("minimal", "low", "medium", "high"). */
   thinkingLevel?: string;
+  /** The request's `serviceTier` ("standard", "flex", "priority"; `GeminiModelOptions.service_tier`). */
+  serviceTier?: string;
+  /** Extra HTTP headers of every request (`GeminiAPIEndpoint.http_headers`); the key header wins. */
+  headers?: Readonly<Record<string, string>>;
+  /** Retries of transient failures (`retryConfig.apiRetry`). */
+  retry?: ApiRetryPolicy;
+  /**
+   * `"gemini"` (default): the Gemini API's `/v1beta/models/{model}` route. `"vertexExpress"`:
+   * Vertex AI in express mode (`VertexEndpoint.api_key`), `/v1/publishers/google/models/{model}`.
+   */
+  api?: "gemini" | "vertexExpress";
   /** Defaults to the global `fetch`. */
   fetch?: typeof fetch;
 }
 
 /** The Gemini API endpoint used when no base URL is configured. */
 export const DEFAULT_GEMINI_BASE_URL = "https://generativelanguage.googleapis.com";
+/** The Vertex AI endpoint of express mode (API key, no project) used when no base URL is configured. */
+export const DEFAULT_VERTEX_BASE_URL = "https://aiplatform.googleapis.com";
 
 const LABEL = "Gemini API";
 /** Finish reasons of a complete answer; any other one means Gemini cut the answer off. */
@@ -45,7 +59,10 @@ const MAX_SIGNATURES = 4096;
  */
 export function createGeminiProvider(options: GeminiProviderOptions): ModelProvider {
   const fetchImpl = options.fetch ?? globalThis.fetch;
-  const baseUrl = (options.baseUrl || DEFAULT_GEMINI_BASE_URL).replace(/\/+$/, "");
+  const vertex = options.api === "vertexExpress";
+  const baseUrl = (options.baseUrl || (vertex ? DEFAULT_VERTEX_BASE_URL : DEFAULT_GEMINI_BASE_URL)).replace(/\/+$/, "");
+  const route = vertex ? "v1/publishers/google/models" : "v1beta/models";
+  const label = vertex ? "Vertex AI" : LABEL;
   const signatures = new Map<string, string>();
   const callIds = createCallIdGenerator();
 
@@ -61,29 +78,31 @@ export function createGeminiProvider(options: GeminiProviderOptions): ModelProvi
     signal.throwIfAborted();
     callIds.observe(request.messages);
     const model = (request.model || options.model).replace(/^models\//, "");
-    if (model === "") throw new ModelError(`${LABEL}: no model name configured`);
+    if (model === "") throw new ModelError(`${label}: no model name configured`);
     const body = buildGeminiRequestBody(request, {
       thinkingLevel: options.thinkingLevel,
+      serviceTier: options.serviceTier,
       signatureFor: (id) => signatures.get(id),
     });
     const stream = await postForEventStream({
       fetch: fetchImpl,
-      url: `${baseUrl}/v1beta/models/${encodeURIComponent(model)}:streamGenerateContent?alt=sse`,
-      headers: { "x-goog-api-key": options.apiKey },
+      url: `${baseUrl}/${route}/${encodeURIComponent(model)}:streamGenerateContent?alt=sse`,
+      headers: mergeHeaders(options.headers, { "x-goog-api-key": options.apiKey }),
       body,
       signal,
-      label: LABEL,
+      label,
+      ...(options.retry === undefined ? {} : { retry: options.retry }),
     });
 
     let usage: ModelUsage | undefined;
     let finishReason: string | undefined;
-    for await (const data of readEventData(stream, signal, LABEL)) {
+    for await (const data of readEventData(stream, signal, label)) {
       if (data.trim() === "") continue;
-      const chunk = parseEventJson(data, LABEL);
+      const chunk = parseEventJson(data, label);
       if (chunk["error"] !== undefined) {
         const code = isRecord(chunk["error"]) ? chunk["error"]["code"] : undefined;
         throw new ModelError(
-          `${LABEL} failed while streaming: ${messageOf(chunk) ?? snippet(data)}`,
+          `${label} failed while streaming: ${messageOf(chunk) ?? snippet(data)}`,
           typeof code === "number" ? code : 0,
         );
       }
@@ -107,13 +126,13 @@ export function createGeminiProvider(options: GeminiProviderOptions): ModelProvi
       if (typeof reason === "string" && reason !== "") {
         finishReason = reason;
         if (!NORMAL_FINISH.has(reason)) {
-          throw new ModelError(`${LABEL} stopped the answer early (finishReason ${reason}${finishMessage(candidate)})`);
+          throw new ModelError(`${label} stopped the answer early (finishReason ${reason}${finishMessage(candidate)})`);
         }
       }
       blockedPrompt(chunk);
     }
     if (finishReason === undefined) {
-      throw new ModelError(`${LABEL}: the stream ended before the answer was complete (no finishReason)`);
+      throw new ModelError(`${label}: the stream ended before the answer was complete (no finishReason)`);
     }
     if (usage !== undefined) yield { type: "usage", usage };
   }

@@ -3,6 +3,7 @@
  * {@link ModelError}s with actionable messages, and read the SSE answer as event payloads.
  */
 import { ModelError } from "../model/provider.js";
+import { NO_RETRIES, withRetries, type ApiRetryPolicy } from "./retry.js";
 import { readSseEvents } from "./sse.js";
 
 /** Options of {@link postForEventStream}. */
@@ -14,22 +15,27 @@ export interface PostForEventStreamOptions {
   signal: AbortSignal;
   /** Who we talk to, for messages: "Gemini API", "OpenAI-compatible server". */
   label: string;
+  /** Retries of transient failures before the stream starts (`retryConfig.apiRetry`); none by default. */
+  retry?: ApiRetryPolicy;
 }
 
 /**
  * POSTs `body` as JSON and returns the response body stream. Throws the abort reason when
- * `signal` aborts, and a {@link ModelError} (with `httpCode` = status for HTTP failures) otherwise.
+ * `signal` aborts, and a {@link ModelError} (with `httpCode` = status for HTTP failures) otherwise,
+ * after the retries `options.retry` allows for transient failures.
  */
-export async function postForEventStream(
-  options: PostForEventStreamOptions,
-): Promise<ReadableStream<Uint8Array>> {
+export function postForEventStream(options: PostForEventStreamOptions): Promise<ReadableStream<Uint8Array>> {
+  return withRetries(options.retry ?? NO_RETRIES, options.signal, () => postOnce(options));
+}
+
+async function postOnce(options: PostForEventStreamOptions): Promise<ReadableStream<Uint8Array>> {
   const { signal, label } = options;
   signal.throwIfAborted();
   let response: Response;
   try {
     response = await options.fetch(options.url, {
       method: "POST",
-      headers: { "content-type": "application/json", accept: "text/event-stream", ...options.headers },
+      headers: mergeHeaders({ "content-type": "application/json", accept: "text/event-stream" }, options.headers),
       body: JSON.stringify(options.body),
       signal,
     });
@@ -123,6 +129,16 @@ export function messageOf(value: unknown): string | undefined {
   }
   if (message !== undefined) return snippet(JSON.stringify(message));
   return undefined;
+}
+
+/**
+ * Merges header records case-insensitively (names lowercased), later records winning: a user's
+ * `X-Goog-Api-Key` and the provider's `x-goog-api-key` are one header, not two joined by a comma.
+ */
+export function mergeHeaders(...records: readonly (Readonly<Record<string, string>> | undefined)[]): Record<string, string> {
+  const merged: Record<string, string> = {};
+  for (const record of records) for (const [name, value] of Object.entries(record ?? {})) merged[name.toLowerCase()] = value;
+  return merged;
 }
 
 /** True for a plain JSON object. */

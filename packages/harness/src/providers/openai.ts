@@ -13,6 +13,7 @@ import {
 import { createCallIdGenerator } from "./call-ids.js";
 import { isRecord, messageOf, parseEventJson, postForEventStream, readEventData, snippet } from "./http.js";
 import { buildOpenAIRequestBody } from "./openai-request.js";
+import type { ApiRetryPolicy } from "./retry.js";
 
 /** Options of {@link createOpenAIProvider}. */
 export interface OpenAIProviderOptions {
@@ -22,6 +23,8 @@ export interface OpenAIProviderOptions {
   apiKey?: string;
   /** The server's model name; wins over `request.model` (which names Gemini models by default). */
   model: string;
+  /** Retries of transient failures (`retryConfig.apiRetry`). */
+  retry?: ApiRetryPolicy;
   /** Defaults to the global `fetch`. */
   fetch?: typeof fetch;
 }
@@ -63,6 +66,7 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): ModelProvi
       body: buildOpenAIRequestBody(request, model),
       signal,
       label: LABEL,
+      ...(options.retry === undefined ? {} : { retry: options.retry }),
     });
 
     const pending = new Map<number, PartialToolCall>();

@@ -64,7 +64,8 @@ export function fakeGeminiSignature(index: number): string {
   return Buffer.from(`fake-thought-signature-${index}`).toString("base64");
 }
 
-const ROUTE = /^\/v1beta\/models\/([^/:]+):streamGenerateContent$/;
+// The Gemini API route, and Vertex AI's express-mode route (same request and stream format).
+const ROUTE = /^\/(?:v1beta\/models|v1\/publishers\/google\/models)\/([^/:]+):streamGenerateContent$/;
 
 const STATUS_NAMES: Record<number, string> = {
   400: "INVALID_ARGUMENT",

@@ -1,0 +1,32 @@
+import { LifecycleHook, type HarnessConfig } from "@antigravity-ts/sdk/wire";
+
+/**
+ * The parts of a `HarnessConfig` this harness accepts but does not honour, one line each, so the
+ * session can warn about them once on stderr: a field that changes nothing is never silent.
+ * (Model fields are judged by `selectProvider`, which knows which model it uses.) Fields that
+ * upstream sends on every session and that have nothing to act on here (`appDataDir`: the harness
+ * keeps no app data) are listed in docs/upstream-differences.md instead of warned about.
+ */
+export function unhonouredConfigFields(config: HarnessConfig): string[] {
+  const tools = config.harnessSideTools;
+  const customToolExtras = config.tools.filter((tool) => (tool.responseJsonSchema ?? "") !== "" || tool.deferLoading === true).map((tool) => tool.name ?? "?");
+  const fields: [boolean, string][] = [
+    [config.mcpServers.length > 0, `mcpServers (${config.mcpServers.map((server) => server.name ?? "?").join(", ")})`],
+    [tools?.subagents?.enabled === true || config.customSubagents.length > 0, "subagents (harnessSideTools.subagents, customSubagents)"],
+    [tools?.generateImage?.enabled === true, "generate_image (harnessSideTools.generateImage)"],
+    [tools?.searchWeb?.enabled === true, "search_web (harnessSideTools.searchWeb)"],
+    [tools?.readUrlContent?.enabled === true, "read_url_content (harnessSideTools.readUrlContent)"],
+    [tools?.toolSearchConfig?.enabled === true, "harnessSideTools.toolSearchConfig"],
+    [tools?.manageTask?.enabled === true, "harnessSideTools.manageTask"],
+    [tools?.schedule?.enabled === true, "harnessSideTools.schedule"],
+    [tools?.runCommand?.enableDaemonCommands === true, "runCommand.enableDaemonCommands"],
+    [tools?.runCommand?.enableSandbox === true, "runCommand.enableSandbox (commands run unsandboxed)"],
+    [customToolExtras.length > 0, `tools[].responseJsonSchema / deferLoading (${customToolExtras.join(", ")})`],
+    [config.skillsPaths.length > 0, "skillsPaths"],
+    [config.toolOutputTruncation !== undefined, "toolOutputTruncation"],
+    [(config.initialTrajectory?.length ?? 0) > 0, "initialTrajectory"],
+    [config.retryConfig?.modelOutputRetry !== undefined, "retryConfig.modelOutputRetry (model API retries are honoured)"],
+    [config.enabledHooks.includes(LifecycleHook.STOP), "the STOP hook (enabledHooks LIFECYCLE_HOOK_STOP)"],
+  ];
+  return fields.filter(([present]) => present).map(([, name]) => name);
+}
