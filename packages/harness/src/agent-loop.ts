@@ -7,7 +7,7 @@ import {
   TrajectoryStateUpdate_StopReason as StopReason,
   type UserInput,
 } from "@antigravity-ts/sdk/wire";
-import { compactTranscript, estimateTokens } from "./compaction.js";
+import { compactTranscript, shouldCompact } from "./compaction.js";
 import { ModelError, type ModelRequest, type ModelToolCall, type ModelUsage } from "./model/provider.js";
 import type { OutputEventInit } from "./output-channel.js";
 import { modelCallStop, toolCallStop } from "./session-budget.js";
@@ -110,7 +110,7 @@ function userStep(scope: TurnScope, text: string): void {
 /** §15: compacts the turns before the current one when what a model call would send exceeds the threshold. */
 async function maybeCompact(state: SessionState, scope: TurnScope): Promise<void> {
   const transcript = state.transcript;
-  if (estimateTokens(transcript.forProvider()) <= state.settings.compactionThreshold) return;
+  if (!shouldCompact(transcript, state.settings)) return;
   const compaction = compactTranscript(transcript, transcript.turnStart);
   if (compaction === undefined) return;
   // Source/target of the COMPACTION step are UNCONFIRMED; the harness rewrites the model's context.

@@ -1,7 +1,37 @@
 import { describe, expect, it } from "vitest";
-import { compactTranscript, estimateTokens } from "./compaction.js";
+import { compactTranscript, estimateTokens, shouldCompact } from "./compaction.js";
 import type { ModelMessage } from "./model/provider.js";
 import { SUMMARY_ACK, SUMMARY_PREFIX, Transcript } from "./transcript.js";
+
+describe("when to compact: compactionThreshold and compactionConfig.checkpointIntervalTokens", () => {
+  const turn = (n: number): ModelMessage[] => [
+    { role: "user", text: `question ${n} ${"q".repeat(200)}` },
+    { role: "model", text: `answer ${n} ${"a".repeat(200)}`, toolCalls: [] },
+  ];
+
+  it("compacts past the ceiling, or once the messages since the last compaction reach the interval", () => {
+    const transcript = new Transcript({ messages: [...turn(1), ...turn(2)] });
+    const size = estimateTokens(transcript.forProvider());
+    expect(shouldCompact(transcript, { compactionThreshold: size, checkpointIntervalTokens: 0 })).toBe(false);
+    expect(shouldCompact(transcript, { compactionThreshold: size - 1, checkpointIntervalTokens: 0 })).toBe(true);
+    expect(shouldCompact(transcript, { compactionThreshold: 0, checkpointIntervalTokens: size })).toBe(true);
+    expect(shouldCompact(transcript, { compactionThreshold: 0, checkpointIntervalTokens: size + 1 })).toBe(false);
+    expect(shouldCompact(transcript, { compactionThreshold: 0, checkpointIntervalTokens: 0 })).toBe(false);
+  });
+
+  it("measures the interval from the checkpoint: the summaries do not count towards the next one", () => {
+    const transcript = new Transcript({ messages: [...turn(1), ...turn(2), ...turn(3)] });
+    const interval = estimateTokens([...turn(1), ...turn(2)]);
+    expect(shouldCompact(transcript, { compactionThreshold: 0, checkpointIntervalTokens: interval })).toBe(true);
+    compactTranscript(transcript, 4);
+    // what is left since the checkpoint (turn 3) is below the interval, the summarised context is not
+    expect(estimateTokens(transcript.forProvider())).toBeGreaterThan(estimateTokens(transcript.messages));
+    expect(shouldCompact(transcript, { compactionThreshold: 0, checkpointIntervalTokens: interval })).toBe(false);
+    transcript.startTurn(`question 4 ${"q".repeat(200)}`);
+    transcript.addModel({ text: `answer 4 ${"a".repeat(200)}`, thinking: "", toolCalls: [] });
+    expect(shouldCompact(transcript, { compactionThreshold: 0, checkpointIntervalTokens: interval })).toBe(true);
+  });
+});
 
 describe("compaction", () => {
   const messages: ModelMessage[] = [

@@ -7,6 +7,24 @@ export const DEFAULT_COMPACTION_THRESHOLD = 50_000;
 const SUMMARY_ITEM_CHARS = 160;
 const SUMMARY_ITEMS = 24;
 
+/**
+ * When a session compacts (§15): past `compactionThreshold` tokens of context (0 = no
+ * ceiling), or once the messages since the last compaction — the checkpoint — reach
+ * `checkpointIntervalTokens` (`HarnessConfig.compaction_config`, upstream localharness.proto
+ * @774cb8d; 0 = off). Upstream's client sends the interval equal to `compaction_threshold`.
+ */
+export interface CompactionPolicy {
+  readonly compactionThreshold: number;
+  readonly checkpointIntervalTokens: number;
+}
+
+/** Whether `transcript` is due for a compaction under `policy`. */
+export function shouldCompact(transcript: Transcript, policy: CompactionPolicy): boolean {
+  if (policy.compactionThreshold > 0 && estimateTokens(transcript.forProvider()) > policy.compactionThreshold) return true;
+  // The summaries and the kept first prompt are the checkpoint; the hot zone is what came after it.
+  return policy.checkpointIntervalTokens > 0 && estimateTokens(transcript.messages) >= policy.checkpointIntervalTokens;
+}
+
 /** Token estimate of messages: ceil(characters of their JSON / 4). */
 export function estimateTokens(messages: readonly ModelMessage[]): number {
   return estimateTextTokens(JSON.stringify(messages));

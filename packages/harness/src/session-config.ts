@@ -34,7 +34,10 @@ export interface SessionSettings {
   /** Client-side tools of `HarnessConfig.tools`. */
   readonly customTools: ReadonlyMap<string, ToolDeclaration>;
   readonly finish: FinishTool | undefined;
+  /** Context ceiling that triggers compaction; 0 = none (a checkpoint interval alone decides). */
   readonly compactionThreshold: number;
+  /** `compactionConfig.checkpointIntervalTokens`: compact each time the context grew this much; 0 = off. */
+  readonly checkpointIntervalTokens: number;
   readonly enabledHooks: ReadonlySet<LifecycleHook>;
   readonly policyRules: readonly PolicyRule[];
   /** `AGENT_BEHAVIOR_INTERACTIVE`: run_command asks for confirmation (§8). */
@@ -67,13 +70,16 @@ export async function resolveSessionSettings(config: HarnessConfig, defaults: Se
   const finish = createFinishTool(config.finishToolSchemaJson);
   const budget = config.budgetConfig;
   const runCommandMs = config.harnessSideTools?.runCommand?.maxTimeoutMs ?? 0;
+  const checkpointInterval = config.compactionConfig?.checkpointIntervalTokens ?? 0;
   return {
     systemInstruction: systemInstruction(config.systemInstructions, workspace.roots, finish !== undefined),
     workspace,
     builtins,
     customTools,
     finish,
-    compactionThreshold: config.compactionThreshold || DEFAULT_COMPACTION_THRESHOLD,
+    // An interval without a threshold is not capped by the default threshold (it would always fire first).
+    compactionThreshold: config.compactionThreshold || (checkpointInterval > 0 ? 0 : DEFAULT_COMPACTION_THRESHOLD),
+    checkpointIntervalTokens: checkpointInterval,
     enabledHooks: new Set(config.enabledHooks),
     policyRules: config.policyConfig?.rules ?? [],
     interactive: config.agentBehavior === AgentBehavior.INTERACTIVE,

@@ -3,7 +3,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { startFakeOpenAIServer, type FakeModelServer } from "../providers/testing/index.js";
 import { useHarnessFixture } from "../test-support/fixture.js";
-import { finalSteps, type Frame } from "../test-support/ws-client.js";
+import { finalSteps, steps, type Frame } from "../test-support/ws-client.js";
 
 // HarnessConfig fields as upstream's Python client fills them (§5.1, protobuf JSON: camelCase,
 // enum names), sent to the real harness: policy.workspace_only() markers, LocalOpenAIAgentConfig's
@@ -11,6 +11,7 @@ import { finalSteps, type Frame } from "../test-support/ws-client.js";
 
 const SCRIPT = {
   turns: [
+    { match: "ping", calls: [{ text: "pong to {{prompt}}" }] },
     {
       match: "files",
       calls: [
@@ -108,4 +109,27 @@ describe("HarnessConfig as upstream's client fills it", () => {
       expect(lines[0]).toContain(field);
     }
   });
+
+  // upstream _build_harness_config: compaction_threshold=N and compaction_config{checkpoint_interval_tokens=N}
+  for (const [label, config] of [
+    ["compactionConfig alone (no threshold)", { compactionThreshold: 0, compactionConfig: { checkpointIntervalTokens: 150 } }],
+    ["threshold and interval together, as upstream sends them", { compactionThreshold: 150, compactionConfig: { checkpointIntervalTokens: 150 } }],
+  ] as const) {
+    it(`compacts at compactionConfig.checkpointIntervalTokens: ${label}`, async () => {
+      const client = await fixture.connect(config);
+      client.prompt(`ping ${"x".repeat(600)}`);
+      expect(steps(await client.turn()).some((s) => s.compaction !== undefined)).toBe(false);
+      client.prompt("ping again");
+      const second = finalSteps(await client.turn());
+      expect(second.find((s) => s.compaction !== undefined)).toMatchObject({ state: "STATE_DONE", source: "SOURCE_SYSTEM", compaction: {} });
+      expect(second.at(-1)?.["text"]).toBe("pong to ping again");
+      if (config.compactionThreshold === 0) {
+        // the checkpoint resets the interval: a short turn after it does not compact again (a
+        // threshold would, since the kept first prompt alone exceeds it)
+        client.prompt("ping three");
+        expect(steps(await client.turn()).some((s) => s.compaction !== undefined)).toBe(false);
+      }
+      client.close();
+    });
+  }
 });
