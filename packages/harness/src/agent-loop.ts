@@ -71,7 +71,8 @@ export async function runTurn(state: SessionState, input: TurnInput, scope: Turn
       await maybeCompact(state, scope);
       const request: ModelRequest = { model: state.modelName, systemInstruction: state.settings.systemInstruction, messages: transcript.forProvider(), tools: toolDeclarations(state.settings) };
       // protocol.md BudgetConfig: every limit before every model call, the input limit before dispatch.
-      stopReason = modelCallStop(state.settings.budget, state.calls, state.usage, estimatePromptTokens(request));
+      const spent = state.budgetSpent();
+      stopReason = modelCallStop(state.settings.budget, spent.calls, spent.usage, estimatePromptTokens(request));
       if (stopReason !== undefined) break;
       state.calls.modelCalls++;
       const answer = await callModel(state, scope, request);
@@ -226,7 +227,7 @@ async function runTools(state: SessionState, scope: TurnScope, calls: readonly M
       skipped = "not run: finish ended the turn";
       break;
     }
-    stopReason = toolCallStop(state.settings.budget, state.calls);
+    stopReason = toolCallStop(state.settings.budget, state.budgetSpent().calls);
     if (stopReason !== undefined) {
       skipped = "not run: the tool-call budget of the session is spent";
       break;

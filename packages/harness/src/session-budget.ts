@@ -10,8 +10,9 @@ export interface SessionCalls {
 
 /**
  * The stop reason when the next model call would break a limit of `BudgetConfig`, else undefined.
- * Limits are session-level (protocol.md `BudgetConfig`; upstream `types.BudgetConfig`, scope
- * LIFETIME): `calls` and `usage` count every turn of the session, resumes included. It is checked
+ * Limits are session-level (protocol.md `BudgetConfig`; upstream `types.BudgetConfig`):
+ * `calls` and `usage` count every turn of the session, resumes included (scope LIFETIME), or
+ * since the resume (FORWARD_LOOKING; see `SessionState.budgetSpent`). It is checked
  * before every model call, the turn's first included, and the input limit is evaluated before
  * dispatch with `nextInputTokens`, the estimate of the call's prompt. Input tokens are net of
  * cached ones; output tokens are candidates plus thoughts; total = net input + output (upstream's

@@ -1,5 +1,6 @@
 import {
   AgentBehavior,
+  BudgetConfig_BudgetScope,
   LifecycleHook,
   PolicyConfig_WorkspaceContainment,
   type HarnessConfig,
@@ -23,6 +24,8 @@ export interface SessionBudget {
   maxInputTokens: number;
   maxOutputTokens: number;
   maxTotalTokens: number;
+  /** `BudgetConfig.scope` FORWARD_LOOKING: count from this connection's start (resume), not the session's. */
+  forwardLooking: boolean;
 }
 
 /** A session's `HarnessConfig`, resolved into what the agent loop uses. */
@@ -90,6 +93,7 @@ export async function resolveSessionSettings(config: HarnessConfig, defaults: Se
       maxInputTokens: Number(budget?.maxInputTokens ?? 0n),
       maxOutputTokens: Number(budget?.maxOutputTokens ?? 0n),
       maxTotalTokens: Number(budget?.maxTotalTokens ?? 0n),
+      forwardLooking: budget?.scope === BudgetConfig_BudgetScope.FORWARD_LOOKING,
     },
     toolEnv: defaults.env,
   };

@@ -16,7 +16,7 @@ import type { SessionSettings } from "./session-config.js";
 import { StepLedger } from "./step-builder.js";
 import type { StoredSession } from "./storage.js";
 import { Transcript } from "./transcript.js";
-import { emptyUsage } from "./usage.js";
+import { emptyUsage, subtractUsage } from "./usage.js";
 
 /** Options of {@link SessionState}. */
 export interface SessionStateOptions {
@@ -49,6 +49,8 @@ export class SessionState {
   usage: ModelUsage;
   /** Model and tool calls of the session, resumes included (`BudgetConfig` is session-level). */
   readonly calls: SessionCalls;
+  /** Counts at this connection's start, subtracted under a FORWARD_LOOKING budget; zero otherwise. */
+  readonly #budgetBaseline: { calls: SessionCalls; usage: ModelUsage };
   readonly #createdAt: string;
   readonly #triggers: string[] = [];
   #policyRequests = 0;
@@ -70,7 +72,21 @@ export class SessionState {
     });
     this.usage = stored?.usage ?? emptyUsage();
     this.calls = { modelCalls: stored?.calls?.modelCalls ?? 0, toolCalls: stored?.calls?.toolCalls ?? 0 };
+    this.#budgetBaseline = options.settings.budget.forwardLooking ? { calls: { ...this.calls }, usage: this.usage } : { calls: { modelCalls: 0, toolCalls: 0 }, usage: emptyUsage() };
     this.#createdAt = options.stored?.createdAt ?? new Date().toISOString();
+  }
+
+  /**
+   * What `BudgetConfig` counts (protocol.md `BudgetConfig`; upstream `types.BudgetScope`): the whole
+   * session, resumes included (LIFETIME, the default), or since this connection started
+   * (FORWARD_LOOKING: "from when the budget was configured or the session was resumed").
+   */
+  budgetSpent(): { calls: SessionCalls; usage: ModelUsage } {
+    const base = this.#budgetBaseline;
+    return {
+      calls: { modelCalls: this.calls.modelCalls - base.calls.modelCalls, toolCalls: this.calls.toolCalls - base.calls.toolCalls },
+      usage: subtractUsage(this.usage, base.usage),
+    };
   }
 
   /** Key of a step awaiting a confirmation or answers. */

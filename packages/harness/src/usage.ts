@@ -44,6 +44,17 @@ export function addUsage(a: ModelUsage, b: ModelUsage): ModelUsage {
   };
 }
 
+/** `a - b`, field by field. */
+export function subtractUsage(a: ModelUsage, b: ModelUsage): ModelUsage {
+  return {
+    promptTokens: a.promptTokens - b.promptTokens,
+    candidatesTokens: a.candidatesTokens - b.candidatesTokens,
+    thoughtsTokens: a.thoughtsTokens - b.thoughtsTokens,
+    cachedTokens: a.cachedTokens - b.cachedTokens,
+    totalTokens: a.totalTokens - b.totalTokens,
+  };
+}
+
 /** Wire `UsageMetadata` (§14; uint64 counters, sent as decimal strings). */
 export function toUsageMetadata(usage: ModelUsage): MessageInitShape<typeof UsageMetadataSchema> {
   return {
