@@ -49,6 +49,30 @@ function requireEntries(input) {
   return input;
 }
 
+/**
+ * Worker threads' entries: `new URL("./x.ts", import.meta.url)` in a source (the harness's
+ * tools/tool-pool.ts starts tools/tool-worker.ts so) emits x.ts as an entry chunk of its own,
+ * `dist/x.js`, and points the expression at it. Only the URL changes, within its line.
+ */
+function workerUrls() {
+  const pattern = /new URL\((["'])(\.{1,2}\/[^"']+)\.ts\1, import\.meta\.url\)/g;
+  return {
+    name: "worker-urls",
+    async transform(code, id) {
+      const matches = [...code.matchAll(pattern)];
+      if (matches.length === 0) return null;
+      let out = code;
+      for (const [expression, , relative] of matches) {
+        const resolved = await this.resolve(`${relative}.ts`, id);
+        if (resolved === null) this.error(`${id}: worker entry ${relative}.ts not found`);
+        const ref = this.emitFile({ type: "chunk", id: resolved.id, fileName: `${relative.slice(relative.lastIndexOf("/") + 1)}.js` });
+        out = out.replace(expression, `new URL(import.meta.ROLLUP_FILE_URL_${ref})`);
+      }
+      return { code: out, map: null };
+    },
+  };
+}
+
 /** Generated protobuf code imports itself in cycles by design; any other warning is shown. */
 function onwarn(warning, warn) {
   if (warning.code === "CIRCULAR_DEPENDENCY" && warning.ids?.some((id) => id.includes("/src/gen/"))) return;
@@ -75,7 +99,7 @@ const packageConfigs = Object.entries(packages)
           sourcemap: true,
           generatedCode: "es2015",
         },
-        plugins: [esbuild({ target: "es2022", tsconfig: `${dir}/tsconfig.json`, sourceMap: true })],
+        plugins: [workerUrls(), esbuild({ target: "es2022", tsconfig: `${dir}/tsconfig.json`, sourceMap: true })],
       },
       {
         input: declarationInput,

@@ -48,6 +48,13 @@ describe("parseCliArgs", () => {
     expect(() => parseCliArgs(["--listen", "--ended-session-ttl", "1e3"], {})).toThrow(/whole number/);
   });
 
+  it("takes the file tools' time limit in both modes, and refuses 0", () => {
+    expect(parseCliArgs(["--tool-timeout-ms", "1500"], {})).toEqual({ mode: "stdio", toolTimeoutMs: 1500 });
+    expect(parseCliArgs(["--listen", "1.2.3.4:5", "--tool-timeout-ms=60000"], {})).toMatchObject({ mode: "listen", toolTimeoutMs: 60_000 });
+    expect(() => parseCliArgs(["--tool-timeout-ms", "0"], {})).toThrow(/at least 1 ms/);
+    expect(() => parseCliArgs(["--tool-timeout-ms", "1s"], {})).toThrow(/whole number/);
+  });
+
   it("keeps --api-key values out of the process title", () => {
     expect(processTitle(["--listen", "127.0.0.1:0", "--api-key", "s3cret", "--storage", "/st"])).toBe("antigravity-harness --listen 127.0.0.1:0 --api-key *** --storage /st");
     expect(processTitle(["--api-key=s3cret", "--api-key"])).toBe("antigravity-harness --api-key=*** --api-key");

@@ -19,6 +19,8 @@ export interface ResourceLimitOptions {
   endedSessionTtlMs?: number;
   /** `--max-frame-bytes N`: largest incoming WebSocket message; 0 = unlimited. */
   maxFrameBytes?: number;
+  /** `--tool-timeout-ms N`: time limit of one file-tool call on its worker thread (issue 8 item 5). */
+  toolTimeoutMs?: number;
 }
 
 /** Long-running server: `--listen HOST:PORT`. */
@@ -62,10 +64,12 @@ export const USAGE = `Usage:
       --keep-ended-sessions N   ended sessions kept in memory without --storage (default 64)
       --ended-session-ttl SECS  how long they stay resumable (default 3600)
       --max-frame-bytes N       largest incoming message, 0 = unlimited (default 67108864)
+      --tool-timeout-ms N       time limit of one file-tool call (search, find, view, list,
+                                edit) in ms; also in stdio mode (default 30000)
   Without HOST:PORT, --listen uses ANTIGRAVITY_HARNESS_HOST (default 127.0.0.1) and
   ANTIGRAVITY_HARNESS_PORT (default 8000).`;
 
-const VALUE_FLAGS = new Set(["--api-key", "--api-key-file", "--storage", "--workspace", "--script", "--keep-ended-sessions", "--ended-session-ttl", "--max-frame-bytes"]);
+const VALUE_FLAGS = new Set(["--api-key", "--api-key-file", "--storage", "--workspace", "--script", "--keep-ended-sessions", "--ended-session-ttl", "--max-frame-bytes", "--tool-timeout-ms"]);
 /** Flags whose value is a secret: never shown in the process title. */
 const SECRET_FLAGS = new Set(["--api-key"]);
 
@@ -157,10 +161,13 @@ function parseLimits(values: ReadonlyMap<string, string>): ResourceLimitOptions 
   const keep = count("--keep-ended-sessions");
   const ttl = count("--ended-session-ttl");
   const frame = count("--max-frame-bytes");
+  const toolTimeout = count("--tool-timeout-ms");
+  if (toolTimeout === 0) throw new CliUsageError("--tool-timeout-ms expects a time limit of at least 1 ms");
   return {
     ...(keep === undefined ? {} : { keepEndedSessions: keep }),
     ...(ttl === undefined ? {} : { endedSessionTtlMs: ttl * 1000 }),
     ...(frame === undefined ? {} : { maxFrameBytes: frame }),
+    ...(toolTimeout === undefined ? {} : { toolTimeoutMs: toolTimeout }),
   };
 }
 

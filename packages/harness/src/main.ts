@@ -84,6 +84,7 @@ async function runStdio(options: StdioModeOptions, script: ScriptFile | undefine
       env,
       log,
       ...(script === undefined ? {} : { script }),
+      ...(options.toolTimeoutMs === undefined ? {} : { toolTimeoutMs: options.toolTimeoutMs }),
     });
   } catch (error) {
     log.error(`cannot listen on ${host}:${input.port ?? 0}: ${(error as Error).message}`);
@@ -120,6 +121,7 @@ async function runListen(options: ListenModeOptions, script: ScriptFile | undefi
       env,
       log,
       ...(script === undefined ? {} : { script }),
+      ...(options.toolTimeoutMs === undefined ? {} : { toolTimeoutMs: options.toolTimeoutMs }),
     });
   } catch (error) {
     log.error(`cannot listen on ${options.host}:${options.port}: ${(error as Error).message}`);

@@ -9,6 +9,7 @@ import { SessionRegistry } from "./session-registry.js";
 import { CloseCode, type SessionDependencies } from "./session-init.js";
 import type { SessionStore } from "./storage.js";
 import { killAllChildren } from "./tools/process-registry.js";
+import { ToolWorkerPool } from "./tools/tool-pool.js";
 
 /** Options of {@link startHarnessServer}. */
 export interface HarnessServerOptions {
@@ -29,6 +30,8 @@ export interface HarnessServerOptions {
   log: Logger;
   /** Injected into HTTP model providers (tests). */
   fetch?: typeof fetch;
+  /** Time limit of one file-tool call on its worker thread, in ms (`--tool-timeout-ms`; default 30 s). */
+  toolTimeoutMs?: number;
 }
 
 /** A running harness server. */
@@ -50,10 +53,11 @@ export interface HarnessServer {
  */
 export async function startHarnessServer(options: HarnessServerOptions): Promise<HarnessServer> {
   const sessions = new Set<HarnessSession>();
+  const toolWorkers = new ToolWorkerPool(options.toolTimeoutMs === undefined ? {} : { timeoutMs: options.toolTimeoutMs });
   const deps: SessionDependencies = {
     store: options.store,
     registry: new SessionRegistry(),
-    defaults: { workspace: options.workspace, env: options.toolEnv },
+    defaults: { workspace: options.workspace, env: options.toolEnv, toolWorkers },
     env: options.env,
     log: options.log,
     ...(options.script === undefined ? {} : { script: options.script }),
@@ -101,6 +105,7 @@ export async function startHarnessServer(options: HarnessServerOptions): Promise
         await Promise.all(open.map((session) => session.settled));
         for (const server of servers) server.closeAllConnections();
         wss.close();
+        await toolWorkers.close();
       })();
       return closing;
     },

@@ -11,6 +11,7 @@ import { DEFAULT_COMPACTION_THRESHOLD } from "./compaction.js";
 import type { ToolDeclaration } from "./model/provider.js";
 import { createFinishTool, type FinishTool } from "./tools/finish.js";
 import { enabledBuiltins } from "./tools/registry.js";
+import type { ToolWorkerPool } from "./tools/tool-pool.js";
 import type { BuiltinTool } from "./tools/tool.js";
 import { createWorkspaceRoots, type WorkspaceRoots } from "./workspace-paths.js";
 
@@ -43,6 +44,8 @@ export interface SessionSettings {
   readonly checkpointIntervalTokens: number;
   readonly enabledHooks: ReadonlySet<LifecycleHook>;
   readonly policyRules: readonly PolicyRule[];
+  /** Where the file tools run: the server's worker pool, shared by its sessions. */
+  readonly toolWorkers: ToolWorkerPool;
   /** `AGENT_BEHAVIOR_INTERACTIVE`: run_command asks for confirmation (§8). */
   readonly interactive: boolean;
   readonly runCommandTimeoutMs: number;
@@ -51,6 +54,8 @@ export interface SessionSettings {
   readonly toolEnv: Readonly<Record<string, string>>;
 }
 
+  /** The server's tool worker pool. */
+  toolWorkers: ToolWorkerPool;
 /** Defaults that do not come from `HarnessConfig`. */
 export interface SettingsDefaults {
   /** Workspace when the config names none (the harness's cwd, or `--workspace`). */
@@ -86,6 +91,7 @@ export async function resolveSessionSettings(config: HarnessConfig, defaults: Se
     enabledHooks: new Set(config.enabledHooks),
     policyRules: config.policyConfig?.rules ?? [],
     interactive: config.agentBehavior === AgentBehavior.INTERACTIVE,
+    toolWorkers: defaults.toolWorkers,
     runCommandTimeoutMs: runCommandMs > 0 ? runCommandMs : DEFAULT_COMMAND_TIMEOUT_MS,
     budget: {
       maxModelCalls: budget?.maxModelCalls ?? 0,

@@ -11,6 +11,7 @@ import { evaluatePolicy } from "./policy.js";
 import type { SessionState } from "./session-state.js";
 import { modelStep, type StepFields, type StepHandle } from "./step-builder.js";
 import { ToolError, type BuiltinTool, type ToolContext } from "./tools/tool.js";
+import { ToolWorkerPool } from "./tools/tool-pool.js";
 import type { TurnScope } from "./turn-scope.js";
 
 /**
@@ -21,7 +22,9 @@ import type { TurnScope } from "./turn-scope.js";
  * 3. the PRE_TOOL hook (DENY → ERROR step; ALLOW may modify the arguments);
  * 4. a confirmation (WAITING_FOR_USER + `toolConfirmationRequest`) when a policy rule says
  *    ASK_USER, or in INTERACTIVE mode for run_command; refused → ERROR "denied by user";
- * 5. the call runs (built-in here, custom tools via `toolCall`/`toolResponse`, §7);
+ * 5. the call runs: file tools on a worker thread of the session's {@link ToolWorkerPool} (time
+ *    limit; halt or disconnect terminates the worker), other built-ins here, custom tools via
+ *    `toolCall`/`toolResponse` (§7);
  * 6. DONE or ERROR, then POST_TOOL, and ON_TOOL_ERROR on failure (its message replaces the
  *    error the model sees).
  *
@@ -104,7 +107,9 @@ async function runBuiltin(state: SessionState, scope: TurnScope, step: StepHandl
       return answer;
     },
   };
-  const outcome = await tool.run(args, context);
+  const outcome = ToolWorkerPool.runs(tool.name)
+    ? await state.settings.toolWorkers.run({ tool: tool.name, args, workspace: context.workspace }, scope.signal)
+    : await tool.run(args, context);
   step.update({ ...outcome.action, ...(outcome.text === undefined ? {} : { text: outcome.text }), state: StepUpdate_State.DONE });
   return outcome.response;
 }
