@@ -10,7 +10,7 @@ import { startHarnessServer, type HarnessServer } from "./server.js";
 import { readInputConfig, writeOutputConfig } from "./stdio-handshake.js";
 import { createFileSessionStore, createMemorySessionStore } from "./storage.js";
 import { commandEnvironment } from "./tools/command-env.js";
-import { killAllChildren } from "./tools/process-registry.js";
+import { configureCommandSupervision, killAllChildren, stopCommandSupervision } from "./tools/process-registry.js";
 
 /** Longest a graceful shutdown may take before the process exits anyway. */
 const SHUTDOWN_GRACE_MS = 5000;
@@ -49,7 +49,8 @@ export async function runHarnessCli(argv: readonly string[]): Promise<number> {
     log.error(error.message);
     return 2;
   }
-  process.on("exit", killAllChildren);
+  configureCommandSupervision({ cgroups: env["ANTIGRAVITY_HARNESS_CGROUPS"] !== "0", log: (line) => log.info(line) });
+  process.on("exit", stopCommandSupervision);
   installCrashGuard(log);
   if (argv.some((arg) => arg === "--api-key" || arg.startsWith("--api-key="))) {
     log.warn("--api-key puts the key on the command line, where local users can read it until the harness has started; prefer --api-key-file FILE or ANTIGRAVITY_API_KEY");

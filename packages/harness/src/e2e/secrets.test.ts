@@ -19,11 +19,19 @@ function secret(name: string): string {
   return `${name}-${randomBytes(12).toString("hex")}`;
 }
 
-/** Every `/proc/<pid>/{environ,cmdline}` this user can read, concatenated. */
-async function everyProcessEnvironment(): Promise<string> {
+/**
+ * Every `/proc/<pid>/{environ,cmdline}` this user can read, concatenated — except the esbuild
+ * service that tsx starts inside a harness run from its TypeScript sources (as these tests do)
+ * before any harness code runs: it inherits the launch environment; the built harness has none.
+ */
+async function everyProcessEnvironment(harnessPid: number): Promise<string> {
   const parts: string[] = [];
   for (const entry of await readdir("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
+    const stat = await readFile(`/proc/${entry}/stat`, "latin1").catch(() => "");
+    const cmdline = await readFile(`/proc/${entry}/cmdline`, "latin1").catch(() => "");
+    const parent = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+    if (parent === harnessPid && /\/esbuild\0--service=/.test(cmdline)) continue;
     for (const file of ["environ", "cmdline"]) parts.push(await readFile(`/proc/${entry}/${file}`, "latin1").catch(() => ""));
   }
   return parts.join("\n");
@@ -83,7 +91,7 @@ describe("secrets stay out of commands and out of ps", () => {
     expect(parent).toContain("ANTIGRAVITY_MODEL_PROVIDER=scripted");
     expect(parent).toContain("antigravity-harness --listen");
     // Nothing this user can read names any of the secrets while the harness runs.
-    const everything = await everyProcessEnvironment();
+    const everything = await everyProcessEnvironment(harness.child.pid as number);
     for (const value of Object.values(secrets)) expect(everything).not.toContain(value);
     expect(harness.stderr()).not.toMatch(/could not wipe/);
   });
@@ -102,7 +110,7 @@ describe("secrets stay out of commands and out of ps", () => {
     expect(output).not.toContain(gemini);
     expect(output).not.toContain(inherited);
     expect(output).not.toContain(apiKey);
-    const everything = await everyProcessEnvironment();
+    const everything = await everyProcessEnvironment(harness.child.pid as number);
     expect(everything).not.toContain(inherited);
     harness.child.stdin.end();
     expect(await harness.exited).toEqual({ code: 0, signal: null });

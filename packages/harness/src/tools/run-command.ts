@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
 import { displayArg, pathArg, stringArg } from "./args.js";
-import { killProcessTree, trackChild } from "./process-registry.js";
+import { superviseCommand } from "./process-registry.js";
 import { ToolError, defineBuiltinTool, objectSchema, param, type ToolContext } from "./tool.js";
 
 /** Combined stdout+stderr kept per command; the rest is dropped with a note. */
@@ -10,9 +10,11 @@ const PROGRESS_INTERVAL_MS = 100;
 
 /**
  * `run_command` (§11.1, switch `runCommand`). Args: `{CommandLine, Cwd?}` (`CommandLine` is the
- * argument name §11.1 reports; `Cwd` is ours). Runs `/bin/sh -c` in its own process group,
- * limited by `maxTimeoutMs` (0 → 10 minutes); the group is killed on timeout, halt or when the
- * command's shell exits (background jobs do not outlive it: daemon commands are not supported).
+ * argument name §11.1 reports; `Cwd` is ours). Runs `/bin/sh -c` in its own session, limited by
+ * `maxTimeoutMs` (0 → 10 minutes), with the allow-listed environment (command-env.ts). Every
+ * process it starts — background jobs, `setsid`, double forks — is killed on timeout, halt, or
+ * when the shell exits, before the result is returned (process-registry.ts; daemon commands are
+ * not supported).
  */
 export const runCommandTool = defineBuiltinTool({
   name: "run_command",
@@ -44,15 +46,16 @@ interface CommandResult {
 function execute(commandLine: string, cwd: string, context: ToolContext): Promise<CommandResult> {
   context.signal.throwIfAborted();
   const windows = process.platform === "win32";
+  const supervision = superviseCommand();
   // `exec 2>&1` first: stdout and stderr share one pipe, so the combined output keeps its order.
-  const child = spawn(windows ? "cmd.exe" : "/bin/sh", windows ? ["/d", "/s", "/c", commandLine] : ["-c", `exec 2>&1\n${commandLine}`], {
+  const child = spawn(windows ? "cmd.exe" : "/bin/sh", windows ? ["/d", "/s", "/c", commandLine] : ["-c", `${supervision.prologue}exec 2>&1\n${commandLine}`], {
     cwd,
-    env: { ...context.env, PWD: cwd },
+    env: { ...context.env, PWD: cwd, ...supervision.env },
     detached: !windows,
     stdio: ["ignore", "pipe", "pipe"],
     windowsHide: true,
   });
-  trackChild(child);
+  supervision.attach(child);
   let output = "";
   let dropped = 0;
   let lastProgress = 0;
@@ -76,21 +79,24 @@ function execute(commandLine: string, cwd: string, context: ToolContext): Promis
     let failure: Error | undefined;
     const stop = (error: Error): void => {
       failure ??= error;
-      killProcessTree(child);
+      void supervision.kill();
     };
     const timer = setTimeout(() => stop(new ToolError(`command timed out after ${context.runCommandTimeoutMs} ms and was killed`)), context.runCommandTimeoutMs);
     const onAbort = (): void => stop(context.signal.reason instanceof Error ? context.signal.reason : new Error("aborted"));
     context.signal.addEventListener("abort", onAbort, { once: true });
-    // The shell exiting ends the command: kill what is left of its group so the pipes close.
-    child.once("exit", () => killProcessTree(child));
+    // The shell exiting ends the command: kill everything it left behind, so the pipes close
+    // and no background job outlives the result.
+    child.once("exit", () => void supervision.kill());
     child.once("error", (error) => stop(new ToolError(`could not start the command: ${error.message}`)));
     child.once("close", (code, signal) => {
-      clearTimeout(timer);
-      if (progressTimer !== undefined) clearTimeout(progressTimer);
-      context.signal.removeEventListener("abort", onAbort);
-      if (failure !== undefined) return reject(failure);
-      const note = dropped > 0 ? `\n… [output truncated: ${dropped} more characters]` : "";
-      resolve({ exitCode: code ?? (signal === null ? -1 : 128), output: output + note, truncated: dropped > 0 });
+      void supervision.kill().then(() => {
+        clearTimeout(timer);
+        if (progressTimer !== undefined) clearTimeout(progressTimer);
+        context.signal.removeEventListener("abort", onAbort);
+        if (failure !== undefined) return reject(failure);
+        const note = dropped > 0 ? `\n… [output truncated: ${dropped} more characters]` : "";
+        resolve({ exitCode: code ?? (signal === null ? -1 : 128), output: output + note, truncated: dropped > 0 });
+      });
     });
   });
 }
