@@ -76,34 +76,68 @@ test.describe("browser chat through the harness gateway", () => {
     await expect(page.locator("li.turn.agent .bubble.text").last()).toContainText("no element matches #no-such-element");
   });
 
-  test("run_command asks in a dialog; accepted, the command runs", async ({ page, server }, testInfo) => {
-    await openChat(page, server);
-    await sendPrompt(page, "please run a command", { wait: false });
-    const dialog = page.locator("dialog#confirm");
-    await expect(dialog).toBeVisible();
-    await expect(dialog.locator("#confirm-command")).toHaveText("echo hello-from-the-harness");
-    await keepScreenshot(page, testInfo, "confirm-dialog");
-    await dialog.locator("#confirm-allow").click();
-    await expect(dialog).toBeHidden();
-    await expect(page.locator("body")).toHaveAttribute("data-turns", "1");
-    await expect(page.locator("li.turn.agent .bubble.text").last()).toContainText("hello-from-the-harness");
-    await expect(page.locator('.tool[data-tool="run_command"]')).toHaveAttribute("data-status", "DONE");
+  test.describe("with run_command allowed by the server (--allow-run-command)", () => {
+    test.use({ serverOptions: { script: testScript, allowRunCommand: true } });
+
+    test("run_command asks in a dialog; accepted, the command runs", async ({ page, server }, testInfo) => {
+      await openChat(page, server);
+      await sendPrompt(page, "please run a command", { wait: false });
+      const dialog = page.locator("dialog#confirm");
+      await expect(dialog).toBeVisible();
+      await expect(dialog.locator("#confirm-command")).toHaveText("echo hello-from-the-harness");
+      await keepScreenshot(page, testInfo, "confirm-dialog");
+      await dialog.locator("#confirm-allow").click();
+      await expect(dialog).toBeHidden();
+      await expect(page.locator("body")).toHaveAttribute("data-turns", "1");
+      await expect(page.locator("li.turn.agent .bubble.text").last()).toContainText("hello-from-the-harness");
+      await expect(page.locator('.tool[data-tool="run_command"]')).toHaveAttribute("data-status", "DONE");
+    });
+
+    test("run_command asks in a dialog; refused, it never runs", async ({ page, server }) => {
+      await openChat(page, server);
+      await sendPrompt(page, "please run a command", { wait: false });
+      const dialog = page.locator("dialog#confirm");
+      await expect(dialog).toBeVisible();
+      await dialog.locator("#confirm-deny").click();
+      await expect(dialog).toBeHidden();
+      await expect(page.locator("body")).toHaveAttribute("data-turns", "1");
+      const answer = page.locator("li.turn.agent .bubble.text").last();
+      await expect(answer).toContainText("run_command returned");
+      // The command line is in the request, but its output never appears: nothing ran.
+      await expect(answer).not.toContainText("returned {\"stdout\"");
+      await expect(answer).toContainText(/denied|refused|not allowed/i);
+      await expect(page.locator("#error")).toBeHidden();
+    });
   });
 
-  test("run_command asks in a dialog; refused, it never runs", async ({ page, server }) => {
+  test("without --allow-run-command the page cannot enable run_command: nothing runs, no dialog", async ({ page, server }) => {
     await openChat(page, server);
-    await sendPrompt(page, "please run a command", { wait: false });
-    const dialog = page.locator("dialog#confirm");
-    await expect(dialog).toBeVisible();
-    await dialog.locator("#confirm-deny").click();
-    await expect(dialog).toBeHidden();
-    await expect(page.locator("body")).toHaveAttribute("data-turns", "1");
+    await sendPrompt(page, "please run a command");
+    await expect(page.locator("dialog#confirm")).toBeHidden();
     const answer = page.locator("li.turn.agent .bubble.text").last();
-    await expect(answer).toContainText("run_command returned");
-    // The command line is in the request, but its output never appears: nothing ran.
-    await expect(answer).not.toContainText("returned {\"stdout\"");
-    await expect(answer).toContainText(/denied|refused|not allowed/i);
-    await expect(page.locator("#error")).toBeHidden();
+    await expect(answer).toContainText("not a tool of this session");
+    await expect(answer).not.toContainText('"stdout"');
+    await expect(page.locator('.tool[data-tool="run_command"][data-status="DONE"]')).toHaveCount(0);
+  });
+
+  test("a hostile script in the page cannot widen its session: the gateway closes it with the reason", async ({ page, server }) => {
+    await openChat(page, server);
+    // The page's own token, a raw WebSocket, and a first frame asking for the whole disk without containment.
+    const outcome = await page.evaluate(async () => {
+      const { gatewayPath, token } = (await (await fetch("/config.json")).json()) as { gatewayPath: string; token: string };
+      const url = new URL(gatewayPath, location.href);
+      url.protocol = "ws:";
+      url.searchParams.set("token", token);
+      const socket = new WebSocket(url.href);
+      const frames: string[] = [];
+      socket.onmessage = (event) => frames.push(String(event.data));
+      socket.onopen = () => socket.send(JSON.stringify({ config: { workspaces: [{ filesystemWorkspace: { directory: "/" } }], policyConfig: { workspaceContainment: "WORKSPACE_CONTAINMENT_DISABLED" } } }));
+      const close = await new Promise<CloseEvent>((resolve) => (socket.onclose = resolve));
+      return { code: close.code, reason: close.reason, frames };
+    });
+    expect(outcome.code).toBe(1008);
+    expect(outcome.reason).toContain('workspace "/" is not one of the gateway\'s');
+    expect(outcome.frames).toEqual([]);
   });
 
   test("a harness that dies mid-turn shows a connection error", async ({ page, server }, testInfo) => {

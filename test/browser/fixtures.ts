@@ -25,6 +25,8 @@ export interface ChatServer {
 export interface ChatServerOptions {
   script?: string;
   perClient?: boolean;
+  /** `--allow-run-command`: pages may enable run_command (off by default). */
+  allowRunCommand?: boolean;
 }
 
 /** Starts the example server on a free port. */
@@ -35,6 +37,7 @@ export async function startChatServer(options: ChatServerOptions = {}): Promise<
     "0",
     ...(options.script ? ["--script", options.script] : []),
     ...(options.perClient ? ["--per-client"] : []),
+    ...(options.allowRunCommand ? ["--allow-run-command"] : []),
   ];
   // Its own process group, so one kill takes the server and its harness.
   const child: ChildProcess = spawn(process.execPath, args, { cwd: root, stdio: ["ignore", "pipe", "pipe"], detached: true });

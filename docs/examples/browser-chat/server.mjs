@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Serves the browser-chat page and, on the same port, the harness gateway the page talks to.
 // The page never sees the harness key: the gateway adds `x-goog-api-key` itself and only admits
-// pages from this server's own origin that present the per-start token.
+// pages from this server's own origin that present the per-start token. What a page's session may
+// do (workspace, tools, containment) is decided here, not by the page (docs/gateway.md).
 //
 //   npm run build                                   # builds the packages and dist/app.js
 //   node docs/examples/browser-chat/server.mjs      # then open the printed URL
@@ -11,6 +12,9 @@
 //   --harness URL      use a harness already listening there (with --harness-key or ANTIGRAVITY_API_KEY)
 //   --per-client       a fresh harness subprocess per browser tab (SubprocessTransport)
 //   --script FILE      script for the reference harness's offline model
+//   --workspace DIR    the directory the agent works in (default: the current directory)
+//   --allow-run-command  let pages enable run_command (each call still asks in the page's dialog);
+//                      off by default: run_command runs anything as your OS user (docs/gateway.md)
 // By default it starts the reference harness with `--listen 127.0.0.1:0` and relays every tab to it.
 // On start it prints one JSON line to stdout: {"url", "harnessPid"} (used by test/browser).
 import { spawn } from "node:child_process";
@@ -18,10 +22,10 @@ import { randomBytes } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { createServer } from "node:http";
 import { createRequire } from "node:module";
-import { dirname, extname, join } from "node:path";
+import { dirname, extname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { createHarnessGateway, SubprocessTransport } from "@antigravity-ts/node";
+import { BuiltinTool, createHarnessGateway, SubprocessTransport } from "@antigravity-ts/node";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const { values: args } = parseArgs({
@@ -32,6 +36,8 @@ const { values: args } = parseArgs({
     "harness-key": { type: "string" },
     "per-client": { type: "boolean", default: false },
     script: { type: "string" },
+    workspace: { type: "string", default: process.cwd() },
+    "allow-run-command": { type: "boolean", default: false },
   },
 });
 
@@ -89,7 +95,12 @@ await new Promise((resolve, reject) => {
 });
 const { port } = server.address();
 origins = [`http://${args.host}:${port}`, `http://localhost:${port}`, `http://127.0.0.1:${port}`];
-const gateway = await createHarnessGateway({ server, path: "/harness", target, allowedOrigins: origins, token });
+// The operator's half of every session: pages may narrow it, never widen it.
+const session = {
+  workspaces: [resolve(args.workspace)],
+  tools: [BuiltinTool.ListDirectory, BuiltinTool.SearchDirectory, BuiltinTool.FindFile, BuiltinTool.ViewFile, ...(args["allow-run-command"] ? [BuiltinTool.RunCommand] : [])],
+};
+const gateway = await createHarnessGateway({ server, path: "/harness", target, allowedOrigins: origins, token, session });
 const url = `http://${args.host}:${port}/`;
 console.log(JSON.stringify({ url, harnessPid: harness?.child.pid ?? null }));
 console.error(`browser chat on ${url}`);
