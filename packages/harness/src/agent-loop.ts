@@ -62,6 +62,8 @@ export async function runTurn(state: SessionState, input: TurnInput, scope: Turn
   let stopReason: StopReason | undefined;
   try {
     for (;;) {
+      // A halt that landed while the last step was settling: nothing more is dispatched.
+      scope.signal.throwIfAborted();
       for (const trigger of state.takeTriggers()) {
         // §13: a trigger arriving mid-turn joins the conversation before the next model call.
         const text = `${TRIGGER_PREFIX} ${trigger}`;
@@ -179,6 +181,8 @@ async function callModel(state: SessionState, scope: TurnScope, request: ModelRe
   } finally {
     unregister();
   }
+  // The stream ended just as a halt came in: the stop handler has recorded the answer already.
+  scope.signal.throwIfAborted();
   if (held !== undefined || step !== undefined) flush(true);
   state.transcript.addModel(answer);
   // Providers that report no usage get the same estimate the scripted model uses.
