@@ -179,7 +179,8 @@ export class ToolWorkerPool {
   #whenReady(starting: Promise<Worker>, signal: AbortSignal): Promise<Worker> {
     return new Promise((resolve, reject) => {
       const onAbort = (): void => reject(signal.reason);
-      signal.addEventListener("abort", onAbort, { once: true });
+      if (signal.aborted) onAbort();
+      else signal.addEventListener("abort", onAbort, { once: true });
       starting.then(
         (worker) => {
           signal.removeEventListener("abort", onAbort);
