@@ -11,8 +11,8 @@ import { DEFAULT_COMPACTION_THRESHOLD } from "./compaction.js";
 import type { ToolDeclaration } from "./model/provider.js";
 import { createFinishTool, type FinishTool } from "./tools/finish.js";
 import { enabledBuiltins } from "./tools/registry.js";
-import type { ToolWorkerPool } from "./tools/tool-pool.js";
 import type { BuiltinTool } from "./tools/tool.js";
+import type { ToolWorkerPool } from "./tools/tool-pool.js";
 import { createWorkspaceRoots, type WorkspaceRoots } from "./workspace-paths.js";
 
 /** Default run_command limit when `maxTimeoutMs` is 0 (§5.1: "0 = harness default, 10 min"). */
@@ -44,24 +44,24 @@ export interface SessionSettings {
   readonly checkpointIntervalTokens: number;
   readonly enabledHooks: ReadonlySet<LifecycleHook>;
   readonly policyRules: readonly PolicyRule[];
-  /** Where the file tools run: the server's worker pool, shared by its sessions. */
-  readonly toolWorkers: ToolWorkerPool;
   /** `AGENT_BEHAVIOR_INTERACTIVE`: run_command asks for confirmation (§8). */
   readonly interactive: boolean;
   readonly runCommandTimeoutMs: number;
   readonly budget: SessionBudget;
   /** Environment of tool subprocesses. */
   readonly toolEnv: Readonly<Record<string, string>>;
+  /** Where the file tools run: the server's worker pool, shared by its sessions. */
+  readonly toolWorkers: ToolWorkerPool;
 }
 
-  /** The server's tool worker pool. */
-  toolWorkers: ToolWorkerPool;
 /** Defaults that do not come from `HarnessConfig`. */
 export interface SettingsDefaults {
   /** Workspace when the config names none (the harness's cwd, or `--workspace`). */
   workspace: string;
   /** Base environment of commands: see tools/command-env.ts (allow-list plus `InputConfig.env`, §3). */
   env: Readonly<Record<string, string>>;
+  /** The server's tool worker pool. */
+  toolWorkers: ToolWorkerPool;
 }
 
 /** Resolves a session's settings from its `HarnessConfig`. */
@@ -91,7 +91,6 @@ export async function resolveSessionSettings(config: HarnessConfig, defaults: Se
     enabledHooks: new Set(config.enabledHooks),
     policyRules: config.policyConfig?.rules ?? [],
     interactive: config.agentBehavior === AgentBehavior.INTERACTIVE,
-    toolWorkers: defaults.toolWorkers,
     runCommandTimeoutMs: runCommandMs > 0 ? runCommandMs : DEFAULT_COMMAND_TIMEOUT_MS,
     budget: {
       maxModelCalls: budget?.maxModelCalls ?? 0,
@@ -102,6 +101,7 @@ export async function resolveSessionSettings(config: HarnessConfig, defaults: Se
       forwardLooking: budget?.scope === BudgetConfig_BudgetScope.FORWARD_LOOKING,
     },
     toolEnv: defaults.env,
+    toolWorkers: defaults.toolWorkers,
   };
 }
 
