@@ -23,7 +23,7 @@ Deno.test("a full turn streams thinking, text and a client tool call over Deno's
       .build()
       .start({ timeoutMs: 15_000 });
     const chunks: StreamChunk[] = [];
-    for await (const chunk of agent.chatStream("Hello from Deno", { timeoutMs: 30_000 })) chunks.push(chunk);
+    for await (const chunk of agent.chat("Hello from Deno", { timeoutMs: 30_000 })) chunks.push(chunk);
 
     const kinds = chunks.map((c) => c.type);
     assert.ok(kinds.includes("thought"), `no thought chunk in ${kinds.join(",")}`);
@@ -50,8 +50,8 @@ Deno.test("chatToCompletion works over the default WebSocket (isomorphic-ws) too
       .confirmRunCommand()
       .build()
       .start({ timeoutMs: 15_000 });
-    const first = await agent.chat("first question", { timeoutMs: 30_000 });
-    const second = await agent.chat("second question", { timeoutMs: 30_000 });
+    const first = await agent.chatToCompletion("first question", { timeoutMs: 30_000 });
+    const second = await agent.chatToCompletion("second question", { timeoutMs: 30_000 });
     assert.ok(first.text.length > 0 && second.text.length > 0);
     assert.equal(await agent.conversation().turnCount(), 2);
     assert.ok(second.usageMetadata.totalTokenCount > first.usageMetadata.totalTokenCount, "usage accumulates over turns");

@@ -36,7 +36,7 @@ try {
     .confirmRunCommand() // no shell commands from this example
     .build()
     .start({ timeoutMs: 15_000 });
-  for await (const chunk of agent.chatStream(prompt, { timeoutMs: 60_000 })) {
+  for await (const chunk of agent.chat(prompt, { timeoutMs: 60_000 })) {
     if (chunk.type === "thought") print(`\x1b[2m${chunk.text}\x1b[0m`);
     else if (chunk.type === "text") print(chunk.text);
     else print(`\n[tool ${chunk.toolCall.name} ${JSON.stringify(chunk.toolCall.args)}]\n`);

@@ -14,7 +14,7 @@ describe("Node Agent", () => {
     const agent = await Agent.builder().harnessPath(harnessPath).allowAll().build().start({ timeoutMs: 30_000 });
     try {
       expect(liveChildCount()).toBe(1);
-      const response = await agent.chat("Hello there");
+      const response = await agent.chatToCompletion("Hello there");
       expect(response.text).toContain("scripted demo model");
       expect(response.steps.length).toBeGreaterThan(0);
     } finally {

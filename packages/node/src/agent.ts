@@ -42,7 +42,7 @@ export function nodeAgentDefaults(options: SubprocessTransportOptions = {}): Age
  *
  * @example
  * await using agent = await Agent.builder().confirmRunCommand().build().start();
- * console.log((await agent.chat("List the files here")).text);
+ * console.log((await agent.chatToCompletion("List the files here")).text);
  */
 export class Agent extends CoreAgent {
   static override builder(defaults: AgentBuilderDefaults = {}): AgentBuilder<false> {

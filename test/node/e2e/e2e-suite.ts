@@ -108,7 +108,7 @@ export function defineE2ESuite(name: string, makeTransport: MakeTransport): void
       const agent = await start((b) => b.allowAll());
       const thoughts: string[] = [];
       const texts: string[] = [];
-      for await (const chunk of agent.chatStream("hello there")) {
+      for await (const chunk of agent.chat("hello there")) {
         if (chunk.type === "thought") thoughts.push(chunk.text);
         if (chunk.type === "text") texts.push(chunk.text);
       }
@@ -119,7 +119,7 @@ export function defineE2ESuite(name: string, makeTransport: MakeTransport): void
 
     it("returns a whole turn from chat(): text, thinking, steps and usage", async () => {
       const agent = await start((b) => b.allowAll());
-      const response = await agent.chat("hello again");
+      const response = await agent.chatToCompletion("hello again");
       expect(response.text).toBe("Hello! I am the scripted model, streaming this answer in chunks.");
       expect(response.thinking).toBe("The user greets me. I should greet back.");
       expect(response.steps.some((s) => s.isCompleteResponse && s.content === response.text)).toBe(true);
@@ -146,7 +146,7 @@ export function defineE2ESuite(name: string, makeTransport: MakeTransport): void
 
     it("runs a built-in tool in the workspace", async () => {
       const agent = await start((b) => b.allowAll());
-      const response = await agent.chat("list the workspace");
+      const response = await agent.chatToCompletion("list the workspace");
       expect(response.text).toBe("The workspace has 2 entries.");
       const listing = response.steps.find((s) => s.toolCalls[0]?.name === "list_directory");
       expect(listing?.status).toBe("DONE");
@@ -154,7 +154,7 @@ export function defineE2ESuite(name: string, makeTransport: MakeTransport): void
 
     it("reports a call denied by a policy and never runs it", async () => {
       const agent = await start((b) => b.policies(deny("run_command", "no shell in tests"), allowAll()));
-      const response = await agent.chat("run the command");
+      const response = await agent.chatToCompletion("run the command");
       const denied = response.steps.find((s) => s.toolCalls[0]?.name === "run_command");
       expect(denied?.status).toBe("ERROR");
       expect(response.text).toContain("no shell in tests");
@@ -165,10 +165,10 @@ export function defineE2ESuite(name: string, makeTransport: MakeTransport): void
       const asked: unknown[] = [];
       let approve = true;
       const agent = await start((b) => b.policies(askUser("run_command", (call) => { asked.push(call.args); return approve; }), allowAll()));
-      const approved = await agent.chat("run the command");
+      const approved = await agent.chatToCompletion("run the command");
       expect(approved.text).toContain("e2e-ran");
       approve = false;
-      const refused = await agent.chat("run the command again");
+      const refused = await agent.chatToCompletion("run the command again");
       expect(refused.text).not.toContain("e2e-ran");
       expect(refused.steps.find((s) => s.toolCalls[0]?.name === "run_command")?.status).toBe("ERROR");
       expect(asked).toEqual([{ CommandLine: "echo e2e-ran" }, { CommandLine: "echo e2e-ran" }]);
@@ -191,7 +191,7 @@ export function defineE2ESuite(name: string, makeTransport: MakeTransport): void
           .hook({ preToolCall: (call) => (call.name === "add" ? { allow: true, modifiedArgs: { b: 10 } } : undefined) })
           .allowAll(),
       );
-      const response = await agent.chat("add the numbers");
+      const response = await agent.chatToCompletion("add the numbers");
       expect(response.text).toBe("The sum is 12.");
       expect(seen).toEqual([{ a: 2, b: 10 }]);
     });
@@ -206,14 +206,14 @@ export function defineE2ESuite(name: string, makeTransport: MakeTransport): void
     it("returns structured output for a response schema", async () => {
       const schema = { type: "object", properties: { answer: { type: "number" }, unit: { type: "string" } }, required: ["answer"] };
       const agent = await start((b) => b.responseSchema(schema).allowAll());
-      const response = await agent.chat("give me structured output");
+      const response = await agent.chatToCompletion("give me structured output");
       expect(response.structuredOutput).toEqual({ answer: 42, unit: "widgets" });
     });
 
     it("runs two turns in a row with growing usage totals", async () => {
       const agent = await start((b) => b.allowAll());
-      const first = await agent.chat("hello one");
-      const second = await agent.chat("hello two");
+      const first = await agent.chatToCompletion("hello one");
+      const second = await agent.chatToCompletion("hello two");
       expect(second.text).toBe(first.text);
       expect(second.usageMetadata.totalTokenCount).toBeGreaterThan(first.usageMetadata.totalTokenCount);
       expect(second.usageMetadata.promptTokenCount).toBeGreaterThan(first.usageMetadata.promptTokenCount);

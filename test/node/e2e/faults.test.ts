@@ -101,7 +101,7 @@ describe("faults end to end", () => {
     const watch = new ProcessWatch();
     const agent = await start((b) => b.allowAll());
     watch.harnessPid();
-    const response = await agent.chat("hello", { timeoutMs: BOUND_MS });
+    const response = await agent.chatToCompletion("hello", { timeoutMs: BOUND_MS });
     expect(response.text).toBe("Hello! The session works.");
     await agent.stop();
     expect(await watch.leftovers()).toEqual([]);
@@ -165,7 +165,7 @@ describe("faults end to end", () => {
     expect(await watch.leftovers()).toEqual([]);
     const agent = await over(harness.apiKey).build().start({ timeoutMs: BOUND_MS });
     running.push(agent);
-    expect((await agent.chat("hello", { timeoutMs: BOUND_MS })).text).toBe("Hello! The session works.");
+    expect((await agent.chatToCompletion("hello", { timeoutMs: BOUND_MS })).text).toBe("Hello! The session works.");
     await agent.stop();
     await harness.stop();
     await expectFreshStartWorks();
@@ -183,7 +183,7 @@ describe("faults end to end", () => {
     running.push(agent);
     const texts: string[] = [];
     const error = await failure((async () => {
-      for await (const chunk of agent.chatStream("tell a long story", { timeoutMs: BOUND_MS })) {
+      for await (const chunk of agent.chat("tell a long story", { timeoutMs: BOUND_MS })) {
         if (chunk.type !== "text") continue;
         // The story streams one word per 100 ms: the harness dies with most of it unsent.
         if (texts.push(chunk.text) === 1) process.kill(harness.pid, "SIGKILL");
@@ -192,7 +192,7 @@ describe("faults end to end", () => {
     expect(error.code).toBe(ErrorCode.ConnectionClosed);
     expect(error.message).toContain(`the WebSocket to ws://127.0.0.1:${harness.port}/ closed unexpectedly (code 1006: no close frame; the harness stopped or the network dropped); start the agent again to reconnect`);
     expect(texts.join("")).not.toContain("nothing was left behind.");
-    const again = await failure(agent.chat("hello", { timeoutMs: BOUND_MS }));
+    const again = await failure(agent.chatToCompletion("hello", { timeoutMs: BOUND_MS }));
     expect(again.code).toBe(ErrorCode.ConnectionClosed);
     await bounded(agent.stop(), "stop() after the socket dropped");
     expect(await watch.leftovers()).toEqual([]);
@@ -208,7 +208,7 @@ describe("faults end to end", () => {
       const agent = await Agent.builder().harnessPath(faulty).env(SCRIPTED).workspaces(workspace).allowAll().build().start({ timeoutMs: BOUND_MS });
       running.push(agent);
       const pid = watch.harnessPid();
-      const error = await failure(agent.chat("break the session", { timeoutMs: BOUND_MS }));
+      const error = await failure(agent.chatToCompletion("break the session", { timeoutMs: BOUND_MS }));
       expect(error.code).toBe(ErrorCode.ConnectionClosed);
       expect(error.message).toContain("the harness closed the WebSocket (code 1011: internal harness error) but is still running");
       expect(error.message).toContain("injected fault: inject-uncaught-fault");
@@ -232,13 +232,13 @@ describe("faults end to end", () => {
       })).allowAll(),
     );
     pid = watch.harnessPid();
-    const error = await failure(agent.chat("look it up", { timeoutMs: BOUND_MS }));
+    const error = await failure(agent.chatToCompletion("look it up", { timeoutMs: BOUND_MS }));
     expect(error.code).toBe(ErrorCode.HarnessCrashed);
     expect(error.message).toContain("harness process was killed by SIGKILL unexpectedly");
     expect(error.details).toMatchObject({ exitSignal: "SIGKILL" });
     expect(signals).toHaveLength(1);
     expect(signals[0]?.aborted).toBe(true);
-    expect((await failure(agent.chat("hello", { timeoutMs: BOUND_MS }))).code).toBe(ErrorCode.HarnessCrashed);
+    expect((await failure(agent.chatToCompletion("hello", { timeoutMs: BOUND_MS }))).code).toBe(ErrorCode.HarnessCrashed);
     await bounded(agent.stop(), "stop() after the harness died");
     expect(await watch.leftovers()).toEqual([]);
     await expectFreshStartWorks();
@@ -258,7 +258,7 @@ describe("faults end to end", () => {
     const toolErrors: HookToolError[] = [];
     const agent = await start((b) => b.tool(flaky).hook({ onToolError: (e) => void toolErrors.push(e) }).allowAll());
     watch.harnessPid();
-    const response = await agent.chat("check the weather", { timeoutMs: BOUND_MS });
+    const response = await agent.chatToCompletion("check the weather", { timeoutMs: BOUND_MS });
     const synthetic = response.steps.filter(isSyntheticToolStep);
     expect(synthetic.map((s) => [s.status, s.error, s.toolCalls[0]?.name])).toEqual([["ERROR", message, "flaky_weather"]]);
     const harnessStep = response.steps.find((s) => !isSyntheticToolStep(s) && s.toolCalls[0]?.name === "flaky_weather");
@@ -267,7 +267,7 @@ describe("faults end to end", () => {
     // The harness's ON_TOOL_ERROR path: the hook saw the message, and so did the model.
     expect(toolErrors.map((e) => [e.name, e.message])).toEqual([["flaky_weather", message]]);
     expect(response.text).toBe(`The weather tool failed: ${message}`);
-    expect((await agent.chat("hello", { timeoutMs: BOUND_MS })).text).toBe("Hello! The session works.");
+    expect((await agent.chatToCompletion("hello", { timeoutMs: BOUND_MS })).text).toBe("Hello! The session works.");
     await agent.stop();
     expect(await watch.leftovers()).toEqual([]);
     await expectFreshStartWorks();
@@ -282,21 +282,21 @@ describe("faults end to end", () => {
 
     const controller = new AbortController();
     onCall = () => controller.abort();
-    const canceled = await failure(agent.chat("look it up", { signal: controller.signal, timeoutMs: BOUND_MS }));
+    const canceled = await failure(agent.chatToCompletion("look it up", { signal: controller.signal, timeoutMs: BOUND_MS }));
     expect(canceled.code).toBe(ErrorCode.Canceled);
     expect(signals).toHaveLength(1);
     expect(signals[0]?.aborted).toBe(true);
 
     onCall = () => undefined;
     // Long enough for the call to reach the tool on a loaded machine; the tool then hangs.
-    const expired = await failure(agent.chat("look it up", { timeoutMs: 3_000 }));
+    const expired = await failure(agent.chatToCompletion("look it up", { timeoutMs: 3_000 }));
     expect(expired.code).toBe(ErrorCode.DeadlineExceeded);
     expect(expired.message).toContain("deadline exceeded");
     expect(signals).toHaveLength(2);
     expect(signals[1]?.aborted).toBe(true);
 
     // The same agent: the next turn waits for the halted one and runs normally.
-    expect((await agent.chat("hello", { timeoutMs: BOUND_MS })).text).toBe("Hello! The session works.");
+    expect((await agent.chatToCompletion("hello", { timeoutMs: BOUND_MS })).text).toBe("Hello! The session works.");
     const history = await agent.conversation().history();
     const halted = history.filter((s) => !isSyntheticToolStep(s) && s.toolCalls[0]?.name === "slow_lookup");
     expect(halted.map((s) => [s.status, s.error])).toEqual([
@@ -306,7 +306,7 @@ describe("faults end to end", () => {
 
     // stop() while the tool hangs: the turn ends with ConnectionClosed and the tool is aborted too.
     onCall = () => void agent.stop();
-    const stopped = await failure(agent.chat("look it up", { timeoutMs: BOUND_MS }));
+    const stopped = await failure(agent.chatToCompletion("look it up", { timeoutMs: BOUND_MS }));
     expect(stopped.code).toBe(ErrorCode.ConnectionClosed);
     expect(stopped.message).toBe("the connection was closed by disconnect()");
     expect(signals).toHaveLength(3);
@@ -345,7 +345,7 @@ describe("faults end to end", () => {
     );
     watch.harnessPid();
 
-    const response = await agent.chat("add the numbers", { timeoutMs: BOUND_MS });
+    const response = await agent.chatToCompletion("add the numbers", { timeoutMs: BOUND_MS });
     expect(added).toEqual([]);
     const denied = response.steps.find((s) => s.toolCalls[0]?.name === "add");
     expect(denied?.status).toBe("ERROR");
@@ -353,11 +353,11 @@ describe("faults end to end", () => {
     expect(response.steps.filter(isSyntheticToolStep)).toEqual([]);
     expect(response.text).toBe('The add tool said: {"error":"denied by the PRE_TOOL hook: Hook failed: the approval service is unreachable"}');
 
-    const cancelled = await failure(agent.chat("a forbidden request", { timeoutMs: BOUND_MS }));
+    const cancelled = await failure(agent.chatToCompletion("a forbidden request", { timeoutMs: BOUND_MS }));
     expect(cancelled.code).toBe(ErrorCode.ExecutionError);
     expect(cancelled.message).toBe("Hook failed: the audit service is unreachable");
 
-    expect((await agent.chat("hello", { timeoutMs: BOUND_MS })).text).toBe("Hello! The session works.");
+    expect((await agent.chatToCompletion("hello", { timeoutMs: BOUND_MS })).text).toBe("Hello! The session works.");
     await bounded(agent.stop(), "stop() with a throwing onSessionEnd hook");
     expect(thrown).toEqual(["onSessionStart", "preToolCall", "postTurn", "preTurn", "postTurn", "onSessionEnd"]);
     expect(await watch.leftovers()).toEqual([]);

@@ -20,7 +20,7 @@ describe("the gateway owns the session's security settings", () => {
     const transport = new WebSocketTransport({ url: `${gateway.url}?token=${TOKENS[0]}`, headers: { origin: ORIGIN }, env: {} });
     const agent = await Agent.builder().transport(transport).policies(allowAll()).build().start({ timeoutMs: 20_000 });
     try {
-      const answer = await agent.chat("list .", { timeoutMs: 20_000 });
+      const answer = await agent.chatToCompletion("list .", { timeoutMs: 20_000 });
       expect(answer.text).toContain("notes.txt");
     } finally {
       await agent.stop();

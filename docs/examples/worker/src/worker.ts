@@ -58,7 +58,7 @@ async function answerJson(env: Env, prompt: string, signal: AbortSignal): Promis
   let agent: StartedAgent | undefined;
   try {
     agent = await startAgent(env, signal);
-    const response = await agent.chat(prompt, { signal });
+    const response = await agent.chatToCompletion(prompt, { signal });
     const calls = new Map(response.steps.flatMap((step) => step.toolCalls.map((call) => [call.id, call.name] as const)));
     return Response.json({
       conversationId: agent.conversationId,
@@ -86,7 +86,7 @@ function answerStream(env: Env, prompt: string, signal: AbortSignal): Response {
     let agent: StartedAgent | undefined;
     try {
       agent = await startAgent(env, signal);
-      for await (const chunk of agent.chatStream(prompt, { signal })) {
+      for await (const chunk of agent.chat(prompt, { signal })) {
         await emit(chunk.type, chunk.type === "toolCall" ? { name: chunk.toolCall.name, args: chunk.toolCall.args } : { text: chunk.text });
       }
       await emit("done", { usage: await agent.conversation().totalUsage() });

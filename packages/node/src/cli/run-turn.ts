@@ -11,8 +11,7 @@ export type TurnOutcome = "done" | "halted";
  */
 export async function runTurn(conversation: Conversation, prompt: Prompt, renderer: TurnRenderer, signal: AbortSignal): Promise<TurnOutcome> {
   try {
-    await conversation.send(prompt, { signal });
-    for await (const step of conversation.receiveSteps({ signal })) renderer.onStep(step);
+    for await (const step of conversation.chat(prompt, { signal }).steps()) renderer.onStep(step);
   } catch (error) {
     const sdkError = SdkError.from(error);
     renderer.finish();

@@ -5,6 +5,7 @@ import { allow, deny } from "../policies/policy.js";
 import { defineTool } from "../tools/tool.js";
 import type { Transport } from "../transport/transport.js";
 import type { ChatResponse, StreamChunk } from "../types.js";
+import type { ChatStream } from "../conversation/chat-stream.js";
 import type { Conversation } from "../conversation/conversation.js";
 import { Agent, AgentBuilder, StartedAgent } from "./index.js";
 
@@ -47,8 +48,11 @@ void agent.conversationId;
 async function lifecycle(): Promise<void> {
   const started = await agent.start({ timeoutMs: 10_000 });
   expectTypeOf(started).toEqualTypeOf<StartedAgent>();
-  expectTypeOf(started.chat("hi")).toEqualTypeOf<Promise<ChatResponse>>();
-  expectTypeOf(started.chatStream("hi")).toEqualTypeOf<AsyncIterable<StreamChunk>>();
+  // Like Conversation: chat() streams, chatToCompletion() waits.
+  expectTypeOf(started.chat("hi")).toEqualTypeOf<ChatStream>();
+  expectTypeOf(started.chat("hi")).toExtend<AsyncIterable<StreamChunk>>();
+  expectTypeOf(started.chatToCompletion("hi")).toEqualTypeOf<Promise<ChatResponse>>();
+  expectTypeOf(started.conversation().chat("hi")).toEqualTypeOf<ChatStream>();
   expectTypeOf(started.conversation()).toEqualTypeOf<Conversation>();
   expectTypeOf(started.conversationId).toEqualTypeOf<string>();
   // @ts-expect-error a started agent cannot be started again

@@ -73,7 +73,7 @@ describe("Agent", () => {
       .build();
     const started = await agent.start({ timeoutMs: 5_000 });
     expect(started.conversationId).toBe(T);
-    const response = await started.chat("What is 2+3?");
+    const response = await started.chatToCompletion("What is 2+3?");
     expect(response.text).toBe("5");
     expect(await started.conversation().turnCount()).toBe(1);
     await started.stop();
@@ -163,7 +163,7 @@ describe("Agent", () => {
       .policies(askUser("run_command", (call) => { asked.push(call.args); return false; }), allowAll())
       .build()
       .start();
-    await started.chat("clean up");
+    await started.chatToCompletion("clean up");
     expect(asked).toEqual([{ command_line: "rm -rf /" }]);
     await started.stop();
   });

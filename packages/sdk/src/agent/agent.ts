@@ -11,7 +11,8 @@ import { ToolRunner } from "../tools/tool-runner.js";
 import type { Transport } from "../transport/transport.js";
 import { readEnvironment, WebSocketTransport } from "../transport/websocket-transport.js";
 import { TriggerRunner } from "../triggers/trigger-runner.js";
-import type { CallOptions, ChatResponse, Prompt, StreamChunk } from "../types.js";
+import type { ChatStream } from "../conversation/chat-stream.js";
+import type { CallOptions, ChatResponse, Prompt } from "../types.js";
 import { AgentBuilder } from "./agent-builder.js";
 import type { AgentBuilderDefaults, AgentOptions, TransportContext } from "./agent-options.js";
 import { clientInfo } from "./client-info.js";
@@ -23,7 +24,7 @@ import { clientInfo } from "./client-info.js";
  *
  * @example
  * await using agent = await Agent.builder().transport(transport).allowAll().build().start();
- * const response = await agent.chat("What is 2 + 3?");
+ * const response = await agent.chatToCompletion("What is 2 + 3?");
  */
 export class Agent {
   readonly options: Readonly<AgentOptions>;
@@ -119,8 +120,13 @@ export class Agent {
 }
 
 /**
- * A running agent session. `chat` runs a whole turn; `conversation()` gives streaming and history;
- * `stop()` (or `await using`) ends the session, stopping triggers and closing the transport.
+ * A running agent session. Like its {@link Conversation}, `chat()` streams a turn and
+ * `chatToCompletion()` waits for all of it; `conversation()` gives history, usage and the raw
+ * step API; `stop()` (or `await using`) ends the session, stopping triggers and closing the transport.
+ *
+ * @example
+ * for await (const chunk of agent.chat("Tell me a story")) if (chunk.type === "text") write(chunk.text);
+ * const { text } = await agent.chatToCompletion("And now in one line?");
  */
 export class StartedAgent implements AsyncDisposable {
   readonly #connection: HarnessConnection;
@@ -150,14 +156,14 @@ export class StartedAgent implements AsyncDisposable {
     return this.#conversation;
   }
 
-  /** Sends `prompt` and waits for the whole turn (= `conversation().chatToCompletion`). */
-  chat(prompt: Prompt, options?: CallOptions): Promise<ChatResponse> {
-    return this.#conversation.chatToCompletion(prompt, options);
+  /** Sends `prompt` and returns its turn as a {@link ChatStream} (= `conversation().chat`). */
+  chat(prompt: Prompt, options?: CallOptions): ChatStream {
+    return this.#conversation.chat(prompt, options);
   }
 
-  /** Sends `prompt` and streams the turn's chunks (= `conversation().chat`). */
-  chatStream(prompt: Prompt, options?: CallOptions): AsyncIterable<StreamChunk> {
-    return this.#conversation.chat(prompt, options);
+  /** Sends `prompt` and waits for the whole turn (= `chat(prompt, options).final()`). */
+  chatToCompletion(prompt: Prompt, options?: CallOptions): Promise<ChatResponse> {
+    return this.#conversation.chatToCompletion(prompt, options);
   }
 
   /** Stops the triggers, runs the session-end hooks and closes the transport. Idempotent. */

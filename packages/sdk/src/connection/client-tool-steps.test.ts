@@ -45,12 +45,13 @@ function customToolStep(stepIndex: number, state: StepUpdate_State, id: string, 
  * sends each call's customTool step ACTIVE, the toolCall event, waits for the answer, then DONE.
  * Then a call of `add` the harness refuses itself (ACTIVE, ERROR, no toolCall event).
  */
-async function toolTurn(harness: FakeHarness, suffix: string): Promise<void> {
+async function toolTurn(harness: FakeHarness, suffix: string, base = 0): Promise<void> {
   await harness.expect("userInput");
   harness.state(T, TrajectoryStateUpdate_State.RUNNING);
+  // Step indices grow over the session, as the harness numbers them (§6.2).
   const calls = [
-    { index: 1, id: `c-${suffix}`, name: "add", args: '{"a":2,"b":3}' },
-    { index: 2, id: `u-${suffix}`, name: "remote_only", args: "{}" },
+    { index: base + 1, id: `c-${suffix}`, name: "add", args: '{"a":2,"b":3}' },
+    { index: base + 2, id: `u-${suffix}`, name: "remote_only", args: "{}" },
   ];
   for (const call of calls) {
     harness.step(customToolStep(call.index, StepUpdate_State.ACTIVE, call.id, call.name, call.args));
@@ -59,9 +60,9 @@ async function toolTurn(harness: FakeHarness, suffix: string): Promise<void> {
     harness.step(customToolStep(call.index, StepUpdate_State.DONE, call.id, call.name, call.args));
   }
   // A call of the registered tool that a policy refuses: the harness never sends it to the SDK.
-  harness.step(customToolStep(4, StepUpdate_State.ACTIVE, `d-${suffix}`, "add", '{"a":0,"b":0}'));
-  harness.step({ ...customToolStep(4, StepUpdate_State.ERROR, `d-${suffix}`, "add", '{"a":0,"b":0}'), errorMessage: "denied by policy: no zeros" });
-  harness.step({ trajectoryId: T, cascadeId: T, stepIndex: 3, state: StepUpdate_State.DONE, source: StepUpdate_Source.MODEL, target: StepUpdate_Target.USER, text: "5", textDelta: "5" });
+  harness.step(customToolStep(base + 4, StepUpdate_State.ACTIVE, `d-${suffix}`, "add", '{"a":0,"b":0}'));
+  harness.step({ ...customToolStep(base + 4, StepUpdate_State.ERROR, `d-${suffix}`, "add", '{"a":0,"b":0}'), errorMessage: "denied by policy: no zeros" });
+  harness.step({ trajectoryId: T, cascadeId: T, stepIndex: base + 3, state: StepUpdate_State.DONE, source: StepUpdate_Source.MODEL, target: StepUpdate_Target.USER, text: "5", textDelta: "5" });
   harness.state(T, TrajectoryStateUpdate_State.FULLY_IDLE);
 }
 
@@ -71,7 +72,7 @@ describe("client tool calls in the step and chunk streams (§7.1)", () => {
   it("gives one toolCall chunk per call (from the harness's customTool step) and synthetic steps for the call as it runs here", async () => {
     const connection = await open(async (harness) => {
       await toolTurn(harness, "1");
-      await toolTurn(harness, "2");
+      await toolTurn(harness, "2", 10);
     });
     const conversation = new Conversation(connection);
 
@@ -101,7 +102,7 @@ describe("client tool calls in the step and chunk streams (§7.1)", () => {
     ]);
     expect(registered[2]).toMatchObject({ content: '{"sum":5}', toolCalls: [{ id: "c-2", name: "add", args: { sum: 5 } }] });
     // A refused call never reached the SDK: no synthetic steps, only the harness's step, ending in ERROR.
-    expect(steps.filter((s) => s.id === `${T}:4`).map((s) => [s.status, s.toolCalls.map((c) => c.id)])).toEqual([["ACTIVE", ["d-2"]], ["ERROR", ["d-2"]]]);
+    expect(steps.filter((s) => s.id === `${T}:14`).map((s) => [s.status, s.toolCalls.map((c) => c.id)])).toEqual([["ACTIVE", ["d-2"]], ["ERROR", ["d-2"]]]);
     expect(steps.some((s) => isSyntheticToolStep(s) && s.id === "d-2")).toBe(false);
     await conversation.disconnect();
   });

@@ -1,4 +1,5 @@
 import type { CallOptions, Prompt, Step, StopReason, ToolResult, UsageMetadata } from "../types.js";
+import type { TurnObserver } from "./turn.js";
 
 /** An answer to one question of an `ask_question` step (protocol §9). */
 export type QuestionAnswer =
@@ -15,10 +16,10 @@ export interface UsageSnapshot {
 }
 
 /**
- * A live session with a harness, one turn at a time (seed 001). `send` starts a turn;
- * `receiveSteps` yields the turn's step updates and ends when the harness reports the
- * main trajectory idle. Implemented by `HarnessConnection` over any transport, and by
- * `createMockConnection` for tests.
+ * A live session with a harness, one turn at a time (seed 001). `send` starts a turn; the harness
+ * may also start one on its own (a trigger, §13). Each turn is a {@link Turn}: the one buffer its
+ * steps go into, reported to the {@link TurnObserver} as it starts. `receiveSteps` reads it.
+ * Implemented by `HarnessConnection` over any transport, and by `createMockConnection` for tests.
  */
 export interface Connection {
   /** The conversation (cascade) id the harness uses. */
@@ -31,12 +32,22 @@ export interface Connection {
   readonly usage: UsageSnapshot;
   /** Stop reason of the last turn, if the harness stopped it for budget or quota. */
   readonly lastStopReason: StopReason | undefined;
-  /** Starts a turn with a user prompt. Rejects an empty prompt with `InvalidArgument`. */
+  /**
+   * Reports every turn to `observer` as it starts, whoever started it, before its first step
+   * (a `Conversation` records them all this way). One observer per connection: a second call
+   * throws `FailedPrecondition`.
+   */
+  observeTurns(observer: TurnObserver): void;
+  /**
+   * Starts a turn with a user prompt, after the running turn (if any) is over. Rejects an empty
+   * prompt with `InvalidArgument`; sends nothing when `signal` is already aborted.
+   */
   send(prompt: Prompt, options?: CallOptions): Promise<void>;
   /**
-   * Step updates of the current turn, in arrival order, ending when the turn is over.
-   * Throws `SdkError` (`ExecutionError`, `Canceled`, `ConnectionClosed`, `PermissionDenied` ...)
-   * when the turn fails. Breaking out of the loop releases the stream but not the turn.
+   * Step updates of the current turn (the running one, else the last one), from its first step,
+   * ending when the turn is over; nothing before the first turn. Throws the turn's `SdkError`
+   * (`ExecutionError`, `Canceled`, `ConnectionClosed`, `PermissionDenied` ...) after its last
+   * step. Any number can read at once; breaking out releases only this reader, never the turn.
    */
   receiveSteps(options?: CallOptions): AsyncIterable<Step>;
   /** Answers a client-side tool call (normally done by the connection's ToolRunner). */

@@ -23,7 +23,8 @@ import type { Connection, QuestionResponse, UsageSnapshot } from "./connection.j
 import { fatalStepError } from "./fatal-step-error.js";
 import { completeConfig, type HarnessConnectionOptions } from "./harness-connection-options.js";
 import { SessionRequests } from "./session-requests.js";
-import { lazyTurnSteps, Turn } from "./turn.js";
+import { Turn, type TurnObserver } from "./turn.js";
+import { observerTaken, receiveTurnSteps } from "./turn-view.js";
 import { UsageTracker } from "./usage-tracker.js";
 import { toUserInput } from "./user-input.js";
 
@@ -82,7 +83,15 @@ export class HarnessConnection implements Connection {
   #initialHistory: Step[] = [];
   readonly #usage = new UsageTracker();
   #lastStopReason: StopReason | undefined;
+  #observer: TurnObserver | undefined;
+  /** The latest turn (running or over), with what the connection tracks about it. */
   #turn: Turn | undefined;
+  /** Main trajectory id of `#turn` (§6.3): the first step's, or the first state update's. */
+  #main: string | undefined;
+  /** True once the harness showed it works on `#turn` (a step, RUNNING, a tool or hook request). */
+  #active = false;
+  /** The turn before `#turn`, kept to route a late update of one of its steps (§6.3). */
+  #previous: Turn | undefined;
   /** True from `send()` or RUNNING until the main trajectory is idle or cancelled. */
   #busy = false;
   #idleWaiters: { resolve: () => void; reject: (error: SdkError) => void }[] = [];
@@ -112,6 +121,7 @@ export class HarnessConnection implements Connection {
       send: (event) => this.#sendInput(event),
       turnForRequest: () => this.#turnForActivity(),
       currentTurn: () => this.#turn,
+      mainTrajectory: () => this.#main ?? "",
       warn: (message) => this.#warn(message),
     });
     // §5: the first frame is the bare InitializeConversationEvent, not an InputEvent.
@@ -139,6 +149,11 @@ export class HarnessConnection implements Connection {
     return this.#lastStopReason;
   }
 
+  observeTurns(observer: TurnObserver): void {
+    if (this.#observer !== undefined) throw observerTaken();
+    this.#observer = observer;
+  }
+
   /** The configuration sent to the harness. */
   get config(): HarnessConfig {
     return this.#config;
@@ -146,7 +161,8 @@ export class HarnessConnection implements Connection {
 
   /**
    * Starts a turn (§6.1). Waits first for a turn still running in the harness (bounded by
-   * `signal`/`timeoutMs`). Throws `InvalidArgument` for a blank prompt, `ConnectionClosed` once closed.
+   * `signal`/`timeoutMs`). Throws `InvalidArgument` for a blank prompt, `ConnectionClosed` once
+   * closed; sends nothing when the signal is already aborted.
    */
   async send(prompt: Prompt, options?: CallOptions): Promise<void> {
     const input = toUserInput(prompt);
@@ -157,29 +173,41 @@ export class HarnessConnection implements Connection {
 
   async #send(input: ReturnType<typeof toUserInput>, options?: CallOptions): Promise<void> {
     this.#assertOpen();
+    throwIfAborted(options?.signal);
     await this.waitForIdle(options);
     this.#assertOpen();
-    this.#turn?.end(); // an unsolicited turn nobody read, or leftovers: superseded
-    const turn = new Turn(true);
-    this.#turn = turn;
+    throwIfAborted(options?.signal);
+    this.#turn?.end(); // stray activity after idle that never became a turn: superseded
     this.#lastStopReason = undefined;
+    const turn = this.#startTurn(true);
     this.#setBusy(true);
     try {
       this.#sendInput({ event: { case: "userInput", value: input } });
     } catch (error) {
       const failure = SdkError.from(error, ErrorCode.ConnectionClosed);
-      turn.fail(failure);
+      turn.end({ error: failure });
       this.#setBusy(false);
       throw failure;
     }
   }
 
+  /** A new turn, reported to the observer before anything is pushed into it. */
+  #startTurn(solicited: boolean): Turn {
+    const turn = new Turn({ solicited });
+    this.#previous = this.#turn;
+    this.#turn = turn;
+    this.#main = undefined;
+    this.#active = false;
+    this.#observer?.turnStarted(turn);
+    return turn;
+  }
+
   /**
-   * The steps of the current turn (or of the next one the harness starts on its own), ending
+   * The steps of the current turn (the running one, else the last), from its first step, ending
    * when the main trajectory is idle (§6.3). Throws the turn's `SdkError` after its last step.
    */
   receiveSteps(options?: CallOptions): AsyncIterable<Step> {
-    return lazyTurnSteps(() => this.#turn, options);
+    return receiveTurnSteps(() => this.#turn, options);
   }
 
   async sendToolResponse(result: ToolResult, options?: CallOptions): Promise<void> {
@@ -301,7 +329,7 @@ export class HarnessConnection implements Connection {
     this.#closed = reason;
     this.#session.abort(reason);
     this.#rejectReady(reason.code === ErrorCode.ConnectionClosed ? new SdkError(ErrorCode.Unavailable, `the harness closed the connection before answering the session configuration: ${reason.message}`, { cause: reason }) : reason);
-    this.#turn?.fail(reason);
+    this.#turn?.end({ error: reason });
     this.#sessionEnded?.();
     for (const waiter of this.#idleWaiters.splice(0)) waiter.reject(reason);
   }
@@ -322,7 +350,10 @@ export class HarnessConnection implements Connection {
       case "policyDecisionRequest":
         return this.#requests.onPolicyRequest(event.event.value);
       case "usageUpdate":
-        return this.#usage.update(event.event.value.total, event.event.value.agents);
+        this.#usage.update(event.event.value.total, event.event.value.agents);
+        // §14: recorded in the running turn too, in order with its steps.
+        if (this.#turn !== undefined && !this.#turn.settled) this.#turn.pushUsage(this.#usage.total());
+        return;
       case "sessionEndResponse":
         this.#sessionEnded?.();
         return;
@@ -343,21 +374,32 @@ export class HarnessConnection implements Connection {
   /** The unsettled turn, or a new unsolicited one: harness activity always belongs to a turn. */
   #turnForActivity(): Turn {
     let turn = this.#turn;
-    if (turn === undefined || turn.settled) {
-      turn = new Turn(false);
-      this.#turn = turn;
-    }
-    turn.active = true;
+    if (turn === undefined || turn.settled) turn = this.#startTurn(false);
+    this.#active = true;
     return turn;
   }
 
   #markActive(): void {
     const turn = this.#turn;
-    if (turn !== undefined && !turn.settled) turn.active = true;
+    if (turn !== undefined && !turn.settled) this.#active = true;
+  }
+
+  /** The turn that is over and already had step `id`: an update of it is late, not a new turn's (§6.3). */
+  #endedTurnWith(id: string): Turn | undefined {
+    const latest = this.#turn;
+    if (latest?.settled === true && latest.has(id)) return latest;
+    if (latest?.has(id) === true) return undefined;
+    const previous = this.#previous;
+    return previous?.settled === true && previous.has(id) ? previous : undefined;
   }
 
   #onStep(update: StepUpdate): void {
     const step = stepFromUpdate(update);
+    const ended = this.#endedTurnWith(step.id);
+    if (ended !== undefined) {
+      ended.push(step); // e.g. a step's DONE that the harness sent just after FULLY_IDLE
+      return;
+    }
     if (step.status === StepStatus.WaitingForUser) {
       const key = `${step.trajectoryId}:${step.stepIndex}`;
       if (this.#waiting.has(key)) return; // §8: the harness re-sends WAITING steps; answer once
@@ -366,11 +408,11 @@ export class HarnessConnection implements Connection {
       this.#waiting.delete(`${step.trajectoryId}:${step.stepIndex}`);
     }
     const turn = this.#turnForActivity();
-    turn.main ??= step.trajectoryId; // §6.3: the first step's trajectory is the main one
+    this.#main ??= step.trajectoryId; // §6.3: the first step's trajectory is the main one
     turn.push(step);
     if (step.status === StepStatus.WaitingForUser) this.#requests.onWaitingStep(step, update);
     const fatal = fatalStepError(step);
-    if (fatal !== undefined) turn.fail(fatal);
+    if (fatal !== undefined) turn.end({ error: fatal });
   }
 
   #onState(update: TrajectoryStateUpdate): void {
@@ -378,29 +420,31 @@ export class HarnessConnection implements Connection {
     const state = update.state ?? TrajectoryStateUpdate_State.UNSPECIFIED;
     const terminal = state === TrajectoryStateUpdate_State.FULLY_IDLE || state === TrajectoryStateUpdate_State.CANCELLED;
     let turn = this.#turn !== undefined && !this.#turn.settled ? this.#turn : undefined;
-    if (turn?.main !== undefined && trajectoryId !== turn.main) return; // a subagent's state: ignored (§6.3)
+    if (this.#main !== undefined && trajectoryId !== this.#main && (turn !== undefined || terminal)) return; // a subagent's state: ignored (§6.3)
     if (state === TrajectoryStateUpdate_State.RUNNING) {
       turn = this.#turnForActivity();
-      turn.main ??= trajectoryId;
+      this.#main ??= trajectoryId;
       this.#setBusy(true);
       return;
     }
     if (!terminal) return; // WAITING_FOR_TASKS: parked on subagents, not the end (§6.3)
     if (turn === undefined) {
-      // Repeated idle updates of a finished turn are harmless (0.1.8 changelog).
-      if (this.#turn?.main === undefined || this.#turn.main === trajectoryId) this.#setBusy(false);
+      this.#setBusy(false); // repeated idle updates of a finished turn are harmless (0.1.8 changelog)
       return;
     }
     // An idle update before the turn showed any activity is a leftover repeat of the previous
     // turn's, unless it carries an error or a cancellation (e.g. a PRE_TURN deny).
-    if (!turn.active && !turn.halted && state === TrajectoryStateUpdate_State.FULLY_IDLE && !update.error) return;
-    turn.main ??= trajectoryId;
-    this.#lastStopReason = stopReasonFromWire(update.stopReason);
+    if (!this.#active && !turn.halted && state === TrajectoryStateUpdate_State.FULLY_IDLE && !update.error) return;
+    this.#main ??= trajectoryId;
+    const stopReason = stopReasonFromWire(update.stopReason);
+    this.#lastStopReason = stopReason;
     const error = update.error ?? "";
-    if (turn.halted) turn.fail(new SdkError(ErrorCode.Canceled, "the turn was halted"));
-    else if (state === TrajectoryStateUpdate_State.CANCELLED) turn.fail(new SdkError(ErrorCode.ExecutionError, error || "Turn cancelled", { details: { trajectoryId } }));
-    else if (error !== "") turn.fail(new SdkError(ErrorCode.ExecutionError, error, { details: { trajectoryId } }));
-    else turn.end();
+    // §13: after a halt the harness ends the turn with FULLY_IDLE (or CANCELLED from older builds): either is the halt's end.
+    let failure: SdkError | undefined;
+    if (turn.halted) failure = new SdkError(ErrorCode.Canceled, "the turn was halted");
+    else if (state === TrajectoryStateUpdate_State.CANCELLED) failure = new SdkError(ErrorCode.ExecutionError, error || "Turn cancelled", { details: { trajectoryId } });
+    else if (error !== "") failure = new SdkError(ErrorCode.ExecutionError, error, { details: { trajectoryId } });
+    turn.end({ ...(failure === undefined ? {} : { error: failure }), ...(stopReason === undefined ? {} : { stopReason }) });
     this.#setBusy(false);
   }
 

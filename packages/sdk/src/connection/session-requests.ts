@@ -33,6 +33,8 @@ export interface SessionRequestsContext {
   turnForRequest(): Turn;
   /** The latest turn (running or over), without starting one; `undefined` before the first. */
   currentTurn(): Turn | undefined;
+  /** The latest turn's main trajectory id (§6.3), "" while unknown. */
+  mainTrajectory(): string;
   warn(message: string): void;
 }
 
@@ -70,11 +72,12 @@ export class SessionRequests {
     if (key !== undefined && !this.#begin(key)) return;
     const call: ToolCall = { id, name: wire.name ?? "", args: parseArguments(wire.argumentsJson) };
     // §18: synthetic steps from 50,000, one index per call, shared by its ACTIVE and final step.
-    const where = { stepIndex: this.#nextSyntheticIndex++, trajectoryId: turn.main ?? "", cascadeId: this.#context.conversationId() };
+    const where = { stepIndex: this.#nextSyntheticIndex++, trajectoryId: this.#context.mainTrajectory(), cascadeId: this.#context.conversationId() };
     turn.push(activeToolStep(call, where));
     this.#spawn(`tool ${call.name}`, key, async () => {
       const result = await this.#runTool(call, turn);
-      turn.push(finishedToolStep(call, result, where));
+      // A result after the turn is over reached no one: the turn closed the call as "(cancelled)".
+      if (!turn.settled) turn.push(finishedToolStep(call, result, where));
       this.sendToolResult(result);
     });
   }
@@ -165,7 +168,7 @@ export class SessionRequests {
   async #runTool(call: ToolCall, turn: Turn): Promise<ToolResult> {
     const tools = this.#context.options.tools;
     if (tools === undefined) return { id: call.id, name: call.name, error: `No tool registered with name ${call.name}` };
-    const link = linkSignal(undefined, this.#context.sessionSignal, turn.controller.signal);
+    const link = linkSignal(undefined, this.#context.sessionSignal, turn.signal);
     const context: ToolContext = {
       conversationId: this.#context.conversationId(),
       callId: call.id,

@@ -1,140 +1,193 @@
 import { ErrorCode, SdkError } from "../errors.js";
-import type { CallOptions, Step } from "../types.js";
-import { linkSignal, type LinkedSignal } from "../util/abort.js";
-import { AsyncQueue } from "../util/async-queue.js";
+import type { Step, StopReason, UsageMetadata } from "../types.js";
+import { TurnEntries, UsageMark, type TurnEntry } from "./turn-entries.js";
+
+export { UsageMark, type TurnEntry } from "./turn-entries.js";
+
+/** How a turn ended. */
+export interface TurnOutcome {
+  /** Why it failed: `Canceled` after a halt, `ExecutionError`, `ConnectionClosed`, ...; unset when it ended normally. */
+  readonly error?: SdkError;
+  /** Why the harness stopped it early (budget or quota, §16). */
+  readonly stopReason?: StopReason;
+}
 
 /**
- * One turn as the connection tracks it (§6): the queue of its steps, its main trajectory, and
- * how it ended. A turn starts with `send()` (solicited) or with harness activity nobody asked
- * for, e.g. after a trigger (unsolicited). It settles once: ended, or failed with an `SdkError`.
+ * Records a turn where it is produced. A {@link Turn} calls its recorder synchronously, before
+ * any reader of the turn sees the step or the end, so what the recorder keeps (the
+ * conversation's history) is complete whether or not anyone reads.
+ */
+export interface TurnRecorder {
+  /** A step update of the turn, in arrival order. */
+  step(step: Step): void;
+  /** The turn is ending. Steps pushed from here (e.g. results for calls that never got one) are still part of it. */
+  ending(outcome: TurnOutcome): void;
+  /** An update, after the end, of a step the turn already had (§6.3: idle may overtake a step's last update). */
+  late(step: Step): void;
+}
+
+/** Options of {@link Turn}. */
+export interface TurnOptions {
+  /** True when `send()` started the turn; false when the harness did on its own (a trigger, §13). */
+  solicited: boolean;
+}
+
+/**
+ * One turn of a session (§6): the single buffer its step updates go into, from the frame that
+ * carried them to every reader. A connection creates it, reports it to its
+ * {@link TurnObserver}, pushes steps and usage into it, and ends it once. Readers are
+ * independent cursors over the buffer (`steps()`, or the conversation's views), each from the
+ * start; none of them can stop the turn or lose a step for another.
+ *
+ * @example
+ * const turn = new Turn({ solicited: true });
+ * turn.push(step); turn.end();
+ * for await (const s of turn.steps()) console.log(s.id);
  */
 export class Turn {
-  readonly queue = new AsyncQueue<Step>();
-  /** Aborted when the turn is halted or settles: the signal client tools get. */
-  readonly controller = new AbortController();
-  /** Main trajectory id (§6.3): the first step's, or the first state update's. */
-  main: string | undefined;
-  /** True once the harness showed it is working on this turn (a step, RUNNING, a tool or hook request). */
-  active = false;
-  /** True once `halt()` was sent for this turn. */
-  halted = false;
-  #settled = false;
+  readonly solicited: boolean;
+  readonly #entries = new TurnEntries();
+  readonly #controller = new AbortController();
+  #recorder: TurnRecorder | undefined;
+  #outcome: TurnOutcome | undefined;
+  #ending = false;
+  #halted = false;
+  #changed: { promise: Promise<void>; resolve: () => void } | undefined;
+  readonly #over: Promise<TurnOutcome>;
+  #resolveOver!: (outcome: TurnOutcome) => void;
 
-  constructor(readonly solicited: boolean) {}
+  constructor(options: TurnOptions) {
+    this.solicited = options.solicited;
+    this.#over = new Promise((resolve) => (this.#resolveOver = resolve));
+  }
 
+  /** Aborted when the turn is halted or over: the signal client tools of this turn get. */
+  get signal(): AbortSignal {
+    return this.#controller.signal;
+  }
+
+  /** True once a halt was requested for this turn. */
+  get halted(): boolean {
+    return this.#halted;
+  }
+
+  /** True once the turn is over. */
   get settled(): boolean {
-    return this.#settled;
+    return this.#outcome !== undefined;
+  }
+
+  /** How the turn ended; `undefined` while it runs. */
+  get outcome(): TurnOutcome | undefined {
+    return this.#outcome;
+  }
+
+  /** Number of entries (step updates and usage marks) in the buffer. */
+  get size(): number {
+    return this.#entries.length;
+  }
+
+  /** The entry at `index` as it arrived. */
+  entry(index: number): TurnEntry | undefined {
+    return this.#entries.at(index);
+  }
+
+  /** True when a step with this id is part of the turn. */
+  has(id: string): boolean {
+    return this.#entries.has(id);
+  }
+
+  /** The newest update of each of the turn's steps, in the order the steps first arrived. */
+  latestSteps(): Step[] {
+    return this.#entries.latestSteps();
+  }
+
+  /** Resolves with the outcome when the turn is over; never rejects. */
+  over(): Promise<TurnOutcome> {
+    return this.#over;
+  }
+
+  /** Resolves at the next push or at the end, whichever comes first. */
+  changed(): Promise<void> {
+    if (this.#outcome !== undefined) return Promise.resolve();
+    if (this.#changed === undefined) {
+      let resolve!: () => void;
+      const promise = new Promise<void>((r) => (resolve = r));
+      this.#changed = { promise, resolve };
+    }
+    return this.#changed.promise;
   }
 
   /**
-   * The turn's steps for one reader (`Connection.receiveSteps`), ending when the turn does. An
-   * abort, a timeout or leaving the loop early releases the queue; the turn itself goes on.
+   * Attaches the recorder, before the first push (a {@link TurnObserver} does it when the turn
+   * starts). One per turn: `FailedPrecondition` otherwise.
    */
-  steps(options?: CallOptions): AsyncIterable<Step, undefined> {
-    return new TurnSteps(this.queue, options);
+  record(recorder: TurnRecorder): void {
+    if (this.#recorder !== undefined || this.#entries.length > 0 || this.#outcome !== undefined) {
+      throw new SdkError(ErrorCode.FailedPrecondition, "a turn takes one recorder, attached when it starts");
+    }
+    this.#recorder = recorder;
   }
 
-  /** Queues a step; false when the turn already settled (the step is dropped). */
+  /**
+   * Adds a step update. After the end, an update of one of the turn's own steps goes to the
+   * recorder's `late` (the buffer is closed) and `true` is returned; any other step is refused
+   * with `false` (it belongs to no turn the caller knows of).
+   */
   push(step: Step): boolean {
-    return !this.#settled && this.queue.push(step);
-  }
-
-  /** Marks the turn halted and aborts its tools' signals. */
-  halt(): void {
-    this.halted = true;
-    this.controller.abort(new SdkError(ErrorCode.Canceled, "the turn was halted"));
-  }
-
-  /** Ends the turn normally after the queued steps. */
-  end(): void {
-    if (this.#settle()) this.queue.end();
-  }
-
-  /** Ends the turn with `error`, thrown to the reader after the queued steps. */
-  fail(error: SdkError): void {
-    if (this.#settle(error)) this.queue.fail(error);
-  }
-
-  #settle(reason?: SdkError): boolean {
-    if (this.#settled) return false;
-    this.#settled = true;
-    if (!this.controller.signal.aborted) this.controller.abort(reason ?? new SdkError(ErrorCode.Canceled, "the turn is over"));
+    if (this.#outcome !== undefined) {
+      if (!this.#entries.has(step.id)) return false;
+      this.#recorder?.late(step);
+      return true;
+    }
+    this.#recorder?.step(step);
+    this.#entries.pushStep(step);
+    this.#wake();
     return true;
   }
-}
 
-const DONE: IteratorReturnResult<undefined> = { done: true, value: undefined };
-
-/**
- * {@link Turn.steps}: an async iterator over the turn's queue, written by hand rather than as an
- * async generator, which would add several promise hops to every step of a busy stream.
- */
-class TurnSteps implements AsyncIterable<Step, undefined>, AsyncIterator<Step, undefined> {
-  readonly #queue: AsyncQueue<Step>;
-  readonly #options: CallOptions | undefined;
-  /** Created on the first `next()`, like a generator's body would (so a timeout starts then). */
-  #link: LinkedSignal | undefined;
-  #done = false;
-
-  constructor(queue: AsyncQueue<Step>, options: CallOptions | undefined) {
-    this.#queue = queue;
-    this.#options = options;
+  /** Adds a usage report (§14) while the turn runs; ignored after the end. */
+  pushUsage(total: UsageMetadata): void {
+    if (this.#outcome !== undefined || this.#ending) return;
+    this.#entries.pushUsage(new UsageMark(total));
+    this.#wake();
   }
 
-  [Symbol.asyncIterator](): AsyncIterator<Step, undefined> {
-    return this;
+  /** Marks the turn halted (§13) and aborts its tools' signal; the connection ends it when the harness confirms. */
+  halt(): void {
+    if (this.#outcome !== undefined) return;
+    this.#halted = true;
+    if (!this.#controller.signal.aborted) this.#controller.abort(new SdkError(ErrorCode.Canceled, "the turn was halted"));
   }
 
-  next(): Promise<IteratorResult<Step, undefined>> {
-    if (this.#done) return Promise.resolve(DONE);
-    const options = this.#options;
-    if (options?.signal === undefined && options?.timeoutMs === undefined) {
-      // Nothing can abort the wait: the queue's own promise. After an end or a failure the queue
-      // only answers `done`, as a finished generator would.
-      return this.#queue.read();
-    }
-    this.#link ??= linkSignal(options);
-    return this.#queue.read(this.#link.signal).then(
-      (result) => {
-        if (result.done === true) this.#stop(false);
-        return result;
-      },
-      (error: unknown) => {
-        this.#stop(true);
-        throw error;
-      },
-    );
+  /** Ends the turn once; later calls are ignored. Readers see the end after the recorder's `ending`. */
+  end(outcome: TurnOutcome = {}): void {
+    if (this.#ending) return;
+    this.#ending = true;
+    this.#recorder?.ending(outcome);
+    this.#outcome = outcome;
+    if (!this.#controller.signal.aborted) this.#controller.abort(outcome.error ?? new SdkError(ErrorCode.Canceled, "the turn is over"));
+    this.#wake();
+    this.#resolveOver(outcome);
   }
 
-  return(): Promise<IteratorResult<Step, undefined>> {
-    this.#stop(true);
-    return Promise.resolve(DONE);
+  /** Wakes the readers waiting in {@link changed} (e.g. to see an interrupt). */
+  wake(): void {
+    this.#wake();
   }
 
-  /** Ends this reader; `release` gives up the rest of the turn unless the queue is already over. */
-  #stop(release: boolean): void {
-    if (this.#done) return;
-    this.#done = true;
-    this.#link?.dispose();
-    if (release && !this.#queue.closed) this.#queue.release();
+  #wake(): void {
+    const changed = this.#changed;
+    if (changed === undefined) return;
+    this.#changed = undefined;
+    changed.resolve();
   }
 }
 
-/** A stream with no steps: `receiveSteps()` before the first turn. */
-const NO_STEPS: AsyncIterable<Step, undefined> = {
-  [Symbol.asyncIterator]: () => ({ next: () => Promise.resolve(DONE) }),
-};
-
 /**
- * `Connection.receiveSteps`: the steps of the turn `currentTurn()` returns on the first `next()`
- * (as a generator body would run then), so a stream created before `send()` reads that turn.
+ * Told by a connection about every turn as it starts — by `send()` or by the harness on its own
+ * (a trigger, §13) — synchronously, before its first step. The conversation is the observer:
+ * it attaches its recorder to each turn here.
  */
-export function lazyTurnSteps(currentTurn: () => Turn | undefined, options: CallOptions | undefined): AsyncIterable<Step> {
-  let steps: AsyncIterator<Step, undefined> | undefined;
-  const open = (): AsyncIterator<Step, undefined> => (steps ??= (currentTurn()?.steps(options) ?? NO_STEPS)[Symbol.asyncIterator]());
-  const iterator: AsyncIterator<Step, undefined> = {
-    next: () => open().next(),
-    return: () => steps?.return?.() ?? Promise.resolve(DONE),
-  };
-  return { [Symbol.asyncIterator]: () => iterator };
+export interface TurnObserver {
+  turnStarted(turn: Turn): void;
 }

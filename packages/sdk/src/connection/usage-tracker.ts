@@ -17,6 +17,11 @@ export class UsageTracker {
     for (const entry of entries) this.#byTrajectory.set(entry.trajectoryId ?? "", usageFromWire(entry.usage));
   }
 
+  /** A copy of the session total. */
+  total(): UsageMetadata {
+    return { ...this.#total };
+  }
+
   /** A copy of the current counters. */
   snapshot(): UsageSnapshot {
     return { total: { ...this.#total }, byTrajectory: new Map(this.#byTrajectory) };

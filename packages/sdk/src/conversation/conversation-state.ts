@@ -2,6 +2,7 @@ import { emptyUsage, StepSource, StepStatus, StepType } from "../types.js";
 import type { Step, UsageMetadata } from "../types.js";
 import type { ConversationSnapshot } from "./conversation-snapshot.js";
 import { SlidingArray } from "./sliding-array.js";
+import { ToolGroups } from "./tool-groups.js";
 import { addUsage, copyUsage, subtractUsage } from "./usage.js";
 import type { TurnUsage } from "./usage.js";
 
@@ -33,8 +34,15 @@ export class ConversationState {
   #baseline: UsageMetadata = emptyUsage();
   #fallback: UsageMetadata = emptyUsage();
   #lastTurn: UsageMetadata | undefined;
+  /** The part of `#fallback` the last turn added (replaced when that turn's usage is revised). */
+  #lastFallback: UsageMetadata = emptyUsage();
+  /** Tool-call groups, so that no window separates a call from its result (seed 002). */
+  readonly #groups = new ToolGroups();
   /** Drops a trimmed step's id (one function for the state's life, not one per trim). */
-  readonly #forget = (step: Step): void => void this.#positionById.delete(step.id);
+  readonly #forget = (step: Step): void => {
+    this.#positionById.delete(step.id);
+    this.#groups.dropped(step, this.#firstAbs);
+  };
 
   /** `maxSize` 0 keeps every step; otherwise the oldest steps are dropped beyond it. */
   constructor(maxSize: number) {
@@ -56,26 +64,52 @@ export class ConversationState {
       const was = previous?.type === StepType.Compaction;
       const is = step.type === StepType.Compaction;
       if (is !== was) this.#updateCompaction(abs, is);
+      this.#groups.note(step, abs);
       return;
     }
+    // An update of a tool step whose call or result was trimmed away would stand alone: dropped.
+    if (this.#groups.isCut(step)) return;
     const position = this.#firstAbs + this.#steps.length;
     this.#steps.push(step);
     this.#positionById.set(step.id, position);
+    this.#groups.note(step, position);
     // §15: a COMPACTION step marks where the harness compacted its context.
     if (step.type === StepType.Compaction) this.#compactions.push(position);
     this.#trim();
   }
 
-  /** Marks the start of a user turn at the next history position. */
-  startTurn(): void {
-    this.#turnStarts.push(this.#firstAbs + this.#steps.length);
+  /** Marks the start of a turn at the next history position, and returns that (absolute) position. */
+  startTurn(): number {
+    const position = this.#firstAbs + this.#steps.length;
+    this.#turnStarts.push(position);
     this.#turnCount++;
+    return position;
   }
 
-  /** Records the usage of a finished turn. */
-  endTurn(turn: TurnUsage): void {
+  /**
+   * Records the usage of a finished turn. With `revise`, the figure replaces the last turn's
+   * (usage the harness reported after that turn ended, §14).
+   */
+  endTurn(turn: TurnUsage, revise = false): void {
+    if (revise) this.#fallback = subtractUsage(this.#fallback, this.#lastFallback);
     this.#lastTurn = copyUsage(turn.usage);
-    if (turn.fromSteps) this.#fallback = addUsage(this.#fallback, turn.usage);
+    this.#lastFallback = turn.fromSteps ? copyUsage(turn.usage) : emptyUsage();
+    this.#fallback = addUsage(this.#fallback, this.#lastFallback);
+  }
+
+  /**
+   * Removes the turn that starts at absolute position `start` and every step from there on
+   * (`cancelIncludingUser`, seed 002): history is as if the turn was never sent.
+   */
+  removeTurn(start: number): void {
+    const from = Math.max(start, this.#firstAbs);
+    const keep = from - this.#firstAbs;
+    for (let i = keep; i < this.#steps.length; i++) this.#positionById.delete((this.#steps.at(i) as Step).id);
+    this.#steps.truncate(keep);
+    dropFrom(this.#turnStarts, start);
+    dropFrom(this.#compactions, from);
+    this.#groups.truncate(from);
+    this.#turnCount = Math.max(0, this.#turnCount - 1);
   }
 
   /** Forgets every step, index and usage figure; usage restarts from `connectionTotal`. */
@@ -88,12 +122,19 @@ export class ConversationState {
     this.#turnCount = 0;
     this.#baseline = copyUsage(connectionTotal);
     this.#fallback = emptyUsage();
+    this.#lastFallback = emptyUsage();
     this.#lastTurn = undefined;
+    this.#groups.clear();
   }
 
-  /** A copy of the retained steps, oldest first. */
-  history(): Step[] {
-    return this.#steps.toArray();
+  /**
+   * A copy of the retained steps, oldest first; with `last`, at most the newest `last` of them,
+   * starting where no tool call is separated from its result (so possibly fewer).
+   */
+  history(last?: number): Step[] {
+    if (last === undefined || last >= this.#steps.length) return this.#steps.toArray();
+    const from = this.#firstAbs + this.#steps.length - last;
+    return this.#steps.toArray(this.#groups.windowStart(from, false) - this.#firstAbs);
   }
 
   /** Turns started since the last clear (not reduced by trimming). */
@@ -211,8 +252,12 @@ export class ConversationState {
   #trim(): void {
     const excess = this.#maxSize > 0 ? this.#steps.length - this.#maxSize : 0;
     if (excess <= 0) return;
-    this.#steps.dropFront(excess, this.#forget);
-    this.#firstAbs += excess;
+    // Seed 002: the window never starts inside a tool call's group; drop up to where none straddles.
+    const end = this.#firstAbs + this.#steps.length;
+    const start = Math.min(this.#groups.windowStart(this.#firstAbs + excess, true), end);
+    const count = start - this.#firstAbs;
+    this.#firstAbs = start; // read by #forget
+    this.#steps.dropFront(count, this.#forget);
     dropBelow(this.#turnStarts, this.#firstAbs);
     dropBelow(this.#compactions, this.#firstAbs);
   }
@@ -223,4 +268,11 @@ function dropBelow(sorted: SlidingArray<number>, min: number): void {
   let n = 0;
   while (n < sorted.length && (sorted.at(n) as number) < min) n++;
   sorted.dropFront(n);
+}
+
+/** Drops the trailing entries of a sorted list that are at or above `min`. */
+function dropFrom(sorted: SlidingArray<number>, min: number): void {
+  let keep = sorted.length;
+  while (keep > 0 && (sorted.at(keep - 1) as number) >= min) keep--;
+  sorted.truncate(keep);
 }

@@ -56,15 +56,19 @@ describe("Conversation.chat", () => {
     expect((await collect(conversation.chat("two"))).length).toBe(1);
   });
 
-  it("sends nothing until iterated, and rejects a blank prompt with InvalidArgument", async () => {
-    const { connection, conversation } = conversationOf([{ steps: [] }]);
-    const stream = conversation.chat("hello");
-    expect(connection.sent.prompts).toEqual([]);
-    await collect(stream);
-    expect(connection.sent.prompts).toEqual(["hello"]);
-    await expect(collect(conversation.chat("   "))).rejects.toMatchObject({ code: ErrorCode.InvalidArgument });
+  it("sends at once, read or not; a blank prompt fails every view with InvalidArgument and sends nothing", async () => {
+    const { connection, conversation } = conversationOf([{ steps: [{ content: "unread" }] }, { steps: [{ content: "next" }] }]);
+    conversation.chat("hello"); // never read
+    expect((await conversation.chatToCompletion("again")).text).toBe("next");
+    expect(connection.sent.prompts).toEqual(["hello", "again"]);
+    expect((await conversation.history()).map((s) => s.content)).toEqual(["unread", "next"]);
+    const blank = conversation.chat("   ");
+    await expect(collect(blank)).rejects.toMatchObject({ code: ErrorCode.InvalidArgument });
+    await expect(blank.final()).rejects.toMatchObject({ code: ErrorCode.InvalidArgument });
+    await expect(collect(blank.events())).rejects.toMatchObject({ code: ErrorCode.InvalidArgument });
     await expect(conversation.send("")).rejects.toMatchObject({ code: ErrorCode.InvalidArgument });
-    expect(await conversation.turnCount()).toBe(1);
+    expect(connection.sent.prompts).toEqual(["hello", "again"]);
+    expect(await conversation.turnCount()).toBe(2);
   });
 });
 
@@ -183,7 +187,7 @@ describe("Conversation state", () => {
   });
 
   it("delegates conversationId, isIdle and connection", async () => {
-    const connection = createMockConnection({ conversationId: "c-9", turns: [{ steps: [{ content: "x" }] }] });
+    const connection = createMockConnection({ conversationId: "c-9", turns: [{ steps: [{ content: "x" }], delayMs: 5 }] });
     const conversation = new Conversation(connection);
     expect(conversation.conversationId).toBe("c-9");
     expect(conversation.connection).toBe(connection);
@@ -205,8 +209,9 @@ describe("Conversation state", () => {
       { type: "text", stepIndex: 1, text: "two" },
     ]);
     expect(await conversation.turnCount()).toBe(2);
-    // Reading an idle connection yields nothing and is not a turn.
-    expect(await collect(conversation.receiveSteps())).toEqual([]);
+    // Reading when idle reads the last turn again, from its start; it is not a new turn.
+    expect((await collect(conversation.receiveSteps())).map((s) => s.content)).toEqual(["two"]);
+    expect(await conversation.turnCount()).toBe(2);
     expect((await conversation.lastTurnUsage())).toEqual(emptyUsage());
   });
 });

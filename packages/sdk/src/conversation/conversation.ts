@@ -1,15 +1,15 @@
 import { Mutex } from "async-mutex";
 import type { Connection } from "../connection/connection.js";
+import type { Turn } from "../connection/turn.js";
+import { emptyView } from "../connection/turn-view.js";
 import { ErrorCode, SdkError } from "../errors.js";
-import { StepType } from "../types.js";
 import type { CallOptions, ChatResponse, Prompt, Step, StreamChunk, UsageMetadata } from "../types.js";
-import { linkSignal, raceSignal } from "../util/abort.js";
-import { stepToChunks } from "./chunks.js";
+import { abortError, linkSignal, raceSignal, throwIfAborted, type LinkedSignal } from "../util/abort.js";
+import { AsyncQueue } from "../util/async-queue.js";
+import { ChatStream, type ChatStreamHost } from "./chat-stream.js";
 import { ConversationState } from "./conversation-state.js";
 import { assertPromptNotBlank } from "./prompt.js";
-import { TurnReader } from "./turn-reader.js";
-import type { TurnSummary } from "./turn-reader.js";
-import { computeTurnUsage, copyUsage } from "./usage.js";
+import { TurnPump, type PumpHost } from "./turn-pump.js";
 
 /** How long an automatic halt (on abort or timeout) may take before the SDK stops waiting for it. */
 const HALT_TIMEOUT_MS = 10_000;
@@ -20,21 +20,27 @@ export const DEFAULT_MAX_HISTORY_SIZE = 10_000;
 /** Options of {@link Conversation}. */
 export interface ConversationOptions {
   /**
-   * Most steps kept in memory; older ones are dropped from the front. `undefined` → 10,000,
-   * `0` → unlimited.
+   * Most steps kept in memory; older ones are dropped from the front (never separating a tool
+   * call from its result). `undefined` → 10,000, `0` → unlimited.
    */
   maxHistorySize?: number | undefined;
 }
 
+/** Options of {@link Conversation.history}. */
+export interface HistoryOptions {
+  /** At most this many of the newest steps, starting where no tool call is cut from its result. */
+  last?: number;
+}
+
 /**
  * A stateful session over a {@link Connection} (seed 000): step history, turn and compaction
- * indices, token usage, and chat as a chunk stream or a whole response. Construct it with
- * `new Conversation(connection, options)`.
+ * indices, token usage, and chat as a {@link ChatStream}. Construct it with
+ * `new Conversation(connection, options)`; it observes every turn of the connection.
  *
- * Streams are lazy: `chat()` sends nothing until you iterate it. Leaving a `for await` early
- * detaches the stream; the rest of the turn is still recorded into history in the background,
- * and the next `send`/`chat` waits for that turn to end. Aborting a stream (signal or
- * `timeoutMs`) also asks the harness to halt the turn.
+ * Every turn — sent by `chat`/`send`, or started by the harness on its own (a trigger) — is
+ * recorded into history as its steps arrive, whether or not anyone reads it. `chat()` sends at
+ * once and returns the turn as a stream whose views (chunks, steps, events, `final()`, SSE bytes)
+ * are independent cursors over the turn. A new prompt goes out when the running turn is over.
  *
  * State methods are async because they take the internal lock; the lock is never held while
  * waiting on the connection, so they never block on the network.
@@ -51,12 +57,16 @@ export class Conversation implements AsyncDisposable {
   readonly connection: Connection;
   readonly #state: ConversationState;
   readonly #lock = new Mutex();
-  /** The reader a stream is consuming right now. */
-  #reader: TurnReader | undefined;
-  /** Recording of a turn whose stream was left early. */
-  #background: Promise<void> | undefined;
-  /** `usage.total` before the last `send`, for the next reader's turn usage. */
-  #turnStartTotal: UsageMetadata | undefined;
+  readonly #host: PumpHost & ChatStreamHost;
+  /** The latest turn, running or over. */
+  #latest: TurnPump | undefined;
+  /** The latest turn while its usage may still grow with late reports (§14); cleared by `clearHistory`. */
+  #revisable: TurnPump | undefined;
+  /** The turn the connection reported during our `connection.send()`. */
+  #solicited: TurnPump | undefined;
+  /** Settles when the sends before the next one are done: prompts go out one at a time. */
+  #sending: Promise<void> = Promise.resolve();
+  readonly #watchers = new Set<AsyncQueue<ChatStream>>();
 
   constructor(connection: Connection, options: ConversationOptions = {}) {
     const max = options.maxHistorySize ?? DEFAULT_MAX_HISTORY_SIZE;
@@ -65,8 +75,15 @@ export class Conversation implements AsyncDisposable {
     }
     this.connection = connection;
     this.#state = new ConversationState(max);
+    this.#host = {
+      state: this.#state,
+      usageTotal: () => this.connection.usage.total,
+      halt: (pump) => this.#halt(pump),
+      totalUsage: () => this.totalUsage(),
+    };
     // §5: a resumed session starts with the steps the harness replayed.
     for (const step of connection.initialHistory) this.#state.record(step);
+    connection.observeTurns({ turnStarted: (turn) => this.#onTurn(turn) });
   }
 
   /** The session id (delegates to the connection). */
@@ -80,80 +97,121 @@ export class Conversation implements AsyncDisposable {
   }
 
   /**
-   * Sends `prompt` and streams the chunks of the turn it starts (see {@link stepToChunks}).
-   * Nothing is sent until iteration starts. Throws `InvalidArgument` for a blank prompt, the
-   * turn's `SdkError` if it fails, and `Canceled` / `DeadlineExceeded` on abort (after asking the
-   * harness to halt).
+   * Sends `prompt` — at once, or when the running turn is over — and returns its turn as a
+   * {@link ChatStream}. The turn is recorded whether or not the stream is read. Failures come
+   * through the stream's views: `InvalidArgument` for a blank prompt, the turn's `SdkError`, and
+   * `Canceled` / `DeadlineExceeded` when `signal` / `timeoutMs` (which bound the whole turn)
+   * cancel it. An already-aborted signal sends nothing.
    */
-  chat(prompt: Prompt, options?: CallOptions): AsyncIterable<StreamChunk> {
-    const seen = new Set<string>();
-    return this.#turn(prompt, options, (step) => stepToChunks(step, seen));
+  chat(prompt: Prompt, options?: CallOptions): ChatStream {
+    const controller = new AbortController();
+    let link: LinkedSignal | undefined;
+    try {
+      link = linkSignal(options);
+      if (link.signal.aborted) controller.abort(abortError(link.signal));
+    } catch (error) {
+      controller.abort(SdkError.from(error));
+    }
+    const started = this.#begin(prompt, controller.signal);
+    const stream = new ChatStream(started, controller, this.#host);
+    if (link !== undefined) {
+      const linked = link;
+      if (!linked.signal.aborted) linked.signal.addEventListener("abort", () => void stream.abort(abortError(linked.signal)), { once: true });
+      started.then((pump) => pump.turn.over()).then(linked.dispose, linked.dispose);
+    }
+    return stream;
   }
 
-  /** Sends `prompt`, waits for the turn to end and returns all of it. Fails like {@link chat}. */
-  async chatToCompletion(prompt: Prompt, options?: CallOptions): Promise<ChatResponse> {
-    const seen = new Set<string>();
-    const steps = new Map<string, Step>();
-    let text = "";
-    let thinking = "";
-    let structuredOutput: { value: unknown } | undefined;
-    for await (const step of this.#turn(prompt, options, undefined)) {
-      steps.set(step.id, step); // a re-sent step keeps its first position and takes the newest state
-      if (step.type === StepType.Finish && step.structuredOutput !== undefined) structuredOutput = { value: step.structuredOutput };
-      for (const chunk of stepToChunks(step, seen)) {
-        if (chunk.type === "text") text += chunk.text;
-        else if (chunk.type === "thought") thinking += chunk.text;
-      }
-    }
-    const response: ChatResponse = { text, thinking, steps: [...steps.values()], usageMetadata: await this.totalUsage() };
-    if (structuredOutput !== undefined) response.structuredOutput = structuredOutput.value;
-    const stopReason = this.connection.lastStopReason;
-    if (stopReason !== undefined) response.stopReason = stopReason;
-    return response;
+  /** `chat(prompt, options).final()`: the whole turn, once it is over. */
+  chatToCompletion(prompt: Prompt, options?: CallOptions): Promise<ChatResponse> {
+    return this.chat(prompt, options).final();
   }
 
   /**
-   * Sends a prompt and marks a turn boundary, without reading the turn: follow with
-   * {@link receiveSteps} or {@link receiveChunks}. Waits first for a turn still being recorded in
-   * the background. Throws `FailedPrecondition` while a stream is reading a turn.
+   * Sends a prompt — when the running turn is over — without reading its turn: follow with
+   * {@link receiveSteps} or {@link receiveChunks}. Resolves once the prompt went out. Throws
+   * `InvalidArgument` for a blank prompt; sends nothing when the signal is already aborted.
    */
   async send(prompt: Prompt, options?: CallOptions): Promise<void> {
-    assertPromptNotBlank(prompt);
     const link = linkSignal(options);
     try {
-      await this.#settle(link.signal);
-      this.#assertNoStream();
-      const totalAtStart = copyUsage(this.connection.usage.total);
-      await this.connection.send(prompt, { signal: link.signal });
-      this.#turnStartTotal = totalAtStart;
-      await this.#lock.runExclusive(() => this.#state.startTurn());
-    } catch (error) {
-      throw SdkError.from(error);
+      await this.#begin(prompt, link.signal);
     } finally {
       link.dispose();
     }
   }
 
   /**
-   * The step updates of the current turn, each recorded into history before it is yielded.
-   * Ends with the turn. Aborting halts the turn; breaking out leaves it recording in background.
+   * The step updates of the current turn (the running one, else the last), from its first step,
+   * ending with the turn. Aborting (`signal`, `timeoutMs`) cancels the turn; breaking out only
+   * leaves this reader.
    */
   receiveSteps(options?: CallOptions): AsyncIterable<Step> {
-    return this.#turn(undefined, options, undefined);
+    return this.#receive(options, (stream) => stream.steps());
   }
 
-  /** {@link receiveSteps} turned into chunks by {@link stepToChunks}, one de-duplication set per call. */
+  /** {@link receiveSteps} turned into chunks by the seed 000 rules. */
   receiveChunks(options?: CallOptions): AsyncIterable<StreamChunk> {
-    const seen = new Set<string>();
-    return this.#turn(undefined, options, (step) => stepToChunks(step, seen));
+    return this.#receive(options, (stream) => stream[Symbol.asyncIterator]());
   }
 
-  /** A copy of the retained steps, oldest first, one entry per step id (its newest update). */
-  history(): Promise<Step[]> {
-    return this.#lock.runExclusive(() => this.#state.history());
+  /**
+   * Every turn as it starts — the running one first, if any — including turns nobody sent (a
+   * trigger's), until `signal` aborts (`Canceled`), the loop is left, or the conversation is
+   * disconnected. Each is a {@link ChatStream} over that turn.
+   */
+  turns(options?: { signal?: AbortSignal }): AsyncIterable<ChatStream> {
+    return {
+      [Symbol.asyncIterator]: () => {
+        const signal = options?.signal;
+        const onAbort = (): void => queue.fail(abortError(signal as AbortSignal));
+        const queue = new AsyncQueue<ChatStream>({
+          onRelease: () => {
+            this.#watchers.delete(queue);
+            signal?.removeEventListener("abort", onAbort);
+          },
+        });
+        if (signal?.aborted) onAbort();
+        else {
+          signal?.addEventListener("abort", onAbort, { once: true });
+          this.#watchers.add(queue);
+          const running = this.#latest;
+          if (running !== undefined && !running.turn.settled) queue.push(this.#streamOf(running));
+        }
+        return queue[Symbol.asyncIterator]();
+      },
+    };
   }
 
-  /** Turns started since the last {@link clearHistory}; trimming old steps does not lower it. */
+  /**
+   * Cancels the running turn (protocol §13 `haltRequest`): its views end at once with `Canceled`,
+   * history keeps every step received, calls left without a result are closed as `(cancelled)`.
+   * Resolves when the harness reports the turn over (bounded by `signal`/`timeoutMs`); does
+   * nothing when no turn runs.
+   */
+  cancel(options?: CallOptions): Promise<void> {
+    return this.#cancel(false, options);
+  }
+
+  /** {@link cancel}, then removes the turn — its prompt and every step — from this client's history (seed 002). */
+  cancelIncludingUser(options?: CallOptions): Promise<void> {
+    return this.#cancel(true, options);
+  }
+
+  /**
+   * A copy of the retained steps, oldest first, one entry per step id (its newest update). With
+   * `last`, at most the newest `last` steps, starting where no tool call is separated from its
+   * result (so possibly fewer).
+   */
+  history(options?: HistoryOptions): Promise<Step[]> {
+    const last = options?.last;
+    if (last !== undefined && (!Number.isSafeInteger(last) || last < 0)) {
+      return Promise.reject(new SdkError(ErrorCode.InvalidArgument, `history({ last }) takes an integer >= 0, got ${String(last)}`));
+    }
+    return this.#lock.runExclusive(() => this.#state.history(last));
+  }
+
+  /** Turns started since the last {@link clearHistory} (triggers' turns too); trimming old steps does not lower it. */
   turnCount(): Promise<number> {
     return this.#lock.runExclusive(() => this.#state.turnCount());
   }
@@ -175,21 +233,32 @@ export class Conversation implements AsyncDisposable {
 
   /** Session usage since the last clear: the harness total (§14), plus summed per-step usage of legacy harnesses. */
   totalUsage(): Promise<UsageMetadata> {
-    return this.#lock.runExclusive(() => this.#state.totalUsage(this.connection.usage.total));
+    return this.#lock.runExclusive(() => {
+      this.#reviseLastTurn();
+      return this.#state.totalUsage(this.connection.usage.total);
+    });
   }
 
-  /** Usage of the last finished turn, or `undefined` before a turn finished. */
+  /** Usage of the last finished turn, including usage reported after it ended; `undefined` before one ended. */
   lastTurnUsage(): Promise<UsageMetadata | undefined> {
-    return this.#lock.runExclusive(() => this.#state.lastTurnUsage());
+    return this.#lock.runExclusive(() => {
+      this.#reviseLastTurn();
+      return this.#state.lastTurnUsage();
+    });
   }
 
   /** Forgets steps, turns, compaction indices and usage; later usage counts from now. */
   clearHistory(): Promise<void> {
-    return this.#lock.runExclusive(() => this.#state.clear(this.connection.usage.total));
+    return this.#lock.runExclusive(() => {
+      this.#revisable = undefined;
+      this.#state.clear(this.connection.usage.total);
+    });
   }
 
-  /** Closes the connection (idempotent). A turn recording in background then ends. */
+  /** Closes the connection (idempotent): a running turn ends with `ConnectionClosed`, `turns()` loops end. */
   async disconnect(options?: CallOptions): Promise<void> {
+    for (const watcher of this.#watchers) watcher.end();
+    this.#watchers.clear();
     await this.connection.disconnect(options);
   }
 
@@ -198,75 +267,105 @@ export class Conversation implements AsyncDisposable {
     await this.disconnect();
   }
 
+  /** The connection started a turn: record it from its first step. */
+  #onTurn(turn: Turn): void {
+    const previous = this.#revisable;
+    if (previous?.turn.settled === true) this.#state.endTurn(previous.usage(), true); // late usage of the previous turn (§14)
+    const pump = new TurnPump(turn, this.#host);
+    this.#latest = pump;
+    this.#revisable = pump;
+    if (turn.solicited) this.#solicited = pump;
+    for (const watcher of this.#watchers) watcher.push(this.#streamOf(pump));
+  }
+
   /**
-   * Sends `prompt` (if any) and yields the turn's recorded steps, or what `map` makes of each
-   * (chunks), from this one generator; see {@link receiveSteps}.
+   * Sends `prompt` once the sends before it are done and the running turn is over (upstream's
+   * `send()` drains an unfinished turn first), and returns the pump of the turn it started.
    */
-  #turn(prompt: Prompt | undefined, options: CallOptions | undefined, map: undefined): AsyncGenerator<Step, void, undefined>;
-  #turn<T>(prompt: Prompt | undefined, options: CallOptions | undefined, map: (step: Step) => readonly T[]): AsyncGenerator<T, void, undefined>;
-  async *#turn<T>(prompt: Prompt | undefined, options: CallOptions | undefined, map: ((step: Step) => readonly T[]) | undefined): AsyncGenerator<Step | T, void, undefined> {
-    const link = linkSignal(options);
-    let halt: Promise<void> | undefined;
-    const onAbort = (): void => {
-      // Abort or timeout mid-turn: ask the harness to stop the turn (§13).
-      halt ??= this.connection.halt({ timeoutMs: HALT_TIMEOUT_MS }).catch(() => undefined);
-    };
+  async #begin(prompt: Prompt, signal: AbortSignal): Promise<TurnPump> {
+    const previous = this.#sending;
+    let done!: () => void;
+    const mine = new Promise<void>((resolve) => (done = resolve));
+    this.#sending = Promise.all([previous, mine]).then(() => undefined);
     try {
-      if (prompt !== undefined) await this.send(prompt, { signal: link.signal });
-      await this.#settle(link.signal);
-      this.#assertNoStream();
-      const reader = this.#openReader();
-      this.#reader = reader;
-      link.signal.addEventListener("abort", onAbort, { once: true });
-      if (link.signal.aborted) onAbort();
-      try {
-        for (;;) {
-          const result = await reader.next(link.signal);
-          if (result.done === true) return;
-          if (map === undefined) yield result.value;
-          else for (const item of map(result.value)) yield item;
-        }
-      } finally {
-        link.signal.removeEventListener("abort", onAbort);
-        this.#reader = undefined;
-        if (!reader.finished) this.#recordInBackground(reader, halt);
+      assertPromptNotBlank(prompt);
+      throwIfAborted(signal);
+      await raceSignal(previous, signal);
+      for (let running = this.#latest; running !== undefined && !running.turn.settled; running = this.#latest) await raceSignal(running.turn.over(), signal);
+      this.#solicited = undefined;
+      await this.connection.send(prompt, { signal });
+      const pump = this.#solicited as TurnPump | undefined;
+      this.#solicited = undefined;
+      if (pump === undefined) throw new SdkError(ErrorCode.Internal, "the connection sent the prompt but reported no turn for it: a Connection must report each turn to its observer (observeTurns)");
+      return pump;
+    } catch (error) {
+      throw SdkError.from(error);
+    } finally {
+      done();
+    }
+  }
+
+  #streamOf(pump: TurnPump): ChatStream {
+    return new ChatStream(Promise.resolve(pump), new AbortController(), this.#host);
+  }
+
+  /** A view of the latest turn opened at the first `next()`; an abort of `options` cancels that turn. */
+  #receive<T>(options: CallOptions | undefined, read: (stream: ChatStream) => AsyncIterator<T, undefined>): AsyncIterable<T> {
+    let view: AsyncIterator<T, undefined> | undefined;
+    let link: LinkedSignal | undefined;
+    const open = (): AsyncIterator<T, undefined> => {
+      if (view !== undefined) return view;
+      const pump = this.#latest;
+      if (pump === undefined) {
+        throwIfAborted(options?.signal);
+        return (view = emptyView());
       }
+      if (options?.signal !== undefined || options?.timeoutMs !== undefined) {
+        const linked = (link = linkSignal(options));
+        const onAbort = (): void => pump.cancel(abortError(linked.signal));
+        if (linked.signal.aborted) onAbort();
+        else linked.signal.addEventListener("abort", onAbort, { once: true });
+        void pump.turn.over().then(linked.dispose);
+      }
+      return (view = read(this.#streamOf(pump)));
+    };
+    const iterator: AsyncIterator<T, undefined> = {
+      next: () => {
+        try {
+          return open().next();
+        } catch (error) {
+          return Promise.reject(SdkError.from(error));
+        }
+      },
+      return: () => {
+        link?.dispose();
+        return view?.return?.() ?? Promise.resolve({ done: true, value: undefined });
+      },
+    };
+    return { [Symbol.asyncIterator]: () => iterator };
+  }
+
+  async #cancel(remove: boolean, options: CallOptions | undefined): Promise<void> {
+    const link = linkSignal(options);
+    try {
+      const pump = this.#latest;
+      if (pump === undefined || pump.turn.settled) return;
+      pump.cancel(new SdkError(ErrorCode.Canceled, remove ? "the turn was cancelled by cancelIncludingUser()" : "the turn was cancelled by cancel()"), remove);
+      await raceSignal(pump.turn.over(), link.signal);
     } finally {
       link.dispose();
     }
   }
 
-  #openReader(): TurnReader {
-    const started = this.#turnStartTotal !== undefined;
-    const totalAtStart = this.#turnStartTotal ?? copyUsage(this.connection.usage.total);
-    this.#turnStartTotal = undefined;
-    return new TurnReader(this.connection.receiveSteps(), {
-      // Synchronous, so no lock: nothing else can touch the state until it returns. The lock
-      // orders the state methods, which only ever hold it for synchronous work too.
-      record: (step) => this.#state.record(step),
-      finish: async (summary: TurnSummary) => {
-        if (!started && !summary.sawSteps) return; // an idle read, not a turn
-        const turn = computeTurnUsage({ totalAtStart, totalAtEnd: this.connection.usage.total, stepUsages: summary.stepUsages });
-        await this.#lock.runExclusive(() => this.#state.endTurn(turn));
-      },
-    });
+  /** Asks the harness to halt `pump`'s turn while it is the running one (§13). Failures are moot: the turn ends anyway. */
+  #halt(pump: TurnPump): void {
+    if (pump !== this.#latest || pump.turn.settled) return;
+    this.connection.halt({ timeoutMs: HALT_TIMEOUT_MS }).catch(() => undefined);
   }
 
-  #recordInBackground(reader: TurnReader, halt: Promise<void> | undefined): void {
-    const background = reader.drain(halt).finally(() => {
-      if (this.#background === background) this.#background = undefined;
-    });
-    this.#background = background;
-  }
-
-  /** Waits until no turn is being recorded in the background. */
-  async #settle(signal: AbortSignal): Promise<void> {
-    while (this.#background !== undefined) await raceSignal(this.#background, signal);
-  }
-
-  #assertNoStream(): void {
-    if (this.#reader !== undefined) {
-      throw new SdkError(ErrorCode.FailedPrecondition, "a stream is still reading the current turn: finish it or break out of it first");
-    }
+  /** The last turn's usage may have grown since it ended (a usage report after the idle, §14). */
+  #reviseLastTurn(): void {
+    const pump = this.#revisable;
+    if (pump?.turn.settled === true) this.#state.endTurn(pump.usage(), true);
   }
 }

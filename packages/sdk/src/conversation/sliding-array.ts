@@ -59,14 +59,20 @@ export class SlidingArray<T> {
     }
   }
 
+  /** Keeps the `count` oldest items and removes the rest. */
+  truncate(count: number): void {
+    const keep = Math.min(Math.max(0, count), this.length);
+    this.#items.length = this.#head + keep;
+  }
+
   /** Removes every item. */
   clear(): void {
     this.#items = [];
     this.#head = 0;
   }
 
-  /** A copy of the live items, oldest first. */
-  toArray(): T[] {
-    return this.#items.slice(this.#head);
+  /** A copy of the live items from `from` (default 0), oldest first. */
+  toArray(from = 0): T[] {
+    return this.#items.slice(this.#head + Math.max(0, from));
   }
 }

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { ErrorCode, SdkError } from "../errors.js";
 import { emptyUsage, StepSource, StepStatus, StepTarget, StepType } from "../types.js";
 import type { Step } from "../types.js";
+import type { Turn } from "../connection/turn.js";
 import { createMockConnection, mockStep } from "./index.js";
 
 async function readAll(steps: AsyncIterable<Step>): Promise<Step[]> {
@@ -70,7 +71,7 @@ describe("createMockConnection", () => {
     const c = createMockConnection({
       conversationId: "conv-1",
       initialUsage: { totalTokenCount: 5 },
-      turns: [{ steps: [{ thinking: "hmm" }, { content: "Hi" }], usage: { promptTokenCount: 3, totalTokenCount: 10 }, stopReason: "QUOTA_EXHAUSTED" }],
+      turns: [{ steps: [{ thinking: "hmm" }, { content: "Hi" }], usage: { promptTokenCount: 3, totalTokenCount: 10 }, stopReason: "QUOTA_EXHAUSTED", delayMs: 1 }],
     });
     expect(c.isIdle).toBe(true);
     await c.send("hello");
@@ -84,8 +85,8 @@ describe("createMockConnection", () => {
     expect(c.usage.byTrajectory.get("conv-1")?.totalTokenCount).toBe(15);
     expect(c.lastStopReason).toBe("QUOTA_EXHAUSTED");
     expect(c.sent.prompts).toEqual(["hello"]);
-    // Nothing more to read once idle.
-    expect(await readAll(c.receiveSteps())).toEqual([]);
+    // Once idle, a reader reads the last turn again from its start.
+    expect((await readAll(c.receiveSteps())).map((s) => s.id)).toEqual(["conv-1:0", "conv-1:1"]);
   });
 
   it("numbers steps across turns and turns repeated indices into updates", async () => {
@@ -118,18 +119,22 @@ describe("createMockConnection", () => {
     expect(c.sent.prompts.length).toBe(1);
   });
 
-  it("refuses a send while a turn runs or when the script is exhausted", async () => {
-    const c = createMockConnection({ turns: [{ steps: [{ content: "x" }] }] });
+  it("waits in send() for a running turn, bounded by its signal; refuses when the script is exhausted", async () => {
+    const c = createMockConnection({ turns: [{ steps: [{ content: "x" }], untilHalted: true }, { steps: [{ content: "y" }] }] });
     await c.send("one");
-    await expect(c.send("two")).rejects.toMatchObject({ code: ErrorCode.FailedPrecondition });
+    await expect(c.send("two", { timeoutMs: 5 })).rejects.toMatchObject({ code: ErrorCode.DeadlineExceeded });
+    const sending = c.send("three");
+    await c.halt();
+    await sending;
+    expect(c.sent.prompts).toEqual(["one", "three"]);
     await readAll(c.receiveSteps());
-    await expect(c.send("three")).rejects.toMatchObject({ code: ErrorCode.FailedPrecondition, message: expect.stringContaining("no scripted turn") });
+    await expect(c.send("four")).rejects.toMatchObject({ code: ErrorCode.FailedPrecondition, message: expect.stringContaining("no scripted turn") });
     c.pushTurn({ steps: [] });
-    await c.send("four");
-    expect(c.sent.prompts).toEqual(["one", "four"]);
+    await c.send("five");
+    expect(c.sent.prompts).toEqual(["one", "three", "five"]);
   });
 
-  it("throws the turn's error after its steps, once", async () => {
+  it("every reader throws the turn's error after its steps", async () => {
     const error = new SdkError(ErrorCode.ExecutionError, "model exploded");
     const c = createMockConnection({ turns: [{ steps: [{ content: "partial" }], error, usage: { totalTokenCount: 4 } }] });
     await c.send("go");
@@ -138,7 +143,7 @@ describe("createMockConnection", () => {
     expect(r.error).toBe(error);
     expect(c.isIdle).toBe(true);
     expect(c.usage.total.totalTokenCount).toBe(4);
-    expect(await readAll(c.receiveSteps())).toEqual([]);
+    expect(await readUntilError(c.receiveSteps())).toEqual({ steps: r.steps, error });
   });
 
   it("records everything sent", async () => {
@@ -171,26 +176,45 @@ describe("createMockConnection", () => {
     expect(c.sent.halts).toBe(1);
   });
 
-  it("a reader that broke out leaves the turn running; the next reader continues it", async () => {
-    const c = createMockConnection({ turns: [{ steps: [{ content: "a" }, { content: "b" }, { content: "c" }] }] });
+  it("plays a turn read or not; readers are independent cursors, each from the start", async () => {
+    const c = createMockConnection({ turns: [{ steps: [{ content: "a" }, { content: "b" }, { content: "c" }], delayMs: 2 }] });
     await c.send("go");
     for await (const s of c.receiveSteps()) {
       expect(s.content).toBe("a");
-      break;
+      break; // leaves this reader only
     }
     expect(c.isIdle).toBe(false);
-    expect((await readAll(c.receiveSteps())).map((s) => s.content)).toEqual(["b", "c"]);
+    const [one, two] = await Promise.all([readAll(c.receiveSteps()), readAll(c.receiveSteps())]);
+    expect(one.map((s) => s.content)).toEqual(["a", "b", "c"]);
+    expect(two).toEqual(one);
     expect(c.isIdle).toBe(true);
   });
 
-  it("allows one reader at a time", async () => {
-    const c = createMockConnection({ turns: [{ steps: [{ content: "a" }], delayMs: LONG }] });
+  it("tells its observer of every turn as it starts, a turn it plays on its own included", async () => {
+    const c = createMockConnection({ turns: [{ steps: [{ content: "sent" }] }] });
+    const started: Turn[] = [];
+    c.observeTurns({ turnStarted: (turn) => started.push(turn) });
+    expect(() => c.observeTurns({ turnStarted: () => undefined })).toThrow(expect.objectContaining({ code: ErrorCode.FailedPrecondition }));
     await c.send("go");
-    const first = c.receiveSteps()[Symbol.asyncIterator]();
-    const pending = first.next();
-    await expect(readAll(c.receiveSteps())).rejects.toMatchObject({ code: ErrorCode.FailedPrecondition });
-    await c.halt();
-    await expect(pending).rejects.toMatchObject({ code: ErrorCode.Canceled });
+    await started[0]?.over();
+    c.startTurn({ steps: [{ content: "a trigger's answer" }] });
+    expect(() => c.startTurn({ steps: [] })).toThrow(expect.objectContaining({ code: ErrorCode.FailedPrecondition }));
+    expect((await readAll(c.receiveSteps())).map((s) => s.content)).toEqual(["a trigger's answer"]);
+    expect(started.map((t) => t.solicited)).toEqual([true, false]);
+    expect(c.sent.prompts).toEqual(["go"]);
+  });
+
+  it("sends late updates and late usage after the turn ended", async () => {
+    const c = createMockConnection({
+      turns: [{ steps: [{ stepIndex: 1, content: "almost", status: StepStatus.Active }], lateSteps: [{ stepIndex: 1, content: "almost done" }], lateUsage: { totalTokenCount: 3 } }],
+    });
+    const late: Step[] = [];
+    c.observeTurns({ turnStarted: (turn) => turn.record({ step: () => undefined, ending: () => undefined, late: (step) => late.push(step) }) });
+    await c.send("go");
+    expect((await readAll(c.receiveSteps())).map((s) => s.status)).toEqual([StepStatus.Active]);
+    while (late.length === 0) await new Promise((resolve) => setTimeout(resolve, 1));
+    expect(late.map((s) => [s.id, s.content, s.status])).toEqual([["mock-conversation:1", "almost done", StepStatus.Done]]);
+    expect(c.usage.total.totalTokenCount).toBe(3);
   });
 
   it("honours signal and timeoutMs on receiveSteps without ending the turn", async () => {

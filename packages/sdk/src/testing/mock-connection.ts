@@ -1,24 +1,32 @@
 import type { Connection, QuestionResponse, UsageSnapshot } from "../connection/connection.js";
+import { Turn, type TurnObserver } from "../connection/turn.js";
+import { observerTaken, receiveTurnSteps } from "../connection/turn-view.js";
 import { assertPromptNotBlank } from "../conversation/prompt.js";
 import { addUsage } from "../conversation/usage.js";
 import { ErrorCode, SdkError } from "../errors.js";
 import { emptyUsage, SYNTHETIC_STEP_INDEX_BASE } from "../types.js";
 import type { CallOptions, Prompt, Step, StopReason, ToolResult, UsageMetadata } from "../types.js";
-import { abortError, delay, linkSignal, throwIfAborted } from "../util/abort.js";
+import { delay, linkSignal, raceSignal, throwIfAborted } from "../util/abort.js";
 import { mockStep } from "./mock-step.js";
 
 /** One scripted turn of a {@link createMockConnection mock connection}. */
 export interface MockTurn {
   /** Step updates the turn yields, in order; completed by {@link mockStep}. Repeat an id (or stepIndex) to update a step. */
   steps: Partial<Step>[];
-  /** Added to the connection's `usage.total` when the turn ends (like a §14 `usageUpdate`). */
+  /** Added to the connection's `usage.total` just before the turn ends (like a §14 `usageUpdate`). */
   usage?: Partial<UsageMetadata>;
-  /** Thrown by `receiveSteps` after the last step, like a FULLY_IDLE carrying an error (§6.3). */
+  /** The turn's error, like a FULLY_IDLE carrying an error (§6.3): its readers throw it after the last step. */
   error?: SdkError;
   /** Becomes `lastStopReason` when the turn ends (§16). */
   stopReason?: StopReason;
-  /** Wait before each step, in milliseconds. */
+  /** Wait before each step, in milliseconds (0: the steps follow each other at once). */
   delayMs?: number;
+  /** After its steps the turn keeps running (a long tool, a confirmation) until `halt()` or `disconnect()`. */
+  untilHalted?: boolean;
+  /** Updates of the turn's own steps sent after it ended (the idle-before-DONE race of §6.3). */
+  lateSteps?: Partial<Step>[];
+  /** Usage added after the turn ended (a `usageUpdate` that follows a halt's idle, §14). */
+  lateUsage?: Partial<UsageMetadata>;
 }
 
 /** Options of {@link createMockConnection}. */
@@ -55,30 +63,21 @@ export interface MockConnection extends Connection {
   readonly closed: boolean;
   /** Appends a turn to the script. */
   pushTurn(turn: MockTurn): void;
-}
-
-interface PreparedTurn {
-  steps: Step[];
-  spec: MockTurn;
-}
-
-interface RunningTurn extends PreparedTurn {
-  cursor: number;
-  ended: boolean;
-  /** Thrown once by the reader that sees the end. */
-  error: SdkError | undefined;
-  /** Aborted when the turn ends early (halt, disconnect) to wake a reader waiting in `delayMs`. */
-  interrupt: AbortController;
+  /**
+   * Plays `turn` as a turn the harness starts on its own (after a trigger, §13), now.
+   * `FailedPrecondition` while a turn runs.
+   */
+  startTurn(turn: MockTurn): void;
 }
 
 /**
  * A {@link Connection} that plays scripted turns, with the semantics of a real connection:
- * `send` starts the next turn (InvalidArgument for a blank prompt; FailedPrecondition while a
- * turn runs or when the script is exhausted); `receiveSteps` yields that turn's steps, then the
- * turn ends, `isIdle` turns true, the turn's usage is added and its `error` thrown. A turn ends
- * when it has been read to the end, so an unread turn keeps the connection busy, like a harness
- * that is still working. `halt()` ends the running turn (its reader throws `Canceled`);
- * `disconnect()` ends everything (calls and readers fail with `ConnectionClosed`).
+ * `send` waits for a running turn, then starts the next scripted one (InvalidArgument for a blank
+ * prompt, FailedPrecondition when the script is exhausted, nothing sent when the signal is already
+ * aborted). The turn plays on its own, read or not: its steps go into its {@link Turn} one by one
+ * (`delayMs` apart), then its usage is added, `lastStopReason` set, and it ends with its `error`,
+ * if any. `halt()` ends the running turn with `Canceled` (its usage counted); `disconnect()` ends
+ * everything with `ConnectionClosed`. `startTurn` plays a turn nobody sent, like a trigger's.
  *
  * @example
  * const connection = createMockConnection({ turns: [{ steps: [{ content: "Hi!" }] }] });
@@ -87,6 +86,12 @@ interface RunningTurn extends PreparedTurn {
  */
 export function createMockConnection(options: MockConnectionOptions = {}): MockConnection {
   return new ScriptedConnection(options);
+}
+
+interface PreparedTurn {
+  spec: MockTurn;
+  steps: Step[];
+  lateSteps: Step[];
 }
 
 class ScriptedConnection implements MockConnection {
@@ -99,9 +104,11 @@ class ScriptedConnection implements MockConnection {
   #nextIndex = 0;
   #usage: UsageSnapshot;
   #stopReason: StopReason | undefined;
-  #turn: RunningTurn | undefined;
-  #lastEnded: RunningTurn | undefined;
-  #reading = false;
+  #observer: TurnObserver | undefined;
+  /** The latest turn, running or over. */
+  #turn: Turn | undefined;
+  /** Aborted to stop the running turn's playback (halt, disconnect). */
+  #stop: AbortController | undefined;
   #closed = false;
 
   constructor(options: MockConnectionOptions) {
@@ -114,7 +121,7 @@ class ScriptedConnection implements MockConnection {
   }
 
   get isIdle(): boolean {
-    return this.#turn === undefined;
+    return this.#turn === undefined || this.#turn.settled;
   }
 
   get usage(): UsageSnapshot {
@@ -133,28 +140,43 @@ class ScriptedConnection implements MockConnection {
     return this.#closed;
   }
 
+  observeTurns(observer: TurnObserver): void {
+    if (this.#observer !== undefined) throw observerTaken();
+    this.#observer = observer;
+  }
+
   pushTurn(turn: MockTurn): void {
-    this.#script.push({ spec: turn, steps: turn.steps.map((p) => this.#complete(p)) });
+    this.#script.push({ spec: turn, steps: turn.steps.map((p) => this.#complete(p)), lateSteps: (turn.lateSteps ?? []).map((p) => this.#complete(p)) });
+  }
+
+  startTurn(turn: MockTurn): void {
+    if (this.#closed) throw closedError();
+    if (!this.isIdle) throw new SdkError(ErrorCode.FailedPrecondition, "a turn is running: a harness starts a turn on its own only when idle");
+    this.pushTurn(turn);
+    this.#play(this.#script.pop() as PreparedTurn, false);
   }
 
   async send(prompt: Prompt, options?: CallOptions): Promise<void> {
-    await this.#request(options);
-    assertPromptNotBlank(prompt);
-    if (this.#turn !== undefined) {
-      throw new SdkError(ErrorCode.FailedPrecondition, "a turn is running: read it to the end with receiveSteps() or halt() it before sending");
+    const link = linkSignal(options);
+    try {
+      await this.#request({ signal: link.signal });
+      assertPromptNotBlank(prompt);
+      while (this.#turn !== undefined && !this.#turn.settled) await raceSignal(this.#turn.over(), link.signal);
+      if (this.#closed) throw closedError();
+      throwIfAborted(link.signal);
+      const next = this.#script.shift();
+      if (next === undefined) {
+        throw new SdkError(ErrorCode.FailedPrecondition, "the mock connection has no scripted turn left: add one to `turns` or call pushTurn()");
+      }
+      this.sent.prompts.push(prompt);
+      this.#play(next, true);
+    } finally {
+      link.dispose();
     }
-    const next = this.#script.shift();
-    if (next === undefined) {
-      throw new SdkError(ErrorCode.FailedPrecondition, "the mock connection has no scripted turn left: add one to `turns` or call pushTurn()");
-    }
-    this.sent.prompts.push(prompt);
-    this.#stopReason = undefined;
-    this.#lastEnded = undefined;
-    this.#turn = { ...next, cursor: 0, ended: false, error: undefined, interrupt: new AbortController() };
   }
 
   receiveSteps(options?: CallOptions): AsyncIterable<Step> {
-    return this.#read(options);
+    return receiveTurnSteps(() => this.#turn, options);
   }
 
   async sendToolResponse(result: ToolResult, options?: CallOptions): Promise<void> {
@@ -175,8 +197,12 @@ class ScriptedConnection implements MockConnection {
   async halt(options?: CallOptions): Promise<void> {
     await this.#request(options);
     this.sent.halts++;
-    // §13: the harness stops the turn; the step iterator then raises a cancellation.
-    if (this.#turn !== undefined) this.#end(this.#turn, new SdkError(ErrorCode.Canceled, "the turn was halted"), true);
+    // §13: the harness stops the turn and reports it idle; the turn then ends with Canceled.
+    const turn = this.#turn;
+    if (turn !== undefined && !turn.settled) {
+      turn.halt();
+      this.#stop?.abort();
+    }
   }
 
   async sendTrigger(message: string, options?: CallOptions): Promise<void> {
@@ -188,68 +214,52 @@ class ScriptedConnection implements MockConnection {
     if (this.#closed) return;
     throwIfAborted(options?.signal);
     this.#closed = true;
-    if (this.#turn !== undefined) this.#end(this.#turn, closedError(), false);
+    this.#stop?.abort();
   }
 
-  async *#read(options: CallOptions | undefined): AsyncGenerator<Step, void, undefined> {
-    const link = linkSignal(options);
+  /** Starts `prepared` as the current turn and plays it in the background. */
+  #play(prepared: PreparedTurn, solicited: boolean): void {
+    this.#stopReason = undefined;
+    const turn = new Turn({ solicited });
+    const stop = new AbortController();
+    this.#turn = turn;
+    this.#stop = stop;
+    this.#observer?.turnStarted(turn);
+    void this.#run(turn, prepared, stop.signal);
+  }
+
+  async #run(turn: Turn, { spec, steps, lateSteps }: PreparedTurn, stop: AbortSignal): Promise<void> {
+    const delayMs = spec.delayMs ?? 0;
     try {
-      if (this.#closed) throw closedError();
-      throwIfAborted(link.signal);
-      if (this.#reading) throw new SdkError(ErrorCode.FailedPrecondition, "receiveSteps() is already being read: one reader at a time");
-      this.#reading = true;
-      try {
-        yield* this.#play(this.#turn ?? this.#lastEnded, link.signal);
-      } finally {
-        this.#reading = false;
+      for (const step of steps) {
+        if (delayMs > 0) await delay(delayMs, stop);
+        else await Promise.resolve(); // one step per tick, as frames arrive
+        if (stop.aborted) break;
+        turn.push(step);
       }
-    } finally {
-      link.dispose();
+      if (spec.untilHalted === true && !stop.aborted) await new Promise((resolve) => stop.addEventListener("abort", resolve, { once: true }));
+    } catch {
+      // stopped while waiting: halted or disconnected
     }
+    if (this.#closed) {
+      turn.end({ error: closedError() });
+      return;
+    }
+    if (spec.usage !== undefined) this.#addUsage(turn, spec.usage);
+    const error = turn.halted ? new SdkError(ErrorCode.Canceled, "the turn was halted") : spec.error;
+    if (error === undefined && spec.stopReason !== undefined) this.#stopReason = spec.stopReason;
+    turn.end({ ...(error === undefined ? {} : { error }), ...(this.#stopReason === undefined ? {} : { stopReason: this.#stopReason }) });
+    if (lateSteps.length === 0 && spec.lateUsage === undefined) return;
+    await Promise.resolve();
+    for (const step of lateSteps) turn.push(step);
+    if (spec.lateUsage !== undefined) this.#addUsage(turn, spec.lateUsage);
   }
 
-  async *#play(turn: RunningTurn | undefined, signal: AbortSignal): AsyncGenerator<Step, void, undefined> {
-    if (turn === undefined) return;
-    const delayMs = turn.spec.delayMs ?? 0;
-    while (!turn.ended) {
-      throwIfAborted(signal);
-      if (turn.cursor >= turn.steps.length) {
-        this.#end(turn, turn.spec.error, true);
-        break;
-      }
-      if (delayMs > 0) {
-        const wait = linkSignal({ signal }, turn.interrupt.signal);
-        try {
-          await delay(delayMs, wait.signal);
-        } catch {
-          if (signal.aborted) throw abortError(signal);
-          continue; // interrupted: the turn ended early, re-check
-        } finally {
-          wait.dispose();
-        }
-      }
-      const step = turn.steps[turn.cursor++];
-      if (step !== undefined) yield step;
-    }
-    if (this.#closed) throw closedError();
-    const error = turn.error;
-    turn.error = undefined;
-    if (error !== undefined) throw error;
+  #addUsage(turn: Turn, usage: Partial<UsageMetadata>): void {
+    const total = addUsage(this.#usage.total, { ...emptyUsage(), ...usage });
+    this.#usage = { total, byTrajectory: new Map([[this.conversationId, total]]) };
+    turn.pushUsage(total);
   }
-
-  #end(turn: RunningTurn, error: SdkError | undefined, countUsage: boolean): void {
-    turn.ended = true;
-    turn.error = error;
-    this.#turn = undefined;
-    this.#lastEnded = turn;
-    if (countUsage && turn.spec.usage !== undefined) {
-      const total = addUsage(this.#usage.total, { ...emptyUsage(), ...turn.spec.usage });
-      this.#usage = { total, byTrajectory: new Map([[this.conversationId, total]]) };
-    }
-    if (countUsage && error === undefined && turn.spec.stopReason !== undefined) this.#stopReason = turn.spec.stopReason;
-    turn.interrupt.abort();
-  }
-
   /** The common prologue of a request: closed and abort checks, then the simulated latency. */
   async #request(options: CallOptions | undefined): Promise<void> {
     if (this.#closed) throw closedError();

@@ -1,0 +1,160 @@
+import { UsageMark, type Turn } from "../connection/turn.js";
+import { STEP_MAPPER, TurnView, type ViewMapper, type ViewSource } from "../connection/turn-view.js";
+import { ErrorCode, SdkError } from "../errors.js";
+import { StepType } from "../types.js";
+import type { ChatResponse, Step, StreamChunk, UsageMetadata } from "../types.js";
+import { eventMapper, type ChatEvent } from "./chat-events.js";
+import { stepToChunks } from "./chunks.js";
+import { serverSentEvents } from "./server-sent-events.js";
+import type { TurnPump } from "./turn-pump.js";
+
+/** What a {@link ChatStream} needs from its conversation. */
+export interface ChatStreamHost {
+  /** `conversation.totalUsage()`, for `ChatResponse.usageMetadata`. */
+  totalUsage(): Promise<UsageMetadata>;
+}
+
+/**
+ * One turn of a conversation, as `conversation.chat()` returns it. The conversation records the
+ * turn whether or not anyone reads this object; every way of reading it is an independent view
+ * from the turn's start, and any number can be read at once:
+ *
+ * - `for await (const chunk of stream)`: seed 000's chunks (`thought`, `text`, `toolCall`);
+ * - `steps()`: the raw step updates; `events()`: typed {@link ChatEvent}s for UIs;
+ * - `final()`: the whole {@link ChatResponse} once the turn is over;
+ * - `toReadableStream()`: the events as server-sent-event bytes.
+ *
+ * A view throws the turn's `SdkError` after its last item. Leaving a view early releases only
+ * that view. `abort()` (or the `signal`/`timeoutMs` given to `chat()`) cancels the turn: every
+ * view ends at once with `Canceled` (or `DeadlineExceeded`), the harness is asked to halt, and
+ * the turn's steps and usage are still recorded until the harness reports it over.
+ *
+ * @example
+ * const stream = conversation.chat("Explain monads");
+ * for await (const chunk of stream) if (chunk.type === "text") process.stdout.write(chunk.text);
+ * const { usageMetadata } = await stream.final();
+ */
+export class ChatStream implements AsyncIterable<StreamChunk> {
+  readonly #started: Promise<TurnPump>;
+  readonly #source: Promise<ViewSource>;
+  readonly #controller: AbortController;
+  readonly #host: ChatStreamHost;
+  #pump: TurnPump | undefined;
+  #final: Promise<ChatResponse> | undefined;
+
+  /**
+   * @internal Made by `Conversation`. `started` resolves with the turn's pump once the prompt is
+   * sent; `controller` aborts the sending (its abort rejects `started`).
+   */
+  constructor(started: Promise<TurnPump>, controller: AbortController, host: ChatStreamHost) {
+    this.#controller = controller;
+    this.#host = host;
+    this.#started = started.then((pump) => {
+      this.#pump = pump;
+      // Aborted while the prompt was going out: the turn exists now, cancel it.
+      if (controller.signal.aborted) pump.cancel(SdkError.from(controller.signal.reason, ErrorCode.Canceled));
+      return pump;
+    });
+    this.#started.catch(() => undefined); // nobody may read this stream; its views report the failure
+    this.#source = this.#started.then((pump) => ({ turn: pump.turn, interrupt: pump.interrupt }));
+    this.#source.catch(() => undefined);
+  }
+
+  /** A view of the turn's chunks (seed 000), from its start. */
+  [Symbol.asyncIterator](): AsyncIterator<StreamChunk, undefined> {
+    const seen = new Set<string>();
+    return this.#view<StreamChunk>({
+      map(entry, out) {
+        if (!(entry instanceof UsageMark)) for (const chunk of stepToChunks(entry, seen)) out.push(chunk);
+      },
+    });
+  }
+
+  /** A view of the turn's raw step updates, from its start. */
+  steps(): AsyncIterableIterator<Step, undefined> {
+    return this.#view(STEP_MAPPER);
+  }
+
+  /** A view of the turn as {@link ChatEvent}s, from its start, ending with `turnComplete`. */
+  events(): AsyncIterableIterator<ChatEvent, undefined> {
+    let events: ViewMapper<ChatEvent> | undefined; // needs the pump: made when the turn has started
+    const source = this.#started.then((pump) => {
+      events = eventMapper(pump);
+      return { turn: pump.turn, interrupt: pump.interrupt };
+    });
+    return new TurnView(source, {
+      map: (entry, out) => events?.map(entry, out),
+      end: (outcome, out) => events?.end?.(outcome, out),
+    });
+  }
+
+  /**
+   * The whole turn once it is over: text and thinking (the chunks' deltas), one step per id in
+   * its newest state, structured output, stop reason, and the conversation's usage after it.
+   * Rejects like the views. The same promise every call.
+   */
+  final(): Promise<ChatResponse> {
+    this.#final ??= this.#settle().then(async (turn) => chatResponse(turn, await this.#host.totalUsage()));
+    return this.#final;
+  }
+
+  /**
+   * Cancels the turn (protocol §13 `haltRequest`): every view ends at once with `Canceled` (or
+   * `reason`), history keeps every step received, client tools see their signal abort, and
+   * calls left without a result are closed as `(cancelled)`. Before the prompt went out, nothing
+   * is sent. After the turn is over it does nothing. Resolves once the turn is over (never rejects).
+   */
+  abort(reason?: unknown): Promise<void> {
+    const error = reason === undefined ? new SdkError(ErrorCode.Canceled, "the chat was aborted") : SdkError.from(reason, ErrorCode.Canceled);
+    const pump = this.#pump;
+    if (pump !== undefined) pump.cancel(error);
+    else if (!this.#controller.signal.aborted) this.#controller.abort(error);
+    return this.#started.then(
+      (started) => started.turn.over().then(() => undefined),
+      () => undefined,
+    );
+  }
+
+  /**
+   * The turn's {@link events} as server-sent-event bytes (see `serverSentEvents` for the exact
+   * format), e.g. as the body of a Worker's `Response`. Cancelling the byte stream — the client
+   * went away — aborts the turn.
+   */
+  toReadableStream(): ReadableStream<Uint8Array> {
+    return serverSentEvents(this.events(), () => void this.abort(new SdkError(ErrorCode.Canceled, "the reader of the event stream went away")));
+  }
+
+  #view<T>(mapper: ViewMapper<T>): TurnView<T> {
+    return new TurnView(this.#source, mapper);
+  }
+
+  /** The turn once over; rejects with the cancellation or the turn's error. */
+  async #settle(): Promise<Turn> {
+    const pump = await this.#started;
+    const interrupted = await Promise.race([pump.turn.over().then(() => undefined), pump.interrupt.whenFired()]);
+    const error = pump.interrupt.reason ?? interrupted ?? pump.turn.outcome?.error;
+    if (error !== undefined) throw error;
+    return pump.turn;
+  }
+}
+
+/** A turn's {@link ChatResponse}, built from its buffer. */
+function chatResponse(turn: Turn, usageMetadata: UsageMetadata): ChatResponse {
+  const seen = new Set<string>();
+  let text = "";
+  let thinking = "";
+  for (let i = 0; i < turn.size; i++) {
+    const entry = turn.entry(i);
+    if (entry === undefined || entry instanceof UsageMark) continue;
+    for (const chunk of stepToChunks(entry, seen)) {
+      if (chunk.type === "text") text += chunk.text;
+      else if (chunk.type === "thought") thinking += chunk.text;
+    }
+  }
+  const steps = turn.latestSteps();
+  const response: ChatResponse = { text, thinking, steps, usageMetadata };
+  for (const step of steps) if (step.type === StepType.Finish && step.structuredOutput !== undefined) response.structuredOutput = step.structuredOutput;
+  const stopReason = turn.outcome?.stopReason;
+  if (stopReason !== undefined) response.stopReason = stopReason;
+  return response;
+}
