@@ -52,14 +52,16 @@ function requireEntries(input) {
 /**
  * Worker threads' entries: `new URL("./x.ts", import.meta.url)` in a source (the harness's
  * tools/tool-pool.ts starts tools/tool-worker.ts so) emits x.ts as an entry chunk of its own,
- * `dist/x.js`, and points the expression at it. Only the URL changes, within its line.
+ * `dist/x.js`, and points the expression at it. Only the URL changes, within its line; the same
+ * text in a comment (a line starting with `*` or `//` before it) is left alone.
  */
 function workerUrls() {
   const pattern = /new URL\((["'])(\.{1,2}\/[^"']+)\.ts\1, import\.meta\.url\)/g;
   return {
     name: "worker-urls",
     async transform(code, id) {
-      const matches = [...code.matchAll(pattern)];
+      const inComment = (index) => /^\s*(\*|\/\*)|\/\//.test(code.slice(code.lastIndexOf("\n", index) + 1, index));
+      const matches = [...code.matchAll(pattern)].filter((match) => !inComment(match.index));
       if (matches.length === 0) return null;
       let out = code;
       for (const [expression, , relative] of matches) {
