@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { Duplex } from "node:stream";
+import { LogThrottle } from "@antigravity-ts/sdk";
 import { WebSocketServer } from "ws";
 import { apiKeyMatches } from "./auth.js";
 import type { Logger } from "./log.js";
@@ -69,10 +70,12 @@ export async function startHarnessServer(options: HarnessServerOptions): Promise
     sessions.add(session);
     void session.settled.then(() => sessions.delete(session));
   });
+  // One line per refused key at most per window: a key-guessing client cannot flood stderr (issue 8 item 13).
+  const refusals = new LogThrottle((line) => options.log.warn(line));
   const onUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer): void => {
     socket.on("error", () => socket.destroy());
     if (!apiKeyMatches(request.headers["x-goog-api-key"], options.apiKey)) {
-      options.log.warn(`refused a connection from ${request.socket.remoteAddress ?? "?"}: missing or wrong x-goog-api-key`);
+      refusals.note("401", `refused a connection from ${request.socket.remoteAddress ?? "?"}: missing or wrong x-goog-api-key`, "refused connections (missing or wrong x-goog-api-key)");
       return refuse(socket, 401, "Unauthorized", "unauthorized");
     }
     const pathname = requestPath(request.url);
@@ -105,6 +108,7 @@ export async function startHarnessServer(options: HarnessServerOptions): Promise
         await Promise.all(open.map((session) => session.settled));
         for (const server of servers) server.closeAllConnections();
         wss.close();
+        refusals.close();
         await toolWorkers.close();
       })();
       return closing;

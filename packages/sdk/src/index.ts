@@ -29,3 +29,4 @@ export { fetchUpgradeWebSocket, type FetchUpgradeOptions } from "./transport/fet
 export type { Channel, Transport } from "./transport/transport.js";
 export { AsyncQueue, type AsyncQueueOptions } from "./util/async-queue.js";
 export { abortError, delay, linkSignal, raceSignal, throwIfAborted, type LinkedSignal } from "./util/abort.js";
+export { LogThrottle } from "./util/log-throttle.js";

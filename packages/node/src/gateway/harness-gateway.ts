@@ -1,11 +1,11 @@
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
-import { ErrorCode, SdkError, WebSocketTransport, type Channel, type Transport } from "@antigravity-ts/sdk";
+import { ErrorCode, LogThrottle, SdkError, WebSocketTransport, type Channel, type Transport } from "@antigravity-ts/sdk";
 import { WebSocketServer, type WebSocket } from "ws";
 import { SOCKET_CLOSE_TIMEOUT_MS } from "../socket/connect-harness-socket.js";
 import { isOriginAllowed, isTokenValid, presentedToken, type OriginPolicy, type PresentedToken, type TokenPolicy } from "./gateway-auth.js";
-import { GatewayLog, remoteAddress, stderrSink, type GatewayLogSink } from "./gateway-log.js";
+import { remoteAddress, stderrSink, type GatewayLogSink } from "./gateway-log.js";
 import { GatewayRelay, type OpenHarnessChannel } from "./gateway-relay.js";
 import { resolveSessionRules, type GatewaySessionOptions } from "./gateway-session.js";
 import { PageGate } from "./page-gate.js";
@@ -88,7 +88,7 @@ export async function createHarnessGateway(options: HarnessGatewayOptions): Prom
   const maxFirstFrameBytes = options.maxFirstFrameBytes ?? 1024 * 1024;
   const rules = await resolveSessionRules(options.session);
   const ownership = new SessionOwnership();
-  const log = new GatewayLog(options.log ?? stderrSink);
+  const log = new LogThrottle(options.log ?? stderrSink);
   const open = harnessOpener(options.target, connectTimeoutMs);
   // The token subprotocol must be echoed, or browsers fail the connection.
   const selectedProtocols = new WeakMap<IncomingMessage, string>();

@@ -7,8 +7,8 @@ import {
   encodeInitializeConversationEvent,
   type HarnessConfig,
 } from "@antigravity-ts/sdk/wire";
-import { SdkError } from "@antigravity-ts/sdk";
-import { remoteAddress, type GatewayLog } from "./gateway-log.js";
+import { SdkError, type LogThrottle } from "@antigravity-ts/sdk";
+import { remoteAddress } from "./gateway-log.js";
 import { GatewayCloseCode, truncateReason } from "./gateway-relay.js";
 import type { PageIdentity, SessionRules } from "./gateway-session.js";
 import { ConfigRefusal, pinSessionConfig } from "./pin-session-config.js";
@@ -24,7 +24,8 @@ export interface PageGateOptions {
   page: PageIdentity;
   /** Largest first frame accepted, in UTF-8 bytes. */
   maxFirstFrameBytes: number;
-  log: GatewayLog;
+  /** The gateway's rate-limited log. */
+  log: LogThrottle;
 }
 
 /**

@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { GatewayLog } from "./gateway-log.js";
+import { LogThrottle } from "./log-throttle.js";
 
-describe("GatewayLog", () => {
+describe("LogThrottle", () => {
   it("writes the first event of a kind, counts the rest and summarises them once per window", () => {
     const lines: string[] = [];
-    const log = new GatewayLog((line) => lines.push(line), 60_000);
+    const log = new LogThrottle((line) => lines.push(line), 60_000);
     for (let i = 0; i < 1000; i++) log.note("refused 401", `refused #${i}`, "refused upgrades (401)");
     log.note("refused 403", "refused forbidden");
     expect(lines).toEqual(["refused #0", "refused forbidden"]);
@@ -17,7 +17,7 @@ describe("GatewayLog", () => {
   });
 
   it("survives a sink that throws", () => {
-    const log = new GatewayLog(() => {
+    const log = new LogThrottle(() => {
       throw new Error("disk full");
     });
     expect(() => log.note("k", "line")).not.toThrow();
