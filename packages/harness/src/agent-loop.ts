@@ -8,6 +8,7 @@ import {
   type UserInput,
 } from "@antigravity-ts/sdk/wire";
 import { compactTranscript, shouldCompact } from "./compaction.js";
+import type { ModelMedia } from "./model/media.js";
 import { ModelError, type ModelRequest, type ModelToolCall, type ModelUsage } from "./model/provider.js";
 import type { OutputEventInit } from "./output-channel.js";
 import { modelCallStop, toolCallStop } from "./session-budget.js";
@@ -25,6 +26,8 @@ export interface TurnInput {
   userInput: UserInput;
   /** The text the model sees. */
   text: string;
+  /** The prompt's media, given to the model inline. */
+  media?: readonly ModelMedia[];
 }
 
 /** Options of {@link runTurn}. */
@@ -57,7 +60,7 @@ export async function runTurn(state: SessionState, input: TurnInput, scope: Turn
   setState(TrajectoryStateUpdate_State.RUNNING);
   // §22 shows the prompt as a SOURCE_USER step (UNCONFIRMED, §23.1); we keep it.
   userStep(scope, input.text);
-  transcript.startTurn(input.text);
+  transcript.startTurn(input.text, input.media);
   let responseText = "";
   let stopReason: StopReason | undefined;
   try {

@@ -1,3 +1,4 @@
+import { jsonForEstimate, type ModelMedia } from "./model/media.js";
 import type { ModelMessage } from "./model/provider.js";
 import type { Transcript } from "./transcript.js";
 import { estimateTextTokens } from "./usage.js";
@@ -25,9 +26,9 @@ export function shouldCompact(transcript: Transcript, policy: CompactionPolicy):
   return policy.checkpointIntervalTokens > 0 && estimateTokens(transcript.messages) >= policy.checkpointIntervalTokens;
 }
 
-/** Token estimate of messages: ceil(characters of their JSON / 4). */
+/** Token estimate of messages: ceil(characters of their JSON / 4), media counted by what they cost (model/media.ts). */
 export function estimateTokens(messages: readonly ModelMessage[]): number {
-  return estimateTextTokens(JSON.stringify(messages));
+  return estimateTextTokens(jsonForEstimate(messages));
 }
 
 /** What one compaction did. */
@@ -65,14 +66,19 @@ export function summarize(messages: readonly ModelMessage[]): string {
 function describeMessage(message: ModelMessage): string[] {
   switch (message.role) {
     case "user":
-      return [`user: ${clip(message.text)}`];
+      return [`user: ${clip(message.text)}${attached(message.media)}`];
     case "model": {
       const calls = message.toolCalls.map((call) => `model called ${call.name}(${clip(JSON.stringify(call.args))})`);
       return message.text === "" ? calls : [`model: ${clip(message.text)}`, ...calls];
     }
     case "tool":
-      return message.results.map((result) => `${result.name} returned ${clip(JSON.stringify(result.response))}`);
+      return message.results.map((result) => `${result.name} returned ${clip(JSON.stringify(result.response))}${attached(result.media)}`);
   }
+}
+
+/** What a summary says of media it cannot keep. */
+function attached(media: readonly ModelMedia[] | undefined): string {
+  return media === undefined || media.length === 0 ? "" : ` [attached: ${media.map((m) => m.mimeType).join(", ")}]`;
 }
 
 function clip(text: string): string {

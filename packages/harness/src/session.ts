@@ -20,7 +20,7 @@ import { systemErrorStep } from "./step-builder.js";
 import { TRIGGER_PREFIX } from "./transcript.js";
 import { TurnScope } from "./turn-scope.js";
 import { toUsageMetadata } from "./usage.js";
-import { MAX_PROMPT_BYTES, normalizeLegacyInputFrame, userInputText } from "./user-input.js";
+import { MAX_PROMPT_BYTES, normalizeLegacyInputFrame, userInputMedia, userInputText } from "./user-input.js";
 
 /** Longest a closed session waits for its aborted turn to stop before it is saved and its id freed. */
 const TURN_STOP_GRACE_MS = 3000;
@@ -194,7 +194,8 @@ export class HarnessSession implements FaultOwner {
       // Reported in the place of its turn: a FULLY_IDLE in the middle of a running turn would end that turn for the client (§6.3).
       this.#queue.push({ refused: message });
     } else {
-      this.#queue.push({ userInput, text });
+      const media = userInputMedia(userInput);
+      this.#queue.push("refused" in media ? media : { userInput, text, media });
     }
     this.#pump();
   }

@@ -6,6 +6,7 @@ import {
   type UserQuestionsRequestSchema,
 } from "@antigravity-ts/sdk/wire";
 import type { ToolHookTarget } from "./hooks.js";
+import { MAX_MEDIA_BYTES, mediaByteLength, mediaFromWire, type ModelMedia } from "./model/media.js";
 import type { ModelToolCall, ModelToolResult } from "./model/provider.js";
 import { evaluatePolicy } from "./policy.js";
 import type { SessionState } from "./session-state.js";
@@ -65,9 +66,9 @@ export async function runToolCall(state: SessionState, scope: TurnScope, call: M
   }
 
   try {
-    const response = builtin ? await runBuiltin(state, scope, step, builtin, args) : await runCustom(state, scope, step, call, args);
-    await state.hooks.postTool(target, { result: JSON.stringify(response) }, scope.send, scope.signal);
-    return result(response);
+    const outcome = builtin ? { response: await runBuiltin(state, scope, step, builtin, args) } : await runCustom(state, scope, step, call, args);
+    await state.hooks.postTool(target, { result: JSON.stringify(outcome.response) }, scope.send, scope.signal);
+    return { ...result(outcome.response), ...(outcome.media === undefined ? {} : { media: outcome.media }) };
   } catch (error) {
     if (scope.signal.aborted) throw scope.signal.reason;
     const message = error instanceof Error ? error.message : String(error);
@@ -114,8 +115,11 @@ async function runBuiltin(state: SessionState, scope: TurnScope, step: StepHandl
   return outcome.response;
 }
 
-/** §7: `toolCall` to the client, wait for the `toolResponse` with the same id. */
-async function runCustom(state: SessionState, scope: TurnScope, step: StepHandle, call: ModelToolCall, args: Record<string, unknown>): Promise<Record<string, unknown>> {
+/**
+ * §7: `toolCall` to the client, wait for the `toolResponse` with the same id. Its
+ * `supplementalMedia` reach the model inline beside the JSON (model/media.ts).
+ */
+async function runCustom(state: SessionState, scope: TurnScope, step: StepHandle, call: ModelToolCall, args: Record<string, unknown>): Promise<{ response: Record<string, unknown>; media?: ModelMedia[] }> {
   const toolCall = customCall(call, args);
   const reply = state.toolResponses.wait(call.id, scope.signal);
   scope.send({ case: "toolCall", value: toolCall });
@@ -133,10 +137,27 @@ async function runCustom(state: SessionState, scope: TurnScope, step: StepHandle
     step.fail(message, { customTool: finished });
     throw new ToolError(message);
   }
+  const media = supplementalMedia(response, call.name);
+  if (typeof media === "string") {
+    step.fail(media, { customTool: finished });
+    throw new ToolError(media);
+  }
   step.update({ state: StepUpdate_State.DONE, customTool: finished });
-  const media = response.supplementalMedia.length;
   const object = typeof parsed === "object" && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : { result: parsed };
-  return media > 0 ? { ...object, supplemental_media: response.supplementalMedia.map((m) => ({ mime_type: m.mimeType ?? "", description: m.description ?? "" })) } : object;
+  return media.length === 0 ? { response: object } : { response: object, media };
+}
+
+/** The media of a client tool's response, or why they cannot reach the model. */
+function supplementalMedia(response: ToolResponse, tool: string): ModelMedia[] | string {
+  const media: ModelMedia[] = [];
+  for (const [index, item] of response.supplementalMedia.entries()) {
+    const medium = mediaFromWire(item, `supplementalMedia[${index}] of the client's toolResponse for ${tool}`);
+    if (typeof medium === "string") return medium;
+    media.push(medium);
+  }
+  const bytes = media.reduce((sum, m) => sum + mediaByteLength(m), 0);
+  if (bytes > MAX_MEDIA_BYTES) return `the client's toolResponse for ${tool} has ${bytes} bytes of supplementalMedia, more than the ${MAX_MEDIA_BYTES} one response may carry`;
+  return media;
 }
 
 function customCall(call: ModelToolCall, args: Record<string, unknown>): { id: string; name: string; argumentsJson: string } {

@@ -1,3 +1,4 @@
+import type { ModelMedia } from "./model/media.js";
 import type { ModelMessage, ModelToolCall, ModelToolResult } from "./model/provider.js";
 
 // The model-facing transcript of a session, with seed 002's guarantees (the Rust `Conversation`:
@@ -82,10 +83,10 @@ export class Transcript {
     return this.#turnStart;
   }
 
-  /** Starts a turn with the user's prompt. */
-  startTurn(text: string): void {
+  /** Starts a turn with the user's prompt and its media (images, documents, audio). */
+  startTurn(text: string, media: readonly ModelMedia[] = []): void {
     this.#turnStart = this.#messages.length;
-    this.#messages.push({ role: "user", text });
+    this.#messages.push(userMessage(text, media));
   }
 
   /** Adds a user message to the running turn (a trigger, §13). */
@@ -203,7 +204,7 @@ export function providerMessages(messages: readonly ModelMessage[]): ModelMessag
   const out: ModelMessage[] = [];
   for (const message of pairCalls(messages.filter((m) => m.role !== "model" || m.text !== "" || m.toolCalls.length > 0), true)) {
     const last = out.at(-1);
-    if (message.role === "user" && last?.role === "user") out[out.length - 1] = { role: "user", text: `${last.text}\n\n${message.text}` };
+    if (message.role === "user" && last?.role === "user") out[out.length - 1] = userMessage(`${last.text}\n\n${message.text}`, [...(last.media ?? []), ...(message.media ?? [])]);
     else if (message.role === "model" && last?.role === "model" && last.toolCalls.length === 0) {
       out[out.length - 1] = { role: "model", text: [last.text, message.text].filter((t) => t !== "").join("\n\n"), toolCalls: message.toolCalls };
     } else out.push(message);
@@ -238,7 +239,7 @@ function pairCalls(messages: readonly ModelMessage[], dropThinking: boolean): Mo
       continue;
     }
     settle();
-    if (message.role === "user") out.push({ role: "user", text: message.text });
+    if (message.role === "user") out.push(userMessage(message.text, message.media ?? []));
     else {
       open = uniqueCalls(message.toolCalls);
       out.push({ role: "model", text: message.text, ...(message.thinking && !dropThinking ? { thinking: message.thinking } : {}), toolCalls: [...open] });
@@ -246,6 +247,11 @@ function pairCalls(messages: readonly ModelMessage[], dropThinking: boolean): Mo
   }
   settle();
   return out;
+}
+
+/** A user message; `media` only when there is some. */
+function userMessage(text: string, media: readonly ModelMedia[]): ModelMessage {
+  return media.length === 0 ? { role: "user", text } : { role: "user", text, media: [...media] };
 }
 
 /** The calls with distinct ids, first of each kept. */

@@ -1,4 +1,5 @@
 import type { MessageInitShape, UsageMetadataSchema } from "@antigravity-ts/sdk/wire";
+import { jsonForEstimate } from "./model/media.js";
 import type { ModelRequest, ModelToolCall, ModelUsage } from "./model/provider.js";
 
 /** Token estimate of a text: ceil(characters / 4), the usual rule of thumb. */
@@ -12,7 +13,7 @@ export function estimateTextTokens(text: string): number {
  * input limit is checked with it before a call is dispatched (protocol.md `BudgetConfig`).
  */
 export function estimatePromptTokens(request: Pick<ModelRequest, "systemInstruction" | "messages" | "tools">): number {
-  return estimateTextTokens(request.systemInstruction + JSON.stringify(request.messages) + JSON.stringify(request.tools));
+  return estimateTextTokens(request.systemInstruction + jsonForEstimate(request.messages) + JSON.stringify(request.tools));
 }
 
 /**

@@ -1,11 +1,12 @@
 import type { UserInput } from "@antigravity-ts/sdk/wire";
+import { MAX_MEDIA_BYTES, mediaByteLength, mediaFromWire, type ModelMedia } from "./model/media.js";
 
 /** Largest prompt text accepted (UTF-8 bytes of all text parts). */
 export const MAX_PROMPT_BYTES = 1024 * 1024;
 
 /**
- * The text the model sees for a `UserInput` (§6.1): text parts joined by newlines, slash
- * commands as `/name`, and a note per media part (providers get text only).
+ * The text the model sees for a `UserInput` (§6.1): text parts joined by newlines and slash
+ * commands as `/name`. Media parts travel apart, inline ({@link userInputMedia}).
  */
 export function userInputText(input: UserInput): string {
   return input.parts
@@ -13,16 +14,29 @@ export function userInputText(input: UserInput): string {
       switch (part.part.case) {
         case "text": return part.part.value;
         case "slashCommand": return `/${part.part.value.name ?? ""}`;
-        case "media": {
-          const media = part.part.value;
-          const description = media.description ? `: ${media.description}` : "";
-          return `[attached ${media.mimeType || "media"}${description} (${media.data?.length ?? 0} bytes)]`;
-        }
         default: return "";
       }
     })
     .filter((text) => text !== "")
     .join("\n");
+}
+
+/**
+ * The media parts of a `UserInput` (images, documents, audio, video: upstream `types.Image`,
+ * `Document`, `Audio`, `Video`), in order, for the model to get inline; or why the prompt is
+ * refused (a part without a usable mimeType or data, or more than {@link MAX_MEDIA_BYTES}).
+ */
+export function userInputMedia(input: UserInput): ModelMedia[] | { refused: string } {
+  const media: ModelMedia[] = [];
+  for (const [index, part] of input.parts.entries()) {
+    if (part.part.case !== "media") continue;
+    const medium = mediaFromWire(part.part.value, `media part ${index}`);
+    if (typeof medium === "string") return { refused: `prompt refused: ${medium}` };
+    media.push(medium);
+  }
+  const bytes = media.reduce((sum, m) => sum + mediaByteLength(m), 0);
+  if (bytes > MAX_MEDIA_BYTES) return { refused: `prompt refused: its media have ${bytes} bytes, more than the ${MAX_MEDIA_BYTES} a prompt may carry` };
+  return media;
 }
 
 /**

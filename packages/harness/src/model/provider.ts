@@ -1,3 +1,5 @@
+import type { ModelMedia } from "./media.js";
+
 /**
  * The contract between the agent loop and a model backend. A provider turns the conversation so
  * far into a stream of events; the agent loop turns those events into `stepUpdate` frames.
@@ -24,11 +26,13 @@ export interface ModelToolResult {
   name: string;
   /** A JSON object; errors are `{ error: "..." }`. */
   response: Record<string, unknown>;
+  /** Media the tool returned beside its JSON (`ToolResponse.supplementalMedia`), given to the model inline. */
+  media?: ModelMedia[];
 }
 
 /** One entry of the model-facing transcript. */
 export type ModelMessage =
-  | { role: "user"; text: string }
+  | { role: "user"; text: string; media?: ModelMedia[] }
   | { role: "model"; text: string; thinking?: string; toolCalls: ModelToolCall[] }
   | { role: "tool"; results: ModelToolResult[] };
 

@@ -3,6 +3,7 @@
  * Wire format: https://ai.google.dev/api/generate-content (Content, Part, FunctionCall,
  * FunctionResponse, Tool, GenerationConfig.thinkingConfig).
  */
+import type { ModelMedia } from "../model/media.js";
 import type { ModelMessage, ModelRequest } from "../model/provider.js";
 import { GENERATED_CALL_ID } from "./call-ids.js";
 
@@ -13,14 +14,29 @@ import { GENERATED_CALL_ID } from "./call-ids.js";
  */
 export const SKIP_THOUGHT_SIGNATURE = "skip_thought_signature_validator";
 
+/** Inline bytes (`Blob`): base64 `data` of `mimeType`. */
+export interface GeminiBlob {
+  mimeType: string;
+  data: string;
+}
+
+/** A Gemini `FunctionResponse`; `parts` carry media the tool returned (multimodal function responses). */
+export interface GeminiFunctionResponse {
+  name: string;
+  response: Record<string, unknown>;
+  id?: string;
+  parts?: { inlineData: GeminiBlob }[];
+}
+
 /** A Gemini `Part` as we send it. */
 export type GeminiPart =
   | { text: string }
+  | { inlineData: GeminiBlob }
   | {
       functionCall: { name: string; args: Record<string, unknown>; id?: string };
       thoughtSignature?: string;
     }
-  | { functionResponse: { name: string; response: Record<string, unknown>; id?: string } };
+  | { functionResponse: GeminiFunctionResponse };
 
 /** A Gemini `Content`. */
 export interface GeminiContent {
@@ -83,8 +99,12 @@ export function buildGeminiRequestBody(
 
 function toContent(message: ModelMessage, options: BuildGeminiRequestOptions): GeminiContent | undefined {
   switch (message.role) {
-    case "user":
-      return { role: "user", parts: [{ text: message.text }] };
+    case "user": {
+      // A prompt's media follow its text, each as inlineData after its description (if any).
+      const parts: GeminiPart[] = message.text !== "" || message.media === undefined ? [{ text: message.text }] : [];
+      for (const media of message.media ?? []) parts.push(...mediaParts(media));
+      return { role: "user", parts };
+    }
     case "model": {
       // Thought summaries are never sent back; only text and function calls (with signatures).
       const parts: GeminiPart[] = [];
@@ -105,14 +125,20 @@ function toContent(message: ModelMessage, options: BuildGeminiRequestOptions): G
     }
     case "tool": {
       const parts: GeminiPart[] = message.results.map((result) => {
-        const functionResponse: { name: string; response: Record<string, unknown>; id?: string } = {
-          name: result.name,
-          response: result.response,
-        };
+        const functionResponse: GeminiFunctionResponse = { name: result.name, response: result.response };
         if (!GENERATED_CALL_ID.test(result.id)) functionResponse.id = result.id;
+        if (result.media !== undefined && result.media.length > 0) {
+          functionResponse.parts = result.media.map((media) => ({ inlineData: { mimeType: media.mimeType, data: media.data } }));
+        }
         return { functionResponse };
       });
       return parts.length > 0 ? { role: "user", parts } : undefined;
     }
   }
+}
+
+/** A medium as Gemini parts: its description as text (when it has one), then the bytes as `inlineData`. */
+function mediaParts(media: ModelMedia): GeminiPart[] {
+  const inline: GeminiPart = { inlineData: { mimeType: media.mimeType, data: media.data } };
+  return media.description ? [{ text: media.description }, inline] : [inline];
 }
