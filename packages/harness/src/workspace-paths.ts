@@ -32,12 +32,19 @@ export async function createWorkspaceRoots(directories: readonly string[], conta
 export interface ResolvePathOptions {
   /** The target may not exist yet (create_file); its nearest existing ancestor is checked instead. */
   allowMissing?: boolean;
+  /**
+   * Resolve only the parent directory and keep the last name as given (write targets): a symlink
+   * there stays a symlink, which the write then refuses instead of following (workspace-fs.ts).
+   */
+  keepLastComponent?: boolean;
 }
 
 /**
  * Turns a model-supplied path into a real absolute path inside the workspace. Rejects escapes by
  * `..`, by absolute paths elsewhere and by symlinks pointing outside (checked on the real path).
- * Accepts `file://` URIs (§6.4 path normalisation).
+ * Accepts `file://` URIs (§6.4 path normalisation). This is the check that gives the model a clear
+ * message; what is then opened is checked again by workspace-fs.ts, because the file system can
+ * change in between.
  */
 export async function resolveWorkspacePath(workspace: WorkspaceRoots, input: string, options: ResolvePathOptions = {}): Promise<string> {
   const [base] = workspace.roots;
@@ -48,7 +55,7 @@ export async function resolveWorkspacePath(workspace: WorkspaceRoots, input: str
   if (workspace.containment && !insideAny(workspace.roots, absolute)) {
     throw outside(input, workspace);
   }
-  const real = await realpathOrAncestor(absolute, options.allowMissing === true);
+  const real = await realTarget(absolute, options);
   if (real === undefined) throw new WorkspacePathError(`path ${JSON.stringify(input)} does not exist`);
   if (workspace.containment && !insideAny(workspace.roots, real)) {
     throw new WorkspacePathError(`path ${JSON.stringify(input)} resolves through a symlink to ${real}, outside the workspace (${workspace.roots.join(", ")})`);
@@ -73,6 +80,13 @@ function toLocalPath(value: string): string {
     }
   }
   return value;
+}
+
+async function realTarget(absolute: string, options: ResolvePathOptions): Promise<string | undefined> {
+  const allowMissing = options.allowMissing === true;
+  if (options.keepLastComponent !== true || path.dirname(absolute) === absolute) return realpathOrAncestor(absolute, allowMissing);
+  const parent = await realpathOrAncestor(path.dirname(absolute), allowMissing);
+  return parent === undefined ? undefined : path.join(parent, path.basename(absolute));
 }
 
 async function realpathOrAncestor(absolute: string, allowMissing: boolean): Promise<string | undefined> {
@@ -102,7 +116,8 @@ function isMissing(error: unknown): boolean {
   return code === "ENOENT" || code === "ENOTDIR";
 }
 
-function insideAny(roots: readonly string[], candidate: string): boolean {
+/** Whether `candidate` (absolute, normalised) is one of `roots` or below one. */
+export function insideAny(roots: readonly string[], candidate: string): boolean {
   return roots.some((root) => isInside(root, candidate));
 }
 

@@ -1,4 +1,4 @@
-import { mkdir, readFile, realpath, symlink, writeFile } from "node:fs/promises";
+import { lstat, mkdir, readFile, realpath, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { useHarnessFixture } from "../test-support/fixture.js";
@@ -114,7 +114,7 @@ describe("a turn over a real socket (protocol §6)", () => {
 
     const list = final.find((s) => s.listDirectory !== undefined) as Frame;
     expect(list).toMatchObject({ state: "STATE_DONE", source: "SOURCE_MODEL", target: "TARGET_USER" });
-    expect(list["listDirectory"].results).toEqual(expect.arrayContaining([{ name: "README.md", fileSize: "7" }, { name: "link", isDirectory: true }]));
+    expect(list["listDirectory"].results).toEqual(expect.arrayContaining([{ name: "README.md", fileSize: "7" }, { name: "link", fileSize: String((await lstat(path.join(fixture.workspace, "link"))).size) }]));
 
     const custom = final.find((s) => s.customTool !== undefined) as Frame;
     expect(custom).toMatchObject({ state: "STATE_DONE", source: "SOURCE_MODEL", target: "TARGET_USER" });

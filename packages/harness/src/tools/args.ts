@@ -51,14 +51,19 @@ export interface ResolvedPath {
 /**
  * A path argument, resolved and checked against the workspace (`resolveWorkspacePath`: `..`,
  * absolute paths elsewhere and symlinks out are refused). `fallback` when absent; `allowMissing`
- * for a file about to be created.
+ * for a file about to be created; `writeTarget` keeps the last name unresolved, so that a write
+ * meets (and refuses) a symlink there instead of following it. The file itself is opened with
+ * workspace-fs.ts, which checks again what was opened.
  */
 export async function pathArg(
   args: Record<string, unknown>,
   key: string,
   workspace: WorkspaceRoots,
-  options: { fallback?: string; allowMissing?: boolean } = {},
+  options: { fallback?: string; allowMissing?: boolean; writeTarget?: boolean } = {},
 ): Promise<ResolvedPath> {
-  const absolute = await resolveWorkspacePath(workspace, stringArg(args, key, options.fallback), { allowMissing: options.allowMissing === true });
+  const absolute = await resolveWorkspacePath(workspace, stringArg(args, key, options.fallback), {
+    allowMissing: options.allowMissing === true,
+    keepLastComponent: options.writeTarget === true,
+  });
   return { absolute, shown: displayPath(workspace, absolute) };
 }

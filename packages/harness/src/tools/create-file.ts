@@ -1,7 +1,6 @@
-import { mkdir, stat, writeFile } from "node:fs/promises";
-import path from "node:path";
+import { openWorkspaceFile, replaceContents } from "../workspace-fs.js";
 import { boolArg, displayArg, pathArg, stringArg } from "./args.js";
-import { ToolError, defineBuiltinTool, objectSchema, param } from "./tool.js";
+import { defineBuiltinTool, objectSchema, param } from "./tool.js";
 
 /** `create_file` (§11.1, switch `writeToFile`). Args: `{file_path, contents, overwrite?}`. */
 export const createFileTool = defineBuiltinTool({
@@ -14,16 +13,17 @@ export const createFileTool = defineBuiltinTool({
   ),
   describe: (args) => ({ createFile: { filePath: displayArg(args, "file_path"), contents: displayArg(args, "contents") } }),
   async run(args, context) {
-    const file = await pathArg(args, "file_path", context.workspace, { allowMissing: true });
+    const file = await pathArg(args, "file_path", context.workspace, { allowMissing: true, writeTarget: true });
     const contents = stringArg(args, "contents");
-    const existing = await stat(file.absolute).catch(() => undefined);
-    if (existing?.isDirectory()) throw new ToolError(`${file.shown} is a directory`);
-    if (existing !== undefined && !boolArg(args, "overwrite")) {
-      throw new ToolError(`${file.shown} already exists; pass overwrite: true to replace it, or use edit_file`);
+    // Parents are made and the file created through pinned directories; never through a symlink.
+    const create = boolArg(args, "overwrite") ? "allowed" : "exclusive";
+    const opened = await openWorkspaceFile(context.workspace, file.absolute, file.shown, { access: "write", create, makeParents: true });
+    try {
+      await replaceContents(opened.handle, Buffer.from(contents, "utf8"));
+    } finally {
+      await opened.handle.close();
     }
-    await mkdir(path.dirname(file.absolute), { recursive: true });
-    await writeFile(file.absolute, contents, "utf8");
-    const summary = `${existing === undefined ? "created" : "overwrote"} ${file.shown} (${Buffer.byteLength(contents)} bytes)`;
+    const summary = `${opened.created ? "created" : "overwrote"} ${file.shown} (${Buffer.byteLength(contents)} bytes)`;
     return { action: { createFile: { filePath: file.absolute, contents } }, response: { summary } };
   },
 });

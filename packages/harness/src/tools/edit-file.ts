@@ -1,7 +1,6 @@
-import { writeFile } from "node:fs/promises";
 import { displayArg, pathArg } from "./args.js";
 import { editRequest, planEdit } from "./edit-plan.js";
-import { readTextFile } from "./text-file.js";
+import { editTextFile } from "./text-file.js";
 import { defineBuiltinTool, objectSchema, param } from "./tool.js";
 
 /**
@@ -25,10 +24,11 @@ export const editFileTool = defineBuiltinTool({
   ),
   describe: (args) => ({ editFile: { filePath: displayArg(args, "file_path") } }),
   async run(args, context) {
-    const { absolute: file, shown } = await pathArg(args, "file_path", context.workspace);
+    // The last name is not resolved: a symlink there is refused, not followed, and the file read
+    // is the file written (one descriptor, workspace-fs.ts).
+    const { absolute: file, shown } = await pathArg(args, "file_path", context.workspace, { writeTarget: true });
     const request = editRequest(args, shown);
-    const plan = planEdit(await readTextFile(file, shown), request);
-    await writeFile(file, plan.content, "utf8");
+    const plan = await editTextFile(context.workspace, file, shown, (original) => planEdit(original, request));
     const diffNote = plan.diffComplete ? "" : ` (the step's diff shows the first ${plan.blocks.length} blocks)`;
     const summary = `edited ${shown}: replaced ${plan.count} occurrence${plan.count === 1 ? "" : "s"}${diffNote}`;
     return { action: { editFile: { filePath: file, diffBlock: plan.blocks } }, response: { summary } };

@@ -1,7 +1,6 @@
-import { readFile, stat } from "node:fs/promises";
 import { boolArg, displayArg, pathArg, stringArg } from "./args.js";
 import { compileSearchQuery } from "./search-pattern.js";
-import { MAX_TEXT_FILE_BYTES } from "./text-file.js";
+import { MAX_TEXT_FILE_BYTES, looksBinary } from "./text-file.js";
 import { defineBuiltinTool, objectSchema, param } from "./tool.js";
 import { walkFiles } from "./walk.js";
 
@@ -34,10 +33,9 @@ export const searchDirectoryTool = defineBuiltinTool({
     let truncated = false;
     outer: for await (const entry of walkFiles(directory, context.signal)) {
       if (entry.isDirectory) continue;
-      const info = await stat(entry.absolute).catch(() => undefined);
-      if (info === undefined || info.size > MAX_TEXT_FILE_BYTES) continue;
-      const bytes = await readFile(entry.absolute).catch(() => undefined);
-      if (bytes === undefined || bytes.subarray(0, 8192).includes(0)) continue;
+      // Read through the walk's held directory: regular files only, never a swapped-in link.
+      const bytes = await entry.readFile(MAX_TEXT_FILE_BYTES).catch(() => undefined);
+      if (bytes === undefined || bytes.length > MAX_TEXT_FILE_BYTES || looksBinary(bytes)) continue;
       const fileLines = bytes.toString("utf8").split("\n");
       for (let i = 0; i < fileLines.length; i++) {
         const line = fileLines[i] as string;

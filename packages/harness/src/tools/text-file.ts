@@ -1,21 +1,65 @@
-import { readFile, stat } from "node:fs/promises";
+import { openWorkspaceFile, readAtMost, replaceContents } from "../workspace-fs.js";
+import type { WorkspaceRoots } from "../workspace-paths.js";
 import { ToolError } from "./tool.js";
 
 /** Largest file the file tools read (bytes). */
 export const MAX_TEXT_FILE_BYTES = 8 * 1024 * 1024;
 
-/** Reads a UTF-8 text file, refusing directories, huge files and binary content (NUL bytes). */
-export async function readTextFile(absolute: string, shownAs: string): Promise<string> {
-  const info = await stat(absolute);
-  if (info.isDirectory()) throw new ToolError(`${shownAs} is a directory; use list_directory`);
-  if (info.size > MAX_TEXT_FILE_BYTES) throw new ToolError(`${shownAs} is ${info.size} bytes, more than the ${MAX_TEXT_FILE_BYTES}-byte limit of the file tools`);
-  const bytes = await readFile(absolute);
-  if (bytes.subarray(0, 8192).includes(0)) throw new ToolError(`${shownAs} looks like a binary file`);
-  return bytes.toString("utf8");
+/** Whether `bytes` look binary (a NUL byte in the first 8 KiB), as search_directory skips them. */
+export function looksBinary(bytes: Buffer): boolean {
+  return bytes.subarray(0, 8192).includes(0);
+}
+
+/**
+ * Reads a UTF-8 text file of the workspace, refusing directories, special files, symlinks that
+ * changed after the path check, huge files and binary content (workspace-fs.ts checks what was
+ * opened). `absolute` comes from `pathArg`.
+ */
+export async function readTextFile(workspace: WorkspaceRoots, absolute: string, shownAs: string): Promise<string> {
+  const file = await openWorkspaceFile(workspace, absolute, shownAs, { access: "read" });
+  try {
+    checkSize(file.stats.size, shownAs);
+    return decodeText(await readAtMost(file.handle, MAX_TEXT_FILE_BYTES), shownAs);
+  } finally {
+    await file.handle.close();
+  }
+}
+
+/**
+ * Edits a text file in place: opens it once for reading and writing (never through a symlink),
+ * reads it, asks `edit` for the new `content` and writes that through the same descriptor, so
+ * the file read is the file written. Nothing is written when `edit` throws. Returns `edit`'s
+ * result.
+ */
+export async function editTextFile<T extends { content: string }>(
+  workspace: WorkspaceRoots,
+  absolute: string,
+  shownAs: string,
+  edit: (original: string) => T | Promise<T>,
+): Promise<T> {
+  const file = await openWorkspaceFile(workspace, absolute, shownAs, { access: "read-write" });
+  try {
+    checkSize(file.stats.size, shownAs);
+    const result = await edit(decodeText(await readAtMost(file.handle, MAX_TEXT_FILE_BYTES), shownAs));
+    await replaceContents(file.handle, Buffer.from(result.content, "utf8"));
+    return result;
+  } finally {
+    await file.handle.close();
+  }
 }
 
 /** Cuts `text` to `max` characters, saying so. */
 export function capText(text: string, max: number): { text: string; truncated: boolean } {
   if (text.length <= max) return { text, truncated: false };
   return { text: `${text.slice(0, max)}\n… [truncated: ${text.length - max} more characters]`, truncated: true };
+}
+
+function checkSize(size: number, shownAs: string): void {
+  if (size > MAX_TEXT_FILE_BYTES) throw new ToolError(`${shownAs} is ${size} bytes, more than the ${MAX_TEXT_FILE_BYTES}-byte limit of the file tools`);
+}
+
+function decodeText(bytes: Buffer, shownAs: string): string {
+  if (bytes.length > MAX_TEXT_FILE_BYTES) throw new ToolError(`${shownAs} grew past the ${MAX_TEXT_FILE_BYTES}-byte limit of the file tools while it was read`);
+  if (looksBinary(bytes)) throw new ToolError(`${shownAs} looks like a binary file`);
+  return bytes.toString("utf8");
 }

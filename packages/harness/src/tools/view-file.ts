@@ -21,7 +21,7 @@ export const viewFileTool = defineBuiltinTool({
   },
   async run(args, context) {
     const file = await pathArg(args, "file_path", context.workspace);
-    const lines = (await readTextFile(file.absolute, file.shown)).split("\n");
+    const lines = (await readTextFile(context.workspace, file.absolute, file.shown)).split("\n");
     const total = lines.length;
     const start = Math.max(1, optionalIntArg(args, "start_line") ?? 1);
     const end = Math.min(total, optionalIntArg(args, "end_line") ?? start + DEFAULT_MAX_LINES - 1);
