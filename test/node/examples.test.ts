@@ -1,4 +1,7 @@
 import { execFile } from "node:child_process";
+import { mkdtemp, readdir, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
@@ -7,11 +10,11 @@ const run = promisify(execFile);
 const root = fileURLToPath(new URL("../..", import.meta.url));
 
 /** Runs a documented example the way its header says, against the bundled reference harness. */
-async function runExample(file: string): Promise<string> {
+async function runExample(file: string, ...args: string[]): Promise<string> {
   const env: NodeJS.ProcessEnv = { ...process.env };
   // The examples must work offline: make sure no real model or harness is picked up.
   for (const name of ["GEMINI_API_KEY", "ANTIGRAVITY_HARNESS_PATH", "ANTIGRAVITY_MODEL_PROVIDER"]) delete env[name];
-  const { stdout } = await run(process.execPath, ["--conditions=source", "--import", "tsx", file], { cwd: root, env, timeout: 60_000 });
+  const { stdout } = await run(process.execPath, ["--conditions=source", "--import", "tsx", file, ...args], { cwd: root, env, timeout: 60_000 });
   return stdout;
 }
 
@@ -33,5 +36,30 @@ describe("documented Node examples (seed 000/001) against the reference harness"
     expect(Number(total?.[1])).toBeGreaterThan(0);
     const session = /Session tokens: (\d+) prompt, (\d+) generated, (\d+) total/.exec(out);
     expect(Number(session?.[3])).toBe(Number(total?.[1]));
+  });
+
+  it("persistence-memory.ts continues a conversation in a second session and prints its snapshot", async () => {
+    const out = await runExample("docs/examples/node/persistence-memory.ts");
+    expect(out).toContain("Stored: antigravity-ts.conversation version 1, ");
+    expect(out).toMatch(/Stored: .+, 1 turn\(s\)/);
+    expect(out).toMatch(/Second session restored 1 turn\(s\), [1-9]\d* steps/);
+    expect(out).toContain("Turns now: 2");
+    expect(out).toMatch(/Snapshot: \d+ characters, 2 turns, [1-9]\d* tokens/);
+  });
+
+  it("persistence-file.ts run twice continues the same conversation from its files", async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), "persistence-example-"));
+    try {
+      const first = await runExample("docs/examples/node/persistence-file.ts", dir);
+      const id = /Conversation ([\w-]+): 0 turn\(s\) so far/.exec(first)?.[1];
+      expect(id).toBeDefined();
+      expect(first).toContain("Turns now: 1");
+      const second = await runExample("docs/examples/node/persistence-file.ts", dir);
+      expect(second).toContain(`Conversation ${id}: 1 turn(s) so far`);
+      expect(second).toContain("Turns now: 2");
+      expect(await readdir(path.join(dir, "conversations"))).toEqual([`${id}.json`]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

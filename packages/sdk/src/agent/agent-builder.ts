@@ -7,6 +7,7 @@ import type {
   SessionContinuationMode,
   SystemInstructionsOption,
 } from "../config/harness-config.js";
+import type { ConversationStore } from "../conversation/conversation-store.js";
 import type { Hook } from "../hooks/hook.js";
 import { allowAll, confirmRunCommand, readOnly, type AskUserHandler, type PolicyLike } from "../policies/policy.js";
 import type { JsonSchema, Tool } from "../tools/tool.js";
@@ -200,6 +201,16 @@ export class AgentBuilder<HasPolicy extends boolean = false> {
   /** Steps kept in history (default 10,000; 0 = unlimited). */
   maxHistorySize(steps: number): AgentBuilder<HasPolicy> {
     return this.#with({ maxHistorySize: steps });
+  }
+
+  /**
+   * Persists the conversation in `store` (seed 002): `start()` restores what the store holds for
+   * the session's conversation id, and the conversation is saved after every turn, a cancelled or
+   * failed one included. Pair it with `conversationId()` (and the harness's own persistence,
+   * `saveDir()`) to continue a conversation in a new process.
+   */
+  conversationStore(store: ConversationStore): AgentBuilder<HasPolicy> {
+    return this.#with({ conversationStore: store });
   }
 
   /** How to reach the harness: a transport, or a factory called at `start()`. */

@@ -1,4 +1,5 @@
 import type { HarnessConfigOptions } from "../config/harness-config.js";
+import type { ConversationStore } from "../conversation/conversation-store.js";
 import type { SdkError } from "../errors.js";
 import type { Hook } from "../hooks/hook.js";
 import type { PolicyLike } from "../policies/policy.js";
@@ -51,6 +52,8 @@ export interface AgentOptions extends HarnessConfigOptions {
   saveDir?: string;
   /** Steps kept in the conversation's history (default 10,000; 0 = unlimited). */
   maxHistorySize?: number;
+  /** Where the conversation is persisted: restored at `start()`, saved after every turn. */
+  conversationStore?: ConversationStore;
   /** Receives frames the SDK could not decode (default: `console.warn`). */
   onProtocolError?: (error: SdkError, frame: string) => void;
 }

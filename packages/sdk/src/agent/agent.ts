@@ -78,7 +78,9 @@ export class Agent {
       throw error;
     }
     try {
-      const conversation = new Conversation(connection, o.maxHistorySize === undefined ? {} : { maxHistorySize: o.maxHistorySize });
+      const history = o.maxHistorySize === undefined ? {} : { maxHistorySize: o.maxHistorySize };
+      // Seed 002: restore what the store holds for this session; save after every turn.
+      const conversation = o.conversationStore === undefined ? new Conversation(connection, history) : await Conversation.load(connection, { ...history, store: o.conversationStore });
       await triggers.start({
         conversationId: connection.conversationId,
         isIdle: () => connection.isIdle,

@@ -7,7 +7,10 @@ import type { CallOptions, ChatResponse, Prompt, Step, StreamChunk, UsageMetadat
 import { abortError, linkSignal, raceSignal, throwIfAborted, type LinkedSignal } from "../util/abort.js";
 import { AsyncQueue } from "../util/async-queue.js";
 import { ChatStream, type ChatStreamHost } from "./chat-stream.js";
+import { restoreSnapshot, SnapshotSaver, takeSnapshot } from "./conversation-persistence.js";
+import type { ConversationSnapshot } from "./conversation-snapshot.js";
 import { ConversationState } from "./conversation-state.js";
+import type { ConversationStore } from "./conversation-store.js";
 import { assertPromptNotBlank } from "./prompt.js";
 import { TurnPump, type PumpHost } from "./turn-pump.js";
 
@@ -24,6 +27,13 @@ export interface ConversationOptions {
    * call from its result). `undefined` → 10,000, `0` → unlimited.
    */
   maxHistorySize?: number | undefined;
+  /**
+   * Persists the conversation (seed 002): a snapshot is saved to the store after every turn —
+   * finished, failed or cancelled — and after late updates of an ended turn. See {@link Conversation.load}.
+   */
+  store?: ConversationStore | undefined;
+  /** Receives failures of the automatic saves (default `console.warn`); {@link Conversation.save} rejects instead. */
+  onSaveError?: ((error: SdkError) => void) | undefined;
 }
 
 /** Options of {@link Conversation.history}. */
@@ -67,6 +77,7 @@ export class Conversation implements AsyncDisposable {
   /** Settles when the sends before the next one are done: prompts go out one at a time. */
   #sending: Promise<void> = Promise.resolve();
   readonly #watchers = new Set<AsyncQueue<ChatStream>>();
+  readonly #saver: SnapshotSaver | undefined;
 
   constructor(connection: Connection, options: ConversationOptions = {}) {
     const max = options.maxHistorySize ?? DEFAULT_MAX_HISTORY_SIZE;
@@ -80,9 +91,11 @@ export class Conversation implements AsyncDisposable {
       usageTotal: () => this.connection.usage.total,
       halt: (pump) => this.#halt(pump),
       totalUsage: () => this.totalUsage(),
+      changed: () => this.#saver?.schedule(),
     };
-    // §5: a resumed session starts with the steps the harness replayed.
-    for (const step of connection.initialHistory) this.#state.record(step);
+    this.#saver = options.store === undefined ? undefined : new SnapshotSaver({ store: options.store, onSaveError: options.onSaveError }, () => this.snapshot());
+    // §5: a resumed session starts with the steps the harness replayed (its prompts count as turns).
+    this.#state.replay(connection.initialHistory);
     connection.observeTurns({ turnStarted: (turn) => this.#onTurn(turn) });
   }
 
@@ -255,11 +268,69 @@ export class Conversation implements AsyncDisposable {
     });
   }
 
-  /** Closes the connection (idempotent): a running turn ends with `ConnectionClosed`, `turns()` loops end. */
+  /**
+   * The conversation as a versioned, JSON-serialisable value: history, turn and compaction
+   * indices, usage (see {@link ConversationSnapshot}). A deep copy: later turns never change it.
+   */
+  snapshot(): Promise<ConversationSnapshot> {
+    return this.#lock.runExclusive(() => {
+      this.#reviseLastTurn();
+      return takeSnapshot(this.#state, this.conversationId, this.connection.usage.total);
+    });
+  }
+
+  /**
+   * Saves a snapshot to the `store` now, after the saves already requested (the automatic ones
+   * run after every turn). Rejects with the store's `SdkError`; `FailedPrecondition` without a store.
+   */
+  async save(): Promise<void> {
+    if (this.#saver === undefined) throw new SdkError(ErrorCode.FailedPrecondition, "this conversation has no store: pass `store` in its options (or use Conversation.load)");
+    await this.#saver.save();
+  }
+
+  /**
+   * A conversation over `connection` that continues from `snapshot` (from {@link snapshot}, a
+   * store, or JSON): its history, turns and usage, then the steps the harness replayed when it
+   * resumed the session (§5) recorded over them. Steps left running (the process died mid-turn)
+   * are closed as ERROR `(cancelled)`. Throws `InvalidArgument` for an invalid snapshot and
+   * `FailedPrecondition` when it is of another conversation than the connection's session.
+   *
+   * @example
+   * const conversation = Conversation.restore(connection, JSON.parse(saved));
+   */
+  static restore(connection: Connection, snapshot: ConversationSnapshot, options: ConversationOptions = {}): Conversation {
+    const conversation = new Conversation(connection, options);
+    restoreSnapshot(conversation.#state, connection, snapshot);
+    return conversation;
+  }
+
+  /**
+   * The conversation of `connection`'s session from `options.store`: restored when the store
+   * holds it (see {@link restore}), else new; either way saved to the store after every turn.
+   *
+   * @example
+   * const conversation = await Conversation.load(connection, { store: createMemoryConversationStore() });
+   */
+  static async load(connection: Connection, options: ConversationOptions & { store: ConversationStore }): Promise<Conversation> {
+    const snapshot = connection.conversationId === "" ? undefined : await options.store.load(connection.conversationId);
+    return snapshot === undefined ? new Conversation(connection, options) : Conversation.restore(connection, snapshot, options);
+  }
+
+  /**
+   * Closes the connection (idempotent): a running turn ends with `ConnectionClosed`, `turns()`
+   * loops end. With a store, resolves after the last automatic save.
+   */
   async disconnect(options?: CallOptions): Promise<void> {
     for (const watcher of this.#watchers) watcher.end();
     this.#watchers.clear();
-    await this.connection.disconnect(options);
+    try {
+      await this.connection.disconnect(options);
+    } finally {
+      if (this.#saver !== undefined) {
+        await this.#latest?.turn.over();
+        await this.#saver.settled();
+      }
+    }
   }
 
   /** `await using` support: {@link disconnect}. */

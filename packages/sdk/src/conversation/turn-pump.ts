@@ -14,6 +14,8 @@ export interface PumpHost {
   usageTotal(): UsageMetadata;
   /** Asks the harness to stop `pump`'s turn (§13), if it still runs. */
   halt(pump: TurnPump): void;
+  /** The turn ended, or an ended turn got a late update: the conversation changed (persistence saves it). */
+  changed?(): void;
 }
 
 /**
@@ -72,12 +74,14 @@ export class TurnPump implements TurnRecorder {
       this.#host.state.removeTurn(this.#start);
       this.#removed = true;
     }
+    this.#host.changed?.();
   }
 
   late(step: Step): void {
     if (this.#removed) return;
     this.#host.state.record(step);
     if (step.usageMetadata !== undefined) this.#stepUsages.set(step.id, step.usageMetadata);
+    this.#host.changed?.();
   }
 
   /** The turn's usage so far: the session total's growth since it started (§14), else its steps' usage. */
