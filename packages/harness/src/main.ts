@@ -6,6 +6,7 @@ import { installCrashGuard } from "./crash-guard.js";
 import { createLogger, type Logger } from "./log.js";
 import { detachSecrets } from "./secret-environment.js";
 import { ScriptError, loadScriptFile, type ScriptFile } from "./model/script-format.js";
+import { exitWithoutWaiting } from "./process-exit.js";
 import { startHarnessServer, type HarnessServer } from "./server.js";
 import { readInputConfig, writeOutputConfig } from "./stdio-handshake.js";
 import { createFileSessionStore, createMemorySessionStore } from "./storage.js";
@@ -146,7 +147,8 @@ async function shutdown(server: HarnessServer, reason: string, log: Logger): Pro
   killAllChildren();
   const timer = new Promise<"timeout">((resolve) => setTimeout(resolve, SHUTDOWN_GRACE_MS, "timeout").unref());
   if ((await Promise.race([server.close().then(() => "closed" as const), timer])) === "timeout") {
-    log.warn(`sessions did not close within ${SHUTDOWN_GRACE_MS} ms; exiting anyway`);
+    // Something is stuck (possibly a tool's file-system call in a pool thread): don't wait for it.
+    exitWithoutWaiting(`sessions did not close within ${SHUTDOWN_GRACE_MS} ms`);
   }
   return 0;
 }
