@@ -1,7 +1,7 @@
 import { readFile, stat } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { generateApiKey } from "./auth.js";
-import { CliUsageError, USAGE, parseCliArgs, type HarnessCliOptions, type ListenModeOptions, type StdioModeOptions } from "./cli-args.js";
+import { CliUsageError, USAGE, parseCliArgs, type HarnessCliOptions, type ListenModeOptions, type ResourceLimitOptions, type StdioModeOptions } from "./cli-args.js";
 import { installCrashGuard } from "./crash-guard.js";
 import { createLogger, type Logger } from "./log.js";
 import { detachSecrets } from "./secret-environment.js";
@@ -9,7 +9,7 @@ import { ScriptError, loadScriptFile, type ScriptFile } from "./model/script-for
 import { exitWithoutWaiting } from "./process-exit.js";
 import { startHarnessServer, type HarnessServer } from "./server.js";
 import { readInputConfig, writeOutputConfig } from "./stdio-handshake.js";
-import { createFileSessionStore, createMemorySessionStore } from "./storage.js";
+import { createFileSessionStore, createMemorySessionStore, type MemorySessionStoreOptions } from "./storage.js";
 import { commandEnvironment } from "./tools/command-env.js";
 import { configureCommandSupervision, killAllChildren, stopCommandSupervision } from "./tools/process-registry.js";
 
@@ -72,7 +72,7 @@ async function runStdio(options: StdioModeOptions, script: ScriptFile | undefine
     return 1;
   }
   const apiKey = generateApiKey();
-  const store = input.storageDirectory ? createFileSessionStore(input.storageDirectory) : createMemorySessionStore();
+  const store = input.storageDirectory ? createFileSessionStore(input.storageDirectory) : createMemorySessionStore(memoryLimits(options));
   const host = input.bindAddress || "localhost";
   let server: HarnessServer;
   try {
@@ -87,6 +87,7 @@ async function runStdio(options: StdioModeOptions, script: ScriptFile | undefine
       log,
       ...(script === undefined ? {} : { script }),
       ...(options.toolTimeoutMs === undefined ? {} : { toolTimeoutMs: options.toolTimeoutMs }),
+      ...(options.maxFrameBytes === undefined ? {} : { maxFrameBytes: options.maxFrameBytes }),
     });
   } catch (error) {
     log.error(`cannot listen on ${host}:${input.port ?? 0}: ${(error as Error).message}`);
@@ -110,7 +111,7 @@ async function runListen(options: ListenModeOptions, script: ScriptFile | undefi
   }
   const apiKey = given ?? generateApiKey();
   if (given === undefined) log.info(`api key: ${apiKey}`);
-  const store = options.storage === undefined ? createMemorySessionStore() : createFileSessionStore(options.storage);
+  const store = options.storage === undefined ? createMemorySessionStore(memoryLimits(options)) : createFileSessionStore(options.storage);
   let server: HarnessServer;
   try {
     server = await startHarnessServer({
@@ -124,6 +125,7 @@ async function runListen(options: ListenModeOptions, script: ScriptFile | undefi
       log,
       ...(script === undefined ? {} : { script }),
       ...(options.toolTimeoutMs === undefined ? {} : { toolTimeoutMs: options.toolTimeoutMs }),
+      ...(options.maxFrameBytes === undefined ? {} : { maxFrameBytes: options.maxFrameBytes }),
     });
   } catch (error) {
     log.error(`cannot listen on ${options.host}:${options.port}: ${(error as Error).message}`);
@@ -165,6 +167,14 @@ function packageVersion(): string {
     }
   }
   return "unknown";
+}
+
+/** The memory store's limits from the command line (defaults in storage.ts). */
+function memoryLimits(options: ResourceLimitOptions): MemorySessionStoreOptions {
+  return {
+    ...(options.keepEndedSessions === undefined ? {} : { maxSessions: options.keepEndedSessions }),
+    ...(options.endedSessionTtlMs === undefined ? {} : { ttlMs: options.endedSessionTtlMs }),
+  };
 }
 
 /** The key in `file`: its first line without surrounding whitespace. Warns when others may read the file. */

@@ -11,6 +11,12 @@ export type SendOutput = (event: OutputEventInit) => boolean;
 export const HIGH_WATER_MARK = 4 * 1024 * 1024;
 /** Once congested, the backlog must fall to this before producers go on. */
 export const LOW_WATER_MARK = 1024 * 1024;
+/**
+ * Unsent output at which the client is dropped. Producers that cannot wait (tool progress,
+ * step updates) keep sending to a client that stopped reading; past this the connection ends
+ * (the session is saved as after any disconnect) instead of the harness buffering without bound.
+ */
+export const MAX_BACKLOG = 64 * 1024 * 1024;
 
 /**
  * The harness → client half of a session. Every frame gets the next `seqNum` (monotonic per
@@ -19,7 +25,8 @@ export const LOW_WATER_MARK = 1024 * 1024;
  * Backpressure: frames are never dropped, but the channel counts what the socket has not written
  * out yet. Past {@link HIGH_WATER_MARK} it is {@link congested}, and producers that can wait
  * (the model stream) await {@link writable}, so a client that stops reading holds its own turn
- * back instead of making the harness buffer without bound.
+ * back instead of making the harness buffer without bound. Past {@link MAX_BACKLOG} the socket
+ * is terminated.
  */
 export class OutputChannel {
   #seq = 0n;
@@ -41,6 +48,12 @@ export class OutputChannel {
       this.#backlog -= size;
       if (this.#backlog <= LOW_WATER_MARK) this.#wake();
     });
+    if (this.#backlog > MAX_BACKLOG) {
+      // Reported like the socket's own failures (the session logs socket errors), then dropped.
+      this.socket.emit("error", new Error(`the client left ${this.#backlog} bytes of output unread (limit ${MAX_BACKLOG}); dropping the connection`));
+      this.socket.terminate();
+      return false;
+    }
     return true;
   };
 

@@ -31,6 +31,8 @@ export interface HarnessServerOptions {
   log: Logger;
   /** Injected into HTTP model providers (tests). */
   fetch?: typeof fetch;
+  /** Largest incoming WebSocket message in bytes; larger ones close that connection with 1009. 0 = unlimited. Default {@link DEFAULT_MAX_FRAME_BYTES}. */
+  maxFrameBytes?: number;
   /** Time limit of one file-tool call on its worker thread, in ms (`--tool-timeout-ms`; default 30 s). */
   toolTimeoutMs?: number;
 }
@@ -48,9 +50,17 @@ export interface HarnessServer {
 }
 
 /**
+ * Default bound on one incoming message: 64 MiB. Upstream lifted its limits so that large tool
+ * results pass (§4: a 5 MiB result is tested); an unbounded one would let any key holder make the
+ * harness buffer as much as it sends (issue 8 item 7).
+ */
+export const DEFAULT_MAX_FRAME_BYTES = 64 * 1024 * 1024;
+
+/**
  * Starts the WebSocket server of the harness on path `/` (§4). Upgrades without the right
  * `x-goog-api-key` get HTTP 401 "unauthorized" and nothing else; each accepted connection is an
- * independent {@link HarnessSession}. Frame size is unlimited (§4: upstream removed limits).
+ * independent {@link HarnessSession}. A message over `maxFrameBytes` closes its connection with
+ * 1009 (RFC 6455 "message too big"); the other connections go on.
  */
 export async function startHarnessServer(options: HarnessServerOptions): Promise<HarnessServer> {
   const sessions = new Set<HarnessSession>();
@@ -64,7 +74,7 @@ export async function startHarnessServer(options: HarnessServerOptions): Promise
     ...(options.script === undefined ? {} : { script: options.script }),
     ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
   };
-  const wss = new WebSocketServer({ noServer: true, maxPayload: 0, perMessageDeflate: false });
+  const wss = new WebSocketServer({ noServer: true, maxPayload: options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES, perMessageDeflate: false });
   wss.on("connection", (socket) => {
     const session = new HarnessSession(socket, deps);
     sessions.add(session);

@@ -21,6 +21,7 @@ import { TRIGGER_PREFIX } from "./transcript.js";
 import { TurnScope } from "./turn-scope.js";
 import { toUsageMetadata } from "./usage.js";
 import { MAX_PROMPT_BYTES, normalizeLegacyInputFrame, userInputMedia, userInputText } from "./user-input.js";
+import { mediaByteLength } from "./model/media.js";
 
 /** Longest a closed session waits for its aborted turn to stop before it is saved and its id freed. */
 const TURN_STOP_GRACE_MS = 3000;
@@ -195,7 +196,12 @@ export class HarnessSession implements FaultOwner {
       this.#queue.push({ refused: message });
     } else {
       const media = userInputMedia(userInput);
-      this.#queue.push("refused" in media ? media : { userInput, text, media });
+      const input = "refused" in media ? media : { userInput, text, media };
+      if (queuedBytes([...this.#queue, input]) > MAX_QUEUED_INPUT_BYTES) {
+        this.#fail(CloseCode.policy, `more than ${MAX_QUEUED_INPUT_BYTES} bytes of prompts queued behind the running turn; wait for its end`);
+        return;
+      }
+      this.#queue.push(input);
     }
     this.#pump();
   }
@@ -346,6 +352,15 @@ function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> 
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<boolean>((resolve) => (timer = setTimeout(resolve, ms, false)));
   return Promise.race([promise.then(() => true, () => true), timeout]).finally(() => clearTimeout(timer));
+}
+
+/** Prompts (text and media) one connection may queue behind its running turn (issue 8 item 7). */
+const MAX_QUEUED_INPUT_BYTES = 64 * 1024 * 1024;
+
+function queuedBytes(queue: readonly QueuedInput[]): number {
+  let bytes = 0;
+  for (const input of queue) if (!("refused" in input)) bytes += Buffer.byteLength(input.text) + (input.media ?? []).reduce((sum, m) => sum + mediaByteLength(m), 0);
+  return bytes;
 }
 
 function triggerInput(text: string): TurnInput {

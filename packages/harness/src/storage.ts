@@ -124,17 +124,71 @@ export function createFileSessionStore(directory: string, options: FileSessionSt
   };
 }
 
-/** Sessions kept in memory: resumable for the life of the process only. */
-export function createMemorySessionStore(): SessionStore {
-  const sessions = new Map<string, string>();
+/** Sessions a memory store keeps by default (`--keep-ended-sessions`). */
+export const DEFAULT_MEMORY_SESSIONS = 64;
+/** How long a memory store keeps an untouched session by default (`--ended-session-ttl`): one hour. */
+export const DEFAULT_MEMORY_SESSION_TTL_MS = 60 * 60 * 1000;
+
+/** Options of {@link createMemorySessionStore}. */
+export interface MemorySessionStoreOptions {
+  /** Most sessions kept; the least recently saved or loaded goes first. Default {@link DEFAULT_MEMORY_SESSIONS}. */
+  maxSessions?: number;
+  /** A session not saved or loaded for this long is dropped. Default {@link DEFAULT_MEMORY_SESSION_TTL_MS}; 0 = no limit. */
+  ttlMs?: number;
+  /** Told about every session dropped, and why. */
+  onEvict?: (cascadeId: string, reason: "count" | "age") => void;
+}
+
+/**
+ * Sessions kept in memory: resumable for the life of the process only, and only while they are
+ * among the `maxSessions` most recently used and younger than `ttlMs` (issue 8 item 7: a
+ * listening harness without storage must not grow without bound). Evicting a session that is
+ * still connected is harmless: it is saved again, whole, at its next turn and when it ends.
+ */
+export function createMemorySessionStore(options: MemorySessionStoreOptions = {}): SessionStore {
+  const maxSessions = options.maxSessions ?? DEFAULT_MEMORY_SESSIONS;
+  const ttlMs = options.ttlMs ?? DEFAULT_MEMORY_SESSION_TTL_MS;
+  // Map order is use order: a touched entry is deleted and set again.
+  const sessions = new Map<string, { text: string; touched: number }>();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const evict = (cascadeId: string, reason: "count" | "age"): void => {
+    sessions.delete(cascadeId);
+    options.onEvict?.(cascadeId, reason);
+  };
+  const expire = (): void => {
+    if (timer !== undefined) clearTimeout(timer);
+    timer = undefined;
+    if (ttlMs <= 0) return;
+    const now = Date.now();
+    for (const [cascadeId, entry] of sessions) {
+      if (now - entry.touched < ttlMs) break;
+      evict(cascadeId, "age");
+    }
+    // Wake up when the oldest expires, so memory is freed without traffic; never keeps the process alive.
+    const oldest = sessions.values().next().value;
+    if (oldest !== undefined) (timer = setTimeout(expire, oldest.touched + ttlMs - now)).unref?.();
+  };
+  const touch = (cascadeId: string, text: string): void => {
+    sessions.delete(cascadeId);
+    sessions.set(cascadeId, { text, touched: Date.now() });
+    for (const [oldest] of sessions) {
+      if (sessions.size <= maxSessions) break;
+      evict(oldest, "count");
+    }
+    expire();
+  };
+  // Short: it ends the close reason of a refused resume (≤ 123 bytes with the id).
   return {
-    location: "memory",
+    location: `memory (keeps the last ${maxSessions}${ttlMs > 0 ? ` for ${Math.round(ttlMs / 1000)} s` : ""})`,
     async load(cascadeId) {
-      const text = sessions.get(cascadeId);
-      return text === undefined ? undefined : (JSON.parse(text) as StoredSession);
+      expire();
+      const entry = sessions.get(cascadeId);
+      if (entry === undefined) return undefined;
+      touch(cascadeId, entry.text);
+      return JSON.parse(entry.text) as StoredSession;
     },
     async save(session) {
-      sessions.set(session.cascadeId, JSON.stringify(session));
+      touch(session.cascadeId, JSON.stringify(session));
     },
   };
 }
