@@ -203,6 +203,22 @@ export function defineE2ESuite(name: string, makeTransport: MakeTransport): void
       expect(await answered.promise).toBe("pong from the trigger");
     });
 
+    it("records a trigger's turn and a turn nobody read in history; views of a turn agree", async () => {
+      const ping: Trigger = { run: (ctx, signal) => ctx.sendTrigger("ping", { delivery: "whenIdle", signal }) };
+      const agent = await start((b) => b.trigger(ping).allowAll());
+      const conversation = agent.conversation();
+      for await (const turn of conversation.turns({ signal: AbortSignal.timeout(START_TIMEOUT_MS) })) {
+        expect((await turn.final()).text).toBe("pong from the trigger");
+        break;
+      }
+      agent.chat("hello, unread"); // recorded although nobody reads it
+      const stream = agent.chat("hello, read");
+      const [chunks, response] = await Promise.all([(async () => { const out = []; for await (const c of stream) out.push(c); return out; })(), stream.final()]);
+      expect(chunks.flatMap((c) => (c.type === "text" ? [c.text] : [])).join("")).toBe(response.text);
+      expect((await conversation.history()).filter((s) => s.isCompleteResponse).map((s) => s.content)).toEqual(["pong from the trigger", response.text, response.text]);
+      expect(await conversation.turnCount()).toBe(3);
+    });
+
     it("returns structured output for a response schema", async () => {
       const schema = { type: "object", properties: { answer: { type: "number" }, unit: { type: "string" } }, required: ["answer"] };
       const agent = await start((b) => b.responseSchema(schema).allowAll());

@@ -36,13 +36,13 @@ export interface TurnOptions {
  * One turn of a session (§6): the single buffer its step updates go into, from the frame that
  * carried them to every reader. A connection creates it, reports it to its
  * {@link TurnObserver}, pushes steps and usage into it, and ends it once. Readers are
- * independent cursors over the buffer (`steps()`, or the conversation's views), each from the
- * start; none of them can stop the turn or lose a step for another.
+ * independent cursors over the buffer (`TurnView`s: `receiveSteps()`, the conversation's
+ * views), each from the start; none of them can stop the turn or lose a step for another.
  *
  * @example
  * const turn = new Turn({ solicited: true });
  * turn.push(step); turn.end();
- * for await (const s of turn.steps()) console.log(s.id);
+ * for await (const s of new TurnView({ turn }, STEP_MAPPER)) console.log(s.id);
  */
 export class Turn {
   readonly solicited: boolean;

@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import { ErrorCode, SdkError } from "../errors.js";
 import { createMockConnection } from "../testing/index.js";
 import type { MockConnection, MockTurn } from "../testing/index.js";
-import { emptyUsage } from "../types.js";
+import { emptyUsage, StepSource, StepStatus, StepTarget } from "../types.js";
+import type { Step } from "../types.js";
 import { Conversation } from "./conversation.js";
 
 const LONG = 60_000;
@@ -209,5 +210,144 @@ describe("disconnect", () => {
       expect(conversation.conversationId).toBe("mock-conversation");
     }
     expect(connection.closed).toBe(true);
+  });
+});
+
+describe("cancellation keeps a well-formed history (seed 002)", () => {
+  const call = { id: "tool-1", name: "lookup", args: { q: "x" } };
+  const clientTool = (status: StepStatus): Partial<Step> => ({ id: "tool-1", stepIndex: 50_000, target: StepTarget.Environment, toolCalls: [call], status });
+
+  it("stream.abort(): every view ends at once with Canceled, one halt, steps and late usage kept, open client calls closed, next turn works", async () => {
+    const { connection, conversation } = setup([
+      { steps: [{ stepIndex: 1, toolCalls: [call], status: StepStatus.Active }, clientTool(StepStatus.Active), { stepIndex: 2, content: "meanwhile" }], untilHalted: true, usage: { totalTokenCount: 5 }, lateUsage: { totalTokenCount: 2 } },
+      { steps: [{ content: "next" }] },
+    ]);
+    const stream = conversation.chat("go");
+    const chunks = stream[Symbol.asyncIterator]();
+    expect(await chunks.next()).toMatchObject({ value: { type: "toolCall" } });
+    const steps = stream.steps();
+    const events = stream.events();
+    const final = stream.final();
+    const over = stream.abort("user pressed stop");
+    await expect(chunks.next()).rejects.toMatchObject({ code: ErrorCode.Canceled, message: "user pressed stop" });
+    await expect(steps.next()).rejects.toMatchObject({ code: ErrorCode.Canceled }); // even with steps unread
+    await expect(collect(events)).rejects.toMatchObject({ code: ErrorCode.Canceled });
+    await expect(final).rejects.toMatchObject({ code: ErrorCode.Canceled });
+    await over;
+    await stream.abort(); // again: nothing more
+    expect(connection.sent.halts).toBe(1);
+    expect((await conversation.history()).map((s) => [s.id, s.status, s.error])).toEqual([
+      ["mock-conversation:1", StepStatus.Error, "(cancelled)"], // the harness closes its own steps on a halt; the mock does not
+      ["tool-1", StepStatus.Error, "(cancelled)"],
+      ["mock-conversation:2", StepStatus.Done, ""],
+    ]);
+    await new Promise((resolve) => setTimeout(resolve, 5)); // the late usage report
+    expect((await conversation.lastTurnUsage())?.totalTokenCount).toBe(7);
+    expect((await conversation.totalUsage()).totalTokenCount).toBe(7);
+    expect((await conversation.chatToCompletion("again")).text).toBe("next");
+    expect((await conversation.lastTurnUsage())?.totalTokenCount).toBe(0);
+    expect((await conversation.totalUsage()).totalTokenCount).toBe(7);
+  });
+
+  it("conversation.cancel() ends the views of a turn nobody reads; resolves when it is over; without a turn it does nothing", async () => {
+    const { connection, conversation } = setup([{ steps: [{ content: "a" }], untilHalted: true }]);
+    await conversation.cancel();
+    expect(connection.sent.halts).toBe(0);
+    const stream = conversation.chat("go");
+    await new Promise((resolve) => setTimeout(resolve, 1));
+    const reading = collect(stream);
+    await conversation.cancel();
+    await expect(reading).rejects.toMatchObject({ code: ErrorCode.Canceled, message: expect.stringContaining("cancel()") });
+    expect(conversation.isIdle).toBe(true);
+    expect(connection.sent.halts).toBe(1);
+    expect((await conversation.history()).map((s) => s.content)).toEqual(["a"]);
+  });
+
+  it("cancelIncludingUser() also removes the turn, its prompt and late updates from this client's history", async () => {
+    const { conversation } = setup([
+      { steps: [{ content: "kept" }] },
+      { steps: [{ stepIndex: 1, source: StepSource.User, content: "the prompt" }, { stepIndex: 2, content: "partial", status: StepStatus.Active }], untilHalted: true, lateSteps: [{ stepIndex: 2, content: "partial and late" }] },
+      { steps: [{ stepIndex: 3, content: "after" }] },
+    ]);
+    await conversation.chatToCompletion("one");
+    const stream = conversation.chat("two");
+    await new Promise((resolve) => setTimeout(resolve, 2));
+    await conversation.cancelIncludingUser();
+    await expect(stream.final()).rejects.toMatchObject({ code: ErrorCode.Canceled });
+    await new Promise((resolve) => setTimeout(resolve, 2));
+    expect((await conversation.history()).map((s) => s.content)).toEqual(["kept"]);
+    expect(await conversation.turnCount()).toBe(1);
+    expect(await conversation.turnStartIndices()).toEqual([0]);
+    expect((await conversation.chatToCompletion("three")).text).toBe("after");
+    expect((await conversation.history()).map((s) => s.content)).toEqual(["kept", "after"]);
+    expect(await conversation.turnStartIndices()).toEqual([0, 1]);
+  });
+
+  it("a cancel racing the natural end is harmless: after the end it sends no halt and changes nothing", async () => {
+    const { connection, conversation } = setup([{ steps: [{ content: "whole" }] }, { steps: [{ content: "next" }] }]);
+    const stream = conversation.chat("go");
+    const response = await stream.final();
+    await stream.abort();
+    await conversation.cancel();
+    await conversation.cancelIncludingUser();
+    expect(connection.sent.halts).toBe(0);
+    expect(await stream.final()).toBe(response);
+    expect(await collect(stream)).toEqual([{ type: "text", stepIndex: 0, text: "whole" }]);
+    expect((await conversation.chatToCompletion("again")).text).toBe("next");
+    expect((await conversation.history()).map((s) => s.content)).toEqual(["whole", "next"]);
+  });
+
+  it("abort while the prompt waits for the running turn: nothing is sent, nothing halted", async () => {
+    const { connection, conversation } = setup([{ steps: [{ content: "a" }], delayMs: 10 }, { steps: [] }]);
+    const first = conversation.chat("one");
+    const second = conversation.chat("two");
+    await second.abort();
+    await expect(second.final()).rejects.toMatchObject({ code: ErrorCode.Canceled });
+    await first.final();
+    expect(connection.sent.prompts).toEqual(["one"]);
+    expect(connection.sent.halts).toBe(0);
+    expect(connection.remainingTurns).toBe(1);
+  });
+
+  it("a turn that fails closes its unfinished steps as (cancelled)", async () => {
+    const error = new SdkError(ErrorCode.ConnectionClosed, "dropped");
+    const { conversation } = setup([{ steps: [{ stepIndex: 1, content: "half", status: StepStatus.Active }, clientTool(StepStatus.Active)], error }]);
+    await expect(conversation.chatToCompletion("go")).rejects.toBe(error);
+    expect((await conversation.history()).map((s) => [s.status, s.error, s.content])).toEqual([
+      [StepStatus.Error, "(cancelled)", "half"],
+      [StepStatus.Error, "(cancelled)", ""],
+    ]);
+  });
+
+  it("leaves no listener on the caller's signal after views, events, byte streams, aborts and cancels", async () => {
+    const controller = new AbortController();
+    let listeners = 0;
+    const add = controller.signal.addEventListener.bind(controller.signal);
+    const remove = controller.signal.removeEventListener.bind(controller.signal);
+    controller.signal.addEventListener = ((type: string, fn: EventListener, o?: AddEventListenerOptions) => (listeners++, add(type, fn, o))) as typeof add;
+    controller.signal.removeEventListener = ((type: string, fn: EventListener) => (listeners--, remove(type, fn))) as typeof remove;
+    const signal = controller.signal;
+    const { conversation } = setup([
+      { steps: [{ content: "a" }] },
+      { steps: [{ content: "b" }], untilHalted: true },
+      { steps: [{ content: "c" }] },
+      { steps: [{ content: "d" }] },
+    ]);
+    await collect(conversation.chat("one", { signal }).events());
+    expect(listeners).toBe(0);
+    const aborted = conversation.chat("two", { signal });
+    await aborted.abort(); // before the prompt went out: it takes no scripted turn
+    expect(listeners).toBe(0);
+    const cancelled = conversation.chat("three", { signal, timeoutMs: LONG });
+    await new Promise((resolve) => setTimeout(resolve, 1));
+    await conversation.cancel({ signal });
+    await cancelled.final().catch(() => undefined);
+    expect(listeners).toBe(0);
+    await new Response(conversation.chat("four", { signal }).toReadableStream()).text();
+    expect(listeners).toBe(0);
+    await collect(conversation.receiveSteps({ signal }));
+    for await (const _ of conversation.chat("five", { signal }).steps()) break;
+    await conversation.chatToCompletion("probe", { signal }).catch(() => undefined);
+    expect(listeners).toBe(0);
   });
 });

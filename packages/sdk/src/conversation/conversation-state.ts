@@ -57,6 +57,8 @@ export class ConversationState {
   /** Adds a step, or replaces the entry with the same id in place. */
   record(step: Step): void {
     const abs = this.#positionById.get(step.id);
+    // A tool step whose call or result was trimmed away would stand alone in the window: not recorded.
+    if (this.#groups.isCut(step)) return;
     if (abs !== undefined) {
       const index = abs - this.#firstAbs;
       const previous = this.#steps.at(index);
@@ -67,8 +69,6 @@ export class ConversationState {
       this.#groups.note(step, abs);
       return;
     }
-    // An update of a tool step whose call or result was trimmed away would stand alone: dropped.
-    if (this.#groups.isCut(step)) return;
     const position = this.#firstAbs + this.#steps.length;
     this.#steps.push(step);
     this.#positionById.set(step.id, position);
