@@ -1,11 +1,11 @@
-import { mkdtemp, rm } from "node:fs/promises";
-import { release, tmpdir } from "node:os";
-import { join } from "node:path";
+import { rm } from "node:fs/promises";
+import { release } from "node:os";
 import { ErrorCode, SDK_VERSION, SdkError, linkSignal, throwIfAborted, type CallOptions, type Channel, type Transport, type WebSocketPeerClose } from "@antigravity-ts/sdk";
 import { InputConfigSchema, create } from "@antigravity-ts/sdk/wire";
 import { connectHarnessSocket } from "../socket/connect-harness-socket.js";
 import { discoverHarnessBinary, type HarnessBinary } from "./discover-harness.js";
 import { HarnessProcess, describeExit, type HarnessEndpoint, type HarnessExit } from "./harness-process.js";
+import { createTemporaryStorage, removeStaleTemporaryStorage } from "./temporary-storage.js";
 
 /** What the SDK tells the harness about itself (`InputConfig.client_info`, protocol §3). */
 export interface ClientInfoInit {
@@ -22,7 +22,10 @@ export interface SubprocessTransportOptions {
   harnessPath?: string;
   /** Extra environment for the harness and its tools: merged over `process.env` and sent as `InputConfig.env`. */
   env?: Readonly<Record<string, string>>;
-  /** `InputConfig.storage_directory`; default a fresh `antigravity_*` temp dir, removed on close. */
+  /**
+   * `InputConfig.storage_directory`; default a fresh `antigravity_*` temp dir, removed on close.
+   * Such directories left by a process that died (SIGKILL) are removed by the next one.
+   */
   saveDir?: string;
   /** Overrides of the reported client info. */
   clientInfo?: ClientInfoInit;
@@ -93,8 +96,9 @@ export class SubprocessTransport implements Transport {
       throwIfAborted(link.signal);
       const binary = this.resolveBinary();
       const userEnv = this.#options.env ?? {};
+      if (this.#options.saveDir === undefined) void removeStaleTemporaryStorage();
       storage = this.#options.saveDir === undefined
-        ? { path: await mkdtemp(join(tmpdir(), "antigravity_")), owned: true }
+        ? { path: await createTemporaryStorage(), owned: true }
         : { path: this.#options.saveDir, owned: false };
       harness = await HarnessProcess.spawn(binary, {
         env: { ...process.env, ...userEnv },
