@@ -21,9 +21,18 @@ export function machineInfo() {
   };
 }
 
+const n = (value, digits = 0) => value.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits });
+
+/** The cancel-latency rows (bench/measure-cancel.mjs). */
+export function cancelRows(c) {
+  return [
+    [`Cancel: \`abort()\` → the stream ends with \`Canceled\` (median of ${c.runs}; p99)`, `${n(c.streamEndMedianMs, 3)} ms; ${n(c.streamEndP99Ms, 3)} ms`, "—", "—"],
+    [`Cancel: \`abort()\` → harness idle, turn recorded (median of ${c.runs}; p99)`, `${n(c.turnOverMedianMs, 2)} ms; ${n(c.turnOverP99Ms, 2)} ms`, "—", "—"],
+  ];
+}
+
 function rows(r) {
   const ratio = r.sdk.stepsPerSecond / r.baseline.stepsPerSecond;
-  const n = (value, digits = 0) => value.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits });
   return [
     ["Metric", "SDK", "Baseline (bare ws + JSON.parse)", "SDK / baseline"],
     [`Throughput, steps/s (${n(r.settings.steps)} steps per turn, median of ${r.settings.runs})`, n(r.sdk.stepsPerSecond), n(r.baseline.stepsPerSecond), n(ratio, 2)],
@@ -32,7 +41,25 @@ function rows(r) {
     [`Start-to-ready: spawn → handshake → WebSocket open (median of ${r.start.runs})`, `${n(r.start.connectMedianMs, 1)} ms`, "—", "—"],
     [`Start-to-ready: spawn → init response, \`Agent.start()\` (median of ${r.start.runs})`, `${n(r.start.readyMedianMs, 1)} ms`, "—", "—"],
     [`Heap per retained step (${n(r.heap.steps)}-step history)`, `${n(r.heap.bytesPerStep)} B`, "—", "—"],
+    ...cancelRows(r.cancel),
   ];
+}
+
+/** A markdown table row. */
+export function markdownRow(row) {
+  return `| ${row.join(" | ")} |`;
+}
+
+/**
+ * `markdown` with its cancel rows replaced by `rows` (or added after the heap row): what
+ * `bench/run.mjs --only cancel` writes into docs/bench.md and README.md, leaving the other rows.
+ */
+export function patchCancelRows(markdown, rows) {
+  const lines = markdown.split("\n").filter((line) => !line.startsWith("| Cancel: "));
+  const heap = lines.findIndex((line) => line.startsWith("| Heap per retained step"));
+  if (heap < 0) throw new Error("no benchmark table (its heap row) to add the cancel rows to");
+  lines.splice(heap + 1, 0, ...rows.map(markdownRow));
+  return lines.join("\n");
 }
 
 /** A plain-text table for the terminal. */
@@ -49,7 +76,7 @@ export function renderMarkdown(results) {
   const md = [
     `| ${table[0].join(" | ")} |`,
     `|${table[0].map((_, i) => (i === 0 ? "---" : "---:")).join("|")}|`,
-    ...table.slice(1).map((row) => `| ${row.join(" | ")} |`),
+    ...table.slice(1).map(markdownRow),
   ].join("\n");
   const m = results.machine;
   return `# Benchmarks
@@ -86,5 +113,13 @@ SDK/baseline throughput ratio: **${(results.sdk.stepsPerSecond / results.baselin
 - **Heap per retained step.** After \`global.gc()\`, \`process.memoryUsage().heapUsed\` before and
   after a turn of 10,000 steps kept in the conversation's history, divided by 10,000. It counts the
   SDK's \`Step\` objects with their text (about 100 characters each) and the history's bookkeeping.
+- **Cancel.** An agent on the bundled reference harness (subprocess transport, scripted model
+  streaming a 4,000-word answer one word every 5 ms) runs \`chat()\`; after 5 text chunks the
+  reader calls \`stream.abort()\`. *Stream ends*: abort → the reader's \`for await\` throws
+  \`Canceled\` (the views end at once, without waiting for the harness). *Harness idle*: abort →
+  \`abort()\`'s promise, i.e. the \`haltRequest\` went out, the harness stopped the model and
+  reported the turn over (FULLY_IDLE, protocol §13) and the conversation recorded the last steps
+  and the usage. Two warm-up turns, then the median and the 99th percentile. \`node bench/run.mjs
+  --only cancel\` measures these rows alone and updates them here and in README.md.
 `;
 }

@@ -1,15 +1,16 @@
-// `npm run bench`: throughput, tool round-trip latency, start-to-ready time and heap per step of
-// the SDK, measured against the built packages (dist/, built first if stale) and, where it makes
+// `npm run bench`: throughput, tool round-trip latency, start-to-ready time, heap per step and
+// cancel latency of the SDK, measured against the built packages (dist/, built first if stale) and, where it makes
 // sense, beside a baseline that does the least possible work with the same frames. Prints a table
 // and writes it, with the machine and the date, into docs/bench.md.
-//   node bench/run.mjs [--quick] [--no-write]
+//   node bench/run.mjs [--quick] [--no-write] [--only cancel]
 import { spawn, spawnSync } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { ensureDist } from "../packages/node/scripts/ensure-dist.mjs";
+import { measureCancelLatency } from "./measure-cancel.mjs";
 import { measureHeapPerStep, measureStartToReady } from "./measure-sdk.mjs";
 import { measureThroughput, measureToolRoundTrips } from "./measure-throughput.mjs";
-import { machineInfo, renderMarkdown, renderTable } from "./report.mjs";
+import { cancelRows, machineInfo, patchCancelRows, renderMarkdown, renderTable } from "./report.mjs";
 
 // Heap per step needs global.gc: re-run under --expose-gc when it is missing.
 if (typeof globalThis.gc !== "function") {
@@ -20,11 +21,28 @@ if (typeof globalThis.gc !== "function") {
 const quick = process.argv.includes("--quick");
 const write = !process.argv.includes("--no-write");
 const settings = quick
-  ? { steps: 5_000, runs: 3, toolCalls: 200, startRuns: 3, heapSteps: 10_000 }
-  : { steps: 20_000, runs: 7, toolCalls: 1_000, startRuns: 10, heapSteps: 10_000 };
+  ? { steps: 5_000, runs: 3, toolCalls: 200, startRuns: 3, heapSteps: 10_000, cancelRuns: 10 }
+  : { steps: 20_000, runs: 7, toolCalls: 1_000, startRuns: 10, heapSteps: 10_000, cancelRuns: 30 };
 
 const log = (line) => process.stderr.write(`${line}\n`);
 await ensureDist({ log });
+
+// `--only cancel`: the cancel rows alone, patched into docs/bench.md and README.md.
+const only = process.argv[process.argv.indexOf("--only") + 1];
+if (process.argv.includes("--only")) {
+  if (only !== "cancel") throw new Error(`--only takes "cancel", got ${String(only)}`);
+  log(`cancel latency: ${settings.cancelRuns} runs`);
+  const rows = cancelRows(await measureCancelLatency(settings));
+  process.stdout.write(`${rows.map((row) => row.join("  ")).join("\n")}\n`);
+  if (write) {
+    for (const file of ["../docs/bench.md", "../README.md"]) {
+      const url = new URL(file, import.meta.url);
+      writeFileSync(url, patchCancelRows(readFileSync(url, "utf8"), rows));
+    }
+    log("updated the cancel rows of docs/bench.md and README.md");
+  }
+  process.exit(0);
+}
 
 const server = await startBenchServer();
 try {
@@ -36,8 +54,10 @@ try {
   const start = await measureStartToReady(settings.startRuns);
   log(`heap: ${settings.heapSteps}-step history`);
   const heap = await measureHeapPerStep(server, settings.heapSteps);
+  log(`cancel latency: ${settings.cancelRuns} runs`);
+  const cancel = await measureCancelLatency(settings);
 
-  const results = { settings, sdk, baseline, sdkTools: tools.sdk, baselineTools: tools.baseline, start, heap, machine: machineInfo(), date: new Date().toISOString() };
+  const results = { settings, sdk, baseline, sdkTools: tools.sdk, baselineTools: tools.baseline, start, heap, cancel, machine: machineInfo(), date: new Date().toISOString() };
   process.stdout.write(`\n${renderTable(results)}\n`);
   const ratio = sdk.stepsPerSecond / baseline.stepsPerSecond;
   process.stdout.write(`\nSDK/baseline throughput ratio: ${ratio.toFixed(2)} (target ≥ 0.50: ${ratio >= 0.5 ? "met" : "NOT MET"})\n`);

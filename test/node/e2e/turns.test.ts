@@ -115,6 +115,18 @@ describe("turns end to end (reference harness over WebSocket)", () => {
     expect(await conversation.turnStartIndices()).toHaveLength(4);
   });
 
+  it("sends nothing for a chat whose signal is already aborted (issue 8 item 8)", async () => {
+    const agent = await start((b) => b.allowAll());
+    const stream = agent.chat("hello, never sent", { signal: AbortSignal.abort() });
+    expect((await failure(stream.final())).code).toBe(ErrorCode.Canceled);
+    expect((await bounded(agent.chatToCompletion("hello, sent"), "the next turn")).text).toContain("Hello!");
+    const prompts = (await agent.conversation().history()).filter((s) => s.source === "USER").map((s) => [s.content, s.stepIndex]);
+    // The harness echoes each prompt it got as a USER step and numbers steps over the session (§6.2):
+    // the prompt sent is its very first step, so it never saw the aborted one.
+    expect(prompts).toEqual([["hello, sent", 0]]);
+    expect(await agent.conversation().turnCount()).toBe(1);
+  });
+
   it("several views of one turn read at once agree: chunks, steps, events, final() and SSE bytes", async () => {
     const agent = await start((b) => b.allowAll());
     const stream = agent.chat("hello views");
