@@ -1,6 +1,6 @@
 /**
  * One agent turn from Deno, streamed to the terminal, against a harness that is already listening
- * (for example `npx antigravity-harness --listen 127.0.0.1:8765 --api-key dev-key`).
+ * (for example `ANTIGRAVITY_API_KEY=dev-key npx antigravity-harness --listen 127.0.0.1:8765`).
  *
  *   ANTIGRAVITY_HARNESS_URL=ws://127.0.0.1:8765/ ANTIGRAVITY_API_KEY=dev-key \
  *     deno run --allow-net --allow-env docs/examples/deno/chat.ts "What is in my workspace?"
