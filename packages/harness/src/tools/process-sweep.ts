@@ -107,17 +107,33 @@ function readProcessTable(): Map<number, ProcessEntry> {
   for (const name of readdirSync("/proc")) {
     const pid = Number(name);
     if (!Number.isInteger(pid) || pid <= 0) continue;
-    let stat: string;
-    try {
-      stat = readFileSync(`/proc/${pid}/stat`, "latin1");
-    } catch {
-      continue; // exited meanwhile
-    }
+    const stat = readProcFile(`/proc/${pid}/stat`);
+    if (stat === undefined) continue; // exited meanwhile
     // "pid (comm) state ppid pgrp session …": comm may hold spaces and parentheses.
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
     table.set(pid, { pid, zombie: fields[0] === "Z" || fields[0] === "X", ppid: Number(fields[1]), pgid: Number(fields[2]), sid: Number(fields[3]) });
   }
   return table;
+}
+
+/** One buffer for every /proc read: a sweep reads two small files per process, many times over. */
+const scratch = Buffer.allocUnsafe(64 * 1024);
+
+/** The start of a /proc file (a stat line fits easily); undefined when it cannot be read. */
+function readProcFile(file: string): string | undefined {
+  let fd: number;
+  try {
+    fd = openSync(file, "r");
+  } catch {
+    return undefined;
+  }
+  try {
+    return scratch.toString("latin1", 0, readSync(fd, scratch, 0, scratch.length, null));
+  } catch {
+    return undefined;
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** Whether the process started with `needle` (`NAME=prefix`) at the start of one of its environment entries. */
@@ -129,7 +145,7 @@ function environmentHasTag(pid: number, needle: Buffer): boolean {
     return false; // another user's process, or gone
   }
   try {
-    const chunk = Buffer.alloc(64 * 1024);
+    const chunk = scratch;
     let carry = Buffer.alloc(0);
     for (let first = true; ; first = false) {
       const read = readSync(fd, chunk, 0, chunk.length, null);
