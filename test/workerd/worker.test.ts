@@ -91,7 +91,7 @@ describe("the example Worker in workerd", () => {
     expect(b.conversationId).not.toBe(a.conversationId);
   });
 
-  it("streams the turn as server-sent events: thinking before text, tool calls, then usage", async () => {
+  it("streams the turn as server-sent events (ChatStream.toReadableStream): thinking before text, tool calls and results, then turnComplete with usage", async () => {
     const mf = await startWorker({ HARNESS_URL: harness.url, HARNESS_API_KEY: harness.apiKey });
     const response = await mf.dispatchFetch("http://worker.local/?prompt=stream%20please", { headers: { accept: "text/event-stream" } });
     expect(response.status).toBe(200);
@@ -101,8 +101,9 @@ describe("the example Worker in workerd", () => {
     expect(kinds).not.toContain("error");
     expect(kinds.indexOf("thought")).toBeGreaterThanOrEqual(0);
     expect(kinds.indexOf("thought")).toBeLessThan(kinds.indexOf("text"));
-    expect(events.filter((e) => e.event === "toolCall").map((e) => (e.data as { name: string }).name)).toContain("worker_info");
-    expect(kinds.at(-1)).toBe("done");
+    expect(events.filter((e) => e.event === "toolCall").map((e) => (e.data as { toolCall: { name: string } }).toolCall.name)).toContain("worker_info");
+    expect(events.filter((e) => e.event === "toolResult").map((e) => (e.data as { toolCall: { name: string } }).toolCall.name)).toContain("worker_info");
+    expect(kinds.at(-1)).toBe("turnComplete");
     const text = events.filter((e) => e.event === "text").map((e) => (e.data as { text: string }).text).join("");
     expect(text).toContain("Cloudflare-Workers");
     expect((events.at(-1)?.data as { usage: { totalTokenCount: number } }).usage.totalTokenCount).toBeGreaterThan(0);

@@ -4,13 +4,14 @@
  *
  *   POST /  {"prompt": "..."}          -> {"conversationId", "text", "thinking", "usage", "toolCalls"}
  *   GET  /?prompt=...  (Accept: text/event-stream, or &stream=1)
- *        -> event: thought | text | toolCall | done | error, each with a JSON `data:` line
+ *        -> the turn's events as `ChatStream.toReadableStream()` writes them (docs/conversation.md):
+ *           event: thought | text | toolCall | toolResult | … | turnComplete, or error
  *
  * Bindings: HARNESS_URL (ws:// or wss:// of a harness started with --listen) and the secret
  * HARNESS_API_KEY. Workers cannot set headers on `new WebSocket()`, so the transport opens the
  * socket with `fetchUpgradeWebSocket` (a fetch with `Upgrade: websocket` and the key header).
  */
-import { Agent, SdkError, WebSocketTransport, fetchUpgradeWebSocket, type StartedAgent, type StreamChunk } from "@antigravity-ts/sdk";
+import { Agent, SdkError, WebSocketTransport, fetchUpgradeWebSocket, type StartedAgent } from "@antigravity-ts/sdk";
 import { workerInfo } from "./worker-tools.js";
 
 /** The Worker's bindings (wrangler.toml `[vars]` and `wrangler secret put HARNESS_API_KEY`). */
@@ -75,29 +76,23 @@ async function answerJson(env: Env, prompt: string, signal: AbortSignal): Promis
   }
 }
 
-/** One turn, streamed as server-sent events while the harness produces it. */
-function answerStream(env: Env, prompt: string, signal: AbortSignal): Response {
-  const encoder = new TextEncoder();
-  const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
-  const writer = writable.getWriter();
-  const emit = (event: StreamChunk["type"] | "done" | "error", data: unknown): Promise<void> =>
-    writer.write(encoder.encode(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`));
-  void (async () => {
-    let agent: StartedAgent | undefined;
-    try {
-      agent = await startAgent(env, signal);
-      for await (const chunk of agent.chat(prompt, { signal })) {
-        await emit(chunk.type, chunk.type === "toolCall" ? { name: chunk.toolCall.name, args: chunk.toolCall.args } : { text: chunk.text });
-      }
-      await emit("done", { usage: await agent.conversation().totalUsage() });
-    } catch (error) {
-      await emit("error", errorBody(error).error).catch(() => undefined);
-    } finally {
-      await agent?.stop().catch(() => undefined);
-      await writer.close().catch(() => undefined);
-    }
-  })();
-  return new Response(readable, { headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-store" } });
+/**
+ * One turn, streamed as server-sent events while the harness produces it: the bytes of
+ * `ChatStream.toReadableStream()`, returned as they are. The agent stops when the stream is done,
+ * or when the client goes away (which also cancels the turn).
+ */
+async function answerStream(env: Env, prompt: string, signal: AbortSignal): Promise<Response> {
+  const headers = { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-store" };
+  let agent: StartedAgent;
+  try {
+    agent = await startAgent(env, signal);
+  } catch (error) {
+    return new Response(`event: error\ndata: ${JSON.stringify({ type: "error", ...errorBody(error).error })}\n\n`, { headers });
+  }
+  const stop = (): void => void agent.stop().catch(() => undefined);
+  signal.addEventListener("abort", stop, { once: true });
+  const events = agent.chat(prompt, { signal }).toReadableStream();
+  return new Response(events.pipeThrough(new TransformStream<Uint8Array, Uint8Array>({ flush: stop })), { headers });
 }
 
 /** The Worker's module export. */
