@@ -4,13 +4,14 @@
  * {@link startHarnessServer}.
  * @module
  */
-export { startHarnessServer, type HarnessServer, type HarnessServerOptions } from "./server.js";
+export { startHarnessServer, DEFAULT_MAX_FRAME_BYTES, type HarnessServer, type HarnessServerOptions } from "./server.js";
+export { commandEnvironment } from "./tools/command-env.js";
 export { runHarnessCli } from "./main.js";
-export { parseCliArgs, CliUsageError, USAGE, type HarnessCliOptions, type ListenModeOptions, type StdioModeOptions } from "./cli-args.js";
+export { parseCliArgs, CliUsageError, USAGE, type HarnessCliOptions, type ListenModeOptions, type ResourceLimitOptions, type StdioModeOptions } from "./cli-args.js";
 export { generateApiKey } from "./auth.js";
 export { installCrashGuard } from "./crash-guard.js";
 export { createLogger, type Logger, type LoggerOptions } from "./log.js";
-export { createFileSessionStore, createMemorySessionStore, StorageError, type SessionStore, type StoredSession } from "./storage.js";
+export { createFileSessionStore, createMemorySessionStore, StorageError, type MemorySessionStoreOptions, type SessionStore, type StoredSession } from "./storage.js";
 export { createScriptedProvider, type ScriptedProviderOptions } from "./model/scripted.js";
 export { DEMO_SCRIPT, DEMO_NOTICE } from "./model/demo-script.js";
 export { loadScriptFile, parseScript, ScriptError, type ScriptFile, type ScriptTurn, type ScriptCall, type ScriptToolCall } from "./model/script-format.js";
