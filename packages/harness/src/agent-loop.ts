@@ -15,6 +15,7 @@ import { modelCallStop, toolCallStop } from "./session-budget.js";
 import { toolDeclarations } from "./session-config.js";
 import type { SessionState } from "./session-state.js";
 import { modelStep, systemErrorStep, type StepHandle } from "./step-builder.js";
+import { askStopHook } from "./stop-hook.js";
 import { runToolCall } from "./tool-runner.js";
 import { TRIGGER_PREFIX, type ModelAnswer } from "./transcript.js";
 import type { TurnScope } from "./turn-scope.js";
@@ -38,8 +39,8 @@ export interface RunTurnOptions {
 
 /**
  * Runs one turn (§6): PRE_TURN hook → RUNNING → the user's step → model calls and tool calls
- * until the model answers without tools, calls `finish`, or a budget stops it → POST_TURN hook →
- * FULLY_IDLE. Model failures end the turn with a SOURCE_SYSTEM ERROR step and FULLY_IDLE carrying
+ * until the model answers without tools, calls `finish`, or a budget stops it, and the STOP hook
+ * (when enabled) lets it stop → POST_TURN hook → FULLY_IDLE. Model failures end the turn with a SOURCE_SYSTEM ERROR step and FULLY_IDLE carrying
  * the error (§16). Rejects only when the turn is aborted (halt/disconnect); the caller reports that.
  *
  * The transcript keeps seed 002's shape whatever happens: a halt keeps what the model streamed and
@@ -63,6 +64,7 @@ export async function runTurn(state: SessionState, input: TurnInput, scope: Turn
   transcript.startTurn(input.text, input.media);
   let responseText = "";
   let stopReason: StopReason | undefined;
+  let continuationCount = 0;
   try {
     for (;;) {
       // A halt that landed while the last step was settling: nothing more is dispatched.
@@ -78,17 +80,22 @@ export async function runTurn(state: SessionState, input: TurnInput, scope: Turn
       // protocol.md BudgetConfig: every limit before every model call, the input limit before dispatch.
       const spent = state.budgetSpent();
       stopReason = modelCallStop(state.settings.budget, spent.calls, spent.usage, estimatePromptTokens(request));
-      if (stopReason !== undefined) break;
-      state.calls.modelCalls++;
-      const answer = await callModel(state, scope, request);
-      if (answer.text !== "") responseText = answer.text;
-      if (answer.toolCalls.length === 0) break;
-      const outcome = await runTools(state, scope, answer.toolCalls);
-      if (outcome.finished) break;
-      if (outcome.stopReason !== undefined) {
-        stopReason = outcome.stopReason;
-        break;
+      if (stopReason === undefined) {
+        state.calls.modelCalls++;
+        const answer = await callModel(state, scope, request);
+        if (answer.text !== "") responseText = answer.text;
+        if (answer.toolCalls.length > 0) {
+          const outcome = await runTools(state, scope, answer.toolCalls);
+          stopReason = outcome.stopReason;
+          if (!outcome.finished && stopReason === undefined) continue;
+        }
       }
+      // The turn is about to end (answer without tools, `finish`, a budget): the STOP hook may
+      // continue it with a system message, and the loop makes another model call.
+      const system = await askStopHook(state, scope, { responseText, continuationCount, ...(stopReason === undefined ? {} : { stopReason }) });
+      if (system === undefined) break;
+      continuationCount++;
+      transcript.addUser(system);
     }
   } catch (error) {
     if (scope.signal.aborted) {
@@ -100,6 +107,11 @@ export async function runTurn(state: SessionState, input: TurnInput, scope: Turn
     const message = error instanceof ModelError ? `model error: ${error.message}` : `internal harness error: ${error instanceof Error ? error.message : String(error)}`;
     state.log.warn(message);
     scope.openStep(systemErrorStep(message, httpCode));
+    // The STOP hook is told of the error; the turn cannot continue (see askStopHook).
+    await askStopHook(state, scope, { responseText, continuationCount, errorMessage: message }).catch((hookError: unknown) => {
+      if (scope.signal.aborted) throw scope.signal.reason;
+      state.log.warn(`the STOP hook failed: ${hookError instanceof Error ? hookError.message : String(hookError)}`);
+    });
     await options.beforeIdle?.();
     setState(TrajectoryStateUpdate_State.FULLY_IDLE, { error: message });
     return;

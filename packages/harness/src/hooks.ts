@@ -2,6 +2,8 @@ import {
   LifecycleHook,
   PreToolResult_Decision,
   PreTurnResult_Decision,
+  StopResult_Decision,
+  type TrajectoryStateUpdate_StopReason,
   type CallHookRequestSchema,
   type CallHookResponse,
   type MessageInitShape,
@@ -35,6 +37,21 @@ export interface ToolHookTarget {
   stepIndex: number;
   serverName?: string;
 }
+
+/** What the STOP hook is told about the turn that is about to end (protocol.md `StopArgs`). */
+export interface StopHookArgs {
+  responseText: string;
+  trajectoryId: string;
+  /** How many times a CONTINUE already resumed this turn. */
+  continuationCount: number;
+  /** Set when a budget ends the turn. */
+  stopReason?: TrajectoryStateUpdate_StopReason;
+  /** Set when an error ends the turn. */
+  errorMessage?: string;
+}
+
+/** The answer of the STOP hook: stop, or continue with `reason` as a system message to the model. */
+export type StopHookDecision = { continue: false; warning?: string } | { continue: true; reason: string };
 
 /** The answer of the PRE_TOOL hook. */
 export type PreToolDecision = { allow: true; modifiedArgs?: Record<string, unknown> } | { allow: false; reason: string };
@@ -107,5 +124,18 @@ export class HookCaller {
     const response = await this.call(LifecycleHook.ON_TOOL_ERROR, { case: "onToolErrorArgs", value: { ...target, errorMessage } }, send, signal);
     const custom = response?.result.case === "onToolErrorResult" ? response.result.value.customErrorMessage : undefined;
     return custom === undefined || custom === "" ? undefined : custom;
+  }
+
+  /**
+   * STOP (protocol.md `StopArgs` / `StopResult`, newest upstream localharness.proto): asked when
+   * the agent is about to end its turn. CONTINUE resumes the turn with `reason`; ALLOW_STOP, no
+   * answer, an unknown decision or a failed hook (`errorMessage`) let it stop — failing safe, a
+   * broken hook never keeps an agent running — and a failure comes back as `warning`.
+   */
+  async stop(args: StopHookArgs, send: SendOutput, signal: AbortSignal): Promise<StopHookDecision> {
+    const response = await this.call(LifecycleHook.STOP, { case: "stopArgs", value: args }, send, signal);
+    if (response?.result.case === "errorMessage") return { continue: false, warning: `the STOP hook failed (${response.result.value}); the turn stops` };
+    if (response?.result.case !== "stopResult" || response.result.value.decision !== StopResult_Decision.CONTINUE) return { continue: false };
+    return { continue: true, reason: response.result.value.reason ?? "" };
   }
 }

@@ -17,6 +17,9 @@ export const SUMMARY_PREFIX = "[conversation summary]";
 /** Start of the user message an `automatedTrigger` adds (§13). */
 export const TRIGGER_PREFIX = "[automated trigger]";
 
+/** Starts a system message the harness adds to a running turn (a STOP hook's CONTINUE reason). */
+export const SYSTEM_MESSAGE_PREFIX = "[system message]";
+
 /** The model's side of the summary block, so the conversation keeps alternating. */
 export const SUMMARY_ACK = "(earlier conversation summarised)";
 
@@ -184,9 +187,9 @@ export class Transcript {
   }
 }
 
-/** Whether a user message is a prompt someone wrote (not a summary or a trigger). */
+/** Whether a user message is a prompt someone wrote (not a summary, a trigger or a system message). */
 export function isRealPrompt(text: string): boolean {
-  return !text.startsWith(SUMMARY_PREFIX) && !text.startsWith(TRIGGER_PREFIX);
+  return !text.startsWith(SUMMARY_PREFIX) && !text.startsWith(TRIGGER_PREFIX) && !text.startsWith(SYSTEM_MESSAGE_PREFIX);
 }
 
 /**

@@ -1,4 +1,4 @@
-import { LifecycleHook, type HarnessConfig } from "@antigravity-ts/sdk/wire";
+import type { HarnessConfig } from "@antigravity-ts/sdk/wire";
 
 /**
  * The parts of a `HarnessConfig` this harness accepts but does not honour, one line each, so the
@@ -26,7 +26,6 @@ export function unhonouredConfigFields(config: HarnessConfig): string[] {
     [config.toolOutputTruncation !== undefined, "toolOutputTruncation"],
     [(config.initialTrajectory?.length ?? 0) > 0, "initialTrajectory"],
     [config.retryConfig?.modelOutputRetry !== undefined, "retryConfig.modelOutputRetry (model API retries are honoured)"],
-    [config.enabledHooks.includes(LifecycleHook.STOP), "the STOP hook (enabledHooks LIFECYCLE_HOOK_STOP)"],
   ];
   return fields.filter(([present]) => present).map(([, name]) => name);
 }
