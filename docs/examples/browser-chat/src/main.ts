@@ -2,11 +2,12 @@
  * Browser chat: a page that talks to an Antigravity harness through the gateway of
  * `@antigravity-ts/node` (server.mjs). The page holds no harness key, only a per-server token.
  * It streams thinking and text, draws tool calls as cards, runs a client tool in the page, asks
- * before any run_command, and shows token usage.
+ * before any run_command, shows token usage, and keeps the conversation across reloads (IndexedDB).
  */
 import { Agent, ErrorCode, SdkError, WebSocketTransport, type StartedAgent } from "@antigravity-ts/sdk";
 import { confirmInDialog } from "./confirm-dialog.js";
 import { readPage } from "./page-tools.js";
+import { conversationStore, renderRestoredTurns, tabConversationId } from "./saved-conversation.js";
 import { AgentTurnView, describeUsage } from "./transcript.js";
 
 /** What server.mjs tells the page: where the gateway is and the token it wants. */
@@ -64,6 +65,11 @@ async function connect(): Promise<StartedAgent> {
   // No apiKey here: the gateway adds the harness key. Only the page's token travels.
   return Agent.builder()
     .transport(new WebSocketTransport({ url: url.href }))
+    // A reload continues this tab's conversation: the harness resumes the session, the page's
+    // history comes back from IndexedDB (saved after every turn).
+    .conversationId(tabConversationId())
+    .sessionContinuationMode("createOrResume")
+    .conversationStore(conversationStore)
     .tool(readPage)
     .confirmRunCommand(confirmInDialog) // ask in a <dialog> before any run_command; allow the rest
     .build()
@@ -80,6 +86,13 @@ async function main(): Promise<void> {
     showError(error);
     return;
   }
+  // The turns of this tab's conversation before a reload, drawn before the page is usable.
+  const restored = await agent.conversation().turnCount();
+  renderRestoredTurns(ui.transcript, await agent.conversation().history(), await agent.conversation().turnStartIndices(), clientTools);
+  if (restored > 0) ui.usage.textContent = describeUsage(await agent.conversation().totalUsage());
+  document.body.dataset["restoredTurns"] = String(restored);
+  document.body.dataset["resumedSteps"] = String(agent.connection.initialHistory.length); // what the harness replayed (§5)
+  document.body.dataset["turns"] = String(restored);
   setStatus("connected", "connected");
   setIdle(true, true);
   ui.prompt.focus();
