@@ -164,7 +164,7 @@ describe("Agent", () => {
       .build()
       .start();
     await started.chatToCompletion("clean up");
-    expect(asked).toEqual([{ command_line: "rm -rf /" }]);
+    expect(asked).toEqual([{ CommandLine: "rm -rf /" }]);
     await started.stop();
   });
 

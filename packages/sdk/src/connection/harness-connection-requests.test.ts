@@ -247,7 +247,7 @@ describe("confirmations and questions", () => {
   it("debounces repeated WAITING steps per (trajectory, step) and answers each wait once", async () => {
     const decisions: string[] = [];
     const confirmTool = (call: { name: string; args: unknown }): boolean => {
-      decisions.push(String((call.args as { command_line?: string }).command_line));
+      decisions.push(String((call.args as { CommandLine?: string }).CommandLine));
       return decisions.length === 1;
     };
     const connection = await open(async (harness) => {

@@ -1,7 +1,7 @@
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import { SdkError } from "../errors.js";
 import type { Question } from "../hooks/hook.js";
-import { parseArguments } from "../mapping/index.js";
+import { canonicalToolCall, parseArguments } from "../mapping/index.js";
 import { decidePolicyRequest } from "../policies/policy-config.js";
 import { toToolResponse } from "../tools/tool-runner.js";
 import type { ToolContext } from "../tools/tool.js";
@@ -70,12 +70,15 @@ export class SessionRequests {
     if (key !== undefined && this.#inFlight.has(key)) return; // its answer is on the way
     const turn = this.#context.turnForRequest();
     if (key !== undefined && !this.#begin(key)) return;
-    const call: ToolCall = { id, name: wire.name ?? "", args: parseArguments(wire.argumentsJson) };
+    const args = parseArguments(wire.argumentsJson);
+    // Steps show the canonical spelling (paths normalised, as the harness's own customTool step
+    // shows them); the tool gets the arguments as the model wrote them (upstream `handle_tool_call`).
+    const call: ToolCall = canonicalToolCall({ id, name: wire.name ?? "", args }, "arguments");
     // §18: synthetic steps from 50,000, one index per call, shared by its ACTIVE and final step.
     const where = { stepIndex: this.#nextSyntheticIndex++, trajectoryId: this.#context.mainTrajectory(), cascadeId: this.#context.conversationId() };
     turn.push(activeToolStep(call, where));
     this.#spawn(`tool ${call.name}`, key, async () => {
-      const result = await this.#runTool(call, turn);
+      const result = await this.#runTool({ id, name: wire.name ?? "", args }, turn);
       // A result after the turn is over reached no one: the turn closed the call as "(cancelled)".
       if (!turn.settled) turn.push(finishedToolStep(call, result, where));
       this.sendToolResult(result);

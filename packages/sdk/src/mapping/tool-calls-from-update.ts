@@ -16,7 +16,7 @@ import {
   type StepUpdate,
 } from "../gen/antigravity/localharness/localharness_pb.js";
 import type { ToolCall } from "../types.js";
-import { normalizePathArguments } from "./wire-path.js";
+import { canonicalToolCall, type ToolCallOrigin } from "./canonical-tool-call.js";
 
 /** A built-in action field of `StepUpdate` and the SDK tool name it stands for (§11.1). */
 interface BuiltinAction {
@@ -70,8 +70,9 @@ export function hasToolAction(update: StepUpdate): boolean {
  * The tool call a step update describes, as upstream's `LocalConnectionStep.from_dict` builds it
  * (§6.4): at most one, from the first built-in action field set, else `mcpTool`, else
  * `customTool`. Built-in and MCP calls take the step id as their id; a custom call keeps the
- * id of its `toolCall` (the step id if that is empty). Path-like arguments are normalised in
- * place and the first one becomes `canonicalPath`.
+ * id of its `toolCall` (the step id if that is empty). The call is given in the canonical spelling
+ * ({@link canonicalToolCall}): built-in action fields renamed to the model's argument names
+ * (`command_line` → `CommandLine`), path-like arguments normalised, the first one `canonicalPath`.
  *
  * MCP and custom arguments come from `argumentsJson`. Text that is not a JSON object (invalid
  * JSON, an array, a number…) gives `{}`, as upstream does, so tool arguments are always an object.
@@ -80,11 +81,8 @@ export function hasToolAction(update: StepUpdate): boolean {
 export function toolCallsFromUpdate(update: StepUpdate, stepId: string): ToolCall[] {
   const call = toolCallOf(update, stepId);
   if (call === undefined || call.name === "") return [];
-  const canonicalPath = normalizePathArguments(call.args);
-  const toolCall: ToolCall = { id: call.id, name: call.name, args: call.args };
-  if (canonicalPath !== undefined) toolCall.canonicalPath = canonicalPath;
-  if (call.serverName !== undefined) toolCall.serverName = call.serverName;
-  return [toolCall];
+  const { origin, ...raw } = call;
+  return [canonicalToolCall(raw, origin)];
 }
 
 interface RawCall {
@@ -92,20 +90,21 @@ interface RawCall {
   name: string;
   args: Record<string, unknown>;
   serverName?: string;
+  origin: ToolCallOrigin;
 }
 
 function toolCallOf(update: StepUpdate, stepId: string): RawCall | undefined {
   for (const action of BUILTIN_ACTIONS) {
     const args = action.args(update);
-    if (args !== undefined) return { id: stepId, name: action.name, args };
+    if (args !== undefined) return { id: stepId, name: action.name, args, origin: "action" };
   }
   if (update.mcpTool !== undefined) {
     const mcp = update.mcpTool;
-    return { id: stepId, name: mcp.toolName ?? "", args: parseArguments(mcp.argumentsJson), serverName: mcp.serverName ?? "" };
+    return { id: stepId, name: mcp.toolName ?? "", args: parseArguments(mcp.argumentsJson), serverName: mcp.serverName ?? "", origin: "arguments" };
   }
   if (update.customTool !== undefined) {
     const call = update.customTool.toolCall;
-    return { id: call?.id || stepId, name: call?.name ?? "", args: parseArguments(call?.argumentsJson) };
+    return { id: call?.id || stepId, name: call?.name ?? "", args: parseArguments(call?.argumentsJson), origin: "arguments" };
   }
   return undefined;
 }

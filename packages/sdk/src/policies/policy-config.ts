@@ -7,6 +7,7 @@ import {
   type PolicyDecisionRequest,
   type PolicyRuleSchema,
 } from "../wire/index.js";
+import { toolCallFromPreToolArgs } from "../mapping/canonical-tool-call.js";
 import type { ToolCall } from "../types.js";
 import { denialReason, messageOf } from "./evaluate.js";
 import { Decision, isDynamic, isWorkspaceMarker, splitTarget, type Policy } from "./policy.js";
@@ -57,25 +58,11 @@ export interface PolicyDecisionAnswer {
   denyReason?: string;
 }
 
-/** The tool call a `PreToolArgs` describes, with arguments parsed (non-JSON kept as a string). */
-export function toolCallFromPreToolArgs(args: PolicyDecisionRequest["toolArgs"]): ToolCall {
-  const text = args?.argumentsJson ?? "";
-  let parsed: unknown = {};
-  if (text !== "") {
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      parsed = text;
-    }
-  }
-  const serverName = args?.serverName ?? "";
-  return { id: args?.callId ?? "", name: args?.toolName ?? "", args: parsed, ...(serverName === "" ? {} : { serverName }) };
-}
-
 /**
  * Answers a dynamic rule the harness matched (protocol §12): the predicate false ⇒ NO_MATCH;
  * ALLOW/DENY as declared; ASK_USER ⇒ the handler's answer. An unknown rule id or a throwing
- * predicate/handler ⇒ DENY with a reason. Never throws.
+ * predicate/handler ⇒ DENY with a reason. Never throws. The predicate and handler see the call in
+ * the canonical spelling steps and chunks show ({@link toolCallFromPreToolArgs}).
  */
 export async function decidePolicyRequest(policies: readonly Policy[], request: PolicyDecisionRequest): Promise<PolicyDecisionAnswer> {
   const ruleId = request.ruleId ?? "";
