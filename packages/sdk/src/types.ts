@@ -1,3 +1,5 @@
+import type { ServiceTier } from "./config/model-options.js";
+
 /** What kind of event a {@link Step} records (protocol §6.4 classification). */
 export const StepType = {
   TextResponse: "TEXT_RESPONSE",
@@ -62,6 +64,11 @@ export interface UsageMetadata {
   totalTokenCount: number;
   cachedContentTokenCount: number;
   thoughtsTokenCount: number;
+  /**
+   * The tier that served the calls (upstream `UsageMetadata.service_tier`, §14), when the harness
+   * reports one; may differ from the tier asked for (e.g. `"priority"` downgraded to `"standard"`).
+   */
+  serviceTier?: ServiceTier;
 }
 
 /** One event of the agent's trajectory, as the SDK sees it (protocol §6.4). */

@@ -7,6 +7,7 @@ import type {
   SessionContinuationMode,
   SystemInstructionsOption,
 } from "../config/harness-config.js";
+import type { GeminiModelOptions, RetryOptions, ServiceTier, ThinkingLevel, VertexOptions } from "../config/model-options.js";
 import type { ConversationStore } from "../conversation/conversation-store.js";
 import type { Hook } from "../hooks/hook.js";
 import { allowAll, confirmRunCommand, readOnly, type AskUserHandler, type PolicyLike } from "../policies/policy.js";
@@ -75,6 +76,31 @@ export class AgentBuilder<HasPolicy extends boolean = false> {
   /** The full model list, replacing `model`/`apiKey`. */
   models(models: NonNullable<HarnessConfigOptions["models"]>): AgentBuilder<HasPolicy> {
     return this.#with({ models: [...models] });
+  }
+
+  /** Thinking level and service tier of the model (upstream `GeminiModelOptions`); merged with earlier calls. */
+  modelOptions(options: GeminiModelOptions): AgentBuilder<HasPolicy> {
+    return this.#with({ modelOptions: { ...this.#options.modelOptions, ...options } });
+  }
+
+  /** How much the model thinks (`modelOptions({ thinkingLevel })`). */
+  thinkingLevel(level: ThinkingLevel): AgentBuilder<HasPolicy> {
+    return this.modelOptions({ thinkingLevel: level });
+  }
+
+  /** The inference tier to ask for (`modelOptions({ serviceTier })`); the served one is in `usage.serviceTier`. */
+  serviceTier(tier: ServiceTier): AgentBuilder<HasPolicy> {
+    return this.modelOptions({ serviceTier: tier });
+  }
+
+  /** The model on Vertex AI: project and location, or the `apiKey` (express mode). */
+  vertex(options: VertexOptions | boolean = true): AgentBuilder<HasPolicy> {
+    return this.#with({ vertex: typeof options === "boolean" ? options : { ...options } });
+  }
+
+  /** Retries of model calls by the harness (upstream `RetryConfig`). */
+  retryConfig(config: RetryOptions): AgentBuilder<HasPolicy> {
+    return this.#with({ retryConfig: { ...config } });
   }
 
   systemInstructions(instructions: SystemInstructionsOption): AgentBuilder<HasPolicy> {

@@ -19,6 +19,7 @@ import {
   type SystemInstructionsSchema,
 } from "../wire/index.js";
 import { activeBuiltinTools, harnessSideTools, type CapabilitiesOptions } from "./builtin-tools.js";
+import { geminiOptionsOf, retryConfigOf, vertexEndpointOf, type GeminiModelOptions, type RetryOptions, type VertexOptions } from "./model-options.js";
 
 /** The text model used when an API key is given without a model name (upstream default, §5.1). */
 export const DEFAULT_MODEL = "gemini-3.7-flash";
@@ -72,8 +73,19 @@ export interface HarnessConfigOptions {
   model?: string;
   /** Gemini API key, sent in `models[].geminiApiEndpoint.apiKey`. */
   apiKey?: string;
-  /** Full model list; replaces `model`/`apiKey`. */
+  /** Full model list; replaces `model`/`apiKey`/`modelOptions`/`vertex`. */
   models?: readonly MessageInitShape<typeof ModelConfigSchema>[];
+  /** Thinking level and service tier of the shorthand model (`endpoint.options`, upstream `GeminiModelOptions`). */
+  modelOptions?: GeminiModelOptions;
+  /**
+   * The shorthand model on Vertex AI (`vertexEndpoint`) instead of the Gemini API: `true`, or the
+   * project and location (upstream `LocalAgentConfig(vertex=True, project=…, location=…)`). The
+   * core takes it only from here; `@antigravity-ts/node` also reads `GOOGLE_GENAI_USE_VERTEXAI`,
+   * `GOOGLE_CLOUD_PROJECT` and `GOOGLE_CLOUD_LOCATION`.
+   */
+  vertex?: boolean | VertexOptions;
+  /** Retry behaviour of model calls (`retry_config`); unset keeps the harness's defaults. */
+  retryConfig?: RetryOptions;
   systemInstructions?: SystemInstructionsOption;
   /** Absolute directories the agent works in. */
   workspaces?: readonly string[];
@@ -142,6 +154,7 @@ export function buildHarnessConfig(options: HarnessConfigOptions, runners: Harne
   const budgetConfig = options.budget === undefined ? undefined : budgetOf(options.budget);
   const compactionConfig = compactionOf(options.compaction, capabilities.compactionThreshold);
   const systemInstructions = systemInstructionsOf(options.systemInstructions);
+  const retryConfig = retryConfigOf(options.retryConfig);
   const init: MessageInitShape<typeof HarnessConfigSchema> = {
     cascadeId: options.conversationId ?? "",
     ...(options.sessionContinuationMode === undefined ? {} : { sessionContinuationMode: CONTINUATION[options.sessionContinuationMode] }),
@@ -160,6 +173,7 @@ export function buildHarnessConfig(options: HarnessConfigOptions, runners: Harne
     agentBehavior: BEHAVIOR[options.agentBehavior ?? "autonomous"],
     ...(budgetConfig === undefined ? {} : { budgetConfig }),
     ...(compactionConfig === undefined ? {} : { compactionConfig }),
+    ...(retryConfig === undefined ? {} : { retryConfig }),
   };
   return create(HarnessConfigSchema, init);
 }
@@ -196,10 +210,18 @@ function responseSchemaOf(schema: JsonSchema | string | undefined): string {
   return schema;
 }
 
+/**
+ * The model list: `models` as given, else upstream's shorthand (`LocalAgentConfig._build_shorthand_endpoint`):
+ * one text model on the Gemini API or, with `vertex`, on Vertex AI, carrying `modelOptions`.
+ */
 function modelsOf(options: HarnessConfigOptions): MessageInitShape<typeof ModelConfigSchema>[] {
   if (options.models !== undefined) return [...options.models];
-  if (options.model === undefined && options.apiKey === undefined) return [];
-  return [{ name: options.model ?? DEFAULT_MODEL, types: [ModelType.TEXT], endpoint: { case: "geminiApiEndpoint", value: { apiKey: options.apiKey ?? "" } } }];
+  const vertex = options.vertex === undefined || options.vertex === false ? undefined : options.vertex === true ? {} : options.vertex;
+  const modelOptions = geminiOptionsOf(options.modelOptions);
+  if (options.model === undefined && options.apiKey === undefined && vertex === undefined && modelOptions === undefined) return [];
+  const name = options.model ?? DEFAULT_MODEL;
+  if (vertex !== undefined) return [{ name, types: [ModelType.TEXT], endpoint: { case: "vertexEndpoint", value: vertexEndpointOf(vertex, options.apiKey, modelOptions) } }];
+  return [{ name, types: [ModelType.TEXT], endpoint: { case: "geminiApiEndpoint", value: { apiKey: options.apiKey ?? "", ...(modelOptions === undefined ? {} : { options: modelOptions }) } } }];
 }
 
 /**

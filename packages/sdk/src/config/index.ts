@@ -15,3 +15,13 @@ export {
   type SessionContinuationMode,
   type SystemInstructionsOption,
 } from "./harness-config.js";
+export {
+  THINKING_LEVELS,
+  type GeminiModelOptions,
+  type ModelApiRetryOptions,
+  type ModelOutputRetryOptions,
+  type RetryOptions,
+  type ServiceTier,
+  type ThinkingLevel,
+  type VertexOptions,
+} from "./model-options.js";

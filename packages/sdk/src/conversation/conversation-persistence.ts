@@ -5,6 +5,7 @@ import { CONVERSATION_SNAPSHOT_FORMAT, CONVERSATION_SNAPSHOT_VERSION, parseConve
 import type { ConversationSnapshot } from "./conversation-snapshot.js";
 import type { ConversationState } from "./conversation-state.js";
 import type { ConversationStore } from "./conversation-store.js";
+import { USAGE_COUNTERS } from "./usage.js";
 
 /** The snapshot of `state`, which belongs to the conversation `conversationId`. */
 export function takeSnapshot(state: ConversationState, conversationId: string, connectionTotal: UsageMetadata): ConversationSnapshot {
@@ -34,7 +35,7 @@ export function restoreSnapshot(state: ConversationState, connection: Connection
   }
   const total = connection.usage.total;
   // The same harness session went on since the snapshot when its total did not go back (§14).
-  const sameSession = (Object.keys(total) as (keyof UsageMetadata)[]).every((key) => total[key] >= valid.usage.harnessTotal[key]);
+  const sameSession = USAGE_COUNTERS.every((key) => total[key] >= valid.usage.harnessTotal[key]);
   state.restore(valid, total, sameSession);
   state.replay(connection.initialHistory);
 }

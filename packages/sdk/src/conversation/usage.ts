@@ -1,25 +1,37 @@
 import { emptyUsage } from "../types.js";
 import type { UsageMetadata } from "../types.js";
 
-const FIELDS = [
+/** The token counters of a {@link UsageMetadata} (every field but `serviceTier`). */
+export const USAGE_COUNTERS = [
   "promptTokenCount",
   "candidatesTokenCount",
   "totalTokenCount",
   "cachedContentTokenCount",
   "thoughtsTokenCount",
 ] as const satisfies readonly (keyof UsageMetadata)[];
+const FIELDS = USAGE_COUNTERS;
 
-/** Field-wise `a + b`. */
+/**
+ * Field-wise `a + b`. The service tier merges as upstream's `UsageMetadata.__add__`: one tier if
+ * both agree or only one has one, `"standard"` when they differ.
+ */
 export function addUsage(a: UsageMetadata, b: UsageMetadata): UsageMetadata {
   const out = emptyUsage();
   for (const f of FIELDS) out[f] = a[f] + b[f];
+  const tier = a.serviceTier === undefined || b.serviceTier === undefined || a.serviceTier === b.serviceTier ? (a.serviceTier ?? b.serviceTier) : "standard";
+  if (tier !== undefined) out.serviceTier = tier;
   return out;
 }
 
-/** Field-wise `a - b`, floored at 0 (a counter that went backwards counts as no usage). */
+/**
+ * Field-wise `a - b`, floored at 0 (a counter that went backwards counts as no usage). Keeps
+ * `a`'s service tier, the latest report (upstream's `__sub__` drops it, so its turn usage never
+ * shows the tier its own example reads).
+ */
 export function subtractUsage(a: UsageMetadata, b: UsageMetadata): UsageMetadata {
   const out = emptyUsage();
   for (const f of FIELDS) out[f] = Math.max(0, a[f] - b[f]);
+  if (a.serviceTier !== undefined) out.serviceTier = a.serviceTier;
   return out;
 }
 
@@ -28,7 +40,7 @@ export function usageEquals(a: UsageMetadata, b: UsageMetadata): boolean {
   return FIELDS.every((f) => a[f] === b[f]);
 }
 
-/** A copy with the five counters only (drops anything else a connection may have attached). */
+/** A copy with the five counters and the service tier only (drops anything else a connection may have attached). */
 export function copyUsage(u: UsageMetadata): UsageMetadata {
   return addUsage(emptyUsage(), u);
 }

@@ -11,9 +11,10 @@ describe("usageFromWire (§14)", () => {
     expect(usageFromWire(create(UsageMetadataSchema))).toEqual(zeros);
   });
 
-  it("converts every uint64 counter to a number", () => {
+  it("converts every uint64 counter to a number and keeps the service tier (upstream parse_usage_metadata)", () => {
     const usage = create(UsageMetadataSchema, { promptTokenCount: 10n, candidatesTokenCount: 20n, totalTokenCount: 36n, cachedContentTokenCount: 4n, thoughtsTokenCount: 6n, serviceTier: "flex" });
-    expect(usageFromWire(usage)).toEqual({ promptTokenCount: 10, candidatesTokenCount: 20, totalTokenCount: 36, cachedContentTokenCount: 4, thoughtsTokenCount: 6 });
+    expect(usageFromWire(usage)).toEqual({ promptTokenCount: 10, candidatesTokenCount: 20, totalTokenCount: 36, cachedContentTokenCount: 4, thoughtsTokenCount: 6, serviceTier: "flex" });
+    expect(usageFromWire(create(UsageMetadataSchema, { serviceTier: "" }))).not.toHaveProperty("serviceTier");
   });
 
   it("reads the string counters of a usageUpdate frame", () => {

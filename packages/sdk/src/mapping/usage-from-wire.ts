@@ -7,7 +7,8 @@ import { emptyUsage, type StopReason, type UsageMetadata } from "../types.js";
 /**
  * Token counts of a wire `UsageMetadata` (§14) as plain numbers. The wire counters are uint64
  * (bigint after decoding); unset counters and a missing message count as 0. Counts above
- * `Number.MAX_SAFE_INTEGER` lose precision, which no real token count reaches.
+ * `Number.MAX_SAFE_INTEGER` lose precision, which no real token count reaches. A non-empty
+ * `serviceTier` is kept as is.
  *
  * @example
  * usageFromWire(event.event.value.total).totalTokenCount; // 821
@@ -20,6 +21,8 @@ export function usageFromWire(usage?: WireUsageMetadata): UsageMetadata {
     totalTokenCount: toNumber(usage.totalTokenCount),
     cachedContentTokenCount: toNumber(usage.cachedContentTokenCount),
     thoughtsTokenCount: toNumber(usage.thoughtsTokenCount),
+    // Upstream `parse_usage_metadata` (event_processor.py): the tier when non-empty, else none.
+    ...(usage.serviceTier ? { serviceTier: usage.serviceTier } : {}),
   };
 }
 
