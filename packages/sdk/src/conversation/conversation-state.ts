@@ -9,6 +9,11 @@ import type { TurnUsage } from "./usage.js";
 /** The error of a step that can no longer finish because its turn is over (seed 002). */
 export const CANCELLED_STEP_ERROR = "(cancelled)";
 
+/** `step` closed because it can no longer finish (seed 002): ERROR, its error kept or `(cancelled)`, no delta. */
+export function closedAsCancelled(step: Step): Step {
+  return { ...step, status: StepStatus.Error, error: step.error || CANCELLED_STEP_ERROR, contentDelta: "", thinkingDelta: "" };
+}
+
 /** The part of a {@link ConversationSnapshot} the state owns (all of it but the header and id). */
 export type ConversationStateData = Omit<ConversationSnapshot, "format" | "version" | "conversationId">;
 
@@ -236,7 +241,7 @@ export class ConversationState {
     for (let i = 0; i < this.#steps.length; i++) {
       const step = this.#steps.at(i) as Step;
       if (step.status !== StepStatus.Active && step.status !== StepStatus.WaitingForUser) continue;
-      this.#steps.set(i, { ...step, status: StepStatus.Error, error: step.error || CANCELLED_STEP_ERROR, contentDelta: "", thinkingDelta: "" });
+      this.#steps.set(i, closedAsCancelled(step));
     }
   }
 

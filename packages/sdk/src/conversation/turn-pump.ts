@@ -4,7 +4,7 @@ import { Interrupt } from "../connection/turn-view.js";
 import type { SdkError } from "../errors.js";
 import { StepStatus } from "../types.js";
 import type { Step, UsageMetadata } from "../types.js";
-import { CANCELLED_STEP_ERROR, type ConversationState } from "./conversation-state.js";
+import { closedAsCancelled, type ConversationState } from "./conversation-state.js";
 import { computeTurnUsage, copyUsage, subtractUsage, type TurnUsage } from "./usage.js";
 
 /** What a {@link TurnPump} needs from its conversation. */
@@ -67,7 +67,7 @@ export class TurnPump implements TurnRecorder {
   ending(outcome: TurnOutcome): void {
     for (const step of [...this.#open.values()]) {
       // A client tool call can only get its result in its turn; on a failed turn nothing else finishes either.
-      if (outcome.error !== undefined || isSyntheticToolStep(step)) this.turn.push(cancelled(step));
+      if (outcome.error !== undefined || isSyntheticToolStep(step)) this.turn.push(closedAsCancelled(step));
     }
     this.#host.state.endTurn(this.usage());
     if (this.#remove) {
@@ -106,9 +106,4 @@ export class TurnPump implements TurnRecorder {
     this.interrupt.fire(reason);
     this.#host.halt(this);
   }
-}
-
-/** The ERROR update that closes a step its turn left unfinished. */
-function cancelled(step: Step): Step {
-  return { ...step, status: StepStatus.Error, error: step.error || CANCELLED_STEP_ERROR, contentDelta: "", thinkingDelta: "" };
 }
