@@ -1,5 +1,6 @@
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import type { QuestionResponse } from "../connection/connection.js";
+import { sdkToolName, toolCallFromPreToolArgs } from "../mapping/canonical-tool-call.js";
 import {
   LifecycleHook,
   PreToolResult_Decision,
@@ -25,6 +26,9 @@ const METHOD_OF: ReadonlyArray<readonly [LifecycleHook, keyof Hook]> = [
   [LifecycleHook.ON_TOOL_ERROR, "onToolError"],
   [LifecycleHook.ON_COMPACTION, "onCompaction"],
 ];
+
+/** What an ON_COMPACTION hook reads when the harness sends no summary (upstream's step content). */
+export const DEFAULT_COMPACTION_SUMMARY = "Context compaction";
 
 /** The outcome of running every PRE_TOOL hook on a call. */
 export interface PreToolOutcome {
@@ -158,38 +162,42 @@ export class HookRunner {
         };
       }
       case LifecycleHook.POST_TOOL: {
+        // Upstream `hook_router._handle_post_tool`: the SDK tool name; a call that failed has an
+        // `error` and no `result`, whatever text the harness put in `result`.
         const a = args.case === "postToolArgs" ? args.value : undefined;
         const result = {
           ...location(a),
           id: a?.callId ?? "",
-          name: a?.toolName ?? "",
+          name: sdkToolName(a?.toolName ?? "", a?.serverName),
           ...(a?.serverName ? { serverName: a.serverName } : {}),
-          ...(a?.result ? { result: parseMaybeJson(a.result) } : {}),
-          ...(a?.error ? { error: a.error } : {}),
+          ...(a?.error ? { error: a.error } : a?.result ? { result: parseMaybeJson(a.result) } : {}),
         };
         await this.#each("postToolCall", (h) => h.postToolCall?.(result));
         return empty;
       }
       case LifecycleHook.ON_TOOL_ERROR: {
+        // Upstream `hook_router._handle_on_tool_error`: the SDK tool name, "Tool failed" for an
+        // empty message, and a replacement only when it is not blank (sent trimmed).
         const a = args.case === "onToolErrorArgs" ? args.value : undefined;
         const error = {
           ...location(a),
           id: a?.callId ?? "",
-          name: a?.toolName ?? "",
+          name: sdkToolName(a?.toolName ?? "", a?.serverName),
           ...(a?.serverName ? { serverName: a.serverName } : {}),
-          message: a?.errorMessage ?? "",
+          message: a?.errorMessage || "Tool failed",
         };
         for (const hook of this.#with("onToolError")) {
           const replacement = await hook.onToolError?.(error);
-          if (typeof replacement === "string" && replacement !== "") {
-            return { case: "onToolErrorResult", value: { customErrorMessage: replacement } };
+          if (typeof replacement === "string" && replacement.trim() !== "") {
+            return { case: "onToolErrorResult", value: { customErrorMessage: replacement.trim() } };
           }
         }
         return empty;
       }
       case LifecycleHook.ON_COMPACTION: {
         const a = args.case === "onCompactionArgs" ? args.value : undefined;
-        const event = { trajectoryId: a?.trajectoryId ?? "", stepIndex: a?.stepIndex ?? 0, summary: a?.summary ?? "" };
+        // Upstream `hook_router._handle_on_compaction`: an empty summary reads "Context compaction".
+        const event = { trajectoryId: a?.trajectoryId ?? "", stepIndex: a?.stepIndex ?? 0, summary: a?.summary || DEFAULT_COMPACTION_SUMMARY };
         await this.#each("onCompaction", (h) => h.onCompaction?.(event));
         return empty;
       }
@@ -199,15 +207,12 @@ export class HookRunner {
   }
 }
 
-/** The call a `PreToolArgs` describes; arguments parsed from JSON (kept as text if they do not parse). */
+/**
+ * The call a `PreToolArgs` describes, in the canonical spelling policies, steps and chunks use
+ * (upstream `hook_router._handle_pre_tool`: SDK tool name, `file://` / `cns://` paths normalised).
+ */
 function hookToolCall(a: PreToolArgs | undefined): HookToolCall {
-  return {
-    ...location(a),
-    id: a?.callId ?? "",
-    name: a?.toolName ?? "",
-    args: a?.argumentsJson ? parseMaybeJson(a.argumentsJson) : {},
-    ...(a?.serverName ? { serverName: a.serverName } : {}),
-  };
+  return { ...toolCallFromPreToolArgs(a), ...location(a) };
 }
 
 function location(a: { trajectoryId?: string | undefined; stepIndex?: number | undefined } | undefined): HookLocation {

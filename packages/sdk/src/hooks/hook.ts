@@ -24,10 +24,16 @@ export interface HookLocation {
   stepIndex?: number;
 }
 
-/** A tool call as PRE_TOOL hooks see it: built-in, MCP or client tool. */
+/**
+ * A tool call as PRE_TOOL hooks see it: built-in, MCP or client tool, spelled as steps, chunks
+ * and policy predicates spell it (SDK tool name, model's argument names, local paths).
+ */
 export interface HookToolCall extends ToolCall, HookLocation {}
 
-/** A finished tool call as POST_TOOL hooks see it. `result` is parsed JSON when it parses. */
+/**
+ * A finished tool call as POST_TOOL hooks see it. `result` is parsed JSON when it parses; a call
+ * that failed has `error` and no `result` (upstream).
+ */
 export interface HookToolResult extends HookLocation {
   id: string;
   name: string;
@@ -55,6 +61,7 @@ export interface Question {
 /** A COMPACTION event (protocol §15). */
 export interface CompactionEvent extends HookLocation {
   stepIndex: number;
+  /** The harness's summary, or "Context compaction" when it sent none (upstream). */
   summary: string;
 }
 

@@ -15,4 +15,4 @@ export type {
   PreToolDecision,
   Question,
 } from "./hook.js";
-export { HookRunner, type PreToolOutcome } from "./hook-runner.js";
+export { DEFAULT_COMPACTION_SUMMARY, HookRunner, type PreToolOutcome } from "./hook-runner.js";
