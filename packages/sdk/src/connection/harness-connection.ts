@@ -1,6 +1,6 @@
 import { create, type MessageInitShape } from "@bufbuild/protobuf";
 import { ErrorCode, SdkError } from "../errors.js";
-import { stepFromUpdate, stopReasonFromWire } from "../mapping/index.js";
+import { stepFromUpdate } from "../mapping/index.js";
 import type { CallOptions, Prompt, Step, StopReason, ToolResult } from "../types.js";
 import { StepStatus } from "../types.js";
 import type { Channel } from "../transport/transport.js";
@@ -9,7 +9,6 @@ import {
   InitializeConversationEventSchema,
   InputEventSchema,
   LifecycleHook,
-  TrajectoryStateUpdate_State,
   decodeOutputEvent,
   encodeInitializeConversationEvent,
   encodeInputEvent,
@@ -23,8 +22,9 @@ import type { Connection, QuestionResponse, UsageSnapshot } from "./connection.j
 import { fatalStepError } from "./fatal-step-error.js";
 import { completeConfig, type HarnessConnectionOptions } from "./harness-connection-options.js";
 import { SessionRequests } from "./session-requests.js";
-import { Turn, type TurnObserver } from "./turn.js";
-import { observerTaken, receiveTurnSteps } from "./turn-view.js";
+import type { TurnObserver } from "./turn.js";
+import { TurnTracker } from "./turn-tracker.js";
+import { receiveTurnSteps } from "./turn-view.js";
 import { UsageTracker } from "./usage-tracker.js";
 import { toUserInput } from "./user-input.js";
 
@@ -82,16 +82,7 @@ export class HarnessConnection implements Connection {
   #conversationId: string;
   #initialHistory: Step[] = [];
   readonly #usage = new UsageTracker();
-  #lastStopReason: StopReason | undefined;
-  #observer: TurnObserver | undefined;
-  /** The latest turn (running or over), with what the connection tracks about it. */
-  #turn: Turn | undefined;
-  /** Main trajectory id of `#turn` (§6.3): the first step's, or the first state update's. */
-  #main: string | undefined;
-  /** True once the harness showed it works on `#turn` (a step, RUNNING, a tool or hook request). */
-  #active = false;
-  /** The turn before `#turn`, kept to route a late update of one of its steps (§6.3). */
-  #previous: Turn | undefined;
+  readonly #turns = new TurnTracker();
   /** True from `send()` or RUNNING until the main trajectory is idle or cancelled. */
   #busy = false;
   #idleWaiters: { resolve: () => void; reject: (error: SdkError) => void }[] = [];
@@ -119,9 +110,9 @@ export class HarnessConnection implements Connection {
       sessionSignal: this.#session.signal,
       conversationId: () => this.#conversationId,
       send: (event) => this.#sendInput(event),
-      turnForRequest: () => this.#turnForActivity(),
-      currentTurn: () => this.#turn,
-      mainTrajectory: () => this.#main ?? "",
+      turnForRequest: () => this.#turns.forActivity(),
+      currentTurn: () => this.#turns.latest,
+      mainTrajectory: () => this.#turns.main,
       warn: (message) => this.#warn(message),
     });
     // §5: the first frame is the bare InitializeConversationEvent, not an InputEvent.
@@ -146,12 +137,11 @@ export class HarnessConnection implements Connection {
   }
 
   get lastStopReason(): StopReason | undefined {
-    return this.#lastStopReason;
+    return this.#turns.lastStopReason;
   }
 
   observeTurns(observer: TurnObserver): void {
-    if (this.#observer !== undefined) throw observerTaken();
-    this.#observer = observer;
+    this.#turns.observe(observer);
   }
 
   /** The configuration sent to the harness. */
@@ -177,9 +167,7 @@ export class HarnessConnection implements Connection {
     await this.waitForIdle(options);
     this.#assertOpen();
     throwIfAborted(options?.signal);
-    this.#turn?.end(); // stray activity after idle that never became a turn: superseded
-    this.#lastStopReason = undefined;
-    const turn = this.#startTurn(true);
+    const turn = this.#turns.startSolicited();
     this.#setBusy(true);
     try {
       this.#sendInput({ event: { case: "userInput", value: input } });
@@ -191,23 +179,12 @@ export class HarnessConnection implements Connection {
     }
   }
 
-  /** A new turn, reported to the observer before anything is pushed into it. */
-  #startTurn(solicited: boolean): Turn {
-    const turn = new Turn({ solicited });
-    this.#previous = this.#turn;
-    this.#turn = turn;
-    this.#main = undefined;
-    this.#active = false;
-    this.#observer?.turnStarted(turn);
-    return turn;
-  }
-
   /**
    * The steps of the current turn (the running one, else the last), from its first step, ending
    * when the main trajectory is idle (§6.3). Throws the turn's `SdkError` after its last step.
    */
   receiveSteps(options?: CallOptions): AsyncIterable<Step> {
-    return receiveTurnSteps(() => this.#turn, options);
+    return receiveTurnSteps(() => this.#turns.latest, options);
   }
 
   async sendToolResponse(result: ToolResult, options?: CallOptions): Promise<void> {
@@ -228,8 +205,7 @@ export class HarnessConnection implements Connection {
   /** Asks the harness to stop the turn (§13); the turn then ends with `Canceled`. Tools' signals abort. */
   async halt(options?: CallOptions): Promise<void> {
     throwIfAborted(options?.signal);
-    const turn = this.#turn;
-    if (turn !== undefined && !turn.settled) turn.halt();
+    this.#turns.running?.halt();
     this.#sendInput({ event: { case: "haltRequest", value: true } });
   }
 
@@ -329,7 +305,7 @@ export class HarnessConnection implements Connection {
     this.#closed = reason;
     this.#session.abort(reason);
     this.#rejectReady(reason.code === ErrorCode.ConnectionClosed ? new SdkError(ErrorCode.Unavailable, `the harness closed the connection before answering the session configuration: ${reason.message}`, { cause: reason }) : reason);
-    this.#turn?.end({ error: reason });
+    this.#turns.latest?.end({ error: reason });
     this.#sessionEnded?.();
     for (const waiter of this.#idleWaiters.splice(0)) waiter.reject(reason);
   }
@@ -345,14 +321,14 @@ export class HarnessConnection implements Connection {
       case "toolCall":
         return this.#requests.onToolCall(event.event.value);
       case "callHookRequest":
-        if (event.event.value.type === LifecycleHook.PRE_TURN) this.#markActive();
+        if (event.event.value.type === LifecycleHook.PRE_TURN) this.#turns.markActive();
         return this.#requests.onHookRequest(event.event.value);
       case "policyDecisionRequest":
         return this.#requests.onPolicyRequest(event.event.value);
       case "usageUpdate":
         this.#usage.update(event.event.value.total, event.event.value.agents);
         // §14: recorded in the running turn too, in order with its steps.
-        if (this.#turn !== undefined && !this.#turn.settled) this.#turn.pushUsage(this.#usage.total());
+        this.#turns.running?.pushUsage(this.#usage.total());
         return;
       case "sessionEndResponse":
         this.#sessionEnded?.();
@@ -371,35 +347,8 @@ export class HarnessConnection implements Connection {
     this.#resolveReady();
   }
 
-  /** The unsettled turn, or a new unsolicited one: harness activity always belongs to a turn. */
-  #turnForActivity(): Turn {
-    let turn = this.#turn;
-    if (turn === undefined || turn.settled) turn = this.#startTurn(false);
-    this.#active = true;
-    return turn;
-  }
-
-  #markActive(): void {
-    const turn = this.#turn;
-    if (turn !== undefined && !turn.settled) this.#active = true;
-  }
-
-  /** The turn that is over and already had step `id`: an update of it is late, not a new turn's (§6.3). */
-  #endedTurnWith(id: string): Turn | undefined {
-    const latest = this.#turn;
-    if (latest?.settled === true && latest.has(id)) return latest;
-    if (latest?.has(id) === true) return undefined;
-    const previous = this.#previous;
-    return previous?.settled === true && previous.has(id) ? previous : undefined;
-  }
-
   #onStep(update: StepUpdate): void {
     const step = stepFromUpdate(update);
-    const ended = this.#endedTurnWith(step.id);
-    if (ended !== undefined) {
-      ended.push(step); // e.g. a step's DONE that the harness sent just after FULLY_IDLE
-      return;
-    }
     if (step.status === StepStatus.WaitingForUser) {
       const key = `${step.trajectoryId}:${step.stepIndex}`;
       if (this.#waiting.has(key)) return; // §8: the harness re-sends WAITING steps; answer once
@@ -407,45 +356,16 @@ export class HarnessConnection implements Connection {
     } else if (this.#waiting.size > 0) {
       this.#waiting.delete(`${step.trajectoryId}:${step.stepIndex}`);
     }
-    const turn = this.#turnForActivity();
-    this.#main ??= step.trajectoryId; // §6.3: the first step's trajectory is the main one
-    turn.push(step);
+    const { turn, late } = this.#turns.pushStep(step);
+    if (late) return; // an update of a turn that is over (§6.3) asks nothing more
     if (step.status === StepStatus.WaitingForUser) this.#requests.onWaitingStep(step, update);
     const fatal = fatalStepError(step);
     if (fatal !== undefined) turn.end({ error: fatal });
   }
 
   #onState(update: TrajectoryStateUpdate): void {
-    const trajectoryId = update.trajectoryId ?? "";
-    const state = update.state ?? TrajectoryStateUpdate_State.UNSPECIFIED;
-    const terminal = state === TrajectoryStateUpdate_State.FULLY_IDLE || state === TrajectoryStateUpdate_State.CANCELLED;
-    let turn = this.#turn !== undefined && !this.#turn.settled ? this.#turn : undefined;
-    if (this.#main !== undefined && trajectoryId !== this.#main && (turn !== undefined || terminal)) return; // a subagent's state: ignored (§6.3)
-    if (state === TrajectoryStateUpdate_State.RUNNING) {
-      turn = this.#turnForActivity();
-      this.#main ??= trajectoryId;
-      this.#setBusy(true);
-      return;
-    }
-    if (!terminal) return; // WAITING_FOR_TASKS: parked on subagents, not the end (§6.3)
-    if (turn === undefined) {
-      this.#setBusy(false); // repeated idle updates of a finished turn are harmless (0.1.8 changelog)
-      return;
-    }
-    // An idle update before the turn showed any activity is a leftover repeat of the previous
-    // turn's, unless it carries an error or a cancellation (e.g. a PRE_TURN deny).
-    if (!this.#active && !turn.halted && state === TrajectoryStateUpdate_State.FULLY_IDLE && !update.error) return;
-    this.#main ??= trajectoryId;
-    const stopReason = stopReasonFromWire(update.stopReason);
-    this.#lastStopReason = stopReason;
-    const error = update.error ?? "";
-    // §13: after a halt the harness ends the turn with FULLY_IDLE (or CANCELLED from older builds): either is the halt's end.
-    let failure: SdkError | undefined;
-    if (turn.halted) failure = new SdkError(ErrorCode.Canceled, "the turn was halted");
-    else if (state === TrajectoryStateUpdate_State.CANCELLED) failure = new SdkError(ErrorCode.ExecutionError, error || "Turn cancelled", { details: { trajectoryId } });
-    else if (error !== "") failure = new SdkError(ErrorCode.ExecutionError, error, { details: { trajectoryId } });
-    turn.end({ ...(failure === undefined ? {} : { error: failure }), ...(stopReason === undefined ? {} : { stopReason }) });
-    this.#setBusy(false);
+    const effect = this.#turns.onState(update);
+    if (effect !== undefined) this.#setBusy(effect === "running");
   }
 
   #setBusy(busy: boolean): void {
