@@ -4,6 +4,7 @@ import {
   type AgentBuilder,
   type AgentBuilderDefaults,
   type TransportFactory,
+  vertexFromEnvironment,
 } from "@antigravity-ts/sdk";
 import { SubprocessTransport, type SubprocessTransportOptions } from "./subprocess/subprocess-transport.js";
 
@@ -30,9 +31,17 @@ export function subprocessTransportFactory(options: SubprocessTransportOptions =
   };
 }
 
-/** What `@antigravity-ts/node` gives `Agent.builder()`: a subprocess harness, the working directory as workspace. */
+/**
+ * What `@antigravity-ts/node` gives `Agent.builder()`: a subprocess harness, the working directory
+ * as workspace, and Vertex AI settings from `GOOGLE_GENAI_USE_VERTEXAI`, `GOOGLE_CLOUD_PROJECT`
+ * and `GOOGLE_CLOUD_LOCATION` as upstream reads them ({@link vertexFromEnvironment}), read at `start()`.
+ */
 export function nodeAgentDefaults(options: SubprocessTransportOptions = {}): AgentBuilderDefaults {
-  return { defaultTransport: subprocessTransportFactory(options), defaultWorkspaces: () => [process.cwd()] };
+  return {
+    defaultTransport: subprocessTransportFactory(options),
+    defaultWorkspaces: () => [process.cwd()],
+    fromEnvironment: (agentOptions) => vertexFromEnvironment(agentOptions, (name) => process.env[name]),
+  };
 }
 
 /**

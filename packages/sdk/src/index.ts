@@ -2,7 +2,6 @@ export * from "./types.js";
 export * from "./errors.js";
 export type * from "./connection/connection.js";
 export * from "./conversation/index.js";
-export * from "./session/index.js";
 export * from "./storage/index.js";
 export { stepFromUpdate, stepIdOf, toolCallsFromUpdate, normalizeWirePath, usageFromWire, stopReasonFromWire } from "./mapping/index.js";
 export * from "./agent/index.js";

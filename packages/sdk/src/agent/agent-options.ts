@@ -36,6 +36,11 @@ export interface AgentBuilderDefaults {
   defaultTransport?: TransportFactory;
   /** Used when the builder sets no workspaces (e.g. the process's working directory). */
   defaultWorkspaces?: () => string[];
+  /**
+   * Fills options from the runtime's environment at `start()` (e.g. Vertex settings, see
+   * `vertexFromEnvironment`); what the builder set explicitly must win.
+   */
+  fromEnvironment?: (options: AgentOptions) => AgentOptions;
 }
 
 /** Everything an agent is configured with (antigravity-api.md §2.1, §3.3). */

@@ -12,7 +12,6 @@ import type { Transport } from "../transport/transport.js";
 import { readEnvironment, WebSocketTransport } from "../transport/websocket-transport.js";
 import { TriggerRunner } from "../triggers/trigger-runner.js";
 import type { ChatStream } from "../conversation/chat-stream.js";
-import { StreamingSession, type StreamingSessionOptions } from "../session/streaming-session.js";
 import type { CallOptions, ChatResponse, Prompt } from "../types.js";
 import { AgentBuilder } from "./agent-builder.js";
 import type { AgentBuilderDefaults, AgentOptions, TransportContext } from "./agent-options.js";
@@ -52,7 +51,7 @@ export class Agent {
    */
   async start(options: CallOptions = {}): Promise<StartedAgent> {
     if (this.#started) throw new SdkError(ErrorCode.FailedPrecondition, "this agent was already started; build a new one for another session");
-    const o = this.options;
+    const o = this.#defaults.fromEnvironment?.(this.options) ?? this.options;
     const policies = flattenPolicies(o.policies ?? [confirmRunCommand()]);
     const tools = new ToolRunner(o.tools ?? []);
     const hooks = new HookRunner(o.hooks ?? []);
@@ -167,15 +166,6 @@ export class StartedAgent implements AsyncDisposable {
   /** Sends `prompt` and waits for the whole turn (= `chat(prompt, options).final()`). */
   chatToCompletion(prompt: Prompt, options?: CallOptions): Promise<ChatResponse> {
     return this.#conversation.chatToCompletion(prompt, options);
-  }
-
-  /**
-   * A long-lived {@link StreamingSession} over this agent's conversation: send user messages at
-   * any time, read one event stream across turns; `midTurn` says what a message sent while a
-   * turn runs does (default `"queue"`). See docs/streaming-session.md.
-   */
-  streamingSession(options?: StreamingSessionOptions): StreamingSession {
-    return new StreamingSession(this.#conversation, options);
   }
 
   /** Stops the triggers, runs the session-end hooks and closes the transport. Idempotent. */

@@ -25,3 +25,4 @@ export {
   type ThinkingLevel,
   type VertexOptions,
 } from "./model-options.js";
+export { vertexFromEnvironment, type EnvironmentLookup } from "./vertex-environment.js";
