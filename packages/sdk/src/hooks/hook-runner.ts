@@ -5,12 +5,15 @@ import {
   LifecycleHook,
   PreToolResult_Decision,
   PreTurnResult_Decision,
+  StopResult_Decision,
   type CallHookRequest,
   type CallHookResponseSchema,
   type PreToolArgs,
   type UserInput,
 } from "../wire/index.js";
-import type { Hook, HookLocation, HookToolCall, PreToolDecision, Question } from "./hook.js";
+import { stopReasonFromWire } from "../mapping/usage-from-wire.js";
+import { HookContexts } from "./hook-context.js";
+import type { Hook, HookLocation, HookToolCall, PreToolDecision, Question, StopArgs } from "./hook.js";
 
 type CallHookResponseInit = MessageInitShape<typeof CallHookResponseSchema>;
 type HookResultInit = Exclude<Extract<CallHookResponseInit, { requestId?: unknown }>["result"], undefined>;
@@ -25,6 +28,7 @@ const METHOD_OF: ReadonlyArray<readonly [LifecycleHook, keyof Hook]> = [
   [LifecycleHook.POST_TOOL, "postToolCall"],
   [LifecycleHook.ON_TOOL_ERROR, "onToolError"],
   [LifecycleHook.ON_COMPACTION, "onCompaction"],
+  [LifecycleHook.STOP, "stop"],
 ];
 
 /** What an ON_COMPACTION hook reads when the harness sends no summary (upstream's step content). */
@@ -41,7 +45,8 @@ export interface PreToolOutcome {
 /**
  * Runs the user's hooks in registration order and answers the harness's `callHookRequest`s
  * (protocol §10): echoes `requestId`, sets exactly one result, turns a throwing hook into
- * `errorMessage: "Hook failed: …"`, and answers unknown types with `emptyResult`.
+ * `errorMessage: "Hook failed: …"`, and answers unknown types with `emptyResult`. Hooks share
+ * state through the {@link HookContexts} it keeps (session / turn / operation).
  *
  * @example
  * const runner = new HookRunner([{ postTurn: (text) => console.log(text) }]);
@@ -49,6 +54,8 @@ export interface PreToolOutcome {
  */
 export class HookRunner {
   readonly #hooks: Hook[] = [];
+  /** The session, turn and operation contexts handed to the hooks. */
+  readonly contexts = new HookContexts();
 
   constructor(hooks: Iterable<Hook> = []) {
     for (const hook of hooks) this.register(hook);
@@ -92,8 +99,9 @@ export class HookRunner {
   async preToolCall(call: HookToolCall): Promise<PreToolOutcome> {
     let args = call.args;
     let modified = false;
+    const context = this.contexts.operation(call.id);
     for (const hook of this.#with("preToolCall")) {
-      const decision: PreToolDecision | undefined | void = await hook.preToolCall?.({ ...call, args });
+      const decision: PreToolDecision | undefined | void = await hook.preToolCall?.({ ...call, args }, context);
       if (decision === undefined) continue;
       if (!decision.allow) return decision.reason === undefined ? { allow: false } : { allow: false, reason: decision.reason };
       if (decision.modifiedArgs !== undefined) {
@@ -106,8 +114,9 @@ export class HookRunner {
 
   /** Asks `onInteraction` hooks for answers; the first hook that returns some wins. */
   async onInteraction(questions: Question[], location: HookLocation): Promise<QuestionResponse | undefined> {
+    const context = this.contexts.operation();
     for (const hook of this.#with("onInteraction")) {
-      const answer = await hook.onInteraction?.(questions, location);
+      const answer = await hook.onInteraction?.(questions, location, context);
       if (answer !== undefined) return answer;
     }
     return undefined;
@@ -127,17 +136,19 @@ export class HookRunner {
     const args = request.args;
     switch (request.type) {
       case LifecycleHook.ON_SESSION_START:
-        await this.#each("onSessionStart", (h) => h.onSessionStart?.());
+        await this.#each("onSessionStart", (h) => h.onSessionStart?.(this.contexts.session));
         return empty;
       case LifecycleHook.ON_SESSION_END:
-        await this.#each("onSessionEnd", (h) => h.onSessionEnd?.());
+        await this.#each("onSessionEnd", (h) => h.onSessionEnd?.(this.contexts.session));
         return empty;
       case LifecycleHook.PRE_TURN: {
         const a = args.case === "preTurnArgs" ? args.value : undefined;
         const prompt = promptText(a?.userInput);
         const location = { trajectoryId: a?.trajectoryId ?? "" };
+        // upstream HookRouter._handle_pre_turn: each PRE_TURN starts the turn's context.
+        const context = this.contexts.startTurn();
         for (const hook of this.#with("preTurn")) {
-          const decision = await hook.preTurn?.(prompt, location);
+          const decision = await hook.preTurn?.(prompt, location, context);
           if (decision !== undefined && !decision.allow) {
             return { case: "preTurnResult", value: { decision: PreTurnResult_Decision.DENY, reason: decision.reason ?? "Turn denied by a pre-turn hook." } };
           }
@@ -146,7 +157,12 @@ export class HookRunner {
       }
       case LifecycleHook.POST_TURN: {
         const a = args.case === "postTurnArgs" ? args.value : undefined;
-        await this.#each("postTurn", (h) => h.postTurn?.(a?.responseText ?? "", { trajectoryId: a?.trajectoryId ?? "" }));
+        const context = this.contexts.turn();
+        try {
+          await this.#each("postTurn", (h) => h.postTurn?.(a?.responseText ?? "", { trajectoryId: a?.trajectoryId ?? "" }, context));
+        } finally {
+          this.contexts.endTurn(); // upstream HookRouter._handle_post_turn
+        }
         return empty;
       }
       case LifecycleHook.PRE_TOOL: {
@@ -172,7 +188,8 @@ export class HookRunner {
           ...(a?.serverName ? { serverName: a.serverName } : {}),
           ...(a?.error ? { error: a.error } : a?.result ? { result: parseMaybeJson(a.result) } : {}),
         };
-        await this.#each("postToolCall", (h) => h.postToolCall?.(result));
+        const context = this.contexts.operation(result.id);
+        await this.#each("postToolCall", (h) => h.postToolCall?.(result, context));
         return empty;
       }
       case LifecycleHook.ON_TOOL_ERROR: {
@@ -186,8 +203,9 @@ export class HookRunner {
           ...(a?.serverName ? { serverName: a.serverName } : {}),
           message: a?.errorMessage || "Tool failed",
         };
+        const context = this.contexts.operation(error.id);
         for (const hook of this.#with("onToolError")) {
-          const replacement = await hook.onToolError?.(error);
+          const replacement = await hook.onToolError?.(error, context);
           if (typeof replacement === "string" && replacement.trim() !== "") {
             return { case: "onToolErrorResult", value: { customErrorMessage: replacement.trim() } };
           }
@@ -198,8 +216,26 @@ export class HookRunner {
         const a = args.case === "onCompactionArgs" ? args.value : undefined;
         // Upstream `hook_router._handle_on_compaction`: an empty summary reads "Context compaction".
         const event = { trajectoryId: a?.trajectoryId ?? "", stepIndex: a?.stepIndex ?? 0, summary: a?.summary || DEFAULT_COMPACTION_SUMMARY };
-        await this.#each("onCompaction", (h) => h.onCompaction?.(event));
+        const context = this.contexts.turn();
+        await this.#each("onCompaction", (h) => h.onCompaction?.(event, context));
         return empty;
+      }
+      case LifecycleHook.STOP: {
+        const a = args.case === "stopArgs" ? args.value : undefined;
+        const stopReason = stopReasonFromWire(a?.stopReason);
+        const event: StopArgs = {
+          trajectoryId: a?.trajectoryId ?? "",
+          responseText: a?.responseText ?? "",
+          continuationCount: a?.continuationCount ?? 0,
+          ...(stopReason === undefined ? {} : { stopReason }),
+          ...(a?.errorMessage ? { errorMessage: a.errorMessage } : {}),
+        };
+        const context = this.contexts.turn();
+        for (const hook of this.#with("stop")) {
+          const result = await hook.stop?.(event, context);
+          if (result?.decision === "CONTINUE") return { case: "stopResult", value: { decision: StopResult_Decision.CONTINUE, reason: result.reason } };
+        }
+        return { case: "stopResult", value: { decision: StopResult_Decision.ALLOW_STOP } };
       }
       default:
         return empty; // §10: unknown type → emptyResult

@@ -1,5 +1,6 @@
 import type { QuestionResponse } from "../connection/connection.js";
-import type { ToolCall } from "../types.js";
+import type { StopReason, ToolCall } from "../types.js";
+import type { HookContext } from "./hook-context.js";
 
 /** A value or a promise of it: every hook may be sync or async. */
 export type Awaitable<T> = T | Promise<T>;
@@ -66,9 +67,32 @@ export interface CompactionEvent extends HookLocation {
 }
 
 /**
+ * What the STOP hook is told when the agent is about to end its turn (protocol.md `StopArgs`,
+ * upstream localharness.proto @774cb8d).
+ */
+export interface StopArgs extends HookLocation {
+  /** The model's last answer of the turn. */
+  responseText: string;
+  /** How many times a CONTINUE already resumed this turn (the harness caps it; see docs). */
+  continuationCount: number;
+  /** Set when a budget ends the turn; the turn cannot continue then. */
+  stopReason?: StopReason;
+  /** Set when an error ends the turn; the turn cannot continue then. */
+  errorMessage?: string;
+}
+
+/**
+ * The STOP hook's answer (protocol.md `StopResult`): `ALLOW_STOP` ends the turn; `CONTINUE` gives
+ * the model `reason` as a system message and lets it go on. Returning nothing allows the stop.
+ */
+export type StopResult = { decision: "ALLOW_STOP" } | { decision: "CONTINUE"; reason: string };
+
+/**
  * Lifecycle callbacks (protocol §10). Implement any subset; each may be sync or async. The SDK
  * tells the harness which ones exist (`enabledHooks`) and the harness calls them at the right
- * moment. A hook that throws makes the harness see "Hook failed: …".
+ * moment. A hook that throws makes the harness see "Hook failed: …". Every hook gets a
+ * {@link HookContext} last: state scoped to the session, the turn or the operation (tool call);
+ * for typed keys, `ctx.typed<MyState>()`.
  *
  * @example
  * const audit: Hook = {
@@ -78,21 +102,27 @@ export interface CompactionEvent extends HookLocation {
  */
 export interface Hook {
   /** The session started (after the harness accepted the configuration). */
-  onSessionStart?(): Awaitable<void>;
+  onSessionStart?(context: HookContext): Awaitable<void>;
   /** The session is ending (`agent.stop()`), before the connection closes. */
-  onSessionEnd?(): Awaitable<void>;
-  /** Before a turn runs; `{ allow: false }` cancels it with `reason`. */
-  preTurn?(prompt: string, location: HookLocation): Awaitable<HookDecision | undefined | void>;
-  /** After a turn, with the final response text. */
-  postTurn?(responseText: string, location: HookLocation): Awaitable<void>;
+  onSessionEnd?(context: HookContext): Awaitable<void>;
+  /** Before a turn runs; `{ allow: false }` cancels it with `reason`. Starts the turn's context. */
+  preTurn?(prompt: string, location: HookLocation, context: HookContext): Awaitable<HookDecision | undefined | void>;
+  /** After a turn, with the final response text. The turn's context ends after it. */
+  postTurn?(responseText: string, location: HookLocation, context: HookContext): Awaitable<void>;
   /** Before any tool runs; deny it, or allow with `modifiedArgs`. Hooks run in order; any deny stops. */
-  preToolCall?(call: HookToolCall): Awaitable<PreToolDecision | undefined | void>;
+  preToolCall?(call: HookToolCall, context: HookContext): Awaitable<PreToolDecision | undefined | void>;
   /** After a tool ran. */
-  postToolCall?(result: HookToolResult): Awaitable<void>;
+  postToolCall?(result: HookToolResult, context: HookContext): Awaitable<void>;
   /** A tool failed; return text to replace the error message the model sees. */
-  onToolError?(error: HookToolError): Awaitable<string | undefined | void>;
+  onToolError?(error: HookToolError, context: HookContext): Awaitable<string | undefined | void>;
   /** The agent asks the user questions; return the answers (default: every question unanswered). */
-  onInteraction?(questions: Question[], location: HookLocation): Awaitable<QuestionResponse | undefined | void>;
+  onInteraction?(questions: Question[], location: HookLocation, context: HookContext): Awaitable<QuestionResponse | undefined | void>;
   /** The harness compacted the context. */
-  onCompaction?(event: CompactionEvent): Awaitable<void>;
+  onCompaction?(event: CompactionEvent, context: HookContext): Awaitable<void>;
+  /**
+   * The agent is about to end its turn; `{ decision: "CONTINUE", reason }` makes it go on. Hooks
+   * run in order and the first CONTINUE wins. A STOP hook that throws lets the turn stop (the
+   * harness warns): a broken hook never keeps an agent running.
+   */
+  stop?(args: StopArgs, context: HookContext): Awaitable<StopResult | undefined | void>;
 }

@@ -14,5 +14,8 @@ export type {
   HookToolResult,
   PreToolDecision,
   Question,
+  StopArgs,
+  StopResult,
 } from "./hook.js";
+export { HookContext, HookContexts, type HookScope, type HookState } from "./hook-context.js";
 export { DEFAULT_COMPACTION_SUMMARY, HookRunner, type PreToolOutcome } from "./hook-runner.js";
