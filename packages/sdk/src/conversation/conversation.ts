@@ -1,18 +1,18 @@
 import { Mutex } from "async-mutex";
 import type { Connection } from "../connection/connection.js";
 import type { Turn } from "../connection/turn.js";
-import { emptyView } from "../connection/turn-view.js";
 import { ErrorCode, SdkError } from "../errors.js";
 import type { CallOptions, ChatResponse, Prompt, Step, StreamChunk, UsageMetadata } from "../types.js";
 import { abortError, linkSignal, raceSignal, throwIfAborted, type LinkedSignal } from "../util/abort.js";
-import { AsyncQueue } from "../util/async-queue.js";
 import { ChatStream, type ChatStreamHost } from "./chat-stream.js";
 import { restoreSnapshot, SnapshotSaver, takeSnapshot } from "./conversation-persistence.js";
 import type { ConversationSnapshot } from "./conversation-snapshot.js";
 import { ConversationState } from "./conversation-state.js";
 import type { ConversationStore } from "./conversation-store.js";
 import { assertPromptNotBlank } from "./prompt.js";
+import { SendQueue } from "./send-queue.js";
 import { TurnPump, type PumpHost } from "./turn-pump.js";
+import { receiveLatest, TurnWatchers } from "./turn-readers.js";
 
 /** How long an automatic halt (on abort or timeout) may take before the SDK stops waiting for it. */
 const HALT_TIMEOUT_MS = 10_000;
@@ -74,9 +74,8 @@ export class Conversation implements AsyncDisposable {
   #revisable: TurnPump | undefined;
   /** The turn the connection reported during our `connection.send()`. */
   #solicited: TurnPump | undefined;
-  /** Settles when the sends before the next one are done: prompts go out one at a time. */
-  #sending: Promise<void> = Promise.resolve();
-  readonly #watchers = new Set<AsyncQueue<ChatStream>>();
+  readonly #sends = new SendQueue();
+  readonly #watchers = new TurnWatchers();
   readonly #saver: SnapshotSaver | undefined;
 
   constructor(connection: Connection, options: ConversationOptions = {}) {
@@ -160,12 +159,12 @@ export class Conversation implements AsyncDisposable {
    * leaves this reader.
    */
   receiveSteps(options?: CallOptions): AsyncIterable<Step> {
-    return this.#receive(options, (stream) => stream.steps());
+    return receiveLatest(() => this.#latest, (pump) => this.#streamOf(pump), options, (stream) => stream.steps());
   }
 
   /** {@link receiveSteps} turned into chunks by the seed 000 rules. */
   receiveChunks(options?: CallOptions): AsyncIterable<StreamChunk> {
-    return this.#receive(options, (stream) => stream[Symbol.asyncIterator]());
+    return receiveLatest(() => this.#latest, (pump) => this.#streamOf(pump), options, (stream) => stream[Symbol.asyncIterator]());
   }
 
   /**
@@ -176,22 +175,8 @@ export class Conversation implements AsyncDisposable {
   turns(options?: { signal?: AbortSignal }): AsyncIterable<ChatStream> {
     return {
       [Symbol.asyncIterator]: () => {
-        const signal = options?.signal;
-        const onAbort = (): void => queue.fail(abortError(signal as AbortSignal));
-        const queue = new AsyncQueue<ChatStream>({
-          onRelease: () => {
-            this.#watchers.delete(queue);
-            signal?.removeEventListener("abort", onAbort);
-          },
-        });
-        if (signal?.aborted) onAbort();
-        else {
-          signal?.addEventListener("abort", onAbort, { once: true });
-          this.#watchers.add(queue);
-          const running = this.#latest;
-          if (running !== undefined && !running.turn.settled) queue.push(this.#streamOf(running));
-        }
-        return queue[Symbol.asyncIterator]();
+        const running = this.#latest?.turn.settled === false ? this.#streamOf(this.#latest) : undefined;
+        return this.#watchers.watch(running, options);
       },
     };
   }
@@ -321,8 +306,7 @@ export class Conversation implements AsyncDisposable {
    * loops end. With a store, resolves after the last automatic save.
    */
   async disconnect(options?: CallOptions): Promise<void> {
-    for (const watcher of this.#watchers) watcher.end();
-    this.#watchers.clear();
+    this.#watchers.end();
     try {
       await this.connection.disconnect(options);
     } finally {
@@ -346,7 +330,7 @@ export class Conversation implements AsyncDisposable {
     this.#latest = pump;
     this.#revisable = pump;
     if (turn.solicited) this.#solicited = pump;
-    for (const watcher of this.#watchers) watcher.push(this.#streamOf(pump));
+    this.#watchers.push(() => this.#streamOf(pump));
   }
 
   /**
@@ -354,66 +338,25 @@ export class Conversation implements AsyncDisposable {
    * `send()` drains an unfinished turn first), and returns the pump of the turn it started.
    */
   async #begin(prompt: Prompt, signal: AbortSignal): Promise<TurnPump> {
-    const previous = this.#sending;
-    let done!: () => void;
-    const mine = new Promise<void>((resolve) => (done = resolve));
-    this.#sending = Promise.all([previous, mine]).then(() => undefined);
     try {
       assertPromptNotBlank(prompt);
       throwIfAborted(signal);
-      await raceSignal(previous, signal);
-      for (let running = this.#latest; running !== undefined && !running.turn.settled; running = this.#latest) await raceSignal(running.turn.over(), signal);
-      this.#solicited = undefined;
-      await this.connection.send(prompt, { signal });
-      const pump = this.#solicited as TurnPump | undefined;
-      this.#solicited = undefined;
-      if (pump === undefined) throw new SdkError(ErrorCode.Internal, "the connection sent the prompt but reported no turn for it: a Connection must report each turn to its observer (observeTurns)");
-      return pump;
+      return await this.#sends.run(signal, async () => {
+        for (let running = this.#latest; running !== undefined && !running.turn.settled; running = this.#latest) await raceSignal(running.turn.over(), signal);
+        this.#solicited = undefined;
+        await this.connection.send(prompt, { signal });
+        const pump = this.#solicited as TurnPump | undefined;
+        this.#solicited = undefined;
+        if (pump === undefined) throw new SdkError(ErrorCode.Internal, "the connection sent the prompt but reported no turn for it: a Connection must report each turn to its observer (observeTurns)");
+        return pump;
+      });
     } catch (error) {
       throw SdkError.from(error);
-    } finally {
-      done();
     }
   }
 
   #streamOf(pump: TurnPump): ChatStream {
     return new ChatStream(Promise.resolve(pump), new AbortController(), this.#host);
-  }
-
-  /** A view of the latest turn opened at the first `next()`; an abort of `options` cancels that turn. */
-  #receive<T>(options: CallOptions | undefined, read: (stream: ChatStream) => AsyncIterator<T, undefined>): AsyncIterable<T> {
-    let view: AsyncIterator<T, undefined> | undefined;
-    let link: LinkedSignal | undefined;
-    const open = (): AsyncIterator<T, undefined> => {
-      if (view !== undefined) return view;
-      const pump = this.#latest;
-      if (pump === undefined) {
-        throwIfAborted(options?.signal);
-        return (view = emptyView());
-      }
-      if (options?.signal !== undefined || options?.timeoutMs !== undefined) {
-        const linked = (link = linkSignal(options));
-        const onAbort = (): void => pump.cancel(abortError(linked.signal));
-        if (linked.signal.aborted) onAbort();
-        else linked.signal.addEventListener("abort", onAbort, { once: true });
-        void pump.turn.over().then(linked.dispose);
-      }
-      return (view = read(this.#streamOf(pump)));
-    };
-    const iterator: AsyncIterator<T, undefined> = {
-      next: () => {
-        try {
-          return open().next();
-        } catch (error) {
-          return Promise.reject(SdkError.from(error));
-        }
-      },
-      return: () => {
-        link?.dispose();
-        return view?.return?.() ?? Promise.resolve({ done: true, value: undefined });
-      },
-    };
-    return { [Symbol.asyncIterator]: () => iterator };
   }
 
   async #cancel(remove: boolean, options: CallOptions | undefined): Promise<void> {
