@@ -3,9 +3,9 @@ import { SdkError } from "../errors.js";
 import type { Question } from "../hooks/hook.js";
 import { canonicalToolCall, parseArguments } from "../mapping/index.js";
 import { decidePolicyRequest } from "../policies/policy-config.js";
-import { toToolResponse } from "../tools/tool-runner.js";
+import { toToolResponse, type ClientToolResult } from "../tools/tool-runner.js";
 import type { ToolContext } from "../tools/tool.js";
-import { SYNTHETIC_STEP_INDEX_BASE, type Step, type ToolCall, type ToolResult } from "../types.js";
+import { SYNTHETIC_STEP_INDEX_BASE, type Step, type ToolCall } from "../types.js";
 import { linkSignal } from "../util/abort.js";
 import type {
   CallHookRequest,
@@ -149,7 +149,7 @@ export class SessionRequests {
   }
 
   /** Sends a tool result as `toolResponse` (§7). */
-  sendToolResult(result: ToolResult): void {
+  sendToolResult(result: ClientToolResult): void {
     this.#context.send({ event: { case: "toolResponse", value: toToolResponse(result) } });
   }
 
@@ -168,7 +168,7 @@ export class SessionRequests {
     this.#context.send({ event: { case: "questionResponse", value } });
   }
 
-  async #runTool(call: ToolCall, turn: Turn): Promise<ToolResult> {
+  async #runTool(call: ToolCall, turn: Turn): Promise<ClientToolResult> {
     const tools = this.#context.options.tools;
     if (tools === undefined) return { id: call.id, name: call.name, error: `No tool registered with name ${call.name}` };
     const link = linkSignal(undefined, this.#context.sessionSignal, turn.signal);

@@ -4,4 +4,5 @@
  * @module
  */
 export { defineTool, NO_ARGUMENTS_SCHEMA, validateToolName, type JsonSchema, type Tool, type ToolContext, type ToolDefinition } from "./tool.js";
-export { ToolRunner, toToolResponse } from "./tool-runner.js";
+export { ToolRunner, toToolResponse, type ClientToolResult } from "./tool-runner.js";
+export { toolResultValue, type JsonValue, type ToolMedia, type ToolResultValue } from "./tool-result-value.js";

@@ -3,6 +3,13 @@ import { ErrorCode, SdkError } from "../errors.js";
 import type { ToolCall, ToolResult } from "../types.js";
 import type { ToolResponseSchema, ToolSchema } from "../wire/index.js";
 import { NO_ARGUMENTS_SCHEMA, validateToolName, type Tool, type ToolContext } from "./tool.js";
+import { toolResultValue, type ToolMedia } from "./tool-result-value.js";
+
+/** A client tool's outcome: the result already converted to JSON, with the media it returned. */
+export interface ClientToolResult extends ToolResult {
+  /** Media the tool returned, sent as `supplementalMedia` (protocol §7). */
+  media?: ToolMedia[];
+}
 
 /**
  * The client tools of a session: declares them to the harness (`HarnessConfig.tools`) and runs
@@ -47,34 +54,48 @@ export class ToolRunner {
   }
 
   /**
-   * Runs one call. Never throws: an unknown tool, a thrown error or a result that is not JSON
-   * becomes `error`; anything else becomes `result`.
+   * Runs one call. Never throws: an unknown tool, a thrown error or a result that cannot be
+   * converted becomes `error`; anything else becomes `result`, converted to JSON as upstream does
+   * ({@link toolResultValue}), with the media it held in `media`.
    */
-  async run(call: ToolCall, context: ToolContext): Promise<ToolResult> {
+  async run(call: ToolCall, context: ToolContext): Promise<ClientToolResult> {
     const tool = this.#tools.get(call.name);
     if (tool === undefined) return { id: call.id, name: call.name, error: `No tool registered with name ${call.name}` };
+    let value: unknown;
     try {
-      const value: unknown = await tool.call(call.args, context);
-      const result = value === undefined ? null : value;
-      JSON.stringify(result); // §7: must serialise; throws on BigInt or cycles
-      return { id: call.id, name: call.name, result };
+      value = await tool.call(call.args, context);
     } catch (error) {
       return { id: call.id, name: call.name, error: error instanceof Error ? error.message : String(error) };
+    }
+    try {
+      const { json, media } = toolResultValue(value);
+      return media.length === 0 ? { id: call.id, name: call.name, result: json } : { id: call.id, name: call.name, result: json, media };
+    } catch (error) {
+      return { id: call.id, name: call.name, error: `Tool ${call.name} returned a value that is not JSON: ${error instanceof Error ? error.message : String(error)}` };
     }
   }
 }
 
 /**
- * The `toolResponse` for a result (protocol §7): `errorMessage` for an error, else `responseJson`
- * holding a JSON object — plain objects as they are, any other value as `{"result": value}`.
+ * The `toolResponse` for a result (protocol §7, upstream `_send_tool_results`): `errorMessage`
+ * for an error, else `responseJson` holding a JSON object — objects as they are, any other value
+ * as `{"result": value}` — and the result's media as `supplementalMedia`. A raw value is
+ * converted as {@link ToolRunner.run} converts it.
  */
-export function toToolResponse(result: ToolResult): MessageInitShape<typeof ToolResponseSchema> {
+export function toToolResponse(result: ClientToolResult): MessageInitShape<typeof ToolResponseSchema> {
   if (result.error !== undefined) return { id: result.id, errorMessage: result.error };
-  const value = result.result === undefined ? null : result.result;
-  const object = typeof value === "object" && value !== null && !Array.isArray(value) ? value : { result: value };
+  let converted: ReturnType<typeof toolResultValue>;
   try {
-    return { id: result.id, responseJson: JSON.stringify(object) };
+    converted = toolResultValue(result.result);
   } catch (error) {
     return { id: result.id, errorMessage: `Tool ${result.name} returned a value that is not JSON: ${error instanceof Error ? error.message : String(error)}` };
   }
+  const { json } = converted;
+  const media = [...(result.media ?? []), ...converted.media];
+  const object = typeof json === "object" && json !== null && !Array.isArray(json) ? json : { result: json };
+  const response: MessageInitShape<typeof ToolResponseSchema> = { id: result.id, responseJson: JSON.stringify(object) };
+  if (media.length > 0) {
+    response.supplementalMedia = media.map((m) => (m.description === undefined ? { mimeType: m.mimeType, data: m.data } : { mimeType: m.mimeType, data: m.data, description: m.description }));
+  }
+  return response;
 }
