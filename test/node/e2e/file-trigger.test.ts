@@ -70,6 +70,10 @@ describe("onFileChange against the reference harness", () => {
       await writeFile(path.join(dir, "sub", "notes.txt"), "first draft\n");
       const next = await turns.next();
       expect(next.done).toBe(false);
+      // waitForIdle waits for the turn the harness started for the trigger, unread so far.
+      await conversation.waitForIdle({ timeoutMs: BOUND_MS });
+      expect(conversation.isIdle).toBe(true);
+      expect(await conversation.turnCount()).toBe(1);
       const response = await next.value?.final();
       await turns.return?.();
       expect(response?.text).toBe("I saw the change to added notes.txt.");

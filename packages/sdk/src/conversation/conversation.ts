@@ -109,6 +109,28 @@ export class Conversation implements AsyncDisposable {
   }
 
   /**
+   * Resolves once no turn runs (upstream `Conversation`/`Connection.wait_for_idle`): waits for
+   * the current turn — one sent here or one the harness started on its own, such as a trigger's —
+   * and for the prompts already queued behind it. A failed or cancelled turn counts as over.
+   * Bounded by `signal`/`timeoutMs` (`Canceled` / `DeadlineExceeded`); cancels nothing.
+   */
+  async waitForIdle(options?: CallOptions): Promise<void> {
+    const link = linkSignal(options);
+    try {
+      for (;;) {
+        throwIfAborted(link.signal);
+        const sending = this.#sending;
+        await raceSignal(sending, link.signal);
+        const running = this.#latest;
+        if (running !== undefined && !running.turn.settled) await raceSignal(running.turn.over(), link.signal);
+        else if (sending === this.#sending) return;
+      }
+    } finally {
+      link.dispose();
+    }
+  }
+
+  /**
    * Sends `prompt` — at once, or when the running turn is over — and returns its turn as a
    * {@link ChatStream}. The turn is recorded whether or not the stream is read. Failures come
    * through the stream's views: `InvalidArgument` for a blank prompt, the turn's `SdkError`, and
