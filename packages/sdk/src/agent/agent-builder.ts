@@ -209,6 +209,14 @@ export class AgentBuilder<HasPolicy extends boolean = false> {
     return this.#with({ mcpServers: [...servers] });
   }
 
+  /**
+   * Adds static subagents (upstream `subagents=[SubagentConfig(...)]`), sent as
+   * `HarnessConfig.customSubagents`; the model starts one by name with `start_subagent`.
+   */
+  customSubagents(...subagents: NonNullable<HarnessConfigOptions["customSubagents"]>): AgentBuilder<HasPolicy> {
+    return this.#with({ customSubagents: [...(this.#options.customSubagents ?? []), ...subagents] });
+  }
+
   /** Where the harness persists the session (transports that start the harness). */
   saveDir(directory: string): AgentBuilder<HasPolicy> {
     return this.#with({ saveDir: directory });

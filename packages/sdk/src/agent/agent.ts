@@ -4,6 +4,7 @@ import type { ConfirmTool } from "../connection/harness-connection-options.js";
 import { createHarnessConnection, type HarnessConnection } from "../connection/harness-connection.js";
 import { Conversation } from "../conversation/conversation.js";
 import { ErrorCode, SdkError } from "../errors.js";
+import { subagentOnlyTools } from "../config/custom-subagents.js";
 import { HookRunner } from "../hooks/hook-runner.js";
 import { evaluatePolicies } from "../policies/evaluate.js";
 import { confirmRunCommand, flattenPolicies, type Policy } from "../policies/policy.js";
@@ -53,11 +54,13 @@ export class Agent {
     if (this.#started) throw new SdkError(ErrorCode.FailedPrecondition, "this agent was already started; build a new one for another session");
     const o = this.#defaults.fromEnvironment?.(this.options) ?? this.options;
     const policies = flattenPolicies(o.policies ?? [confirmRunCommand()]);
-    const tools = new ToolRunner(o.tools ?? []);
+    // Subagents' own client tools run here too, declared only in their CustomAgent (upstream).
+    const subagentTools = subagentOnlyTools(o.customSubagents ?? [], o.tools ?? []);
+    const tools = new ToolRunner([...(o.tools ?? []), ...subagentTools]);
     const hooks = new HookRunner(o.hooks ?? []);
     const triggers = new TriggerRunner(o.triggers ?? []);
     const workspaces = o.workspaces ?? this.#defaults.defaultWorkspaces?.();
-    const config = buildHarnessConfig({ ...o, ...(workspaces === undefined ? {} : { workspaces }) }, { tools, hooks, policies });
+    const config = buildHarnessConfig({ ...o, ...(workspaces === undefined ? {} : { workspaces }) }, { tools, hooks, policies, subagentTools: subagentTools.map((tool) => tool.name) });
     assertSafety(o, policies, hooks);
     const transport = this.#transport();
     this.#started = true;

@@ -19,6 +19,7 @@ import {
   type SystemInstructionsSchema,
 } from "../wire/index.js";
 import { activeBuiltinTools, harnessSideTools, type CapabilitiesOptions } from "./builtin-tools.js";
+import { customSubagentsConfig, validateSubagents, type SubagentOptions } from "./custom-subagents.js";
 import { geminiOptionsOf, retryConfigOf, vertexEndpointOf, type GeminiModelOptions, type RetryOptions, type VertexOptions } from "./model-options.js";
 
 /** The text model used when an API key is given without a model name (upstream default, §5.1). */
@@ -102,6 +103,8 @@ export interface HarnessConfigOptions {
   budget?: BudgetOptions;
   compaction?: CompactionOptions;
   mcpServers?: readonly MessageInitShape<typeof McpServerConfigSchema>[];
+  /** Static subagents (upstream `subagents=[SubagentConfig…]`), sent as `customSubagents`. */
+  customSubagents?: readonly SubagentOptions[];
 }
 
 /** The session's client tools, hooks and flattened policies, declared in the configuration. */
@@ -109,6 +112,8 @@ export interface HarnessConfigRunners {
   tools?: ToolRunner;
   hooks?: HookRunner;
   policies?: readonly Policy[];
+  /** Names of `tools` that only subagents have: declared in their `CustomAgent`, not in `HarnessConfig.tools`. */
+  subagentTools?: readonly string[];
 }
 
 const CONVERSATION_ID = /^[A-Za-z0-9-]{32,}$/;
@@ -154,12 +159,15 @@ export function buildHarnessConfig(options: HarnessConfigOptions, runners: Harne
   const budgetConfig = options.budget === undefined ? undefined : budgetOf(options.budget);
   const compactionConfig = compactionOf(options.compaction, capabilities.compactionThreshold);
   const systemInstructions = systemInstructionsOf(options.systemInstructions);
+  const subagents = options.customSubagents ?? [];
+  validateSubagents(subagents, capabilities.subagents?.allowedSubagents);
+  const subagentOnly = new Set(runners.subagentTools ?? []);
   const retryConfig = retryConfigOf(options.retryConfig);
   const init: MessageInitShape<typeof HarnessConfigSchema> = {
     cascadeId: options.conversationId ?? "",
     ...(options.sessionContinuationMode === undefined ? {} : { sessionContinuationMode: CONTINUATION[options.sessionContinuationMode] }),
     ...(systemInstructions === undefined ? {} : { systemInstructions }),
-    tools: runners.tools?.declarations() ?? [],
+    tools: (runners.tools?.declarations() ?? []).filter((tool) => !subagentOnly.has(tool.name ?? "")),
     harnessSideTools: harnessSideTools(active, capabilities),
     compactionThreshold: threshold,
     workspaces: (options.workspaces ?? []).map((directory) => ({ workspaceType: { case: "filesystemWorkspace" as const, value: { directory } } })),
@@ -174,6 +182,7 @@ export function buildHarnessConfig(options: HarnessConfigOptions, runners: Harne
     ...(budgetConfig === undefined ? {} : { budgetConfig }),
     ...(compactionConfig === undefined ? {} : { compactionConfig }),
     ...(retryConfig === undefined ? {} : { retryConfig }),
+    customSubagents: customSubagentsConfig(subagents, runners.tools),
   };
   return create(HarnessConfigSchema, init);
 }
@@ -182,7 +191,8 @@ function invalid(message: string): never {
   throw new SdkError(ErrorCode.InvalidArgument, message);
 }
 
-function systemInstructionsOf(option: SystemInstructionsOption | undefined): MessageInitShape<typeof SystemInstructionsSchema> | undefined {
+/** `SystemInstructions` of an option (upstream `to_system_instructions_proto`), also for subagents. */
+export function systemInstructionsOf(option: SystemInstructionsOption | undefined): MessageInitShape<typeof SystemInstructionsSchema> | undefined {
   if (option === undefined) return undefined;
   if (typeof option === "string") {
     if (option.trim() === "") return undefined;

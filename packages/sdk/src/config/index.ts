@@ -25,4 +25,12 @@ export {
   type ThinkingLevel,
   type VertexOptions,
 } from "./model-options.js";
+export {
+  customSubagentsConfig,
+  subagentOnlyTools,
+  validateSubagents,
+  type SubagentBehavior,
+  type SubagentCapabilitiesOptions,
+  type SubagentOptions,
+} from "./custom-subagents.js";
 export { vertexFromEnvironment, type EnvironmentLookup } from "./vertex-environment.js";
