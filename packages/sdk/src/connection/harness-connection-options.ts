@@ -33,6 +33,11 @@ export interface HarnessConnectionOptions extends CallOptions {
   onProtocolError?: (error: SdkError, frame: string) => void;
   /** How long `disconnect()` waits for the session-end hook round trip (§13). Default 5000 ms. */
   sessionEndTimeoutMs?: number;
+  /**
+   * How long connecting waits for the harness's `initializeConversationResponse` (§5) even when
+   * `signal`/`timeoutMs` set no bound. Default 60,000 ms.
+   */
+  initializeTimeoutMs?: number;
 }
 
 /**
