@@ -1,5 +1,6 @@
 import { buildHarnessConfig } from "../config/harness-config.js";
 import { activeBuiltinTools, WRITE_TOOLS } from "../config/builtin-tools.js";
+import { normalizeWorkspacePath, type LocalPathResolver } from "../config/workspace-path.js";
 import type { ConfirmTool } from "../connection/harness-connection-options.js";
 import { createHarnessConnection, type HarnessConnection } from "../connection/harness-connection.js";
 import { Conversation } from "../conversation/conversation.js";
@@ -13,6 +14,7 @@ import type { Transport } from "../transport/transport.js";
 import { readEnvironment, WebSocketTransport } from "../transport/websocket-transport.js";
 import { TriggerRunner } from "../triggers/trigger-runner.js";
 import type { ChatStream } from "../conversation/chat-stream.js";
+import { StreamingSession, type StreamingSessionOptions } from "../session/streaming-session.js";
 import type { CallOptions, ChatResponse, Prompt } from "../types.js";
 import { AgentBuilder } from "./agent-builder.js";
 import type { AgentBuilderDefaults, AgentOptions, TransportContext } from "./agent-options.js";
@@ -59,8 +61,10 @@ export class Agent {
     const tools = new ToolRunner([...(o.tools ?? []), ...subagentTools]);
     const hooks = new HookRunner(o.hooks ?? []);
     const triggers = new TriggerRunner(o.triggers ?? []);
-    const workspaces = o.workspaces ?? this.#defaults.defaultWorkspaces?.();
-    const config = buildHarnessConfig({ ...o, ...(workspaces === undefined ? {} : { workspaces }) }, { tools, hooks, policies, subagentTools: subagentTools.map((tool) => tool.name) });
+    const workspaces = workspacesWith(o.workspaces ?? this.#defaults.defaultWorkspaces?.(), this.#defaults.resolveWorkspace);
+    // Upstream sends its resolved default app data directory to the harness it starts itself.
+    const appDataDir = o.appDataDir ?? (o.transport === undefined ? this.#defaults.defaultAppDataDir?.() : undefined);
+    const config = buildHarnessConfig({ ...o, ...(workspaces === undefined ? {} : { workspaces }), ...(appDataDir === undefined ? {} : { appDataDir }) }, { tools, hooks, policies, subagentTools: subagentTools.map((tool) => tool.name) });
     assertSafety(o, policies, hooks);
     const transport = this.#transport();
     this.#started = true;
@@ -171,6 +175,15 @@ export class StartedAgent implements AsyncDisposable {
     return this.#conversation.chatToCompletion(prompt, options);
   }
 
+  /**
+   * A long-lived {@link StreamingSession} over this agent's conversation: send user messages at
+   * any time, read one event stream across turns; `midTurn` says what a message sent while a
+   * turn runs does (default `"queue"`). See docs/streaming-session.md.
+   */
+  streamingSession(options?: StreamingSessionOptions): StreamingSession {
+    return new StreamingSession(this.#conversation, options);
+  }
+
   /** Stops the triggers, runs the session-end hooks and closes the transport. Idempotent. */
   stop(options?: CallOptions): Promise<void> {
     this.#stopping ??= (async () => {
@@ -186,6 +199,12 @@ export class StartedAgent implements AsyncDisposable {
   async [Symbol.asyncDispose](): Promise<void> {
     await this.stop();
   }
+}
+
+/** Workspaces normalised with the runtime's resolver (upstream `normalize_workspace_paths`). */
+function workspacesWith(workspaces: readonly string[] | undefined, resolve: LocalPathResolver | undefined): readonly string[] | undefined {
+  if (workspaces === undefined || resolve === undefined || !Array.isArray(workspaces)) return workspaces;
+  return workspaces.map((workspace: string) => normalizeWorkspacePath(workspace, resolve));
 }
 
 /**

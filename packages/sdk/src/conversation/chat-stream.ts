@@ -60,6 +60,15 @@ export class ChatStream implements AsyncIterable<StreamChunk> {
     this.#source.catch(() => undefined);
   }
 
+  /**
+   * @internal The turn's recorder once its prompt went out (rejects like the views when it never
+   * did): for sessions built on the conversation (`StreamingSession`), which read the turn to
+   * the harness's end even after a cancel and need its index and usage whatever its outcome.
+   */
+  started(): Promise<TurnPump> {
+    return this.#started;
+  }
+
   /** A view of the turn's chunks (seed 000), from its start. */
   [Symbol.asyncIterator](): AsyncIterator<StreamChunk, undefined> {
     const seen = new Set<string>();
