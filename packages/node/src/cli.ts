@@ -6,6 +6,7 @@
  */
 import { SDK_VERSION, SdkError } from "@antigravity-ts/sdk";
 import { CLI_USAGE, CliUsageError, parseCliArgs } from "./cli/cli-args.js";
+import { runNdjson } from "./cli/ndjson-session.js";
 import { runOneShot } from "./cli/quickstart.js";
 import { runRepl } from "./cli/repl.js";
 
@@ -21,6 +22,8 @@ async function main(argv: readonly string[]): Promise<number> {
       return 0;
     case "interactive":
       return runRepl(cli, process.stdin, process.stdout);
+    case "ndjson":
+      return runNdjson(cli, process.stdin, process.stdout);
     default:
       return runOneShot(cli, process.stdout);
   }

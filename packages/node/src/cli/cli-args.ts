@@ -1,6 +1,8 @@
+import { MID_TURN_SEMANTICS, type MidTurnSemantics } from "@antigravity-ts/sdk";
+
 /** What the `antigravity` command was asked to do. */
 export interface CliOptions {
-  mode: "demo" | "interactive" | "prompt" | "help" | "version";
+  mode: "demo" | "interactive" | "prompt" | "ndjson" | "help" | "version";
   /** The prompt of `--prompt` / a positional argument. */
   prompt?: string;
   /** Harness binary (`--harness`). */
@@ -11,6 +13,8 @@ export interface CliOptions {
   verbose: boolean;
   /** `--no-color` (also `NO_COLOR`). */
   color?: boolean;
+  /** `--mid-turn`: what a message sent while a turn runs does (ndjson mode; default queue). */
+  midTurn?: MidTurnSemantics;
 }
 
 /** A command line we cannot run; the message says how to fix it. */
@@ -25,6 +29,12 @@ export const CLI_USAGE = `Usage: antigravity [options] [prompt]
   <prompt>, -p <prompt> one turn with your prompt, then exit
   -i, --interactive     a REPL: type prompts; "exit", "quit" or Ctrl-D leaves;
                         Ctrl-C halts a running turn, at the prompt it exits
+  --input-format ndjson --output-format ndjson
+                        a streaming session driven by JSON lines on stdin, events as
+                        JSON lines on stdout (docs/ndjson.md)
+  --mid-turn <mode>     ndjson: a message sent while a turn runs is queued (queue,
+                        default), halts the turn (interrupt) or is refused
+                        (between-turns-only); see docs/streaming-session.md
 
 Options:
   --harness <path>      harness binary (default: ANTIGRAVITY_HARNESS_PATH, localharness on
@@ -41,6 +51,7 @@ Model: the reference harness runs an offline scripted demo model unless GEMINI_A
 export function parseCliArgs(argv: readonly string[]): CliOptions {
   const options: CliOptions = { mode: "demo", verbose: false };
   const prompts: string[] = [];
+  const formats: { input?: string; output?: string } = {};
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] as string;
     const value = (): string => {
@@ -68,6 +79,18 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
       case "--workspace":
         options.workspace = value();
         break;
+      case "--input-format":
+        formats.input = format(arg, value());
+        break;
+      case "--output-format":
+        formats.output = format(arg, value());
+        break;
+      case "--mid-turn": {
+        const mode = value();
+        if (!(MID_TURN_SEMANTICS as readonly string[]).includes(mode)) throw new CliUsageError(`--mid-turn takes ${MID_TURN_SEMANTICS.join(", ")}, got ${mode}`);
+        options.midTurn = mode as MidTurnSemantics;
+        break;
+      }
       case "--verbose":
         options.verbose = true;
         break;
@@ -79,10 +102,23 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
         prompts.push(arg);
     }
   }
+  if ((formats.input ?? "text") !== "text" || (formats.output ?? "text") !== "text") {
+    if (formats.input !== "ndjson" || formats.output !== "ndjson") throw new CliUsageError("--input-format ndjson and --output-format ndjson go together (text is the default of both)");
+    if (prompts.length > 0 || options.mode === "interactive") throw new CliUsageError("the ndjson mode takes its prompts as user_message lines on stdin, not as arguments or --interactive");
+    options.mode = "ndjson";
+    return options;
+  }
+  if (options.midTurn !== undefined) throw new CliUsageError("--mid-turn applies to the ndjson mode (--input-format ndjson --output-format ndjson)");
   if (prompts.length > 0) {
     if (options.mode === "interactive") throw new CliUsageError("--interactive takes no prompt; type it at the prompt instead");
     options.mode = "prompt";
     options.prompt = prompts.join(" ");
   }
   return options;
+}
+
+/** A `--input-format`/`--output-format` value: `text` (the default) or `ndjson`. */
+function format(flag: string, value: string): string {
+  if (value !== "text" && value !== "ndjson") throw new CliUsageError(`${flag} takes text or ndjson, got ${value}`);
+  return value;
 }

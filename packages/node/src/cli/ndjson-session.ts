@@ -1,0 +1,99 @@
+import { createInterface } from "node:readline";
+import { ErrorCode, SdkError, sessionEventToJson, type SessionEvent, type StreamingSession, type ToolCall } from "@antigravity-ts/sdk";
+import type { CliOptions } from "./cli-args.js";
+import { buildDemoAgent } from "./demo-agent.js";
+import { NDJSON_VERSION, parseNdjsonLine } from "./ndjson-protocol.js";
+
+/** A confirmation the harness waits for, until an `approve`/`deny` line answers it. */
+interface PendingConfirmation {
+  readonly requestId: string;
+  readonly answer: (approved: boolean) => void;
+}
+
+/**
+ * `antigravity --input-format ndjson --output-format ndjson`: one {@link StreamingSession} over
+ * the demo agent, driven by JSON lines on `input` and reported as JSON lines on `output`
+ * (docs/ndjson.md). A bad line is an `error` line and the session goes on. End of input closes
+ * the session's input: the accepted messages' turns finish, pending confirmations are denied,
+ * the harness stops. Returns the exit code.
+ */
+export async function runNdjson(cli: CliOptions, input: NodeJS.ReadableStream, output: NodeJS.WritableStream): Promise<number> {
+  const write = (line: Record<string, unknown>): void => void output.write(`${JSON.stringify(line)}\n`);
+  const pending: PendingConfirmation[] = [];
+  let nextRequest = 0;
+  let closed = false;
+  const confirm = (call: ToolCall): Promise<boolean> => {
+    if (closed) return Promise.resolve(false); // fail closed: nobody is left to answer
+    return new Promise((resolve) => {
+      const requestId = `c${nextRequest++}`;
+      pending.push({ requestId, answer: resolve });
+      write({ type: "confirmationRequest", requestId, toolCall: { id: call.id, name: call.name, args: call.args } });
+    });
+  };
+  const denyAll = (): void => {
+    for (const confirmation of pending.splice(0)) confirmation.answer(false);
+  };
+  const agent = buildDemoAgent({ cli, confirmRunCommand: confirm, ...(cli.verbose ? { onStderr: (line) => process.stderr.write(`[harness] ${line}\n`) } : {}) });
+  const started = await agent.start({ timeoutMs: 60_000 });
+  try {
+    const session = started.streamingSession({ midTurn: cli.midTurn });
+    const writing = (async () => {
+      for await (const event of session) write(outputLine(event));
+    })();
+    const lines = createInterface({ input, crlfDelay: Infinity });
+    let lineNumber = 0;
+    for await (const line of lines) {
+      lineNumber++;
+      if (line.trim() === "") continue;
+      try {
+        const command = parseNdjsonLine(line);
+        switch (command.type) {
+          case "user_message": {
+            const id = command.id;
+            session.sendUserMessage(command.content).then(
+              (receipt) => write({ type: "receipt", ...(id === undefined ? {} : { id }), ...receipt }),
+              (error: unknown) => write({ type: "error", line: lineNumber, ...(id === undefined ? {} : { id }), error: errorJson(error) }),
+            );
+            break;
+          }
+          case "interrupt":
+            denyAll(); // a confirmation of the halted turn has nobody to wait for
+            void session.interrupt();
+            break;
+          default: {
+            const index = command.requestId === undefined ? 0 : pending.findIndex((p) => p.requestId === command.requestId);
+            const confirmation = pending[index];
+            if (index < 0 || confirmation === undefined) {
+              throw new SdkError(ErrorCode.FailedPrecondition, command.requestId === undefined ? `${command.type}: no confirmation is pending` : `${command.type}: no pending confirmation has requestId ${JSON.stringify(command.requestId)}`);
+            }
+            pending.splice(index, 1);
+            confirmation.answer(command.type === "approve");
+          }
+        }
+      } catch (error) {
+        write({ type: "error", line: lineNumber, error: errorJson(error) });
+      }
+    }
+    closed = true;
+    denyAll();
+    session.closeInput();
+    await session.wait();
+    await writing;
+    return 0;
+  } finally {
+    closed = true;
+    denyAll();
+    await started.stop();
+  }
+}
+
+/** A session event as an output line; `init` also says the line format's version. */
+function outputLine(event: SessionEvent): Record<string, unknown> {
+  const json = sessionEventToJson(event);
+  return event.type === "init" ? { ...json, version: NDJSON_VERSION } : json;
+}
+
+function errorJson(error: unknown): { code: string; message: string } {
+  const failure = SdkError.from(error);
+  return { code: failure.code, message: failure.message };
+}
