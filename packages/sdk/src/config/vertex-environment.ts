@@ -42,15 +42,14 @@ function withVertexEnvironment(model: MessageInitShape<typeof ModelConfigSchema>
   if (endpoint?.case !== "vertexEndpoint" || endpoint.value === undefined) return model;
   const value = endpoint.value;
   if (value.baseUrl || value.apiKey) return model;
-  return {
-    ...model,
-    endpoint: {
-      case: "vertexEndpoint",
-      value: {
-        ...value,
-        ...(value.project === undefined && project !== undefined ? { project } : {}),
-        ...(value.location === undefined && location !== undefined ? { location } : {}),
-      },
+  const copy: MessageInitShape<typeof ModelConfigSchema> = Object.assign({}, model);
+  copy.endpoint = {
+    case: "vertexEndpoint",
+    value: {
+      ...value,
+      ...(value.project === undefined && project !== undefined ? { project } : {}),
+      ...(value.location === undefined && location !== undefined ? { location } : {}),
     },
   };
+  return copy;
 }
