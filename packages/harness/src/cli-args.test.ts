@@ -53,6 +53,9 @@ describe("parseCliArgs", () => {
     expect(parseCliArgs(["--listen", "1.2.3.4:5", "--tool-timeout-ms=60000"], {})).toMatchObject({ mode: "listen", toolTimeoutMs: 60_000 });
     expect(() => parseCliArgs(["--tool-timeout-ms", "0"], {})).toThrow(/at least 1 ms/);
     expect(() => parseCliArgs(["--tool-timeout-ms", "1s"], {})).toThrow(/whole number/);
+    expect(parseCliArgs(["--listen", "1.2.3.4:5", "--confirmation-hold-ms", "0"], {})).toMatchObject({ mode: "listen", confirmationHoldMs: 0 });
+    expect(parseCliArgs(["--confirmation-hold-ms=90000"], {})).toEqual({ mode: "stdio", confirmationHoldMs: 90_000 });
+    expect(() => parseCliArgs(["--confirmation-hold-ms", "-1"], {})).toThrow(/whole number/);
   });
 
   it("keeps --api-key values out of the process title", () => {

@@ -21,6 +21,8 @@ export interface ResourceLimitOptions {
   maxFrameBytes?: number;
   /** `--tool-timeout-ms N`: time limit of one file-tool call on its worker thread (issue 8 item 5). */
   toolTimeoutMs?: number;
+  /** `--confirmation-hold-ms N`: how long a session whose client left during a tool confirmation keeps that turn; 0 = not at all. */
+  confirmationHoldMs?: number;
 }
 
 /** Long-running server: `--listen HOST:PORT`. */
@@ -66,10 +68,13 @@ export const USAGE = `Usage:
       --max-frame-bytes N       largest incoming message, 0 = unlimited (default 67108864)
       --tool-timeout-ms N       time limit of one file-tool call (search, find, view, list,
                                 edit) in ms; also in stdio mode (default 30000)
+      --confirmation-hold-ms N  how long a session whose client left while a tool call
+                                awaited confirmation keeps that turn for a client that
+                                resumes it, in ms; 0 = end the turn at once (default 600000)
   Without HOST:PORT, --listen uses ANTIGRAVITY_HARNESS_HOST (default 127.0.0.1) and
   ANTIGRAVITY_HARNESS_PORT (default 8000).`;
 
-const VALUE_FLAGS = new Set(["--api-key", "--api-key-file", "--storage", "--workspace", "--script", "--keep-ended-sessions", "--ended-session-ttl", "--max-frame-bytes", "--tool-timeout-ms"]);
+const VALUE_FLAGS = new Set(["--api-key", "--api-key-file", "--storage", "--workspace", "--script", "--keep-ended-sessions", "--ended-session-ttl", "--max-frame-bytes", "--tool-timeout-ms", "--confirmation-hold-ms"]);
 /** Flags whose value is a secret: never shown in the process title. */
 const SECRET_FLAGS = new Set(["--api-key"]);
 
@@ -162,12 +167,14 @@ function parseLimits(values: ReadonlyMap<string, string>): ResourceLimitOptions 
   const ttl = count("--ended-session-ttl");
   const frame = count("--max-frame-bytes");
   const toolTimeout = count("--tool-timeout-ms");
+  const hold = count("--confirmation-hold-ms");
   if (toolTimeout === 0) throw new CliUsageError("--tool-timeout-ms expects a time limit of at least 1 ms");
   return {
     ...(keep === undefined ? {} : { keepEndedSessions: keep }),
     ...(ttl === undefined ? {} : { endedSessionTtlMs: ttl * 1000 }),
     ...(frame === undefined ? {} : { maxFrameBytes: frame }),
     ...(toolTimeout === undefined ? {} : { toolTimeoutMs: toolTimeout }),
+    ...(hold === undefined ? {} : { confirmationHoldMs: hold }),
   };
 }
 

@@ -87,6 +87,7 @@ async function runStdio(options: StdioModeOptions, script: ScriptFile | undefine
       log,
       ...(script === undefined ? {} : { script }),
       ...(options.toolTimeoutMs === undefined ? {} : { toolTimeoutMs: options.toolTimeoutMs }),
+      ...(options.confirmationHoldMs === undefined ? {} : { confirmationHoldMs: options.confirmationHoldMs }),
       ...(options.maxFrameBytes === undefined ? {} : { maxFrameBytes: options.maxFrameBytes }),
     });
   } catch (error) {
@@ -125,6 +126,7 @@ async function runListen(options: ListenModeOptions, script: ScriptFile | undefi
       log,
       ...(script === undefined ? {} : { script }),
       ...(options.toolTimeoutMs === undefined ? {} : { toolTimeoutMs: options.toolTimeoutMs }),
+      ...(options.confirmationHoldMs === undefined ? {} : { confirmationHoldMs: options.confirmationHoldMs }),
       ...(options.maxFrameBytes === undefined ? {} : { maxFrameBytes: options.maxFrameBytes }),
     });
   } catch (error) {

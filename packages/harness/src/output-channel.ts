@@ -33,7 +33,17 @@ export class OutputChannel {
   #backlog = 0;
   readonly #waiters = new Set<() => void>();
 
-  constructor(private readonly socket: WebSocket) {
+  constructor(private socket: WebSocket) {
+    socket.once("close", () => this.#wake());
+  }
+
+  /**
+   * Continues on `socket` (a client that came back to a session held for its confirmation,
+   * session.ts); its `seqNum`s start at 1 again, as on any new connection.
+   */
+  attach(socket: WebSocket): void {
+    this.socket = socket;
+    this.#seq = 0n;
     socket.once("close", () => this.#wake());
   }
 

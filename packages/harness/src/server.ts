@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { Duplex } from "node:stream";
-import { LogThrottle } from "@antigravity-ts/sdk";
+import { LogThrottle } from "@antigravity-ts/sdk/internal";
 import { WebSocketServer } from "ws";
 import { apiKeyMatches } from "./auth.js";
 import type { Logger } from "./log.js";
@@ -35,6 +35,8 @@ export interface HarnessServerOptions {
   maxFrameBytes?: number;
   /** Time limit of one file-tool call on its worker thread, in ms (`--tool-timeout-ms`; default 30 s). */
   toolTimeoutMs?: number;
+  /** How long a session whose client left during a tool confirmation keeps that turn for a resuming client, in ms (`--confirmation-hold-ms`; default 10 min; 0 = not at all). */
+  confirmationHoldMs?: number;
 }
 
 /** A running harness server. */
@@ -73,6 +75,7 @@ export async function startHarnessServer(options: HarnessServerOptions): Promise
     log: options.log,
     ...(options.script === undefined ? {} : { script: options.script }),
     ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
+    ...(options.confirmationHoldMs === undefined ? {} : { confirmationHoldMs: options.confirmationHoldMs }),
   };
   const wss = new WebSocketServer({ noServer: true, maxPayload: options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES, perMessageDeflate: false });
   wss.on("connection", (socket) => {

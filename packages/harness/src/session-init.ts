@@ -27,6 +27,8 @@ export interface SessionDependencies {
   log: Logger;
   /** Injected into HTTP model providers (tests). */
   fetch?: typeof fetch;
+  /** How long a session whose client left during a tool confirmation stays resumable with its turn, in ms; 0 = not at all (session.ts). */
+  confirmationHoldMs?: number;
 }
 
 /** Initialisation failed; the socket is closed with `code` and this message as reason. */

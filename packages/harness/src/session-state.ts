@@ -13,7 +13,7 @@ import type { ModelProvider, ModelUsage } from "./model/provider.js";
 import { PendingReplies } from "./pending-replies.js";
 import type { SessionCalls } from "./session-budget.js";
 import type { SessionSettings } from "./session-config.js";
-import { StepLedger } from "./step-builder.js";
+import { StepLedger, type StepHandle } from "./step-builder.js";
 import type { StoredSession } from "./storage.js";
 import { Transcript } from "./transcript.js";
 import { emptyUsage, subtractUsage } from "./usage.js";
@@ -42,6 +42,8 @@ export class SessionState {
   readonly policyReplies = new PendingReplies<PolicyDecisionResponse>();
   /** Keyed `trajectoryId:stepIndex`. */
   readonly confirmations = new PendingReplies<ToolConfirmation>();
+  /** The WAITING_FOR_USER steps of {@link confirmations}, by the same key: re-sent to a client that resumes (§8). */
+  readonly waitingConfirmations = new Map<string, StepHandle>();
   /** Keyed `trajectoryId:stepIndex`. */
   readonly questions = new PendingReplies<UserQuestionsResponse>();
   readonly transcript: Transcript;

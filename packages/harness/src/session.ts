@@ -3,7 +3,9 @@ import {
   LifecycleHook,
   TrajectoryStateUpdate_State,
   UserInputSchema,
+  HarnessConfig_SessionContinuationMode,
   create,
+  decodeInitializeConversationEvent,
   decodeInputFrame,
   type InputEvent,
   type UserInput,
@@ -14,7 +16,7 @@ import type { Logger } from "./log.js";
 import { OutputChannel } from "./output-channel.js";
 import type { SettleResult } from "./pending-replies.js";
 import { CloseCode, SessionInitError, initializeSession, type SessionDependencies } from "./session-init.js";
-import type { SessionClaim } from "./session-registry.js";
+import type { ParkedSession, SessionClaim } from "./session-registry.js";
 import type { SessionState } from "./session-state.js";
 import { systemErrorStep } from "./step-builder.js";
 import { TRIGGER_PREFIX } from "./transcript.js";
@@ -22,6 +24,12 @@ import { TurnScope } from "./turn-scope.js";
 import { toUsageMetadata } from "./usage.js";
 import { MAX_PROMPT_BYTES, normalizeLegacyInputFrame, userInputMedia, userInputText } from "./user-input.js";
 import { mediaByteLength } from "./model/media.js";
+
+/**
+ * Default of {@link SessionDependencies.confirmationHoldMs}: how long a session whose client left
+ * while a tool call awaited confirmation stays resumable with that turn (`--confirmation-hold-ms`).
+ */
+export const DEFAULT_CONFIRMATION_HOLD_MS = 10 * 60 * 1000;
 
 /** Longest a closed session waits for its aborted turn to stop before it is saved and its id freed. */
 const TURN_STOP_GRACE_MS = 3000;
@@ -37,12 +45,14 @@ type QueuedInput = TurnInput | { refused: string };
  * step (SOURCE_SYSTEM) or, before initialisation, a close with a reason. Everything the session
  * does runs on its behalf ({@link runOnBehalfOf}): a bug that escapes closes this session only.
  */
-export class HarnessSession implements FaultOwner {
-  readonly #socket: WebSocket;
+export class HarnessSession implements FaultOwner, ParkedSession {
+  #socket: WebSocket;
   readonly #deps: SessionDependencies;
   readonly #channel: OutputChannel;
   readonly #ended = new AbortController();
-  #phase: "awaiting-init" | "initializing" | "ready" | "closed" = "awaiting-init";
+  #phase: "awaiting-init" | "initializing" | "ready" | "parked" | "closed" = "awaiting-init";
+  #parkTimer: NodeJS.Timeout | undefined;
+  #unlisten: () => void = () => {};
   #early: string[] = [];
   #state: SessionState | undefined;
   #claim: SessionClaim | undefined;
@@ -59,9 +69,40 @@ export class HarnessSession implements FaultOwner {
     this.#log = deps.log;
     this.#channel = new OutputChannel(socket);
     this.#settled = new Promise((resolve) => (this.#resolveSettled = resolve));
-    socket.on("message", (data, isBinary) => this.#guard(() => this.#onMessage(data, isBinary)));
-    socket.on("close", () => this.#guard(() => this.#onClose("the client disconnected")));
-    socket.on("error", (error) => this.#log.warn(`socket error: ${error.message}`));
+    this.#listen(socket);
+  }
+
+  #listen(socket: WebSocket): void {
+    const onMessage = (data: RawData, isBinary: boolean): void => this.#guard(() => this.#onMessage(data, isBinary));
+    const onClose = (): void => this.#guard(() => this.#onClose("the client disconnected", true));
+    const onError = (error: Error): void => this.#log.warn(`socket error: ${error.message}`);
+    socket.on("message", onMessage);
+    socket.on("close", onClose);
+    socket.on("error", onError);
+    this.#unlisten = () => {
+      socket.off("message", onMessage);
+      socket.off("close", onClose);
+      socket.off("error", onError);
+    };
+  }
+
+  /**
+   * {@link ParkedSession}: a client resumed this session while it was held for a confirmation.
+   * The turn goes on over `socket`: the init response replays the history (the waiting step
+   * still WAITING_FOR_USER), then every waiting step is sent again (§8: clients debounce per
+   * (trajectoryId, stepIndex)), so the client's `toolConfirmation` continues the same turn.
+   */
+  adopt(socket: WebSocket): void {
+    const state = this.#state as SessionState;
+    clearTimeout(this.#parkTimer);
+    this.#deps.registry.unpark(state.cascadeId, this);
+    this.#socket = socket;
+    this.#channel.attach(socket);
+    this.#listen(socket);
+    this.#phase = "ready";
+    this.#log.info(`a client resumed the session held for its confirmation`);
+    this.#sendInitResponse(state, true);
+    for (const step of state.waitingConfirmations.values()) step.update({});
   }
 
   /** Resolves once the session is closed, its turn stopped and its state persisted. */
@@ -97,6 +138,15 @@ export class HarnessSession implements FaultOwner {
     }
     const text = Buffer.isBuffer(data) ? data.toString("utf8") : Array.isArray(data) ? Buffer.concat(data).toString("utf8") : Buffer.from(data).toString("utf8");
     if (this.#phase === "awaiting-init") {
+      const parked = this.#deps.registry.parked(resumedCascadeId(text) ?? "");
+      if (parked !== undefined) {
+        // This connection continues a held session: the socket is its, this object is done.
+        this.#unlisten();
+        this.#phase = "closed";
+        parked.adopt(this.#socket);
+        this.#resolveSettled();
+        return;
+      }
       this.#phase = "initializing";
       this.#initialize(text).catch((error: unknown) => {
         this.#log.error(`initialisation failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
@@ -129,16 +179,7 @@ export class HarnessSession implements FaultOwner {
       return;
     }
     this.#phase = "ready";
-    const usage = toUsageMetadata(state.usage);
-    this.#channel.send({
-      case: "initializeConversationResponse",
-      value: {
-        cascadeId: state.cascadeId,
-        history: state.ledger.history(),
-        cumulativeUsage: usage,
-        trajectoryUsage: initialized.resumed ? [{ trajectoryId: state.cascadeId, usage }] : [],
-      },
-    });
+    this.#sendInitResponse(state, initialized.resumed);
     // §5.3: the session-start hook is dispatched by the harness after the init response.
     if (state.hooks.enabled(LifecycleHook.ON_SESSION_START)) {
       this.#sessionStart = state.hooks
@@ -146,6 +187,20 @@ export class HarnessSession implements FaultOwner {
         .then(() => {}, () => {});
     }
     for (const text of this.#early.splice(0)) this.#handle(text);
+  }
+
+  /** §5: `initializeConversationResponse` with the replayed history and the usage so far. */
+  #sendInitResponse(state: SessionState, resumed: boolean): void {
+    const usage = toUsageMetadata(state.usage);
+    this.#channel.send({
+      case: "initializeConversationResponse",
+      value: {
+        cascadeId: state.cascadeId,
+        history: state.ledger.history(),
+        cumulativeUsage: usage,
+        trajectoryUsage: resumed ? [{ trajectoryId: state.cascadeId, usage }] : [],
+      },
+    });
   }
 
   #handle(frame: string): void {
@@ -299,9 +354,31 @@ export class HarnessSession implements FaultOwner {
     this.#onClose(`the connection was closed (${code}): ${reason}`);
   }
 
-  /** Ends the session: stops its turn (unfinished steps are recorded as failed with `reason`), then saves it and frees its id. */
-  #onClose(reason: string): void {
+  /**
+   * Ends the session: stops its turn (unfinished steps are recorded as failed with `reason`), then
+   * saves it and frees its id. When the client left (`mayHold`) while a tool call waits for its
+   * confirmation, the session is held instead (turn, claim and waits intact) for
+   * `confirmationHoldMs`: a client resuming this cascade id within that time adopts it
+   * ({@link adopt}); past it the turn ends, the call recorded as not confirmed.
+   */
+  #onClose(reason: string, mayHold = false): void {
     if (this.#phase === "closed") return;
+    const state = this.#state;
+    const holdMs = this.#deps.confirmationHoldMs ?? DEFAULT_CONFIRMATION_HOLD_MS;
+    if (mayHold && this.#phase === "ready" && state !== undefined && state.waitingConfirmations.size > 0 && holdMs > 0) {
+      this.#phase = "parked";
+      this.#deps.registry.park(state.cascadeId, this);
+      this.#log.info(`the client left while a tool call waits for its confirmation; holding the turn for ${holdMs} ms`);
+      this.#parkTimer = setTimeout(() => this.#guard(() => this.#onClose(`not confirmed: the client left and did not resume the session within ${holdMs} ms`)), holdMs);
+      this.#parkTimer.unref();
+      return;
+    }
+    if (this.#phase === "parked" && state !== undefined) {
+      clearTimeout(this.#parkTimer);
+      this.#deps.registry.unpark(state.cascadeId, this);
+      if (!reason.startsWith("not confirmed")) reason = `not confirmed (${reason})`;
+      this.#log.info(`the turn held for a confirmation ends: ${reason}`);
+    }
     const wasInitializing = this.#phase === "initializing";
     this.#phase = "closed";
     this.#ended.abort(new Error(reason));
@@ -365,6 +442,17 @@ function queuedBytes(queue: readonly QueuedInput[]): number {
 
 function triggerInput(text: string): TurnInput {
   return { userInput: create(UserInputSchema, { parts: [{ part: { case: "text", value: text } }] }), text: `${TRIGGER_PREFIX} ${text}` };
+}
+
+/** The cascade id a first frame asks to resume (any continuation mode but CREATE_ONLY), if it names one. */
+function resumedCascadeId(frame: string): string | undefined {
+  try {
+    const config = decodeInitializeConversationEvent(frame).config;
+    if (config?.sessionContinuationMode === HarnessConfig_SessionContinuationMode.CREATE_ONLY) return undefined;
+    return config?.cascadeId === "" ? undefined : config?.cascadeId;
+  } catch {
+    return undefined; // initializeSession reports what is wrong with it
+  }
 }
 
 function describeKeys(frame: string): string {

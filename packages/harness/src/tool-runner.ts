@@ -81,10 +81,13 @@ export async function runToolCall(state: SessionState, scope: TurnScope, call: M
 
 /** §8: WAITING_FOR_USER with an empty `toolConfirmationRequest`, sent twice (clients debounce), then wait. */
 async function confirm(state: SessionState, scope: TurnScope, step: StepHandle): Promise<boolean> {
-  const reply = state.confirmations.wait(state.stepKey(state.cascadeId, step.index), scope.signal);
+  const key = state.stepKey(state.cascadeId, step.index);
+  const reply = state.confirmations.wait(key, scope.signal);
   step.update({ state: StepUpdate_State.WAITING_FOR_USER, toolConfirmationRequest: {} });
   step.update({});
-  const answer = await reply;
+  // Known while it waits: a client that disconnects and resumes gets the step again (session.ts).
+  state.waitingConfirmations.set(key, step);
+  const answer = await reply.finally(() => state.waitingConfirmations.delete(key));
   step.remove("toolConfirmationRequest");
   if (answer.accepted === true) step.update({ state: StepUpdate_State.ACTIVE });
   return answer.accepted === true;
