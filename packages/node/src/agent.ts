@@ -6,6 +6,7 @@ import {
   type TransportFactory,
   vertexFromEnvironment,
 } from "@antigravity-ts/sdk";
+import { defaultAppDataDir, resolveLocalPath } from "./local-path.js";
 import { SubprocessTransport, type SubprocessTransportOptions } from "./subprocess/subprocess-transport.js";
 
 /**
@@ -33,13 +34,19 @@ export function subprocessTransportFactory(options: SubprocessTransportOptions =
 
 /**
  * What `@antigravity-ts/node` gives `Agent.builder()`: a subprocess harness, the working directory
- * as workspace, and Vertex AI settings from `GOOGLE_GENAI_USE_VERTEXAI`, `GOOGLE_CLOUD_PROJECT`
+ * as workspace (workspaces resolved: `~`, relative paths), upstream's default app data directory,
+ * and Vertex AI settings from `GOOGLE_GENAI_USE_VERTEXAI`, `GOOGLE_CLOUD_PROJECT`
  * and `GOOGLE_CLOUD_LOCATION` as upstream reads them ({@link vertexFromEnvironment}), read at `start()`.
  */
 export function nodeAgentDefaults(options: SubprocessTransportOptions = {}): AgentBuilderDefaults {
   return {
     defaultTransport: subprocessTransportFactory(options),
     defaultWorkspaces: () => [process.cwd()],
+    // Workspaces resolved as upstream's normalize_workspace_path resolves them (`~`, relative
+    // paths, symlinks) and, for the harness this process starts, upstream's resolved default app
+    // data directory ~/.gemini/antigravity (local_connection_config.DEFAULT_APP_DATA_DIR).
+    resolveWorkspace: resolveLocalPath,
+    defaultAppDataDir,
     fromEnvironment: (agentOptions) => vertexFromEnvironment(agentOptions, (name) => process.env[name]),
   };
 }

@@ -6,6 +6,7 @@
  */
 export * from "@antigravity-ts/sdk";
 export { Agent, nodeAgentDefaults, subprocessTransportFactory } from "./agent.js";
+export { defaultAppDataDir, resolveLocalPath } from "./local-path.js";
 export {
   SubprocessTransport,
   SubprocessChannel,

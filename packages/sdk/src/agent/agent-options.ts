@@ -1,4 +1,5 @@
 import type { HarnessConfigOptions } from "../config/harness-config.js";
+import type { LocalPathResolver } from "../config/workspace-path.js";
 import type { ConversationStore } from "../conversation/conversation-store.js";
 import type { SdkError } from "../errors.js";
 import type { Hook } from "../hooks/hook.js";
@@ -36,6 +37,10 @@ export interface AgentBuilderDefaults {
   defaultTransport?: TransportFactory;
   /** Used when the builder sets no workspaces (e.g. the process's working directory). */
   defaultWorkspaces?: () => string[];
+  /** Resolves local workspace paths (`~`, relative paths) once `file://` URIs became paths. */
+  resolveWorkspace?: LocalPathResolver;
+  /** Used when the builder sets no `appDataDir` and no transport (the harness is the runtime's own). */
+  defaultAppDataDir?: () => string;
   /**
    * Fills options from the runtime's environment at `start()` (e.g. Vertex settings, see
    * `vertexFromEnvironment`); what the builder set explicitly must win.

@@ -19,6 +19,7 @@ import {
   type SystemInstructionsSchema,
 } from "../wire/index.js";
 import { activeBuiltinTools, harnessSideTools, type CapabilitiesOptions } from "./builtin-tools.js";
+import { assertAppDataDir, normalizeWorkspacePath } from "./workspace-path.js";
 import { customSubagentsConfig, validateSubagents, type SubagentOptions } from "./custom-subagents.js";
 import { geminiOptionsOf, retryConfigOf, vertexEndpointOf, type GeminiModelOptions, type RetryOptions, type VertexOptions } from "./model-options.js";
 
@@ -88,9 +89,13 @@ export interface HarnessConfigOptions {
   /** Retry behaviour of model calls (`retry_config`); unset keeps the harness's defaults. */
   retryConfig?: RetryOptions;
   systemInstructions?: SystemInstructionsOption;
-  /** Absolute directories the agent works in. */
+  /**
+   * Directories the agent works in: paths or `file://` / `cns://` URIs (normalised). Relative
+   * paths and `~` are resolved by `@antigravity-ts/node`; the core sends them as they are.
+   */
   workspaces?: readonly string[];
   skillsPaths?: readonly string[];
+  /** The harness's app data directory: an absolute path (`InvalidArgument` otherwise, as upstream). */
   appDataDir?: string;
   capabilities?: CapabilitiesOptions;
   /** JSON Schema of the structured answer (object or JSON text), sent as `finishToolSchemaJson`. */
@@ -170,10 +175,10 @@ export function buildHarnessConfig(options: HarnessConfigOptions, runners: Harne
     tools: (runners.tools?.declarations() ?? []).filter((tool) => !subagentOnly.has(tool.name ?? "")),
     harnessSideTools: harnessSideTools(active, capabilities),
     compactionThreshold: threshold,
-    workspaces: (options.workspaces ?? []).map((directory) => ({ workspaceType: { case: "filesystemWorkspace" as const, value: { directory } } })),
+    workspaces: workspacesOf(options.workspaces).map((directory) => ({ workspaceType: { case: "filesystemWorkspace" as const, value: { directory } } })),
     skillsPaths: [...(options.skillsPaths ?? [])],
     finishToolSchemaJson: responseSchemaOf(options.responseSchema),
-    ...(options.appDataDir === undefined ? {} : { appDataDir: options.appDataDir }),
+    ...(options.appDataDir === undefined ? {} : { appDataDir: appDataDirOf(options.appDataDir) }),
     mcpServers: [...(options.mcpServers ?? [])],
     models: modelsOf(options),
     enabledHooks: runners.hooks?.enabledHooks() ?? [],
@@ -185,6 +190,18 @@ export function buildHarnessConfig(options: HarnessConfigOptions, runners: Harne
     customSubagents: customSubagentsConfig(subagents, runners.tools),
   };
   return create(HarnessConfigSchema, init);
+}
+
+/** The workspaces, each normalised (URIs to paths, upstream `normalize_workspace_paths`). */
+function workspacesOf(workspaces: readonly string[] | undefined): string[] {
+  if (workspaces === undefined) return [];
+  if (!Array.isArray(workspaces)) invalid(`workspaces must be an array of directory paths, got ${typeof workspaces}`);
+  return workspaces.map((workspace: string) => normalizeWorkspacePath(workspace));
+}
+
+function appDataDirOf(appDataDir: string): string {
+  assertAppDataDir(appDataDir);
+  return appDataDir;
 }
 
 function invalid(message: string): never {
@@ -209,6 +226,10 @@ export function systemInstructionsOf(option: SystemInstructionsOption | undefine
 
 function responseSchemaOf(schema: JsonSchema | string | undefined): string {
   if (schema === undefined) return "";
+  // Runtime check for JavaScript callers (issue 10 item 13): `responseSchema(42)` is no schema.
+  if (typeof schema !== "string" && (typeof schema !== "object" || schema === null || Array.isArray(schema))) {
+    invalid(`responseSchema must be a JSON Schema object (e.g. { type: "object", properties: {...} }) or its JSON text, got ${schema === null ? "null" : Array.isArray(schema) ? "an array" : typeof schema}`);
+  }
   if (typeof schema !== "string") return JSON.stringify(schema);
   let parsed: unknown;
   try {

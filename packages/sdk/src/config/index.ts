@@ -34,3 +34,4 @@ export {
   type SubagentOptions,
 } from "./custom-subagents.js";
 export { vertexFromEnvironment, type EnvironmentLookup } from "./vertex-environment.js";
+export { assertAppDataDir, isAbsolutePath, normalizeWorkspacePath, type LocalPathResolver } from "./workspace-path.js";

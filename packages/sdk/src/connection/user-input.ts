@@ -8,9 +8,15 @@ import type { UserInputSchema, UserInput_PartSchema } from "../wire/index.js";
 // eslint-disable-next-line no-control-regex
 const CONTROL_CHARS = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]/g;
 
-/** `text` with every control character except tab, LF and CR replaced by a space (§6.1). */
+/**
+ * `text` with every control character except tab, LF and CR replaced by a space (§6.1). Text
+ * that is blank once sanitised (only control characters and whitespace) is sent as one space and
+ * empty text as empty, as upstream's `local_connection._sanitize_prompt` does.
+ */
 export function sanitizePromptText(text: string): string {
-  return text.replace(CONTROL_CHARS, " ");
+  if (text === "") return "";
+  const sanitized = text.replace(CONTROL_CHARS, " ");
+  return sanitized.trim() === "" ? " " : sanitized;
 }
 
 /**

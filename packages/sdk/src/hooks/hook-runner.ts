@@ -13,6 +13,7 @@ import {
 } from "../wire/index.js";
 import { stopReasonFromWire } from "../mapping/usage-from-wire.js";
 import { HookContexts } from "./hook-context.js";
+import { validateHook } from "./validate-hook.js";
 import type { Hook, HookLocation, HookToolCall, PreToolDecision, Question, StopArgs } from "./hook.js";
 
 type CallHookResponseInit = MessageInitShape<typeof CallHookResponseSchema>;
@@ -61,8 +62,9 @@ export class HookRunner {
     for (const hook of hooks) this.register(hook);
   }
 
-  /** Adds a hook after the ones already registered. */
+  /** Adds a hook after the ones already registered; `InvalidArgument` if it is not a hook. */
   register(hook: Hook): this {
+    validateHook(hook);
     this.#hooks.push(hook);
     return this;
   }

@@ -69,7 +69,13 @@ interface PolicySpec {
 }
 
 function makePolicy(spec: PolicySpec): Policy {
-  if (spec.tool.trim() === "") throw new SdkError(ErrorCode.InvalidArgument, "a policy needs a tool name, \"*\" or \"server/tool\"");
+  // Runtime checks for JavaScript callers, whom no compiler stops (issue 10 item 13).
+  if (typeof spec.tool !== "string" || spec.tool.trim() === "") throw new SdkError(ErrorCode.InvalidArgument, `a policy needs a tool name, "*" or "server/tool" as a string, got ${describeValue(spec.tool)}`);
+  const target = JSON.stringify(spec.tool);
+  if (spec.name !== undefined && typeof spec.name !== "string") invalidPolicy(`the name of the policy for ${target} must be a string, got ${describeValue(spec.name)}`);
+  if (spec.reason !== undefined && typeof spec.reason !== "string") invalidPolicy(`the reason of the policy for ${target} must be a string (the model reads it), got ${describeValue(spec.reason)}`);
+  if (spec.predicate !== undefined && typeof spec.predicate !== "function") invalidPolicy(`when(...) of the policy for ${target} takes a function (call) => boolean, got ${describeValue(spec.predicate)}`);
+  if (spec.decision === Decision.AskUser && typeof spec.handler !== "function") invalidPolicy(`askUser(${target}, handler) needs a function (call) => boolean | Promise<boolean>, got ${describeValue(spec.handler)}`);
   const policy: Policy = {
     tool: spec.tool,
     decision: spec.decision,
@@ -166,15 +172,30 @@ export function askUserMcp(server: string, handler: AskUserHandler, tools?: read
   return mcpTargets(server, tools).map((target) => askUser(target, handler, options));
 }
 
+function invalidPolicy(message: string): never {
+  throw new SdkError(ErrorCode.InvalidArgument, message);
+}
+
+function describeValue(value: unknown): string {
+  return typeof value === "string" ? JSON.stringify(value) : value === null ? "null" : typeof value;
+}
+
 /** Flattens nested policy lists, keeping declaration order (rule ids index this list). */
 export function flattenPolicies(policies: readonly PolicyLike[]): Policy[] {
   const out: Policy[] = [];
   const visit = (item: PolicyLike): void => {
     if (isPolicyList(item)) item.forEach(visit);
-    else out.push(item);
+    else if (isPolicy(item)) out.push(item);
+    else invalidPolicy(`policies must be made with allow(), deny(), askUser(), allowAll(), denyAll(), readOnly(), confirmRunCommand(), workspaceOnly() or the *Mcp() helpers (or lists of them), got ${describeValue(item)}`);
   };
   policies.forEach(visit);
   return out;
+}
+
+function isPolicy(item: unknown): item is Policy {
+  if (typeof item !== "object" || item === null) return false;
+  const p = item as Partial<Policy>;
+  return typeof p.tool === "string" && typeof p.name === "string" && Object.values(Decision).includes(p.decision as Decision);
 }
 
 function isPolicyList(item: PolicyLike): item is readonly PolicyLike[] {

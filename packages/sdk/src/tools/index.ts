@@ -3,6 +3,6 @@
  * the harness and answers its `toolCall`s (protocol §7).
  * @module
  */
-export { defineTool, NO_ARGUMENTS_SCHEMA, validateToolName, type JsonSchema, type Tool, type ToolContext, type ToolDefinition } from "./tool.js";
+export { defineTool, NO_ARGUMENTS_SCHEMA, validateTool, validateToolName, type JsonSchema, type Tool, type ToolContext, type ToolDefinition } from "./tool.js";
 export { ToolRunner, toToolResponse, type ClientToolResult } from "./tool-runner.js";
 export { toolResultValue, type JsonValue, type ToolMedia, type ToolResultValue } from "./tool-result-value.js";

@@ -2,7 +2,7 @@ import type { MessageInitShape } from "@bufbuild/protobuf";
 import { ErrorCode, SdkError } from "../errors.js";
 import type { ToolCall, ToolResult } from "../types.js";
 import type { ToolResponseSchema, ToolSchema } from "../wire/index.js";
-import { NO_ARGUMENTS_SCHEMA, validateToolName, type Tool, type ToolContext } from "./tool.js";
+import { NO_ARGUMENTS_SCHEMA, validateTool, type Tool, type ToolContext } from "./tool.js";
 import { toolResultValue, type ToolMedia } from "./tool-result-value.js";
 
 /** A client tool's outcome: the result already converted to JSON, with the media it returned. */
@@ -27,9 +27,9 @@ export class ToolRunner {
     for (const tool of tools) this.register(tool);
   }
 
-  /** Adds a tool. Throws `InvalidArgument` for a bad or duplicate name. */
+  /** Adds a tool. Throws `InvalidArgument` for a bad or duplicate name or a malformed tool. */
   register(tool: Tool): this {
-    validateToolName(tool.name);
+    validateTool(tool);
     if (this.#tools.has(tool.name)) throw new SdkError(ErrorCode.InvalidArgument, `a tool named ${JSON.stringify(tool.name)} is already registered`);
     this.#tools.set(tool.name, tool);
     return this;

@@ -46,10 +46,10 @@ const TOOL_NAME = /^[A-Za-z_][A-Za-z0-9_.:-]{0,63}$/;
 
 /** Throws `InvalidArgument` unless `name` is a name the model API accepts. */
 export function validateToolName(name: string): void {
-  if (!TOOL_NAME.test(name)) {
+  if (typeof name !== "string" || !TOOL_NAME.test(name)) {
     throw new SdkError(
       ErrorCode.InvalidArgument,
-      `invalid tool name ${JSON.stringify(name)}: use letters, digits, "_", ".", ":" or "-", start with a letter or "_", at most 64 characters`,
+      `invalid tool name ${typeof name === "string" ? JSON.stringify(name) : `(a ${typeof name})`}: use a string of letters, digits, "_", ".", ":" or "-", start with a letter or "_", at most 64 characters`,
     );
   }
 }
@@ -66,7 +66,25 @@ export function validateToolName(name: string): void {
  * });
  */
 export function defineTool<Args>(definition: ToolDefinition<Args>): Tool<Args> {
-  validateToolName(definition.name);
+  validateTool(definition);
   const { name, description, parameters, call } = definition;
   return Object.freeze({ name, description, ...(parameters === undefined ? {} : { parameters }), call: (args: Args, context: ToolContext) => call(args, context) });
+}
+
+/**
+ * Throws `InvalidArgument` unless `tool` has what the types promise — for JavaScript callers,
+ * whom no compiler stops: a valid name, a string description, an object `parameters` schema if
+ * any, and a `call` function.
+ */
+export function validateTool(tool: unknown): asserts tool is Tool {
+  if (typeof tool !== "object" || tool === null) throw new SdkError(ErrorCode.InvalidArgument, `a tool must be an object { name, description, parameters?, call }, got ${tool === null ? "null" : typeof tool}`);
+  const t = tool as Record<string, unknown>;
+  validateToolName(t["name"] as string);
+  const name = JSON.stringify(t["name"]);
+  if (typeof t["description"] !== "string") throw new SdkError(ErrorCode.InvalidArgument, `tool ${name}: description must be a string (the model reads it to decide when to call the tool)`);
+  const parameters = t["parameters"];
+  if (parameters !== undefined && (typeof parameters !== "object" || parameters === null || Array.isArray(parameters))) {
+    throw new SdkError(ErrorCode.InvalidArgument, `tool ${name}: parameters must be a JSON Schema object such as { type: "object", properties: {...} }, or omitted`);
+  }
+  if (typeof t["call"] !== "function") throw new SdkError(ErrorCode.InvalidArgument, `tool ${name}: call must be a function (args, context) => result`);
 }
