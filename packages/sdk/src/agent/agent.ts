@@ -184,6 +184,11 @@ export class StartedAgent implements AsyncDisposable {
     return new StreamingSession(this.#conversation, options);
   }
 
+  /** Resolves once no turn runs, a trigger's included (= `conversation().waitForIdle(options)`). */
+  waitForIdle(options?: CallOptions): Promise<void> {
+    return this.#conversation.waitForIdle(options);
+  }
+
   /** Stops the triggers, runs the session-end hooks and closes the transport. Idempotent. */
   stop(options?: CallOptions): Promise<void> {
     this.#stopping ??= (async () => {

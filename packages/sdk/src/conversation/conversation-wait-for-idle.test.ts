@@ -38,6 +38,7 @@ describe("Conversation.waitForIdle", () => {
   it("resolves at once when no turn ever ran", async () => {
     const agent = await start(async () => undefined);
     await agent.conversation().waitForIdle({ timeoutMs: 5_000 });
+    await agent.waitForIdle({ timeoutMs: 5_000 }); // StartedAgent mirrors its conversation
     expect(agent.conversation().isIdle).toBe(true);
     await agent.stop();
   });
@@ -62,6 +63,7 @@ describe("Conversation.waitForIdle", () => {
     release.resolve();
     await Promise.all(waiters);
     expect(resolved).toBe(2);
+    await agent.waitForIdle();
     expect(conversation.isIdle).toBe(true);
     expect((await stream.final()).text).toBe("working");
     await agent.stop();
