@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { AsyncQueue } from "@antigravity-ts/sdk/internal";
@@ -12,6 +13,15 @@ import { MAX_NDJSON_LINE, parseNdjsonLine } from "./ndjson-protocol.js";
 const CLI = fileURLToPath(new URL("../cli.ts", import.meta.url));
 const TURNS_SCRIPT = fileURLToPath(new URL("../../../../test/node/e2e/scripts/turns-script.json", import.meta.url));
 const BOUND_MS = 30_000;
+
+/** docs/ndjson.schema.json: each line must match exactly one branch by `type`, with its required properties. */
+type Branch = { properties: { type: { const?: string; enum?: string[] } }; required: string[] };
+const SCHEMA = JSON.parse(readFileSync(new URL("../../../../docs/ndjson.schema.json", import.meta.url), "utf8")) as { version: number; $defs: Record<string, { oneOf?: Branch[] }> };
+function expectSchema(kind: "input" | "output", line: Record<string, unknown>): void {
+  const branches = (SCHEMA.$defs[kind]?.oneOf ?? []).filter((b) => b.properties.type.const === line.type || b.properties.type.enum?.includes(line.type as string) === true);
+  expect(branches, `${kind} line of type ${String(line.type)}`).toHaveLength(1);
+  for (const key of branches[0]?.required ?? []) expect(line, `${kind} line ${JSON.stringify(line).slice(0, 80)}`).toHaveProperty(key);
+}
 
 let harnessPath = "";
 beforeAll(async () => {
@@ -50,7 +60,9 @@ function startCli(args: string[], env: Record<string, string> = {}): NdjsonChild
     stdout += chunk;
     buffer += chunk;
     for (let at = buffer.indexOf("\n"); at >= 0; at = buffer.indexOf("\n")) {
-      lines.push(JSON.parse(buffer.slice(0, at)) as Line); // a line that is not JSON fails the test here
+      const line = JSON.parse(buffer.slice(0, at)) as Line; // a line that is not JSON fails the test here
+      expectSchema("output", line);
+      lines.push(line);
       buffer = buffer.slice(at + 1);
     }
   });
@@ -64,7 +76,10 @@ function startCli(args: string[], env: Record<string, string> = {}): NdjsonChild
     return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
   };
   return {
-    send: (line) => void child.stdin?.write(`${typeof line === "string" ? line : JSON.stringify(line)}\n`),
+    send: (line) => {
+      if (typeof line === "object") expectSchema("input", line as Record<string, unknown>);
+      child.stdin?.write(`${typeof line === "string" ? line : JSON.stringify(line)}\n`);
+    },
     until: (match, what) =>
       bounded(
         (async () => {
@@ -123,7 +138,7 @@ describe("antigravity --input-format ndjson --output-format ndjson (a child proc
 
     cli.send("this is not JSON");
     cli.send({ type: "approve" });
-    cli.send({ type: "launch_rockets" });
+    cli.send('{"type":"launch_rockets"}');
     const errors = await cli.until((l) => l.type === "error" && l.line === 3, "three error lines");
     expect(errors.map((l) => [l.type, l.line, (l.error as { code: string }).code])).toEqual([
       ["error", 1, "InvalidArgument"],
@@ -148,6 +163,7 @@ describe("antigravity --input-format ndjson --output-format ndjson (a child proc
     const request = asked.at(-1) as Line;
     expect((request.toolCall as { name: string }).name).toBe("run_command");
     cli.send({ type: "deny", requestId: "nope" }); // no such request: an error, the request still waits
+    expect(SCHEMA.version).toBe(1);
     cli.send({ type: "approve", requestId: request.requestId });
     const second = await cli.until((l) => l.type === "result", "the second turn's result");
     expect(second.some((l) => l.type === "error" && (l.error as { message: string }).message.includes('"nope"'))).toBe(true);
