@@ -13,7 +13,9 @@ import { dts } from "rollup-plugin-dts";
  * `noTypes` lists executables and guards that need no declarations.
  */
 const packages = {
-  sdk: { entries: { index: "src/index.ts", wire: "src/wire/index.ts", testing: "src/testing/index.ts" } },
+  sdk: {
+    entries: { index: "src/index.ts", wire: "src/wire/index.ts", storage: "src/storage/index.ts", internal: "src/internal/index.ts", testing: "src/testing/index.ts" },
+  },
   node: { entries: { index: "src/index.ts", cli: "src/cli.ts", "not-node": "src/not-node.ts" }, noTypes: ["cli", "not-node"] },
   harness: { entries: { index: "src/index.ts", bin: "src/bin.ts" }, noTypes: ["bin"] },
 };

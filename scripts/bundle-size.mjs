@@ -18,6 +18,7 @@ const entries = [
     contents: `export { Agent, WebSocketTransport } from "@antigravity-ts/sdk";`,
   },
   { label: "@antigravity-ts/sdk/wire", runtime: "browser", contents: `export * from "@antigravity-ts/sdk/wire";` },
+  { label: "@antigravity-ts/sdk/storage", runtime: "browser", contents: `export * from "@antigravity-ts/sdk/storage";` },
   { label: "@antigravity-ts/sdk/testing", runtime: "browser", contents: `export * from "@antigravity-ts/sdk/testing";` },
   { label: "@antigravity-ts/sdk (workerd conditions)", runtime: "workerd", contents: `export * from "@antigravity-ts/sdk";` },
   { label: "@antigravity-ts/node (browser: the not-node guard)", runtime: "browser", contents: `import "@antigravity-ts/node";` },

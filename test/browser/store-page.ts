@@ -1,6 +1,7 @@
 // The page script of test/browser/indexeddb-store.spec.ts: the IndexedDB conversation store in
 // Chromium, driven from the test through `window.storeTest`. Bundled from the built SDK.
-import { createIndexedDbConversationStore, type ConversationStoreWarning } from "@antigravity-ts/sdk";
+import type { ConversationStoreWarning } from "@antigravity-ts/sdk";
+import { createIndexedDbConversationStore } from "@antigravity-ts/sdk/storage";
 import { sampleSnapshot, storeContractChecks } from "@antigravity-ts/sdk/testing";
 
 const ID = "browser-0123456789abcdef0123456789abcdef";

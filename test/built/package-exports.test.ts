@@ -58,3 +58,27 @@ describe("@antigravity-ts/node export map", () => {
     for (const runtime of ["workerd", "deno", "browser", "default"]) expect(conditions[runtime]).toBe("./dist/not-node.js");
   });
 });
+
+describe("@antigravity-ts/sdk entry points (built)", () => {
+  const dist = (file: string): string => join(root, "packages/sdk/dist", file);
+  const load = (file: string): Promise<Record<string, unknown>> => import(dist(file)) as Promise<Record<string, unknown>>;
+
+  it("keeps internal mappers, queue and abort utilities out of the public root (issue 12 item 4)", async () => {
+    const rootExports = await load("index.js");
+    expect(rootExports["Agent"]).toBeTypeOf("function");
+    const internal = ["stepFromUpdate", "toolCallsFromUpdate", "usageFromWire", "AsyncQueue", "LogThrottle", "linkSignal", "delay", "abortError"];
+    expect(internal.filter((name) => name in rootExports)).toEqual([]);
+    const internalExports = await load("internal.js");
+    expect(internal.filter((name) => !(name in internalExports))).toEqual([]);
+  });
+
+  it("serves the conversation stores from /storage, not from the root", async () => {
+    const rootExports = await load("index.js");
+    const storage = await load("storage.js");
+    const stores = ["createMemoryConversationStore", "createIndexedDbConversationStore", "createDurableObjectConversationStore", "encodeSnapshot", "loadOrMoveAside"];
+    expect(stores.filter((name) => typeof storage[name] !== "function")).toEqual([]);
+    expect(stores.filter((name) => name in rootExports)).toEqual([]);
+    // The snapshot type's validator stays in the root: Conversation.restore needs it anyway.
+    expect(rootExports["parseConversationSnapshot"]).toBeTypeOf("function");
+  });
+});

@@ -3,7 +3,8 @@
 // SDK, workerd conditions); no Cloudflare types: the DO is a plain class, as workerd allows.
 //   POST /<object name>/check/<index>   run storeContractChecks[index]        -> {ok} | {error}
 //   POST /<object name>/<scenario>      run a Durable-Object-specific scenario -> JSON result
-import { createDurableObjectConversationStore, type ConversationStoreWarning, type DurableObjectKeyValue, type DurableObjectStorageLike } from "@antigravity-ts/sdk";
+import type { ConversationStoreWarning } from "@antigravity-ts/sdk";
+import { createDurableObjectConversationStore, type DurableObjectKeyValue, type DurableObjectStorageLike } from "@antigravity-ts/sdk/storage";
 import { sampleSnapshot, storeContractChecks } from "@antigravity-ts/sdk/testing";
 
 /** `ctx.storage` with `list`, which only these scenarios use (to see every key the store left). */

@@ -6,7 +6,8 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Agent, createMemoryConversationStore, parseConversationSnapshot } from "@antigravity-ts/node";
+import { Agent, parseConversationSnapshot } from "@antigravity-ts/node";
+import { createMemoryConversationStore } from "@antigravity-ts/sdk/storage";
 
 const store = createMemoryConversationStore();
 const saveDir = await mkdtemp(join(tmpdir(), "antigravity-example-"));

@@ -2,8 +2,6 @@ export * from "./types.js";
 export * from "./errors.js";
 export type * from "./connection/connection.js";
 export * from "./conversation/index.js";
-export * from "./storage/index.js";
-export { stepFromUpdate, stepIdOf, toolCallsFromUpdate, normalizeWirePath, usageFromWire, stopReasonFromWire } from "./mapping/index.js";
 export * from "./session/index.js";
 export * from "./agent/index.js";
 export * from "./config/index.js";
@@ -28,6 +26,3 @@ export {
 export { createChannelPair, createInMemoryTransport, type InMemoryChannel } from "./transport/in-memory.js";
 export { fetchUpgradeWebSocket, type FetchUpgradeOptions } from "./transport/fetch-upgrade.js";
 export type { Channel, Transport } from "./transport/transport.js";
-export { AsyncQueue, type AsyncQueueOptions } from "./util/async-queue.js";
-export { abortError, delay, linkSignal, raceSignal, throwIfAborted, type LinkedSignal } from "./util/abort.js";
-export { LogThrottle } from "./util/log-throttle.js";

@@ -1,4 +1,5 @@
-import { createIndexedDbConversationStore, StepSource, type Step } from "@antigravity-ts/sdk";
+import { StepSource, type Step } from "@antigravity-ts/sdk";
+import { createIndexedDbConversationStore } from "@antigravity-ts/sdk/storage";
 import { AgentTurnView } from "./transcript.js";
 
 /** Where this page keeps its conversations between reloads (seed 002: load never fails, saves are atomic). */

@@ -9,7 +9,8 @@
  * `--storage DIR` to survive its own restarts); the conversation id is derived from the object's
  * id, so both sides meet again on every request.
  */
-import { Agent, SdkError, WebSocketTransport, createDurableObjectConversationStore, fetchUpgradeWebSocket, type DurableObjectStorageLike } from "@antigravity-ts/sdk";
+import { Agent, SdkError, WebSocketTransport, fetchUpgradeWebSocket } from "@antigravity-ts/sdk";
+import { createDurableObjectConversationStore, type DurableObjectStorageLike } from "@antigravity-ts/sdk/storage";
 
 /** The Worker's bindings (wrangler.toml). */
 export interface Env {

@@ -1,5 +1,6 @@
 import { createInterface, type Interface } from "node:readline";
-import { AsyncQueue, type ToolCall } from "@antigravity-ts/sdk";
+import type { ToolCall } from "@antigravity-ts/sdk";
+import { AsyncQueue } from "@antigravity-ts/sdk/internal";
 import type { CliOptions } from "./cli-args.js";
 import { buildDemoAgent, commandLineOf, describeModel } from "./demo-agent.js";
 import { runTurn } from "./run-turn.js";

@@ -1,7 +1,8 @@
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
-import { ErrorCode, LogThrottle, SdkError, WebSocketTransport, type Channel, type Transport } from "@antigravity-ts/sdk";
+import { ErrorCode, SdkError, WebSocketTransport, type Channel, type Transport } from "@antigravity-ts/sdk";
+import { LogThrottle } from "@antigravity-ts/sdk/internal";
 import { WebSocketServer, type WebSocket } from "ws";
 import { SOCKET_CLOSE_TIMEOUT_MS } from "../socket/connect-harness-socket.js";
 import { isOriginAllowed, isTokenValid, presentedToken, type OriginPolicy, type PresentedToken, type TokenPolicy } from "./gateway-auth.js";

@@ -7,7 +7,8 @@ import {
   encodeInitializeConversationEvent,
   type HarnessConfig,
 } from "@antigravity-ts/sdk/wire";
-import { SdkError, type LogThrottle } from "@antigravity-ts/sdk";
+import { SdkError } from "@antigravity-ts/sdk";
+import type { LogThrottle } from "@antigravity-ts/sdk/internal";
 import { remoteAddress } from "./gateway-log.js";
 import { GatewayCloseCode, truncateReason } from "./gateway-relay.js";
 import type { PageIdentity, SessionRules } from "./gateway-session.js";

@@ -1,4 +1,5 @@
-import { ErrorCode, SdkError, WebSocketTransport, abortError, delay, type CallOptions, type Channel, type WebSocketTransportOptions } from "@antigravity-ts/sdk";
+import { ErrorCode, SdkError, WebSocketTransport, type CallOptions, type Channel, type WebSocketTransportOptions } from "@antigravity-ts/sdk";
+import { abortError, delay } from "@antigravity-ts/sdk/internal";
 
 /** How long `close()` waits for the harness's close frame before dropping the socket. */
 export const SOCKET_CLOSE_TIMEOUT_MS = 500;

@@ -2,18 +2,8 @@ import { randomBytes } from "node:crypto";
 import { constants, type Stats } from "node:fs";
 import { lstat, mkdir, open, readdir, realpath, rename, stat, unlink } from "node:fs/promises";
 import path from "node:path";
-import {
-  ErrorCode,
-  KeyedSerializer,
-  SdkError,
-  assertStorableConversationId,
-  encodeSnapshot,
-  loadOrMoveAside,
-  reportWarning,
-  type ConversationSnapshot,
-  type ConversationStore,
-  type ConversationStoreOptions,
-} from "@antigravity-ts/sdk";
+import { ErrorCode, SdkError, type ConversationSnapshot, type ConversationStore, type ConversationStoreOptions } from "@antigravity-ts/sdk";
+import { KeyedSerializer, assertStorableConversationId, encodeSnapshot, loadOrMoveAside, reportWarning } from "@antigravity-ts/sdk/storage";
 import { errnoCode } from "../subprocess/spawn-errors.js";
 import { TEMP_FILE, movedAsideName, snapshotFileName } from "./file-names.js";
 

@@ -1,6 +1,7 @@
 import { rm } from "node:fs/promises";
 import { release } from "node:os";
-import { ErrorCode, SDK_VERSION, SdkError, linkSignal, throwIfAborted, type CallOptions, type Channel, type Transport, type WebSocketPeerClose } from "@antigravity-ts/sdk";
+import { ErrorCode, SDK_VERSION, SdkError, type CallOptions, type Channel, type Transport, type WebSocketPeerClose } from "@antigravity-ts/sdk";
+import { linkSignal, throwIfAborted } from "@antigravity-ts/sdk/internal";
 import { InputConfigSchema, create } from "@antigravity-ts/sdk/wire";
 import { connectHarnessSocket } from "../socket/connect-harness-socket.js";
 import { discoverHarnessBinary, type HarnessBinary } from "./discover-harness.js";
@@ -179,8 +180,9 @@ export class SubprocessTransport implements Transport {
  * runs ends the stream; otherwise `HarnessCrashed` with the stderr tail if the child died, else
  * `ConnectionClosed` with it.
  */
-async function crashOnPeerClose(harness: HarnessProcess, { code, reason }: WebSocketPeerClose): Promise<SdkError | undefined> {
+async function crashOnPeerClose(harness: HarnessProcess, { code, reason, error }: WebSocketPeerClose): Promise<SdkError | undefined> {
   if (code === 1000 && harness.exit === undefined) return undefined;
+  if (error?.code === ErrorCode.NotFound) return error; // the harness refused a resume: it did not crash
   const exit = await harness.waitForExit(CRASH_PROBE_MS);
   if (exit === undefined) {
     return new SdkError(ErrorCode.ConnectionClosed, `the harness closed the WebSocket (code ${code}${reason ? `: ${reason}` : ""}) but is still running; harness stderr:\n${harness.stderr.toString()}`, { details: { closeCode: code } });

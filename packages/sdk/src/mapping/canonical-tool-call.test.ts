@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { decidePolicyRequest, deny, HookRunner, stepFromUpdate, type ToolCall } from "../index.js";
+import { decidePolicyRequest, deny, HookRunner, type ToolCall } from "../index.js";
 import { decodeOutputEvent, PolicyEvaluationOutcome, type PolicyDecisionRequest, type StepUpdate } from "../wire/index.js";
 import { canonicalToolCall, sdkToolName, toolCallFromPreToolArgs } from "./canonical-tool-call.js";
+import { stepFromUpdate } from "./step-from-update.js";
 
 // Issue 10 item 9: one spelling of a call wherever a user sees it. The same run_command call as
 // a step shows it (the action sub-message) and as the harness asks policies and hooks about it

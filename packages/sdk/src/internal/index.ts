@@ -1,0 +1,11 @@
+/**
+ * Building blocks the sibling packages (`@antigravity-ts/node`, `@antigravity-ts/harness`) share
+ * with the core: the wire→step mappers, the bounded async queue, abort helpers and log throttling.
+ * They are not the SDK's API and may change in any release; the public root
+ * (`@antigravity-ts/sdk`) leaves them out so a browser app does not carry them in its import map.
+ * @module
+ */
+export { stepFromUpdate, stepIdOf, toolCallsFromUpdate, normalizeWirePath, usageFromWire, stopReasonFromWire } from "../mapping/index.js";
+export { AsyncQueue, type AsyncQueueOptions } from "../util/async-queue.js";
+export { abortError, delay, linkSignal, raceSignal, throwIfAborted, type LinkedSignal } from "../util/abort.js";
+export { LogThrottle } from "../util/log-throttle.js";
