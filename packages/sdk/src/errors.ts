@@ -25,10 +25,27 @@ export const ErrorCode = {
   FailedPrecondition: "FailedPrecondition",
   /** A bug or an unexpected failure inside the SDK or user code it ran. */
   Internal: "Internal",
+  /** What the call names does not exist (e.g. a resume of a session id the harness has no record of). Not retryable. */
+  NotFound: "NotFound",
+  /** A quota or rate limit refused the call (HTTP 429). Retryable after a pause. */
+  ResourceExhausted: "ResourceExhausted",
 } as const;
 
 /** One of the {@link ErrorCode} values. */
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
+
+/**
+ * The codes for which the same call may succeed if made again (after a pause): the harness was
+ * unreachable or slow, the connection dropped, a quota refused it. Every other code needs a change
+ * first (a key, an argument, a session id, the state) or reports a final outcome.
+ */
+const RETRYABLE_CODES: ReadonlySet<ErrorCode> = new Set([ErrorCode.Unavailable, ErrorCode.DeadlineExceeded, ErrorCode.ConnectionClosed, ErrorCode.ResourceExhausted]);
+
+/**
+ * The brand every `SdkError` carries, under a global symbol: two installed copies of the SDK
+ * (a bundled one and the app's) then still recognise each other's errors with `instanceof`.
+ */
+const SDK_ERROR_BRAND = Symbol.for("@antigravity-ts/sdk.SdkError");
 
 /**
  * The single error type of the SDK. Every failure that crosses the public API is an `SdkError`
@@ -48,6 +65,26 @@ export class SdkError extends Error {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.code = code;
     this.details = options?.details ?? {};
+    Object.defineProperty(this, SDK_ERROR_BRAND, { value: true });
+  }
+
+  /**
+   * Whether making the same call again may succeed: `Unavailable`, `DeadlineExceeded`,
+   * `ConnectionClosed` and `ResourceExhausted` are retryable (back off first); every other code
+   * is not (fix the cause: the key, the arguments, the session id, the state).
+   */
+  get retryable(): boolean {
+    return RETRYABLE_CODES.has(this.code);
+  }
+
+  /**
+   * `instanceof SdkError` holds for an `SdkError` of any installed copy of this package (checked by
+   * a brand under `Symbol.for`), as connect-es does for `ConnectError`. Subclasses keep the
+   * ordinary prototype check.
+   */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    if (this !== SdkError) return Function.prototype[Symbol.hasInstance].call(this, value);
+    return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[SDK_ERROR_BRAND] === true;
   }
 
   /**

@@ -78,7 +78,8 @@ async function awaitInitializeResponse(ready: Promise<void>, signal: AbortSignal
     throw new SdkError(
       ErrorCode.DeadlineExceeded,
       `the harness sent no initializeConversationResponse (protocol §5) in time (${sdkError.message}): it did not accept the session configuration. Harnesses before ≈0.1.4 (protocol era A, e.g. the community Rust SDK's mock) never send one and are not supported; this SDK speaks the protocol of ≈0.1.11 and later (docs/upstream-differences.md)`,
-      { cause: sdkError },
+      // The details say where it stalled (e.g. a WebSocketTransport's url and stage `init`).
+      { cause: sdkError, details: sdkError.details },
     );
   } finally {
     bound.dispose();

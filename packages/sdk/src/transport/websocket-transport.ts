@@ -1,8 +1,9 @@
 import { ErrorCode, SdkError } from "../errors.js";
 import type { CallOptions } from "../types.js";
 import { abortError, linkSignal, raceSignal, throwIfAborted } from "../util/abort.js";
-import { AsyncQueue } from "../util/async-queue.js";
 import type { Channel, Transport } from "./transport.js";
+import { terminate, WebSocketChannel, type ChannelOptions } from "./websocket-channel.js";
+import { connectError, peerCloseError, redactUrl, stageDeadlineError, type ConnectStage, type Offered, type Refusal } from "./websocket-errors.js";
 import { DefaultWebSocket } from "./websocket-transport-default.js";
 
 /** The event shapes a {@link WebSocketLike} delivers (DOM `MessageEvent`/`CloseEvent`/`ErrorEvent`, `ws`'s twins). */
@@ -65,6 +66,18 @@ export interface WebSocketTransportOptions {
   /** How long `close()` waits for the peer's close frame. Default 1000 ms. */
   closeTimeoutMs?: number;
   /**
+   * How long `connect()` waits for the socket to open (TCP connection and WebSocket upgrade)
+   * before it fails with `DeadlineExceeded` naming the URL and the stage (`connect`/`upgrade`).
+   * Default 10000 ms; `0` or `Infinity`: no limit. A `timeoutMs` of the call applies as well.
+   */
+  connectTimeoutMs?: number;
+  /**
+   * How long an open channel waits for the peer's first frame after its own first frame (the
+   * session configuration, §5) before `frames()` fails with `DeadlineExceeded`, stage `init`,
+   * and the socket is dropped. Default 30000 ms; `0` or `Infinity`: no limit.
+   */
+  initTimeoutMs?: number;
+  /**
    * Decides how `frames()` ends when the socket closes without `close()` having been called:
    * return (or resolve to) the error it throws, or `undefined` to end it normally. Default:
    * `close.error`. E.g. the subprocess transport turns a drop into `HarnessCrashed` when its child died.
@@ -73,7 +86,8 @@ export interface WebSocketTransportOptions {
 }
 
 const OPEN = 1;
-const CLOSED = 3;
+const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
+const DEFAULT_INIT_TIMEOUT_MS = 30_000;
 
 /**
  * Reads an environment variable where the runtime has one (`process.env` on Node and Bun,
@@ -93,8 +107,11 @@ export function readEnvironment(name: string): string | undefined {
 /**
  * A transport to a harness that is already listening (protocol §4): one WebSocket per `connect()`,
  * `x-goog-api-key` on the upgrade, text frames, no message size limit. Refused → `Unavailable`;
- * HTTP 401/403 on the upgrade → `PermissionDenied`. Frames are buffered from the moment the
- * socket opens; an abnormal close (code ≠ 1000) makes `frames()` throw `ConnectionClosed`.
+ * HTTP 401/403 on the upgrade → `PermissionDenied`, 429 → `ResourceExhausted`; no open socket
+ * within `connectTimeoutMs`, or no answer to the first frame within `initTimeoutMs` →
+ * `DeadlineExceeded` with the URL and the stage. Frames are buffered from the moment the socket
+ * opens; an abnormal close (code ≠ 1000) makes `frames()` throw `ConnectionClosed` (`NotFound`
+ * for a refused resume of an unknown session).
  *
  * @example
  * const transport = new WebSocketTransport({ url: "ws://127.0.0.1:8765/", apiKey: "secret" });
@@ -115,33 +132,67 @@ export class WebSocketTransport implements Transport {
   }
 
   async connect(options: CallOptions = {}): Promise<Channel> {
-    const link = linkSignal(options);
+    // The transport's own limit on opening: it aborts the link with an error naming the stage.
+    const deadline = new AbortController();
+    let socket: WebSocketLike | undefined;
+    const connectTimeoutMs = this.#options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
+    const timer = isLimit(connectTimeoutMs)
+      ? setTimeout(() => deadline.abort(stageDeadlineError(this.url, openingStage(socket), connectTimeoutMs, "connectTimeoutMs")), connectTimeoutMs)
+      : undefined;
+    const link = linkSignal(options, deadline.signal);
     try {
       throwIfAborted(link.signal);
-      const closeTimeoutMs = this.#options.closeTimeoutMs ?? 1_000;
+      const channelOptions: ChannelOptions = {
+        url: this.url,
+        closeTimeoutMs: this.#options.closeTimeoutMs ?? 1_000,
+        initTimeoutMs: this.#options.initTimeoutMs ?? DEFAULT_INIT_TIMEOUT_MS,
+        onPeerClose: this.#options.onPeerClose,
+      };
       if (this.#options.connect !== undefined) {
         const opening = this.#options.connect(this.url, this.#headers, { signal: link.signal });
-        let socket: WebSocketLike;
+        let opened: WebSocketLike;
         try {
-          socket = await raceSignal(opening, link.signal);
+          opened = await raceSignal(opening, link.signal);
         } catch (error) {
           // Aborted first: a factory that ignores the signal must not leave an open socket behind.
           opening.then((late) => terminate(late), () => undefined);
           throw error;
         }
-        return new WebSocketChannel(socket, this.url, closeTimeoutMs, this.#options.onPeerClose);
+        return new WebSocketChannel(opened, channelOptions);
       }
-      const socket = createSocket(this.url, this.#headers, this.#options.protocols ?? [], this.#options.WebSocket ?? DefaultWebSocket);
+      const protocols = this.#options.protocols ?? [];
+      socket = createSocket(this.url, this.#headers, protocols, this.#options.WebSocket ?? DefaultWebSocket);
       // The channel listens before the socket opens: frames sent with the upgrade are kept (§4).
-      const channel = new WebSocketChannel(socket, this.url, closeTimeoutMs, this.#options.onPeerClose);
-      await waitForOpen(socket, this.url, link.signal);
+      const channel = new WebSocketChannel(socket, channelOptions);
+      const offered: Offered = {
+        apiKey: this.#headers["x-goog-api-key"] !== undefined,
+        token: protocols.some((protocol) => protocol.startsWith("antigravity.token.")) || /[?&]token=/.test(this.url),
+      };
+      await waitForOpen(socket, this.url, offered, link.signal);
       return channel;
     } catch (error) {
       throw SdkError.from(error, ErrorCode.Unavailable);
     } finally {
+      clearTimeout(timer);
       link.dispose();
     }
   }
+}
+
+/** A finite, positive time limit (`0` and `Infinity` mean none). */
+function isLimit(ms: number): boolean {
+  if (!(ms >= 0)) throw new SdkError(ErrorCode.InvalidArgument, `a WebSocketTransport timeout must be a number >= 0 (0 or Infinity: none), got ${String(ms)}`);
+  return ms > 0 && Number.isFinite(ms);
+}
+
+/**
+ * How far a socket that is not open yet got. Only `ws` tells (its pending HTTP request's TCP
+ * socket, a private field read defensively); elsewhere, and before a socket exists, `connect`.
+ */
+function openingStage(socket: WebSocketLike | undefined): ConnectStage {
+  const request = (socket as { _req?: { socket?: { connecting?: boolean } | null } | null } | undefined)?._req;
+  const tcp = request?.socket;
+  return tcp !== undefined && tcp !== null && tcp.connecting === false ? "upgrade" : "connect";
 }
 
 function parsePort(value: string | undefined): number | undefined {
@@ -170,7 +221,7 @@ function createSocket(url: string, headers: Record<string, string>, protocols: r
 }
 
 /** Resolves once `socket` is open; rejects (and drops the socket) if it fails or `signal` aborts first. */
-function waitForOpen(socket: WebSocketLike, url: string, signal: AbortSignal): Promise<void> {
+function waitForOpen(socket: WebSocketLike, url: string, offered: Offered, signal: AbortSignal): Promise<void> {
   if (socket.readyState === OPEN) return Promise.resolve();
   return new Promise<void>((resolve, reject) => {
     let refusal: Refusal | undefined;
@@ -196,7 +247,7 @@ function waitForOpen(socket: WebSocketLike, url: string, signal: AbortSignal): P
     const onError = (event: WebSocketEventLike): void => {
       settle();
       terminate(socket);
-      reject(connectError(url, event, refusal));
+      reject(connectError(url, event, refusal, offered));
     };
     const onAbort = (): void => {
       settle();
@@ -208,12 +259,6 @@ function waitForOpen(socket: WebSocketLike, url: string, signal: AbortSignal): P
     socket.addEventListener("close", onError);
     signal.addEventListener("abort", onAbort, { once: true });
   });
-}
-
-/** A refused upgrade as `ws` reports it: the response's status and the start of its body. */
-interface Refusal {
-  status: number | undefined;
-  body: string;
 }
 
 /** The `http.IncomingMessage` of a refused upgrade, as far as it is read here. */
@@ -248,144 +293,6 @@ function readRefusalBody(response: RefusedResponse, refusal: Refusal, done: () =
   response.on?.("error", finish);
 }
 
-function connectError(target: string, event: WebSocketEventLike, refusal: Refusal | undefined): SdkError {
-  const url = redactUrl(target);
-  const text = event.message ?? (event.error instanceof Error ? event.error.message : "") ?? "";
-  // `ws` says "Unexpected server response: 401"; Deno's WebSocket "Invalid status code: 401".
-  const httpCode = refusal?.status ?? Number(/(?:Unexpected server response|Invalid status code):? (\d{3})/.exec(text)?.[1] ?? Number.NaN);
-  const details = Number.isNaN(httpCode) ? {} : { httpCode };
-  const body = refusal?.body.trim().slice(0, 200) ?? "";
-  const http = `HTTP ${httpCode}${body === "" ? "" : `: ${body}`}`;
-  if (httpCode === 401 || httpCode === 403) {
-    return new SdkError(ErrorCode.PermissionDenied, `the harness at ${url} refused the api key (${http}); pass the key it expects (apiKey / ANTIGRAVITY_API_KEY)`, { cause: event.error, details });
-  }
-  const why = Number.isNaN(httpCode) ? text || `connection closed${event.code === undefined ? "" : ` (code ${event.code})`}` : http;
-  return new SdkError(ErrorCode.Unavailable, `could not connect to the harness at ${url}: ${why}; is it running and listening there?`, { cause: event.error, details });
-}
-
-function terminate(socket: WebSocketLike): void {
-  const ws = socket as unknown as { terminate?: () => void };
-  try {
-    if (typeof ws.terminate === "function") ws.terminate();
-    else if (socket.readyState !== CLOSED) socket.close();
-  } catch {
-    // closing a socket that never opened may throw in some runtimes; it is gone either way
-  }
-}
-
 function describe(cause: unknown): string {
   return cause instanceof Error ? cause.message : String(cause);
-}
-
-const decoder = new TextDecoder();
-
-/** A {@link Channel} over an open {@link WebSocketLike}. */
-class WebSocketChannel implements Channel {
-  readonly #socket: WebSocketLike;
-  readonly #url: string;
-  readonly #closeTimeoutMs: number;
-  readonly #onPeerClose: WebSocketTransportOptions["onPeerClose"];
-  readonly #queue = new AsyncQueue<string>();
-  #closing: Promise<void> | undefined;
-  #consumed = false;
-  readonly #closed: Promise<void>;
-
-  constructor(socket: WebSocketLike, url: string, closeTimeoutMs: number, onPeerClose: WebSocketTransportOptions["onPeerClose"]) {
-    this.#socket = socket;
-    this.#url = redactUrl(url);
-    this.#closeTimeoutMs = closeTimeoutMs;
-    this.#onPeerClose = onPeerClose;
-    socket.binaryType = "arraybuffer";
-    socket.addEventListener("message", (event) => void this.#queue.push(frameText(event.data)));
-    socket.addEventListener("error", () => {
-      // a 'close' event follows every 'error'; it decides how the stream ends
-    });
-    this.#closed = new Promise<void>((resolve) => {
-      socket.addEventListener("close", (event) => {
-        this.#onClose(event);
-        resolve();
-      });
-    });
-    if (socket.readyState === CLOSED) this.#onClose({ code: 1006 });
-  }
-
-  send(frame: string): void {
-    if (this.#closing !== undefined || this.#socket.readyState !== OPEN) {
-      throw new SdkError(ErrorCode.ConnectionClosed, `cannot send: the WebSocket to ${this.#url} is closed`);
-    }
-    this.#socket.send(frame);
-  }
-
-  frames(): AsyncIterable<string> {
-    if (this.#consumed) throw new SdkError(ErrorCode.FailedPrecondition, "frames() has a single consumer and was already called");
-    this.#consumed = true;
-    return this.#queue;
-  }
-
-  close(options: CallOptions = {}): Promise<void> {
-    this.#closing ??= this.#close(options);
-    return this.#closing;
-  }
-
-  async #close(options: CallOptions): Promise<void> {
-    this.#queue.end();
-    if (this.#socket.readyState === CLOSED) return;
-    try {
-      this.#socket.close(1000);
-    } catch {
-      terminate(this.#socket);
-      return;
-    }
-    const link = linkSignal({ timeoutMs: this.#closeTimeoutMs, ...options });
-    try {
-      await raceSignal(this.#closed, link.signal);
-    } catch {
-      terminate(this.#socket); // the peer did not answer the close frame in time
-    } finally {
-      link.dispose();
-    }
-  }
-
-  #onClose(event: WebSocketEventLike): void {
-    if (this.#closing !== undefined) {
-      this.#queue.end();
-      return;
-    }
-    const code = event.code ?? 1006;
-    const reason = event.reason ?? "";
-    // 1006: no close frame (RFC 6455 §7.1.5), so the reason is ours to tell.
-    const why = reason || (code === 1006 ? "no close frame; the harness stopped or the network dropped" : "");
-    const error = code === 1000 ? undefined : new SdkError(ErrorCode.ConnectionClosed, `the WebSocket to ${this.#url} closed unexpectedly (code ${code}${why ? `: ${why}` : ""}); start the agent again to reconnect (a saved session resumes with its conversationId)`, { details: { closeCode: code } });
-    const decide = this.#onPeerClose;
-    if (decide === undefined) return this.#end(error);
-    // A close() while the owner decides ends the stream normally: end() wins over a later fail().
-    void (async () => decide({ code, reason, error }))().then(
-      (decided) => this.#end(decided),
-      (cause: unknown) => this.#end(SdkError.from(cause, ErrorCode.ConnectionClosed)),
-    );
-  }
-
-  #end(error: SdkError | undefined): void {
-    if (error === undefined) this.#queue.end();
-    else this.#queue.fail(error);
-  }
-}
-
-/** Text of a message event's data: strings as they are, binary frames decoded as UTF-8. */
-function frameText(data: unknown): string {
-  if (typeof data === "string") return data;
-  if (data instanceof ArrayBuffer) return decoder.decode(data);
-  if (ArrayBuffer.isView(data)) return decoder.decode(new Uint8Array(data.buffer, data.byteOffset, data.byteLength));
-  if (Array.isArray(data)) return data.map(frameText).join("");
-  return String(data);
-}
-
-/** The URL without its query, fragment and credentials, for error messages: a gateway token travels in the query. */
-function redactUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    return `${parsed.protocol}//${parsed.host}${parsed.pathname}`;
-  } catch {
-    return url.replace(/[?#].*$/, "");
-  }
 }
