@@ -3,6 +3,7 @@ export * from "./errors.js";
 export type * from "./connection/connection.js";
 export * from "./conversation/index.js";
 export * from "./session/index.js";
+export * from "./continuation/index.js";
 export * from "./agent/index.js";
 export * from "./config/index.js";
 export { createHarnessConnection, HarnessConnection } from "./connection/harness-connection.js";
