@@ -81,6 +81,23 @@ describe("HarnessConnection turns", () => {
     await connection.disconnect();
   });
 
+  it("gives a finished step's id seen again in the next turn to that turn (a harness that numbers steps per turn)", async () => {
+    const { connection, late } = await open(async (harness) => {
+      for (const answer of ["one", "two"]) {
+        await harness.expect("userInput");
+        harness.state(T, RUNNING);
+        text(harness, 1, answer, StepUpdate_State.DONE);
+        harness.state(T, FULLY_IDLE);
+      }
+    });
+    await connection.send("first");
+    expect((await steps(connection)).steps.map((s) => s.content)).toEqual(["one"]);
+    await connection.send("second");
+    expect((await steps(connection)).steps.map((s) => s.content)).toEqual(["two"]);
+    expect(late).toEqual([]);
+    await connection.disconnect();
+  });
+
   it("reports a turn the harness starts on its own (after a trigger) before its first step", async () => {
     const { connection, turns } = await open(async (harness) => {
       expect(await harness.expect("automatedTrigger")).toBe("ping");

@@ -1,4 +1,4 @@
-import type { Step, UsageMetadata } from "../types.js";
+import { StepStatus, type Step, type UsageMetadata } from "../types.js";
 
 /** A usage report (§14 `usageUpdate`) that arrived during a turn, in order with its steps. */
 export class UsageMark {
@@ -39,11 +39,17 @@ class SupersededStep {
  * When an update's `content` and `thinking` extend the previous update's, the previous one keeps
  * only its lengths and slices its text from the newest update when it is read again: the buffer
  * holds each step's text once, and every update still reads back exactly as it arrived.
+ *
+ * Only steps still running are indexed while the turn streams (a step finished at first sight,
+ * the common case of a fast stream, costs no lookup); the index of every step is built when it
+ * is first asked for.
  */
 export class TurnEntries {
   readonly #entries: (TurnEntry | SupersededStep)[] = [];
-  /** Step id → its newest update, in first-seen order. */
-  readonly #latest = new Map<string, Latest>();
+  /** Steps whose newest update is unfinished (ACTIVE, WAITING_FOR_USER): the ones that get more updates. */
+  readonly #running = new Map<string, Latest>();
+  /** Every step id, once asked for ({@link has}). */
+  #ids: Set<string> | undefined;
 
   get length(): number {
     return this.#entries.length;
@@ -56,14 +62,25 @@ export class TurnEntries {
   }
 
   has(id: string): boolean {
-    return this.#latest.has(id);
+    if (this.#ids === undefined) {
+      this.#ids = new Set();
+      for (const entry of this.#entries) if (!(entry instanceof UsageMark)) this.#ids.add(entry instanceof SupersededStep ? entry.base.id : entry.id);
+    }
+    return this.#ids.has(id);
   }
 
   /** The newest update of every step, in the order the steps first arrived. */
   latestSteps(): Step[] {
-    const steps: Step[] = [];
-    for (const { chain } of this.#latest.values()) steps.push(chain.step);
-    return steps;
+    const latest = new Map<string, Step>(); // a key keeps its first position when set again
+    for (const entry of this.#entries) {
+      if (entry instanceof UsageMark) continue;
+      if (entry instanceof SupersededStep) {
+        if (!latest.has(entry.base.id)) latest.set(entry.base.id, entry.base); // a newer update replaces it below
+      } else {
+        latest.set(entry.id, entry);
+      }
+    }
+    return [...latest.values()];
   }
 
   pushUsage(mark: UsageMark): void {
@@ -72,10 +89,10 @@ export class TurnEntries {
 
   pushStep(step: Step): void {
     const index = this.#entries.length;
-    const latest = this.#latest.get(step.id);
-    if (latest === undefined) {
-      this.#latest.set(step.id, { index, chain: { step } });
-    } else {
+    this.#ids?.add(step.id);
+    const running = step.status === StepStatus.Active || step.status === StepStatus.WaitingForUser;
+    const latest = this.#running.size === 0 ? undefined : this.#running.get(step.id);
+    if (latest !== undefined) {
       const previous = this.#entries[latest.index] as Step;
       if (extends_(previous, step)) {
         this.#entries[latest.index] = new SupersededStep({ ...previous, content: "", thinking: "" }, latest.chain, previous.content.length, previous.thinking.length);
@@ -84,11 +101,13 @@ export class TurnEntries {
         latest.chain = { step }; // older superseded updates keep slicing from `previous`
       }
       latest.index = index;
+      if (!running) this.#running.delete(step.id);
+    } else if (running) {
+      this.#running.set(step.id, { index, chain: { step } });
     }
     this.#entries.push(step);
   }
 }
-
 /** True when `next` extends `previous`'s text and that text is long enough to be worth sharing. */
 function extends_(previous: Step, next: Step): boolean {
   return (

@@ -1,6 +1,6 @@
 import { ErrorCode, SdkError } from "../errors.js";
 import { stopReasonFromWire } from "../mapping/index.js";
-import type { Step, StopReason } from "../types.js";
+import { StepStatus, type Step, type StopReason } from "../types.js";
 import { TrajectoryStateUpdate_State, type TrajectoryStateUpdate } from "../wire/index.js";
 import { Turn, type TurnObserver } from "./turn.js";
 import { observerTaken } from "./turn-view.js";
@@ -19,6 +19,9 @@ export class TurnTracker {
   #turn: Turn | undefined;
   /** The turn before `#turn`, kept to route a late update of one of its steps. */
   #previous: Turn | undefined;
+  /** Ids of `#turn`'s and `#previous`'s steps whose last update from the harness left them unfinished. */
+  #open = new Set<string>();
+  #previousOpen = new Set<string>();
   /** Main trajectory of `#turn`: the first step's, or the first state update's (§6.3). */
   #main: string | undefined;
   /** True once the harness showed it works on `#turn` (a step, RUNNING, a tool or hook request). */
@@ -71,18 +74,22 @@ export class TurnTracker {
   }
 
   /**
-   * Puts a step update in its turn: an update of a step whose turn is over goes there as a late
-   * update, never into a newer turn (a harness may report idle just before a step's DONE);
-   * anything else goes into the running turn, or a new one. Returns the turn it went to.
+   * Puts a step update in its turn: an update of a step its turn left unfinished goes to that
+   * turn as a late update, never into a newer turn (a harness may report idle just before a
+   * step's DONE); anything else goes into the running turn, or a new one. Returns the turn.
    */
   pushStep(step: Step): { turn: Turn; late: boolean } {
-    const ended = this.#endedTurnWith(step.id);
+    const open = step.status === StepStatus.Active || step.status === StepStatus.WaitingForUser;
+    const ended = this.#turn?.settled === true && this.#open.has(step.id) ? this.#turn : this.#previous?.settled === true && this.#previousOpen.has(step.id) ? this.#previous : undefined;
     if (ended !== undefined) {
+      if (!open) (ended === this.#turn ? this.#open : this.#previousOpen).delete(step.id);
       ended.push(step);
       return { turn: ended, late: true };
     }
     const turn = this.forActivity();
     this.#main ??= step.trajectoryId; // §6.3: the first step's trajectory is the main one
+    if (open) this.#open.add(step.id);
+    else if (this.#open.size > 0) this.#open.delete(step.id);
     turn.push(step);
     return { turn, late: false };
   }
@@ -122,17 +129,11 @@ export class TurnTracker {
     const turn = new Turn({ solicited });
     this.#previous = this.#turn;
     this.#turn = turn;
+    this.#previousOpen = this.#open;
+    this.#open = new Set();
     this.#main = undefined;
     this.#active = false;
     this.#observer?.turnStarted(turn);
     return turn;
-  }
-
-  /** The turn that is over and already had step `id`. */
-  #endedTurnWith(id: string): Turn | undefined {
-    const latest = this.#turn;
-    if (latest?.has(id) === true) return latest.settled ? latest : undefined;
-    const previous = this.#previous;
-    return previous?.settled === true && previous.has(id) ? previous : undefined;
   }
 }

@@ -61,7 +61,7 @@ export class TurnPump implements TurnRecorder {
     this.#host.state.record(step);
     if (step.usageMetadata !== undefined) this.#stepUsages.set(step.id, step.usageMetadata);
     if (step.status === StepStatus.Active || step.status === StepStatus.WaitingForUser) this.#open.set(step.id, step);
-    else this.#open.delete(step.id);
+    else if (this.#open.size > 0) this.#open.delete(step.id);
   }
 
   ending(outcome: TurnOutcome): void {
