@@ -16,6 +16,7 @@ import {
   type Step,
   type StreamingSession,
   type Transport,
+  type Trigger,
   type TurnResultEvent,
   type UsageMetadata,
 } from "@antigravity-ts/sdk";
@@ -135,9 +136,10 @@ function defineStreamingSuite(name: string, makeTransport: () => MakeTransport):
       await Promise.all(running.splice(0).map((agent) => agent.stop()));
     });
 
-    async function open(midTurn: MidTurnSemantics): Promise<{ agent: StartedAgent; session: StreamingSession; gate: ReturnType<typeof gateTool> }> {
+    async function open(midTurn: MidTurnSemantics, trigger?: Trigger): Promise<{ agent: StartedAgent; session: StreamingSession; gate: ReturnType<typeof gateTool> }> {
       const gate = gateTool();
-      const agent = await Agent.builder().transport(await make()).workspaces(workspace).tool(gate.tool).allowAll().build().start({ timeoutMs: BOUND_MS });
+      const builder = Agent.builder().transport(await make()).workspaces(workspace).tool(gate.tool).allowAll();
+      const agent = await (trigger === undefined ? builder : builder.trigger(trigger)).build().start({ timeoutMs: BOUND_MS });
       running.push(agent);
       const session = agent.streamingSession({ midTurn });
       expect(session.capabilities.streamingInput).toEqual({ supported: true, semantics: midTurn });
@@ -254,6 +256,39 @@ function defineStreamingSuite(name: string, makeTransport: () => MakeTransport):
       expect(await receipt).toEqual({ messageIndex: 0, turnIndex: 0 });
       expect(turnTexts(rest)).toEqual(["echo last"]);
       expect(rest.at(-1)).toMatchObject({ type: "result", success: true });
+    });
+
+    it("reports a trigger's turn and a failed turn like any other: turnComplete, then result", async () => {
+      let fire!: () => void;
+      const fired = new Promise<void>((resolve) => (fire = resolve));
+      const ping: Trigger = { run: async (ctx, signal) => { await fired; await ctx.sendTrigger("ping", { delivery: "whenIdle", signal }); } };
+      const { session } = await open("queue", ping);
+      fire();
+      const triggered = await readTurns(session, 1);
+      expect(turnTexts(triggered)).toEqual(["Fallback answer."]);
+      expect(results(triggered)).toMatchObject([{ turnIndex: 0, success: true }]);
+      const receipt = session.sendUserMessage("explode now");
+      const failed = await readTurns(session, 1);
+      expect(await bounded(receipt, "the receipt")).toEqual({ messageIndex: 0, turnIndex: 1 });
+      expect(results(failed)).toMatchObject([{ turnIndex: 1, success: false, interrupted: false, error: { code: ErrorCode.ExecutionError } }]);
+      expectBoundaries([...triggered, ...failed]);
+      const next = session.sendUserMessage("echo after the failure");
+      expect(turnTexts(await readTurns(session, 1))).toEqual(["echo after the failure"]);
+      expect(await next).toEqual({ messageIndex: 1, turnIndex: 2 });
+    });
+
+    it("the agent stopped mid-turn: that turn's result says so, the events end, wait() resolves, a later message is refused", async () => {
+      const { agent, session, gate } = await open("queue");
+      void session.sendUserMessage("gate A");
+      await bounded(gate.opened(), "the gate call");
+      await agent.stop();
+      const rest: SessionEvent[] = [];
+      for await (const event of session) rest.push(event);
+      await bounded(session.wait(), "the session's end");
+      expect(results(rest)).toMatchObject([{ turnIndex: 0, success: false, interrupted: false, error: { code: ErrorCode.ConnectionClosed } }]);
+      expectBoundaries(rest);
+      expect((await failure(session.sendUserMessage("echo into the void"))).code).toBe(ErrorCode.ConnectionClosed);
+      expect(await session.nextEvent()).toBeUndefined();
     });
 
     it("refuses a blank message and an unknown midTurn with InvalidArgument", async () => {
