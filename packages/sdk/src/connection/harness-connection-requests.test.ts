@@ -153,7 +153,7 @@ describe("hook RPCs", () => {
       hookRequest(harness, "r2", LifecycleHook.PRE_TOOL, { args: { case: "preToolArgs", value: { toolName: "delete_all", argumentsJson: "{}" } } });
       hookRequest(harness, "r3", LifecycleHook.PRE_TURN, { args: { case: "preTurnArgs", value: { userInput: { parts: [{ part: { case: "text", value: "something forbidden" } }] } } } });
       hookRequest(harness, "r4", LifecycleHook.POST_TURN, { args: { case: "postTurnArgs", value: { responseText: "done" } } });
-      hookRequest(harness, "r5", LifecycleHook.STOP);
+      hookRequest(harness, "r5", 99 as LifecycleHook); // a type this SDK does not know (STOP is known now)
       hookRequest(harness, "r1", LifecycleHook.PRE_TOOL); // duplicate id: ignored
       hookRequest(harness, "r6", LifecycleHook.ON_TOOL_ERROR, { args: { case: "onToolErrorArgs", value: { toolName: "x", errorMessage: "boom" } } });
       for (let i = 0; i < 6; i++) {
