@@ -112,7 +112,7 @@ describe("faults end to end", () => {
     const missing = path.join(workspace, "no-such-dir", "localharness");
     const error = await failure(Agent.builder().harnessPath(missing).allowAll().build().start({ timeoutMs: BOUND_MS }));
     expect(error.code).toBe(ErrorCode.Unavailable);
-    expect(error.message).toContain(`harness binary not found at ${missing}: set ANTIGRAVITY_HARNESS_PATH or the harnessPath option`);
+    expect(error.message).toContain(`harness binary not found at ${missing}: the harnessPath option names this path; point it at the harness binary`);
     expect(await watch.leftovers()).toEqual([]);
     await expectFreshStartWorks();
   }, TEST_MS);

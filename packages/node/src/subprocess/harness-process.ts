@@ -82,7 +82,7 @@ export class HarnessProcess {
     try {
       if (statSync(binary.path).isDirectory()) throw Object.assign(new Error(`${binary.path} is a directory`), { code: "EISDIR" });
     } catch (cause) {
-      throw mapSpawnError(cause, binary.path);
+      throw mapSpawnError(cause, binary.path, binary.source);
     }
     const [command, args] = binary.isJavaScript ? [process.execPath, [binary.path]] : [binary.path, []];
     const child = spawn(command, args, {
@@ -104,7 +104,7 @@ export class HarnessProcess {
       const onError = (cause: Error): void => {
         child.off("spawn", onSpawn);
         unregisterChild(child);
-        reject(mapSpawnError(cause, binary.path));
+        reject(mapSpawnError(cause, binary.path, binary.source));
       };
       child.once("spawn", onSpawn);
       child.once("error", onError);

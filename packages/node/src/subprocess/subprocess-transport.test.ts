@@ -132,8 +132,25 @@ describe("SubprocessTransport faults", () => {
     const missing = join(process.cwd(), "no-such-dir", "localharness");
     const error = await failure(new SubprocessTransport({ harnessPath: missing }).connect());
     expect(error.code).toBe(ErrorCode.Unavailable);
-    expect(error.message).toBe(`harness binary not found at ${missing}: set ANTIGRAVITY_HARNESS_PATH or the harnessPath option`);
+    expect(error.message).toBe(`harness binary not found at ${missing}: the harnessPath option names this path; point it at the harness binary`);
     await expectNextConnectWorks();
+  });
+
+  it("blames a set but wrong ANTIGRAVITY_HARNESS_PATH, not a missing one", async () => {
+    const missing = join(process.cwd(), "no-such-dir", "localharness");
+    const fromAgentEnv = await failure(new SubprocessTransport({ env: { ANTIGRAVITY_HARNESS_PATH: missing } }).connect());
+    expect(fromAgentEnv.message).toBe(`harness binary not found at ${missing}: ANTIGRAVITY_HARNESS_PATH in the agent's env names this path; point it at the harness binary or remove it`);
+    const saved = process.env["ANTIGRAVITY_HARNESS_PATH"];
+    process.env["ANTIGRAVITY_HARNESS_PATH"] = missing;
+    try {
+      const fromProcess = await failure(new SubprocessTransport({}).connect());
+      expect(fromProcess).toMatchObject({ code: ErrorCode.Unavailable, details: { source: "process-env", binaryPath: missing } });
+      expect(fromProcess.message).toContain("the environment variable ANTIGRAVITY_HARNESS_PATH names this path; point it at the harness binary or unset it");
+      expect(fromProcess.message).not.toContain("set ANTIGRAVITY_HARNESS_PATH or");
+    } finally {
+      if (saved === undefined) delete process.env["ANTIGRAVITY_HARNESS_PATH"];
+      else process.env["ANTIGRAVITY_HARNESS_PATH"] = saved;
+    }
   });
 
   it("reports a directory as the binary as InvalidArgument", async () => {
