@@ -19,6 +19,7 @@ import {
   type SystemInstructionsSchema,
 } from "../wire/index.js";
 import { activeBuiltinTools, harnessSideTools, type CapabilitiesOptions } from "./builtin-tools.js";
+import { assertOptionTypes } from "./option-checks.js";
 import { assertAppDataDir, normalizeWorkspacePath } from "./workspace-path.js";
 import { customSubagentsConfig, validateSubagents, type SubagentOptions } from "./custom-subagents.js";
 import { geminiOptionsOf, retryConfigOf, vertexEndpointOf, type GeminiModelOptions, type RetryOptions, type VertexOptions } from "./model-options.js";
@@ -150,6 +151,7 @@ const BEHAVIOR: Record<AgentBehaviorOption, AgentBehavior> = {
  * const config = buildHarnessConfig({ model: "gemini-3.7-flash", systemInstructions: "Be terse." }, { tools });
  */
 export function buildHarnessConfig(options: HarnessConfigOptions, runners: HarnessConfigRunners = {}): HarnessConfig {
+  assertOptionTypes(options);
   const capabilities = options.capabilities ?? {};
   const active = activeBuiltinTools(capabilities);
   const threshold = capabilities.compactionThreshold ?? 0;

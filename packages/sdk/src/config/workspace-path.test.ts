@@ -97,3 +97,25 @@ describe("prompts blank after sanitising are sent as upstream sends them (local_
     expect(texts([{ text: "look" }, { text: "" }, { text: "\x01 \x02" }])).toEqual(["look", "", " "]);
   });
 });
+
+describe("agent option types (item 13)", () => {
+  it("refuses options of the wrong type with a message saying what to pass", () => {
+    const cases: [Record<string, unknown>, RegExp][] = [
+      [{ model: 42 }, /model must be a string, got number 42/],
+      [{ apiKey: ["k"] }, /apiKey must be a string, got an array/],
+      [{ agentBehavior: "lazy" }, /agentBehavior must be one of "autonomous", "interactive", "minimal", got "lazy"/],
+      [{ sessionContinuationMode: 1 }, /sessionContinuationMode must be one of/],
+      [{ skillsPaths: "/skills" }, /skillsPaths must be an array of strings/],
+      [{ systemInstructions: 42 }, /systemInstructions must be a string/],
+      [{ systemInstructions: { sections: [{ title: "t" }] } }, /systemInstructions must be a string/],
+      [{ capabilities: { enabledTools: "view_file" } }, /capabilities.enabledTools must be an array/],
+      [{ budget: { maxModelCalls: -1 } }, /budget.maxModelCalls must be an integer >= 0, got number -1/],
+      [{ budget: { maxInputTokens: "50" } }, /budget.maxInputTokens must be an integer >= 0/],
+      [{ models: {} }, /models must be an array/],
+    ];
+    for (const [options, message] of cases) {
+      expect(() => buildHarnessConfig(options as never)).toThrow(expect.objectContaining({ code: ErrorCode.InvalidArgument, message: expect.stringMatching(message) }));
+    }
+    expect(() => buildHarnessConfig({ model: "m", agentBehavior: "minimal", systemInstructions: { sections: [{ title: "t", content: "c" }] }, budget: { maxModelCalls: 3 } })).not.toThrow();
+  });
+});
