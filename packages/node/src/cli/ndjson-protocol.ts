@@ -17,7 +17,7 @@ export type NdjsonInput =
  * a good line looks like; the caller reports it as an `error` event and reads on.
  */
 export function parseNdjsonLine(line: string): NdjsonInput {
-  if (line.length > MAX_NDJSON_LINE) throw bad(`the line has ${line.length} characters; the limit is ${MAX_NDJSON_LINE}`);
+  if (line.length > MAX_NDJSON_LINE) throw lineTooLong(line.length);
   let value: unknown;
   try {
     value = JSON.parse(line);
@@ -47,6 +47,11 @@ export function parseNdjsonLine(line: string): NdjsonInput {
     default:
       throw bad(`unknown type ${JSON.stringify(record["type"])}`);
   }
+}
+
+/** The error of a line over {@link MAX_NDJSON_LINE} characters. */
+export function lineTooLong(length: number): SdkError {
+  return bad(`the line has ${length} characters; the limit is ${MAX_NDJSON_LINE}`);
 }
 
 function bad(problem: string): SdkError {

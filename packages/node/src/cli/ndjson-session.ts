@@ -1,8 +1,8 @@
-import { createInterface } from "node:readline";
 import { ErrorCode, SdkError, sessionEventToJson, type SessionEvent, type StreamingSession, type ToolCall } from "@antigravity-ts/sdk";
 import type { CliOptions } from "./cli-args.js";
 import { buildDemoAgent } from "./demo-agent.js";
-import { NDJSON_VERSION, parseNdjsonLine } from "./ndjson-protocol.js";
+import { boundedLines } from "./bounded-lines.js";
+import { MAX_NDJSON_LINE, NDJSON_VERSION, lineTooLong, parseNdjsonLine } from "./ndjson-protocol.js";
 
 /** A confirmation the harness waits for, until an `approve`/`deny` line answers it. */
 interface PendingConfirmation {
@@ -40,19 +40,20 @@ export async function runNdjson(cli: CliOptions, input: NodeJS.ReadableStream, o
     const writing = (async () => {
       for await (const event of session) write(outputLine(event));
     })();
-    const lines = createInterface({ input, crlfDelay: Infinity });
     let lineNumber = 0;
-    for await (const line of lines) {
+    for await (const read of boundedLines(input as AsyncIterable<Buffer | string>, MAX_NDJSON_LINE)) {
       lineNumber++;
-      if (line.trim() === "") continue;
+      if ("line" in read && read.line.trim() === "") continue;
       try {
-        const command = parseNdjsonLine(line);
+        if ("tooLong" in read) throw lineTooLong(read.tooLong);
+        const command = parseNdjsonLine(read.line);
         switch (command.type) {
           case "user_message": {
             const id = command.id;
+            const at = lineNumber;
             session.sendUserMessage(command.content).then(
               (receipt) => write({ type: "receipt", ...(id === undefined ? {} : { id }), ...receipt }),
-              (error: unknown) => write({ type: "error", line: lineNumber, ...(id === undefined ? {} : { id }), error: errorJson(error) }),
+              (error: unknown) => write({ type: "error", line: at, ...(id === undefined ? {} : { id }), error: errorJson(error) }),
             );
             break;
           }

@@ -5,6 +5,7 @@ import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { AsyncQueue } from "@antigravity-ts/sdk/internal";
 import { REPO_ROOT, ensureScriptedReferenceHarness } from "../subprocess/testing/reference-harness.js";
 import { CliUsageError, parseCliArgs } from "./cli-args.js";
+import { boundedLines, type BoundedLine } from "./bounded-lines.js";
 import { MAX_NDJSON_LINE, parseNdjsonLine } from "./ndjson-protocol.js";
 
 // The NDJSON mode of the real `antigravity` CLI (issue 11 item 2), spawned as a child process
@@ -129,7 +130,49 @@ describe("parseNdjsonLine", () => {
   });
 });
 
+describe("boundedLines", () => {
+  async function* chunks(...parts: Array<string | Buffer>): AsyncGenerator<string | Buffer> {
+    yield* parts;
+  }
+  async function all(input: AsyncIterable<string | Buffer>, max: number): Promise<BoundedLine[]> {
+    const out: BoundedLine[] = [];
+    for await (const line of boundedLines(input, max)) out.push(line);
+    return out;
+  }
+
+  it("splits on newlines across chunks, drops a CR before LF, keeps a last line without newline and multi-byte characters split between chunks", async () => {
+    const euro = Buffer.from("€");
+    expect(await all(chunks("a\r\nb", "c\n\nd", euro.subarray(0, 1), euro.subarray(1), "\n", "tail"), 10)).toEqual([
+      { line: "a" },
+      { line: "bc" },
+      { line: "" },
+      { line: "d€" },
+      { line: "tail" },
+    ]);
+  });
+
+  it("never holds more than the limit of a long line: reports its length and goes on with the next", async () => {
+    expect(await all(chunks("x".repeat(6), "y".repeat(6), "z\nok\n", "w".repeat(20)), 10)).toEqual([{ tooLong: 13 }, { line: "ok" }, { tooLong: 20 }]);
+  });
+});
+
 describe("antigravity --input-format ndjson --output-format ndjson (a child process)", () => {
+  it("survives hostile lines: a 3 MiB line (never buffered whole), deeply nested JSON, raw NUL bytes; the next good line still runs", async () => {
+    const cli = startCli([]);
+    await cli.until((l) => l.type === "init", "the init line");
+    cli.send("x".repeat(3 * 1024 * 1024));
+    cli.send("[".repeat(200_000));
+    cli.send('{"type":"user_message","content":"\u0000\u0000"}\u0000');
+    const errors = await cli.until((l) => l.type === "error" && l.line === 3, "three error lines");
+    expect(errors.map((l) => l.line)).toEqual([1, 2, 3]);
+    expect((errors[0]?.error as { message: string }).message).toMatch(/3145728 characters; the limit is 1048576/);
+    cli.send({ type: "user_message", content: "What is the weather in Oslo?", id: "ok" });
+    const turn = await cli.until((l) => l.type === "result", "the turn's result");
+    expect(turn.find((l) => l.type === "receipt")).toMatchObject({ id: "ok", turnIndex: 0 });
+    expect(turn.at(-1)).toMatchObject({ success: true });
+    expect((await cli.end()).code).toBe(0);
+  });
+
   it("answers good lines with events, bad lines with error events, and goes on; a confirmation is approved by a line; EOF ends it", async () => {
     const cli = startCli([]);
     const [init] = await cli.until((l) => l.type === "init", "the init line");
