@@ -18,4 +18,14 @@ describe("bundled declarations", () => {
     expect(result.output).toBe("");
     expect(result.code).toBe(0);
   }, 60_000);
+
+  it("name the fix when build() is called without a policy", async () => {
+    const tsc = join(root, "node_modules/typescript/bin/tsc");
+    const output = await promisify(execFile)(process.execPath, [tsc, "-p", "test/built/forgotten-policy/tsconfig.json", "--pretty", "false"], { cwd: root }).then(
+      () => "compiled",
+      (error: { stdout?: string }) => error.stdout ?? "",
+    );
+    expect(output).toContain("forgotten-policy.ts(5,1): error TS2684");
+    expect(output).toContain("'CallAllowAllReadOnlyOrPoliciesBeforeBuild'");
+  }, 60_000);
 });

@@ -14,6 +14,7 @@ import { allowAll, confirmRunCommand, readOnly, type AskUserHandler, type Policy
 import type { JsonSchema, Tool } from "../tools/tool.js";
 import type { Transport } from "../transport/transport.js";
 import type { Trigger } from "../triggers/trigger.js";
+import { ErrorCode, SdkError } from "../errors.js";
 import type { Agent } from "./agent.js";
 import type { AgentBuilderDefaults, AgentOptions, TransportFactory } from "./agent-options.js";
 
@@ -257,9 +258,15 @@ export class AgentBuilder<HasPolicy extends boolean = false> {
     return this.#with({ onProtocolError: handler });
   }
 
-  /** The agent. Compiles only once a policy was chosen. */
-  build(this: AgentBuilder<true>): Agent {
-    return this.#newAgent(this.#options, this.#defaults);
+  /**
+   * The agent. Compiles only once a policy was chosen: without one the compiler says the builder
+   * is not assignable to {@link CallAllowAllReadOnlyOrPoliciesBeforeBuild}, and plain JavaScript
+   * gets the same advice here as `InvalidArgument`.
+   */
+  build(this: CallAllowAllReadOnlyOrPoliciesBeforeBuild): Agent {
+    const builder: AgentBuilder<boolean> = this;
+    if (builder.#options.policies === undefined) throw new SdkError(ErrorCode.InvalidArgument, NO_POLICY_MESSAGE);
+    return builder.#newAgent(builder.#options, builder.#defaults);
   }
 
   /** The agent, with or without a chosen policy (none means `confirmRunCommand()`). */
@@ -267,3 +274,13 @@ export class AgentBuilder<HasPolicy extends boolean = false> {
     return this.#newAgent(this.#options, this.#defaults);
   }
 }
+
+/**
+ * A builder on which a policy was chosen: the `this` type of `build()`. Its name is the fix the
+ * compiler shows for a forgotten policy ("'AgentBuilder<false>' is not assignable to …
+ * 'CallAllowAllReadOnlyOrPoliciesBeforeBuild'").
+ */
+export interface CallAllowAllReadOnlyOrPoliciesBeforeBuild extends AgentBuilder<true> {}
+
+const NO_POLICY_MESSAGE =
+  "no policy chosen: call allowAll(), readOnly(), confirmRunCommand() or policies(...) before build() (buildUnchecked() builds with confirmRunCommand())";
