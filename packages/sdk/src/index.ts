@@ -14,6 +14,7 @@ export * from "./hooks/index.js";
 export * from "./policies/index.js";
 export * from "./tools/index.js";
 export * from "./triggers/index.js";
+export * from "./telemetry/index.js";
 export {
   WebSocketTransport,
   readEnvironment,

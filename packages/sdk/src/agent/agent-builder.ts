@@ -259,6 +259,23 @@ export class AgentBuilder<HasPolicy extends boolean = false> {
   }
 
   /**
+   * Where the SDK's warnings go (`debug`/`info`/`warn`/`error`; `console` fits). Default: `console`,
+   * prefixed `antigravity: `. The Node runtime's subprocess transport sends harness stderr lines to it too.
+   */
+  logger(logger: NonNullable<AgentOptions["logger"]>): AgentBuilder<HasPolicy> {
+    return this.#with({ logger });
+  }
+
+  /**
+   * Traces the session through an OpenTelemetry `Tracer` (`trace.getTracer("my-app")`) with the
+   * GenAI semantic conventions: `invoke_agent` for the session, `chat` per turn, `execute_tool`
+   * per client tool call. The SDK itself depends on no OpenTelemetry package.
+   */
+  tracer(tracer: NonNullable<AgentOptions["tracer"]>): AgentBuilder<HasPolicy> {
+    return this.#with({ tracer });
+  }
+
+  /**
    * The agent. Compiles only once a policy was chosen: without one the compiler says the builder
    * is not assignable to {@link CallAllowAllReadOnlyOrPoliciesBeforeBuild}, and plain JavaScript
    * gets the same advice here as `InvalidArgument`.

@@ -4,6 +4,8 @@ import type { ConversationStore } from "../conversation/conversation-store.js";
 import type { SdkError } from "../errors.js";
 import type { Hook } from "../hooks/hook.js";
 import type { PolicyLike } from "../policies/policy.js";
+import type { Logger } from "../telemetry/logger.js";
+import type { OtelTracer } from "../telemetry/otel-shapes.js";
 import type { Tool } from "../tools/tool.js";
 import type { Transport } from "../transport/transport.js";
 import type { Trigger } from "../triggers/trigger.js";
@@ -26,6 +28,8 @@ export interface TransportContext {
   /** Where the harness persists the session (`saveDir` option, `InputConfig.storage_directory`). */
   saveDir?: string;
   clientInfo: ClientInfo;
+  /** The agent's `logger` option, for the transport's diagnostics (e.g. the harness's stderr lines). */
+  logger?: Logger;
 }
 
 /** Builds the transport of a session; `@antigravity-ts/node` supplies one that spawns the harness. */
@@ -66,4 +70,8 @@ export interface AgentOptions extends HarnessConfigOptions {
   conversationStore?: ConversationStore;
   /** Receives frames the SDK could not decode (default: `console.warn`). */
   onProtocolError?: (error: SdkError, frame: string) => void;
+  /** Receives the SDK's warnings (and, from `@antigravity-ts/node`, the harness's stderr lines). Default: `console`. */
+  logger?: Logger;
+  /** An OpenTelemetry `Tracer`: the session gets GenAI spans (`invoke_agent`, `chat`, `execute_tool`). */
+  tracer?: OtelTracer;
 }

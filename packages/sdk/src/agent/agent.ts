@@ -9,6 +9,7 @@ import { subagentOnlyTools } from "../config/custom-subagents.js";
 import { HookRunner } from "../hooks/hook-runner.js";
 import { evaluatePolicies } from "../policies/evaluate.js";
 import { confirmRunCommand, flattenPolicies, type Policy } from "../policies/policy.js";
+import { SessionTelemetry } from "../telemetry/session-telemetry.js";
 import { ToolRunner } from "../tools/tool-runner.js";
 import type { Transport } from "../transport/transport.js";
 import { readEnvironment, WebSocketTransport } from "../transport/websocket-transport.js";
@@ -60,7 +61,8 @@ export class Agent {
     const subagentTools = subagentOnlyTools(o.customSubagents ?? [], o.tools ?? []);
     const tools = new ToolRunner([...(o.tools ?? []), ...subagentTools]);
     const hooks = new HookRunner(o.hooks ?? []);
-    const triggers = new TriggerRunner(o.triggers ?? []);
+    const logger = o.logger;
+    const triggers = new TriggerRunner(o.triggers ?? [], logger === undefined ? {} : { onError: (error) => logger.warn(`trigger failed: ${error.message}`) });
     const workspaces = workspacesWith(o.workspaces ?? this.#defaults.defaultWorkspaces?.(), this.#defaults.resolveWorkspace);
     // Upstream sends its resolved default app data directory to the harness it starts itself.
     const appDataDir = o.appDataDir ?? (o.transport === undefined ? this.#defaults.defaultAppDataDir?.() : undefined);
@@ -68,6 +70,8 @@ export class Agent {
     assertSafety(o, policies, hooks);
     const transport = this.#transport();
     this.#started = true;
+    const telemetry = o.tracer === undefined ? undefined : new SessionTelemetry(o.tracer);
+    telemetry?.startSession();
     let connection: HarnessConnection;
     try {
       connection = await createHarnessConnection({
@@ -78,12 +82,16 @@ export class Agent {
         policies,
         confirmTool: confirmWith(policies, hooks),
         ...(o.onProtocolError === undefined ? {} : { onProtocolError: o.onProtocolError }),
+        ...(logger === undefined ? {} : { logger }),
+        ...(telemetry === undefined ? {} : { telemetry }),
         ...options,
       });
     } catch (error) {
       this.#started = false; // nothing is running: the agent may try again
+      telemetry?.endSession(error);
       throw error;
     }
+    telemetry?.connected(connection);
     try {
       const history = o.maxHistorySize === undefined ? {} : { maxHistorySize: o.maxHistorySize };
       // Seed 002: restore what the store holds for this session; save after every turn.
@@ -97,9 +105,10 @@ export class Agent {
           await connection.sendTrigger(message, send);
         },
       });
-      return new StartedAgent(connection, conversation, triggers);
+      return new StartedAgent(connection, conversation, triggers, telemetry);
     } catch (error) {
       await connection.disconnect().catch(() => undefined);
+      telemetry?.endSession(error);
       throw SdkError.from(error);
     }
   }
@@ -124,6 +133,7 @@ export class Agent {
       ...(o.harnessPath === undefined ? {} : { harnessPath: o.harnessPath }),
       ...(o.env === undefined ? {} : { env: { ...o.env } }),
       ...(o.saveDir === undefined ? {} : { saveDir: o.saveDir }),
+      ...(o.logger === undefined ? {} : { logger: o.logger }),
     };
   }
 }
@@ -141,13 +151,15 @@ export class StartedAgent implements AsyncDisposable {
   readonly #connection: HarnessConnection;
   readonly #conversation: Conversation;
   readonly #triggers: TriggerRunner;
+  readonly #telemetry: SessionTelemetry | undefined;
   #stopping: Promise<void> | undefined;
 
   /** @internal Created by {@link Agent.start}. */
-  constructor(connection: HarnessConnection, conversation: Conversation, triggers: TriggerRunner) {
+  constructor(connection: HarnessConnection, conversation: Conversation, triggers: TriggerRunner, telemetry?: SessionTelemetry) {
     this.#connection = connection;
     this.#conversation = conversation;
     this.#triggers = triggers;
+    this.#telemetry = telemetry;
   }
 
   /** The conversation id the harness uses. */
@@ -195,7 +207,11 @@ export class StartedAgent implements AsyncDisposable {
       try {
         await this.#triggers.stop(options);
       } finally {
-        await this.#conversation.disconnect(options);
+        try {
+          await this.#conversation.disconnect(options);
+        } finally {
+          this.#telemetry?.endSession(); // the `invoke_agent` span covers the whole session
+        }
       }
     })();
     return this.#stopping;

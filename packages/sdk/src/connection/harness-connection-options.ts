@@ -6,6 +6,8 @@ import type { Policy } from "../policies/policy.js";
 import type { ToolRunner } from "../tools/tool-runner.js";
 import type { CallOptions, Step, ToolCall } from "../types.js";
 import { HarnessConfigSchema, PolicyConfigSchema, ToolSchema, type HarnessConfig } from "../wire/index.js";
+import type { Logger } from "../telemetry/logger.js";
+import type { SessionTelemetry } from "../telemetry/session-telemetry.js";
 import type { Transport } from "../transport/transport.js";
 
 /** Decides a built-in tool waiting for confirmation (§8): `true` runs it. */
@@ -38,6 +40,10 @@ export interface HarnessConnectionOptions extends CallOptions {
    * `signal`/`timeoutMs` set no bound. Default 60,000 ms.
    */
   initializeTimeoutMs?: number;
+  /** Receives the connection's warnings (ignored frames, failed confirmations, ...). Default: `console.warn`. */
+  logger?: Logger;
+  /** Spans for turns (`chat`) and client tool calls (`execute_tool`); see docs/agent.md "Observability". */
+  telemetry?: SessionTelemetry;
 }
 
 /**

@@ -21,6 +21,7 @@ import {
 import type { Connection, QuestionResponse, UsageSnapshot } from "./connection.js";
 import { fatalStepError } from "./fatal-step-error.js";
 import { completeConfig, type HarnessConnectionOptions } from "./harness-connection-options.js";
+import { consoleLogger } from "../telemetry/logger.js";
 import { SessionRequests } from "./session-requests.js";
 import type { TurnObserver } from "./turn.js";
 import { TurnTracker } from "./turn-tracker.js";
@@ -167,7 +168,7 @@ export class HarnessConnection implements Connection {
   }
 
   observeTurns(observer: TurnObserver): void {
-    this.#turns.observe(observer);
+    this.#turns.observe(this.#options.telemetry?.observeTurns(observer, this) ?? observer);
   }
 
   /** The configuration sent to the harness. */
@@ -294,7 +295,7 @@ export class HarnessConnection implements Connection {
   }
 
   #warn(message: string): void {
-    globalThis.console?.warn(`antigravity: ${message}`);
+    (this.#options.logger ?? consoleLogger).warn(message);
   }
 
   async #read(): Promise<void> {

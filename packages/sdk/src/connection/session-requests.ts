@@ -180,7 +180,8 @@ export class SessionRequests {
       sendTrigger: async (text) => this.#context.send({ event: { case: "automatedTrigger", value: text } }),
     };
     try {
-      return await tools.run(call, context);
+      const telemetry = this.#context.options.telemetry;
+      return await (telemetry === undefined ? tools.run(call, context) : telemetry.executeTool(call, turn, () => tools.run(call, context)));
     } catch (error) {
       return { id: call.id, name: call.name, error: `Internal SDK error: ${error instanceof Error ? error.message : String(error)}` };
     } finally {
