@@ -1,3 +1,4 @@
+import type { Continuation } from "./continuation/continuation.js";
 import type { ServiceTier } from "./config/model-options.js";
 
 /** What kind of event a {@link Step} records (protocol §6.4 classification). */
@@ -127,6 +128,11 @@ export interface ChatResponse {
   /** Structured output of the turn's FINISH step, when a response schema was set. */
   structuredOutput?: unknown;
   stopReason?: StopReason;
+  /**
+   * Set when the turn paused on a deferred tool confirmation: the call awaiting a decision and
+   * the {@link Continuation} to pass to `agent.resume` (docs/continuations.md).
+   */
+  awaitingConfirmation?: { toolCall: ToolCall; continuation: Continuation };
 }
 
 /** A fragment of a streamed turn. */

@@ -1,5 +1,6 @@
 import type { HarnessConfigOptions } from "../config/harness-config.js";
 import type { LocalPathResolver } from "../config/workspace-path.js";
+import type { ContinuationSecret } from "../continuation/continuation-signing.js";
 import type { ConversationStore } from "../conversation/conversation-store.js";
 import type { SdkError } from "../errors.js";
 import type { Hook } from "../hooks/hook.js";
@@ -70,6 +71,11 @@ export interface AgentOptions extends HarnessConfigOptions {
   conversationStore?: ConversationStore;
   /** Receives frames the SDK could not decode (default: `console.warn`). */
   onProtocolError?: (error: SdkError, frame: string) => void;
+  /**
+   * Signs the continuations of paused turns and is required to resume them (HMAC-SHA-256 via
+   * WebCrypto, at least 32 bytes; docs/continuations.md). Without it continuations are unsigned.
+   */
+  continuationSecret?: ContinuationSecret;
   /** Receives the SDK's warnings (and, from `@antigravity-ts/node`, the harness's stderr lines). Default: `console`. */
   logger?: Logger;
   /** An OpenTelemetry `Tracer`: the session gets GenAI spans (`invoke_agent`, `chat`, `execute_tool`). */

@@ -5,6 +5,7 @@ import type { ConfirmTool } from "../connection/harness-connection-options.js";
 import { createHarnessConnection, type HarnessConnection } from "../connection/harness-connection.js";
 import { Conversation } from "../conversation/conversation.js";
 import { ErrorCode, SdkError } from "../errors.js";
+import { resumeContinuation, type ResumeDecision, type ResumedTurn, type ResumeTarget } from "../continuation/resume.js";
 import { subagentOnlyTools } from "../config/custom-subagents.js";
 import { HookRunner } from "../hooks/hook-runner.js";
 import { evaluatePolicies } from "../policies/evaluate.js";
@@ -55,7 +56,25 @@ export class Agent {
    */
   async start(options: CallOptions = {}): Promise<StartedAgent> {
     if (this.#started) throw new SdkError(ErrorCode.FailedPrecondition, "this agent was already started; build a new one for another session");
-    const o = this.#defaults.fromEnvironment?.(this.options) ?? this.options;
+    return this.#start(options);
+  }
+
+  /**
+   * Resumes a turn paused on a deferred confirmation (docs/continuations.md): checks
+   * `continuation` (version, shape, `continuationSecret` signature) and that `decision` answers
+   * the call it awaits, connects to its conversation (a new session of this agent's
+   * configuration, in this process or any other), sends the decision and returns the rest of the
+   * turn. Fails closed with a typed `SdkError`: `InvalidArgument` (malformed, wrong call),
+   * `FailedPrecondition` (unknown version, replayed), `PermissionDenied` (bad signature),
+   * `NotFound` (the harness no longer holds the confirmation).
+   */
+  resume(continuation: unknown, decision: ResumeDecision, options: CallOptions = {}): Promise<ResumedTurn> {
+    return resumeContinuation((target, call) => this.#start(call, target), continuation, decision, this.options.continuationSecret, options);
+  }
+
+  async #start(options: CallOptions, resume?: ResumeTarget): Promise<StartedAgent> {
+    const configured = this.#defaults.fromEnvironment?.(this.options) ?? this.options;
+    const o: AgentOptions = resume === undefined ? configured : { ...configured, conversationId: resume.conversationId, sessionContinuationMode: "resume" };
     const policies = flattenPolicies(o.policies ?? [confirmRunCommand()]);
     // Subagents' own client tools run here too, declared only in their CustomAgent (upstream).
     const subagentTools = subagentOnlyTools(o.customSubagents ?? [], o.tools ?? []);
@@ -73,6 +92,7 @@ export class Agent {
     const telemetry = o.tracer === undefined ? undefined : new SessionTelemetry(o.tracer);
     telemetry?.startSession();
     let connection: HarnessConnection;
+    let started: StartedAgent | undefined;
     try {
       connection = await createHarnessConnection({
         transport,
@@ -84,10 +104,14 @@ export class Agent {
         ...(o.onProtocolError === undefined ? {} : { onProtocolError: o.onProtocolError }),
         ...(logger === undefined ? {} : { logger }),
         ...(telemetry === undefined ? {} : { telemetry }),
+        ...(o.continuationSecret === undefined ? {} : { continuationSecret: o.continuationSecret }),
+        ...(resume === undefined ? {} : { heldConfirmations: resume.heldConfirmations }),
+        // A deferred confirmation ends the turn; the session closes and the harness holds the call (docs/continuations.md).
+        onConfirmationDeferred: () => void started?.stop().catch(() => undefined),
         ...options,
       });
     } catch (error) {
-      this.#started = false; // nothing is running: the agent may try again
+      if (resume === undefined) this.#started = false; // nothing is running: the agent may try again
       telemetry?.endSession(error);
       throw error;
     }
@@ -105,7 +129,8 @@ export class Agent {
           await connection.sendTrigger(message, send);
         },
       });
-      return new StartedAgent(connection, conversation, triggers, telemetry);
+      started = new StartedAgent(connection, conversation, triggers, telemetry);
+      return started;
     } catch (error) {
       await connection.disconnect().catch(() => undefined);
       telemetry?.endSession(error);
@@ -251,7 +276,8 @@ function confirmWith(policies: readonly Policy[], hooks: HookRunner): ConfirmToo
   return async (call, step) => {
     const verdict = await evaluatePolicies(policies, call);
     if (verdict.decision === "deny") return false;
-    if (verdict.decision === "ask_user") return verdict.policy?.handler === undefined ? false : await verdict.policy.handler(call);
+    // An ask-user policy without a handler (deferToUser) defers: the turn pauses (docs/continuations.md).
+    if (verdict.decision === "ask_user") return verdict.policy?.handler === undefined ? "defer" : await verdict.policy.handler(call);
     if (!hooks.has("preToolCall")) return true;
     return (await hooks.preToolCall({ ...call, trajectoryId: step.trajectoryId, stepIndex: step.stepIndex })).allow;
   };

@@ -378,6 +378,8 @@ export class HarnessConnection implements Connection {
     const step = stepFromUpdate(update);
     if (step.status === StepStatus.WaitingForUser) {
       const key = `${step.trajectoryId}:${step.stepIndex}`;
+      // agent.resume answers a held confirmation itself: the harness's re-send of it (§8) starts no turn here.
+      if (this.#options.heldConfirmations?.has(key) === true) return;
       if (this.#waiting.has(key)) return; // §8: the harness re-sends WAITING steps; answer once
       this.#waiting.add(key);
     } else if (this.#waiting.size > 0) {

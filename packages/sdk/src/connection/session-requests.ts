@@ -132,12 +132,23 @@ export class SessionRequests {
     }
     if (update.toolConfirmationRequest !== undefined) {
       const call = step.toolCalls[0] ?? { id: step.id, name: "", args: {} };
+      // A resumed continuation answers this one itself (agent.resume).
+      if (this.#context.options.heldConfirmations?.has(`${trajectoryId}:${stepIndex}`) === true) return;
+      const turn = this.#context.currentTurn();
       this.#spawn("tool confirmation", undefined, async () => {
         let accepted = true; // upstream ≥0.1.6 accepts; gating lives in the harness (§8)
         const confirm = this.#context.options.confirmTool;
         if (confirm !== undefined) {
           try {
-            accepted = await confirm(call, step);
+            const decision = await confirm(call, step);
+            if (decision === "defer") {
+              // Unanswered on purpose: the turn ends here, the harness holds the call (docs/continuations.md).
+              const options = this.#context.options;
+              turn?.end({ awaitingConfirmation: { conversationId: this.#context.conversationId(), toolCall: call, trajectoryId, stepIndex, ...(options.continuationSecret === undefined ? {} : { secret: options.continuationSecret }) } });
+              options.onConfirmationDeferred?.();
+              return;
+            }
+            accepted = decision === true;
           } catch (error) {
             accepted = false;
             this.#context.warn(`confirmTool failed, refusing ${call.name}: ${SdkError.from(error).message}`);

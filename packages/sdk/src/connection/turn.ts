@@ -1,5 +1,6 @@
 import { ErrorCode, SdkError } from "../errors.js";
-import type { Step, StopReason, UsageMetadata } from "../types.js";
+import type { ContinuationSecret } from "../continuation/continuation-signing.js";
+import type { Step, StopReason, ToolCall, UsageMetadata } from "../types.js";
 import { TurnEntries, UsageMark, type TurnEntry } from "./turn-entries.js";
 
 export { UsageMark, type TurnEntry } from "./turn-entries.js";
@@ -10,6 +11,18 @@ export interface TurnOutcome {
   readonly error?: SdkError;
   /** Why the harness stopped it early (budget or quota, §16). */
   readonly stopReason?: StopReason;
+  /** The turn paused: a confirmation was deferred (docs/continuations.md); the harness holds the call. */
+  readonly awaitingConfirmation?: PausedConfirmation;
+}
+
+/** A deferred confirmation (§8): what the turn's continuation is made from. */
+export interface PausedConfirmation {
+  readonly conversationId: string;
+  readonly toolCall: ToolCall;
+  readonly trajectoryId: string;
+  readonly stepIndex: number;
+  /** Signs the continuation when set. */
+  readonly secret?: ContinuationSecret;
 }
 
 /**

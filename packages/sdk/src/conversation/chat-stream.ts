@@ -3,6 +3,7 @@ import { STEP_MAPPER, TurnView, type ViewMapper, type ViewSource } from "../conn
 import { ErrorCode, SdkError } from "../errors.js";
 import { StepType } from "../types.js";
 import type { ChatResponse, Step, StreamChunk, UsageMetadata } from "../types.js";
+import { continuationOf } from "../continuation/paused-turn.js";
 import { eventMapper, type ChatEvent } from "./chat-events.js";
 import { stepToChunks } from "./chunks.js";
 import { serverSentEvents } from "./server-sent-events.js";
@@ -103,7 +104,23 @@ export class ChatStream implements AsyncIterable<StreamChunk> {
    * Rejects like the views. The same promise every call.
    */
   final(): Promise<ChatResponse> {
-    this.#final ??= this.#settle().then(async (turn) => chatResponse(turn, await this.#host.totalUsage()));
+    this.#final ??= this.#settle().then(async (turn) => {
+      const response = chatResponse(turn, await this.#host.totalUsage());
+      const paused = turn.outcome?.awaitingConfirmation;
+      const pump = this.#pump;
+      if (paused !== undefined && pump !== undefined) {
+        response.awaitingConfirmation = await continuationOf({
+          paused,
+          turnIndex: pump.index,
+          steps: response.steps,
+          text: response.text,
+          totalUsage: response.usageMetadata,
+          turnUsage: pump.usage().usage,
+          ...(response.stopReason === undefined ? {} : { stopReason: response.stopReason }),
+        });
+      }
+      return response;
+    });
     return this.#final;
   }
 

@@ -12,6 +12,7 @@ export {
   allowMcp,
   askUser,
   askUserMcp,
+  deferToUser,
   confirmRunCommand,
   deny,
   denyAll,

@@ -66,6 +66,8 @@ interface PolicySpec {
   predicate?: PolicyPredicate | undefined;
   handler?: AskUserHandler | undefined;
   workspaces?: readonly string[] | undefined;
+  /** ASK_USER decided later, by whoever resumes the paused turn (no handler). */
+  deferred?: boolean;
 }
 
 function makePolicy(spec: PolicySpec): Policy {
@@ -75,7 +77,7 @@ function makePolicy(spec: PolicySpec): Policy {
   if (spec.name !== undefined && typeof spec.name !== "string") invalidPolicy(`the name of the policy for ${target} must be a string, got ${describeValue(spec.name)}`);
   if (spec.reason !== undefined && typeof spec.reason !== "string") invalidPolicy(`the reason of the policy for ${target} must be a string (the model reads it), got ${describeValue(spec.reason)}`);
   if (spec.predicate !== undefined && typeof spec.predicate !== "function") invalidPolicy(`when(...) of the policy for ${target} takes a function (call) => boolean, got ${describeValue(spec.predicate)}`);
-  if (spec.decision === Decision.AskUser && typeof spec.handler !== "function") invalidPolicy(`askUser(${target}, handler) needs a function (call) => boolean | Promise<boolean>, got ${describeValue(spec.handler)}`);
+  if (spec.decision === Decision.AskUser && spec.deferred !== true && typeof spec.handler !== "function") invalidPolicy(`askUser(${target}, handler) needs a function (call) => boolean | Promise<boolean>, got ${describeValue(spec.handler)}`);
   const policy: Policy = {
     tool: spec.tool,
     decision: spec.decision,
@@ -127,6 +129,18 @@ export function denyAll(reason?: string): Policy {
 /** Refuses everything except the read-only built-ins (protocol §11.1). */
 export function readOnly(): Policy[] {
   return [denyAll(), ...READ_ONLY_TOOLS.map((tool) => allow(tool, { name: "read_only" }))];
+}
+
+/**
+ * Asks for a decision on `tool` that the application gives later: the harness holds the call
+ * waiting for confirmation (§8), the turn ends with `awaitingConfirmation` and a continuation,
+ * and `agent.resume(continuation, { toolCallId, approved })` — in this process or another —
+ * continues it (docs/continuations.md). A static ASK_USER rule: no predicate.
+ *
+ * @example Agent.builder().policies([deferToUser("run_command"), allowAll()])
+ */
+export function deferToUser(tool: string, options: Omit<PolicyOptions, "when"> = {}): Policy {
+  return makePolicy({ tool, decision: Decision.AskUser, name: options.name, reason: options.reason, deferred: true });
 }
 
 /**
@@ -216,5 +230,6 @@ export function splitTarget(target: string): { tool: string; serverName?: string
 
 /** True when the policy must be decided by the SDK (a predicate, or ASK_USER), protocol §12. */
 export function isDynamic(policy: Policy): boolean {
-  return policy.predicate !== undefined || policy.decision === Decision.AskUser;
+  // deferToUser: a static ASK_USER rule, so the harness asks a §8 confirmation the SDK can defer.
+  return policy.predicate !== undefined || (policy.decision === Decision.AskUser && policy.handler !== undefined);
 }

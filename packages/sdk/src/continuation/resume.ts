@@ -1,0 +1,92 @@
+import type { StartedAgent } from "../agent/agent.js";
+import type { ChatStream } from "../conversation/chat-stream.js";
+import { ErrorCode, SdkError } from "../errors.js";
+import { StepStatus, type CallOptions } from "../types.js";
+import { linkSignal, raceSignal } from "../util/abort.js";
+import { ConsumedConfirmations } from "./consumed-confirmations.js";
+import { awaitedCall } from "./continuation.js";
+import { verifyContinuation, type ContinuationSecret } from "./continuation-signing.js";
+
+/** The decision a continuation is resumed with. */
+export interface ResumeDecision {
+  /** Must be the id of the call the continuation awaits (`awaitingConfirmation.toolCall.id`). */
+  toolCallId: string;
+  /** `true` runs the call; `false` refuses it (the model sees it denied). */
+  approved: boolean;
+  /**
+   * Why, for the application's records. Not sent: the wire's `toolConfirmation` has no field for
+   * it (§8), and the harness tells the model "denied by user".
+   */
+  reason?: string;
+}
+
+/** A resumed turn: the agent connected to the conversation, and the rest of the turn. */
+export interface ResumedTurn {
+  /** Connected to the continuation's conversation; stop it when done. */
+  agent: StartedAgent;
+  /** The rest of the paused turn, from the call that awaited the decision. May pause again (`final().awaitingConfirmation`). */
+  stream: ChatStream;
+}
+
+/** Where {@link resumeContinuation} starts the agent: the conversation, resumed, with the awaited confirmation left to it. */
+export interface ResumeTarget {
+  conversationId: string;
+  heldConfirmations: ReadonlySet<string>;
+}
+
+/** Confirmations resumed by this process (a second resume of one continuation is a replay). */
+const RESUMED = new ConsumedConfirmations();
+
+/** Longest resume waits for the harness to send the held step again, unless `timeoutMs` says otherwise. */
+const DEFAULT_RESUME_TIMEOUT_MS = 30_000;
+
+/**
+ * `agent.resume`: checks the continuation (version, shape, signature when a secret is set) and
+ * that `decision` answers the awaited call, marks it consumed, connects to its conversation
+ * (continuation mode RESUME), checks that the harness still holds that step in
+ * WAITING_FOR_USER — `NotFound` otherwise (expired, restarted, already answered) — and sends the
+ * decision once the held turn is live again. Fails closed at every step; nothing is sent before
+ * every check passed. Never re-runs a completed call: it only answers the awaited one.
+ */
+export async function resumeContinuation(
+  start: (target: ResumeTarget, options: CallOptions) => Promise<StartedAgent>,
+  value: unknown,
+  decision: ResumeDecision,
+  secret: ContinuationSecret | undefined,
+  options: CallOptions = {},
+): Promise<ResumedTurn> {
+  const continuation = await verifyContinuation(value, secret);
+  const awaited = awaitedCall(continuation);
+  if (typeof decision !== "object" || decision === null || typeof decision.approved !== "boolean") throw new SdkError(ErrorCode.InvalidArgument, "resume needs a decision { toolCallId, approved: true | false }");
+  if (decision.toolCallId !== awaited.id) {
+    throw new SdkError(ErrorCode.InvalidArgument, `the decision is for ${JSON.stringify(decision.toolCallId)}, but the continuation awaits a decision for ${JSON.stringify(awaited.id)} (${awaited.name})`, { details: { reason: "wrong-call" } });
+  }
+  const { conversationId } = continuation.payload;
+  RESUMED.consume(`${conversationId}/${awaited.trajectoryId}`, awaited.stepIndex);
+  const key = `${awaited.trajectoryId}:${awaited.stepIndex}`;
+  const agent = await start({ conversationId, heldConfirmations: new Set([key]) }, options);
+  const link = linkSignal({ timeoutMs: DEFAULT_RESUME_TIMEOUT_MS, ...options });
+  try {
+    const held = agent.connection.initialHistory.find((step) => step.trajectoryId === awaited.trajectoryId && step.stepIndex === awaited.stepIndex);
+    if (held === undefined || held.status !== StepStatus.WaitingForUser) {
+      const now = held === undefined ? "has no such step" : `has it ${held.status}${held.error === "" ? "" : ` (${held.error})`}`;
+      throw new SdkError(ErrorCode.NotFound, `the harness no longer holds the confirmation of ${awaited.name} (step ${key}): conversation ${conversationId} ${now}. It expired, the harness restarted, or it was already answered; the conversation goes on without it`, { details: { reason: "confirmation-gone" } });
+    }
+    const name = held.toolCalls[0]?.name;
+    if (name !== undefined && name !== awaited.name) throw new SdkError(ErrorCode.FailedPrecondition, `step ${key} of conversation ${conversationId} is a ${name} call, but the continuation awaits ${awaited.name}`, { details: { reason: "mismatch" } });
+    // The connection drops the harness's re-send of the held step; the step's next update, after
+    // the decision, starts the turn here (observed: the conversation exists by now).
+    const turns = agent.conversation().turns({ signal: link.signal })[Symbol.asyncIterator]();
+    const next = turns.next();
+    await agent.connection.sendToolConfirmation(awaited.trajectoryId, awaited.stepIndex, decision.approved, options);
+    const turn = await raceSignal(next, link.signal);
+    void turns.return?.();
+    if (turn.done === true) throw new SdkError(ErrorCode.ConnectionClosed, "the connection closed before the held turn came back");
+    return { agent, stream: turn.value };
+  } catch (error) {
+    await agent.stop().catch(() => undefined);
+    throw SdkError.from(error);
+  } finally {
+    link.dispose();
+  }
+}
