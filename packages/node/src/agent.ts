@@ -1,0 +1,79 @@
+import { release } from "node:os";
+import {
+  Agent as CoreAgent,
+  type AgentBuilder,
+  type AgentBuilderDefaults,
+  type TransportContext,
+  type TransportFactory,
+  vertexFromEnvironment,
+} from "@antigravity-ts/sdk";
+import { defaultAppDataDir, resolveLocalPath } from "./local-path.js";
+import { SubprocessTransport, type SubprocessTransportOptions } from "./subprocess/subprocess-transport.js";
+
+/**
+ * A {@link TransportFactory} that starts a harness subprocess per agent session, from the
+ * agent's `harnessPath`, `env` and `saveDir` (over the defaults in `options`).
+ *
+ * @example
+ * const agent = Agent.builder().transport(subprocessTransportFactory({ shutdownTimeoutMs: 30_000 })).allowAll().build();
+ */
+export function subprocessTransportFactory(options: SubprocessTransportOptions = {}): TransportFactory {
+  return (context) => {
+    const harnessPath = context.harnessPath ?? options.harnessPath;
+    const saveDir = context.saveDir ?? options.saveDir;
+    const env = options.env === undefined && context.env === undefined ? undefined : { ...options.env, ...context.env };
+    const onStderr = stderrTo(options.onStderr, context.logger);
+    return new SubprocessTransport({
+      ...options,
+      ...(onStderr === undefined ? {} : { onStderr }),
+      ...(harnessPath === undefined ? {} : { harnessPath }),
+      ...(saveDir === undefined ? {} : { saveDir }),
+      ...(env === undefined ? {} : { env }),
+      // ClientInfo as upstream fills it (protocol §3): the bare runtime version and the OS release.
+      clientInfo: { ...context.clientInfo, languageVersion: process.versions.node, osVersion: release(), ...options.clientInfo },
+    });
+  };
+}
+
+/** Harness stderr lines to the transport's own `onStderr` and to the agent's `logger` (as `info`, prefixed `harness: `). */
+function stderrTo(onStderr: ((line: string) => void) | undefined, logger: TransportContext["logger"]): ((line: string) => void) | undefined {
+  if (logger === undefined) return onStderr;
+  return (line) => {
+    onStderr?.(line);
+    logger.info(`harness: ${line}`);
+  };
+}
+
+/**
+ * What `@antigravity-ts/node` gives `Agent.builder()`: a subprocess harness, the working directory
+ * as workspace (workspaces resolved: `~`, relative paths), upstream's default app data directory,
+ * and Vertex AI settings from `GOOGLE_GENAI_USE_VERTEXAI`, `GOOGLE_CLOUD_PROJECT`
+ * and `GOOGLE_CLOUD_LOCATION` as upstream reads them ({@link vertexFromEnvironment}), read at `start()`.
+ */
+export function nodeAgentDefaults(options: SubprocessTransportOptions = {}): AgentBuilderDefaults {
+  return {
+    defaultTransport: subprocessTransportFactory(options),
+    defaultWorkspaces: () => [process.cwd()],
+    // Workspaces resolved as upstream's normalize_workspace_path resolves them (`~`, relative
+    // paths, symlinks) and, for the harness this process starts, upstream's resolved default app
+    // data directory ~/.gemini/antigravity (local_connection_config.DEFAULT_APP_DATA_DIR).
+    resolveWorkspace: resolveLocalPath,
+    defaultAppDataDir,
+    fromEnvironment: (agentOptions) => vertexFromEnvironment(agentOptions, (name) => process.env[name]),
+  };
+}
+
+/**
+ * The SDK's `Agent` for Node: unless the builder sets a transport, `start()` spawns the harness
+ * as a subprocess ({@link SubprocessTransport}: `ANTIGRAVITY_HARNESS_PATH`, `localharness` on
+ * `PATH`, else the bundled reference harness) and the workspace defaults to `process.cwd()`.
+ *
+ * @example
+ * await using agent = await Agent.builder().confirmRunCommand().build().start();
+ * console.log((await agent.chatToCompletion("List the files here")).text);
+ */
+export class Agent extends CoreAgent {
+  static override builder(defaults: AgentBuilderDefaults = {}): AgentBuilder<false> {
+    return CoreAgent.builder({ ...nodeAgentDefaults(), ...defaults });
+  }
+}
