@@ -117,7 +117,7 @@ export class Agent {
     }
     telemetry?.connected(connection);
     try {
-      const history = o.maxHistorySize === undefined ? {} : { maxHistorySize: o.maxHistorySize };
+      const history = { ...(o.maxHistorySize === undefined ? {} : { maxHistorySize: o.maxHistorySize }), ...(logger === undefined ? {} : { onSaveError: (error: SdkError) => logger.warn(`could not save the conversation: ${error.message}`) }) };
       // Seed 002: restore what the store holds for this session; save after every turn.
       const conversation = o.conversationStore === undefined ? new Conversation(connection, history) : await Conversation.load(connection, { ...history, store: o.conversationStore });
       await triggers.start({

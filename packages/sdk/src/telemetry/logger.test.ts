@@ -3,6 +3,8 @@ import { Agent } from "../agent/agent.js";
 import { createHarnessConnection } from "../connection/harness-connection.js";
 import { createFakeHarnessTransport, type FakeHarness, type FakeHarnessTransport } from "../transport/in-memory-harness.js";
 import type { Trigger } from "../triggers/trigger.js";
+import type { ConversationStore } from "../conversation/conversation-store.js";
+import { StepUpdate_Source, StepUpdate_State, StepUpdate_Target, TrajectoryStateUpdate_State } from "../wire/index.js";
 import { consoleLogger, type Logger } from "./logger.js";
 
 const transports: FakeHarnessTransport[] = [];
@@ -75,6 +77,26 @@ describe("logger option", () => {
     const agent = await Agent.builder().transport(transport).trigger(failing).logger(logger).allowAll().build().start({ timeoutMs: 5_000 });
     try {
       await vi.waitFor(() => expect(logger.lines).toContain("warn trigger failed: the trigger broke"), { timeout: 5_000 });
+    } finally {
+      await agent.stop();
+    }
+  });
+
+  it("an agent's failed automatic save is reported to the agent's logger", async () => {
+    const logger = recordingLogger();
+    const store: ConversationStore = { load: async () => undefined, save: () => Promise.reject(new Error("the disk is full")) };
+    const transport = createFakeHarnessTransport(async (harness) => {
+      await harness.readInit();
+      harness.respondInit({ cascadeId: "c1" });
+      await harness.expect("userInput");
+      harness.step({ trajectoryId: "t1", cascadeId: "c1", stepIndex: 1, state: StepUpdate_State.DONE, source: StepUpdate_Source.MODEL, target: StepUpdate_Target.USER, text: "hi", textDelta: "hi" });
+      harness.state("t1", TrajectoryStateUpdate_State.FULLY_IDLE);
+    });
+    transports.push(transport);
+    const agent = await Agent.builder().transport(transport).conversationStore(store).logger(logger).allowAll().build().start({ timeoutMs: 5_000 });
+    try {
+      expect((await agent.chatToCompletion("hello", { timeoutMs: 5_000 })).text).toBe("hi");
+      await vi.waitFor(() => expect(logger.lines.some((line) => line.startsWith("warn could not save the conversation: ") && line.includes("the disk is full"))).toBe(true), { timeout: 5_000 });
     } finally {
       await agent.stop();
     }
