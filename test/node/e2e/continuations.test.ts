@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Agent, ErrorCode, SdkError, WebSocketTransport, allowAll, deferToUser, type ChatResponse, type Continuation } from "@antigravity-ts/sdk";
+import { Agent, ErrorCode, SdkError, WebSocketTransport, allowAll, deferToUser, type ChatEvent, type ChatResponse, type Continuation } from "@antigravity-ts/sdk";
 import { harnessEnv, killAllHarnesses, startListeningHarness, type ListeningHarness } from "./harness-launcher.js";
 
 // Issue 11 item 3 against the reference harness: a deferred confirmation pauses the turn with a
@@ -70,7 +70,13 @@ function resumeInChild(continuation: Continuation, approved: boolean): Promise<{
 
 async function pause(prompt = "two commands please"): Promise<ChatResponse> {
   const started = await agent().start();
-  const final = await started.chat(prompt).final();
+  const stream = started.chat(prompt);
+  const events: ChatEvent[] = [];
+  for await (const event of stream.events()) events.push(event);
+  const final = await stream.final();
+  // The pause is also an event, just before turnComplete.
+  expect(events.slice(-2).map((e) => e.type)).toEqual(["awaitingConfirmation", "turnComplete"]);
+  expect(events.at(-2)).toMatchObject({ toolCall: { id: final.awaitingConfirmation?.toolCall.id } });
   await started.stop();
   return final;
 }

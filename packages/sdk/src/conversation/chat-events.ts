@@ -39,6 +39,17 @@ export interface UsageEvent {
   usage: UsageMetadata;
 }
 
+/**
+ * The turn paused on a deferred tool confirmation (docs/continuations.md): comes just before its
+ * `turnComplete`. The signed continuation to resume it is on `final().awaitingConfirmation`.
+ */
+export interface AwaitingConfirmationEvent {
+  type: "awaitingConfirmation";
+  toolCall: ToolCall;
+  trajectoryId: string;
+  stepIndex: number;
+}
+
 /** The last event of a turn that ended without error. */
 export interface TurnCompleteEvent {
   type: "turnComplete";
@@ -61,7 +72,7 @@ export interface TurnCompleteEvent {
  *   if (event.type === "toolResult") console.log(event.toolCall.name, "done");
  * }
  */
-export type ChatEvent = StreamChunk | ToolResultEvent | ToolErrorEvent | PermissionRequestEvent | UsageEvent | TurnCompleteEvent;
+export type ChatEvent = StreamChunk | ToolResultEvent | ToolErrorEvent | PermissionRequestEvent | UsageEvent | AwaitingConfirmationEvent | TurnCompleteEvent;
 
 /** What the event mapper needs to know about its turn. */
 export interface EventTurn {
@@ -97,6 +108,8 @@ export function eventMapper(turn: EventTurn): ViewMapper<ChatEvent> {
       if (entry.type === StepType.ToolCall) toolOutcomes(entry, calls, finished, out);
     },
     end(outcome: TurnOutcome, out: ChatEvent[]): void {
+      const paused = outcome.awaitingConfirmation;
+      if (paused !== undefined) out.push({ type: "awaitingConfirmation", toolCall: paused.toolCall, trajectoryId: paused.trajectoryId, stepIndex: paused.stepIndex });
       const event: TurnCompleteEvent = { type: "turnComplete", turnIndex: turn.index, usage: turn.usage().usage };
       if (outcome.stopReason !== undefined) event.stopReason = outcome.stopReason;
       out.push(event);
