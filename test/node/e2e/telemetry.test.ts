@@ -2,7 +2,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { SpanKind, SpanStatusCode } from "@opentelemetry/api";
+import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { Agent, ErrorCode, SdkError, WebSocketTransport, defineTool, type AgentBuilder, type StartedAgent } from "@antigravity-ts/sdk";
@@ -162,6 +162,21 @@ describe("OpenTelemetry GenAI spans (reference harness over WebSocket)", () => {
     expect(spans("invoke_agent antigravity")).toEqual([]);
     await agent.stop();
     expect(spans("invoke_agent antigravity")).toHaveLength(1);
+  });
+
+  it("parentContext: the session span is a child of the caller's span, in its trace", async () => {
+    const parent = tracer.startSpan("request");
+    const transport = new WebSocketTransport({ host: "127.0.0.1", port: harness?.port ?? 0, apiKey: harness?.apiKey ?? "" });
+    const agent = await Agent.builder().transport(transport).workspaces(workspace).tracer(tracer, { parentContext: trace.setSpan(ROOT_CONTEXT, parent) }).allowAll().build().start({ timeoutMs: BOUND_MS });
+    running.push(agent);
+    await bounded(agent.chatToCompletion("hello"), "the turn");
+    await agent.stop();
+    parent.end();
+    const session = only("invoke_agent antigravity");
+    expect(parentOf(session)).toBe(parent.spanContext().spanId);
+    expect(session.spanContext().traceId).toBe(parent.spanContext().traceId);
+    expect(parentOf(only("chat"))).toBe(session.spanContext().spanId);
+    expect(only("chat").spanContext().traceId).toBe(parent.spanContext().traceId);
   });
 
   it("a session that fails to start records the error on its invoke_agent span", async () => {

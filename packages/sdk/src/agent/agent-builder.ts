@@ -269,10 +269,11 @@ export class AgentBuilder<HasPolicy extends boolean = false> {
   /**
    * Traces the session through an OpenTelemetry `Tracer` (`trace.getTracer("my-app")`) with the
    * GenAI semantic conventions: `invoke_agent` for the session, `chat` per turn, `execute_tool`
-   * per client tool call. The SDK itself depends on no OpenTelemetry package.
+   * per client tool call. The SDK itself depends on no OpenTelemetry package. `options.parentContext`
+   * (e.g. `context.active()`) makes the session span a child of that context's span.
    */
-  tracer(tracer: NonNullable<AgentOptions["tracer"]>): AgentBuilder<HasPolicy> {
-    return this.#with({ tracer });
+  tracer(tracer: NonNullable<AgentOptions["tracer"]>, options: { parentContext?: NonNullable<AgentOptions["traceContext"]> } = {}): AgentBuilder<HasPolicy> {
+    return this.#with(options.parentContext === undefined ? { tracer } : { tracer, traceContext: options.parentContext });
   }
 
   /**

@@ -6,7 +6,7 @@ import type { SdkError } from "../errors.js";
 import type { Hook } from "../hooks/hook.js";
 import type { PolicyLike } from "../policies/policy.js";
 import type { Logger } from "../telemetry/logger.js";
-import type { OtelTracer } from "../telemetry/otel-shapes.js";
+import type { OtelContext, OtelTracer } from "../telemetry/otel-shapes.js";
 import type { Tool } from "../tools/tool.js";
 import type { Transport } from "../transport/transport.js";
 import type { Trigger } from "../triggers/trigger.js";
@@ -80,4 +80,6 @@ export interface AgentOptions extends HarnessConfigOptions {
   logger?: Logger;
   /** An OpenTelemetry `Tracer`: the session gets GenAI spans (`invoke_agent`, `chat`, `execute_tool`). */
   tracer?: OtelTracer;
+  /** The context the session's `invoke_agent` span starts in (e.g. `context.active()`); default: a new trace. */
+  traceContext?: OtelContext;
 }

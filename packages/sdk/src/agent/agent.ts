@@ -89,7 +89,7 @@ export class Agent {
     assertSafety(o, policies, hooks);
     const transport = this.#transport();
     this.#started = true;
-    const telemetry = o.tracer === undefined ? undefined : new SessionTelemetry(o.tracer);
+    const telemetry = o.tracer === undefined ? undefined : new SessionTelemetry(o.tracer, o.traceContext === undefined ? {} : { parentContext: o.traceContext });
     telemetry?.startSession();
     let connection: HarnessConnection;
     let started: StartedAgent | undefined;
