@@ -1,6 +1,7 @@
 import { release } from "node:os";
 import {
   Agent as CoreAgent,
+  WebSocketTransport,
   type AgentBuilder,
   type AgentBuilderDefaults,
   type TransportContext,
@@ -52,7 +53,7 @@ function stderrTo(onStderr: ((line: string) => void) | undefined, logger: Transp
  */
 export function nodeAgentDefaults(options: SubprocessTransportOptions = {}): AgentBuilderDefaults {
   return {
-    defaultTransport: subprocessTransportFactory(options),
+    defaultTransport: listeningOrSubprocess(subprocessTransportFactory(options), options),
     defaultWorkspaces: () => [process.cwd()],
     // Workspaces resolved as upstream's normalize_workspace_path resolves them (`~`, relative
     // paths, symlinks) and, for the harness this process starts, upstream's resolved default app
@@ -64,9 +65,26 @@ export function nodeAgentDefaults(options: SubprocessTransportOptions = {}): Age
 }
 
 /**
- * The SDK's `Agent` for Node: unless the builder sets a transport, `start()` spawns the harness
- * as a subprocess ({@link SubprocessTransport}: `ANTIGRAVITY_HARNESS_PATH`, `localharness` on
- * `PATH`, else the bundled reference harness) and the workspace defaults to `process.cwd()`.
+ * The Node default transport: a harness that is already listening where the environment names
+ * one (`ANTIGRAVITY_HARNESS_HOST` / `ANTIGRAVITY_HARNESS_PORT`, key from `ANTIGRAVITY_API_KEY`,
+ * protocol §4, as the core `Agent` does), unless a harness path was given; else a subprocess.
+ * Read at `start()`.
+ */
+function listeningOrSubprocess(subprocess: TransportFactory, options: SubprocessTransportOptions): TransportFactory {
+  return (context) => {
+    const named = (name: string): boolean => (process.env[name] ?? "") !== "";
+    const harnessPath = context.harnessPath ?? options.harnessPath;
+    if (harnessPath === undefined && (named("ANTIGRAVITY_HARNESS_HOST") || named("ANTIGRAVITY_HARNESS_PORT"))) return new WebSocketTransport();
+    return subprocess(context);
+  };
+}
+
+/**
+ * The SDK's `Agent` for Node: unless the builder sets a transport, `start()` connects to the
+ * harness named by `ANTIGRAVITY_HARNESS_HOST` / `ANTIGRAVITY_HARNESS_PORT` when either is set
+ * (and no `harnessPath` was given), else spawns the harness as a subprocess
+ * ({@link SubprocessTransport}: `ANTIGRAVITY_HARNESS_PATH`, `localharness` on `PATH`, else the
+ * bundled reference harness); the workspace defaults to `process.cwd()`.
  *
  * @example
  * await using agent = await Agent.builder().confirmRunCommand().build().start();
