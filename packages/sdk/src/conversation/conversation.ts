@@ -119,11 +119,11 @@ export class Conversation implements AsyncDisposable {
     try {
       for (;;) {
         throwIfAborted(link.signal);
-        const sending = this.#sending;
+        const sending = this.#sends.settled();
         await raceSignal(sending, link.signal);
         const running = this.#latest;
         if (running !== undefined && !running.turn.settled) await raceSignal(running.turn.over(), link.signal);
-        else if (sending === this.#sending) return;
+        else if (sending === this.#sends.settled()) return;
       }
     } finally {
       link.dispose();

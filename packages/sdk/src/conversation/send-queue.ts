@@ -7,6 +7,11 @@ import { raceSignal } from "../util/abort.js";
 export class SendQueue {
   #tail: Promise<void> = Promise.resolve();
 
+  /** Settles when every send queued so far is done or gave up (a new promise after each `run`). */
+  settled(): Promise<void> {
+    return this.#tail;
+  }
+
   /** Runs `send` after every earlier one; waiting for them is bounded by `signal`. */
   async run<T>(signal: AbortSignal, send: () => Promise<T>): Promise<T> {
     const previous = this.#tail;
