@@ -1,7 +1,8 @@
 // Minified and gzipped size of every entry point a browser or Worker would load, bundled from the
 // built packages (run `npm run build` first). Fails when the core browser bundle is over budget or
-// when any browser bundle reaches `ws` or a `node:` import. Writes docs/bundle-size.md.
-//   node scripts/bundle-size.mjs [--no-write]
+// when any browser bundle reaches `ws` or a `node:` import. Rewrites docs/bundle-size.md only when
+// asked (`--write`), so `npm test` and CI check without touching the working tree.
+//   node scripts/bundle-size.mjs [--write]
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { bundleForBrowser, forbiddenReach, repoRoot } from "./bundle-for-browser.mjs";
@@ -26,7 +27,7 @@ const entries = [
   { label: "docs/examples/worker", runtime: "workerd", file: "docs/examples/worker/src/index.ts" },
 ];
 
-const write = !process.argv.includes("--no-write");
+const write = process.argv.includes("--write");
 const distIndex = join(repoRoot, "packages/sdk/dist/index.js");
 if (!existsSync(distIndex)) {
   console.error(`bundle-size: ${distIndex} is missing; run \`npm run build\` first`);
@@ -65,7 +66,7 @@ if (write) {
     "packages with esbuild (`platform: \"browser\"`, minified, the runtime's export conditions) and",
     "compressed with gzip level 9. The core browser bundle (everything `@antigravity-ts/sdk` exports:",
     "core, WebSocket transport, generated schema, protobuf runtime) must stay under",
-    `${kb(CORE_BUDGET_GZIP)} gzipped; \`node scripts/bundle-size.mjs\` fails the build otherwise and rewrites this table.`,
+    `${kb(CORE_BUDGET_GZIP)} gzipped; \`node scripts/bundle-size.mjs\` fails the build otherwise; \`--write\` rewrites this table.`,
     "No browser bundle may contain the `ws` package or a `node:` import.",
     "",
     `| ${header.join(" | ")} |`,
