@@ -37,6 +37,12 @@ const sections = [
     count: (run) => (run.code === 0 ? { passed: 1, failed: 0 } : { passed: 0, failed: 1 }),
   },
   {
+    name: "packages",
+    title: "Packed packages: publint --strict and arethetypeswrong (scripts/check-packages.mjs)",
+    argv: [node, "scripts/check-packages.mjs"],
+    count: (run) => (run.code === 0 ? { passed: 1, failed: 0 } : { passed: 0, failed: 1 }),
+  },
+  {
     name: "deno",
     title: "Deno tests (deno test -A --no-check test/deno/)",
     argv: [node, bin("deno", "bin.cjs"), "test", "-A", "--no-check", "test/deno/"],
