@@ -15,6 +15,7 @@ import { stopReasonFromWire } from "../mapping/usage-from-wire.js";
 import { HookContexts } from "./hook-context.js";
 import { validateHook } from "./validate-hook.js";
 import type { Hook, HookLocation, HookToolCall, PreToolDecision, Question, StopArgs } from "./hook.js";
+import { isRecord, parseJsonOrText } from "../util/json-value.js";
 
 type CallHookResponseInit = MessageInitShape<typeof CallHookResponseSchema>;
 type HookResultInit = Exclude<Extract<CallHookResponseInit, { requestId?: unknown }>["result"], undefined>;
@@ -188,7 +189,7 @@ export class HookRunner {
           id: a?.callId ?? "",
           name: sdkToolName(a?.toolName ?? "", a?.serverName),
           ...(a?.serverName ? { serverName: a.serverName } : {}),
-          ...(a?.error ? { error: a.error } : a?.result ? { result: parseMaybeJson(a.result) } : {}),
+          ...(a?.error ? { error: a.error } : a?.result ? { result: parseJsonOrText(a.result) } : {}),
         };
         const context = this.contexts.operation(result.id);
         await this.#each("postToolCall", (h) => h.postToolCall?.(result, context));
@@ -260,16 +261,4 @@ function location(a: { trajectoryId?: string | undefined; stepIndex?: number | u
 /** The text parts of a user input, joined (what a PRE_TURN hook sees as the prompt). */
 function promptText(input: UserInput | undefined): string {
   return (input?.parts ?? []).flatMap((part) => (part.part.case === "text" ? [part.part.value] : [])).join("\n");
-}
-
-function parseMaybeJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
-  }
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

@@ -1,6 +1,7 @@
 import type { PreToolArgs } from "../gen/antigravity/localharness/localharness_pb.js";
 import type { ToolCall } from "../types.js";
 import { normalizePathArguments } from "./wire-path.js";
+import { isRecord, parseJsonOrText } from "../util/json-value.js";
 
 /**
  * Harness tool names that are not the SDK's (protocol §11.1): the harness calls the subagent tool
@@ -99,16 +100,4 @@ function renameActionFields(tool: string, args: Record<string, unknown>): Record
     out[renamed] = value;
   }
   return out;
-}
-
-function parseJsonOrText(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
-  }
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

@@ -8,3 +8,4 @@ export { FakeHarness, createFakeHarnessTransport } from "../transport/in-memory-
 export type { FakeHarnessTransport, InputEventCase, InputEventValue } from "../transport/in-memory-harness.js";
 export { sampleSnapshot, storeContractChecks } from "./store-contract.js";
 export type { StoreContractCheck, StoreContractSubject } from "./store-contract.js";
+export { seededRandom } from "./seeded-random.js";
