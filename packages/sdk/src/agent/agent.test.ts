@@ -54,7 +54,7 @@ describe("Agent", () => {
       expect(config?.systemInstructions?.type.case).toBe("appended");
       expect(config?.enabledHooks).toEqual([LifecycleHook.ON_SESSION_END]);
       expect(config?.policyConfig?.rules.map((r) => r.name)).toEqual(["allow_all"]);
-      expect(config?.workspaces.map((w) => w.workspaceType.value?.directory)).toEqual(["/work/space"]);
+      expect(config?.workspaces.map((w) => w.workspaceType.value?.directory)).toEqual(["/srv/project"]);
       const input = await harness.expect("userInput");
       expect(input.parts[0]?.part.value).toBe("What is 2+3?");
       answer(harness, "5");
@@ -64,7 +64,7 @@ describe("Agent", () => {
       harness.send({ event: { case: "sessionEndResponse", value: true } });
       expect(await harness.closedBySdk()).toBe(true);
     });
-    const agent = Agent.builder({ defaultWorkspaces: () => ["/work/space"] })
+    const agent = Agent.builder({ defaultWorkspaces: () => ["/srv/project"] })
       .transport(t)
       .systemInstructions("Be terse.")
       .tool(defineTool({ name: "add", description: "Adds", call: () => 0 }))
