@@ -1,24 +1,13 @@
 // Per-package ESM builds with bundled declarations (toolchain.md: esbuild for code, rollup-plugin-dts
 // for types), then the browser example bundled against the built SDK.
 //   npx rollup -c rollup.config.mjs                      everything
-//   BUILD_ONLY=sdk,harness npx rollup -c rollup.config.mjs   a subset (names below, plus "examples")
+//   BUILD_ONLY=sdk,harness npx rollup -c rollup.config.mjs   a subset (names in scripts/build-entries.mjs, plus "examples")
+//   BUILD_JS_ONLY=1 npx rollup -c rollup.config.mjs         JavaScript only, no declarations (ensure-dist)
 import { existsSync, rmSync } from "node:fs";
 import { build as esbuildBuild } from "esbuild";
 import esbuild from "rollup-plugin-esbuild";
 import { dts } from "rollup-plugin-dts";
-
-/**
- * Entry points per package: output name -> source file. Every `exports` target and `bin` of the
- * package's package.json must be one of these outputs (test/built/package-exports.test.ts checks).
- * `noTypes` lists executables and guards that need no declarations.
- */
-const packages = {
-  sdk: {
-    entries: { index: "src/index.ts", wire: "src/wire/index.ts", storage: "src/storage/index.ts", internal: "src/internal/index.ts", testing: "src/testing/index.ts" },
-  },
-  node: { entries: { index: "src/index.ts", cli: "src/cli.ts", "not-node": "src/not-node.ts" }, noTypes: ["cli", "not-node"] },
-  harness: { entries: { index: "src/index.ts", bin: "src/bin.ts" }, noTypes: ["bin"] },
-};
+import { packages } from "./scripts/build-entries.mjs";
 
 /** Examples bundled for their runtime after the packages (rollup runs an array of configs in order). */
 const examples = {
@@ -105,13 +94,13 @@ const packageConfigs = Object.entries(packages)
         },
         plugins: [workerUrls(), esbuild({ target: "es2022", tsconfig: `${dir}/tsconfig.json`, sourceMap: true })],
       },
-      {
+      ...(process.env.BUILD_JS_ONLY ? [] : [{
         input: declarationInput,
         external,
         onwarn,
         output: { dir: `${dir}/dist`, format: "esm", entryFileNames: "[name].d.ts", chunkFileNames: "chunks/[name]-[hash].d.ts" },
         plugins: [dts({ tsconfig: `${dir}/tsconfig.json` })],
-      },
+      }]),
     ];
   });
 

@@ -1,19 +1,15 @@
 // Makes sure the packages' JavaScript in dist/ is present and newer than their sources, so
-// `npm start` and `npm run bench` work on a fresh clone right after `npm ci`. Builds JS only,
-// with esbuild (about a second); `npm run build` (rollup) remains the full build with .d.ts.
-// The entry points mirror rollup.config.mjs.
+// `npm start` and `npm run bench` work on a fresh clone right after `npm ci`. It runs the real
+// build (rollup.config.mjs, JavaScript only: no declarations), so worker entries, subpath entries
+// and chunks are exactly those of `npm run build`; the entry list is scripts/build-entries.mjs.
+import { execFile } from "node:child_process";
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { packages } from "../../../scripts/build-entries.mjs";
 
 const root = fileURLToPath(new URL("../../../", import.meta.url));
-
-/** Output name -> source, per package (same as rollup.config.mjs). */
-const packages = {
-  sdk: { index: "src/index.ts", wire: "src/wire/index.ts", testing: "src/testing/index.ts" },
-  harness: { index: "src/index.ts", bin: "src/bin.ts" },
-  node: { index: "src/index.ts", cli: "src/cli.ts", "not-node": "src/not-node.ts" },
-};
+const BUILD_TIMEOUT_MS = 5 * 60_000;
 
 /**
  * Builds every package whose dist is missing or older than its sources. Returns the names built.
@@ -23,29 +19,26 @@ export async function ensureDist(options = {}) {
   const log = options.log ?? (() => {});
   const stale = Object.keys(packages).filter((name) => isStale(name));
   if (stale.length === 0) return [];
-  const { build } = await import("esbuild");
-  for (const name of stale) {
-    const dir = join(root, "packages", name);
-    log(`building ${name} (JavaScript only)…`);
-    await build({
-      absWorkingDir: dir,
-      entryPoints: Object.fromEntries(Object.entries(packages[name]).map(([out, src]) => [out, src])),
-      outdir: "dist",
-      bundle: true,
-      splitting: true,
-      format: "esm",
-      platform: "neutral",
-      target: "es2022",
-      sourcemap: true,
-      // Dependencies, node builtins and sibling packages stay imports, as in the rollup build.
-      packages: "external",
-      external: ["node:*"],
-      chunkNames: "chunks/[name]-[hash]",
-      tsconfig: "tsconfig.json",
-      logLevel: "warning",
-    });
-  }
+  log(`building ${stale.join(", ")} (JavaScript only)…`);
+  await rollupBuild(stale, { jsOnly: true });
   return stale;
+}
+
+/**
+ * Runs rollup.config.mjs for `names` (package names of scripts/build-entries.mjs).
+ * @param {string[]} names
+ * @param {{ jsOnly?: boolean }} [options]
+ */
+export function rollupBuild(names, options = {}) {
+  const rollup = join(root, "node_modules", "rollup", "dist", "bin", "rollup");
+  const env = { ...process.env, BUILD_ONLY: names.join(",") };
+  if (options.jsOnly) env.BUILD_JS_ONLY = "1";
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, [rollup, "-c", "rollup.config.mjs"], { cwd: root, env, timeout: BUILD_TIMEOUT_MS }, (error, _stdout, stderr) => {
+      if (error) reject(new Error(`building ${names.join(", ")} failed: ${stderr}`, { cause: error }));
+      else resolve();
+    });
+  });
 }
 
 /**
@@ -54,7 +47,7 @@ export async function ensureDist(options = {}) {
  */
 export function isStale(name) {
   const dir = join(root, "packages", name);
-  const outputs = Object.keys(packages[name]).map((out) => join(dir, "dist", `${out}.js`));
+  const outputs = Object.keys(packages[name].entries).map((out) => join(dir, "dist", `${out}.js`));
   if (!outputs.every((file) => existsSync(file))) return true;
   const built = Math.min(...outputs.map((file) => statSync(file).mtimeMs));
   return newestSource(join(dir, "src")) > built;

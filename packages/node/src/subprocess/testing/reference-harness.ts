@@ -1,10 +1,9 @@
-import { execFile } from "node:child_process";
 import { existsSync, mkdirSync, rmdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
-import { isStale } from "../../../scripts/ensure-dist.mjs";
+import { isStale, rollupBuild } from "../../../scripts/ensure-dist.mjs";
 
 /** Root of the repository (this file is packages/node/src/subprocess/testing/). */
 export const REPO_ROOT = fileURLToPath(new URL("../../../../../", import.meta.url));
@@ -54,13 +53,7 @@ export async function ensureScriptedReferenceHarness(): Promise<string> {
 }
 
 function build(): Promise<void> {
-  const rollup = join(REPO_ROOT, "node_modules", "rollup", "dist", "bin", "rollup");
-  return new Promise((resolve, reject) => {
-    execFile(process.execPath, [rollup, "-c", "rollup.config.mjs"], { cwd: REPO_ROOT, env: { ...process.env, BUILD_ONLY: "sdk,harness" }, timeout: BUILD_TIMEOUT_MS }, (error, _stdout, stderr) => {
-      if (error) reject(new Error(`building the reference harness failed: ${stderr}`, { cause: error }));
-      else resolve();
-    });
-  });
+  return rollupBuild(["sdk", "harness"]);
 }
 
 function isFresh(): boolean {
