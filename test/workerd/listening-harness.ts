@@ -23,10 +23,11 @@ export interface ListeningHarness {
  * once it prints `listening on ws://HOST:PORT/` to stderr. Rejects (and kills the child) if it
  * exits first or does not get there within `timeoutMs`.
  */
-export async function startListeningHarness(options: { timeoutMs?: number; args?: readonly string[] } = {}): Promise<ListeningHarness> {
+export async function startListeningHarness(options: { timeoutMs?: number; args?: readonly string[]; env?: NodeJS.ProcessEnv } = {}): Promise<ListeningHarness> {
   const apiKey = `key-${randomUUID()}`;
   const child = spawn(process.execPath, [join(root, "packages/harness/dist/bin.js"), "--listen", "127.0.0.1:0", "--api-key", apiKey, ...(options.args ?? [])], {
     cwd: root,
+    env: options.env ?? process.env,
     stdio: ["ignore", "ignore", "pipe"],
   });
   let stderr = "";
