@@ -9,6 +9,7 @@ export * from "./config/index.js";
 export { createHarnessConnection, HarnessConnection } from "./connection/harness-connection.js";
 export type { ConfirmTool, HarnessConnectionOptions } from "./connection/harness-connection-options.js";
 export { isSyntheticToolStep } from "./connection/synthetic-steps.js";
+export type { ReconnectOptions, ReconnectedEvent, ReconnectPolicy } from "./connection/reconnect.js";
 export { Turn, UsageMark, type TurnEntry, type TurnObserver, type TurnOptions, type TurnOutcome, type TurnRecorder } from "./connection/turn.js";
 export * from "./hooks/index.js";
 export * from "./policies/index.js";

@@ -39,6 +39,11 @@ export interface Connection {
    */
   observeTurns(observer: TurnObserver): void;
   /**
+   * Optional: `listener` gets the history the harness replays each time the connection resumed
+   * the session after a drop (transport `reconnect`); merge it by step id.
+   */
+  onResumed?(listener: (history: readonly Step[]) => void): void;
+  /**
    * Starts a turn with a user prompt, after the running turn (if any) is over. Rejects an empty
    * prompt with `InvalidArgument`; sends nothing when `signal` is already aborted.
    */

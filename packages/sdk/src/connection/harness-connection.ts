@@ -20,6 +20,7 @@ import {
 } from "../wire/index.js";
 import type { Connection, QuestionResponse, UsageSnapshot } from "./connection.js";
 import { fatalStepError } from "./fatal-step-error.js";
+import { backoffDelay, interruptedByDisconnect, resumeConfig, sleep } from "./reconnect.js";
 import { completeConfig, type HarnessConnectionOptions } from "./harness-connection-options.js";
 import { consoleLogger } from "../telemetry/logger.js";
 import { SessionRequests } from "./session-requests.js";
@@ -32,6 +33,8 @@ import { toUserInput } from "./user-input.js";
 type InputEventInit = MessageInitShape<typeof InputEventSchema>;
 
 const DEFAULT_SESSION_END_TIMEOUT_MS = 5_000;
+/** Closes after which reconnecting cannot help: the session is gone or the key is refused. */
+const FINAL_CODES: ReadonlySet<ErrorCode> = new Set([ErrorCode.NotFound, ErrorCode.PermissionDenied, ErrorCode.InvalidArgument]);
 /** How long the harness may take to answer the configuration unless told otherwise (protocol §5). */
 export const DEFAULT_INITIALIZE_TIMEOUT_MS = 60_000;
 
@@ -95,7 +98,7 @@ async function awaitInitializeResponse(ready: Promise<void>, signal: AbortSignal
  * {@link createHarnessConnection}.
  */
 export class HarnessConnection implements Connection {
-  readonly #channel: Channel;
+  #channel: Channel;
   readonly #config: HarnessConfig;
   readonly #options: HarnessConnectionOptions;
   readonly #requests: SessionRequests;
@@ -119,6 +122,9 @@ export class HarnessConnection implements Connection {
   #disconnecting: Promise<void> | undefined;
   #sessionEnded: (() => void) | undefined;
   #sendQueue: Promise<void> = Promise.resolve();
+  /** Set from an unexpected close until the harness answered the resume (transport `reconnect`). */
+  #reconnecting: { attempts: number; keptTurn: boolean; interrupted: boolean; cause: SdkError } | undefined;
+  readonly #resumedListeners: ((history: readonly Step[]) => void)[] = [];
   readonly #reader: Promise<void>;
 
   /** @internal Use {@link createHarnessConnection}. */
@@ -142,8 +148,7 @@ export class HarnessConnection implements Connection {
       mainTrajectory: () => this.#turns.main,
       warn: (message) => this.#warn(message),
     });
-    // §5: the first frame is the bare InitializeConversationEvent, not an InputEvent.
-    channel.send(encodeInitializeConversationEvent(create(InitializeConversationEventSchema, { config })));
+    this.#sendInit(config);
     this.#reader = this.#read();
   }
 
@@ -157,6 +162,15 @@ export class HarnessConnection implements Connection {
 
   get initialHistory(): readonly Step[] {
     return this.#initialHistory;
+  }
+
+  /**
+   * Calls `listener` with the history the harness replays each time the connection resumed the
+   * session after an unexpected close (transport `reconnect`; docs/runtimes.md "Reconnect"). Step
+   * ids are `(trajectoryId, stepIndex)`: merging by id neither loses nor doubles a step.
+   */
+  onResumed(listener: (history: readonly Step[]) => void): void {
+    this.#resumedListeners.push(listener);
   }
 
   get usage(): UsageSnapshot {
@@ -298,10 +312,45 @@ export class HarnessConnection implements Connection {
     (this.#options.logger ?? consoleLogger).warn(message);
   }
 
+  /** §5: the first frame of every channel is the bare InitializeConversationEvent, not an InputEvent. */
+  #sendInit(config: HarnessConfig): void {
+    this.#channel.send(encodeInitializeConversationEvent(create(InitializeConversationEventSchema, { config })));
+  }
+
+  /**
+   * Reads the channel until it ends; then, when the transport offers `reconnect` and nobody
+   * asked to close, re-opens it with backoff and resumes the session by id (§5 RESUME) until it
+   * answers, `maxAttempts` fail, or the harness no longer has the session (`NotFound`).
+   */
   async #read(): Promise<void> {
-    let failure: SdkError | undefined;
+    let failure = await this.#pump(this.#channel);
+    const policy = this.#options.transport.reconnect;
+    while (policy !== undefined && this.#closed === undefined && this.#initialized && !FINAL_CODES.has(failure.code)) {
+      const state = (this.#reconnecting ??= this.#onDrop(failure));
+      if (state.attempts >= policy.maxAttempts) break;
+      const attempt = state.attempts++;
+      try {
+        await sleep(backoffDelay(policy, attempt), this.#session.signal);
+        const channel = await this.#options.transport.connect({ signal: this.#session.signal });
+        if (this.#closed !== undefined) {
+          await channel.close().catch(() => undefined);
+          break;
+        }
+        this.#channel = channel;
+        this.#sendInit(resumeConfig(this.#config, this.#conversationId));
+      } catch (error) {
+        failure = SdkError.from(error, ErrorCode.Unavailable);
+        continue;
+      }
+      failure = await this.#pump(this.#channel);
+    }
+    this.#shutdown(failure);
+  }
+
+  /** Routes every frame of `channel`; returns why it ended. A bad frame never stops the reader. */
+  async #pump(channel: Channel): Promise<SdkError> {
     try {
-      for await (const frame of this.#channel.frames()) {
+      for await (const frame of channel.frames()) {
         let event: OutputEvent;
         try {
           event = decodeOutputEvent(frame);
@@ -316,9 +365,41 @@ export class HarnessConnection implements Connection {
         }
       }
     } catch (error) {
-      failure = SdkError.from(error, ErrorCode.ConnectionClosed);
+      return SdkError.from(error, ErrorCode.ConnectionClosed);
     }
-    this.#shutdown(failure ?? new SdkError(ErrorCode.ConnectionClosed, "the harness closed the connection"));
+    return new SdkError(ErrorCode.ConnectionClosed, "the harness closed the connection");
+  }
+
+  /**
+   * The channel dropped: sends wait (busy) until the session is resumed. A running turn ends as
+   * interrupted — the harness stops a turn whose client left — unless it waits for a tool
+   * confirmation, which the harness holds (`--confirmation-hold-ms`) and re-sends on resume (§8).
+   */
+  #onDrop(cause: SdkError): { attempts: number; keptTurn: boolean; interrupted: boolean; cause: SdkError } {
+    const turn = this.#turns.running;
+    const keptTurn = turn !== undefined && this.#waiting.size > 0;
+    if (turn !== undefined && !keptTurn) turn.end({ error: interruptedByDisconnect(cause) });
+    this.#waiting.clear(); // a held WAITING step comes again after the resume and is answered again
+    this.#busy = true;
+    return { attempts: 0, keptTurn, interrupted: turn !== undefined && !keptTurn, cause };
+  }
+
+  /** The harness answered the resume (§5): the replayed history goes to the listeners, sends go on. */
+  #onResumed(response: InitializeConversationResponse): void {
+    const state = this.#reconnecting;
+    if (state === undefined) return;
+    this.#reconnecting = undefined;
+    const history = response.history.map(stepFromUpdate);
+    this.#usage.update(response.cumulativeUsage, response.trajectoryUsage);
+    let interrupted = state.interrupted;
+    // A kept turn goes on only if the harness held it: its step is still WAITING_FOR_USER.
+    if (state.keptTurn && !history.some((step) => step.status === StepStatus.WaitingForUser)) {
+      this.#turns.running?.end({ error: interruptedByDisconnect(state.cause) });
+      interrupted = true;
+    }
+    for (const listener of this.#resumedListeners) listener(history);
+    if (!state.keptTurn || interrupted) this.#setBusy(false);
+    this.#options.transport.reconnect?.onReconnected?.({ conversationId: this.#conversationId, attempt: state.attempts, interruptedTurn: interrupted, replayedSteps: history.length });
   }
 
   #protocolError(error: SdkError, frame: string): void {
@@ -366,7 +447,7 @@ export class HarnessConnection implements Connection {
   }
 
   #onInit(response: InitializeConversationResponse): void {
-    if (this.#initialized) return;
+    if (this.#initialized) return this.#onResumed(response);
     this.#initialized = true;
     if (response.cascadeId) this.#conversationId = response.cascadeId;
     this.#initialHistory = response.history.map(stepFromUpdate);

@@ -96,6 +96,11 @@ export class Conversation implements AsyncDisposable {
     // §5: a resumed session starts with the steps the harness replayed (its prompts count as turns).
     this.#state.replay(connection.initialHistory);
     connection.observeTurns({ turnStarted: (turn) => this.#onTurn(turn) });
+    // After a reconnect (docs/runtimes.md "Reconnect") the replay merges by step id: nothing lost or doubled.
+    connection.onResumed?.((history) => {
+      this.#state.replay(history);
+      this.#saver?.schedule();
+    });
   }
 
   /** The session id (delegates to the connection). */

@@ -1,3 +1,4 @@
+import type { ReconnectPolicy } from "../connection/reconnect.js";
 import type { CallOptions } from "../types.js";
 
 /**
@@ -20,4 +21,10 @@ export interface Channel {
 export interface Transport {
   /** Connects and returns an open channel; rejects with `SdkError` (`Unavailable`, `PermissionDenied` ...). */
   connect(options?: CallOptions): Promise<Channel>;
+  /**
+   * Set only by a transport whose harness outlives the channel (a listening harness): a
+   * connection over it re-opens the transport after an unexpected close and resumes the
+   * session by id (connection/reconnect.ts). Absent: an unexpected close ends the connection.
+   */
+  readonly reconnect?: ReconnectPolicy | undefined;
 }

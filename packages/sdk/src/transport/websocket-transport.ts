@@ -1,3 +1,4 @@
+import { reconnectPolicy, type ReconnectOptions, type ReconnectPolicy } from "../connection/reconnect.js";
 import { ErrorCode, SdkError } from "../errors.js";
 import type { CallOptions } from "../types.js";
 import { abortError, linkSignal, raceSignal, throwIfAborted } from "../util/abort.js";
@@ -83,6 +84,12 @@ export interface WebSocketTransportOptions {
    * `close.error`. E.g. the subprocess transport turns a drop into `HarnessCrashed` when its child died.
    */
   onPeerClose?: (close: WebSocketPeerClose) => SdkError | undefined | Promise<SdkError | undefined>;
+  /**
+   * Re-open the socket after an unexpected close and resume the session by id (protocol §5
+   * RESUME), with bounded exponential backoff; off by default. See docs/runtimes.md "Reconnect"
+   * for exactly what survives a drop.
+   */
+  reconnect?: ReconnectOptions;
 }
 
 const OPEN = 1;
@@ -120,6 +127,8 @@ export class WebSocketTransport implements Transport {
   readonly url: string;
   readonly #headers: Record<string, string>;
   readonly #options: WebSocketTransportOptions;
+  /** The validated `reconnect` option: a connection over this transport resumes after a drop. */
+  readonly reconnect: ReconnectPolicy | undefined;
 
   constructor(options: WebSocketTransportOptions = {}) {
     const env = (name: string): string | undefined => (options.env === undefined ? readEnvironment(name) : options.env[name]);
@@ -129,6 +138,7 @@ export class WebSocketTransport implements Transport {
     const apiKey = options.apiKey ?? env("ANTIGRAVITY_API_KEY");
     this.#headers = { ...options.headers, ...(apiKey === undefined || apiKey === "" ? {} : { "x-goog-api-key": apiKey }) };
     this.#options = options;
+    this.reconnect = options.reconnect === undefined ? undefined : reconnectPolicy(options.reconnect);
   }
 
   async connect(options: CallOptions = {}): Promise<Channel> {
