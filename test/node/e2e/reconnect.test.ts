@@ -4,7 +4,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Agent, ErrorCode, SdkError, StepSource, WebSocketTransport, type ReconnectedEvent, type Step, type StartedAgent } from "@antigravity-ts/node";
+import { PolicyDecision } from "@antigravity-ts/sdk/wire";
+import { Agent, ErrorCode, createHarnessConnection, SdkError, StepSource, WebSocketTransport, type ReconnectedEvent, type Step, type StartedAgent } from "@antigravity-ts/node";
 import { harnessEnv, killAllHarnesses, startListeningHarness, type ListeningHarness } from "./harness-launcher.js";
 
 // Issue 11 item 4: a WebSocketTransport with `reconnect` to a listening reference harness, through
@@ -144,6 +145,62 @@ describe("WebSocketTransport reconnect", () => {
     expect(error).toMatchObject({ code: ErrorCode.ConnectionClosed });
     expect((error as SdkError).message).toContain("disconnect()");
     expect(reconnects.length).toBe(before);
+  }, 60_000);
+
+  it("a drop while a tool call waits for its confirmation keeps the turn: the harness holds it, the SDK answers again", async () => {
+    let asked = 0;
+    const before = reconnects.length;
+    // A static ASK_USER rule: the harness asks through a WAITING_FOR_USER step (§8) and holds it across the drop.
+    const connection = await createHarnessConnection({
+      transport: transport(),
+      timeoutMs: BOUND_MS,
+      config: {
+        workspaces: [{ workspaceType: { case: "filesystemWorkspace", value: { directory: workspace } } }],
+        harnessSideTools: { runCommand: { enabled: true } },
+        policyConfig: { rules: [{ tool: "run_command", decision: PolicyDecision.ASK_USER, name: "ask", isDynamic: false, ruleId: "" }] },
+      },
+      confirmTool: async () => {
+        if (++asked === 1) {
+          proxy.cut();
+          await until(() => reconnects.length === before + 1, "the reconnect while waiting");
+        }
+        return true;
+      },
+    });
+    try {
+      await connection.send("confirm it", { timeoutMs: BOUND_MS });
+      const steps: Step[] = [];
+      for await (const step of connection.receiveSteps({ timeoutMs: BOUND_MS })) steps.push(step);
+      expect(steps.at(-1)?.content).toContain("ran: confirmed-42");
+      expect(asked).toBe(2); // answered again after the harness re-sent the held request
+      expect(reconnects.at(-1)).toMatchObject({ interruptedTurn: false, conversationId: connection.conversationId });
+    } finally {
+      await connection.disconnect();
+    }
+  }, 60_000);
+
+  it("bounded: a harness that stays away closes the connection after maxAttempts with a typed error", async () => {
+    const down = await startProxy(() => harness.port);
+    const agent = await Agent.builder()
+      .transport(new WebSocketTransport({ host: "127.0.0.1", port: down.port, apiKey: harness.apiKey, reconnect: { maxAttempts: 3, initialDelayMs: 1, maxDelayMs: 10 } }))
+      .workspaces(workspace).allowAll().build().start({ timeoutMs: BOUND_MS });
+    const connection = agent.connection;
+    try {
+      await connection.send("story away", { timeoutMs: BOUND_MS });
+      const interrupted = await (async () => {
+        for await (const step of connection.receiveSteps({ timeoutMs: BOUND_MS })) {
+          if (step.source === StepSource.Model && step.content.length > 0) await down.close(); // cuts and refuses every new socket
+        }
+      })().then(() => new Error("expected an interrupted turn"), (e: unknown) => e);
+      expect(interrupted).toMatchObject({ code: ErrorCode.ConnectionClosed, details: { interruptedByDisconnect: true } });
+      // Reconnecting: busy; after 3 refused attempts the connection closes with the last error.
+      const error = await connection.waitForIdle({ timeoutMs: BOUND_MS }).then(() => new Error("expected a closed connection"), (e: unknown) => e);
+      expect(error).toBeInstanceOf(SdkError);
+      expect([ErrorCode.Unavailable, ErrorCode.ConnectionClosed]).toContain((error as SdkError).code);
+      await expect(connection.send("ping")).rejects.toMatchObject({ code: (error as SdkError).code });
+    } finally {
+      await agent.stop();
+    }
   }, 60_000);
 
   it("a harness that forgot the session: NotFound after one attempt, no endless loop, nothing hangs", async () => {
