@@ -5,6 +5,7 @@ import { fileURLToPath } from "node:url";
 import { expect, test } from "@playwright/test";
 import { Miniflare } from "miniflare";
 import { bundleWorker } from "../workerd/bundle-worker.js";
+import { harnessEnv } from "../node/e2e/harness-launcher.js";
 import { startListeningHarness, type ListeningHarness } from "../workerd/listening-harness.js";
 
 // The approval page of docs/examples/worker-continuation in real Chromium, served by the Worker
@@ -23,9 +24,7 @@ let persist: string;
 test.beforeAll(async () => {
   workspace = await mkdtemp(path.join(tmpdir(), "worker-continuation-page-ws-"));
   persist = await mkdtemp(path.join(tmpdir(), "worker-continuation-page-do-"));
-  const env: NodeJS.ProcessEnv = {};
-  for (const [key, value] of Object.entries(process.env)) if (!/^(GEMINI_|OPENAI_|ANTIGRAVITY_|GOOGLE_)/.test(key)) env[key] = value;
-  harness = await startListeningHarness({ args: ["--workspace", workspace], env: { ...env, ANTIGRAVITY_MODEL_PROVIDER: "scripted", ANTIGRAVITY_SCRIPT: SCRIPT } });
+  harness = await startListeningHarness({ args: ["--workspace", workspace], env: harnessEnv(SCRIPT) });
   mf = new Miniflare({
     modules: true,
     script: await bundleWorker("docs/examples/worker-continuation/src/index.ts"),

@@ -3,8 +3,10 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Miniflare } from "miniflare";
+import { signContinuation, type Continuation } from "@antigravity-ts/sdk";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { bundleWorker } from "./bundle-worker.js";
+import { harnessEnv } from "../node/e2e/harness-launcher.js";
 import { startListeningHarness, type ListeningHarness } from "./listening-harness.js";
 
 // docs/examples/worker-continuation in real workerd (miniflare, SQLite-backed Durable Object
@@ -35,12 +37,12 @@ let persist: string;
 let workspace: string;
 const workers: Miniflare[] = [];
 
-async function startWorker(): Promise<Miniflare> {
+async function startWorker(target: ListeningHarness = harness): Promise<Miniflare> {
   const mf = new Miniflare({
     modules: true,
     script,
     compatibilityDate: "2026-04-01",
-    bindings: { HARNESS_URL: harness.url, HARNESS_API_KEY: harness.apiKey, CONTINUATION_SECRET: SECRET },
+    bindings: { HARNESS_URL: target.url, HARNESS_API_KEY: target.apiKey, CONTINUATION_SECRET: SECRET },
     durableObjects: { PENDING: { className: "PendingConfirmation", useSQLite: true } },
     durableObjectsPersist: persist,
   });
@@ -67,9 +69,7 @@ beforeAll(async () => {
   script = await bundleWorker("docs/examples/worker-continuation/src/index.ts");
   workspace = await mkdtemp(path.join(tmpdir(), "worker-continuation-ws-"));
   persist = await mkdtemp(path.join(tmpdir(), "worker-continuation-do-"));
-  const env: NodeJS.ProcessEnv = {};
-  for (const [key, value] of Object.entries(process.env)) if (!/^(GEMINI_|OPENAI_|ANTIGRAVITY_|GOOGLE_)/.test(key)) env[key] = value;
-  harness = await startListeningHarness({ args: ["--workspace", workspace], env: { ...env, ANTIGRAVITY_MODEL_PROVIDER: "scripted", ANTIGRAVITY_SCRIPT: SCRIPT } });
+  harness = await startListeningHarness({ args: ["--workspace", workspace], env: harnessEnv(SCRIPT) });
 });
 
 afterEach(async () => {
@@ -146,5 +146,54 @@ describe("the continuation Worker example in workerd", () => {
     const page = await mf.dispatchFetch("http://approvals.test/");
     expect(page.headers.get("content-type")).toContain("text/html");
     expect(await page.text()).toContain('id="approve"');
+  });
+
+  it("lets exactly one of two racing approvals resume, and refuses an envelope signed with another secret or malformed", async () => {
+    const mf = await startWorker();
+    const paused = await post(mf, "/chat", { prompt: "two commands please" });
+    expect(paused.status, JSON.stringify(paused.body)).toBe(200);
+    const envelope = paused.body.continuation as Envelope;
+    const before = await log();
+
+    const forged = await signContinuation(envelope as unknown as Continuation, "someone-elses-secret-0123456789abcdef");
+    const wrongSecret = await post(mf, "/approve", { continuation: forged, approved: true });
+    expect(wrongSecret.status).toBe(403);
+    expect(wrongSecret.body.error).toMatchObject({ code: "PermissionDenied", reason: "bad-signature" });
+    const malformed = await post(mf, "/approve", { continuation: { version: 1, payload: { conversationId: 7 }, signature: envelope.signature }, approved: true });
+    expect(malformed.status).toBe(400);
+    expect(malformed.body.error?.code).toBe("InvalidArgument");
+    expect(await log()).toBe(before);
+
+    const racing = await Promise.all([post(mf, "/approve", { continuationId: paused.body.conversationId, approved: true }), post(mf, "/approve", { continuation: envelope, approved: true })]);
+    expect(racing.map((r) => r.status).sort()).toEqual([200, 409]);
+    expect(await log()).toBe(`${before}one\n`); // the approved command ran once
+    const winner = racing.find((r) => r.status === 200) as { body: TurnBody };
+    expect(winner.body.awaiting?.toolCall.name).toBe("run_command");
+    const done = await post(mf, "/approve", { continuationId: winner.body.awaiting?.continuationId, approved: false });
+    expect(done.status, JSON.stringify(done.body)).toBe(200);
+    expect(done.body.awaiting).toBeUndefined();
+  });
+
+  it("says NotFound when the harness forgot the paused turn (restarted), and the pause is then consumed", async () => {
+    const forgetful = await startListeningHarness({ args: ["--workspace", workspace], env: harnessEnv(SCRIPT) });
+    try {
+      const paused = await post(await startWorker(forgetful), "/chat", { prompt: "two commands please" });
+      expect(paused.status, JSON.stringify(paused.body)).toBe(200);
+      expect(paused.body.awaiting).toBeDefined();
+      await forgetful.stop();
+      const replacement = await startListeningHarness({ args: ["--workspace", workspace], env: harnessEnv(SCRIPT) });
+      try {
+        await Promise.all(workers.splice(0).map((w) => w.dispose()));
+        const mf = await startWorker(replacement);
+        const gone = await post(mf, "/approve", { continuationId: paused.body.conversationId, approved: true });
+        expect(gone.status, JSON.stringify(gone.body)).toBe(404);
+        expect(gone.body.error?.code).toBe("NotFound");
+        expect((await post(mf, "/approve", { continuationId: paused.body.conversationId, approved: true })).status).toBe(409);
+      } finally {
+        await replacement.stop();
+      }
+    } finally {
+      await forgetful.stop();
+    }
   });
 });
