@@ -181,6 +181,17 @@ describe("spawnStreamingSession over a hostile child", () => {
     expect(await session.nextEvent()).toBeUndefined();
   });
 
+  it("reports a child whose init declares other mid-turn semantics than the session's with a FailedPrecondition error event", async () => {
+    const session = spawnStreamingSession({ command: process.execPath, args: [FAKE_CHILD], midTurn: "interrupt" });
+    sessions.push(session);
+    expect(await session.nextEvent()).toMatchObject({ type: "init", capabilities: { streamingInput: { semantics: "queue" } } });
+    const mismatch = await session.nextEvent();
+    expect(mismatch).toMatchObject({ type: "error", error: { code: ErrorCode.FailedPrecondition } });
+    expect(mismatch?.type === "error" ? mismatch.error.message : "").toMatch(/declares mid-turn semantics "queue", but the session was opened with "interrupt"/);
+    session.closeInput();
+    expect(await session.wait()).toEqual({ code: 0, signal: null });
+  });
+
   it("rejects a receipt with ConnectionClosed when the child dies without answering; a missing command is an error event", async () => {
     const dying = spawnStreamingSession({ command: process.execPath, args: ["-e", "process.exit(3)"] });
     await expect(dying.sendUserMessage("anyone?")).rejects.toMatchObject({ code: ErrorCode.ConnectionClosed });

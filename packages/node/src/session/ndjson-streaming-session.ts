@@ -182,12 +182,12 @@ export class NdjsonStreamingSession implements AsyncIterable<NdjsonSessionEvent>
     return this.#inTurn ? this.#nextResult() : Promise.resolve();
   }
 
-  /** Approves a pending confirmation (the oldest without `requestId`). A wrong `requestId` yields an `error` event. */
+  /** Approves a pending confirmation (the oldest without `requestId`). A wrong `requestId` yields an `error` event; throws `FailedPrecondition` after `closeInput()`. */
   approve(requestId?: string): void {
     this.#answer("approve", requestId);
   }
 
-  /** Denies a pending confirmation (the oldest without `requestId`). A wrong `requestId` yields an `error` event. */
+  /** Denies a pending confirmation (the oldest without `requestId`). A wrong `requestId` yields an `error` event; throws `FailedPrecondition` after `closeInput()`. */
   deny(requestId?: string): void {
     this.#answer("deny", requestId);
   }
@@ -307,6 +307,21 @@ export class NdjsonStreamingSession implements AsyncIterable<NdjsonSessionEvent>
     // The line's shape was checked against the format's required properties (parseNdjsonOutputLine).
     this.#events.push(line as unknown as NdjsonSessionEvent);
     if (line.type === "result") this.#endTurn();
+    if (line.type === "init") this.#checkSemantics(line);
+  }
+
+  /** A child that applies other mid-turn semantics than the session declares is reported: it decides, not the declaration. */
+  #checkSemantics(init: NdjsonOutputLine): void {
+    const declared = (init["capabilities"] as { streamingInput?: { semantics?: unknown } }).streamingInput?.semantics;
+    const expected = this.capabilities.streamingInput.semantics;
+    if (declared === expected) return;
+    this.#events.push({
+      type: "error",
+      error: new SdkError(
+        ErrorCode.FailedPrecondition,
+        `the NDJSON child declares mid-turn semantics ${JSON.stringify(declared)}, but the session was opened with "${expected}": mid-turn messages follow the child's; pass its --mid-turn option (or the matching midTurn)`,
+      ),
+    });
   }
 
   #endTurn(): void {
