@@ -200,13 +200,7 @@ export class NdjsonStreamingSession implements AsyncIterable<NdjsonSessionEvent>
 
   /** The events, shared with {@link nextEvent} (one reader). Leaving the loop early does not end the session. */
   [Symbol.asyncIterator](): AsyncIterator<NdjsonSessionEvent, undefined> {
-    return {
-      next: async () => {
-        const event = await this.nextEvent();
-        return event === undefined ? { done: true, value: undefined } : { done: false, value: event };
-      },
-      return: () => Promise.resolve({ done: true, value: undefined }),
-    };
+    return this.#events.readerIterator();
   }
 
   /** Ends the child's stdin: it finishes the accepted messages' turns (denying pending confirmations) and exits. Idempotent. */

@@ -124,13 +124,7 @@ export class StreamingSession implements AsyncIterable<SessionEvent>, AsyncDispo
 
   /** The events, shared with {@link nextEvent} (one reader: each event is read once). Leaving the loop early does not end the session. */
   [Symbol.asyncIterator](): AsyncIterator<SessionEvent, undefined> {
-    return {
-      next: async () => {
-        const event = await this.nextEvent();
-        return event === undefined ? { done: true, value: undefined } : { done: false, value: event };
-      },
-      return: () => Promise.resolve({ done: true, value: undefined }),
-    };
+    return this.#events.readerIterator();
   }
 
   /** Refuses further messages; the event stream ends once every accepted message's turn is over. Idempotent. */

@@ -111,4 +111,19 @@ describe("AsyncQueue", () => {
     expect(rest[0]).toBe(expected);
     expect(rest.at(-1)).toBe(4999);
   });
+
+  it("readerIterator: leaving a loop early keeps the queue and its values for the next reader", async () => {
+    const q = new AsyncQueue<number>();
+    q.push(1);
+    q.push(2);
+    q.push(3);
+    for await (const n of { [Symbol.asyncIterator]: () => q.readerIterator() }) {
+      expect(n).toBe(1);
+      break;
+    }
+    expect(q.released).toBe(false);
+    expect(await q.read()).toEqual({ done: false, value: 2 });
+    q.end();
+    expect(await collect({ [Symbol.asyncIterator]: () => q.readerIterator() })).toEqual([3]);
+  });
 });

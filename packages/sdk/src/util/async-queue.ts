@@ -147,6 +147,14 @@ export class AsyncQueue<T> implements AsyncIterable<T> {
     };
   }
 
+  /**
+   * An iterator over {@link read} whose `return()` leaves the queue open: for a consumer that
+   * shares the queue between `for await` loops and direct reads (a session's `nextEvent()`).
+   */
+  readerIterator(): AsyncIterator<T, undefined> {
+    return { next: () => this.read(), return: () => Promise.resolve({ done: true, value: undefined }) };
+  }
+
   #shift(): T {
     const value = this.#buffer[this.#head] as T;
     this.#buffer[this.#head] = undefined as T;
