@@ -58,16 +58,36 @@ describe("createSseParser", () => {
   });
 
   it("treats a lone CR at a chunk end followed by LF as one line break", () => {
+    // A trailing CR may be half of a CRLF pair, so the parser may wait for the next character
+    // before ending the line; what matters is that "\r" + "\n" is one break, not a blank line.
     const parser = createSseParser();
-    expect(parser.push("data: x\r")).toEqual([]);
-    expect(parser.push("\n\r")).toEqual([{ event: "message", data: "x" }]);
-    expect(parser.push("\ndata: y\n\n")).toEqual([{ event: "message", data: "y" }]);
+    const events = [...parser.push("data: x\r"), ...parser.push("\ndata: y\r"), ...parser.push("\n\r"), ...parser.push("\n")];
+    expect(events).toEqual([{ event: "message", data: "x\ny" }]);
   });
 
   it("delivers an unterminated final event at end of stream", () => {
     const parser = createSseParser();
     expect(parser.push('data: {"partial"')).toEqual([]);
     expect(parser.end()).toEqual([{ event: "message", data: '{"partial"' }]);
+  });
+});
+
+describe("createSseParser bounds", () => {
+  it("fails once an unterminated line passes the bound, instead of growing without limit", () => {
+    const parser = createSseParser(1024);
+    expect(parser.push(`data: ${"a".repeat(512)}`)).toEqual([]);
+    expect(() => parser.push("b".repeat(1024))).toThrow(/exceeded 1024 characters/);
+  });
+
+  it("fails once one event's data lines pass the bound", () => {
+    const parser = createSseParser(1024);
+    expect(() => parser.push(`data: ${"z".repeat(100)}\n`.repeat(20))).toThrow(/exceeded 1024 characters/);
+  });
+
+  it("bounds each event, not the stream: many events under the bound all arrive", () => {
+    const parser = createSseParser(1024);
+    const events = parser.push(`data: ${"z".repeat(900)}\n\n`.repeat(100));
+    expect(events).toHaveLength(100);
   });
 });
 

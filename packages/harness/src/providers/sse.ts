@@ -1,7 +1,10 @@
 /**
- * Incremental Server-Sent Events parsing (WHATWG HTML §9.2 "event stream interpretation"), shared
- * by the model providers. Chunks may split lines, CRLF pairs and UTF-8 sequences anywhere.
+ * Server-Sent Events for the model providers, parsed by `eventsource-parser` (WHATWG HTML §9.2
+ * "event stream interpretation": BOM, CR/LF/CRLF split anywhere, comments, multi-line data). This
+ * file only adapts it: a pull-style parser for byte chunks and an abortable reader over a response
+ * body, with a bound on how much one event may buffer.
  */
+import { createParser, type EventSourceMessage } from "eventsource-parser";
 
 /** One dispatched SSE event. */
 export interface SseEvent {
@@ -14,6 +17,13 @@ export interface SseEvent {
 }
 
 /**
+ * How much text one event may hold, its data lines and any unterminated line together (64 MiB: a
+ * streamed chunk with inline media stays far below). Past it the server is not streaming model
+ * output, and reading on would only grow memory.
+ */
+export const MAX_SSE_BUFFER_CHARS = 64 * 1024 * 1024;
+
+/**
  * A push parser: feed decoded text with {@link SseParser.push}, get the events completed so far;
  * {@link SseParser.end} flushes an event the stream ended without a blank line after.
  */
@@ -22,105 +32,51 @@ export interface SseParser {
   end(): SseEvent[];
 }
 
-/** Creates an {@link SseParser}. */
-export function createSseParser(): SseParser {
-  let buffer = "";
-  let started = false;
-  // A chunk that ended in "\r" may continue with the "\n" of the same CRLF pair.
-  let skipLeadingLf = false;
-  let dataLines: string[] = [];
-  let eventName = "";
-  let eventId: string | undefined;
-  let hasData = false;
-
-  const dispatch = (out: SseEvent[]): void => {
-    if (hasData) {
-      const event: SseEvent = { event: eventName || "message", data: dataLines.join("\n") };
-      if (eventId !== undefined) event.id = eventId;
-      out.push(event);
-    }
-    dataLines = [];
-    eventName = "";
-    eventId = undefined;
-    hasData = false;
+/** Creates an {@link SseParser}; throws once one event passes `maxBufferChars`. */
+export function createSseParser(maxBufferChars = MAX_SSE_BUFFER_CHARS): SseParser {
+  let completed: SseEvent[] = [];
+  let failure: Error | undefined;
+  const parser = createParser({
+    maxBufferSize: maxBufferChars,
+    onEvent: (message) => completed.push(sseEventOf(message)),
+    onError: (error) => {
+      // Unknown fields and bad `retry:` values are ignored, as the spec says; only the bound fails.
+      if (error.type === "max-buffer-size-exceeded") failure ??= new Error(`an SSE event exceeded ${maxBufferChars} characters; the server is not streaming model output`);
+    },
+  });
+  const take = (): SseEvent[] => {
+    if (failure !== undefined) throw failure;
+    const out = completed;
+    completed = [];
+    return out;
   };
-
-  const processLine = (line: string, out: SseEvent[]): void => {
-    if (line === "") {
-      dispatch(out);
-      return;
-    }
-    if (line.startsWith(":")) return; // comment / keep-alive
-    const colon = line.indexOf(":");
-    const field = colon === -1 ? line : line.slice(0, colon);
-    let value = colon === -1 ? "" : line.slice(colon + 1);
-    if (value.startsWith(" ")) value = value.slice(1);
-    switch (field) {
-      case "data":
-        dataLines.push(value);
-        hasData = true;
-        break;
-      case "event":
-        eventName = value;
-        break;
-      case "id":
-        if (!value.includes("\0")) eventId = value;
-        break;
-      default:
-        break; // "retry" and unknown fields do not matter to a one-shot response
-    }
-  };
-
   return {
     push(text) {
-      const out: SseEvent[] = [];
-      if (text === "") return out;
-      if (skipLeadingLf) {
-        skipLeadingLf = false;
-        if (text.startsWith("\n")) text = text.slice(1);
-      }
-      buffer += text;
-      if (!started && buffer.length > 0) {
-        started = true;
-        if (buffer.startsWith("\uFEFF")) buffer = buffer.slice(1);
-      }
-      let start = 0;
-      for (let i = 0; i < buffer.length; i++) {
-        const ch = buffer.charCodeAt(i);
-        if (ch !== 10 && ch !== 13) continue;
-        processLine(buffer.slice(start, i), out);
-        if (ch === 13) {
-          if (i + 1 < buffer.length) {
-            if (buffer.charCodeAt(i + 1) === 10) i++;
-          } else {
-            skipLeadingLf = true;
-          }
-        }
-        start = i + 1;
-      }
-      buffer = buffer.slice(start);
-      return out;
+      parser.feed(text);
+      return take();
     },
     end() {
-      const out: SseEvent[] = [];
       // Lenient: an event the server did not terminate with a blank line is still delivered, so
       // a truncated JSON payload surfaces as a parse error instead of vanishing silently.
-      if (buffer !== "") processLine(buffer, out);
-      buffer = "";
-      dispatch(out);
-      return out;
+      // Two line breaks end a pending line and then the event (after a lone CR the first completes
+      // its CRLF pair, the second is the blank line).
+      parser.feed("\n\n");
+      return take();
     },
   };
+}
+
+function sseEventOf(message: EventSourceMessage): SseEvent {
+  const event: SseEvent = { event: message.event ?? "message", data: message.data };
+  if (message.id !== undefined) event.id = message.id;
+  return event;
 }
 
 /**
  * Reads SSE events from a response body. Stops promptly when `signal` aborts (throwing its
  * reason), and cancels the body — closing the connection — when the consumer stops early.
  */
-export async function* readSseEvents(
-  body: ReadableStream<Uint8Array>,
-  signal: AbortSignal,
-): AsyncGenerator<SseEvent, void, undefined> {
+export async function* readSseEvents(body: ReadableStream<Uint8Array>, signal: AbortSignal): AsyncGenerator<SseEvent, void, undefined> {
   const reader = body.getReader();
   const decoder = new TextDecoder("utf-8");
   const parser = createSseParser();
