@@ -2,6 +2,7 @@ import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import WebSocket, { WebSocketServer } from "ws";
 import { MAX_BACKLOG, OutputChannel } from "./output-channel.js";
+import { wsClientPort } from "./ws-client-port.js";
 
 // The harness → client channel over a real loopback WebSocket whose client stops reading: the
 // backlog grows until MAX_BACKLOG, then the harness drops that connection instead of buffering
@@ -27,7 +28,7 @@ describe("OutputChannel backlog bound", () => {
     const errors: string[] = [];
     socket.on("error", (error) => errors.push(error.message));
     const closed = new Promise((resolve) => socket.once("close", resolve));
-    const channel = new OutputChannel(socket);
+    const channel = new OutputChannel(wsClientPort(socket, () => {}));
     const text = "x".repeat(1024 * 1024);
     let sent = 0;
     while (channel.send({ case: "stepUpdate", value: { text } })) {

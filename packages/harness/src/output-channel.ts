@@ -1,5 +1,5 @@
-import type { WebSocket } from "ws";
 import { OutputEventSchema, create, encodeOutputEvent, type MessageInitShape } from "@antigravity-ts/sdk/wire";
+import type { ClientPort } from "./client-port.js";
 
 /** The oneof of an `OutputEvent`, as an init object. */
 export type OutputEventInit = NonNullable<MessageInitShape<typeof OutputEventSchema>["event"]>;
@@ -7,7 +7,7 @@ export type OutputEventInit = NonNullable<MessageInitShape<typeof OutputEventSch
 /** Sends an output event; returns false when it was not sent (socket closed, turn halted). */
 export type SendOutput = (event: OutputEventInit) => boolean;
 
-/** Characters handed to the socket but not yet written out above which the client counts as not keeping up. */
+/** Characters handed to the port but not yet written out above which the client counts as not keeping up. */
 export const HIGH_WATER_MARK = 4 * 1024 * 1024;
 /** Once congested, the backlog must fall to this before producers go on. */
 export const LOW_WATER_MARK = 1024 * 1024;
@@ -22,46 +22,44 @@ export const MAX_BACKLOG = 64 * 1024 * 1024;
  * The harness → client half of a session. Every frame gets the next `seqNum` (monotonic per
  * session) and `timestampMicros` (§19 `OutputEvent`); both are int64 and go out as decimal strings (§4.1).
  *
- * Backpressure: frames are never dropped, but the channel counts what the socket has not written
+ * Backpressure: frames are never dropped, but the channel counts what the port has not written
  * out yet. Past {@link HIGH_WATER_MARK} it is {@link congested}, and producers that can wait
  * (the model stream) await {@link writable}, so a client that stops reading holds its own turn
- * back instead of making the harness buffer without bound. Past {@link MAX_BACKLOG} the socket
- * is terminated.
+ * back instead of making the harness buffer without bound. Past {@link MAX_BACKLOG} the
+ * connection is terminated.
  */
 export class OutputChannel {
   #seq = 0n;
   #backlog = 0;
   readonly #waiters = new Set<() => void>();
 
-  constructor(private socket: WebSocket) {
-    socket.once("close", () => this.#wake());
+  constructor(private port: ClientPort) {
+    void port.closed.then(() => this.#wake());
   }
 
   /**
-   * Continues on `socket` (a client that came back to a session held for its confirmation,
+   * Continues on `port` (a client that came back to a session held for its confirmation,
    * session.ts); its `seqNum`s start at 1 again, as on any new connection.
    */
-  attach(socket: WebSocket): void {
-    this.socket = socket;
+  attach(port: ClientPort): void {
+    this.port = port;
     this.#seq = 0n;
-    socket.once("close", () => this.#wake());
+    void port.closed.then(() => this.#wake());
   }
 
   /** Encodes and sends one event. */
   send: SendOutput = (event) => {
-    if (this.socket.readyState !== this.socket.OPEN) return false;
+    if (!this.port.open) return false;
     this.#seq += 1n;
     const frame = encodeOutputEvent(create(OutputEventSchema, { seqNum: this.#seq, timestampMicros: nowMicros(), event }));
     const size = frame.length;
     this.#backlog += size;
-    this.socket.send(frame, () => {
+    this.port.send(frame, () => {
       this.#backlog -= size;
       if (this.#backlog <= LOW_WATER_MARK) this.#wake();
     });
     if (this.#backlog > MAX_BACKLOG) {
-      // Reported like the socket's own failures (the session logs socket errors), then dropped.
-      this.socket.emit("error", new Error(`the client left ${this.#backlog} bytes of output unread (limit ${MAX_BACKLOG}); dropping the connection`));
-      this.socket.terminate();
+      this.port.terminate(new Error(`the client left ${this.#backlog} bytes of output unread (limit ${MAX_BACKLOG}); dropping the connection`));
       return false;
     }
     return true;
@@ -69,10 +67,10 @@ export class OutputChannel {
 
   /** True while the client is behind by more than {@link HIGH_WATER_MARK}. */
   get congested(): boolean {
-    return this.#backlog > HIGH_WATER_MARK && this.socket.readyState === this.socket.OPEN;
+    return this.#backlog > HIGH_WATER_MARK && this.port.open;
   }
 
-  /** Resolves at once unless congested, else once the backlog is down to {@link LOW_WATER_MARK} or the socket closed; rejects when `signal` aborts. */
+  /** Resolves at once unless congested, else once the backlog is down to {@link LOW_WATER_MARK} or the connection closed; rejects when `signal` aborts. */
   writable(signal: AbortSignal): Promise<void> {
     if (signal.aborted) return Promise.reject(signal.reason);
     if (!this.congested) return Promise.resolve();

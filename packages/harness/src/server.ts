@@ -5,12 +5,10 @@ import { WebSocketServer } from "ws";
 import { apiKeyMatches } from "./auth.js";
 import type { Logger } from "./log.js";
 import type { ScriptFile } from "./model/script-format.js";
-import { HarnessSession } from "./session.js";
-import { SessionRegistry } from "./session-registry.js";
-import { CloseCode, type SessionDependencies } from "./session-init.js";
+import { SessionHost } from "./session-host.js";
 import type { SessionStore } from "./storage.js";
 import { killAllChildren } from "./tools/process-registry.js";
-import { ToolWorkerPool } from "./tools/tool-pool.js";
+import { wsClientPort } from "./ws-client-port.js";
 
 /** Options of {@link startHarnessServer}. */
 export interface HarnessServerOptions {
@@ -61,28 +59,13 @@ export const DEFAULT_MAX_FRAME_BYTES = 64 * 1024 * 1024;
 /**
  * Starts the WebSocket server of the harness on path `/` (§4). Upgrades without the right
  * `x-goog-api-key` get HTTP 401 "unauthorized" and nothing else; each accepted connection is an
- * independent {@link HarnessSession}. A message over `maxFrameBytes` closes its connection with
+ * independent session of a {@link SessionHost}, over the socket adapted to its port (ws-client-port.ts). A message over `maxFrameBytes` closes its connection with
  * 1009 (RFC 6455 "message too big"); the other connections go on.
  */
 export async function startHarnessServer(options: HarnessServerOptions): Promise<HarnessServer> {
-  const sessions = new Set<HarnessSession>();
-  const toolWorkers = new ToolWorkerPool(options.toolTimeoutMs === undefined ? {} : { timeoutMs: options.toolTimeoutMs });
-  const deps: SessionDependencies = {
-    store: options.store,
-    registry: new SessionRegistry(),
-    defaults: { workspace: options.workspace, env: options.toolEnv, toolWorkers },
-    env: options.env,
-    log: options.log,
-    ...(options.script === undefined ? {} : { script: options.script }),
-    ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
-    ...(options.confirmationHoldMs === undefined ? {} : { confirmationHoldMs: options.confirmationHoldMs }),
-  };
+  const host = new SessionHost(options);
   const wss = new WebSocketServer({ noServer: true, maxPayload: options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES, perMessageDeflate: false });
-  wss.on("connection", (socket) => {
-    const session = new HarnessSession(socket, deps);
-    sessions.add(session);
-    void session.settled.then(() => sessions.delete(session));
-  });
+  wss.on("connection", (socket) => host.accept(wsClientPort(socket, (message) => options.log.warn(message))));
   // One line per refused key at most per window: a key-guessing client cannot flood stderr (issue 8 item 13).
   const refusals = new LogThrottle((line) => options.log.warn(line));
   const onUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer): void => {
@@ -110,19 +93,16 @@ export async function startHarnessServer(options: HarnessServerOptions): Promise
     port,
     url: `ws://${options.host.includes(":") ? `[${options.host}]` : options.host}:${port}/`,
     get sessionCount() {
-      return sessions.size;
+      return host.sessionCount;
     },
     close() {
       closing ??= (async () => {
         killAllChildren();
         for (const server of servers) server.close();
-        const open = [...sessions];
-        for (const session of open) session.close(CloseCode.goingAway, "harness shutting down");
-        await Promise.all(open.map((session) => session.settled));
+        await host.close();
         for (const server of servers) server.closeAllConnections();
         wss.close();
         refusals.close();
-        await toolWorkers.close();
       })();
       return closing;
     },

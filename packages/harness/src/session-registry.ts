@@ -1,4 +1,4 @@
-import type { WebSocket } from "ws";
+import type { ClientPort } from "./client-port.js";
 
 /** A session's hold on its cascade id. */
 export interface SessionClaim {
@@ -10,8 +10,8 @@ export interface SessionClaim {
 
 /** A session held across a client disconnect, waiting for a client to adopt it (session.ts). */
 export interface ParkedSession {
-  /** Continues the session on `socket`, whose first frame initialised this id. */
-  adopt(socket: WebSocket): void;
+  /** Continues the session on `port`, whose first frame asked to resume this id. */
+  adopt(port: ClientPort): void;
 }
 
 /** The id is held by a live connection. */

@@ -1,4 +1,3 @@
-import type { RawData, WebSocket } from "ws";
 import {
   LifecycleHook,
   TrajectoryStateUpdate_State,
@@ -11,6 +10,7 @@ import {
   type UserInput,
 } from "@antigravity-ts/sdk/wire";
 import { runTurn, type TurnInput } from "./agent-loop.js";
+import type { ClientFrame, ClientPort } from "./client-port.js";
 import { runOnBehalfOf, type FaultOwner } from "./crash-guard.js";
 import type { Logger } from "./log.js";
 import { OutputChannel } from "./output-channel.js";
@@ -38,7 +38,8 @@ const TURN_STOP_GRACE_MS = 3000;
 type QueuedInput = TurnInput | { refused: string };
 
 /**
- * One client connection = one session. The first frame initialises it (§5); later frames are
+ * One client connection = one session, over a {@link ClientPort} (a WebSocket in server.ts, a
+ * channel in memory in in-memory-harness.ts). The first frame initialises it (§5); later frames are
  * `InputEvent`s (§4). Turns run one at a time; replies to the harness's requests (tool
  * responses, hook and policy answers, confirmations, questions) are routed to whoever waits for
  * them, while a turn runs. Bad input never ends the process or other sessions: it gets an ERROR
@@ -46,13 +47,12 @@ type QueuedInput = TurnInput | { refused: string };
  * does runs on its behalf ({@link runOnBehalfOf}): a bug that escapes closes this session only.
  */
 export class HarnessSession implements FaultOwner, ParkedSession {
-  #socket: WebSocket;
+  #port: ClientPort;
   readonly #deps: SessionDependencies;
   readonly #channel: OutputChannel;
   readonly #ended = new AbortController();
   #phase: "awaiting-init" | "initializing" | "ready" | "parked" | "closed" = "awaiting-init";
   #parkTimer: NodeJS.Timeout | undefined;
-  #unlisten: () => void = () => {};
   #early: string[] = [];
   #state: SessionState | undefined;
   #claim: SessionClaim | undefined;
@@ -63,43 +63,46 @@ export class HarnessSession implements FaultOwner, ParkedSession {
   #settled: Promise<void>;
   #resolveSettled!: () => void;
 
-  constructor(socket: WebSocket, deps: SessionDependencies) {
-    this.#socket = socket;
+  constructor(port: ClientPort, deps: SessionDependencies) {
+    this.#port = port;
     this.#deps = deps;
     this.#log = deps.log;
-    this.#channel = new OutputChannel(socket);
+    this.#channel = new OutputChannel(port);
     this.#settled = new Promise((resolve) => (this.#resolveSettled = resolve));
-    this.#listen(socket);
+    void this.#read(port);
   }
 
-  #listen(socket: WebSocket): void {
-    const onMessage = (data: RawData, isBinary: boolean): void => this.#guard(() => this.#onMessage(data, isBinary));
-    const onClose = (): void => this.#guard(() => this.#onClose("the client disconnected", true));
-    const onError = (error: Error): void => this.#log.warn(`socket error: ${error.message}`);
-    socket.on("message", onMessage);
-    socket.on("close", onClose);
-    socket.on("error", onError);
-    this.#unlisten = () => {
-      socket.off("message", onMessage);
-      socket.off("close", onClose);
-      socket.off("error", onError);
-    };
+  /**
+   * Handles the frames of `port` one by one until the connection closes, then closes the
+   * session (the client disconnected). Stops at once when `port` was handed to a held session
+   * ({@link adopt}), which reads on from the next frame.
+   */
+  async #read(port: ClientPort): Promise<void> {
+    try {
+      for await (const frame of port.frames()) {
+        this.#guard(() => this.#onMessage(frame));
+        if (this.#port !== port) return;
+      }
+    } catch (error) {
+      this.#log.warn(`connection error: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    if (this.#port === port) this.#guard(() => this.#onClose("the client disconnected", true));
   }
 
   /**
    * {@link ParkedSession}: a client resumed this session while it was held for a confirmation.
-   * The turn goes on over `socket`: the init response replays the history (the waiting step
+   * The turn goes on over `port`: the init response replays the history (the waiting step
    * still WAITING_FOR_USER), then every waiting step is sent again (§8: clients debounce per
    * (trajectoryId, stepIndex)), so the client's `toolConfirmation` continues the same turn.
    */
-  adopt(socket: WebSocket): void {
+  adopt(port: ClientPort): void {
     const state = this.#state as SessionState;
     clearTimeout(this.#parkTimer);
     this.#deps.registry.unpark(state.cascadeId, this);
-    this.#socket = socket;
-    this.#channel.attach(socket);
-    this.#listen(socket);
+    this.#port = port;
+    this.#channel.attach(port);
     this.#phase = "ready";
+    void this.#read(port);
     this.#log.info(`a client resumed the session held for its confirmation`);
     this.#sendInitResponse(state, true);
     for (const step of state.waitingConfirmations.values()) step.update({});
@@ -118,9 +121,7 @@ export class HarnessSession implements FaultOwner, ParkedSession {
   /** Closes the connection (server shutdown); the session is persisted. */
   close(code: number, reason: string): void {
     this.#guard(() => {
-      if (this.#socket.readyState === this.#socket.OPEN || this.#socket.readyState === this.#socket.CONNECTING) {
-        this.#socket.close(code, truncateReason(reason));
-      }
+      this.#port.close(code, truncateReason(reason));
       this.#onClose("the harness shut down");
     });
   }
@@ -130,20 +131,21 @@ export class HarnessSession implements FaultOwner, ParkedSession {
     this.#fail(CloseCode.internal, "internal harness error");
   }
 
-  #onMessage(data: RawData, isBinary: boolean): void {
+  #onMessage(frame: ClientFrame): void {
     if (this.#phase === "closed") return;
-    if (isBinary) {
+    if (!("text" in frame)) {
       this.#fail(CloseCode.unsupportedData, "binary frames are not supported: send each message as one JSON text frame (protocol §4)");
       return;
     }
-    const text = Buffer.isBuffer(data) ? data.toString("utf8") : Array.isArray(data) ? Buffer.concat(data).toString("utf8") : Buffer.from(data).toString("utf8");
+    const text = frame.text;
     if (this.#phase === "awaiting-init") {
       const parked = this.#deps.registry.parked(resumedCascadeId(text) ?? "");
       if (parked !== undefined) {
-        // This connection continues a held session: the socket is its, this object is done.
-        this.#unlisten();
+        // This connection continues a held session: the port is its, this object is done.
+        const port = this.#port;
         this.#phase = "closed";
-        parked.adopt(this.#socket);
+        this.#port = handedOver;
+        parked.adopt(port);
         this.#resolveSettled();
         return;
       }
@@ -350,7 +352,7 @@ export class HarnessSession implements FaultOwner, ParkedSession {
 
   #fail(code: number, reason: string): void {
     this.#log.warn(`closing the connection (${code}): ${reason}`);
-    if (this.#socket.readyState === this.#socket.OPEN) this.#socket.close(code, truncateReason(reason));
+    if (this.#port.open) this.#port.close(code, truncateReason(reason));
     this.#onClose(`the connection was closed (${code}): ${reason}`);
   }
 
@@ -411,7 +413,7 @@ export class HarnessSession implements FaultOwner, ParkedSession {
     }
   }
 
-  /** Runs a socket callback on behalf of this session; a synchronous throw closes the session. */
+  /** Runs a connection callback on behalf of this session; a synchronous throw closes the session. */
   #guard(action: () => void): void {
     runOnBehalfOf(this, () => {
       try {
@@ -423,6 +425,16 @@ export class HarnessSession implements FaultOwner, ParkedSession {
     });
   }
 }
+
+/** The port of a session whose connection went on in a held session ({@link HarnessSession.adopt}): closed, sends nothing. */
+const handedOver: ClientPort = {
+  frames: () => ({ [Symbol.asyncIterator]: () => ({ next: () => Promise.resolve({ done: true, value: undefined }) }) }),
+  open: false,
+  send: (_frame, written) => written(),
+  close: () => {},
+  terminate: () => {},
+  closed: Promise.resolve(),
+};
 
 /** Whether `promise` settles within `ms`. */
 function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
