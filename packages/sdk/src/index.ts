@@ -16,6 +16,7 @@ export * from "./policies/index.js";
 export * from "./tools/index.js";
 export * from "./triggers/index.js";
 export * from "./telemetry/index.js";
+export * from "./transcript/index.js";
 export {
   WebSocketTransport,
   readEnvironment,

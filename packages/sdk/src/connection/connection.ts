@@ -1,3 +1,4 @@
+import type { SdkError } from "../errors.js";
 import type { CallOptions, Prompt, Step, StopReason, ToolResult, UsageMetadata } from "../types.js";
 import type { TurnObserver } from "./turn.js";
 
@@ -43,6 +44,13 @@ export interface Connection {
    * the session after a drop (transport `reconnect`); merge it by step id.
    */
   onResumed?(listener: (history: readonly Step[]) => void): void;
+  /**
+   * Optional: `listener` gets the reason once the connection is closed for good — the harness or
+   * the gateway went away (`ConnectionClosed`, `HarnessCrashed` ...), reconnecting gave up, or
+   * `disconnect()` — whether or not a turn was running. Registered after the close, it is called
+   * at once. A UI shows "disconnected" from it while idle (a `Transcript` does).
+   */
+  onClosed?(listener: (reason: SdkError) => void): void;
   /**
    * Starts a turn with a user prompt, after the running turn (if any) is over. Rejects an empty
    * prompt with `InvalidArgument`; sends nothing when `signal` is already aborted.

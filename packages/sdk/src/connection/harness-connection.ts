@@ -125,6 +125,7 @@ export class HarnessConnection implements Connection {
   /** Set from an unexpected close until the harness answered the resume (transport `reconnect`). */
   #reconnecting: { attempts: number; keptTurn: boolean; interrupted: boolean; cause: SdkError } | undefined;
   readonly #resumedListeners: ((history: readonly Step[]) => void)[] = [];
+  readonly #closedListeners: ((reason: SdkError) => void)[] = [];
   readonly #reader: Promise<void>;
 
   /** @internal Use {@link createHarnessConnection}. */
@@ -171,6 +172,16 @@ export class HarnessConnection implements Connection {
    */
   onResumed(listener: (history: readonly Step[]) => void): void {
     this.#resumedListeners.push(listener);
+  }
+
+  /**
+   * Calls `listener` once with the reason when the connection closes for good (the channel ended
+   * and no reconnect follows, or `disconnect()`), idle or not; at once when it already closed.
+   */
+  onClosed(listener: (reason: SdkError) => void): void {
+    const closed = this.#closed;
+    if (closed !== undefined) listener(closed);
+    else this.#closedListeners.push(listener);
   }
 
   get usage(): UsageSnapshot {
@@ -416,6 +427,13 @@ export class HarnessConnection implements Connection {
     this.#turns.latest?.end({ error: reason });
     this.#sessionEnded?.();
     for (const waiter of this.#idleWaiters.splice(0)) waiter.reject(reason);
+    for (const listener of this.#closedListeners.splice(0)) {
+      try {
+        listener(reason);
+      } catch (error) {
+        this.#warn(`an onClosed listener threw: ${SdkError.from(error).message}`);
+      }
+    }
   }
 
   #route(event: OutputEvent): void {
