@@ -1,4 +1,6 @@
 import { ErrorCode, SdkError } from "../errors.js";
+import type { IsLiteralJsonSchema, JsonSchemaType } from "./json-schema-type.js";
+import { isStandardSchema, jsonSchemaOf, validateWithSchema, type StandardSchemaV1 } from "./standard-schema.js";
 
 /** A JSON Schema object describing a tool's arguments (Gemini-API style, protocol §5.1). */
 export type JsonSchema = { readonly [key: string]: unknown };
@@ -34,13 +36,41 @@ export interface Tool<Args = unknown> {
   call(args: Args, context: ToolContext): unknown;
 }
 
-/** What {@link defineTool} takes. */
-export interface ToolDefinition<Args> {
+/** What {@link defineTool} takes with a JSON Schema (or no schema): `Args` comes from `call`'s parameter. */
+export interface ToolDefinition<Args, Parameters extends JsonSchema = JsonSchema> {
   name: string;
   description: string;
-  parameters?: JsonSchema;
+  /** JSON Schema of the arguments object; omitted means no arguments. */
+  parameters?: Parameters & NotStandardSchema & NotLiteralJsonSchema<Parameters>;
   call: (args: Args, context: ToolContext) => unknown;
 }
+
+/**
+ * What {@link defineTool} takes with a schema that types `call`'s argument: a Standard Schema
+ * (zod, valibot, arktype, …) — `call` receives its validated output, and the JSON Schema sent
+ * to the harness is the library's own conversion or `jsonSchema` when the library has none
+ * (valibot) — or a JSON Schema declared `as const` (its `type` a literal), read by {@link JsonSchemaType}.
+ */
+export interface SchemaToolDefinition<Schema extends StandardSchemaV1 | JsonSchema> {
+  name: string;
+  description: string;
+  /** The arguments' schema. A Standard Schema checks every call first: an invalid call never reaches `call`. */
+  parameters: Schema & (Schema extends StandardSchemaV1 ? unknown : NotStandardSchema & LiteralJsonSchema<Schema>);
+  /** With a Standard Schema whose library cannot convert by itself: the JSON Schema the model sees (valibot: `toJsonSchema(schema)` from `@valibot/to-json-schema`). */
+  jsonSchema?: Schema extends StandardSchemaV1 ? JsonSchema : never;
+  call: (args: SchemaOutput<Schema>, context: ToolContext) => unknown;
+}
+
+/** What `call` receives with `parameters: Schema`: a Standard Schema's output, or what an `as const` JSON Schema describes. */
+export type SchemaOutput<Schema> = Schema extends StandardSchemaV1 ? StandardSchemaV1.InferOutput<Schema> : JsonSchemaType<Schema>;
+/** What the model must send for `parameters: Schema`: a Standard Schema's input, or what an `as const` JSON Schema describes. */
+export type SchemaInput<Schema> = Schema extends StandardSchemaV1 ? StandardSchemaV1.InferInput<Schema> : JsonSchemaType<Schema>;
+
+/** Keeps a Standard Schema out of the JSON Schema overloads of {@link defineTool}. */
+type NotStandardSchema = { readonly "~standard"?: never };
+/** Present only when `Parameters` is declared `as const`: such a schema types `call` itself. */
+type LiteralJsonSchema<Parameters> = IsLiteralJsonSchema<Parameters> extends true ? unknown : { readonly "~declaredAsConst": true };
+type NotLiteralJsonSchema<Parameters> = IsLiteralJsonSchema<Parameters> extends true ? { readonly "~callArgumentsMustMatchTheSchema": true } : unknown;
 
 const TOOL_NAME = /^[A-Za-z_][A-Za-z0-9_.:-]{0,63}$/;
 
@@ -55,20 +85,45 @@ export function validateToolName(name: string): void {
 }
 
 /**
- * Defines a client tool. The argument type comes from `call`'s parameter.
+ * Defines a client tool. `parameters` is one of:
+ *
+ * - a Standard Schema (zod, valibot, arktype, …): `call`'s argument type is the schema's output,
+ *   the arguments are validated before `call` runs (an invalid call answers the model with an
+ *   error naming each issue; `call` never runs), and the JSON Schema sent to the harness comes
+ *   from the library (zod ≥ 4.2, arktype) or from `jsonSchema` (valibot: `@valibot/to-json-schema`);
+ * - a JSON Schema declared `as const`: `call`'s argument type is read from it;
+ * - any other JSON Schema, or none: the argument type comes from `call`'s parameter.
  *
  * @example
- * const add = defineTool({
- *   name: "add",
- *   description: "Adds two integers",
- *   parameters: { type: "object", properties: { a: { type: "integer" }, b: { type: "integer" } }, required: ["a", "b"] },
- *   call: ({ a, b }: { a: number; b: number }) => ({ sum: a + b }),
+ * const weather = defineTool({
+ *   name: "get_weather",
+ *   description: "The weather in a city",
+ *   parameters: z.object({ city: z.string(), days: z.number().int().min(1).default(1) }),
+ *   call: ({ city, days }) => ({ city, days, sky: "clear" }),
  * });
  */
-export function defineTool<Args>(definition: ToolDefinition<Args>): Tool<Args> {
+export function defineTool<Args, Parameters extends JsonSchema = JsonSchema>(definition: ToolDefinition<Args, Parameters>): Tool<Args>;
+export function defineTool<Schema extends StandardSchemaV1 | JsonSchema>(definition: SchemaToolDefinition<Schema>): Tool<SchemaInput<Schema>>;
+export function defineTool(definition: { name: string; description: string; parameters?: unknown; jsonSchema?: JsonSchema; call: (args: unknown, context: ToolContext) => unknown }): Tool {
+  const { name, description, parameters, jsonSchema, call } = definition;
+  if (isStandardSchema(parameters)) {
+    validateTool({ name, description, call });
+    const declared = jsonSchemaOf(parameters, `tool ${JSON.stringify(name)}`, jsonSchema);
+    return Object.freeze({ name, description, parameters: declared, call: async (args: unknown, context: ToolContext) => call(await validArguments(parameters, name, args), context) });
+  }
   validateTool(definition);
-  const { name, description, parameters, call } = definition;
-  return Object.freeze({ name, description, ...(parameters === undefined ? {} : { parameters }), call: (args: Args, context: ToolContext) => call(args, context) });
+  if (jsonSchema !== undefined) throw new SdkError(ErrorCode.InvalidArgument, `tool ${JSON.stringify(name)}: jsonSchema goes with a Standard Schema (zod, valibot, …) in parameters; put a JSON Schema in parameters itself`);
+  return Object.freeze({ name, description, ...(parameters === undefined ? {} : { parameters: parameters as JsonSchema }), call: (args: unknown, context: ToolContext) => call(args, context) });
+}
+
+/**
+ * `args` validated by `schema` (the schema's output), else an `InvalidArgument` naming the tool
+ * and each issue — the tool runner sends its message to the model as the call's error.
+ */
+async function validArguments(schema: StandardSchemaV1, name: string, args: unknown): Promise<unknown> {
+  const result = await validateWithSchema(schema, args);
+  if ("value" in result) return result.value;
+  throw new SdkError(ErrorCode.InvalidArgument, `Invalid arguments for tool ${name}: ${result.issues.join("; ")}. The tool did not run; call it again with arguments that match its schema.`, { details: { issues: result.issues } });
 }
 
 /**
@@ -83,6 +138,7 @@ export function validateTool(tool: unknown): asserts tool is Tool {
   const name = JSON.stringify(t["name"]);
   if (typeof t["description"] !== "string") throw new SdkError(ErrorCode.InvalidArgument, `tool ${name}: description must be a string (the model reads it to decide when to call the tool)`);
   const parameters = t["parameters"];
+  if (isStandardSchema(parameters)) throw new SdkError(ErrorCode.InvalidArgument, `tool ${name}: parameters is a Standard Schema (${parameters["~standard"].vendor}); make the tool with defineTool({ ... }), which validates the arguments and derives the JSON Schema the model sees`);
   if (parameters !== undefined && (typeof parameters !== "object" || parameters === null || Array.isArray(parameters))) {
     throw new SdkError(ErrorCode.InvalidArgument, `tool ${name}: parameters must be a JSON Schema object such as { type: "object", properties: {...} }, or omitted`);
   }
