@@ -1,7 +1,29 @@
-import type { ScriptFile } from "./script-format.js";
+import type { ScriptCall, ScriptFile } from "./script-format.js";
 
 /** The line every demo answer starts with, so nobody mistakes the demo for a real model. */
 export const DEMO_NOTICE = "(scripted demo model — set GEMINI_API_KEY for a real one)";
+
+/**
+ * "weather … in <Place>": the place (a word, then capitalised words: "Tokyo", "New York",
+ * "São Paulo") as the named group `city`. Case-sensitive (flag `u` only) so the capitals end it.
+ */
+const PLACE_AFTER_WEATHER_WORD = String.raw`(?:[Ww]eather|[Tt]emperature|[Ff]orecast)\b[^.?!]*?\b(?:in|for|at)\s+(?<city>\p{L}[\p{L}'’.-]*(?:[ -]\p{Lu}[\p{L}'’.-]*)*)`;
+
+/** A prompt not about running something: look at the workspace, call the client's first tool, answer quoting both. */
+const LOOK_AND_ANSWER: ScriptCall[] = [
+  {
+    thinking: "The user said: “{{prompt}}”. I am the scripted demo model, so I will show what a turn can do: look at the workspace, call a tool the client declared, then answer.",
+    text: `${DEMO_NOTICE}\nLet me look at the workspace and try the tools you gave me.`,
+    toolCalls: [
+      { name: "list_directory", args: { directory_path: "." }, ifAvailable: true },
+      { name: "$client", args: "$fromSchema", ifAvailable: true },
+    ],
+  },
+  {
+    text: "Here is what I found. Workspace entries: {{results.list_directory.count}}. Your tool's answer: {{results.$client}}. That is all this demo model can do; connect a real model for real answers.",
+    toolCalls: [{ name: "finish", args: "$fromSchema", ifAvailable: true }],
+  },
+];
 
 /**
  * The built-in script of the scripted model: shows every feature of the quick start offline.
@@ -12,6 +34,8 @@ export const DEMO_NOTICE = "(scripted demo model — set GEMINI_API_KEY for a re
  *   FIRST client tool the client declared (`$client`, with arguments built from its JSON schema's
  *   required properties: strings "demo", numbers 2, 3, …), then an answer quoting the results and,
  *   when `finishToolSchemaJson` is set, `finish` with structured output built from that schema.
+ *   A prompt asking about the weather in a place passes that place as the tool's `city`
+ *   argument when its schema has one.
  *
  * Tools the session does not offer are skipped (`ifAvailable`).
  */
@@ -31,21 +55,9 @@ export const DEMO_SCRIPT: ScriptFile = {
         },
       ],
     },
-    {
-      calls: [
-        {
-          thinking: "The user said: “{{prompt}}”. I am the scripted demo model, so I will show what a turn can do: look at the workspace, call a tool the client declared, then answer.",
-          text: `${DEMO_NOTICE}\nLet me look at the workspace and try the tools you gave me.`,
-          toolCalls: [
-            { name: "list_directory", args: { directory_path: "." }, ifAvailable: true },
-            { name: "$client", args: "$fromSchema", ifAvailable: true },
-          ],
-        },
-        {
-          text: "Here is what I found. Workspace entries: {{results.list_directory.count}}. Your tool's answer: {{results.$client}}. That is all this demo model can do; connect a real model for real answers.",
-          toolCalls: [{ name: "finish", args: "$fromSchema", ifAvailable: true }],
-        },
-      ],
-    },
+    // A place named after a weather word ("the weather like in Tokyo") fills the client tool's
+    // `city` argument, so a weather tool is asked about the city the user asked about.
+    { regex: PLACE_AFTER_WEATHER_WORD, flags: "u", calls: LOOK_AND_ANSWER },
+    { calls: LOOK_AND_ANSWER },
   ],
 };

@@ -3,10 +3,16 @@
  * (e.g. to call the client's first tool in the demo). Only required properties are filled;
  * `enum`, `default` and `examples` win; otherwise strings are "demo", numbers count up from 2
  * (so a demo `add(a, b)` gets 2 and 3), booleans are true and arrays hold one example item.
+ * A top-level property named in `given` (the named groups of the turn's regex, so a prompt's
+ * "weather in Tokyo" fills `city`) takes that value instead, required or not.
  */
-export function exampleFromSchema(schema: unknown): unknown {
+export function exampleFromSchema(schema: unknown, given: Readonly<Record<string, string>> = {}): unknown {
   const counter = { next: 2 };
-  return example(schema, counter, 0);
+  const built = example(schema, counter, 0);
+  const properties = (schema as { properties?: unknown } | null)?.properties;
+  if (typeof built !== "object" || built === null || Array.isArray(built) || typeof properties !== "object" || properties === null) return built;
+  const named = Object.entries(given).filter(([name, value]) => value !== "" && Object.hasOwn(properties, name));
+  return { ...built, ...Object.fromEntries(named) };
 }
 
 function example(schema: unknown, counter: { next: number }, depth: number): unknown {

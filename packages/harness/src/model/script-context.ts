@@ -4,6 +4,8 @@ import type { ModelMessage, ModelRequest } from "./provider.js";
 export interface ScriptContext {
   prompt: string;
   match: readonly string[];
+  /** Named groups of the turn's regex (`{{match.NAME}}`, and `$fromSchema` properties of that name). */
+  groups: Readonly<Record<string, string>>;
   /** Response of the latest tool result of the turn. */
   lastResult: Record<string, unknown> | undefined;
   /** Latest response per tool name in this turn (`$client` included under its real name). */
@@ -32,7 +34,7 @@ export function turnPosition(messages: readonly ModelMessage[]): TurnPosition {
 }
 
 /** Builds the interpolation context of the current model call. */
-export function scriptContext(request: ModelRequest, position: TurnPosition, match: readonly string[], clientTool: string | undefined): ScriptContext {
+export function scriptContext(request: ModelRequest, position: TurnPosition, found: { match: readonly string[]; groups: Readonly<Record<string, string>> }, clientTool: string | undefined): ScriptContext {
   const results = new Map<string, Record<string, unknown>>();
   let lastResult: Record<string, unknown> | undefined;
   for (const message of request.messages.slice(position.promptIndex + 1)) {
@@ -42,13 +44,13 @@ export function scriptContext(request: ModelRequest, position: TurnPosition, mat
       lastResult = result.response;
     }
   }
-  return { prompt: position.prompt, match, lastResult, results, clientTool };
+  return { prompt: position.prompt, match: found.match, groups: found.groups, lastResult, results, clientTool };
 }
 
 const PLACEHOLDER = /\{\{\s*([^}]+?)\s*\}\}/g;
 
 /**
- * Replaces `{{prompt}}`, `{{match.N}}`, `{{result}}`, `{{result.a.b}}`, `{{results.NAME}}` and
+ * Replaces `{{prompt}}`, `{{match.N}}`, `{{match.NAME}}`, `{{result}}`, `{{result.a.b}}`, `{{results.NAME}}` and
  * `{{results.NAME.a.b}}` (NAME may be `$client`). Objects render as JSON; a missing value as "n/a".
  */
 export function interpolate(template: string, context: ScriptContext): string {
@@ -76,7 +78,7 @@ function lookup(expression: string, context: ScriptContext): unknown {
   const [head, ...path] = expression.split(".");
   let value: unknown;
   if (head === "prompt") value = context.prompt;
-  else if (head === "match") value = context.match;
+  else if (head === "match") value = path[0] !== undefined && Object.hasOwn(context.groups, path[0]) ? context.groups : context.match;
   else if (head === "result") value = context.lastResult;
   else if (head === "results") {
     const name = path.shift();

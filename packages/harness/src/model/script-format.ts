@@ -13,7 +13,10 @@ export interface ScriptFile {
 export interface ScriptTurn {
   /** Case-insensitive substring of the prompt. */
   match?: string;
-  /** JavaScript regular expression tested against the prompt; groups are `{{match.N}}`. */
+  /**
+   * JavaScript regular expression tested against the prompt; groups are `{{match.N}}`, named
+   * groups also `{{match.NAME}}` and the value of a `$fromSchema` argument of that name.
+   */
   regex?: string;
   /** Flags of `regex` (default "i"). */
   flags?: string;
@@ -38,7 +41,7 @@ export interface ScriptCall {
 export interface ScriptToolCall {
   /** Tool name; `$client` is the first tool the client declared (`HarnessConfig.tools`). */
   name: string;
-  /** Arguments; `"$fromSchema"` builds them from the tool's JSON schema (required properties). */
+  /** Arguments; `"$fromSchema"` builds them from the tool's JSON schema (required properties, and named regex groups). */
   args?: Record<string, unknown> | "$fromSchema";
   /** Drop this call when the session does not offer the tool (instead of calling an unknown tool). */
   ifAvailable?: boolean;

@@ -118,6 +118,22 @@ describe("scripted model", () => {
     expect(bare.text).toContain("Workspace entries: n/a");
   });
 
+  it("fills a $fromSchema argument and {{match.NAME}} from a named group of the turn's regex", async () => {
+    const named = parseScript({ turns: [{ regex: "^add (?<a>\\d+)$", calls: [{ text: "adding {{match.a}} ({{match.1}})", toolCalls: [{ name: "add", args: "$fromSchema" }] }] }] });
+    const out = await collect(createScriptedProvider({ script: named }).generate(request([{ role: "user", text: "add 7" }], [ADD]), signal));
+    expect(out.text).toBe("adding 7 (7)");
+    expect(out.calls).toEqual([{ name: "add", args: { a: "7", b: 3 } }]);
+  });
+
+  it("asks the demo's client weather tool about the place the prompt names, else about its example", async () => {
+    const weather: ToolDeclaration = { name: "get_weather", description: "", parameters: { type: "object", properties: { city: { type: "string", examples: ["Paris"] } }, required: ["city"] } };
+    const cityAsked = async (prompt: string): Promise<unknown> => (await collect(createScriptedProvider().generate(request([{ role: "user", text: prompt }], [weather]), signal))).calls[0]?.args["city"];
+    expect(await cityAsked("What's the weather like in Tokyo, and what is in this workspace?")).toBe("Tokyo");
+    expect(await cityAsked("Weather for New York today?")).toBe("New York");
+    expect(await cityAsked("what is the temperature in oslo")).toBe("oslo");
+    expect(await cityAsked("What is in this workspace?")).toBe("Paris");
+  });
+
   it("stops when aborted", async () => {
     const controller = new AbortController();
     const slow = parseScript({ turns: [{ calls: [{ text: "a b c d e f", chunkWords: 1, chunkDelayMs: 5 }] }] });

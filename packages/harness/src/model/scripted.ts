@@ -43,7 +43,7 @@ export function createScriptedProvider(options: ScriptedProviderOptions = {}): M
       const offered = new Map(request.tools.map((tool) => [tool.name, tool] as const));
       const plan = found === undefined ? [] : planCalls(found.turn.calls, offered, clientTool);
       const call = plan[position.modelCalls] ?? fallbackCall(found === undefined, position.prompt);
-      const context = scriptContext(request, position, found?.match ?? [], clientTool);
+      const context = scriptContext(request, position, found ?? { match: [], groups: {} }, clientTool);
       const thinking = interpolate(call.thinking, context);
       const text = interpolate(call.text, context);
       for (const delta of chunk(thinking, call.chunkWords)) {
@@ -62,15 +62,16 @@ export function createScriptedProvider(options: ScriptedProviderOptions = {}): M
   };
 }
 
-function findTurn(turns: readonly ScriptTurn[], prompt: string): { turn: ScriptTurn; match: string[] } | undefined {
+function findTurn(turns: readonly ScriptTurn[], prompt: string): { turn: ScriptTurn; match: string[]; groups: Record<string, string> } | undefined {
   for (const turn of turns) {
     if (turn.match !== undefined && !prompt.toLowerCase().includes(turn.match.toLowerCase())) continue;
     if (turn.regex !== undefined) {
       const match = new RegExp(turn.regex, turn.flags ?? "i").exec(prompt);
       if (match === null) continue;
-      return { turn, match: [...match].map((group) => group ?? "") };
+      const groups = Object.fromEntries(Object.entries(match.groups ?? {}).map(([name, text]) => [name, text ?? ""]));
+      return { turn, match: [...match].map((group) => group ?? ""), groups };
     }
-    return { turn, match: [prompt] };
+    return { turn, match: [prompt], groups: {} };
   }
   return undefined;
 }
@@ -108,7 +109,7 @@ function fallbackCall(unmatched: boolean, prompt: string): PlannedCall {
 function resolveToolCall(call: ScriptToolCall, offered: ReadonlyMap<string, ToolDeclaration>, clientTool: string | undefined, context: ScriptContext): { name: string; args: Record<string, unknown> } {
   const name = toolName(call.name, clientTool);
   if (call.args === "$fromSchema") {
-    const args = exampleFromSchema(offered.get(name)?.parameters ?? { type: "object" });
+    const args = exampleFromSchema(offered.get(name)?.parameters ?? { type: "object" }, context.groups);
     return { name, args: typeof args === "object" && args !== null && !Array.isArray(args) ? (args as Record<string, unknown>) : {} };
   }
   return { name, args: interpolateValue(call.args ?? {}, context) as Record<string, unknown> };
