@@ -1,10 +1,12 @@
-import { create, ScalarType, type DescEnum, type DescField, type DescMessage, type MessageShape } from "@bufbuild/protobuf";
+import type { DescMessage, MessageShape } from "@bufbuild/protobuf";
+import { FieldKind, Scalar, scalarZero, wireMessage, type WireEnum, type WireField, type WireMessage } from "./wire-plan.js";
 
 // A fast path for the tolerant JSON decoding of §4.1. protobuf-es `fromJson` walks every value
 // through its reflection API (a wrapper object per message, a type check per field set); a busy
 // harness sends thousands of stepUpdate frames per second, and that walk was the SDK's largest
 // cost. This reader does the same mapping with tables built once per message descriptor and writes
-// plain message objects directly.
+// plain message objects directly. Its tables come from the schema-free wire plan (wire-plan.ts),
+// so it runs without the descriptors or the reflection runtime.
 //
 // It only decides what it can decide exactly like `fromJson(schema, json, { ignoreUnknownFields:
 // true })`. Anything else — a null, a number given as a string, a 64-bit value out of range,
@@ -20,8 +22,6 @@ const SKIP: unique symbol = Symbol("skip");
 
 /** protobuf-es's recursion limit is 100 nested messages; stay well clear of the edge. */
 const MAX_DEPTH = 64;
-/** The edition number protobuf-es gives proto3 files: plain objects, no prototype chain. */
-const EDITION_PROTO3 = 999;
 const FLOAT32_MAX = 3.4028234663852886e38;
 /** Decimal integer strings, as protojson writes 64-bit values (§4.1). */
 const INT64_TEXT = /^-?[0-9]{1,20}$/;
@@ -53,28 +53,25 @@ interface MessagePlan {
   readonly fields: ReadonlyMap<string, FieldPlan>;
 }
 
-/** Plans by descriptor; descriptors are module constants of the generated code, never collected. */
-const plans = new Map<DescMessage, MessagePlan | null>();
+/** Reader plans by message type name, built on first use from the wire plan. */
+const plans = new Map<string, MessagePlan | null>();
 
 /**
  * Reads a parsed JSON object as a message of `schema`, exactly as protobuf-es `fromJson` with
  * `ignoreUnknownFields` would, or returns `undefined` when it cannot be sure (the caller then runs
- * `fromJson`). Never throws.
+ * `fromJson`). Never throws. Only the schema's type name is read: the tables come from the wire
+ * plan, so callers without the schema pass `{ typeName }`.
  *
  * @example
  * const event = readJsonFast(OutputEventSchema, JSON.parse(frame)) ?? fromJson(OutputEventSchema, JSON.parse(frame), { ignoreUnknownFields: true });
  */
-export function readJsonFast<Desc extends DescMessage>(schema: Desc, json: unknown): MessageShape<Desc> | undefined {
+export function readJsonFast<Desc extends DescMessage>(schema: Desc | { readonly typeName: Desc["typeName"] }, json: unknown): MessageShape<Desc> | undefined {
   try {
-    return readMessage(schema, json, 1) as MessageShape<Desc>;
+    return readPlanned(planOf(schema.typeName), json, 1) as MessageShape<Desc>;
   } catch (error) {
     if (error === GIVE_UP) return undefined;
     throw error; // a bug in this file: let it show
   }
-}
-
-function readMessage(desc: DescMessage, json: unknown, depth: number): Record<string, unknown> {
-  return readPlanned(planOf(desc), json, depth);
 }
 
 function readPlanned(plan: MessagePlan | null, json: unknown, depth: number): Record<string, unknown> {
@@ -104,37 +101,45 @@ function readPlanned(plan: MessagePlan | null, json: unknown, depth: number): Re
   return message;
 }
 
-function planOf(desc: DescMessage): MessagePlan | null {
-  let plan = plans.get(desc);
+function planOf(typeName: string): MessagePlan | null {
+  let plan = plans.get(typeName);
   if (plan === undefined) {
-    plan = buildPlan(desc);
-    plans.set(desc, plan);
+    const message = wireMessage(typeName);
+    plan = message === undefined ? null : buildPlan(message);
+    plans.set(typeName, plan);
   }
   return plan;
 }
 
-function buildPlan(desc: DescMessage): MessagePlan | null {
-  // Well-known types have their own JSON forms; other editions track presence on a prototype.
-  if (desc.typeName.startsWith("google.protobuf.") || desc.file.edition !== EDITION_PROTO3) return null;
+function buildPlan(desc: WireMessage): MessagePlan {
+  // The members a zero message has, in `create()`'s order: oneof groups, lists, maps, implicit scalars.
   const zeroKeys: string[] = [];
   const zeroValues: (() => unknown)[] = [];
-  for (const [key, value] of Object.entries(create(desc) as unknown as Record<string, unknown>)) {
-    if (key === "$typeName") continue;
-    zeroKeys.push(key);
-    if (Array.isArray(value)) zeroValues.push(() => []);
-    else if (value instanceof Uint8Array) zeroValues.push(() => new Uint8Array(0));
-    else if (typeof value === "object" && value !== null) zeroValues.push("case" in value ? () => ({ case: undefined }) : () => ({}));
-    else zeroValues.push(() => value);
+  for (const field of desc.fields) {
+    if (field.oneof !== undefined) {
+      if (zeroKeys.includes(field.oneof)) continue;
+      zeroKeys.push(field.oneof);
+      zeroValues.push(() => ({ case: undefined }));
+    } else if (field.kind === FieldKind.List) {
+      zeroKeys.push(field.name);
+      zeroValues.push(() => []);
+    } else if (field.kind === FieldKind.StringMap || field.kind === FieldKind.OtherMap) {
+      zeroKeys.push(field.name);
+      zeroValues.push(() => ({}));
+    } else if (field.kind === FieldKind.Implicit) {
+      zeroKeys.push(field.name);
+      zeroValues.push(field.scalar === Scalar.BYTES ? () => new Uint8Array(0) : constant(scalarZero(field.scalar)));
+    }
   }
   // Keys as protobuf-es looks them up: the proto name, then the JSON name, later fields winning.
-  const byKey = new Map<string, DescField>();
-  for (const field of desc.fields) byKey.set(field.name, field).set(field.jsonName, field);
+  const byKey = new Map<string, WireField>();
+  for (const field of desc.fields) byKey.set(field.protoName, field).set(field.name, field);
   const fields = new Map<string, FieldPlan>();
   for (const [key, field] of byKey) {
-    const other = key === field.name ? field.jsonName : field.name;
+    const other = key === field.protoName ? field.name : field.protoName;
     fields.set(key, {
-      localName: field.localName,
-      oneof: field.oneof?.localName,
+      localName: field.name,
+      oneof: field.oneof,
       alias: other !== key && byKey.get(other) === field ? other : undefined,
       read: readerOf(field),
     });
@@ -142,16 +147,17 @@ function buildPlan(desc: DescMessage): MessagePlan | null {
   return { typeName: desc.typeName, zeroKeys, zeroValues, fields };
 }
 
-function readerOf(field: DescField): Read {
-  switch (field.fieldKind) {
-    case "scalar":
-      return scalarReader(field.scalar, field.longAsString);
-    case "enum":
-      return enumReader(field.enum);
-    case "message":
-      return messageReader(field.message);
-    case "list": {
-      const item = field.listKind === "scalar" ? scalarReader(field.scalar, field.longAsString) : field.listKind === "enum" ? enumReader(field.enum) : messageReader(field.message);
+function constant(value: unknown): () => unknown {
+  return () => value;
+}
+
+function readerOf(field: WireField): Read {
+  const item: Read = field.scalar !== undefined ? scalarReader(field.scalar) : field.enumType !== undefined ? enumReader(field.enumType) : messageReader(field.messageType as string);
+  switch (field.kind) {
+    case FieldKind.Implicit:
+    case FieldKind.Explicit:
+      return item;
+    case FieldKind.List:
       return (json, depth) => {
         if (!Array.isArray(json)) throw GIVE_UP;
         const out: unknown[] = [];
@@ -162,10 +168,7 @@ function readerOf(field: DescField): Read {
         }
         return out;
       };
-    }
-    case "map": {
-      if (field.mapKey !== ScalarType.STRING) return giveUp;
-      const value = field.mapKind === "scalar" ? scalarReader(field.scalar, false) : field.mapKind === "enum" ? enumReader(field.enum) : messageReader(field.message);
+    case FieldKind.StringMap:
       return (json, depth) => {
         if (typeof json !== "object" || json === null || Array.isArray(json)) throw GIVE_UP;
         const source = json as Record<string, unknown>;
@@ -174,12 +177,13 @@ function readerOf(field: DescField): Read {
           if (!hasOwn.call(source, key)) continue;
           const raw = source[key];
           if (raw === null || key === "__proto__") throw GIVE_UP;
-          const read = value(raw, depth);
+          const read = item(raw, depth);
           if (read !== SKIP) out[key] = read;
         }
         return out;
       };
-    }
+    default:
+      return giveUp; // maps with other keys: fromJson's business
   }
 }
 
@@ -187,59 +191,57 @@ function giveUp(): never {
   throw GIVE_UP;
 }
 
-function messageReader(desc: DescMessage): Read {
+function messageReader(typeName: string): Read {
   let plan: MessagePlan | null | undefined; // looked up on first use: message types can nest themselves
-  return (json, depth) => readPlanned((plan ??= planOf(desc)), json, depth + 1);
+  return (json, depth) => readPlanned((plan ??= planOf(typeName)), json, depth + 1);
 }
 
-function enumReader(desc: DescEnum): Read {
-  const numbers = new Map<string, number>(desc.values.map((value) => [value.name, value.number]));
-  const known = new Set(desc.values.map((value) => value.number));
-  const open = desc.open;
+function enumReader(desc: WireEnum): Read {
+  const { numbers } = desc;
   return (json) => {
     if (typeof json === "string") return numbers.get(json) ?? SKIP; // §4.1: unknown names ignored
-    // Open enums keep unknown numbers (§4.1); closed ones only take declared values.
-    if (typeof json === "number" && Number.isInteger(json) && json >= -2_147_483_648 && json <= 2_147_483_647 && (open || known.has(json))) return json;
+    // The plan's enums are all open (proto3): unknown numbers are kept (§4.1).
+    if (typeof json === "number" && Number.isInteger(json) && json >= -2_147_483_648 && json <= 2_147_483_647) return json;
     throw GIVE_UP;
   };
 }
 
-function scalarReader(scalar: ScalarType, longAsString: boolean): Read {
+function scalarReader(scalar: number): Read {
   switch (scalar) {
-    case ScalarType.STRING:
+    case Scalar.STRING:
       return (json) => {
         if (typeof json !== "string" || !isWellFormed(json)) throw GIVE_UP;
         return json;
       };
-    case ScalarType.BOOL:
+    case Scalar.BOOL:
       return (json) => {
         if (typeof json !== "boolean") throw GIVE_UP;
         return json;
       };
-    case ScalarType.INT32:
-    case ScalarType.SINT32:
-    case ScalarType.SFIXED32:
+    case Scalar.INT32:
+    case Scalar.SINT32:
+    case Scalar.SFIXED32:
       return integerReader(-2_147_483_648, 2_147_483_647);
-    case ScalarType.UINT32:
-    case ScalarType.FIXED32:
+    case Scalar.UINT32:
+    case Scalar.FIXED32:
       return integerReader(0, 4_294_967_295);
-    case ScalarType.DOUBLE:
+    case Scalar.DOUBLE:
       return (json) => {
         if (typeof json !== "number" || !Number.isFinite(json)) throw GIVE_UP;
         return json;
       };
-    case ScalarType.FLOAT:
+    case Scalar.FLOAT:
       return (json) => {
         if (typeof json !== "number" || !Number.isFinite(json) || Math.abs(json) > FLOAT32_MAX) throw GIVE_UP;
         return json;
       };
-    case ScalarType.INT64:
-    case ScalarType.SINT64:
-    case ScalarType.SFIXED64:
-      return longAsString ? giveUp : longReader(INT64_TEXT, Number.MIN_SAFE_INTEGER, INT64_MIN, INT64_MAX);
-    case ScalarType.UINT64:
-    case ScalarType.FIXED64:
-      return longAsString ? giveUp : longReader(UINT64_TEXT, 0, 0n, UINT64_MAX);
+    case Scalar.INT64:
+    case Scalar.SINT64:
+    case Scalar.SFIXED64:
+      return longReader(INT64_TEXT, Number.MIN_SAFE_INTEGER, INT64_MIN, INT64_MAX);
+    case Scalar.UINT64:
+    case Scalar.FIXED64:
+      return longReader(UINT64_TEXT, 0, 0n, UINT64_MAX);
     default:
       return giveUp; // bytes: base64 variants are fromJson's business
   }
