@@ -1,6 +1,5 @@
 import { SubprocessTransport } from "@antigravity-ts/node";
-import { defineE2ESuite } from "../node/e2e/e2e-suite.js";
-import { harnessExecutable } from "../node/e2e/harness-launcher.js";
+import { defineE2ESuite, harnessExecutable } from "@antigravity-ts/test-kit";
 
 // test/node/e2e again, against the rollup output: @antigravity-ts/node resolves to packages/node/dist
 // (its "node" condition) and each session spawns packages/harness/dist/bin.js over stdio.

@@ -1,6 +1,5 @@
 import { WebSocketTransport } from "@antigravity-ts/sdk";
-import { defineE2ESuite } from "../node/e2e/e2e-suite.js";
-import { startListeningHarness } from "../node/e2e/harness-launcher.js";
+import { defineE2ESuite, startListeningHarness } from "@antigravity-ts/test-kit";
 
 // test/node/e2e again, against the rollup output: @antigravity-ts/sdk resolves to packages/sdk/dist
 // (vitest.built.config.ts has no "source" condition) and the harness is packages/harness/dist/bin.js.

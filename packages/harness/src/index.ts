@@ -27,3 +27,4 @@ export {
   type ModelUsage,
   type ToolDeclaration,
 } from "./model/provider.js";
+export { createInMemoryHarness, type InMemoryHarness, type InMemoryHarnessOptions } from "./in-memory-harness.js";

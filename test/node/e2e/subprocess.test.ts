@@ -1,6 +1,5 @@
 import { SubprocessTransport } from "@antigravity-ts/node";
-import { defineE2ESuite } from "./e2e-suite.js";
-import { harnessExecutable } from "./harness-launcher.js";
+import { defineE2ESuite, harnessExecutable } from "@antigravity-ts/test-kit";
 
 // Each session spawns its own harness over stdio, as with the real `localharness` binary.
 defineE2ESuite("SubprocessTransport", async (context) => {

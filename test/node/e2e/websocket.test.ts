@@ -1,6 +1,5 @@
 import { WebSocketTransport } from "@antigravity-ts/sdk";
-import { defineE2ESuite } from "./e2e-suite.js";
-import { startListeningHarness } from "./harness-launcher.js";
+import { defineE2ESuite, startListeningHarness } from "@antigravity-ts/test-kit";
 
 // One listening harness (`antigravity-harness --listen 127.0.0.1:0`) serves every test's session.
 defineE2ESuite("WebSocketTransport", async (context) => {

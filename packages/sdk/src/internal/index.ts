@@ -9,3 +9,4 @@ export { stepFromUpdate, stepIdOf, toolCallsFromUpdate, normalizeWirePath, usage
 export { AsyncQueue, type AsyncQueueOptions } from "../util/async-queue.js";
 export { abortError, delay, linkSignal, raceSignal, throwIfAborted, type LinkedSignal } from "../util/abort.js";
 export { LogThrottle } from "../util/log-throttle.js";
+export { peerCloseError } from "../transport/websocket-errors.js";

@@ -15,24 +15,25 @@ import {
   type Transport,
   type Trigger,
 } from "@antigravity-ts/sdk";
+import { deferred } from "./deferred.js";
 import { harnessEnv, killAllHarnesses } from "./harness-launcher.js";
 
 /** What a transport factory gets: the scripted model's script, a workspace, suite-wide resources. */
 export interface E2EContext {
-  /** Path of the scripted-model script (scripts/e2e-script.json). */
+  /** Path of the scripted-model script (e2e-script.json beside this file). */
   readonly script: string;
   /** A temporary workspace holding two files. */
   readonly workspace: string;
   /** Environment for a harness process: the scripted model with {@link script}. */
   readonly harnessEnv: Record<string, string>;
   /** Creates a resource once per suite (e.g. a listening harness), disposed after the suite. */
-  shared<T>(key: string, create: () => Promise<T>, dispose: (value: T) => Promise<void>): Promise<T>;
+  shared<T>(key: string, create: () => Promise<T>, dispose: (value: T) => Promise<unknown>): Promise<T>;
 }
 
 /** Makes the transport of one test's agent. */
 export type MakeTransport = (context: E2EContext) => Transport | Promise<Transport>;
 
-const SCRIPT = fileURLToPath(new URL("./scripts/e2e-script.json", import.meta.url));
+const SCRIPT = fileURLToPath(new URL("./e2e-script.json", import.meta.url));
 const START_TIMEOUT_MS = 30_000;
 
 const add = defineTool({
@@ -42,16 +43,12 @@ const add = defineTool({
   call: ({ a, b }: { a: number; b: number }) => ({ sum: a + b }),
 });
 
-function deferred<T>(): { promise: Promise<T>; resolve: (value: T) => void } {
-  let resolve!: (value: T) => void;
-  const promise = new Promise<T>((r) => (resolve = r));
-  return { promise, resolve };
-}
-
 /**
  * The end-to-end suite against the reference harness (packages/harness, scripted model): every
  * feature a user relies on, over the transport `makeTransport` builds. Each transport runs it
- * with one line: `defineE2ESuite("name", (context) => transport)`.
+ * with one line: `defineE2ESuite("name", (context) => transport)` — over a socket
+ * (test/node/e2e/websocket.test.ts), a child process (subprocess.test.ts), the built packages
+ * (test/built) and the harness in memory (packages/sdk/src/transport/reference-harness-in-memory.test.ts).
  */
 export function defineE2ESuite(name: string, makeTransport: MakeTransport): void {
   describe(`end to end over ${name}`, () => {
@@ -62,11 +59,11 @@ export function defineE2ESuite(name: string, makeTransport: MakeTransport): void
       script: SCRIPT,
       workspace,
       harnessEnv: harnessEnv(SCRIPT),
-      shared: <T>(key: string, create: () => Promise<T>, dispose: (value: T) => Promise<void>): Promise<T> => {
+      shared: <T>(key: string, create: () => Promise<T>, dispose: (value: T) => Promise<unknown>): Promise<T> => {
         let entry = resources.get(key);
         if (entry === undefined) {
           const value = create();
-          entry = { value, dispose: async () => dispose(await value) };
+          entry = { value, dispose: async () => void (await dispose(await value)) };
           resources.set(key, entry);
         }
         return entry.value as Promise<T>;

@@ -1,0 +1,25 @@
+/**
+ * The workspace's private test kit (never published, like connect-es's conformance kit): one of
+ * each helper the test suites share — the harness launcher, the scripted-harness environment,
+ * the process probe, `deferred()`, wire `StepUpdate` builders, the policy precedence cases and the
+ * transport-independent end-to-end suite.
+ * @module
+ */
+export { deferred, type Deferred } from "./deferred.js";
+export {
+  WAIT_MS,
+  harnessEnv,
+  harnessExecutable,
+  killAllHarnesses,
+  spawnHarness,
+  startListeningHarness,
+  type HarnessBuild,
+  type HarnessExit,
+  type HarnessProcess,
+  type ListeningHarness,
+  type ListeningHarnessOptions,
+  type SpawnHarnessOptions,
+} from "./harness-launcher.js";
+export { GONE_WAIT_MS, processAlive, waitUntilGone } from "./process-probe.js";
+export { customToolStep, stepUpdate, stepUpdateFromJson, textStep, type StepPlace, type StepUpdateInit } from "./step-updates.js";
+export { defineE2ESuite, type E2EContext, type MakeTransport } from "./e2e-suite.js";

@@ -1,0 +1,38 @@
+import { readFileSync } from "node:fs";
+import { setTimeout as sleep } from "node:timers/promises";
+
+/** Bound of {@link waitUntilGone}: a reparented orphan is reaped by init asynchronously. */
+export const GONE_WAIT_MS = 20_000;
+
+/**
+ * Whether a process with this pid runs. Signal 0 probes without killing: "no such process"
+ * (ESRCH) is gone, "not permitted" (EPERM) exists. A zombie counts as gone: it has exited and only
+ * waits to be reaped, which some container inits never do. Where `/proc` cannot tell (macOS),
+ * an existing pid counts as running.
+ */
+export function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code !== "ESRCH";
+  }
+  return !isZombie(pid);
+}
+
+function isZombie(pid: number): boolean {
+  try {
+    // /proc/<pid>/stat: "pid (comm) state ..."; comm may contain spaces and parentheses.
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) === "Z";
+  } catch {
+    return false;
+  }
+}
+
+/** Waits until `pid` is gone, polling for at most `boundMs`. Returns whether it is gone: tests assert on that, never on the time. */
+export async function waitUntilGone(pid: number, boundMs = GONE_WAIT_MS): Promise<boolean> {
+  for (const until = Date.now() + boundMs; processAlive(pid); await sleep(20)) {
+    if (Date.now() > until) return false;
+  }
+  return true;
+}
