@@ -67,8 +67,8 @@ test.describe("browser chat: a tab's conversation survives a reload", () => {
     await expect.poll(() => storedTurns(page)).toBe(1);
     await reload(page);
     const card = page.locator('.tool[data-tool="read_page"][data-kind="client"]');
-    await expect(card).toHaveAttribute("data-status", "DONE");
-    await expect(card.locator(".detail")).toContainText("the launch window opens on Tuesday at 09:30");
+    await expect(card).toHaveAttribute("data-status", "done");
+    await expect(card.locator(".outcome")).toContainText("the launch window opens on Tuesday at 09:30");
   });
 
   test("another tab starts its own conversation", async ({ page, server, context }) => {

@@ -39,9 +39,9 @@ test.describe("browser chat through the harness gateway", () => {
     expect(total(await page.locator("#usage").textContent())).toBeGreaterThan(total(first));
   });
 
-  test("a client tool runs in the page and is drawn as a card from its ACTIVE/DONE steps", async ({ page, server }) => {
+  test("a client tool runs in the page; its card shows arguments, running then done, and the result", async ({ page, server }, testInfo) => {
     await openChat(page, server);
-    // Record every status the card goes through, to see the ACTIVE state the spinner belongs to.
+    // Record every state the card goes through, to see the running state the spinner belongs to.
     await page.evaluate(() => {
       const seen: string[] = [];
       (window as unknown as { toolStatuses: string[] }).toolStatuses = seen;
@@ -54,26 +54,75 @@ test.describe("browser chat through the harness gateway", () => {
           if ((record.target as HTMLElement).dataset["tool"] === "read_page") note(record.oldValue);
         }
         note(document.querySelector<HTMLElement>('.tool[data-tool="read_page"]')?.dataset["status"]);
-      }).observe(document.body, { subtree: true, attributes: true, attributeOldValue: true, attributeFilter: ["data-status"] });
+      }).observe(document.body, { subtree: true, childList: true, attributes: true, attributeOldValue: true, attributeFilter: ["data-status"] });
     });
     await sendPrompt(page, "What do my notes say?");
-    const card = page.locator('.tool[data-tool="read_page"][data-kind="client"]');
+    const card = page.locator('.tool[data-tool="read_page"]');
     await expect(card).toHaveCount(1);
-    await expect(card).toHaveAttribute("data-status", "DONE");
-    await expect(card.locator(".detail")).toContainText("the launch window opens on Tuesday at 09:30");
-    expect(await page.evaluate(() => (window as unknown as { toolStatuses: string[] }).toolStatuses)).toEqual(["ACTIVE", "DONE"]);
+    await expect(card).toHaveAttribute("data-status", "done");
+    await expect(card).toHaveAttribute("data-kind", "client");
+    await expect(card.locator(".args")).toHaveText('{"selector":"#notes"}');
+    await expect(card.locator(".outcome")).toContainText('"text":"Notes the page tool read_page can read: the launch window opens on Tuesday at 09:30."');
+    expect(await page.evaluate(() => (window as unknown as { toolStatuses: string[] }).toolStatuses)).toEqual(["running", "done"]);
     // The model got the page's text back: the tool ran here, in the browser.
     await expect(page.locator("li.turn.agent .bubble.text").last()).toContainText("Your notes say: Notes the page tool read_page can read: the launch window opens on Tuesday at 09:30.");
+    await expect(page.locator("li.turn.agent").last()).toHaveAttribute("data-status", "done");
+    await keepScreenshot(page, testInfo, "client-tool");
   });
 
-  test("a client tool that throws shows an ERROR card and the model sees the error", async ({ page, server }) => {
+  test("a client tool that throws shows one error card with its arguments, and the model sees the error", async ({ page, server }, testInfo) => {
     await openChat(page, server);
     await sendPrompt(page, "read a missing element please");
     const card = page.locator('.tool[data-tool="read_page"]');
-    await expect(card).toHaveAttribute("data-status", "ERROR");
-    await expect(card.locator(".detail")).toContainText("no element matches #no-such-element");
-    await expect(page.locator("li.turn.agent .bubble.text").last()).toContainText("The page tool failed: ");
-    await expect(page.locator("li.turn.agent .bubble.text").last()).toContainText("no element matches #no-such-element");
+    await expect(card).toHaveCount(1);
+    await expect(card).toHaveAttribute("data-status", "error");
+    await expect(card).toHaveAttribute("data-kind", "client");
+    await expect(card.locator(".args")).toHaveText('{"selector":"#no-such-element"}');
+    await expect(card.locator(".outcome")).toHaveText("no element matches #no-such-element");
+    const answer = page.locator("li.turn.agent .bubble.text").last();
+    await expect(answer).toContainText("The page tool failed: ");
+    await expect(answer).toContainText("no element matches #no-such-element");
+    // The tool's failure is the model's business: the turn itself finished.
+    await expect(page.locator("li.turn.agent").last()).toHaveAttribute("data-status", "done");
+    await expect(page.locator("#error")).toBeHidden();
+    await keepScreenshot(page, testInfo, "client-tool-throws");
+  });
+
+  test("Stop ends the turn as stopped, not as an error, and the next turn works", async ({ page, server }, testInfo) => {
+    await openChat(page, server);
+    await sendPrompt(page, "tell me something slow", { wait: false });
+    const turn = page.locator("li.turn.agent").last();
+    await expect(turn.locator(".bubble.text")).toContainText("one two");
+    await expect(page.locator("#stop")).toBeVisible();
+    await page.locator("#stop").click();
+    await expect(turn).toHaveAttribute("data-status", "stopped");
+    await expect(turn.locator(".ending")).toHaveText("Stopped.");
+    await expect(page.locator("body")).toHaveAttribute("data-turns", "1");
+    await expect(page.locator("#error")).toBeHidden();
+    await expect(page.locator("#status")).toHaveAttribute("data-state", "connected");
+    await expect(page.locator("#stop")).toBeHidden();
+    await expect(turn.locator(".bubble.text")).not.toContainText("forty");
+    await keepScreenshot(page, testInfo, "stopped");
+    // The session goes on after a Stop.
+    await sendPrompt(page, "Hi after the stop");
+    await expect(page.locator("li.turn.agent .bubble.text").last()).toHaveText("Hello from the reference harness! You said: Hi after the stop");
+    await expect(page.locator("li.turn.agent").last()).toHaveAttribute("data-status", "done");
+  });
+
+  test("a harness that dies while the page is idle shows disconnected without a prompt", async ({ page, server }, testInfo) => {
+    await openChat(page, server);
+    await sendPrompt(page, "Hi there, agent");
+    await expect(page.locator("#prompt")).toBeEnabled();
+    await server.killHarness();
+    // No turn runs and nothing is sent: the page learns it from the connection closing.
+    await expect(page.locator("#status")).toHaveAttribute("data-state", "disconnected");
+    await expect(page.locator("#error")).toBeVisible();
+    await expect(page.locator("#error")).toHaveAttribute("data-code", /^(ConnectionClosed|HarnessCrashed)$/);
+    await expect(page.locator("#send")).toBeDisabled();
+    await expect(page.locator("#prompt")).toBeDisabled();
+    // The finished turn stays as it was.
+    await expect(page.locator("li.turn.agent")).toHaveAttribute("data-status", "done");
+    await keepScreenshot(page, testInfo, "disconnected-while-idle");
   });
 
   test.describe("with run_command allowed by the server (--allow-run-command)", () => {
@@ -90,7 +139,7 @@ test.describe("browser chat through the harness gateway", () => {
       await expect(dialog).toBeHidden();
       await expect(page.locator("body")).toHaveAttribute("data-turns", "1");
       await expect(page.locator("li.turn.agent .bubble.text").last()).toContainText("hello-from-the-harness");
-      await expect(page.locator('.tool[data-tool="run_command"]')).toHaveAttribute("data-status", "DONE");
+      await expect(page.locator('.tool[data-tool="run_command"]')).toHaveAttribute("data-status", "done");
     });
 
     test("run_command asks in a dialog; refused, it never runs", async ({ page, server }) => {
@@ -117,7 +166,7 @@ test.describe("browser chat through the harness gateway", () => {
     const answer = page.locator("li.turn.agent .bubble.text").last();
     await expect(answer).toContainText("not a tool of this session");
     await expect(answer).not.toContainText('"stdout"');
-    await expect(page.locator('.tool[data-tool="run_command"][data-status="DONE"]')).toHaveCount(0);
+    await expect(page.locator('.tool[data-tool="run_command"][data-status="done"]')).toHaveCount(0);
   });
 
   test("a hostile script in the page cannot widen its session: the gateway closes it with the reason", async ({ page, server }) => {
@@ -151,8 +200,9 @@ test.describe("browser chat through the harness gateway", () => {
     await expect(error).toHaveAttribute("data-code", /^(ConnectionClosed|HarnessCrashed)$/);
     await expect(page.locator("#status")).toHaveAttribute("data-state", "disconnected");
     await expect(page.locator("#send")).toBeDisabled();
-    // The turn really was cut short.
+    // The turn really was cut short, and shows it.
     await expect(answer).not.toContainText("forty");
+    await expect(page.locator("li.turn.agent").last()).toHaveAttribute("data-status", "disconnected");
     await keepScreenshot(page, testInfo, "connection-lost");
   });
 
@@ -171,7 +221,7 @@ test.describe("browser chat through the harness gateway", () => {
     test("each tab gets its own harness and a full turn works", async ({ page, context, server }) => {
       await openChat(page, server);
       await sendPrompt(page, "What do my notes say?");
-      await expect(page.locator('.tool[data-tool="read_page"]')).toHaveAttribute("data-status", "DONE");
+      await expect(page.locator('.tool[data-tool="read_page"]')).toHaveAttribute("data-status", "done");
       await expect(page.locator("li.turn.agent .bubble.text").last()).toContainText("Your notes say:");
       const second = await context.newPage();
       await openChat(second, server);
@@ -193,9 +243,10 @@ test.describe("browser chat through the harness gateway", () => {
       await sendPrompt(page, "What can you do?");
       const turn = page.locator("li.turn.agent").last();
       await expect(turn.locator(".thought").first()).toContainText("scripted demo model");
-      await expect(turn.locator('.tool[data-tool="list_directory"]')).toHaveAttribute("data-status", "DONE");
+      await expect(turn.locator('.tool[data-tool="list_directory"]')).toHaveAttribute("data-status", "done");
+      await expect(turn.locator('.tool[data-tool="list_directory"] .args')).toHaveText('{"directory_path":"."}');
       // The demo calls the first client tool with schema-built arguments: read_page with no selector.
-      await expect(turn.locator('.tool[data-tool="read_page"]')).toHaveAttribute("data-status", "DONE");
+      await expect(turn.locator('.tool[data-tool="read_page"]')).toHaveAttribute("data-status", "done");
       await expect(turn.locator(".bubble.text").last()).toContainText("Tuesday at 09:30");
       await expect(page.locator("#usage")).toContainText("total");
       await keepScreenshot(page, testInfo, "browser-chat");

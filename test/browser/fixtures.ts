@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
+import { copyFileSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { test as base, expect, type Page, type TestInfo } from "@playwright/test";
 
@@ -103,11 +104,23 @@ export async function sendPrompt(page: Page, prompt: string, options: { wait?: b
   if (options.wait !== false) await expect(page.locator("body")).toHaveAttribute("data-turns", String(before + 1));
 }
 
-/** Saves a full-page screenshot under test-results/browser/<test>/<name>.png and attaches it to the report. */
+/** Where the example's README finds its screenshots; written only with UPDATE_SCREENSHOTS=1. */
+const committedScreenshots = join(root, "docs/examples/browser-chat/screenshots");
+
+/**
+ * Saves a full-page screenshot under test-results/browser/<test>/<name>.png (ignored by git, every
+ * run) and attaches it to the report. With UPDATE_SCREENSHOTS=1 it also writes
+ * docs/examples/browser-chat/screenshots/<name>.png, the set the example's README shows: a plain
+ * `npm test` never rewrites a tracked file.
+ */
 export async function keepScreenshot(page: Page, testInfo: TestInfo, name: string): Promise<void> {
   const path = testInfo.outputPath(`${name}.png`);
-  await page.screenshot({ path, fullPage: true });
+  await page.screenshot({ path, fullPage: true, animations: "disabled", caret: "hide" });
   await testInfo.attach(name, { path, contentType: "image/png" });
+  if (process.env["UPDATE_SCREENSHOTS"] === "1") {
+    mkdirSync(committedScreenshots, { recursive: true });
+    copyFileSync(path, join(committedScreenshots, `${name}.png`));
+  }
 }
 
 /** A test whose `server` fixture is a fresh chat server (test script), killed after the test. */

@@ -1,14 +1,16 @@
 /**
  * Browser chat: a page that talks to an Antigravity harness through the gateway of
  * `@antigravity-ts/node` (server.mjs). The page holds no harness key, only a per-server token.
- * It streams thinking and text, draws tool calls as cards, runs a client tool in the page, asks
- * before any run_command, shows token usage, and keeps the conversation across reloads (IndexedDB).
+ * The SDK's headless `Transcript` folds each turn's `ChatStream.events()` into messages (thinking,
+ * text, a card per tool call, turn status, usage); render-transcript.ts draws them. It runs a
+ * client tool in the page, asks before any run_command, and keeps the conversation across
+ * reloads (IndexedDB).
  */
-import { Agent, ErrorCode, SdkError, WebSocketTransport, type StartedAgent } from "@antigravity-ts/sdk";
+import { Agent, SdkError, Transcript, WebSocketTransport, type ChatStream, type StartedAgent, type TranscriptState } from "@antigravity-ts/sdk";
 import { confirmInDialog } from "./confirm-dialog.js";
 import { readPage } from "./page-tools.js";
-import { conversationStore, renderRestoredTurns, tabConversationId } from "./saved-conversation.js";
-import { AgentTurnView, describeUsage } from "./transcript.js";
+import { describeUsage, renderTranscript } from "./render-transcript.js";
+import { conversationStore, tabConversationId } from "./saved-conversation.js";
 
 /** What server.mjs tells the page: where the gateway is and the token it wants. */
 interface PageConfig {
@@ -45,17 +47,11 @@ function showError(error: unknown): void {
   ui.error.dataset["code"] = sdkError.code;
 }
 
-/** Codes after which this session is gone: the page must be reloaded to start a new one. */
-const FATAL: readonly string[] = [ErrorCode.ConnectionClosed, ErrorCode.HarnessCrashed, ErrorCode.Unavailable, ErrorCode.PermissionDenied];
-
 function setIdle(idle: boolean, usable: boolean): void {
   ui.prompt.disabled = !usable || !idle;
   ui.send.disabled = !usable || !idle;
   ui.stop.hidden = idle;
 }
-
-/** The tools this page runs itself. */
-const clientTools = new Set([readPage.name]);
 
 async function connect(): Promise<StartedAgent> {
   const config = (await (await fetch("/config.json", { cache: "no-store" })).json()) as PageConfig;
@@ -76,6 +72,20 @@ async function connect(): Promise<StartedAgent> {
     .start({ timeoutMs: 20_000 });
 }
 
+/** Draws everything the transcript state decides: the turns, usage, connection and errors. */
+function draw(state: TranscriptState): void {
+  renderTranscript(ui.transcript, state);
+  if (state.messages.length > 0) ui.usage.textContent = describeUsage(state.usage);
+  const last = state.messages.at(-1);
+  // A failed turn or a lost connection shows its error; the user's own Stop does not.
+  const failure = state.disconnectReason ?? (last?.role === "assistant" && (last.status === "error" || last.status === "disconnected") ? last.error : undefined);
+  if (failure !== undefined) showError(failure);
+  else if (state.running) ui.error.hidden = true;
+  if (state.connection === "disconnected") setStatus("disconnected", "disconnected");
+  else setStatus(state.running ? "busy" : "connected", state.running ? "agent is working…" : "connected");
+  setIdle(!state.running, state.connection === "connected");
+}
+
 async function main(): Promise<void> {
   setStatus("connecting", "connecting…");
   let agent: StartedAgent;
@@ -86,22 +96,23 @@ async function main(): Promise<void> {
     showError(error);
     return;
   }
+  const conversation = agent.conversation();
   // The turns of this tab's conversation before a reload, drawn before the page is usable.
-  const restored = await agent.conversation().turnCount();
-  renderRestoredTurns(ui.transcript, await agent.conversation().history(), await agent.conversation().turnStartIndices(), clientTools);
-  if (restored > 0) ui.usage.textContent = describeUsage(await agent.conversation().totalUsage());
+  const restored = await conversation.turnCount();
+  const transcript = new Transcript(restored > 0 ? { usage: await conversation.totalUsage() } : {});
+  transcript.restore(await conversation.history(), await conversation.turnStartIndices());
   document.body.dataset["restoredTurns"] = String(restored);
   document.body.dataset["resumedSteps"] = String(agent.connection.initialHistory.length); // what the harness replayed (§5)
   document.body.dataset["turns"] = String(restored);
-  setStatus("connected", "connected");
-  setIdle(true, true);
+  transcript.subscribe(draw);
+  draw(transcript.state);
+  // A harness or gateway that goes away shows at once, even while no turn runs.
+  agent.connection.onClosed((reason) => transcript.connectionClosed(reason));
   ui.prompt.focus();
-  const conversation = agent.conversation();
-  let busy = false;
-  let usable = true;
+  let stream: ChatStream | undefined;
 
-  // Stop asks the harness to halt the turn (protocol §13); the step stream then ends normally.
-  ui.stop.addEventListener("click", () => void agent.connection.halt().catch(showError));
+  // Stop cancels the turn (protocol §13 halt): the transcript shows it stopped, not failed.
+  ui.stop.addEventListener("click", () => void stream?.abort());
   window.addEventListener("pagehide", () => void agent.stop());
   ui.prompt.addEventListener("keydown", (event) => {
     if (event.key === "Enter" && !event.shiftKey) {
@@ -113,33 +124,13 @@ async function main(): Promise<void> {
   ui.form.addEventListener("submit", (event) => {
     event.preventDefault();
     const prompt = ui.prompt.value.trim();
-    if (prompt === "" || busy || !usable) return;
-    busy = true;
+    if (prompt === "" || transcript.state.running || transcript.state.connection !== "connected") return;
     ui.prompt.value = "";
-    ui.error.hidden = true;
-    const view = new AgentTurnView(ui.transcript, prompt, clientTools);
-    setIdle(false, true);
-    setStatus("busy", "agent is working…");
-    void (async () => {
-      try {
-        await conversation.send(prompt);
-        for await (const step of conversation.receiveSteps()) view.render(step);
-        ui.usage.textContent = describeUsage(await conversation.totalUsage());
-        setStatus("connected", "connected");
-      } catch (error) {
-        showError(error);
-        if (FATAL.includes(SdkError.from(error).code)) {
-          usable = false;
-          setStatus("disconnected", "disconnected");
-        } else {
-          setStatus("connected", "connected");
-        }
-      } finally {
-        busy = false;
-        setIdle(true, usable);
-        document.body.dataset["turns"] = String(Number(document.body.dataset["turns"] ?? "0") + 1);
-      }
-    })();
+    stream = conversation.chat(prompt);
+    void transcript.follow(stream, prompt).then(() => {
+      stream = undefined;
+      document.body.dataset["turns"] = String(Number(document.body.dataset["turns"] ?? "0") + 1);
+    });
   });
 }
 
