@@ -1,33 +1,21 @@
 import { PolicyDecision, PolicyDecisionResponseSchema, PolicyEvaluationOutcome, PolicyRuleSchema, create, type PolicyRule } from "@antigravity-ts/sdk/wire";
 import { describe, expect, it } from "vitest";
-import { evaluatePolicy, orderPolicyRules } from "./policy.js";
+import { PRECEDENCE_CASES, type PrecedenceRule } from "@antigravity-ts/test-kit";
+import { evaluatePolicy } from "./policy.js";
 
 const rule = (tool: string, decision: PolicyDecision, extra: Partial<PolicyRule> = {}): PolicyRule => create(PolicyRuleSchema, { tool, decision, name: `${tool}:${decision}`, ...extra });
+const WIRE_DECISION: Record<PrecedenceRule["decision"], PolicyDecision> = { deny: PolicyDecision.DENY, ask_user: PolicyDecision.ASK_USER, allow: PolicyDecision.ALLOW };
+const VERDICT_OF: Record<PrecedenceRule["decision"], string> = { deny: "deny", ask_user: "ask", allow: "allow" };
 const noDynamic = async (): Promise<never> => {
   throw new Error("no dynamic rule expected");
 };
 
 describe("policy", () => {
-  it("orders rules in 9 buckets: tool deny/ask/allow, server/* deny/ask/allow, * deny/ask/allow", () => {
-    const rules = [
-      rule("*", PolicyDecision.ALLOW),
-      rule("*", PolicyDecision.DENY, { serverName: "srv" }),
-      rule("run_command", PolicyDecision.ALLOW),
-      rule("*", PolicyDecision.ASK_USER),
-      rule("run_command", PolicyDecision.DENY),
-      rule("*", PolicyDecision.ALLOW, { serverName: "srv" }),
-      rule("view_file", PolicyDecision.ASK_USER),
-      rule("x", PolicyDecision.UNSPECIFIED),
-    ];
-    expect(orderPolicyRules(rules).map((r) => r.name)).toEqual([
-      "run_command:2",
-      "view_file:3",
-      "run_command:1",
-      "*:2",
-      "*:1",
-      "*:3",
-      "*:1",
-    ]);
+  it.each(PRECEDENCE_CASES)("shared precedence case: $title", async ({ rules, call, decides }) => {
+    const wire = rules.map((r, index) => create(PolicyRuleSchema, { tool: r.tool, serverName: r.serverName ?? "", decision: WIRE_DECISION[r.decision], name: `rule ${index}` }));
+    const verdict = await evaluatePolicy(wire, { toolName: call.name, serverName: call.serverName ?? "" }, noDynamic);
+    expect(verdict.rule?.name).toBe(decides === undefined ? undefined : `rule ${decides}`);
+    expect(verdict.decision).toBe(decides === undefined ? "allow" : VERDICT_OF[rules[decides]?.decision ?? "allow"]);
   });
 
   it("applies the most specific matching rule, and allows when nothing matches", async () => {
@@ -59,7 +47,7 @@ describe("policy", () => {
     for (const tool of ["view_file", "create_file", "edit_file"]) {
       expect(await evaluatePolicy(markers, { toolName: tool, serverName: "" }, noDynamic)).toEqual({ decision: "allow" });
     }
-    expect(orderPolicyRules([...markers, rule("*", PolicyDecision.ALLOW)]).map((r) => r.name)).toEqual(["*:1"]);
+    expect(await evaluatePolicy([...markers, rule("*", PolicyDecision.DENY)], { toolName: "view_file", serverName: "" }, noDynamic)).toMatchObject({ decision: "deny", rule: { name: `*:${PolicyDecision.DENY}` } });
     // the markers hide nothing: a real deny of the same tool still applies
     const denied = await evaluatePolicy([...markers, rule("view_file", PolicyDecision.DENY, { name: "no_reads" })], { toolName: "view_file", serverName: "" }, noDynamic);
     expect(denied).toMatchObject({ decision: "deny", reason: 'denied by policy "no_reads"' });

@@ -1,3 +1,4 @@
+import { rulesInPrecedence, type PrecedenceDecision, type RuleTarget } from "@antigravity-ts/sdk/internal";
 import { PolicyDecision, PolicyEvaluationOutcome, type PolicyDecisionResponse, type PolicyRule } from "@antigravity-ts/sdk/wire";
 
 /** What the policy says about one tool call. */
@@ -21,41 +22,35 @@ export type DynamicRuleEvaluator = (rule: PolicyRule) => Promise<PolicyDecisionR
  */
 export const WORKSPACE_ONLY_RULE = "workspace_only";
 
-const SPECIFICITY = { tool: 0, server: 1, any: 2 } as const;
-const DECISION_RANK: Partial<Record<PolicyDecision, number>> = {
-  [PolicyDecision.DENY]: 0,
-  [PolicyDecision.ASK_USER]: 1,
-  [PolicyDecision.ALLOW]: 2,
+const PRECEDENCE_DECISION: Partial<Record<PolicyDecision, PrecedenceDecision>> = {
+  [PolicyDecision.DENY]: "deny",
+  [PolicyDecision.ASK_USER]: "ask_user",
+  [PolicyDecision.ALLOW]: "allow",
 };
 
 /**
- * Orders rules by the SDK's 9-level precedence (§12): specific tool deny > ask > allow, then
- * `server/*` deny > ask > allow, then `*` deny > ask > allow; declaration order within a bucket.
- * Whether the real harness applies this ordering to `PolicyConfig.rules` is UNCONFIRMED (§12:
- * upstream only sends declaration order); we apply it so that a harness-evaluated policy gives
- * the same answer as the SDK's in-process `policy.enforce`. Rules without a decision are dropped,
- * and so are `workspace_only` markers: upstream's own evaluator (`_PolicyDecideHook.run`) skips
- * rules of that name because containment is the platform's job (§12), here `workspaceContainment`
- * and the workspace roots, so applying them would refuse every file tool inside the workspace.
+ * A wire rule as the shared precedence ({@link rulesInPrecedence}, the SDK's own) reads it.
+ * Whether the real harness orders `PolicyConfig.rules` this way is UNCONFIRMED (§12: upstream
+ * only sends declaration order); we do, so that a harness-evaluated policy gives the same answer
+ * as the SDK's in-process `policy.enforce`. Rules without a decision never decide, and neither do
+ * `workspace_only` markers: upstream's own evaluator (`_PolicyDecideHook.run`) skips rules of that
+ * name because containment is the platform's job (§12), here `workspaceContainment` and the
+ * workspace roots, so applying them would refuse every file tool inside the workspace.
  */
-export function orderPolicyRules(rules: readonly PolicyRule[]): PolicyRule[] {
-  return rules
-    .filter((rule) => rule.name !== WORKSPACE_ONLY_RULE)
-    .map((rule, index) => ({ rule, index, rank: DECISION_RANK[rule.decision ?? PolicyDecision.UNSPECIFIED] }))
-    .filter((entry): entry is { rule: PolicyRule; index: number; rank: number } => entry.rank !== undefined)
-    .sort((a, b) => specificity(a.rule) - specificity(b.rule) || a.rank - b.rank || a.index - b.index)
-    .map((entry) => entry.rule);
+function targetOf(rule: PolicyRule): RuleTarget | undefined {
+  const decision = PRECEDENCE_DECISION[rule.decision ?? PolicyDecision.UNSPECIFIED];
+  if (rule.name === WORKSPACE_ONLY_RULE || decision === undefined) return undefined;
+  return { tool: rule.tool ?? "*", serverName: rule.serverName, decision };
 }
 
 /**
- * Evaluates the rules for one call. Static rules decide on a match; a dynamic rule
+ * Evaluates the rules for one call, in the shared precedence. Static rules decide on a match; a dynamic rule
  * (`isDynamic`) is sent to the client, whose ALLOW/DENY decides and whose NO_MATCH moves on to the
  * next rule. A static ASK_USER rule asks the user through a tool confirmation (§8). When no rule
  * matches the call is allowed (an empty policy allows everything).
  */
 export async function evaluatePolicy(rules: readonly PolicyRule[], call: PolicyCall, evaluateDynamic: DynamicRuleEvaluator): Promise<PolicyVerdict> {
-  for (const rule of orderPolicyRules(rules)) {
-    if (!matches(rule, call)) continue;
+  for (const rule of rulesInPrecedence(rules, { name: call.toolName, serverName: call.serverName }, targetOf)) {
     if (rule.isDynamic === true) {
       const answer = await evaluateDynamic(rule);
       const outcome = answer.outcome ?? PolicyEvaluationOutcome.UNSPECIFIED;
@@ -73,18 +68,6 @@ export async function evaluatePolicy(rules: readonly PolicyRule[], call: PolicyC
     }
   }
   return { decision: "allow" };
-}
-
-function specificity(rule: PolicyRule): number {
-  if ((rule.tool ?? "*") !== "*") return SPECIFICITY.tool;
-  return nonEmpty(rule.serverName) === undefined ? SPECIFICITY.any : SPECIFICITY.server;
-}
-
-function matches(rule: PolicyRule, call: PolicyCall): boolean {
-  const tool = rule.tool ?? "*";
-  if (tool !== "*" && tool !== call.toolName) return false;
-  const server = nonEmpty(rule.serverName);
-  return server === undefined || server === call.serverName;
 }
 
 function defaultReason(rule: PolicyRule): string {

@@ -10,3 +10,4 @@ export { AsyncQueue, type AsyncQueueOptions } from "../util/async-queue.js";
 export { abortError, delay, linkSignal, raceSignal, throwIfAborted, type LinkedSignal } from "../util/abort.js";
 export { LogThrottle } from "../util/log-throttle.js";
 export { peerCloseError } from "../transport/websocket-errors.js";
+export { rulesInPrecedence, type CallTarget, type PrecedenceDecision, type RuleTarget } from "../policies/precedence.js";

@@ -1,5 +1,6 @@
 import type { ToolCall } from "../types.js";
 import { Decision, isWorkspaceMarker, splitTarget, type Policy } from "./policy.js";
+import { rulesInPrecedence } from "./precedence.js";
 
 /** The outcome of {@link evaluatePolicies}. */
 export interface PolicyVerdict {
@@ -10,49 +11,16 @@ export interface PolicyVerdict {
   reason?: string;
 }
 
-/** Specificity of a policy target for a call: 0 exact tool, 1 `server/*`, 2 `*`; undefined = no match. */
-function specificity(policy: Policy, call: ToolCall, server: string | undefined): number | undefined {
-  const { tool, serverName } = splitTarget(policy.tool);
-  if (serverName === undefined) {
-    if (tool === "*") return 2;
-    return tool === call.name || (server !== undefined && tool === mcpLocalName(call, server)) ? 0 : undefined;
-  }
-  if (server !== serverName) return undefined;
-  if (tool === "*") return 1;
-  return tool === mcpLocalName(call, server) ? 0 : undefined;
-}
-
-/** An MCP call's tool name without the `mcp_<server>_` prefix the harness may add. */
-function mcpLocalName(call: ToolCall, server: string): string {
-  const prefix = `mcp_${server}_`;
-  return call.name.startsWith(prefix) ? call.name.slice(prefix.length) : call.name;
-}
-
-/**
- * The MCP server of a call: its `serverName`, else the longest server named by a policy whose
- * `mcp_<server>_` prefix the tool name carries (antigravity-api.md §2.8).
- */
-function serverOf(call: ToolCall, policies: readonly Policy[]): string | undefined {
-  if (call.serverName !== undefined && call.serverName !== "") return call.serverName;
-  const servers = policies
-    .map((p) => splitTarget(p.tool).serverName)
-    .filter((s): s is string => s !== undefined && call.name.startsWith(`mcp_${s}_`))
-    .sort((a, b) => b.length - a.length);
-  return servers[0];
-}
-
-const DECISION_RANK: Record<Decision, number> = { deny: 0, ask_user: 1, allow: 2 };
-
 /** A deny message the model can act on (upstream wording, antigravity-api.md §2.8). */
 export function denialReason(policy: Policy): string {
   return policy.reason ?? `Denied by policy '${policy.name}'.`;
 }
 
 /**
- * Decides a tool call with the 9-bucket precedence (antigravity-api.md §2.8): exact tool deny <
- * ask < allow, then `server/*` deny < ask < allow, then `*` deny < ask < allow — lower wins. The
- * first policy of the first non-empty bucket decides; a predicate returning false skips its
- * policy; a throwing predicate denies ("Policy evaluation failed"); no match allows.
+ * Decides a tool call with the 9-bucket precedence ({@link rulesInPrecedence}, which the
+ * reference harness applies to the same rules on the wire). The first policy of the first
+ * non-empty bucket decides; a predicate returning false skips its policy; a throwing predicate
+ * denies ("Policy evaluation failed"); no match allows.
  * `workspaceOnly` markers are skipped (the harness enforces them). ASK_USER handlers are not
  * called here: the verdict names the policy so the caller can ask.
  *
@@ -61,12 +29,8 @@ export function denialReason(policy: Policy): string {
  * // verdict.decision === "deny"
  */
 export async function evaluatePolicies(policies: readonly Policy[], call: ToolCall): Promise<PolicyVerdict> {
-  const server = serverOf(call, policies);
-  const ranked = policies
-    .map((policy, order) => ({ policy, order, level: isWorkspaceMarker(policy) ? undefined : specificity(policy, call, server) }))
-    .filter((entry): entry is { policy: Policy; order: number; level: number } => entry.level !== undefined)
-    .sort((a, b) => a.level * 3 + DECISION_RANK[a.policy.decision] - (b.level * 3 + DECISION_RANK[b.policy.decision]) || a.order - b.order);
-  for (const { policy } of ranked) {
+  const ranked = rulesInPrecedence(policies, call, (policy) => (isWorkspaceMarker(policy) ? undefined : { ...splitTarget(policy.tool), decision: policy.decision }));
+  for (const policy of ranked) {
     if (policy.predicate !== undefined) {
       let matches: boolean;
       try {

@@ -1,3 +1,4 @@
+import { PRECEDENCE_CASES, type PrecedenceRule } from "@antigravity-ts/test-kit";
 import { describe, expect, it } from "vitest";
 import type { ToolCall } from "../types.js";
 import { PolicyConfig_WorkspaceContainment, PolicyDecision } from "../wire/index.js";
@@ -22,12 +23,26 @@ import {
 const call = (name: string, extra: Partial<ToolCall> = {}): ToolCall => ({ id: "1", name, args: {}, ...extra });
 const yes = (): boolean => true;
 
+/** A case-table rule as an SDK policy (target `server/tool`). */
+function policyOf(rule: PrecedenceRule, name: string): Policy {
+  const target = rule.serverName === undefined ? rule.tool : `${rule.serverName}/${rule.tool}`;
+  if (rule.decision === "deny") return deny(target, undefined, { name });
+  return rule.decision === "allow" ? allow(target, { name }) : askUser(target, yes, { name });
+}
+
 async function decide(policies: Policy[], toolCall: ToolCall): Promise<string> {
   const verdict = await evaluatePolicies(policies, toolCall);
   return `${verdict.decision}:${verdict.policy?.name ?? "-"}`;
 }
 
 describe("evaluatePolicies: the 9-bucket precedence", () => {
+  it.each(PRECEDENCE_CASES)("shared precedence case: $title", async ({ rules, call: target, decides }) => {
+    const policies = rules.map((r, index) => policyOf(r, `rule ${index}`));
+    const verdict = await evaluatePolicies(policies, call(target.name, target.serverName === undefined ? {} : { serverName: target.serverName }));
+    expect(verdict.policy?.name).toBe(decides === undefined ? undefined : `rule ${decides}`);
+    expect(verdict.decision).toBe(decides === undefined ? "allow" : rules[decides]?.decision);
+  });
+
   it("orders exact tool < server/* < *, and within each deny < ask < allow, whatever the declaration order", async () => {
     const all = [
       allowAll(),
