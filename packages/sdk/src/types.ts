@@ -115,8 +115,11 @@ export type StopReason =
   | "MAX_TOTAL_TOKENS_EXCEEDED"
   | "QUOTA_EXHAUSTED";
 
-/** The whole result of one turn, as returned by `chatToCompletion`. */
-export interface ChatResponse {
+/**
+ * The whole result of one turn, as returned by `chatToCompletion`. `Output` is the type of
+ * `structuredOutput`, given by the agent's `responseSchema(schema)`.
+ */
+export interface ChatResponse<Output = unknown> {
   /** Concatenated text deltas of the turn. */
   text: string;
   /** Concatenated thinking deltas of the turn. */
@@ -125,8 +128,11 @@ export interface ChatResponse {
   steps: Step[];
   /** Cumulative usage of the session after this turn. */
   usageMetadata: UsageMetadata;
-  /** Structured output of the turn's FINISH step, when a response schema was set. */
-  structuredOutput?: unknown;
+  /**
+   * Structured output of the turn's FINISH step, when a response schema was set; with a
+   * Standard Schema (zod, …) the validated output (docs/tools-hooks-policies.md).
+   */
+  structuredOutput?: Output;
   stopReason?: StopReason;
   /**
    * Set when the turn paused on a deferred tool confirmation: the call awaiting a decision and

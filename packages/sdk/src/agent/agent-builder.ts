@@ -11,6 +11,8 @@ import type { GeminiModelOptions, RetryOptions, ServiceTier, ThinkingLevel, Vert
 import type { ConversationStore } from "../conversation/conversation-store.js";
 import type { Hook } from "../hooks/hook.js";
 import { allowAll, confirmRunCommand, readOnly, type AskUserHandler, type PolicyLike } from "../policies/policy.js";
+import type { IsLiteralJsonSchema, JsonSchemaType } from "../tools/json-schema-type.js";
+import { isStandardSchema, jsonSchemaOf, type StandardSchemaV1 } from "../tools/standard-schema.js";
 import type { JsonSchema, Tool } from "../tools/tool.js";
 import type { Transport } from "../transport/transport.js";
 import type { Trigger } from "../triggers/trigger.js";
@@ -28,18 +30,19 @@ export type NewAgent = (options: AgentOptions, defaults: AgentBuilderDefaults) =
  * Fluent, immutable configuration of an {@link Agent} (antigravity-api.md §2.2). The type
  * parameter records whether a policy was chosen: `build()` only compiles on
  * `AgentBuilder<true>`, so an agent never runs with tools it was not meant to have by accident.
- * `buildUnchecked()` is the escape hatch (it defaults to `confirmRunCommand()`).
+ * `buildUnchecked()` is the escape hatch (it defaults to `confirmRunCommand()`). After a typed
+ * `responseSchema(schema)` it also records the structured output's type ({@link BuilderState}).
  *
  * @example
  * const agent = Agent.builder().model("gemini-3.7-flash").tool(add).confirmRunCommand().build();
  */
-export class AgentBuilder<HasPolicy extends boolean = false> {
+export class AgentBuilder<State extends BuilderState = false> {
   /**
    * Type-level marker of the policy state; never set at runtime. Public and optional so that the
    * bundled `.d.ts` keeps its type (a private member is emitted without one, which would let
    * `build()` compile without a policy for users of the package).
    */
-  declare readonly "~policyChosen"?: HasPolicy;
+  declare readonly "~policyChosen"?: PolicyOf<State>;
   readonly #options: AgentOptions;
   readonly #defaults: AgentBuilderDefaults;
   readonly #newAgent: NewAgent;
@@ -60,153 +63,162 @@ export class AgentBuilder<HasPolicy extends boolean = false> {
     return this.#options;
   }
 
-  #with<P extends boolean = HasPolicy>(patch: Partial<AgentOptions>): AgentBuilder<P> {
-    return new AgentBuilder<P>({ ...this.#options, ...patch }, this.#defaults, this.#newAgent);
+  #with<S extends BuilderState = State>(patch: Partial<AgentOptions>): AgentBuilder<S> {
+    return new AgentBuilder<S>({ ...this.#options, ...patch }, this.#defaults, this.#newAgent);
   }
 
   /** Text model name (protocol §5.1 `models`). */
-  model(name: string): AgentBuilder<HasPolicy> {
+  model(name: string): AgentBuilder<State> {
     return this.#with({ model: name });
   }
 
   /** Gemini API key for the model (not the harness key). */
-  apiKey(key: string): AgentBuilder<HasPolicy> {
+  apiKey(key: string): AgentBuilder<State> {
     return this.#with({ apiKey: key });
   }
 
   /** The full model list, replacing `model`/`apiKey`. */
-  models(models: NonNullable<HarnessConfigOptions["models"]>): AgentBuilder<HasPolicy> {
+  models(models: NonNullable<HarnessConfigOptions["models"]>): AgentBuilder<State> {
     return this.#with({ models: [...models] });
   }
 
   /** Thinking level and service tier of the model (upstream `GeminiModelOptions`); merged with earlier calls. */
-  modelOptions(options: GeminiModelOptions): AgentBuilder<HasPolicy> {
+  modelOptions(options: GeminiModelOptions): AgentBuilder<State> {
     return this.#with({ modelOptions: { ...this.#options.modelOptions, ...options } });
   }
 
   /** How much the model thinks (`modelOptions({ thinkingLevel })`). */
-  thinkingLevel(level: ThinkingLevel): AgentBuilder<HasPolicy> {
+  thinkingLevel(level: ThinkingLevel): AgentBuilder<State> {
     return this.modelOptions({ thinkingLevel: level });
   }
 
   /** The inference tier to ask for (`modelOptions({ serviceTier })`); the served one is in `usage.serviceTier`. */
-  serviceTier(tier: ServiceTier): AgentBuilder<HasPolicy> {
+  serviceTier(tier: ServiceTier): AgentBuilder<State> {
     return this.modelOptions({ serviceTier: tier });
   }
 
   /** The model on Vertex AI: project and location, or the `apiKey` (express mode). */
-  vertex(options: VertexOptions | boolean = true): AgentBuilder<HasPolicy> {
+  vertex(options: VertexOptions | boolean = true): AgentBuilder<State> {
     return this.#with({ vertex: typeof options === "boolean" ? options : { ...options } });
   }
 
   /** Retries of model calls by the harness (upstream `RetryConfig`). */
-  retryConfig(config: RetryOptions): AgentBuilder<HasPolicy> {
+  retryConfig(config: RetryOptions): AgentBuilder<State> {
     return this.#with({ retryConfig: { ...config } });
   }
 
-  systemInstructions(instructions: SystemInstructionsOption): AgentBuilder<HasPolicy> {
+  systemInstructions(instructions: SystemInstructionsOption): AgentBuilder<State> {
     return this.#with({ systemInstructions: instructions });
   }
 
   /** Adds client tools. */
-  tool(...tools: Tool[]): AgentBuilder<HasPolicy> {
+  tool(...tools: Tool[]): AgentBuilder<State> {
     return this.#with({ tools: [...(this.#options.tools ?? []), ...tools] });
   }
 
   /** Adds lifecycle hooks. */
-  hook(...hooks: Hook[]): AgentBuilder<HasPolicy> {
+  hook(...hooks: Hook[]): AgentBuilder<State> {
     return this.#with({ hooks: [...(this.#options.hooks ?? []), ...hooks] });
   }
 
   /** Adds triggers, started with the agent. */
-  trigger(...triggers: Trigger[]): AgentBuilder<HasPolicy> {
+  trigger(...triggers: Trigger[]): AgentBuilder<State> {
     return this.#with({ triggers: [...(this.#options.triggers ?? []), ...triggers] });
   }
 
   /** Appends a policy (or a list of them). */
-  policy(policy: PolicyLike): AgentBuilder<true> {
-    return this.#with<true>({ policies: [...(this.#options.policies ?? []), policy] });
+  policy(policy: PolicyLike): AgentBuilder<PolicyChosen<State>> {
+    return this.#with<PolicyChosen<State>>({ policies: [...(this.#options.policies ?? []), policy] });
   }
 
   /** Replaces the policies. */
-  policies(...policies: PolicyLike[]): AgentBuilder<true> {
-    return this.#with<true>({ policies });
+  policies(...policies: PolicyLike[]): AgentBuilder<PolicyChosen<State>> {
+    return this.#with<PolicyChosen<State>>({ policies });
   }
 
   /** Lets every tool run. */
-  allowAll(): AgentBuilder<true> {
+  allowAll(): AgentBuilder<PolicyChosen<State>> {
     return this.policies(allowAll());
   }
 
   /** Lets only the read-only built-ins run (protocol §11.1). */
-  readOnly(): AgentBuilder<true> {
+  readOnly(): AgentBuilder<PolicyChosen<State>> {
     return this.policies(readOnly());
   }
 
   /** Allows everything but `run_command`, which `handler` decides (refused without one). */
-  confirmRunCommand(handler?: AskUserHandler): AgentBuilder<true> {
+  confirmRunCommand(handler?: AskUserHandler): AgentBuilder<PolicyChosen<State>> {
     return this.policies(confirmRunCommand(handler));
   }
 
   /** Directories the agent works in (absolute paths). */
-  workspaces(...paths: string[]): AgentBuilder<HasPolicy> {
+  workspaces(...paths: string[]): AgentBuilder<State> {
     return this.#with({ workspaces: paths });
   }
 
-  skillsPaths(...paths: string[]): AgentBuilder<HasPolicy> {
+  skillsPaths(...paths: string[]): AgentBuilder<State> {
     return this.#with({ skillsPaths: paths });
   }
 
-  appDataDir(directory: string): AgentBuilder<HasPolicy> {
+  appDataDir(directory: string): AgentBuilder<State> {
     return this.#with({ appDataDir: directory });
   }
 
-  capabilities(capabilities: CapabilitiesOptions): AgentBuilder<HasPolicy> {
+  capabilities(capabilities: CapabilitiesOptions): AgentBuilder<State> {
     return this.#with({ capabilities: { ...this.#options.capabilities, ...capabilities } });
   }
 
   /** Only these built-in tools (exclusive with `disabledTools`). */
-  enabledTools(...tools: BuiltinTool[]): AgentBuilder<HasPolicy> {
+  enabledTools(...tools: BuiltinTool[]): AgentBuilder<State> {
     return this.capabilities({ enabledTools: tools });
   }
 
   /** Every built-in tool but these (exclusive with `enabledTools`). */
-  disabledTools(...tools: BuiltinTool[]): AgentBuilder<HasPolicy> {
+  disabledTools(...tools: BuiltinTool[]): AgentBuilder<State> {
     return this.capabilities({ disabledTools: tools });
   }
 
-  compactionThreshold(tokens: number): AgentBuilder<HasPolicy> {
+  compactionThreshold(tokens: number): AgentBuilder<State> {
     return this.capabilities({ compactionThreshold: tokens });
   }
 
   /** Compaction checkpoints: compact each time the context grew by `checkpointIntervalTokens`. */
-  compaction(compaction: CompactionOptions): AgentBuilder<HasPolicy> {
+  compaction(compaction: CompactionOptions): AgentBuilder<State> {
     return this.#with({ compaction: { ...compaction } });
   }
 
-  /** JSON Schema of a structured answer (read it from `ChatResponse.structuredOutput`). */
-  responseSchema(schema: JsonSchema | string): AgentBuilder<HasPolicy> {
-    return this.#with({ responseSchema: schema });
+  /**
+   * Schema of a structured answer, read from `ChatResponse.structuredOutput`, whose type it
+   * gives: a Standard Schema (zod, valibot, arktype, …) — its output type; the output is
+   * validated (docs/tools-hooks-policies.md) and its JSON Schema is the library's conversion or
+   * `options.jsonSchema` (valibot) — or a JSON Schema (object or JSON text), typed when declared
+   * `as const`. A Standard Schema that cannot be converted throws `InvalidArgument` here.
+   */
+  responseSchema<Schema extends StandardSchemaV1 | JsonSchema | string>(schema: Schema, options: { jsonSchema?: object } = {}): AgentBuilder<WithOutput<State, ResponseOutput<Schema>>> {
+    const { responseJsonSchema: _replaced, ...rest } = this.#options;
+    const jsonSchema = isStandardSchema(schema) ? jsonSchemaOf(schema, "responseSchema", options.jsonSchema) : undefined;
+    const patch = { ...rest, responseSchema: schema, ...(jsonSchema === undefined ? {} : { responseJsonSchema: jsonSchema }) };
+    return new AgentBuilder<WithOutput<State, ResponseOutput<Schema>>>(patch, this.#defaults, this.#newAgent);
   }
 
-  conversationId(id: string): AgentBuilder<HasPolicy> {
+  conversationId(id: string): AgentBuilder<State> {
     return this.#with({ conversationId: id });
   }
 
-  sessionContinuationMode(mode: SessionContinuationMode): AgentBuilder<HasPolicy> {
+  sessionContinuationMode(mode: SessionContinuationMode): AgentBuilder<State> {
     return this.#with({ sessionContinuationMode: mode });
   }
 
-  agentBehavior(behavior: AgentBehaviorOption): AgentBuilder<HasPolicy> {
+  agentBehavior(behavior: AgentBehaviorOption): AgentBuilder<State> {
     return this.#with({ agentBehavior: behavior });
   }
 
   /** Session limits; `scope` says whether they count from the session's start or from now. */
-  budget(budget: BudgetOptions): AgentBuilder<HasPolicy> {
+  budget(budget: BudgetOptions): AgentBuilder<State> {
     return this.#with({ budget });
   }
 
-  mcpServers(servers: NonNullable<HarnessConfigOptions["mcpServers"]>): AgentBuilder<HasPolicy> {
+  mcpServers(servers: NonNullable<HarnessConfigOptions["mcpServers"]>): AgentBuilder<State> {
     return this.#with({ mcpServers: [...servers] });
   }
 
@@ -214,27 +226,27 @@ export class AgentBuilder<HasPolicy extends boolean = false> {
    * Adds static subagents (upstream `subagents=[SubagentConfig(...)]`), sent as
    * `HarnessConfig.customSubagents`; the model starts one by name with `start_subagent`.
    */
-  customSubagents(...subagents: NonNullable<HarnessConfigOptions["customSubagents"]>): AgentBuilder<HasPolicy> {
+  customSubagents(...subagents: NonNullable<HarnessConfigOptions["customSubagents"]>): AgentBuilder<State> {
     return this.#with({ customSubagents: [...(this.#options.customSubagents ?? []), ...subagents] });
   }
 
   /** Where the harness persists the session (transports that start the harness). */
-  saveDir(directory: string): AgentBuilder<HasPolicy> {
+  saveDir(directory: string): AgentBuilder<State> {
     return this.#with({ saveDir: directory });
   }
 
   /** Extra environment for the harness and its tools (transports that start the harness). */
-  env(env: Record<string, string>): AgentBuilder<HasPolicy> {
+  env(env: Record<string, string>): AgentBuilder<State> {
     return this.#with({ env: { ...env } });
   }
 
   /** Path of the harness binary (transports that start the harness). */
-  harnessPath(path: string): AgentBuilder<HasPolicy> {
+  harnessPath(path: string): AgentBuilder<State> {
     return this.#with({ harnessPath: path });
   }
 
   /** Steps kept in history (default 10,000; 0 = unlimited). */
-  maxHistorySize(steps: number): AgentBuilder<HasPolicy> {
+  maxHistorySize(steps: number): AgentBuilder<State> {
     return this.#with({ maxHistorySize: steps });
   }
 
@@ -244,17 +256,17 @@ export class AgentBuilder<HasPolicy extends boolean = false> {
    * failed one included. Pair it with `conversationId()` (and the harness's own persistence,
    * `saveDir()`) to continue a conversation in a new process.
    */
-  conversationStore(store: ConversationStore): AgentBuilder<HasPolicy> {
+  conversationStore(store: ConversationStore): AgentBuilder<State> {
     return this.#with({ conversationStore: store });
   }
 
   /** How to reach the harness: a transport, or a factory called at `start()`. */
-  transport(transport: Transport | TransportFactory): AgentBuilder<HasPolicy> {
+  transport(transport: Transport | TransportFactory): AgentBuilder<State> {
     return this.#with({ transport });
   }
 
   /** Receives frames the SDK could not decode (default: `console.warn`). */
-  onProtocolError(handler: NonNullable<AgentOptions["onProtocolError"]>): AgentBuilder<HasPolicy> {
+  onProtocolError(handler: NonNullable<AgentOptions["onProtocolError"]>): AgentBuilder<State> {
     return this.#with({ onProtocolError: handler });
   }
 
@@ -262,7 +274,7 @@ export class AgentBuilder<HasPolicy extends boolean = false> {
    * Where the SDK's warnings go (`debug`/`info`/`warn`/`error`; `console` fits). Default: `console`,
    * prefixed `antigravity: `. The Node runtime's subprocess transport sends harness stderr lines to it too.
    */
-  logger(logger: NonNullable<AgentOptions["logger"]>): AgentBuilder<HasPolicy> {
+  logger(logger: NonNullable<AgentOptions["logger"]>): AgentBuilder<State> {
     return this.#with({ logger });
   }
 
@@ -272,7 +284,7 @@ export class AgentBuilder<HasPolicy extends boolean = false> {
    * per client tool call. The SDK itself depends on no OpenTelemetry package. `options.parentContext`
    * (e.g. `context.active()`) makes the session span a child of that context's span.
    */
-  tracer(tracer: NonNullable<AgentOptions["tracer"]>, options: { parentContext?: NonNullable<AgentOptions["traceContext"]> } = {}): AgentBuilder<HasPolicy> {
+  tracer(tracer: NonNullable<AgentOptions["tracer"]>, options: { parentContext?: NonNullable<AgentOptions["traceContext"]> } = {}): AgentBuilder<State> {
     return this.#with(options.parentContext === undefined ? { tracer } : { tracer, traceContext: options.parentContext });
   }
 
@@ -281,24 +293,43 @@ export class AgentBuilder<HasPolicy extends boolean = false> {
    * is not assignable to {@link CallAllowAllReadOnlyOrPoliciesBeforeBuild}, and plain JavaScript
    * gets the same advice here as `InvalidArgument`.
    */
-  build(this: CallAllowAllReadOnlyOrPoliciesBeforeBuild): Agent {
-    const builder: AgentBuilder<boolean> = this;
+  build(this: CallAllowAllReadOnlyOrPoliciesBeforeBuild): Agent<OutputOf<State>> {
+    const builder: AgentBuilder<BuilderState> = this;
     if (builder.#options.policies === undefined) throw new SdkError(ErrorCode.InvalidArgument, NO_POLICY_MESSAGE);
-    return builder.#newAgent(builder.#options, builder.#defaults);
+    return builder.#newAgent(builder.#options, builder.#defaults) as Agent<OutputOf<State>>;
   }
 
   /** The agent, with or without a chosen policy (none means `confirmRunCommand()`). */
-  buildUnchecked(): Agent {
-    return this.#newAgent(this.#options, this.#defaults);
+  buildUnchecked(): Agent<OutputOf<State>> {
+    return this.#newAgent(this.#options, this.#defaults) as Agent<OutputOf<State>>;
   }
 }
+
+/**
+ * The type state of an {@link AgentBuilder}: whether a policy was chosen (`true`/`false`), or,
+ * after `responseSchema(schema)`, that and the type of the structured output. A plain boolean
+ * keeps `AgentBuilder<false>` the type named in the forgotten-policy compile error.
+ */
+export type BuilderState = boolean | { readonly policy: boolean; readonly output: unknown };
+/** Whether the state records a chosen policy. */
+export type PolicyOf<State extends BuilderState> = State extends { readonly policy: infer P } ? P : State;
+/** The structured output type the state records (`unknown` without a typed `responseSchema`). */
+export type OutputOf<State extends BuilderState> = State extends { readonly output: infer O } ? O : unknown;
+type PolicyChosen<State extends BuilderState> = State extends boolean ? true : { readonly policy: true; readonly output: OutputOf<State> };
+type WithOutput<State extends BuilderState, Output> = unknown extends Output ? PolicyOf<State> : { readonly policy: PolicyOf<State>; readonly output: Output };
+
+/**
+ * The type of `ChatResponse.structuredOutput` for `responseSchema(schema)`: a Standard Schema's
+ * output, what a JSON Schema declared `as const` describes, else `unknown`.
+ */
+export type ResponseOutput<Schema> = Schema extends StandardSchemaV1 ? StandardSchemaV1.InferOutput<Schema> : IsLiteralJsonSchema<Schema> extends true ? JsonSchemaType<Schema> : unknown;
 
 /**
  * A builder on which a policy was chosen: the `this` type of `build()`. Its name is the fix the
  * compiler shows for a forgotten policy ("'AgentBuilder<false>' is not assignable to …
  * 'CallAllowAllReadOnlyOrPoliciesBeforeBuild'").
  */
-export interface CallAllowAllReadOnlyOrPoliciesBeforeBuild extends AgentBuilder<true> {}
+export interface CallAllowAllReadOnlyOrPoliciesBeforeBuild extends AgentBuilder<true | { readonly policy: true; readonly output: unknown }> {}
 
 const NO_POLICY_MESSAGE =
   "no policy chosen: call allowAll(), readOnly(), confirmRunCommand() or policies(...) before build() (buildUnchecked() builds with confirmRunCommand())";

@@ -11,6 +11,7 @@ import { HookRunner } from "../hooks/hook-runner.js";
 import { evaluatePolicies } from "../policies/evaluate.js";
 import { confirmRunCommand, flattenPolicies, type Policy } from "../policies/policy.js";
 import { SessionTelemetry } from "../telemetry/session-telemetry.js";
+import { isStandardSchema, type StandardSchemaV1 } from "../tools/standard-schema.js";
 import { ToolRunner } from "../tools/tool-runner.js";
 import type { Transport } from "../transport/transport.js";
 import { readEnvironment, WebSocketTransport } from "../transport/websocket-transport.js";
@@ -31,7 +32,7 @@ import { clientInfo } from "./client-info.js";
  * await using agent = await Agent.builder().transport(transport).allowAll().build().start();
  * const response = await agent.chatToCompletion("What is 2 + 3?");
  */
-export class Agent {
+export class Agent<Output = unknown> {
   readonly options: Readonly<AgentOptions>;
   readonly #defaults: AgentBuilderDefaults;
   #started = false;
@@ -54,7 +55,7 @@ export class Agent {
    * triggers (bounded by `signal`/`timeoutMs`). Options are validated first (`InvalidArgument`);
    * on any failure nothing is left running. An agent starts once (`FailedPrecondition` after).
    */
-  async start(options: CallOptions = {}): Promise<StartedAgent> {
+  async start(options: CallOptions = {}): Promise<StartedAgent<Output>> {
     if (this.#started) throw new SdkError(ErrorCode.FailedPrecondition, "this agent was already started; build a new one for another session");
     return this.#start(options);
   }
@@ -72,7 +73,7 @@ export class Agent {
     return resumeContinuation((target, call) => this.#start(call, target), continuation, decision, this.options.continuationSecret, options);
   }
 
-  async #start(options: CallOptions, resume?: ResumeTarget): Promise<StartedAgent> {
+  async #start(options: CallOptions, resume?: ResumeTarget): Promise<StartedAgent<Output>> {
     const configured = this.#defaults.fromEnvironment?.(this.options) ?? this.options;
     const o: AgentOptions = resume === undefined ? configured : { ...configured, conversationId: resume.conversationId, sessionContinuationMode: "resume" };
     const policies = flattenPolicies(o.policies ?? [confirmRunCommand()]);
@@ -92,7 +93,7 @@ export class Agent {
     const telemetry = o.tracer === undefined ? undefined : new SessionTelemetry(o.tracer, o.traceContext === undefined ? {} : { parentContext: o.traceContext });
     telemetry?.startSession();
     let connection: HarnessConnection;
-    let started: StartedAgent | undefined;
+    let started: StartedAgent<Output> | undefined;
     try {
       connection = await createHarnessConnection({
         transport,
@@ -117,9 +118,14 @@ export class Agent {
     }
     telemetry?.connected(connection);
     try {
-      const history = { ...(o.maxHistorySize === undefined ? {} : { maxHistorySize: o.maxHistorySize }), ...(logger === undefined ? {} : { onSaveError: (error: SdkError) => logger.warn(`could not save the conversation: ${error.message}`) }) };
+      const history = {
+        // A Standard Schema `responseSchema` validates every turn's structured output (docs/tools-hooks-policies.md).
+        ...(isStandardSchema(o.responseSchema) ? { structuredOutput: o.responseSchema as StandardSchemaV1<unknown, Output> } : {}),
+        ...(o.maxHistorySize === undefined ? {} : { maxHistorySize: o.maxHistorySize }),
+        ...(logger === undefined ? {} : { onSaveError: (error: SdkError) => logger.warn(`could not save the conversation: ${error.message}`) }),
+      };
       // Seed 002: restore what the store holds for this session; save after every turn.
-      const conversation = o.conversationStore === undefined ? new Conversation(connection, history) : await Conversation.load(connection, { ...history, store: o.conversationStore });
+      const conversation = o.conversationStore === undefined ? new Conversation<Output>(connection, history) : await Conversation.load<Output>(connection, { ...history, store: o.conversationStore });
       await triggers.start({
         conversationId: connection.conversationId,
         isIdle: () => connection.isIdle,
@@ -129,7 +135,7 @@ export class Agent {
           await connection.sendTrigger(message, send);
         },
       });
-      started = new StartedAgent(connection, conversation, triggers, telemetry);
+      started = new StartedAgent<Output>(connection, conversation, triggers, telemetry);
       return started;
     } catch (error) {
       await connection.disconnect().catch(() => undefined);
@@ -172,15 +178,15 @@ export class Agent {
  * for await (const chunk of agent.chat("Tell me a story")) if (chunk.type === "text") write(chunk.text);
  * const { text } = await agent.chatToCompletion("And now in one line?");
  */
-export class StartedAgent implements AsyncDisposable {
+export class StartedAgent<Output = unknown> implements AsyncDisposable {
   readonly #connection: HarnessConnection;
-  readonly #conversation: Conversation;
+  readonly #conversation: Conversation<Output>;
   readonly #triggers: TriggerRunner;
   readonly #telemetry: SessionTelemetry | undefined;
   #stopping: Promise<void> | undefined;
 
   /** @internal Created by {@link Agent.start}. */
-  constructor(connection: HarnessConnection, conversation: Conversation, triggers: TriggerRunner, telemetry?: SessionTelemetry) {
+  constructor(connection: HarnessConnection, conversation: Conversation<Output>, triggers: TriggerRunner, telemetry?: SessionTelemetry) {
     this.#connection = connection;
     this.#conversation = conversation;
     this.#triggers = triggers;
@@ -198,17 +204,17 @@ export class StartedAgent implements AsyncDisposable {
   }
 
   /** The stateful conversation: streaming chat, history, usage. */
-  conversation(): Conversation {
+  conversation(): Conversation<Output> {
     return this.#conversation;
   }
 
   /** Sends `prompt` and returns its turn as a {@link ChatStream} (= `conversation().chat`). */
-  chat(prompt: Prompt, options?: CallOptions): ChatStream {
+  chat(prompt: Prompt, options?: CallOptions): ChatStream<Output> {
     return this.#conversation.chat(prompt, options);
   }
 
   /** Sends `prompt` and waits for the whole turn (= `chat(prompt, options).final()`). */
-  chatToCompletion(prompt: Prompt, options?: CallOptions): Promise<ChatResponse> {
+  chatToCompletion(prompt: Prompt, options?: CallOptions): Promise<ChatResponse<Output>> {
     return this.#conversation.chatToCompletion(prompt, options);
   }
 

@@ -5,6 +5,7 @@ import { toPolicyConfig } from "../policies/policy-config.js";
 import type { Policy } from "../policies/policy.js";
 import type { ToolRunner } from "../tools/tool-runner.js";
 import type { JsonSchema } from "../tools/tool.js";
+import { isStandardSchema, jsonSchemaOf, type StandardSchemaV1 } from "../tools/standard-schema.js";
 import {
   AgentBehavior,
   BudgetConfig_BudgetScope,
@@ -99,8 +100,14 @@ export interface HarnessConfigOptions {
   /** The harness's app data directory: an absolute path (`InvalidArgument` otherwise, as upstream). */
   appDataDir?: string;
   capabilities?: CapabilitiesOptions;
-  /** JSON Schema of the structured answer (object or JSON text), sent as `finishToolSchemaJson`. */
-  responseSchema?: JsonSchema | string;
+  /**
+   * Schema of the structured answer, sent as `finishToolSchemaJson`: a JSON Schema (object or
+   * JSON text) or a Standard Schema (zod, …), whose JSON Schema is its library's conversion or
+   * `responseJsonSchema`; a Standard Schema also validates `ChatResponse.structuredOutput`.
+   */
+  responseSchema?: JsonSchema | string | StandardSchemaV1;
+  /** The JSON Schema sent for a Standard Schema `responseSchema` whose library cannot convert by itself (valibot). */
+  responseJsonSchema?: JsonSchema;
   /** Conversation id to use or resume: at least 32 characters of `[A-Za-z0-9-]` (upstream rule). */
   conversationId?: string;
   sessionContinuationMode?: SessionContinuationMode;
@@ -179,7 +186,7 @@ export function buildHarnessConfig(options: HarnessConfigOptions, runners: Harne
     compactionThreshold: threshold,
     workspaces: workspacesOf(options.workspaces).map((directory) => ({ workspaceType: { case: "filesystemWorkspace" as const, value: { directory } } })),
     skillsPaths: [...(options.skillsPaths ?? [])],
-    finishToolSchemaJson: responseSchemaOf(options.responseSchema),
+    finishToolSchemaJson: responseSchemaOf(options.responseSchema, options.responseJsonSchema),
     ...(options.appDataDir === undefined ? {} : { appDataDir: appDataDirOf(options.appDataDir) }),
     mcpServers: [...(options.mcpServers ?? [])],
     models: modelsOf(options),
@@ -226,8 +233,9 @@ export function systemInstructionsOf(option: SystemInstructionsOption | undefine
   };
 }
 
-function responseSchemaOf(schema: JsonSchema | string | undefined): string {
+function responseSchemaOf(schema: JsonSchema | string | StandardSchemaV1 | undefined, jsonSchema: JsonSchema | undefined): string {
   if (schema === undefined) return "";
+  if (isStandardSchema(schema)) return JSON.stringify(jsonSchemaOf(schema, "responseSchema", jsonSchema));
   // Runtime check for JavaScript callers (issue 10 item 13): `responseSchema(42)` is no schema.
   if (typeof schema !== "string" && (typeof schema !== "object" || schema === null || Array.isArray(schema))) {
     invalid(`responseSchema must be a JSON Schema object (e.g. { type: "object", properties: {...} }) or its JSON text, got ${schema === null ? "null" : Array.isArray(schema) ? "an array" : typeof schema}`);

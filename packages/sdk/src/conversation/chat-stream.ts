@@ -7,12 +7,15 @@ import { continuationOf } from "../continuation/paused-turn.js";
 import { eventMapper, type ChatEvent } from "./chat-events.js";
 import { stepToChunks } from "./chunks.js";
 import { serverSentEvents } from "./server-sent-events.js";
+import { validateWithSchema, type StandardSchemaV1 } from "../tools/standard-schema.js";
 import type { TurnPump } from "./turn-pump.js";
 
 /** What a {@link ChatStream} needs from its conversation. */
 export interface ChatStreamHost {
   /** `conversation.totalUsage()`, for `ChatResponse.usageMetadata`. */
   totalUsage(): Promise<UsageMetadata>;
+  /** Validates `ChatResponse.structuredOutput` (the agent's Standard Schema `responseSchema`). */
+  readonly structuredOutput?: StandardSchemaV1 | undefined;
 }
 
 /**
@@ -35,13 +38,13 @@ export interface ChatStreamHost {
  * for await (const chunk of stream) if (chunk.type === "text") process.stdout.write(chunk.text);
  * const { usageMetadata } = await stream.final();
  */
-export class ChatStream implements AsyncIterable<StreamChunk> {
+export class ChatStream<Output = unknown> implements AsyncIterable<StreamChunk> {
   readonly #started: Promise<TurnPump>;
   readonly #source: Promise<ViewSource>;
   readonly #controller: AbortController;
   readonly #host: ChatStreamHost;
   #pump: TurnPump | undefined;
-  #final: Promise<ChatResponse> | undefined;
+  #final: Promise<ChatResponse<Output>> | undefined;
 
   /**
    * @internal Made by `Conversation`. `started` resolves with the turn's pump once the prompt is
@@ -101,11 +104,13 @@ export class ChatStream implements AsyncIterable<StreamChunk> {
   /**
    * The whole turn once it is over: text and thinking (the chunks' deltas), one step per id in
    * its newest state, structured output, stop reason, and the conversation's usage after it.
-   * Rejects like the views. The same promise every call.
+   * Rejects like the views. The same promise every call. With a Standard Schema `responseSchema`
+   * the structured output is the schema's validated output; output it refuses rejects with
+   * `ExecutionError` (`details`: `issues`, and `response` holding the unvalidated output).
    */
-  final(): Promise<ChatResponse> {
+  final(): Promise<ChatResponse<Output>> {
     this.#final ??= this.#settle().then(async (turn) => {
-      const response = chatResponse(turn, await this.#host.totalUsage());
+      const response = await validatedOutput<Output>(chatResponse(turn, await this.#host.totalUsage()), this.#host.structuredOutput);
       const paused = turn.outcome?.awaitingConfirmation;
       const pump = this.#pump;
       if (paused !== undefined && pump !== undefined) {
@@ -162,6 +167,19 @@ export class ChatStream implements AsyncIterable<StreamChunk> {
     if (error !== undefined) throw error;
     return pump.turn;
   }
+}
+
+/**
+ * `response` with its structured output validated by `schema` (replaced by the schema's output),
+ * else an `ExecutionError` listing the issues. Without a schema or an output, `response` as is.
+ */
+async function validatedOutput<Output>(response: ChatResponse, schema: StandardSchemaV1 | undefined): Promise<ChatResponse<Output>> {
+  if (schema === undefined || response.structuredOutput === undefined) return response as ChatResponse<Output>;
+  const result = await validateWithSchema(schema, response.structuredOutput);
+  if ("value" in result) return { ...response, structuredOutput: result.value as Output };
+  throw new SdkError(ErrorCode.ExecutionError, `the structured output does not match the response schema: ${result.issues.join("; ")} (the unvalidated response is in details.response)`, {
+    details: { issues: result.issues, response },
+  });
 }
 
 /** A turn's {@link ChatResponse}, built from its buffer. */

@@ -4,6 +4,7 @@ import type { Turn } from "../connection/turn.js";
 import { ErrorCode, SdkError } from "../errors.js";
 import type { CallOptions, ChatResponse, Prompt, Step, StreamChunk, UsageMetadata } from "../types.js";
 import { abortError, linkSignal, raceSignal, throwIfAborted, type LinkedSignal } from "../util/abort.js";
+import type { StandardSchemaV1 } from "../tools/standard-schema.js";
 import { ChatStream, type ChatStreamHost } from "./chat-stream.js";
 import { restoreSnapshot, SnapshotSaver, takeSnapshot } from "./conversation-persistence.js";
 import type { ConversationSnapshot } from "./conversation-snapshot.js";
@@ -21,7 +22,12 @@ const HALT_TIMEOUT_MS = 10_000;
 export const DEFAULT_MAX_HISTORY_SIZE = 10_000;
 
 /** Options of {@link Conversation}. */
-export interface ConversationOptions {
+export interface ConversationOptions<Output = unknown> {
+  /**
+   * Validates each turn's structured output in `final()` (the agent passes its Standard Schema
+   * `responseSchema`): `ChatResponse.structuredOutput` is the schema's output.
+   */
+  structuredOutput?: StandardSchemaV1<unknown, Output> | undefined;
   /**
    * Most steps kept in memory; older ones are dropped from the front (never separating a tool
    * call from its result). `undefined` → 10,000, `0` → unlimited.
@@ -62,7 +68,7 @@ export interface HistoryOptions {
  * }
  * console.log(await conversation.turnCount(), await conversation.totalUsage());
  */
-export class Conversation implements AsyncDisposable {
+export class Conversation<Output = unknown> implements AsyncDisposable {
   /** The underlying connection. */
   readonly connection: Connection;
   readonly #state: ConversationState;
@@ -78,7 +84,7 @@ export class Conversation implements AsyncDisposable {
   readonly #watchers = new TurnWatchers();
   readonly #saver: SnapshotSaver | undefined;
 
-  constructor(connection: Connection, options: ConversationOptions = {}) {
+  constructor(connection: Connection, options: ConversationOptions<Output> = {}) {
     const max = options.maxHistorySize ?? DEFAULT_MAX_HISTORY_SIZE;
     if (!Number.isSafeInteger(max) || max < 0) {
       throw new SdkError(ErrorCode.InvalidArgument, `maxHistorySize must be an integer >= 0 (0 = unlimited), got ${String(max)}`);
@@ -91,6 +97,7 @@ export class Conversation implements AsyncDisposable {
       halt: (pump) => this.#halt(pump),
       totalUsage: () => this.totalUsage(),
       changed: () => this.#saver?.schedule(),
+      structuredOutput: options.structuredOutput,
     };
     this.#saver = options.store === undefined ? undefined : new SnapshotSaver({ store: options.store, onSaveError: options.onSaveError }, () => this.snapshot());
     // §5: a resumed session starts with the steps the harness replayed (its prompts count as turns).
@@ -142,7 +149,7 @@ export class Conversation implements AsyncDisposable {
    * `Canceled` / `DeadlineExceeded` when `signal` / `timeoutMs` (which bound the whole turn)
    * cancel it. An already-aborted signal sends nothing.
    */
-  chat(prompt: Prompt, options?: CallOptions): ChatStream {
+  chat(prompt: Prompt, options?: CallOptions): ChatStream<Output> {
     const controller = new AbortController();
     let link: LinkedSignal | undefined;
     try {
@@ -152,7 +159,7 @@ export class Conversation implements AsyncDisposable {
       controller.abort(SdkError.from(error));
     }
     const started = this.#begin(prompt, controller.signal);
-    const stream = new ChatStream(started, controller, this.#host);
+    const stream = new ChatStream<Output>(started, controller, this.#host);
     if (link !== undefined) {
       const linked = link;
       if (!linked.signal.aborted) linked.signal.addEventListener("abort", () => void stream.abort(abortError(linked.signal)), { once: true });
@@ -162,7 +169,7 @@ export class Conversation implements AsyncDisposable {
   }
 
   /** `chat(prompt, options).final()`: the whole turn, once it is over. */
-  chatToCompletion(prompt: Prompt, options?: CallOptions): Promise<ChatResponse> {
+  chatToCompletion(prompt: Prompt, options?: CallOptions): Promise<ChatResponse<Output>> {
     return this.chat(prompt, options).final();
   }
 
@@ -199,11 +206,12 @@ export class Conversation implements AsyncDisposable {
    * trigger's), until `signal` aborts (`Canceled`), the loop is left, or the conversation is
    * disconnected. Each is a {@link ChatStream} over that turn.
    */
-  turns(options?: { signal?: AbortSignal }): AsyncIterable<ChatStream> {
+  turns(options?: { signal?: AbortSignal }): AsyncIterable<ChatStream<Output>> {
     return {
       [Symbol.asyncIterator]: () => {
         const running = this.#latest?.turn.settled === false ? this.#streamOf(this.#latest) : undefined;
-        return this.#watchers.watch(running, options);
+        // The watchers hold this conversation's streams (#streamOf), typed by its Output.
+        return this.#watchers.watch(running, options) as AsyncIterator<ChatStream<Output>, undefined>;
       },
     };
   }
@@ -310,8 +318,8 @@ export class Conversation implements AsyncDisposable {
    * @example
    * const conversation = Conversation.restore(connection, JSON.parse(saved));
    */
-  static restore(connection: Connection, snapshot: ConversationSnapshot, options: ConversationOptions = {}): Conversation {
-    const conversation = new Conversation(connection, options);
+  static restore<Output = unknown>(connection: Connection, snapshot: ConversationSnapshot, options: ConversationOptions<Output> = {}): Conversation<Output> {
+    const conversation = new Conversation<Output>(connection, options);
     restoreSnapshot(conversation.#state, connection, snapshot);
     return conversation;
   }
@@ -323,7 +331,7 @@ export class Conversation implements AsyncDisposable {
    * @example
    * const conversation = await Conversation.load(connection, { store: createMemoryConversationStore() });
    */
-  static async load(connection: Connection, options: ConversationOptions & { store: ConversationStore }): Promise<Conversation> {
+  static async load<Output = unknown>(connection: Connection, options: ConversationOptions<Output> & { store: ConversationStore }): Promise<Conversation<Output>> {
     const snapshot = connection.conversationId === "" ? undefined : await options.store.load(connection.conversationId);
     return snapshot === undefined ? new Conversation(connection, options) : Conversation.restore(connection, snapshot, options);
   }
@@ -382,8 +390,8 @@ export class Conversation implements AsyncDisposable {
     }
   }
 
-  #streamOf(pump: TurnPump): ChatStream {
-    return new ChatStream(Promise.resolve(pump), new AbortController(), this.#host);
+  #streamOf(pump: TurnPump): ChatStream<Output> {
+    return new ChatStream<Output>(Promise.resolve(pump), new AbortController(), this.#host);
   }
 
   async #cancel(remove: boolean, options: CallOptions | undefined): Promise<void> {

@@ -63,10 +63,10 @@ export function isStandardSchema(value: unknown): value is StandardSchemaV1 {
  * (the wire carries the schema alone, protocol §5.1). Throws `InvalidArgument` naming the fix
  * when the library has no converter. `what` names the schema's owner in messages.
  */
-export function jsonSchemaOf(schema: StandardSchemaV1, what: string, explicit?: Record<string, unknown>): Record<string, unknown> {
+export function jsonSchemaOf(schema: StandardSchemaV1, what: string, explicit?: object): Record<string, unknown> {
   if (explicit !== undefined) {
     if (typeof explicit !== "object" || explicit === null || Array.isArray(explicit)) throw new SdkError(ErrorCode.InvalidArgument, `${what}: jsonSchema must be a JSON Schema object such as { type: "object", properties: {...} }`);
-    return explicit;
+    return explicit as Record<string, unknown>;
   }
   const props = schema["~standard"] as StandardSchemaV1.Props & { jsonSchema?: Partial<StandardJSONSchemaV1Converter> };
   const methods = schema as { toJSONSchema?: unknown; toJsonSchema?: unknown };

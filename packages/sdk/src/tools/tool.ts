@@ -57,7 +57,7 @@ export interface SchemaToolDefinition<Schema extends StandardSchemaV1 | JsonSche
   /** The arguments' schema. A Standard Schema checks every call first: an invalid call never reaches `call`. */
   parameters: Schema & (Schema extends StandardSchemaV1 ? unknown : NotStandardSchema & LiteralJsonSchema<Schema>);
   /** With a Standard Schema whose library cannot convert by itself: the JSON Schema the model sees (valibot: `toJsonSchema(schema)` from `@valibot/to-json-schema`). */
-  jsonSchema?: Schema extends StandardSchemaV1 ? JsonSchema : never;
+  jsonSchema?: Schema extends StandardSchemaV1 ? object : never;
   call: (args: SchemaOutput<Schema>, context: ToolContext) => unknown;
 }
 
@@ -104,7 +104,8 @@ export function validateToolName(name: string): void {
  */
 export function defineTool<Args, Parameters extends JsonSchema = JsonSchema>(definition: ToolDefinition<Args, Parameters>): Tool<Args>;
 export function defineTool<Schema extends StandardSchemaV1 | JsonSchema>(definition: SchemaToolDefinition<Schema>): Tool<SchemaInput<Schema>>;
-export function defineTool(definition: { name: string; description: string; parameters?: unknown; jsonSchema?: JsonSchema; call: (args: unknown, context: ToolContext) => unknown }): Tool {
+export function defineTool(definition: { name: string; description: string; parameters?: unknown; jsonSchema?: object; call: (args: unknown, context: ToolContext) => unknown }): Tool {
+  if (typeof definition !== "object" || definition === null) validateTool(definition); // throws the InvalidArgument for JavaScript callers
   const { name, description, parameters, jsonSchema, call } = definition;
   if (isStandardSchema(parameters)) {
     validateTool({ name, description, call });
