@@ -66,6 +66,64 @@ function workerUrls() {
   };
 }
 
+/**
+ * The `bundled` entries of scripts/build-entries.mjs (the harness's `bin`): one ESM file each,
+ * built by esbuild after rollup wrote the package, with every dependency inlined (the SDK from its
+ * sources) so Node resolves and reads one file at start-up. Dynamic imports (providers, re2js)
+ * become `dist/lazy-*.js` chunks beside it. Worker entries point at the ones rollup emitted for
+ * the package (`dist/tool-worker.js`, `dist/command-watchdog.js`).
+ */
+function bundledEntries(dir, bundled) {
+  const workerPattern = /new URL\((["'])(\.{1,2}\/[^"']+)\.ts\1, import\.meta\.url\)/g;
+  return {
+    name: "bundled-entries",
+    async writeBundle() {
+      await esbuildBuild({
+        entryPoints: Object.fromEntries(bundled.map(([out, src]) => [out, `${dir}/${src}`])),
+        outdir: `${dir}/dist`,
+        entryNames: "[name]",
+        chunkNames: "lazy-[name]-[hash]",
+        bundle: true,
+        splitting: true,
+        format: "esm",
+        platform: "node",
+        target: "node20",
+        conditions: ["source"],
+        tsconfig: `${dir}/tsconfig.json`,
+        sourcemap: true,
+        legalComments: "none",
+        // ws and other CommonJS dependencies call require(); optional native add-ons stay optional.
+        banner: { js: 'import { createRequire as __antigravityCreateRequire } from "node:module";\nconst require = __antigravityCreateRequire(import.meta.url);' },
+        // Whitespace and syntax minified (names kept, so stack traces still read): less to parse at start-up.
+        minifyWhitespace: true,
+        minifySyntax: true,
+        logLevel: "warning",
+        plugins: [{
+          // ws's optional native add-ons (not dependencies of the harness): a require() that fails at
+          // once instead of a search of every node_modules folder up to the root at start-up.
+          name: "no-optional-addons",
+          setup(build) {
+            build.onResolve({ filter: /^(bufferutil|utf-8-validate)$/ }, ({ path }) => ({ path, namespace: "absent-addon" }));
+            build.onLoad({ filter: /.*/, namespace: "absent-addon" }, ({ path }) => ({ contents: `throw new Error(${JSON.stringify(`${path} is not bundled`)});`, loader: "js" }));
+          },
+        }, {
+          name: "worker-urls",
+          setup(build) {
+            build.onLoad({ filter: /\/src\/.*\.ts$/ }, async ({ path }) => {
+              const { readFile } = await import("node:fs/promises");
+              const code = await readFile(path, "utf8");
+              if (!workerPattern.test(code)) return undefined;
+              workerPattern.lastIndex = 0;
+              const rewritten = code.replace(workerPattern, (_, quote, relative) => `new URL(${quote}./${relative.slice(relative.lastIndexOf("/") + 1)}.js${quote}, import.meta.url)`);
+              return { contents: rewritten, loader: "ts" };
+            });
+          },
+        }],
+      });
+    },
+  };
+}
+
 /** Generated protobuf code imports itself in cycles by design; any other warning is shown. */
 function onwarn(warning, warn) {
   if (warning.code === "CIRCULAR_DEPENDENCY" && warning.ids?.some((id) => id.includes("/src/gen/"))) return;
@@ -74,9 +132,11 @@ function onwarn(warning, warn) {
 
 const packageConfigs = Object.entries(packages)
   .filter(([name]) => selected(name))
-  .flatMap(([name, { entries, noTypes = [] }]) => {
+  .flatMap(([name, { entries, noTypes = [], bundled = [] }]) => {
     const dir = `packages/${name}`;
-    const input = requireEntries(Object.fromEntries(Object.entries(entries).map(([out, src]) => [out, `${dir}/${src}`])));
+    const input = requireEntries(Object.fromEntries(Object.entries(entries).filter(([out]) => !bundled.includes(out)).map(([out, src]) => [out, `${dir}/${src}`])));
+    const bundledInput = Object.entries(entries).filter(([out]) => bundled.includes(out));
+    requireEntries(Object.fromEntries(bundledInput.map(([out, src]) => [out, `${dir}/${src}`])));
     const declarationInput = Object.fromEntries(Object.entries(input).filter(([out]) => !noTypes.includes(out)));
     return [
       {
@@ -92,7 +152,11 @@ const packageConfigs = Object.entries(packages)
           sourcemap: true,
           generatedCode: "es2015",
         },
-        plugins: [workerUrls(), esbuild({ target: "es2022", tsconfig: `${dir}/tsconfig.json`, sourceMap: true })],
+        plugins: [
+          workerUrls(),
+          esbuild({ target: "es2022", tsconfig: `${dir}/tsconfig.json`, sourceMap: true }),
+          ...(bundledInput.length > 0 ? [bundledEntries(dir, bundledInput)] : []),
+        ],
       },
       ...(process.env.BUILD_JS_ONLY ? [] : [{
         input: declarationInput,

@@ -4,12 +4,14 @@
 /**
  * Entry points per package: output name -> source file. Every `exports` target and `bin` of the
  * package's package.json must be one of these outputs (test/built/package-exports.test.ts checks).
- * `noTypes` lists executables and guards that need no declarations.
+ * `noTypes` lists executables and guards that need no declarations. `bundled` lists executables
+ * built by esbuild into one self-contained file (their dependencies inlined, modules loaded on
+ * first use split into `dist/lazy-*.js`) so that they start without resolving a module graph.
  */
 export const packages = {
   sdk: {
     entries: { index: "src/index.ts", wire: "src/wire/index.ts", storage: "src/storage/index.ts", internal: "src/internal/index.ts", testing: "src/testing/index.ts" },
   },
   node: { entries: { index: "src/index.ts", cli: "src/cli.ts", "not-node": "src/not-node.ts" }, noTypes: ["cli", "not-node"] },
-  harness: { entries: { index: "src/index.ts", bin: "src/bin.ts" }, noTypes: ["bin"] },
+  harness: { entries: { index: "src/index.ts", bin: "src/bin.ts" }, noTypes: ["bin"], bundled: ["bin"] },
 };

@@ -1,24 +1,20 @@
 import type { Readable, Writable } from "node:stream";
-import {
-  LengthPrefixedReader,
-  OutputConfigSchema,
-  create,
-  decodeInputConfig,
-  encodeOutputConfig,
-  frameLengthPrefixed,
-  type InputConfig,
-} from "@antigravity-ts/sdk/wire";
+import { decodeInputConfig, encodeOutputConfig, type HandshakeInput } from "./handshake-codec.js";
 
 // §3: one u32-LE length-prefixed binary InputConfig on stdin, one OutputConfig back on stdout.
-// stdin then stays open; its end is the signal to shut down (§2.3).
+// stdin then stays open; its end is the signal to shut down (§2.3). Nothing here loads the
+// generated schema registry (handshake-codec.ts reads and writes the two messages by hand).
+
+/** Largest handshake message accepted; real ones are well under 1 KiB. */
+const MAX_HANDSHAKE_BYTES = 16 * 1024 * 1024;
 
 /**
  * Reads the handshake `InputConfig` from `stdin`. Bytes after it are ignored, but the stream
  * keeps flowing so that its `end` can be observed by the caller.
  */
-export function readInputConfig(stdin: Readable): Promise<InputConfig> {
+export function readInputConfig(stdin: Readable): Promise<HandshakeInput> {
   return new Promise((resolve, reject) => {
-    const reader = new LengthPrefixedReader();
+    let received: Buffer = Buffer.alloc(0);
     const cleanup = (): void => {
       stdin.off("data", onData);
       stdin.off("end", onEnd);
@@ -26,26 +22,25 @@ export function readInputConfig(stdin: Readable): Promise<InputConfig> {
       stdin.on("data", () => {});
     };
     const onData = (chunk: Buffer): void => {
-      let messages: Uint8Array[];
-      try {
-        messages = reader.push(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
-      } catch (error) {
+      received = received.length === 0 ? chunk : Buffer.concat([received, chunk]);
+      if (received.length < 4) return;
+      const length = received.readUInt32LE(0);
+      if (length > MAX_HANDSHAKE_BYTES) {
         cleanup();
-        reject(error);
+        reject(new Error(`handshake frame announces ${length} bytes (limit ${MAX_HANDSHAKE_BYTES}); the client is not speaking the localharness stdio protocol`));
         return;
       }
-      const first = messages[0];
-      if (first === undefined) return;
+      if (received.length - 4 < length) return;
       cleanup();
       try {
-        resolve(decodeInputConfig(first));
+        resolve(decodeInputConfig(received.subarray(4, 4 + length)));
       } catch (error) {
         reject(error);
       }
     };
     const onEnd = (): void => {
       cleanup();
-      reject(new Error(`stdin closed before a complete InputConfig arrived (${reader.pendingBytes} bytes received); the client must write a u32-LE length and a binary InputConfig (protocol §3)`));
+      reject(new Error(`stdin closed before a complete InputConfig arrived (${received.length} bytes received); the client must write a u32-LE length and a binary InputConfig (protocol §3)`));
     };
     const onError = (error: Error): void => {
       cleanup();
@@ -59,7 +54,10 @@ export function readInputConfig(stdin: Readable): Promise<InputConfig> {
 
 /** Writes the handshake reply `OutputConfig{port, apiKey}` and resolves once it is flushed. */
 export function writeOutputConfig(stdout: Writable, port: number, apiKey: string): Promise<void> {
-  const bytes = frameLengthPrefixed(encodeOutputConfig(create(OutputConfigSchema, { port, apiKey })));
+  const message = encodeOutputConfig(port, apiKey);
+  const bytes = Buffer.alloc(4 + message.length);
+  bytes.writeUInt32LE(message.length, 0);
+  bytes.set(message, 4);
   return new Promise((resolve, reject) => {
     stdout.write(bytes, (error) => (error ? reject(error) : resolve()));
   });

@@ -1,6 +1,7 @@
 import { ModelType, type GeminiModelOptions, type ModelConfig, type RetryConfig } from "@antigravity-ts/sdk/wire";
-import { DEFAULT_GEMINI_BASE_URL, createGeminiProvider } from "../providers/gemini.js";
-import { createOpenAIProvider } from "../providers/openai.js";
+import type { GeminiProviderOptions } from "../providers/gemini.js";
+import { DEFAULT_GEMINI_BASE_URL, lazyProvider } from "../providers/lazy.js";
+import type { OpenAIProviderOptions } from "../providers/openai.js";
 import { retryPolicyFrom, type ApiRetryPolicy } from "../providers/retry.js";
 import type { ModelProvider } from "./provider.js";
 import type { ScriptFile } from "./script-format.js";
@@ -70,7 +71,7 @@ export function selectProvider(models: readonly ModelConfig[], options: SelectPr
   const headers = endpoint?.case === "geminiApiEndpoint" || endpoint?.case === "vertexEndpoint" ? checkedHeaders(endpoint.value.httpHeaders, endpoint.case) : {};
   const gemini = (apiKey: string, baseUrl: string | undefined, reason: string, api: "gemini" | "vertexExpress" = "gemini"): ProviderSelection => {
     const modelName = model?.name || env["GEMINI_MODEL"] || DEFAULT_GEMINI_MODEL;
-    const provider = createGeminiProvider({
+    const provider = lazyGemini({
       apiKey,
       baseUrl: baseUrl || (api === "gemini" ? env["GEMINI_BASE_URL"] || DEFAULT_GEMINI_BASE_URL : ""),
       model: modelName,
@@ -82,7 +83,7 @@ export function selectProvider(models: readonly ModelConfig[], options: SelectPr
     return { provider, model: modelName, reason, warnings };
   };
   const openai = (baseUrl: string, apiKey: string | undefined, modelName: string, reason: string): ProviderSelection => ({
-    provider: createOpenAIProvider({ baseUrl, model: modelName, ...(apiKey ? { apiKey } : {}), ...http }),
+    provider: lazyOpenAI({ baseUrl, model: modelName, ...(apiKey ? { apiKey } : {}), ...http }),
     model: modelName,
     reason,
     warnings,
@@ -150,6 +151,15 @@ export function selectProvider(models: readonly ModelConfig[], options: SelectPr
   if (env["GEMINI_API_KEY"]) return geminiFromEnv("gemini (GEMINI_API_KEY from the environment)");
   if (model !== undefined) warnings.push(`models: ${modelLabel(model)} has no usable endpoint here (no apiKey, and GEMINI_API_KEY is not set); using the offline scripted model`);
   return scripted(options, model?.name, "scripted (no model credentials configured)", warnings);
+}
+
+/** The HTTP providers load on the session's first model call (providers/lazy.ts). */
+function lazyGemini(options: GeminiProviderOptions): ModelProvider {
+  return lazyProvider("gemini", async () => (await import("../providers/gemini.js")).createGeminiProvider(options));
+}
+
+function lazyOpenAI(options: OpenAIProviderOptions): ModelProvider {
+  return lazyProvider("openai", async () => (await import("../providers/openai.js")).createOpenAIProvider(options));
 }
 
 interface HttpOptions {

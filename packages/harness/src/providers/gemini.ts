@@ -12,6 +12,7 @@ import {
 import { createCallIdGenerator } from "./call-ids.js";
 import { buildGeminiRequestBody } from "./gemini-request.js";
 import { isRecord, mergeHeaders, messageOf, parseEventJson, postForEventStream, readEventData, snippet } from "./http.js";
+import { DEFAULT_GEMINI_BASE_URL, DEFAULT_VERTEX_BASE_URL } from "./lazy.js";
 import type { ApiRetryPolicy } from "./retry.js";
 
 /** Options of {@link createGeminiProvider}. */
@@ -38,10 +39,7 @@ export interface GeminiProviderOptions {
   fetch?: typeof fetch;
 }
 
-/** The Gemini API endpoint used when no base URL is configured. */
-export const DEFAULT_GEMINI_BASE_URL = "https://generativelanguage.googleapis.com";
-/** The Vertex AI endpoint of express mode (API key, no project) used when no base URL is configured. */
-export const DEFAULT_VERTEX_BASE_URL = "https://aiplatform.googleapis.com";
+export { DEFAULT_GEMINI_BASE_URL, DEFAULT_VERTEX_BASE_URL };
 
 const LABEL = "Gemini API";
 /** Finish reasons of a complete answer; any other one means Gemini cut the answer off. */

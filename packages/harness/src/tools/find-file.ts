@@ -1,5 +1,4 @@
 import { displayArg, pathArg, stringArg } from "./args.js";
-import { compileGlob } from "./glob.js";
 import { defineBuiltinTool, objectSchema, param } from "./tool.js";
 import { walkFiles } from "./walk.js";
 
@@ -22,6 +21,8 @@ export const findFileTool = defineBuiltinTool({
   async run(args, context) {
     const directory = await pathArg(args, "directory_path", context.workspace, { fallback: "." });
     const pattern = stringArg(args, "pattern");
+    // glob.ts pulls in re2js (~260 KB): loaded on the first call, not at harness start.
+    const { compileGlob } = await import("./glob.js");
     const matches = compileGlob(pattern);
     const byPath = pattern.includes("/");
     const found: string[] = [];

@@ -1,5 +1,4 @@
 import { boolArg, displayArg, pathArg, stringArg } from "./args.js";
-import { compileSearchQuery } from "./search-pattern.js";
 import { MAX_TEXT_FILE_BYTES, looksBinary } from "./text-file.js";
 import { defineBuiltinTool, objectSchema, param } from "./tool.js";
 import { walkFiles } from "./walk.js";
@@ -28,6 +27,8 @@ export const searchDirectoryTool = defineBuiltinTool({
   async run(args, context) {
     const directory = (await pathArg(args, "directory_path", context.workspace, { fallback: "." })).absolute;
     const query = stringArg(args, "query");
+    // search-pattern.ts pulls in re2js (~260 KB): loaded on the first call, not at harness start.
+    const { compileSearchQuery } = await import("./search-pattern.js");
     const matcher = compileSearchQuery(query, { isRegex: boolArg(args, "is_regex"), caseInsensitive: boolArg(args, "case_insensitive") });
     const lines: string[] = [];
     let truncated = false;
