@@ -1,6 +1,7 @@
 import { release } from "node:os";
 import {
   Agent as CoreAgent,
+  type CallOptions,
   WebSocketTransport,
   type AgentBuilder,
   type AgentBuilderDefaults,
@@ -9,7 +10,11 @@ import {
   vertexFromEnvironment,
 } from "@antigravity-ts/sdk";
 import { defaultAppDataDir, resolveLocalPath } from "./local-path.js";
+import type { PrewarmedHarness } from "./subprocess/prewarmed-harness.js";
 import { SubprocessTransport, type SubprocessTransportOptions } from "./subprocess/subprocess-transport.js";
+
+/** Options of `Agent.prewarm()`: the harness to start, and bounds on starting it. */
+export interface PrewarmOptions extends SubprocessTransportOptions, CallOptions {}
 
 /**
  * A {@link TransportFactory} that starts a harness subprocess per agent session, from the
@@ -93,5 +98,23 @@ function listeningOrSubprocess(subprocess: TransportFactory, options: Subprocess
 export class Agent extends CoreAgent {
   static override builder(defaults: AgentBuilderDefaults = {}): AgentBuilder<false> {
     return CoreAgent.builder({ ...nodeAgentDefaults(), ...defaults });
+  }
+
+  /**
+   * Spawns a harness subprocess and does its stdio handshake before any agent needs it, so the
+   * `start()` that adopts it only opens the WebSocket and initializes the session. Pass the
+   * result to `.transport(...)`. The harness is chosen as `start()` would choose it
+   * ({@link SubprocessTransport}); the builder's `harnessPath`, `env` and `saveDir` do not apply
+   * to it: give them here. Until adopted it does not keep the process alive; `dispose()` (or
+   * `await using`) or the process's exit kills it.
+   *
+   * @example
+   * await using prewarmed = await Agent.prewarm();
+   * // ... later:
+   * await using agent = await Agent.builder().transport(prewarmed).allowAll().build().start();
+   */
+  static prewarm(options: PrewarmOptions = {}): Promise<PrewarmedHarness> {
+    const { signal, timeoutMs, ...transportOptions } = options;
+    return new SubprocessTransport(transportOptions).prewarm({ ...(signal === undefined ? {} : { signal }), ...(timeoutMs === undefined ? {} : { timeoutMs }) });
   }
 }

@@ -5,7 +5,8 @@
  * @module
  */
 export * from "@antigravity-ts/sdk";
-export { Agent, nodeAgentDefaults, subprocessTransportFactory } from "./agent.js";
+export { Agent, nodeAgentDefaults, subprocessTransportFactory, type PrewarmOptions } from "./agent.js";
+export { PrewarmedHarness } from "./subprocess/prewarmed-harness.js";
 export { defaultAppDataDir, resolveLocalPath } from "./local-path.js";
 export {
   SubprocessTransport,

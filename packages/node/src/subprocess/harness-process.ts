@@ -115,6 +115,15 @@ export class HarnessProcess {
     return new HarnessProcess(binary, child, options);
   }
 
+  /**
+   * Whether the child and its pipes keep this process's event loop alive (the default). A
+   * prewarmed harness that waits for its `start()` does not; it is still killed on exit.
+   */
+  keepProcessAlive(keep: boolean): void {
+    const handles = [this.#child, this.#child.stdin, this.#child.stdout, this.#child.stderr] as { ref?(): void; unref?(): void }[];
+    for (const handle of handles) (keep ? handle.ref : handle.unref)?.call(handle);
+  }
+
   /** OS process id. */
   get pid(): number {
     return this.#child.pid ?? -1;

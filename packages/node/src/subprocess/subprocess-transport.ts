@@ -6,6 +6,7 @@ import { InputConfigSchema, create } from "@antigravity-ts/sdk/wire";
 import { connectHarnessSocket } from "../socket/connect-harness-socket.js";
 import { discoverHarnessBinary, type HarnessBinary } from "./discover-harness.js";
 import { HarnessProcess, describeExit, type HarnessEndpoint, type HarnessExit } from "./harness-process.js";
+import { PrewarmedHarness } from "./prewarmed-harness.js";
 import { createTemporaryStorage, removeStaleTemporaryStorage } from "./temporary-storage.js";
 
 /** What the SDK tells the harness about itself (`InputConfig.client_info`, protocol §3). */
@@ -91,10 +92,50 @@ export class SubprocessTransport implements Transport {
    */
   async connect(options: CallOptions = {}): Promise<SubprocessChannel> {
     const link = linkSignal(options);
+    try {
+      const started = await this.#start(link.signal);
+      return await this.#open(started, link.signal);
+    } finally {
+      link.dispose();
+    }
+  }
+
+  /**
+   * Spawns the harness and does the stdio handshake now, so that a later `start()` only opens
+   * the WebSocket and initializes the session: pass the returned {@link PrewarmedHarness} to
+   * `Agent.builder().transport(...)`. Its first `connect()` adopts this harness; until then the
+   * harness does not keep this process alive, and `dispose()` (or this process's exit) kills it.
+   * Rejects like {@link connect}.
+   *
+   * @example
+   * const prewarmed = await new SubprocessTransport().prewarm();
+   * // ... later, when the user asks for an agent:
+   * await using agent = await Agent.builder().transport(prewarmed).allowAll().build().start();
+   */
+  async prewarm(options: CallOptions = {}): Promise<PrewarmedHarness> {
+    const link = linkSignal(options);
+    try {
+      const started = await this.#start(link.signal);
+      started.harness.keepProcessAlive(false);
+      return new PrewarmedHarness(started.harness, {
+        open: (signal) => {
+          started.harness.keepProcessAlive(true);
+          return this.#open(started, signal);
+        },
+        connectFresh: (callOptions) => this.connect(callOptions),
+        discard: () => discardStarted(started),
+      });
+    } finally {
+      link.dispose();
+    }
+  }
+
+  /** Phase 1 (protocol §2–§3): binary, storage, spawn, handshake. Nothing is left behind when it rejects. */
+  async #start(signal: AbortSignal): Promise<StartedHarness> {
     let harness: HarnessProcess | undefined;
     let storage: { path: string; owned: boolean } | undefined;
     try {
-      throwIfAborted(link.signal);
+      throwIfAborted(signal);
       const binary = this.resolveBinary();
       const userEnv = this.#options.env ?? {};
       if (this.#options.saveDir === undefined) void removeStaleTemporaryStorage();
@@ -109,15 +150,27 @@ export class SubprocessTransport implements Transport {
       });
       const input = create(InputConfigSchema, { storageDirectory: storage.path, clientInfo: this.#clientInfo(), env: { ...userEnv } });
       const handshakeTimeoutMs = this.#options.handshakeTimeoutMs ?? DEFAULT_HANDSHAKE_TIMEOUT_MS;
-      const handshakeLink = linkSignal({ signal: link.signal, timeoutMs: handshakeTimeoutMs });
-      let endpoint: HarnessEndpoint;
+      const handshakeLink = linkSignal({ signal, timeoutMs: handshakeTimeoutMs });
       try {
-        endpoint = await harness.handshake(input, handshakeLink.signal);
+        const endpoint = await harness.handshake(input, handshakeLink.signal);
+        return { harness, endpoint, storage };
       } finally {
         handshakeLink.dispose();
       }
+    } catch (error) {
+      await harness?.kill();
+      if (storage?.owned === true) await rm(storage.path, { recursive: true, force: true }).catch(() => {});
+      throw SdkError.from(error, ErrorCode.Unavailable);
+    }
+  }
+
+  /** Phase 2 (protocol §4) on a started harness; the harness is killed when it rejects. */
+  async #open(started: StartedHarness, signal: AbortSignal): Promise<SubprocessChannel> {
+    const { harness, endpoint, storage } = started;
+    try {
+      throwIfAborted(signal);
       const peer = { closed: false };
-      const socket = await this.#openSocket(harness, endpoint, link.signal, peer);
+      const socket = await this.#openSocket(harness, endpoint, signal, peer);
       return new SubprocessChannel(socket, harness, {
         storageDirectory: storage.path,
         ownsStorage: storage.owned,
@@ -125,11 +178,8 @@ export class SubprocessTransport implements Transport {
         peerClosed: () => peer.closed,
       });
     } catch (error) {
-      await harness?.kill();
-      if (storage?.owned === true) await rm(storage.path, { recursive: true, force: true }).catch(() => {});
+      await discardStarted(started);
       throw SdkError.from(error, ErrorCode.Unavailable);
-    } finally {
-      link.dispose();
     }
   }
 
@@ -173,6 +223,19 @@ export class SubprocessTransport implements Transport {
       ...this.#options.clientInfo,
     };
   }
+}
+
+/** A spawned harness past its handshake: what `connect()` and a prewarmed harness open the socket to. */
+interface StartedHarness {
+  harness: HarnessProcess;
+  endpoint: HarnessEndpoint;
+  storage: { path: string; owned: boolean };
+}
+
+/** Kills a started harness and removes its temporary storage. */
+async function discardStarted({ harness, storage }: StartedHarness): Promise<void> {
+  await harness.kill();
+  if (storage.owned) await rm(storage.path, { recursive: true, force: true }).catch(() => {});
 }
 
 /**
