@@ -7,6 +7,7 @@ import {
   type CallHookRequestSchema,
   type CallHookResponse,
   type MessageInitShape,
+  type PreToolArgsSchema,
   type UserInput,
 } from "@antigravity-ts/sdk/wire";
 import type { SendOutput } from "./output-channel.js";
@@ -36,6 +37,14 @@ export interface ToolHookTarget {
   trajectoryId: string;
   stepIndex: number;
   serverName?: string;
+}
+
+/**
+ * The `PreToolArgs` of a call (§10 PRE_TOOL hooks, §12 policy decision requests): its target and
+ * its arguments as JSON text. The one place the harness builds them.
+ */
+export function preToolArgs(target: ToolHookTarget, args: Record<string, unknown>): MessageInitShape<typeof PreToolArgsSchema> {
+  return { ...target, argumentsJson: JSON.stringify(args) };
 }
 
 /** What the STOP hook is told about the turn that is about to end (protocol.md `StopArgs`). */
@@ -95,7 +104,7 @@ export class HookCaller {
    * the arguments (§10). A hook that failed (`errorMessage`) blocks the call: fail closed.
    */
   async preTool(target: ToolHookTarget, args: Record<string, unknown>, send: SendOutput, signal: AbortSignal): Promise<PreToolDecision> {
-    const response = await this.call(LifecycleHook.PRE_TOOL, { case: "preToolArgs", value: { ...target, argumentsJson: JSON.stringify(args) } }, send, signal);
+    const response = await this.call(LifecycleHook.PRE_TOOL, { case: "preToolArgs", value: preToolArgs(target, args) }, send, signal);
     if (response === undefined) return { allow: true };
     if (response.result.case === "errorMessage") return { allow: false, reason: response.result.value };
     if (response.result.case !== "preToolResult") return { allow: true };

@@ -1,11 +1,10 @@
 import {
   StepUpdate_State,
   type MessageInitShape,
-  type PreToolArgsSchema,
   type ToolResponse,
   type UserQuestionsRequestSchema,
 } from "@antigravity-ts/sdk/wire";
-import type { ToolHookTarget } from "./hooks.js";
+import { preToolArgs, type ToolHookTarget } from "./hooks.js";
 import { MAX_MEDIA_BYTES, mediaByteLength, mediaFromWire, type ModelMedia } from "./model/media.js";
 import type { ModelToolCall, ModelToolResult } from "./model/provider.js";
 import { evaluatePolicy } from "./policy.js";
@@ -48,8 +47,7 @@ export async function runToolCall(state: SessionState, scope: TurnScope, call: M
   const verdict = await evaluatePolicy(state.settings.policyRules, { toolName: call.name, serverName: "" }, async (rule) => {
     const requestId = state.nextPolicyRequestId();
     const reply = state.policyReplies.wait(requestId, scope.signal);
-    const toolArgs: MessageInitShape<typeof PreToolArgsSchema> = { ...target, argumentsJson: JSON.stringify(args) };
-    scope.send({ case: "policyDecisionRequest", value: { requestId, ruleId: rule.ruleId ?? "", toolArgs } });
+    scope.send({ case: "policyDecisionRequest", value: { requestId, ruleId: rule.ruleId ?? "", toolArgs: preToolArgs(target, args) } });
     return reply;
   });
   if (verdict.decision === "deny") return refuse(`denied by policy: ${verdict.reason}`);
