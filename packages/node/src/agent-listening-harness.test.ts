@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { Agent } from "./index.js";
-import { killAllHarnesses, startListenHarness } from "../../harness/src/test-support/harness-process.js";
+import { killAllHarnesses, startListeningHarness } from "@antigravity-ts/test-kit";
 import { liveChildCount } from "./subprocess/child-registry.js";
 
 // Issue 12 item 3: the Node Agent connects to the harness ANTIGRAVITY_HARNESS_HOST/PORT name
@@ -19,7 +19,7 @@ afterEach(async () => {
 
 describe("Node Agent and ANTIGRAVITY_HARNESS_HOST/PORT", () => {
   it("connects to the listening harness the environment names and starts no subprocess", async () => {
-    const harness = await startListenHarness({ env: { PATH: process.env["PATH"] ?? "", ANTIGRAVITY_MODEL_PROVIDER: "scripted" } });
+    const harness = await startListeningHarness({ env: { PATH: process.env["PATH"] ?? "", ANTIGRAVITY_MODEL_PROVIDER: "scripted" } });
     process.env["ANTIGRAVITY_HARNESS_HOST"] = "127.0.0.1";
     process.env["ANTIGRAVITY_HARNESS_PORT"] = String(harness.port);
     process.env["ANTIGRAVITY_API_KEY"] = harness.apiKey;

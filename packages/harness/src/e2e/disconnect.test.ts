@@ -1,7 +1,7 @@
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { useHarnessFixture } from "../test-support/fixture.js";
-import { processGone, waitUntilGone } from "../test-support/harness-process.js";
+import { processAlive, waitUntilGone } from "@antigravity-ts/test-kit";
 import { finalSteps, harnessConfig, type Frame, type TestClient } from "../test-support/ws-client.js";
 
 // Clients that vanish mid-turn, two connections racing for one session, and SIGTERM while
@@ -23,7 +23,7 @@ async function startSleeping(client: TestClient): Promise<{ step: Frame; pid: nu
   client.prompt("sleep");
   const running = (await client.next((f) => /pid=\d+/.test(f["stepUpdate"]?.runCommand?.combinedOutput ?? ""), "the command's pid"))["stepUpdate"] as Frame;
   const pid = Number(/pid=(\d+)/.exec(running["runCommand"].combinedOutput)?.[1]);
-  expect(processGone(pid)).toBe(false);
+  expect(!processAlive(pid)).toBe(false);
   return { step: running, pid };
 }
 
@@ -82,7 +82,7 @@ describe("disconnects and shutdown", () => {
     expect(await fixture.restart()).toEqual({ code: 0, signal: null });
     expect(stopped.stderr()).toContain("SIGTERM received, cleaning up...");
     expect(stopped.stderr()).not.toMatch(FAULTS);
-    expect(processGone(pid)).toBe(true);
+    expect(!processAlive(pid)).toBe(true);
     expect(await busy.closed).toEqual({ code: 1001, reason: "harness shutting down" });
     expect((await idle.closed).code).toBe(1001);
 

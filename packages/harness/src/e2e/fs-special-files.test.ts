@@ -6,7 +6,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { create, decodeOutputConfig, encodeInputConfig, frameLengthPrefixed, InputConfigSchema, LengthPrefixedReader } from "@antigravity-ts/sdk/wire";
 import { useHarnessFixture } from "../test-support/fixture.js";
-import { WAIT_MS, harnessEnv, spawnHarness, startListenHarness, type HarnessProcess } from "../test-support/harness-process.js";
+import { WAIT_MS, harnessEnv, spawnHarness, startListeningHarness, type HarnessProcess } from "@antigravity-ts/test-kit";
 import { finalSteps, harnessConfig, TestClient, type Frame } from "../test-support/ws-client.js";
 
 // Issue 8 item 3 through the real harness: FIFOs, sockets and devices are refused before any
@@ -116,7 +116,7 @@ describe("special files never block a tool (issue 8 item 3)", () => {
   });
 
   it("a stdio-mode harness exits on stdin EOF after the model touched FIFOs", async () => {
-    const harness = spawnHarness([], { env: harnessEnv({ ANTIGRAVITY_SCRIPT: path.join(fixture.root, "script.json") }) });
+    const harness = spawnHarness([], { env: harnessEnv(undefined, { ANTIGRAVITY_SCRIPT: path.join(fixture.root, "script.json") }) });
     const output = await stdioHandshake(harness);
     const client = await TestClient.connect(output.port ?? 0, output.apiKey);
     await client.init(harnessConfig(fixture.workspace));
@@ -131,8 +131,8 @@ describe("special files never block a tool (issue 8 item 3)", () => {
   it("exits on SIGTERM and on stdin EOF even with a file-system call blocked in a pool thread", async () => {
     const fifo = path.join(fixture.root, "never-opened-fifo");
     execFileSync("mkfifo", [fifo]);
-    const env = harnessEnv({ BLOCKED_FS_FIFO: fifo });
-    const listening = await startListenHarness({ env, nodeArgs: ["--import", BLOCKED_FS_CALL] });
+    const env = harnessEnv(undefined, { BLOCKED_FS_FIFO: fifo });
+    const listening = await startListeningHarness({ env, nodeArgs: ["--import", BLOCKED_FS_CALL] });
     void listening.stop();
     expect(await exitWithin(listening)).toEqual({ code: null, signal: "SIGTERM" });
     expect(listening.stderr()).toContain("file-system call is still blocked; exiting without waiting for it");

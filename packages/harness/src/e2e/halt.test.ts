@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { useHarnessFixture } from "../test-support/fixture.js";
-import { processGone, waitUntilGone } from "../test-support/harness-process.js";
+import { processAlive, waitUntilGone } from "@antigravity-ts/test-kit";
 import { finalSteps, steps, type Frame } from "../test-support/ws-client.js";
 
 // haltRequest (§13) mid-stream, mid-command, mid-confirmation and mid-tool-call (with the
@@ -57,7 +57,7 @@ describe("halt and triggers", () => {
     client.prompt("sleep");
     const running = (await client.next((f) => /pid=\d+/.test(f["stepUpdate"]?.runCommand?.combinedOutput ?? ""), "the command's pid"))["stepUpdate"] as Frame;
     const pid = Number(/pid=(\d+)/.exec(running["runCommand"].combinedOutput)?.[1]);
-    expect(processGone(pid)).toBe(false);
+    expect(!processAlive(pid)).toBe(false);
     client.send({ haltRequest: true });
     const rest = await client.until((f) => f["trajectoryStateUpdate"] !== undefined);
     expect(rest.at(-1)?.["trajectoryStateUpdate"].state).toBe("STATE_FULLY_IDLE");

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
 import { useHarnessFixture } from "../test-support/fixture.js";
-import { WAIT_MS } from "../test-support/harness-process.js";
+import { WAIT_MS } from "@antigravity-ts/test-kit";
 import { TestClient, finalSteps, harnessConfig } from "../test-support/ws-client.js";
 
 // Issue 8 item 7: a listening harness without --storage forgets ended sessions beyond a count

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { WAIT_MS, harnessEnv, killAllHarnesses, startListenHarness, type ListenHarness } from "../test-support/harness-process.js";
+import { WAIT_MS, harnessEnv, killAllHarnesses, startListeningHarness, type ListeningHarness } from "@antigravity-ts/test-kit";
 import { TestClient, finalSteps, harnessConfig } from "../test-support/ws-client.js";
 
 // Issue 8 item 6: nothing a command starts outlives it — not `setsid`, `setsid -f`, double forks,
@@ -80,11 +80,11 @@ describe.runIf(linux && haveTools)("run_command leaves nothing behind", () => {
 
   for (const cgroups of [true, false]) {
     describe(cgroups ? "with a cgroup per command where possible" : "with the /proc sweep only (ANTIGRAVITY_HARNESS_CGROUPS=0)", () => {
-      let harness: ListenHarness;
+      let harness: ListeningHarness;
       /** Whether this harness really contains commands in cgroups (root, or a delegated subtree). */
       let inCgroup = false;
-      const start = async (): Promise<ListenHarness> => {
-        const started = await startListenHarness({ args: ["--script", scriptFile], env: harnessEnv(cgroups ? {} : { ANTIGRAVITY_HARNESS_CGROUPS: "0" }) });
+      const start = async (): Promise<ListeningHarness> => {
+        const started = await startListeningHarness({ args: ["--script", scriptFile], env: harnessEnv(undefined, cgroups ? {} : { ANTIGRAVITY_HARNESS_CGROUPS: "0" }) });
         return started;
       };
       const connect = async (target = harness): Promise<TestClient> => {
@@ -190,7 +190,7 @@ describe.runIf(linux && haveTools)("run_command leaves nothing behind", () => {
 });
 
 /** Waits (bounded) for the harness's watchdog process; returns its pid. */
-async function untilWatchdog(harness: ListenHarness): Promise<number> {
+async function untilWatchdog(harness: ListeningHarness): Promise<number> {
   for (const deadline = Date.now() + WAIT_MS; Date.now() < deadline; await sleep(50)) {
     const [pid] = await processesWith(`command-watchdog.ts ${harness.child.pid} `);
     if (pid !== undefined) return pid;

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { killAllHarnesses, startListenHarness } from "../test-support/harness-process.js";
+import { killAllHarnesses, startListeningHarness } from "@antigravity-ts/test-kit";
 import { TestClient } from "../test-support/ws-client.js";
 
 // Issue 8 item 13: a client guessing keys must not be able to flood the harness's log. Refusals
@@ -10,7 +10,7 @@ afterAll(killAllHarnesses);
 
 describe("refused connections", () => {
   it("are logged in a bounded number of lines that still account for every refusal", async () => {
-    const harness = await startListenHarness();
+    const harness = await startListeningHarness();
     const attempts = 300;
     const outcomes = await Promise.all(
       Array.from({ length: attempts }, (_, i) => TestClient.connect(harness.port, `wrong-key-${i}`).then(() => "open", (error: Error) => error.message)),

@@ -1,7 +1,7 @@
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { useHarnessFixture } from "../test-support/fixture.js";
-import { startListenHarness } from "../test-support/harness-process.js";
+import { startListeningHarness } from "@antigravity-ts/test-kit";
 import { TestClient, finalSteps, harnessConfig, steps, type Frame } from "../test-support/ws-client.js";
 
 // Huge frames (§4: no size limit), clients that stop reading, bugs inside one session, and a
@@ -79,7 +79,7 @@ describe("resilience", () => {
   }
 
   it("keeps serving when the reader of its stderr goes away", async () => {
-    const harness = await startListenHarness();
+    const harness = await startListeningHarness();
     harness.child.stderr.destroy();
     // Each refused upgrade logs a warning into the closed pipe.
     for (let i = 0; i < 3; i++) await expect(TestClient.connect(harness.port, "wrong key")).rejects.toThrow("HTTP 401");

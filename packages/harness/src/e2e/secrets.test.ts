@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { InputConfigSchema, LengthPrefixedReader, create, decodeOutputConfig, encodeInputConfig, frameLengthPrefixed } from "@antigravity-ts/sdk/wire";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { harnessEnv, killAllHarnesses, spawnHarness, type HarnessProcess } from "../test-support/harness-process.js";
+import { harnessEnv, killAllHarnesses, spawnHarness, type HarnessProcess } from "@antigravity-ts/test-kit";
 import { TestClient, finalSteps, harnessConfig } from "../test-support/ws-client.js";
 
 // Issue 8 items 2 and 10: what a command the model runs can learn about the harness's secrets
@@ -74,7 +74,7 @@ describe("secrets stay out of commands and out of ps", () => {
       DB_PASSWORD: secret("password"),
     };
     const harness = spawnHarness(["--listen", "127.0.0.1:0", "--script", scriptFile], {
-      env: harnessEnv({ ...secrets, UNLISTED_SETTING: "not-for-commands", LC_MESSAGES: "C", TZ: "UTC" }),
+      env: harnessEnv(undefined, { ...secrets, UNLISTED_SETTING: "not-for-commands", LC_MESSAGES: "C", TZ: "UTC" }),
     });
     const port = await listeningPort(harness);
     const output = await runInSession(port, secrets.ANTIGRAVITY_API_KEY, workspace, PROBE);
@@ -99,7 +99,7 @@ describe("secrets stay out of commands and out of ps", () => {
   it.runIf(linux)("stdio mode: InputConfig.env reaches commands, except the harness's own credentials", async () => {
     const gemini = secret("gemini");
     const inherited = secret("inherited");
-    const harness = spawnHarness([], { env: harnessEnv({ ANTIGRAVITY_SCRIPT: scriptFile, GEMINI_API_KEY: inherited, SERVICE_TOKEN: inherited }) });
+    const harness = spawnHarness([], { env: harnessEnv(undefined, { ANTIGRAVITY_SCRIPT: scriptFile, GEMINI_API_KEY: inherited, SERVICE_TOKEN: inherited }) });
     const input = create(InputConfigSchema, { storageDirectory: path.join(root, "stdio-storage"), env: { PROJECT_SETTING: "from-config", GITHUB_TOKEN: "given-on-purpose", GEMINI_API_KEY: gemini } });
     harness.child.stdin.write(frameLengthPrefixed(encodeInputConfig(input)));
     const { port, apiKey } = await outputConfig(harness);
@@ -129,7 +129,7 @@ describe("secrets stay out of commands and out of ps", () => {
         const file = path.join(root, `key-${randomBytes(4).toString("hex")}`);
         await writeFile(file, `${key}\n`, { mode: 0o600 });
         const { args, env } = form(key, file);
-        const harness = spawnHarness(["--listen", "127.0.0.1:0", "--script", scriptFile, ...args], { env: harnessEnv(env) });
+        const harness = spawnHarness(["--listen", "127.0.0.1:0", "--script", scriptFile, ...args], { env: harnessEnv(undefined, env) });
         const port = await listeningPort(harness);
         const pid = harness.child.pid as number;
         const cmdline = await readFile(`/proc/${pid}/cmdline`, "latin1");

@@ -3,7 +3,7 @@ import { request } from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { harnessEnv, killAllHarnesses, processGone, spawnHarness, type HarnessProcess } from "../test-support/harness-process.js";
+import { harnessEnv, killAllHarnesses, processAlive, spawnHarness, type HarnessProcess } from "@antigravity-ts/test-kit";
 import { TestClient, harnessConfig, steps } from "../test-support/ws-client.js";
 
 // The stdio mode, driven with raw bytes exactly as protocol §3 describes: no SDK code involved.
@@ -136,7 +136,7 @@ describe("stdio mode (protocol §2.3, §3)", () => {
     const script = path.join(root, "script.json");
     await mkdir(workspace, { recursive: true });
     await writeFile(script, JSON.stringify({ turns: [{ match: "sleep", calls: [{ text: "sleeping", toolCalls: [{ name: "run_command", args: { CommandLine: "echo pid=$$; exec sleep 60" } }] }] }] }));
-    const harness = spawnHarness([], { env: harnessEnv({ ANTIGRAVITY_SCRIPT: script }) });
+    const harness = spawnHarness([], { env: harnessEnv(undefined, { ANTIGRAVITY_SCRIPT: script }) });
     harness.child.stdin.write(inputConfigBytes(storage));
     const { port, apiKey } = await readOutputConfig(harness);
     const client = await TestClient.connect(port, apiKey);
@@ -144,13 +144,13 @@ describe("stdio mode (protocol §2.3, §3)", () => {
     client.prompt("please sleep");
     const running = await client.next((f) => /pid=\d+/.test(f["stepUpdate"]?.runCommand?.combinedOutput ?? ""), "run_command output with the pid");
     const commandPid = Number(/pid=(\d+)/.exec(running["stepUpdate"].runCommand.combinedOutput)?.[1]);
-    expect(processGone(commandPid)).toBe(false);
+    expect(!processAlive(commandPid)).toBe(false);
 
     harness.child.stdin.end();
     expect(await harness.exited).toEqual({ code: 0, signal: null });
     expect(harness.stderr()).toContain("Stdin closed, cleaning up...");
-    expect(processGone(harness.child.pid as number)).toBe(true);
-    expect(processGone(commandPid)).toBe(true);
+    expect(!processAlive(harness.child.pid as number)).toBe(true);
+    expect(!processAlive(commandPid)).toBe(true);
     expect((await client.closed).code).toBe(1001);
     expect(steps(client.frames).some((s) => s.runCommand !== undefined)).toBe(true);
   });

@@ -4,7 +4,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, describe, expect, it } from "vitest";
 import { startFakeGeminiServer, startFakeOpenAIServer, type FakeModelServer } from "../providers/testing/index.js";
 import { useHarnessFixture } from "../test-support/fixture.js";
-import { WAIT_MS } from "../test-support/harness-process.js";
+import { WAIT_MS } from "@antigravity-ts/test-kit";
 import { finalSteps, harnessConfig, steps, type Frame } from "../test-support/ws-client.js";
 
 // Seed 002's transcript, seen from outside: what the next model request carries after a halt

@@ -2,7 +2,7 @@ import { lstat, mkdir, readFile, realpath, symlink, writeFile } from "node:fs/pr
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { useHarnessFixture } from "../test-support/fixture.js";
-import { startListenHarness, type ListenHarness } from "../test-support/harness-process.js";
+import { startListeningHarness, type ListeningHarness } from "@antigravity-ts/test-kit";
 import { TestClient, finalSteps, harnessConfig, steps, type Frame } from "../test-support/ws-client.js";
 
 // A full turn over a real socket: the demo model, custom tools, built-in tools, containment.
@@ -63,10 +63,10 @@ describe("a turn over a real socket (protocol §6)", () => {
     },
   });
   const scripted = fixture.connect;
-  let demo: ListenHarness;
+  let demo: ListeningHarness;
   beforeAll(async () => {
     // The built-in demo model: a second harness without --script.
-    demo = await startListenHarness();
+    demo = await startListeningHarness();
   });
 
   it("streams the demo turn: user step, thinking, text deltas, list_directory, a client tool round trip, usage and finish", async () => {

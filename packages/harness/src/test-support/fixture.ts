@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll } from "vitest";
-import { killAllHarnesses, startListenHarness, type ListenHarness } from "./harness-process.js";
+import { killAllHarnesses, startListeningHarness, type ListeningHarness } from "@antigravity-ts/test-kit";
 import { TestClient, harnessConfig, type Frame } from "./ws-client.js";
 
 // The shared setup of the end-to-end suites: a temporary root with a workspace, a script for the
@@ -31,9 +31,9 @@ export interface HarnessFixture {
   /** `<root>/ws`, the workspace of the sessions. */
   readonly workspace: string;
   /** The harness started for the suite (replaced by {@link restart}). */
-  readonly harness: ListenHarness;
+  readonly harness: ListeningHarness;
   /** Starts another harness with the fixture's arguments plus `args`; killed after the suite. */
-  start(args?: readonly string[]): Promise<ListenHarness>;
+  start(args?: readonly string[]): Promise<ListeningHarness>;
   /** Stops the harness with SIGTERM and starts a new one; returns the old one's exit. */
   restart(): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   /** A client connected to the harness, not initialised. */
@@ -45,7 +45,7 @@ export interface HarnessFixture {
 /** Registers `beforeAll`/`afterAll` that set up and tear down one harness for the suite. */
 export function useHarnessFixture(options: FixtureOptions): HarnessFixture {
   let root: string | undefined;
-  let harness: ListenHarness | undefined;
+  let harness: ListeningHarness | undefined;
   const ready = <T>(value: T | undefined): T => {
     if (value === undefined) throw new Error("the harness fixture is used before its beforeAll ran");
     return value;
@@ -64,7 +64,7 @@ export function useHarnessFixture(options: FixtureOptions): HarnessFixture {
     get harness() {
       return ready(harness);
     },
-    start: (args = []) => startListenHarness({ args: [...baseArgs(), ...args], ...(options.nodeArgs === undefined ? {} : { nodeArgs: options.nodeArgs }) }),
+    start: (args = []) => startListeningHarness({ args: [...baseArgs(), ...args], ...(options.nodeArgs === undefined ? {} : { nodeArgs: options.nodeArgs }) }),
     async restart() {
       const exit = await ready(harness).stop();
       harness = await fixture.start();

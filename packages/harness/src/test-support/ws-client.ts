@@ -1,6 +1,6 @@
 import WebSocket from "ws";
 import { frameProblem } from "./frame-check.js";
-import { WAIT_MS } from "./harness-process.js";
+import { WAIT_MS } from "@antigravity-ts/test-kit";
 
 /** A decoded harness frame (OutputEvent JSON); tests read it as plain JSON on purpose. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any

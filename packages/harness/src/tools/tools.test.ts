@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { processGone } from "../test-support/harness-process.js";
+import { processAlive } from "@antigravity-ts/test-kit";
 import { createWorkspaceRoots } from "../workspace-paths.js";
 import { createFileTool } from "./create-file.js";
 import { editFileTool } from "./edit-file.js";
@@ -49,8 +49,8 @@ describe("built-in tools", () => {
     const run = runCommandTool.run({ CommandLine: `sleep 30 & echo $! > ${pidFile}; wait` }, withSignal(new AbortController().signal, 300));
     await expect(run).rejects.toThrow("command timed out after 300 ms and was killed");
     const background = Number(await readFile(pidFile, "utf8"));
-    for (let i = 0; i < 100 && !processGone(background); i++) await sleep(20);
-    expect(processGone(background)).toBe(true);
+    for (let i = 0; i < 100 && processAlive(background); i++) await sleep(20);
+    expect(!processAlive(background)).toBe(true);
   });
 
   it("run_command stops when its signal aborts, and does not leave background jobs behind", async () => {
@@ -63,8 +63,8 @@ describe("built-in tools", () => {
     const pidFile = path.join(root, "daemon.pid");
     await runCommandTool.run({ CommandLine: `(sleep 30 & echo $! > ${pidFile})` }, context);
     const daemon = Number(await readFile(pidFile, "utf8"));
-    for (let i = 0; i < 100 && !processGone(daemon); i++) await sleep(20);
-    expect(processGone(daemon)).toBe(true);
+    for (let i = 0; i < 100 && processAlive(daemon); i++) await sleep(20);
+    expect(!processAlive(daemon)).toBe(true);
   });
 
   it("run_command caps the output it keeps", async () => {
