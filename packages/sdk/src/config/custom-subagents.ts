@@ -2,7 +2,8 @@ import type { MessageInitShape } from "@bufbuild/protobuf";
 import { ErrorCode, SdkError } from "../errors.js";
 import { ToolRunner } from "../tools/tool-runner.js";
 import type { Tool } from "../tools/tool.js";
-import { AgentBehavior, type CustomAgentSchema, type ToolSchema } from "../wire/index.js";
+import type { CustomAgentSchema, ToolSchema } from "../wire/index.js";
+import { AgentBehavior } from "../wire/wire-enums.gen.js";
 import { activeBuiltinTools, BuiltinTool, harnessSideTools } from "./builtin-tools.js";
 import { systemInstructionsOf, type SystemInstructionsOption } from "./harness-config.js";
 

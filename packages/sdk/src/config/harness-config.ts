@@ -1,4 +1,4 @@
-import { create, type MessageInitShape } from "@bufbuild/protobuf";
+import type { MessageInitShape } from "@bufbuild/protobuf";
 import { ErrorCode, SdkError } from "../errors.js";
 import type { HookRunner } from "../hooks/hook-runner.js";
 import { toPolicyConfig } from "../policies/policy-config.js";
@@ -6,20 +6,18 @@ import type { Policy } from "../policies/policy.js";
 import type { ToolRunner } from "../tools/tool-runner.js";
 import type { JsonSchema } from "../tools/tool.js";
 import { isStandardSchema, jsonSchemaOf, type StandardSchemaV1 } from "../tools/standard-schema.js";
-import {
-  AgentBehavior,
-  BudgetConfig_BudgetScope,
+import type {
   HarnessConfigSchema,
-  HarnessConfig_SessionContinuationMode,
-  ModelType,
-  type BudgetConfigSchema,
-  type CompactionConfigSchema,
-  type HarnessConfig,
-  type McpServerConfigSchema,
-  type ModelConfigSchema,
-  type SystemInstructionsSchema,
+  BudgetConfigSchema,
+  CompactionConfigSchema,
+  HarnessConfig,
+  McpServerConfigSchema,
+  ModelConfigSchema,
+  SystemInstructionsSchema,
 } from "../wire/index.js";
+import { AgentBehavior, BudgetConfig_BudgetScope, HarnessConfig_SessionContinuationMode, ModelType } from "../wire/wire-enums.gen.js";
 import { activeBuiltinTools, harnessSideTools, type CapabilitiesOptions } from "./builtin-tools.js";
+import { createMessage } from "../wire/plain-message.js";
 import { assertOptionTypes } from "./option-checks.js";
 import { assertAppDataDir, normalizeWorkspacePath } from "./workspace-path.js";
 import { customSubagentsConfig, validateSubagents, type SubagentOptions } from "./custom-subagents.js";
@@ -198,7 +196,7 @@ export function buildHarnessConfig(options: HarnessConfigOptions, runners: Harne
     ...(retryConfig === undefined ? {} : { retryConfig }),
     customSubagents: customSubagentsConfig(subagents, runners.tools),
   };
-  return create(HarnessConfigSchema, init);
+  return createMessage<HarnessConfig>("antigravity.localharness.HarnessConfig", init);
 }
 
 /** The workspaces, each normalised (URIs to paths, upstream `normalize_workspace_paths`). */

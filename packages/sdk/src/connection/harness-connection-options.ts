@@ -1,11 +1,12 @@
-import { clone, create, isMessage, type MessageInitShape } from "@bufbuild/protobuf";
+import type { MessageInitShape } from "@bufbuild/protobuf";
 import type { SdkError } from "../errors.js";
 import type { HookRunner } from "../hooks/hook-runner.js";
 import { toPolicyConfig } from "../policies/policy-config.js";
 import type { Policy } from "../policies/policy.js";
 import type { ToolRunner } from "../tools/tool-runner.js";
 import type { CallOptions, Step, ToolCall } from "../types.js";
-import { HarnessConfigSchema, PolicyConfigSchema, ToolSchema, type HarnessConfig } from "../wire/index.js";
+import type { HarnessConfig, HarnessConfigSchema, PolicyConfig, Tool } from "../wire/index.js";
+import { cloneMessage, createMessage, isMessageOf } from "../wire/plain-message.js";
 import type { Logger } from "../telemetry/logger.js";
 import type { SessionTelemetry } from "../telemetry/session-telemetry.js";
 import type { Transport } from "../transport/transport.js";
@@ -63,18 +64,20 @@ export interface HarnessConnectionOptions extends CallOptions {
   telemetry?: SessionTelemetry;
 }
 
+const HARNESS_CONFIG = "antigravity.localharness.HarnessConfig";
+
 /**
  * The config to send: a copy of `options.config` with tool declarations, enabled hooks and the
  * policy config filled in from the runners where the config leaves them empty.
  */
 export function completeConfig(options: HarnessConnectionOptions): HarnessConfig {
-  const config = isMessage(options.config, HarnessConfigSchema) ? clone(HarnessConfigSchema, options.config) : create(HarnessConfigSchema, options.config);
+  const config = isMessageOf<HarnessConfig>(options.config, HARNESS_CONFIG) ? cloneMessage(HARNESS_CONFIG, options.config) : createMessage<HarnessConfig>(HARNESS_CONFIG, options.config);
   if (options.tools !== undefined && config.tools.length === 0) {
-    config.tools = options.tools.declarations().map((tool) => create(ToolSchema, tool));
+    config.tools = options.tools.declarations().map((tool) => createMessage<Tool>("antigravity.localharness.Tool", tool));
   }
   if (options.hooks !== undefined && config.enabledHooks.length === 0) config.enabledHooks = options.hooks.enabledHooks();
   if (options.policies !== undefined && options.policies.length > 0 && config.policyConfig === undefined) {
-    config.policyConfig = create(PolicyConfigSchema, toPolicyConfig(options.policies));
+    config.policyConfig = createMessage<PolicyConfig>("antigravity.localharness.PolicyConfig", toPolicyConfig(options.policies));
   }
   return config;
 }

@@ -1,25 +1,22 @@
-import { create, type MessageInitShape } from "@bufbuild/protobuf";
+import type { MessageInitShape } from "@bufbuild/protobuf";
 import { ErrorCode, SdkError } from "../errors.js";
 import { stepFromUpdate } from "../mapping/index.js";
 import type { CallOptions, Prompt, Step, StopReason, ToolResult } from "../types.js";
 import { StepStatus } from "../types.js";
 import type { Channel } from "../transport/transport.js";
 import { linkSignal, raceSignal, throwIfAborted } from "../util/abort.js";
-import {
-  InitializeConversationEventSchema,
+import type {
+  HarnessConfig,
   InputEventSchema,
-  LifecycleHook,
-  decodeOutputEvent,
-  encodeInitializeConversationEvent,
-  encodeInputEvent,
-  type HarnessConfig,
-  type InitializeConversationResponse,
-  type OutputEvent,
-  type StepUpdate,
-  type TrajectoryStateUpdate,
+  InitializeConversationResponse,
+  OutputEvent,
+  StepUpdate,
+  TrajectoryStateUpdate,
 } from "../wire/index.js";
+import { LifecycleHook } from "../wire/wire-enums.gen.js";
 import type { Connection, QuestionResponse, UsageSnapshot } from "./connection.js";
 import { fatalStepError } from "./fatal-step-error.js";
+import { decodeOutputFrame, encodeInitFrame, encodeInputFrame } from "./frame-codec.js";
 import { backoffDelay, interruptedByDisconnect, resumeConfig, sleep } from "./reconnect.js";
 import { completeConfig, type HarnessConnectionOptions } from "./harness-connection-options.js";
 import { consoleLogger } from "../telemetry/logger.js";
@@ -316,7 +313,7 @@ export class HarnessConnection implements Connection {
 
   #sendInput(event: InputEventInit): void {
     this.#assertOpen();
-    this.#channel.send(encodeInputEvent(create(InputEventSchema, event)));
+    this.#channel.send(encodeInputFrame(event));
   }
 
   #warn(message: string): void {
@@ -325,7 +322,7 @@ export class HarnessConnection implements Connection {
 
   /** §5: the first frame of every channel is the bare InitializeConversationEvent, not an InputEvent. */
   #sendInit(config: HarnessConfig): void {
-    this.#channel.send(encodeInitializeConversationEvent(create(InitializeConversationEventSchema, { config })));
+    this.#channel.send(encodeInitFrame(config));
   }
 
   /**
@@ -364,7 +361,8 @@ export class HarnessConnection implements Connection {
       for await (const frame of channel.frames()) {
         let event: OutputEvent;
         try {
-          event = decodeOutputEvent(frame);
+          const decoded = decodeOutputFrame(frame);
+          event = decoded instanceof Promise ? await decoded : decoded;
         } catch (error) {
           this.#protocolError(SdkError.from(error, ErrorCode.ProtocolError), frame);
           continue;

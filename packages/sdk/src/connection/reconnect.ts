@@ -1,6 +1,7 @@
-import { create } from "@bufbuild/protobuf";
 import { ErrorCode, SdkError } from "../errors.js";
-import { HarnessConfig_SessionContinuationMode, HarnessConfigSchema, type HarnessConfig } from "../wire/index.js";
+import type { HarnessConfig } from "../wire/index.js";
+import { HarnessConfig_SessionContinuationMode } from "../wire/wire-enums.gen.js";
+import { createMessage } from "../wire/plain-message.js";
 
 /**
  * How a connection re-opens its transport after an unexpected close (docs/runtimes.md
@@ -81,7 +82,7 @@ export function sleep(ms: number, signal: AbortSignal): Promise<void> {
  * the same session. A harness that no longer has the session refuses it (`NotFound`).
  */
 export function resumeConfig(config: HarnessConfig, cascadeId: string): HarnessConfig {
-  return create(HarnessConfigSchema, { ...config, cascadeId, sessionContinuationMode: HarnessConfig_SessionContinuationMode.RESUME });
+  return createMessage<HarnessConfig>("antigravity.localharness.HarnessConfig", { ...config, cascadeId, sessionContinuationMode: HarnessConfig_SessionContinuationMode.RESUME });
 }
 
 /**

@@ -1,7 +1,8 @@
 import { ErrorCode, SdkError } from "../errors.js";
 import { stopReasonFromWire } from "../mapping/index.js";
 import { StepStatus, type Step, type StopReason } from "../types.js";
-import { TrajectoryStateUpdate_State, type TrajectoryStateUpdate } from "../wire/index.js";
+import type { TrajectoryStateUpdate } from "../wire/index.js";
+import { TrajectoryStateUpdate_State } from "../wire/wire-enums.gen.js";
 import { Turn, type TurnObserver } from "./turn.js";
 import { observerTaken } from "./turn-view.js";
 

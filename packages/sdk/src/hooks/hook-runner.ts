@@ -1,16 +1,13 @@
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import type { QuestionResponse } from "../connection/connection.js";
 import { sdkToolName, toolCallFromPreToolArgs } from "../mapping/canonical-tool-call.js";
-import {
-  LifecycleHook,
-  PreToolResult_Decision,
-  PreTurnResult_Decision,
-  StopResult_Decision,
-  type CallHookRequest,
-  type CallHookResponseSchema,
-  type PreToolArgs,
-  type UserInput,
+import type {
+  CallHookRequest,
+  CallHookResponseSchema,
+  PreToolArgs,
+  UserInput,
 } from "../wire/index.js";
+import { LifecycleHook, PreToolResult_Decision, PreTurnResult_Decision, StopResult_Decision } from "../wire/wire-enums.gen.js";
 import { stopReasonFromWire } from "../mapping/usage-from-wire.js";
 import { HookContexts } from "./hook-context.js";
 import { validateHook } from "./validate-hook.js";

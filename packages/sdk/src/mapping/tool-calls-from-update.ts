@@ -1,20 +1,5 @@
-import { toJson, type DescMessage, type MessageShape } from "@bufbuild/protobuf";
-import {
-  ActionCreateFileSchema,
-  ActionEditFileSchema,
-  ActionFindFileSchema,
-  ActionFinishSchema,
-  ActionGenerateImageSchema,
-  ActionInvokeSubagentSchema,
-  ActionListDirectorySchema,
-  ActionReadUrlContentSchema,
-  ActionRunCommandSchema,
-  ActionSearchDirectorySchema,
-  ActionSearchWebSchema,
-  ActionViewFileSchema,
-  UserQuestionsRequestSchema,
-  type StepUpdate,
-} from "../gen/antigravity/localharness/localharness_pb.js";
+import type { StepUpdate } from "../gen/antigravity/localharness/localharness_pb.js";
+import { writeJson } from "../wire/json-writer.js";
 import type { ToolCall } from "../types.js";
 import { canonicalToolCall, type ToolCallOrigin } from "./canonical-tool-call.js";
 
@@ -27,7 +12,7 @@ interface BuiltinAction {
   readonly args: (update: StepUpdate) => Record<string, unknown> | undefined;
 }
 
-function builtin<Desc extends DescMessage>(name: string, schema: Desc, pick: (update: StepUpdate) => MessageShape<Desc> | undefined): BuiltinAction {
+function builtin(name: string, pick: (update: StepUpdate) => { readonly $typeName: string } | undefined): BuiltinAction {
   return {
     name,
     present: (update) => pick(update) !== undefined,
@@ -35,7 +20,7 @@ function builtin<Desc extends DescMessage>(name: string, schema: Desc, pick: (up
       const action = pick(update);
       // §6.4: args are the sub-message with proto (snake_case) field names, as upstream's
       // MessageToDict(preserving_proto_field_name=True) gives them.
-      return action === undefined ? undefined : (toJson(schema, action, { useProtoFieldName: true }) as Record<string, unknown>);
+      return action === undefined ? undefined : writeJson(action.$typeName, action, { protoNames: true });
     },
   };
 }
@@ -46,19 +31,19 @@ function builtin<Desc extends DescMessage>(name: string, schema: Desc, pick: (up
  * step carries a `finish` tool call whose args are `{ output_string }`, as upstream's does.
  */
 const BUILTIN_ACTIONS: readonly BuiltinAction[] = [
-  builtin("create_file", ActionCreateFileSchema, (u) => u.createFile),
-  builtin("edit_file", ActionEditFileSchema, (u) => u.editFile),
-  builtin("find_file", ActionFindFileSchema, (u) => u.findFile),
-  builtin("list_directory", ActionListDirectorySchema, (u) => u.listDirectory),
-  builtin("run_command", ActionRunCommandSchema, (u) => u.runCommand),
-  builtin("search_directory", ActionSearchDirectorySchema, (u) => u.searchDirectory),
-  builtin("view_file", ActionViewFileSchema, (u) => u.viewFile),
-  builtin("start_subagent", ActionInvokeSubagentSchema, (u) => u.invokeSubagent),
-  builtin("generate_image", ActionGenerateImageSchema, (u) => u.generateImage),
-  builtin("search_web", ActionSearchWebSchema, (u) => u.searchWeb),
-  builtin("read_url_content", ActionReadUrlContentSchema, (u) => u.readUrlContent),
-  builtin("finish", ActionFinishSchema, (u) => u.finish),
-  builtin("ask_question", UserQuestionsRequestSchema, (u) => u.questionsRequest),
+  builtin("create_file", (u) => u.createFile),
+  builtin("edit_file", (u) => u.editFile),
+  builtin("find_file", (u) => u.findFile),
+  builtin("list_directory", (u) => u.listDirectory),
+  builtin("run_command", (u) => u.runCommand),
+  builtin("search_directory", (u) => u.searchDirectory),
+  builtin("view_file", (u) => u.viewFile),
+  builtin("start_subagent", (u) => u.invokeSubagent),
+  builtin("generate_image", (u) => u.generateImage),
+  builtin("search_web", (u) => u.searchWeb),
+  builtin("read_url_content", (u) => u.readUrlContent),
+  builtin("finish", (u) => u.finish),
+  builtin("ask_question", (u) => u.questionsRequest),
 ];
 
 /** True when the update carries a built-in action, `mcpTool` or `customTool` (§6.4 TOOL_CALL rule). */

@@ -1,7 +1,5 @@
-import {
-  TrajectoryStateUpdate_StopReason,
-  type UsageMetadata as WireUsageMetadata,
-} from "../gen/antigravity/localharness/localharness_pb.js";
+import type { UsageMetadata as WireUsageMetadata } from "../gen/antigravity/localharness/localharness_pb.js";
+import { TrajectoryStateUpdate_StopReason } from "../wire/wire-enums.gen.js";
 import { emptyUsage, type StopReason, type UsageMetadata } from "../types.js";
 
 /**

@@ -1,12 +1,6 @@
 import type { MessageInitShape } from "@bufbuild/protobuf";
-import {
-  PolicyConfig_WorkspaceContainment,
-  PolicyDecision,
-  PolicyEvaluationOutcome,
-  type PolicyConfigSchema,
-  type PolicyDecisionRequest,
-  type PolicyRuleSchema,
-} from "../wire/index.js";
+import type { PolicyConfigSchema, PolicyDecisionRequest, PolicyRuleSchema } from "../wire/index.js";
+import { PolicyConfig_WorkspaceContainment, PolicyDecision, PolicyEvaluationOutcome } from "../wire/wire-enums.gen.js";
 import { toolCallFromPreToolArgs } from "../mapping/canonical-tool-call.js";
 import type { ToolCall } from "../types.js";
 import { denialReason, messageOf } from "./evaluate.js";

@@ -12,7 +12,9 @@ import {
 import { seededRandom } from "../testing/seeded-random.js";
 import { writeJson } from "./json-writer.js";
 import { cloneMessage, createMessage } from "./plain-message.js";
-import { renderWirePlan } from "./wire-plan-compile.js";
+import { renderWireEnums, renderWirePlan } from "./wire-plan-compile.js";
+import * as wireEnums from "./wire-enums.gen.js";
+import * as localharness from "../gen/antigravity/localharness/localharness_pb.js";
 
 // Differential tests of the schema-free writer and constructor against protobuf-es (the
 // reference): for generated init objects of every frame the SDK sends — and the ones it receives,
@@ -162,10 +164,24 @@ describe("createMessage and cloneMessage against protobuf-es create and clone", 
   });
 });
 
-describe("wire-plan.gen.ts", () => {
-  it("is what scripts/gen-wire-plan.mjs compiles from the schema today", () => {
-    const committed = readFileSync(new URL("./wire-plan.gen.ts", import.meta.url), "utf8");
-    expect(committed, "wire-plan.gen.ts is stale: run node scripts/gen-wire-plan.mjs").toBe(renderWirePlan());
+describe("the generated wire tables", () => {
+  it("are what scripts/gen-wire-plan.mjs compiles from the schema today", () => {
+    for (const [file, text] of [
+      ["./wire-plan.gen.ts", renderWirePlan()],
+      ["./wire-enums.gen.ts", renderWireEnums()],
+    ] as const) {
+      const committed = readFileSync(new URL(file, import.meta.url), "utf8");
+      expect(committed, `${file} is stale: run node scripts/gen-wire-plan.mjs`).toBe(text);
+    }
+  });
+
+  it("hold every enum of the schema with the generated enum's members", () => {
+    const generated = Object.entries(localharness).filter(([name]) => name in wireEnums);
+    expect(generated.length).toBe(Object.keys(wireEnums).length);
+    for (const [name, value] of generated) {
+      const forward = Object.fromEntries(Object.entries(value as object).filter(([, number]) => typeof number === "number"));
+      expect((wireEnums as Record<string, unknown>)[name], name).toStrictEqual(forward);
+    }
   });
 });
 

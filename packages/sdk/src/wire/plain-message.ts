@@ -22,7 +22,7 @@ export function cloneMessage<T>(typeName: string, message: T): T {
 }
 
 /** Whether `value` is a message of `typeName` (protobuf-es `isMessage`). */
-export function isMessageOf(value: unknown, typeName: string): boolean {
+export function isMessageOf<T extends { readonly $typeName: string }>(value: unknown, typeName: T["$typeName"]): value is T {
   return typeof value === "object" && value !== null && (value as { $typeName?: unknown }).$typeName === typeName;
 }
 
