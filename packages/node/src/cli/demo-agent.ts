@@ -1,5 +1,5 @@
 import { resolve } from "node:path";
-import { allow, confirmRunCommand, defineTool, type AskUserHandler, type ToolCall } from "@antigravity-ts/sdk";
+import { allow, confirmRunCommand, defineTool, type AskUserHandler, type ConversationStore, type ToolCall } from "@antigravity-ts/sdk";
 import { Agent, subprocessTransportFactory } from "../agent.js";
 import type { CliOptions } from "./cli-args.js";
 
@@ -23,6 +23,10 @@ export interface DemoAgentOptions {
   confirmRunCommand: AskUserHandler;
   /** Receives harness stderr lines when `--verbose`. */
   onStderr?: (line: string) => void;
+  /** Where the harness keeps its sessions (default: a temporary directory per session). */
+  saveDir?: string;
+  /** Continue this conversation: its id (created or resumed by the harness) and a store holding its snapshot. */
+  continueConversation?: { conversationId: string; store: ConversationStore };
 }
 
 /**
@@ -37,6 +41,9 @@ export function buildDemoAgent(options: DemoAgentOptions): Agent {
     .workspaces(resolve(cli.workspace ?? process.cwd()))
     .transport(subprocessTransportFactory(options.onStderr === undefined ? {} : { onStderr: options.onStderr }));
   if (cli.harnessPath !== undefined) builder = builder.harnessPath(cli.harnessPath);
+  if (options.saveDir !== undefined) builder = builder.saveDir(options.saveDir);
+  const continued = options.continueConversation;
+  if (continued !== undefined) builder = builder.conversationId(continued.conversationId).sessionContinuationMode("createOrResume").conversationStore(continued.store);
   return builder.build();
 }
 
@@ -47,10 +54,16 @@ export function commandLineOf(call: ToolCall): string {
   return typeof line === "string" ? line : JSON.stringify(call.args);
 }
 
-/** Which model the harness will use, as far as the environment tells (docs/model-providers.md). */
+/**
+ * Which model the harness will use, as far as the environment tells (docs/model-providers.md),
+ * naming the script file of the scripted model when `ANTIGRAVITY_SCRIPT` sets one.
+ */
 export function describeModel(env: NodeJS.ProcessEnv = process.env): string {
   const forced = env.ANTIGRAVITY_MODEL_PROVIDER;
+  const script = env.ANTIGRAVITY_SCRIPT;
+  const scripted = (why: string): string => (script !== undefined && script !== "" ? `offline scripted model playing ${script} (ANTIGRAVITY_SCRIPT; ${why})` : `offline scripted demo model (${why})`);
+  if (forced === "scripted") return scripted("ANTIGRAVITY_MODEL_PROVIDER=scripted");
   if (forced !== undefined && forced !== "") return `${forced} (ANTIGRAVITY_MODEL_PROVIDER)`;
   if (env.GEMINI_API_KEY) return "Gemini (GEMINI_API_KEY is set)";
-  return "offline scripted demo model (set GEMINI_API_KEY for Gemini)";
+  return scripted("set GEMINI_API_KEY for Gemini");
 }

@@ -22,9 +22,11 @@ export class TurnRenderer {
   /** Tool calls seen, by call id (else step id), with the last status printed and the arguments shown. */
   readonly #tools = new Map<string, { status: StepStatus; args: string }>();
   #mode: Mode = "none";
+  /** Step index of the text or thought being streamed: another step's text starts a new paragraph. */
+  #streamStep = -1;
   #atLineStart = true;
-  /** A question waiting for the user's answer: no spinner meanwhile, and it stays the last line. */
-  #question: string | undefined;
+  /** Output held back while the user answers a question (see {@link hold}); no spinner meanwhile. */
+  #held: string[] | undefined;
 
   constructor(out: CliOutput, options: TurnRendererOptions = {}) {
     this.#out = out;
@@ -38,8 +40,8 @@ export class TurnRenderer {
       this.#onToolStep(step);
       return;
     }
-    if (step.thinkingDelta !== "") this.#stream("thought", step.thinkingDelta);
-    if (step.contentDelta !== "" && step.type !== StepType.Finish) this.#stream("text", step.contentDelta);
+    if (step.thinkingDelta !== "") this.#stream("thought", step.stepIndex, step.thinkingDelta);
+    if (step.contentDelta !== "" && step.type !== StepType.Finish) this.#stream("text", step.stepIndex, step.contentDelta);
     if (step.status === StepStatus.Error && step.error !== "") this.#line(this.#style("31", `✖ ${step.error}`));
   }
 
@@ -49,7 +51,7 @@ export class TurnRenderer {
     this.#endLine();
     this.#mode = "none";
     this.#tools.clear();
-    this.#question = undefined;
+    this.release();
   }
 
   /** Prints a line after the turn (notices, errors, usage). */
@@ -60,18 +62,22 @@ export class TurnRenderer {
   }
 
   /**
-   * Shows a question the user must answer (e.g. a policy asking before `run_command`). Until
-   * {@link answered}, running tools print plain lines and the question is repeated after them,
-   * so it stays visible while the turn's output catches up.
+   * Makes room for a question the caller shows (e.g. a policy asking before `run_command`): stops
+   * the spinner, finishes the current line and holds back all output until {@link release}, so
+   * the question is printed once and nothing is written into it or into the answer typed.
    */
-  ask(question: string): void {
-    this.#question = question;
-    this.note(question);
+  hold(): void {
+    if (this.#held !== undefined) return;
+    this.#spinner.stop();
+    this.#endLine();
+    this.#held = [];
   }
 
-  /** The question of {@link ask} was answered. */
-  answered(): void {
-    this.#question = undefined;
+  /** Writes the output held since {@link hold} (the question has been answered). */
+  release(): void {
+    const held = this.#held;
+    this.#held = undefined;
+    if (held !== undefined && held.length > 0) this.#out.write(held.join(""));
   }
 
   /** Prints the token usage of a turn and of the session. */
@@ -99,12 +105,11 @@ export class TurnRenderer {
         if (previous !== undefined) return;
         this.#endLine();
         this.#mode = "none";
-        if (this.#out.isTTY === true && this.#question === undefined) {
+        if (this.#out.isTTY === true && this.#held === undefined) {
           this.#spinner.start(`${name}${args}`);
           return;
         }
         this.#line(`… ${name}${args}`);
-        if (this.#question !== undefined) this.#line(this.#question);
         return;
       case StepStatus.WaitingForUser:
         this.#spinner.stop();
@@ -131,19 +136,24 @@ export class TurnRenderer {
     }
   }
 
-  #stream(mode: Mode, text: string): void {
+  #stream(mode: Mode, stepIndex: number, text: string): void {
     this.#spinner.stop();
-    if (this.#mode !== mode) {
+    if (this.#mode !== mode || this.#streamStep !== stepIndex) {
+      // Text of another model call right after this one's (no tool line between): a blank line.
+      const nextParagraph = this.#mode === "text" && mode === "text";
       this.#endLine();
+      if (nextParagraph) this.#write("\n");
       if (mode === "thought") this.#write(this.#style("2", "thinking: "));
       this.#mode = mode;
+      this.#streamStep = stepIndex;
     }
     this.#write(mode === "thought" ? this.#style("2", text) : text);
   }
 
   #write(text: string): void {
     if (text === "") return;
-    this.#out.write(text);
+    if (this.#held !== undefined) this.#held.push(text);
+    else this.#out.write(text);
     this.#atLineStart = text.endsWith("\n");
   }
 
