@@ -4,6 +4,8 @@
 // measurement. Scenarios are chosen by the prompt text:
 //   "stream:N" -> N stepUpdate frames (DONE text steps), then FULLY_IDLE
 //   "tools:K"  -> K toolCall frames, one at a time; the time until each toolResponse is recorded
+//   "steps:N"  -> like stream:N, but frames are made as they are sent, in batches that wait for the
+//                socket to drain (a million steps never sit in memory at once)
 import { randomBytes } from "node:crypto";
 import { performance } from "node:perf_hooks";
 import { WebSocketServer } from "ws";
@@ -63,10 +65,27 @@ server.on("connection", (socket) => {
       socket.send(idle());
       return;
     }
+    const steps = /steps:(\d+)/.exec(text);
+    if (steps) {
+      void streamGenerated(socket, Number(steps[1]));
+      return;
+    }
     const tools = /tools:(\d+)/.exec(text);
     if (tools) void runTools(socket, Number(tools[1]), (resolve) => (pendingTool = resolve));
   });
 });
+
+/** N step frames made on the fly, `BATCH` at a time, each batch after the socket drained. */
+async function streamGenerated(socket, n) {
+  const BATCH = 1_000;
+  socket.send(running());
+  for (let i = 0; i < n; i++) {
+    const text = `${i}: ${TEXT}`;
+    socket.send(frame({ stepUpdate: { cascadeId: TRAJECTORY, trajectoryId: TRAJECTORY, stepIndex: i + 1, state: "STATE_DONE", source: "SOURCE_MODEL", target: "TARGET_USER", text, textDelta: text } }));
+    if (i % BATCH === BATCH - 1) while (socket.bufferedAmount > 1 << 20) await new Promise((resolve) => setTimeout(resolve, 1));
+  }
+  socket.send(idle());
+}
 
 async function runTools(socket, count, setPending) {
   socket.send(running());

@@ -1,19 +1,27 @@
 // Start-to-ready time of the subprocess transport and heap per retained step.
+import { spawn } from "node:child_process";
 import { performance } from "node:perf_hooks";
 import { Agent, SubprocessTransport, WebSocketTransport, findBundledHarness } from "@antigravity-ts/node";
 import { median } from "./report.mjs";
 
 /**
- * Spawn → handshake → WebSocket open (`SubprocessTransport.connect`), and spawn → init response
- * (`Agent.start`), with the bundled reference harness, `runs` times each; medians in ms.
+ * Spawn → handshake → WebSocket open (`SubprocessTransport.connect`), spawn → init response
+ * (`Agent.start`), and `Agent.start` adopting a harness `Agent.prewarm()` started before, with the
+ * bundled reference harness, `runs` times each; medians in ms. The baseline of a cold start is
+ * Node itself: spawning `node -e 0` until it exits (the floor of any harness written in JS).
  */
 export async function measureStartToReady(runs) {
   const harnessPath = findBundledHarness();
   if (harnessPath === undefined) throw new Error("the bundled reference harness is not built (packages/harness/dist/bin.js)");
   const connect = [];
   const ready = [];
+  const prewarmed = [];
+  const bareNode = [];
   for (let run = -1; run < runs; run++) {
     let start = performance.now();
+    await runBareNode();
+    const bareNodeMs = performance.now() - start;
+    start = performance.now();
     const channel = await new SubprocessTransport({ harnessPath }).connect({ timeoutMs: 30_000 });
     const connectMs = performance.now() - start;
     await channel.close();
@@ -21,12 +29,28 @@ export async function measureStartToReady(runs) {
     const agent = await Agent.builder().harnessPath(harnessPath).allowAll().build().start({ timeoutMs: 30_000 });
     const readyMs = performance.now() - start;
     await agent.stop();
+    const harness = await Agent.prewarm({ harnessPath, timeoutMs: 30_000 });
+    start = performance.now();
+    const adopted = await Agent.builder().transport(harness).allowAll().build().start({ timeoutMs: 30_000 });
+    const prewarmedMs = performance.now() - start;
+    await adopted.stop();
     if (run >= 0) {
+      bareNode.push(bareNodeMs);
       connect.push(connectMs);
       ready.push(readyMs);
+      prewarmed.push(prewarmedMs);
     }
   }
-  return { connectMedianMs: median(connect), readyMedianMs: median(ready), runs };
+  return { bareNodeMedianMs: median(bareNode), connectMedianMs: median(connect), readyMedianMs: median(ready), prewarmedMedianMs: median(prewarmed), runs };
+}
+
+/** Spawns `node -e 0` and waits for its exit. */
+function runBareNode() {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ["-e", "0"], { stdio: "ignore" });
+    child.once("error", reject);
+    child.once("exit", resolve);
+  });
 }
 
 /** Heap growth of a conversation holding `steps` steps in its history, per step (bytes). */

@@ -31,18 +31,48 @@ export function cancelRows(c) {
   ];
 }
 
+const ratio = (value, baseline) => n(value / baseline, 2);
+
 function rows(r) {
-  const ratio = r.sdk.stepsPerSecond / r.baseline.stepsPerSecond;
+  const s = r.start;
+  const trimBase = r.trim.results[0];
   return [
-    ["Metric", "SDK", "Baseline (bare ws + JSON.parse)", "SDK / baseline"],
-    [`Throughput, steps/s (${n(r.settings.steps)} steps per turn, median of ${r.settings.runs})`, n(r.sdk.stepsPerSecond), n(r.baseline.stepsPerSecond), n(ratio, 2)],
-    [`Client-tool round trip, median (${n(r.settings.toolCalls)} calls)`, `${n(r.sdkTools.medianMs, 3)} ms`, `${n(r.baselineTools.medianMs, 3)} ms`, n(r.sdkTools.medianMs / r.baselineTools.medianMs, 2)],
-    ["Client-tool round trip, p99", `${n(r.sdkTools.p99Ms, 3)} ms`, `${n(r.baselineTools.p99Ms, 3)} ms`, n(r.sdkTools.p99Ms / r.baselineTools.p99Ms, 2)],
-    [`Start-to-ready: spawn → handshake → WebSocket open (median of ${r.start.runs})`, `${n(r.start.connectMedianMs, 1)} ms`, "—", "—"],
-    [`Start-to-ready: spawn → init response, \`Agent.start()\` (median of ${r.start.runs})`, `${n(r.start.readyMedianMs, 1)} ms`, "—", "—"],
+    ["Metric", "SDK", "Baseline", "SDK / baseline"],
+    [`Throughput, steps/s (${n(r.settings.steps)} steps per turn, median of ${r.settings.runs}); baseline: bare \`ws\` + \`JSON.parse\``, n(r.sdk.stepsPerSecond), n(r.baseline.stepsPerSecond), ratio(r.sdk.stepsPerSecond, r.baseline.stepsPerSecond)],
+    [`Client-tool round trip, median (${n(r.settings.toolCalls)} calls); baseline: bare \`ws\` echo`, `${n(r.sdkTools.medianMs, 3)} ms`, `${n(r.baselineTools.medianMs, 3)} ms`, ratio(r.sdkTools.medianMs, r.baselineTools.medianMs)],
+    ["Client-tool round trip, p99", `${n(r.sdkTools.p99Ms, 3)} ms`, `${n(r.baselineTools.p99Ms, 3)} ms`, ratio(r.sdkTools.p99Ms, r.baselineTools.p99Ms)],
+    [`Start-to-ready: spawn → handshake → WebSocket open (median of ${s.runs}); baseline: spawn \`node -e 0\` → exit`, `${n(s.connectMedianMs, 1)} ms`, `${n(s.bareNodeMedianMs, 1)} ms`, ratio(s.connectMedianMs, s.bareNodeMedianMs)],
+    [`Start-to-ready: spawn → init response, \`Agent.start()\` (median of ${s.runs}); baseline: spawn \`node -e 0\` → exit`, `${n(s.readyMedianMs, 1)} ms`, `${n(s.bareNodeMedianMs, 1)} ms`, ratio(s.readyMedianMs, s.bareNodeMedianMs)],
+    [`Start-to-ready after \`Agent.prewarm()\`: \`Agent.start()\` → init response (median of ${s.runs}); baseline: \`Agent.start()\` without prewarm`, `${n(s.prewarmedMedianMs, 1)} ms`, `${n(s.readyMedianMs, 1)} ms`, ratio(s.prewarmedMedianMs, s.readyMedianMs)],
     [`Heap per retained step (${n(r.heap.steps)}-step history)`, `${n(r.heap.bytesPerStep)} B`, "—", "—"],
     ...cancelRows(r.cancel),
+    [`Scale: chunk lateness with ${n(r.scale.sessions)} concurrent sessions on one listening harness, p50; p99; baseline: one session`, `${n(r.scale.concurrent.p50Ms, 2)} ms; ${n(r.scale.concurrent.p99Ms, 2)} ms`, `${n(r.scale.single.p50Ms, 2)} ms; ${n(r.scale.single.p99Ms, 2)} ms`, `p99 ${ratio(Math.max(r.scale.concurrent.p99Ms, 0.001), Math.max(r.scale.single.p99Ms, 0.001))}`],
+    [`Scale: memory per idle session (${n(r.scale.sessions)} sessions): harness RSS; client heap`, `${n(r.scale.harnessBytesPerSession / 1024, 1)} KiB; ${n(r.scale.clientBytesPerSession / 1024, 1)} KiB`, "—", "—"],
+    ...r.trim.results.map((t) => [
+      `Trimming: time per step, ${n(t.steps)}-step turn, history kept at ${n(r.trim.historySize)} steps; baseline: the ${n(trimBase.steps)}-step turn`,
+      `${n(t.microsPerStep, 2)} µs`,
+      `${n(trimBase.microsPerStep, 2)} µs`,
+      ratio(t.microsPerStep, trimBase.microsPerStep),
+    ]),
   ];
+}
+
+/** The markdown table of `results` (header, alignment row, rows). */
+export function renderMarkdownTable(results) {
+  const table = rows(results);
+  return [
+    `| ${table[0].join(" | ")} |`,
+    `|${table[0].map((_, i) => (i === 0 ? "---" : "---:")).join("|")}|`,
+    ...table.slice(1).map(markdownRow),
+  ].join("\n");
+}
+
+/** README.md with the table between `<!-- bench:start -->` and `<!-- bench:end -->` replaced by `table`. */
+export function patchReadmeTable(readme, table) {
+  const start = readme.indexOf("<!-- bench:start -->");
+  const end = readme.indexOf("<!-- bench:end -->");
+  if (start < 0 || end < start) throw new Error("README.md has no <!-- bench:start --> ... <!-- bench:end --> block for the benchmark table");
+  return `${readme.slice(0, start)}<!-- bench:start -->\n${table}\n${readme.slice(end)}`;
 }
 
 /** A markdown table row. */
@@ -72,12 +102,7 @@ export function renderTable(results) {
 
 /** docs/bench.md: what is measured, how to run it, the machine, the date and the table. */
 export function renderMarkdown(results) {
-  const table = rows(results);
-  const md = [
-    `| ${table[0].join(" | ")} |`,
-    `|${table[0].map((_, i) => (i === 0 ? "---" : "---:")).join("|")}|`,
-    ...table.slice(1).map(markdownRow),
-  ].join("\n");
+  const md = renderMarkdownTable(results);
   const m = results.machine;
   return `# Benchmarks
 
@@ -91,7 +116,8 @@ ${md}
 
 Measured on ${results.date.slice(0, 10)} (${results.date}) · ${m.cpu} · ${m.memory} RAM · ${m.os} · Node ${m.node}${results.settings.steps < 20_000 ? " · quick run" : ""}.
 
-SDK/baseline throughput ratio: **${(results.sdk.stepsPerSecond / results.baseline.stepsPerSecond).toFixed(2)}** (target: at least 0.50).
+SDK/baseline throughput ratio: **${(results.sdk.stepsPerSecond / results.baseline.stepsPerSecond).toFixed(2)}** (target: at least 0.50). The README's
+table between \`<!-- bench:start -->\` and \`<!-- bench:end -->\` is the same table, written by the same run.
 
 ## What each row measures
 
@@ -109,7 +135,11 @@ SDK/baseline throughput ratio: **${(results.sdk.stepsPerSecond / results.baselin
 - **Start-to-ready.** \`SubprocessTransport.connect()\` with the bundled reference harness: find
   the binary, spawn it, stdio handshake (protocol §3), WebSocket open (§4). Then a whole
   \`Agent.start()\`, which adds the \`InitializeConversationEvent\` and waits for the harness's
-  \`initializeConversationResponse\` (§5). One warm-up, then the median.
+  \`initializeConversationResponse\` (§5). Their baseline is Node itself: spawning \`node -e 0\`
+  until it exits, measured in the same loop (no harness written in JavaScript starts faster).
+  *After \`Agent.prewarm()\`*: the harness was spawned and handshaken beforehand; the time is the
+  \`Agent.start()\` that adopts it (WebSocket open, init, response), against a cold
+  \`Agent.start()\`. One warm-up, then the median.
 - **Heap per retained step.** After \`global.gc()\`, \`process.memoryUsage().heapUsed\` before and
   after a turn of 10,000 steps kept in the conversation's history, divided by 10,000. It counts the
   SDK's \`Step\` objects with their text (about 100 characters each) and the history's bookkeeping.
@@ -121,5 +151,18 @@ SDK/baseline throughput ratio: **${(results.sdk.stepsPerSecond / results.baselin
   reported the turn over (FULLY_IDLE, protocol §13) and the conversation recorded the last steps
   and the usage. Two warm-up turns, then the median and the 99th percentile. \`node bench/run.mjs
   --only cancel\` measures these rows alone and updates them here and in README.md.
+- **Scale.** \`bench/measure-scale.mjs\` starts one \`antigravity-harness --listen\` (scripted model
+  streaming 40 words, one every 20 ms) and opens ${n(results.scale.sessions)} sessions on it, each an \`Agent\` over
+  \`WebSocketTransport\` in the bench process, 50 at a time. *Chunk lateness*: the gap between
+  consecutive text chunks of a turn minus the harness's 20 ms pause, over every gap of every
+  session while all of them run a turn at once; the baseline is the same turn in one session
+  alone on the same harness. *Memory per idle session*: the harness's RSS (\`/proc/<pid>/status\`)
+  and the bench process's heap after \`global.gc()\`, before and after opening the sessions,
+  divided by their number.
+- **Trimming.** A conversation with \`maxHistorySize(1000)\` reads turns of ${results.trim.results.map((t) => n(t.steps)).join(", ")} steps
+  from \`bench-server.mjs\` (\`steps:N\`: frames made as they are sent, so a million steps never sit
+  in memory). Past 1,000 steps every step trims the oldest one; the time per step of each turn is
+  compared with the 10,000-step turn: a ratio near 1 means the cost of trimming does not grow
+  with the number of steps.
 `;
 }

@@ -1,7 +1,8 @@
-// `npm run bench`: throughput, tool round-trip latency, start-to-ready time, heap per step and
-// cancel latency of the SDK, measured against the built packages (dist/, built first if stale) and, where it makes
-// sense, beside a baseline that does the least possible work with the same frames. Prints a table
-// and writes it, with the machine and the date, into docs/bench.md.
+// `npm run bench`: throughput, tool round-trip latency, start-to-ready time (with and without
+// `Agent.prewarm()`), heap per step, cancel latency, 1,000 concurrent sessions and history trimming
+// of the SDK, measured against the built packages (dist/, built first if stale) and, where it
+// makes sense, beside a baseline measured in the same run. Prints a table and writes it, with the
+// machine and the date, into docs/bench.md and the README's table (between its bench markers).
 //   node bench/run.mjs [--quick] [--no-write] [--only cancel]
 import { spawn, spawnSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
@@ -9,8 +10,10 @@ import { fileURLToPath } from "node:url";
 import { ensureDist } from "../packages/node/scripts/ensure-dist.mjs";
 import { measureCancelLatency } from "./measure-cancel.mjs";
 import { measureHeapPerStep, measureStartToReady } from "./measure-sdk.mjs";
+import { measureScale } from "./measure-scale.mjs";
 import { measureThroughput, measureToolRoundTrips } from "./measure-throughput.mjs";
-import { cancelRows, machineInfo, patchCancelRows, renderMarkdown, renderTable } from "./report.mjs";
+import { measureTrimming } from "./measure-trim.mjs";
+import { cancelRows, machineInfo, patchCancelRows, patchReadmeTable, renderMarkdown, renderMarkdownTable, renderTable } from "./report.mjs";
 
 // Heap per step needs global.gc: re-run under --expose-gc when it is missing.
 if (typeof globalThis.gc !== "function") {
@@ -21,8 +24,8 @@ if (typeof globalThis.gc !== "function") {
 const quick = process.argv.includes("--quick");
 const write = !process.argv.includes("--no-write");
 const settings = quick
-  ? { steps: 5_000, runs: 3, toolCalls: 200, startRuns: 3, heapSteps: 10_000, cancelRuns: 10 }
-  : { steps: 20_000, runs: 7, toolCalls: 1_000, startRuns: 10, heapSteps: 10_000, cancelRuns: 30 };
+  ? { steps: 5_000, runs: 3, toolCalls: 200, startRuns: 3, heapSteps: 10_000, cancelRuns: 10, scaleSessions: 1_000, trimSteps: [10_000, 100_000, 1_000_000] }
+  : { steps: 20_000, runs: 7, toolCalls: 1_000, startRuns: 10, heapSteps: 10_000, cancelRuns: 30, scaleSessions: 1_000, trimSteps: [10_000, 100_000, 1_000_000] };
 
 const log = (line) => process.stderr.write(`${line}\n`);
 await ensureDist({ log });
@@ -56,14 +59,20 @@ try {
   const heap = await measureHeapPerStep(server, settings.heapSteps);
   log(`cancel latency: ${settings.cancelRuns} runs`);
   const cancel = await measureCancelLatency(settings);
+  log(`trimming: turns of ${settings.trimSteps.join(", ")} steps`);
+  const trim = await measureTrimming(server, settings);
+  log(`scale: ${settings.scaleSessions} concurrent sessions on one listening harness`);
+  const scale = await measureScale(settings);
 
-  const results = { settings, sdk, baseline, sdkTools: tools.sdk, baselineTools: tools.baseline, start, heap, cancel, machine: machineInfo(), date: new Date().toISOString() };
+  const results = { settings, sdk, baseline, sdkTools: tools.sdk, baselineTools: tools.baseline, start, heap, cancel, trim, scale, machine: machineInfo(), date: new Date().toISOString() };
   process.stdout.write(`\n${renderTable(results)}\n`);
   const ratio = sdk.stepsPerSecond / baseline.stepsPerSecond;
   process.stdout.write(`\nSDK/baseline throughput ratio: ${ratio.toFixed(2)} (target ≥ 0.50: ${ratio >= 0.5 ? "met" : "NOT MET"})\n`);
   if (write) {
     writeFileSync(new URL("../docs/bench.md", import.meta.url), renderMarkdown(results));
-    log("wrote docs/bench.md");
+    const readme = new URL("../README.md", import.meta.url);
+    writeFileSync(readme, patchReadmeTable(readFileSync(readme, "utf8"), renderMarkdownTable(results)));
+    log("wrote docs/bench.md and the README's benchmark table");
   }
 } finally {
   server.stop();
