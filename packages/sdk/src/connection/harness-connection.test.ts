@@ -367,6 +367,28 @@ describe("HarnessConnection turns", () => {
     await connection.disconnect();
   });
 
+  it("keeps frame order when a frame needs the lazily loaded full decoder (a null seqNum, a step index as text)", async () => {
+    const { connection } = await open(async (harness) => {
+      await handshake(harness);
+      await harness.expect("userInput");
+      text(harness, 1, "a");
+      harness.sendRaw(`{"seqNum":null,"stepUpdate":{"trajectoryId":"${T}","cascadeId":"${T}","stepIndex":1,"state":"STATE_ACTIVE","source":"SOURCE_MODEL","target":"TARGET_USER","text":"ab","textDelta":"b"}}`);
+      text(harness, 1, "abc", StepUpdate_State.ACTIVE);
+      harness.sendRaw(`{"stepUpdate":{"trajectoryId":"${T}","cascadeId":"${T}","stepIndex":"2","state":"STATE_DONE","source":"SOURCE_MODEL","target":"TARGET_USER","text":"d","textDelta":"d"}}`);
+      harness.state(T, FULLY_IDLE);
+    });
+    await connection.send("go");
+    const { steps, error } = await collect(connection.receiveSteps());
+    expect(error).toBeUndefined();
+    expect(steps.map((s) => [s.id, s.contentDelta])).toEqual([
+      [`${T}:1`, "a"],
+      [`${T}:1`, "b"],
+      [`${T}:1`, "abc"],
+      [`${T}:2`, "d"],
+    ]);
+    await connection.disconnect();
+  });
+
   it("fails the turn with ConnectionClosed when the harness drops mid-turn, or with the transport's error", async () => {
     for (const dropError of [undefined, new SdkError(ErrorCode.HarnessCrashed, "harness exited with code 1: panic")]) {
       const { connection } = await open(async (harness) => {
