@@ -6,7 +6,7 @@ import { buildHarnessConfig } from "../config/harness-config.js";
 import { ErrorCode } from "../errors.js";
 import { Agent } from "./agent.js";
 
-const finishSchema = (options: Parameters<typeof buildHarnessConfig>[0]): unknown => JSON.parse(buildHarnessConfig(options).finishToolSchemaJson);
+const finishSchema = (options: Parameters<typeof buildHarnessConfig>[0]): unknown => JSON.parse(buildHarnessConfig(options).finishToolSchemaJson ?? "");
 
 describe("responseSchema with a Standard Schema", () => {
   it("sends the library's JSON Schema as finishToolSchemaJson (zod), without $schema", () => {
