@@ -5,7 +5,7 @@ import { fileURLToPath } from "node:url";
 import { expect, test } from "@playwright/test";
 import { Miniflare } from "miniflare";
 import { bundleWorker } from "../workerd/bundle-worker.js";
-import { harnessEnv } from "../node/e2e/harness-launcher.js";
+import { harnessEnv } from "@antigravity-ts/test-kit";
 import { startListeningHarness, type ListeningHarness } from "../workerd/listening-harness.js";
 
 // The approval page of docs/examples/worker-continuation in real Chromium, served by the Worker

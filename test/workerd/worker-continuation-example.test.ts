@@ -6,7 +6,7 @@ import { Miniflare } from "miniflare";
 import { signContinuation, type Continuation } from "@antigravity-ts/sdk";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { bundleWorker } from "./bundle-worker.js";
-import { harnessEnv } from "../node/e2e/harness-launcher.js";
+import { harnessEnv } from "@antigravity-ts/test-kit";
 import { startListeningHarness, type ListeningHarness } from "./listening-harness.js";
 
 // docs/examples/worker-continuation in real workerd (miniflare, SQLite-backed Durable Object

@@ -4,7 +4,7 @@ import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Agent, WebSocketTransport, allowAll, deny, type HookToolCall, type StartedAgent, type ToolCall } from "@antigravity-ts/sdk";
-import { harnessEnv, killAllHarnesses, startListeningHarness, type ListeningHarness } from "./harness-launcher.js";
+import { harnessEnv, killAllHarnesses, startListeningHarness, type ListeningHarness } from "@antigravity-ts/test-kit";
 
 // Issue 10 items 8 and 9 against the reference harness over real sockets: a policy predicate
 // written from what the stream shows must match what the harness asks about — here, a deny that

@@ -6,7 +6,7 @@ import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Agent, ErrorCode, SdkError, WebSocketTransport, allowAll, deferToUser, type ChatEvent, type ChatResponse, type Continuation } from "@antigravity-ts/sdk";
-import { harnessEnv, killAllHarnesses, startListeningHarness, type ListeningHarness } from "./harness-launcher.js";
+import { harnessEnv, killAllHarnesses, startListeningHarness, type ListeningHarness } from "@antigravity-ts/test-kit";
 
 // Issue 11 item 3 against the reference harness: a deferred confirmation pauses the turn with a
 // signed continuation; another process resumes it (and pauses again on the next call of the same

@@ -4,7 +4,7 @@ import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Agent, BuiltinTool, WebSocketTransport, defineTool } from "@antigravity-ts/sdk";
-import { harnessEnv, killAllHarnesses, startListeningHarness, type ListeningHarness } from "./harness-launcher.js";
+import { harnessEnv, killAllHarnesses, startListeningHarness, type ListeningHarness } from "@antigravity-ts/test-kit";
 
 // Static subagents through the public Agent API against the reference harness (listen mode): the
 // harness parses the customSubagents the SDK sends, says it does not run them, and a subagent's

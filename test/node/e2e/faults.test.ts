@@ -14,7 +14,7 @@ import {
   type HookToolError,
   type StartedAgent,
 } from "@antigravity-ts/node";
-import { harnessEnv, harnessExecutable, killAllHarnesses, startListeningHarness } from "./harness-launcher.js";
+import { harnessEnv, harnessExecutable, killAllHarnesses, startListeningHarness } from "@antigravity-ts/test-kit";
 import { ProcessWatch } from "./process-watch.js";
 
 // Issue #4's faults, end to end through the public Agent of @antigravity-ts/node: each fault

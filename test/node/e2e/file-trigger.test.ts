@@ -5,7 +5,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Agent, ErrorCode, SdkError, WebSocketTransport, onFileChange, type FileChange, type StartedAgent } from "@antigravity-ts/node";
-import { harnessEnv, killAllHarnesses, startListeningHarness, type ListeningHarness } from "./harness-launcher.js";
+import { harnessEnv, killAllHarnesses, startListeningHarness, type ListeningHarness } from "@antigravity-ts/test-kit";
 
 // Issue 10 item 14: the file-change trigger helper (upstream `triggers.on_file_change`) — a real
 // file write makes a real trigger turn on the reference harness; start and stop leave no watcher.

@@ -4,7 +4,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, beforeAll } from "vitest";
 import { createHarnessGateway, type HarnessGateway, type HarnessGatewayOptions } from "@antigravity-ts/node";
-import { harnessEnv, killAllHarnesses, startListeningHarness, type ListeningHarness } from "./harness-launcher.js";
+import { harnessEnv, killAllHarnesses, startListeningHarness, type ListeningHarness } from "@antigravity-ts/test-kit";
 import { PageClient } from "./page-client.js";
 
 // One listening reference harness (scripted model, scripts/gateway-script.json) behind gateways

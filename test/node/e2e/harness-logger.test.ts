@@ -4,7 +4,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Agent, type Logger } from "@antigravity-ts/node";
-import { harnessEnv, harnessExecutable, killAllHarnesses } from "./harness-launcher.js";
+import { harnessEnv, harnessExecutable, killAllHarnesses } from "@antigravity-ts/test-kit";
 
 // Issue 12 item 5: the agent's `logger` receives the stderr lines of the harness the Node
 // subprocess transport starts, and a transport's own `onStderr` is not needed for it.

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Agent, WebSocketTransport } from "@antigravity-ts/node";
 import { ModelType } from "@antigravity-ts/sdk/wire";
 import { startFakeGeminiServer, type FakeModelServer } from "../../../packages/harness/src/providers/testing/index.js";
-import { harnessEnv, killAllHarnesses, startListeningHarness, type ListeningHarness } from "./harness-launcher.js";
+import { harnessEnv, killAllHarnesses, startListeningHarness, type ListeningHarness } from "@antigravity-ts/test-kit";
 
 // Issue 10 item 14 across the wire: the builder's retryConfig and a model's thinking level and
 // service tier reach the reference harness as upstream sends them, and the harness acts on them

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { harnessEnv, harnessExecutable } from "./harness-launcher.js";
+import { harnessEnv, harnessExecutable } from "@antigravity-ts/test-kit";
 import { ProcessWatch } from "./process-watch.js";
 
 // Seed 002's durable conversation across processes: a Node process runs an agent whose

@@ -6,7 +6,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PolicyDecision } from "@antigravity-ts/sdk/wire";
 import { Agent, ErrorCode, createHarnessConnection, SdkError, StepSource, WebSocketTransport, type ReconnectedEvent, type Step, type StartedAgent } from "@antigravity-ts/node";
-import { harnessEnv, killAllHarnesses, startListeningHarness, type ListeningHarness } from "./harness-launcher.js";
+import { harnessEnv, killAllHarnesses, startListeningHarness, type ListeningHarness } from "@antigravity-ts/test-kit";
 
 // Issue 11 item 4: a WebSocketTransport with `reconnect` to a listening reference harness, through
 // a TCP proxy on 127.0.0.1 that the test cuts. 100 forced disconnects (between turns and mid-turn):

@@ -4,7 +4,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Agent, ErrorCode, SdkError, WebSocketTransport } from "@antigravity-ts/node";
-import { harnessEnv, harnessExecutable, killAllHarnesses, startListeningHarness, type ListeningHarness } from "./harness-launcher.js";
+import { harnessEnv, harnessExecutable, killAllHarnesses, startListeningHarness, type ListeningHarness } from "@antigravity-ts/test-kit";
 
 // Issue 12 item 3: a RESUME of a session id the harness has no record of is `NotFound` (not
 // retryable), not `Unavailable`. The reference harness refuses it with close code 1008 and

@@ -5,7 +5,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import * as z from "zod";
 import { Agent, ErrorCode, SdkError, WebSocketTransport, defineTool, isSyntheticToolStep, type StartedAgent } from "@antigravity-ts/sdk";
-import { harnessEnv, killAllHarnesses, startListeningHarness, type ListeningHarness } from "./harness-launcher.js";
+import { harnessEnv, killAllHarnesses, startListeningHarness, type ListeningHarness } from "@antigravity-ts/test-kit";
 
 // Issue 12 item 1 end to end: a zod-schema tool and a zod response schema against the reference
 // harness (scripted model) over a real socket. The scripted model echoes the tool's answer

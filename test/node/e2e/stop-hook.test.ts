@@ -4,7 +4,7 @@ import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { SubprocessTransport } from "@antigravity-ts/node";
 import { Agent, type Hook, type StartedAgent, type StopArgs } from "@antigravity-ts/sdk";
-import { harnessEnv, harnessExecutable, killAllHarnesses } from "./harness-launcher.js";
+import { harnessEnv, harnessExecutable, killAllHarnesses } from "@antigravity-ts/test-kit";
 
 // The STOP hook and hook state scopes through the public Agent API, against the reference
 // harness as a real subprocess with the scripted model.

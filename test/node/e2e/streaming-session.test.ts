@@ -20,7 +20,7 @@ import {
   type TurnResultEvent,
   type UsageMetadata,
 } from "@antigravity-ts/sdk";
-import { harnessEnv, harnessExecutable, killAllHarnesses, startListeningHarness, type ListeningHarness } from "./harness-launcher.js";
+import { harnessEnv, harnessExecutable, killAllHarnesses, startListeningHarness, type ListeningHarness } from "@antigravity-ts/test-kit";
 
 // Issue 11 item 1: StreamingSession against the reference harness, over a listening harness
 // (WebSocket) and a harness per session (subprocess, stdio handshake). A client tool `gate` holds

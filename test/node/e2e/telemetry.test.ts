@@ -6,7 +6,7 @@ import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from "@opentelemetry/ap
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { Agent, ErrorCode, SdkError, WebSocketTransport, defineTool, type AgentBuilder, type StartedAgent } from "@antigravity-ts/sdk";
-import { harnessEnv, killAllHarnesses, startListeningHarness, type ListeningHarness } from "./harness-launcher.js";
+import { harnessEnv, killAllHarnesses, startListeningHarness, type ListeningHarness } from "@antigravity-ts/test-kit";
 
 // Issue 12 item 5: the GenAI spans of a session, recorded by the real OpenTelemetry SDK's
 // in-memory exporter, against the reference harness over a real socket.

@@ -16,7 +16,7 @@ import {
   type Step,
   type Trigger,
 } from "@antigravity-ts/sdk";
-import { harnessEnv, killAllHarnesses, startListeningHarness, type ListeningHarness } from "./harness-launcher.js";
+import { harnessEnv, killAllHarnesses, startListeningHarness, type ListeningHarness } from "@antigravity-ts/test-kit";
 
 // Issue 9 items 1–3 against the reference harness over real sockets: every turn is recorded
 // where it is produced (a trigger's, an unread one), views of one turn agree, and cancelling a
