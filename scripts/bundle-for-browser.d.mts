@@ -2,9 +2,14 @@
 export declare const repoRoot: string;
 export declare const runtimeConditions: Record<"browser" | "workerd", string[]>;
 export interface BrowserBundle {
+  /** Every output chunk's code, the lazily loaded ones too. */
   code: string;
+  /** The start-up download: the entry chunk and the chunks it imports statically. */
   minifiedBytes: number;
   gzipBytes: number;
+  /** The chunks only a dynamic `import()` loads. */
+  lazyMinifiedBytes: number;
+  lazyGzipBytes: number;
   /** Files esbuild read, relative to the repo root (`packages/sdk/dist/index.js`, `node_modules/...`). */
   inputs: string[];
   /** Imports left in the output (should be none). */

@@ -1,5 +1,5 @@
 // Minified and gzipped size of every entry point a browser or Worker would load, bundled from the
-// built packages (run `npm run build` first). Fails when the core browser bundle is over budget or
+// built packages (run `npm run build` first). Fails when a budgeted browser bundle is over budget or
 // when any browser bundle reaches `ws` or a `node:` import. Rewrites docs/bundle-size.md only when
 // asked (`--write`), so `npm test` and CI check without touching the working tree.
 //   node scripts/bundle-size.mjs [--write]
@@ -8,22 +8,29 @@ import { join } from "node:path";
 import { bundleForBrowser, forbiddenReach, repoRoot } from "./bundle-for-browser.mjs";
 
 /**
- * Budget of the core browser bundle (core + WebSocket transport + generated schema + protobuf runtime).
- * Raised from 60 KB to 80 KB when the turn pump, ChatStream, streaming sessions, continuations,
- * telemetry and the conversation snapshot landed (76.5 KB measured; 77.2 KB with reconnect). About 39 KB of it is the
- * generated schema and the protobuf-es runtime; the route to issue 14's 30 KB is to keep both out
- * of the entry graph (direct InputEvent encoders, plain-object config, a schema-free reader).
+ * Budgets, gzipped, of what a page loads at start (the entry chunk and its static imports; the
+ * lazily imported full frame decoder — generated schema + protobuf-es runtime, loaded only for a
+ * frame the fast reader leaves undecided — is shown apart and not budgeted).
+ *
+ * `Agent` + `WebSocketTransport` is issue 14's measure. Before the schema-free wire plan it was
+ * 74.3 KB (about 39 KB of it the schema and the runtime); with them out of the start-up graph it
+ * is 46.7 KB, so the budget is 50 KB, not yet the issue's 30 KB: what remains is the SDK itself
+ * (harness connection, conversation, agent, hooks, continuations, config, telemetry; see
+ * docs/bundle-size.md). Everything the root exports keeps a separate, larger budget because it
+ * adds modules an app pulls only when it uses them (in-memory transport, triggers, stores).
  */
-const CORE_BUDGET_GZIP = 80 * 1024;
+const AGENT_BUDGET_GZIP = 50 * 1024;
+const EVERYTHING_BUDGET_GZIP = 55 * 1024;
 
-/** What is measured: a label, the runtime whose conditions apply, and the module a user would write. */
+/** What is measured: a label, the runtime whose conditions apply, the module a user would write, its budget. */
 const entries = [
-  { label: "@antigravity-ts/sdk (everything, core budget)", runtime: "browser", core: true, contents: `export * from "@antigravity-ts/sdk";` },
   {
     label: "@antigravity-ts/sdk: Agent + WebSocketTransport only",
     runtime: "browser",
+    budget: AGENT_BUDGET_GZIP,
     contents: `export { Agent, WebSocketTransport } from "@antigravity-ts/sdk";`,
   },
+  { label: "@antigravity-ts/sdk (everything)", runtime: "browser", budget: EVERYTHING_BUDGET_GZIP, contents: `export * from "@antigravity-ts/sdk";` },
   { label: "@antigravity-ts/sdk/wire", runtime: "browser", contents: `export * from "@antigravity-ts/sdk/wire";` },
   { label: "@antigravity-ts/sdk/storage", runtime: "browser", contents: `export * from "@antigravity-ts/sdk/storage";` },
   { label: "@antigravity-ts/sdk/testing", runtime: "browser", contents: `export * from "@antigravity-ts/sdk/testing";` },
@@ -55,13 +62,19 @@ for (const entry of entries) {
     continue;
   }
   for (const offence of forbiddenReach(result)) problems.push(`${entry.label}: ${offence}`);
-  const overBudget = entry.core === true && result.gzipBytes > CORE_BUDGET_GZIP;
-  if (overBudget) problems.push(`${entry.label}: ${kb(result.gzipBytes)} gzipped exceeds the ${kb(CORE_BUDGET_GZIP)} budget`);
-  rows.push({ ...entry, minified: result.minifiedBytes, gzip: result.gzipBytes, status: overBudget ? "OVER BUDGET" : entry.core ? `≤ ${kb(CORE_BUDGET_GZIP)}` : "" });
+  const overBudget = entry.budget !== undefined && result.gzipBytes > entry.budget;
+  if (overBudget) problems.push(`${entry.label}: ${kb(result.gzipBytes)} gzipped at start exceeds the ${kb(entry.budget)} budget`);
+  rows.push({
+    ...entry,
+    minified: result.minifiedBytes,
+    gzip: result.gzipBytes,
+    lazy: result.lazyGzipBytes,
+    status: overBudget ? "OVER BUDGET" : entry.budget !== undefined ? `≤ ${kb(entry.budget)}` : "",
+  });
 }
 
-const header = ["entry point", "runtime", "minified", "gzipped", "budget"];
-const table = rows.map((r) => [r.label, r.runtime, kb(r.minified), kb(r.gzip), r.status]);
+const header = ["entry point", "runtime", "minified", "gzipped", "lazy chunks, gzipped", "budget"];
+const table = rows.map((r) => [r.label, r.runtime, kb(r.minified), kb(r.gzip), r.lazy === 0 ? "—" : kb(r.lazy), r.status]);
 printTable(header, table);
 
 if (write) {
@@ -69,14 +82,23 @@ if (write) {
     "# Bundle size",
     "",
     "What a browser or a Cloudflare Worker downloads for each entry point, bundled from the built",
-    "packages with esbuild (`platform: \"browser\"`, minified, the runtime's export conditions) and",
-    "compressed with gzip level 9. The core browser bundle (everything `@antigravity-ts/sdk` exports:",
-    "core, WebSocket transport, generated schema, protobuf runtime) must stay under",
-    `${kb(CORE_BUDGET_GZIP)} gzipped; \`node scripts/bundle-size.mjs\` fails the build otherwise; \`--write\` rewrites this table.`,
-    "No browser bundle may contain the `ws` package or a `node:` import.",
+    "packages with esbuild (`platform: \"browser\"`, minified, code-split, the runtime's export",
+    "conditions) and compressed with gzip level 9, each chunk on its own. *minified* and *gzipped* are",
+    "the start-up download: the entry chunk and the chunks it imports statically. *lazy chunks* load",
+    "only through a dynamic `import()`: the SDK's full frame decoder (generated schema, protobuf-es",
+    "`fromJson`), fetched the first time a frame is one the fast reader leaves undecided (a `null`,",
+    "bytes, a number written as text, a frame that is not JSON). Frames sent are written from the",
+    "schema-free wire plan (`packages/sdk/src/wire/wire-plan.gen.ts`), so a session that only sees",
+    "ordinary frames never loads it.",
+    "",
+    `Budgets: \`Agent\` + \`WebSocketTransport\` ${kb(AGENT_BUDGET_GZIP)}, everything the root exports ${kb(EVERYTHING_BUDGET_GZIP)}`,
+    "(gzipped, at start); `node scripts/bundle-size.mjs` fails the build past them; `--write` rewrites this",
+    "table. Issue 14 aims at 30 KB for `Agent` + `WebSocketTransport`; what remains above it is the",
+    "SDK's own code (harness connection, conversation, agent, hooks, continuations, config,",
+    "telemetry). No browser bundle may contain the `ws` package or a `node:` import.",
     "",
     `| ${header.join(" | ")} |`,
-    `| ${header.map((_, i) => (i >= 2 && i <= 3 ? "---:" : "---")).join(" | ")} |`,
+    `| ${header.map((_, i) => (i >= 2 && i <= 4 ? "---:" : "---")).join(" | ")} |`,
     ...table.map((r) => `| ${r.join(" | ")} |`),
     "",
   ].join("\n");
@@ -88,7 +110,7 @@ if (problems.length > 0) {
   for (const p of problems) console.error(`  - ${p}`);
   process.exit(1);
 }
-console.log(`\nbundle-size: core bundle within ${kb(CORE_BUDGET_GZIP)} gzipped; no browser bundle reaches ws or node:`);
+console.log(`\nbundle-size: every budgeted bundle within its budget at start; no browser bundle reaches ws or node:`);
 
 function kb(bytes) {
   return bytes < 1024 ? `${bytes} B` : `${(bytes / 1024).toFixed(1)} KB`;
@@ -96,7 +118,7 @@ function kb(bytes) {
 
 function printTable(head, body) {
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((r) => r[i].length)));
-  const line = (cells) => cells.map((c, i) => (i >= 2 && i <= 3 ? c.padStart(widths[i]) : c.padEnd(widths[i]))).join("  ");
+  const line = (cells) => cells.map((c, i) => (i >= 2 && i <= 4 ? c.padStart(widths[i]) : c.padEnd(widths[i]))).join("  ");
   console.log(line(head));
   console.log(widths.map((w) => "-".repeat(w)).join("  "));
   for (const r of body) console.log(line(r));
