@@ -111,13 +111,14 @@ const committedScreenshots = join(root, "docs/examples/browser-chat/screenshots"
  * Saves a full-page screenshot under test-results/browser/<test>/<name>.png (ignored by git, every
  * run) and attaches it to the report. With UPDATE_SCREENSHOTS=1 it also writes
  * docs/examples/browser-chat/screenshots/<name>.png, the set the example's README shows: a plain
- * `npm test` never rewrites a tracked file.
+ * `npm test` never rewrites a tracked file. `committed: false` keeps a screenshot out of that set
+ * (one that shows a path of the machine it ran on).
  */
-export async function keepScreenshot(page: Page, testInfo: TestInfo, name: string): Promise<void> {
+export async function keepScreenshot(page: Page, testInfo: TestInfo, name: string, options: { committed?: boolean } = {}): Promise<void> {
   const path = testInfo.outputPath(`${name}.png`);
   await page.screenshot({ path, fullPage: true, animations: "disabled", caret: "hide" });
   await testInfo.attach(name, { path, contentType: "image/png" });
-  if (process.env["UPDATE_SCREENSHOTS"] === "1") {
+  if (process.env["UPDATE_SCREENSHOTS"] === "1" && options.committed !== false) {
     mkdirSync(committedScreenshots, { recursive: true });
     copyFileSync(path, join(committedScreenshots, `${name}.png`));
   }
