@@ -17,8 +17,9 @@ export function stepUpdateFromJson(json: Readonly<Record<string, unknown>>): Ste
 
 /** Where a step sits: its trajectory (and cascade) and index. */
 export interface StepPlace {
-  /** Trajectory id, also used as the cascade id. */
   trajectoryId: string;
+  /** Default the trajectory id (a main-trajectory step). */
+  cascadeId?: string | undefined;
   stepIndex: number;
   /** Default ACTIVE. */
   state?: StepUpdate_State | undefined;
@@ -35,5 +36,5 @@ export function customToolStep(place: StepPlace, call: { id: string; name: strin
 }
 
 function placeOf(place: StepPlace): { trajectoryId: string; cascadeId: string; stepIndex: number; state: StepUpdate_State } {
-  return { trajectoryId: place.trajectoryId, cascadeId: place.trajectoryId, stepIndex: place.stepIndex, state: place.state ?? StepUpdate_State.ACTIVE };
+  return { trajectoryId: place.trajectoryId, cascadeId: place.cascadeId ?? place.trajectoryId, stepIndex: place.stepIndex, state: place.state ?? StepUpdate_State.ACTIVE };
 }

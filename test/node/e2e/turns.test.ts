@@ -17,6 +17,7 @@ import {
   type Trigger,
 } from "@antigravity-ts/sdk";
 import { harnessEnv, killAllHarnesses, startListeningHarness, type ListeningHarness } from "@antigravity-ts/test-kit";
+import { deferred } from "@antigravity-ts/test-kit";
 
 // Issue 9 items 1–3 against the reference harness over real sockets: every turn is recorded
 // where it is produced (a trigger's, an unread one), views of one turn agree, and cancelling a
@@ -31,11 +32,6 @@ function bounded<T>(promise: Promise<T>, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what} did not happen within ${BOUND_MS} ms`)), BOUND_MS)));
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
-
-function deferred<T = void>(): { promise: Promise<T>; resolve: (value: T) => void } {
-  let resolve!: (value: T) => void;
-  return { promise: new Promise<T>((r) => (resolve = r)), resolve };
 }
 
 async function failure(promise: Promise<unknown>): Promise<SdkError> {

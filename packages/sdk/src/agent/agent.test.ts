@@ -15,6 +15,7 @@ import {
 } from "../wire/index.js";
 import { Agent } from "./agent.js";
 import type { TransportContext } from "./agent-options.js";
+import { deferred } from "@antigravity-ts/test-kit";
 
 const T = "conv-0000000000000000000000000000000001";
 let transport: FakeHarnessTransport | undefined;
@@ -31,12 +32,6 @@ function fake(script: (harness: FakeHarness, init: InitializeConversationEvent) 
     await script(harness, init);
   });
   return transport;
-}
-
-function deferred(): { promise: Promise<void>; resolve: () => void } {
-  let resolve!: () => void;
-  const promise = new Promise<void>((r) => (resolve = r));
-  return { promise, resolve };
 }
 
 function answer(harness: FakeHarness, text: string): void {

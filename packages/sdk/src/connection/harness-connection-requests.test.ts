@@ -20,6 +20,7 @@ import {
 } from "../wire/index.js";
 import { createHarnessConnection, type HarnessConnection } from "./harness-connection.js";
 import type { HarnessConnectionOptions } from "./harness-connection-options.js";
+import { deferred } from "@antigravity-ts/test-kit";
 
 const T = "traj-main";
 
@@ -38,12 +39,6 @@ async function open(script: (harness: FakeHarness) => Promise<void>, options: Pa
     await script(harness);
   });
   return createHarnessConnection({ transport, config: {}, timeoutMs: 5_000, ...options });
-}
-
-function deferred<T>(): { promise: Promise<T>; resolve: (value: T) => void } {
-  let resolve!: (value: T) => void;
-  const promise = new Promise<T>((r) => (resolve = r));
-  return { promise, resolve };
 }
 
 async function turnSteps(connection: HarnessConnection, prompt = "go"): Promise<Step[]> {

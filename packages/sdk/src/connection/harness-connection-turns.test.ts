@@ -2,9 +2,10 @@ import { afterEach, describe, expect, it } from "vitest";
 import { ErrorCode, SdkError } from "../errors.js";
 import { createFakeHarnessTransport, type FakeHarness, type FakeHarnessTransport } from "../transport/in-memory-harness.js";
 import type { Step } from "../types.js";
-import { StepUpdate_Source, StepUpdate_State, StepUpdate_Target, TrajectoryStateUpdate_State } from "../wire/index.js";
+import { StepUpdate_State, TrajectoryStateUpdate_State } from "../wire/index.js";
 import { createHarnessConnection, type HarnessConnection } from "./harness-connection.js";
 import type { Turn } from "./turn.js";
+import { deferred, textStep } from "@antigravity-ts/test-kit";
 
 // How HarnessConnection delimits turns for its observer: every turn reported as it starts, its
 // steps pushed into it in order, late updates routed to the turn they belong to (§6.3), halts
@@ -38,12 +39,7 @@ async function open(script: (harness: FakeHarness) => Promise<void>): Promise<{ 
 }
 
 function text(harness: FakeHarness, stepIndex: number, delta: string, state: StepUpdate_State, full = delta): void {
-  harness.step({ trajectoryId: T, cascadeId: T, stepIndex, state, source: StepUpdate_Source.MODEL, target: StepUpdate_Target.USER, text: full, textDelta: delta });
-}
-
-function deferred(): { promise: Promise<void>; resolve: () => void } {
-  let resolve!: () => void;
-  return { promise: new Promise<void>((r) => (resolve = r)), resolve };
+  harness.step(textStep({ trajectoryId: T, stepIndex, state }, delta, full));
 }
 
 async function steps(connection: HarnessConnection): Promise<{ steps: Step[]; error?: SdkError }> {

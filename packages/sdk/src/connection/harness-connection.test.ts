@@ -17,6 +17,7 @@ import {
 } from "../wire/index.js";
 import { createHarnessConnection, type HarnessConnection } from "./harness-connection.js";
 import type { HarnessConnectionOptions } from "./harness-connection-options.js";
+import { deferred, textStep } from "@antigravity-ts/test-kit";
 
 const T = "traj-main";
 const { FULLY_IDLE, RUNNING, CANCELLED, WAITING_FOR_TASKS } = TrajectoryStateUpdate_State;
@@ -44,12 +45,6 @@ async function handshake(harness: FakeHarness): Promise<void> {
   harness.respondInit({ cascadeId: T });
 }
 
-function deferred<T>(): { promise: Promise<T>; resolve: (value: T) => void } {
-  let resolve!: (value: T) => void;
-  const promise = new Promise<T>((r) => (resolve = r));
-  return { promise, resolve };
-}
-
 async function collect(steps: AsyncIterable<Step>): Promise<{ steps: Step[]; error?: SdkError }> {
   const out: Step[] = [];
   try {
@@ -61,7 +56,7 @@ async function collect(steps: AsyncIterable<Step>): Promise<{ steps: Step[]; err
 }
 
 function text(harness: FakeHarness, stepIndex: number, delta: string, state = StepUpdate_State.ACTIVE, trajectoryId = T): void {
-  harness.step({ trajectoryId, cascadeId: T, stepIndex, state, source: StepUpdate_Source.MODEL, target: StepUpdate_Target.USER, text: delta, textDelta: delta });
+  harness.step(textStep({ trajectoryId, cascadeId: T, stepIndex, state }, delta));
 }
 
 describe("HarnessConnection handshake", () => {

@@ -3,6 +3,7 @@ import { Agent } from "../agent/agent.js";
 import { ErrorCode, SdkError } from "../errors.js";
 import { createFakeHarnessTransport, type FakeHarness, type FakeHarnessTransport } from "../transport/in-memory-harness.js";
 import { StepUpdate_Source, StepUpdate_State, StepUpdate_Target, TrajectoryStateUpdate_State } from "../wire/index.js";
+import { deferred } from "@antigravity-ts/test-kit";
 
 // Conversation.waitForIdle (issue 10 item 14; upstream local_connection_test.py
 // test_wait_for_idle_does_not_deadlock: concurrent waiters all unblock when the turn ends).
@@ -14,12 +15,6 @@ afterEach(async () => {
   await transport?.settled();
   transport = undefined;
 });
-
-function deferred(): { promise: Promise<void>; resolve: () => void } {
-  let resolve!: () => void;
-  const promise = new Promise<void>((r) => (resolve = r));
-  return { promise, resolve };
-}
 
 function reply(harness: FakeHarness, index: number, text: string): void {
   harness.step({ trajectoryId: T, cascadeId: T, stepIndex: index, state: StepUpdate_State.DONE, source: StepUpdate_Source.MODEL, target: StepUpdate_Target.USER, text, textDelta: text });

@@ -1,16 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { decodeOutputEvent } from "../wire/frames.js";
 import type { StepUpdate } from "../gen/antigravity/localharness/localharness_pb.js";
 import { StepType } from "../types.js";
 import { stepFromUpdate } from "./step-from-update.js";
 import { parseArguments, toolCallsFromUpdate } from "./tool-calls-from-update.js";
 import { normalizePathArguments, normalizeWirePath } from "./wire-path.js";
+import { stepUpdateFromJson } from "@antigravity-ts/test-kit";
 
 /** Decodes a stepUpdate JSON object through the real codec. */
 function fromFrame(stepUpdate: Record<string, unknown>): StepUpdate {
-  const event = decodeOutputEvent(JSON.stringify({ stepUpdate: { trajectoryId: "t", stepIndex: 4, ...stepUpdate } }));
-  if (event.event.case !== "stepUpdate") throw new Error("not a stepUpdate");
-  return event.event.value;
+  return stepUpdateFromJson({ trajectoryId: "t", stepIndex: 4, ...stepUpdate });
 }
 
 describe("built-in actions (§11.1 names, §11.2 payloads)", () => {

@@ -5,6 +5,7 @@
  */
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { deferred, type Deferred } from "@antigravity-ts/test-kit";
 
 /** A request the fake server received. */
 export interface RecordedRequest {
@@ -71,17 +72,6 @@ export interface FakeHttpServerOptions<Reply> {
   /** Message of the 400 a request whose body is not JSON gets. */
   invalidJsonMessage: string;
   respond(reply: Reply, res: ServerResponse, index: number, request: RecordedRequest): Promise<void>;
-}
-
-interface Deferred<T> {
-  promise: Promise<T>;
-  resolve(value: T): void;
-}
-
-function deferred<T>(): Deferred<T> {
-  let resolve!: (value: T) => void;
-  const promise = new Promise<T>((r) => (resolve = r));
-  return { promise, resolve };
 }
 
 /** Starts a scripted fake server; see {@link FakeModelServer}. */
