@@ -88,7 +88,7 @@ function bundledEntries(dir, bundled) {
         format: "esm",
         platform: "node",
         target: "node20",
-        conditions: ["source"],
+        conditions: ["antigravity-source"],
         tsconfig: `${dir}/tsconfig.json`,
         sourcemap: true,
         legalComments: "none",

@@ -1,7 +1,7 @@
 import { defineConfig } from "vitest/config";
 
 // The Node end-to-end suite again, with `@antigravity-ts/*` resolved to the rollup output in
-// packages/*/dist: no "source" condition here (vitest.config.ts has it). Run `npm run build` first.
+// packages/*/dist: no "antigravity-source" condition here (vitest.config.ts has it). Run `npm run build` first.
 export default defineConfig({
   test: {
     include: ["test/built/**/*.test.ts"],

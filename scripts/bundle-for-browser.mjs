@@ -1,5 +1,5 @@
 // Bundles an entry the way a browser or Worker build would (esbuild, platform=browser, the runtime's
-// export conditions, built dist — never the "source" condition) and reports what it reached.
+// export conditions, built dist — never the "antigravity-source" condition) and reports what it reached.
 // Shared by scripts/bundle-size.mjs and test/built/no-node-imports.test.ts.
 import { gzipSync } from "node:zlib";
 import { join } from "node:path";

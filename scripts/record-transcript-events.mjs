@@ -1,7 +1,7 @@
 // Records what `ChatStream.events()` yields for the browser example's scripted turns, through the
 // reference harness in a real subprocess, into the fixture the Transcript unit tests fold
 // (packages/sdk/src/transcript/recorded-events.json). Run from the repository root:
-//   node --conditions=source --import tsx scripts/record-transcript-events.mjs
+//   node --conditions=antigravity-source --import tsx scripts/record-transcript-events.mjs
 // Each turn is recorded with how its stream ended (`end`: nothing, or the error's code and message)
 // and, last, the conversation's history and turn starts (for Transcript.restore()).
 import { writeFileSync } from "node:fs";

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 
 const root = join(import.meta.dirname, "../..");
 
-// The bundled .d.ts files as a user's project sees them (no "source" condition): the examples and
+// The bundled .d.ts files as a user's project sees them (no "antigravity-source" condition): the examples and
 // a Node consumer must compile against packages/*/dist/*.d.ts, with lib checking on, and a type
 // error the SDK promises (build() before a policy) must still be an error.
 describe("bundled declarations", () => {

@@ -2,7 +2,7 @@ import { WebSocketTransport } from "@antigravity-ts/sdk";
 import { defineE2ESuite, startListeningHarness } from "@antigravity-ts/test-kit";
 
 // test/node/e2e again, against the rollup output: @antigravity-ts/sdk resolves to packages/sdk/dist
-// (vitest.built.config.ts has no "source" condition) and the harness is packages/harness/dist/bin.js.
+// (vitest.built.config.ts has no "antigravity-source" condition) and the harness is packages/harness/dist/bin.js.
 defineE2ESuite("WebSocketTransport (built)", async (context) => {
   const harness = await context.shared(
     "built-listening-harness",

@@ -2,7 +2,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 
-// Guards the premise of this suite: without the "source" condition every package import lands in
+// Guards the premise of this suite: without the "antigravity-source" condition every package import lands in
 // dist. The same module instance means the same file; if this fails, the "built" suite silently
 // tested the sources again.
 const dist = (file: string): string => pathToFileURL(join(import.meta.dirname, "../../packages", file)).href;

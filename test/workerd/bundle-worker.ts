@@ -5,7 +5,7 @@ const root = join(import.meta.dirname, "../..");
 
 /**
  * Bundles a Worker entry the way wrangler does: ESM, platform=browser, the "workerd"/"worker"/
- * "browser" export conditions, the built packages (no "source" condition). No Node builtin is
+ * "browser" export conditions, the built packages (no "antigravity-source" condition). No Node builtin is
  * marked external, so a Worker that reaches one fails to bundle instead of failing in workerd.
  */
 export async function bundleWorker(entry: string): Promise<string> {

@@ -2,7 +2,7 @@
 // turn back, then the conversation's state. Runs against the bundled reference harness when no
 // `localharness` is configured (set GEMINI_API_KEY for a real model).
 //
-//   npx tsx --conditions=source docs/examples/node/blocking.ts
+//   npx tsx --conditions=antigravity-source docs/examples/node/blocking.ts
 import { Agent } from "@antigravity-ts/node";
 
 await using agent = await Agent.builder().allowAll().build().start({ timeoutMs: 30_000 });

@@ -3,7 +3,7 @@
 // its stdout. Nothing here needs the SDK: any language that can spawn a process can do this.
 // Runs against the bundled reference harness when no `localharness` is configured.
 //
-//   npx tsx --conditions=source docs/examples/node/ndjson-child.ts
+//   npx tsx --conditions=antigravity-source docs/examples/node/ndjson-child.ts
 //
 // In your own project, spawn the installed CLI instead: spawn("npx", ["antigravity", ...ARGS]).
 import { spawn } from "node:child_process";

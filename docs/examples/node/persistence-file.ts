@@ -2,7 +2,7 @@
 // (`createFileConversationStore`), the harness keeps the model's context in `saveDir`. Run it twice
 // and the second run knows the first.
 //
-//   npx tsx --conditions=source docs/examples/node/persistence-file.ts [directory]
+//   npx tsx --conditions=antigravity-source docs/examples/node/persistence-file.ts [directory]
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { Agent, createFileConversationStore } from "@antigravity-ts/node";

@@ -2,7 +2,7 @@
 // `conversationStore()` saves it after every turn and restores it at `start()`; the harness keeps
 // the model's side of the session in `saveDir`, so both halves continue. Then a snapshot as JSON.
 //
-//   npx tsx --conditions=source docs/examples/node/persistence-memory.ts
+//   npx tsx --conditions=antigravity-source docs/examples/node/persistence-memory.ts
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

@@ -2,7 +2,7 @@
 // arrive, tool calls as they are made. Runs against the bundled reference harness when no
 // `localharness` is configured (set GEMINI_API_KEY for a real model).
 //
-//   npx tsx --conditions=source docs/examples/node/streaming.ts
+//   npx tsx --conditions=antigravity-source docs/examples/node/streaming.ts
 import { Agent } from "@antigravity-ts/node";
 
 await using agent = await Agent.builder().model("gemini-3.5-flash").allowAll().build().start({ timeoutMs: 30_000 });

@@ -6,7 +6,7 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 
 // The one launcher of the reference harness in tests: as a real child process, either from its
-// TypeScript sources (`node --conditions=source --import tsx packages/harness/src/bin.ts`) or as
+// TypeScript sources (`node --conditions=antigravity-source --import tsx packages/harness/src/bin.ts`) or as
 // users get it (`node packages/harness/dist/bin.js`, after `npm run build`). Every child is
 // tracked so a suite can kill what is left (killAllHarnesses).
 
@@ -29,7 +29,7 @@ export interface HarnessExit {
 /** The node arguments that run the harness `build`, the script last. */
 function harnessArgs(build: HarnessBuild): string[] {
   if (build === "dist") return [path.join(harnessDir, "dist/bin.js")];
-  return ["--conditions=source", "--import", pathToFileURL(require.resolve("tsx")).href, path.join(harnessDir, "src/bin.ts")];
+  return ["--conditions=antigravity-source", "--import", pathToFileURL(require.resolve("tsx")).href, path.join(harnessDir, "src/bin.ts")];
 }
 
 /**

@@ -46,7 +46,7 @@ function resumeInChild(continuation: Continuation, approved: boolean): Promise<{
   const h = harness as ListeningHarness;
   const tsx = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href;
   const input = { port: h.port, apiKey: h.apiKey, secret: SECRET, continuation, approved, toolCallId: continuation.payload.pendingToolCalls[continuation.payload.awaitingIndex]?.id };
-  const child = spawn(process.execPath, ["--conditions=source", "--import", tsx, CHILD], { env: { ...process.env, RESUME_INPUT: JSON.stringify(input) }, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, ["--conditions=antigravity-source", "--import", tsx, CHILD], { env: { ...process.env, RESUME_INPUT: JSON.stringify(input) }, stdio: ["ignore", "pipe", "pipe"] });
   let out = "";
   let err = "";
   child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString("utf8")));

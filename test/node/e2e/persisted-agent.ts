@@ -1,7 +1,7 @@
 // One run of an agent whose conversation is persisted: the SDK side in a ConversationStore (the
 // file store), the harness side under saveDir. Used by persistence-restart.test.ts, which kills
 // this process mid-turn and starts it again.
-//   node --conditions=source --import tsx persisted-agent.ts <saveDir> <storeDir> <conversationId> <prompt>...
+//   node --conditions=antigravity-source --import tsx persisted-agent.ts <saveDir> <storeDir> <conversationId> <prompt>...
 // Environment: ANTIGRAVITY_HARNESS_PATH, and the scripted model's ANTIGRAVITY_MODEL_PROVIDER / ANTIGRAVITY_SCRIPT.
 // Prints one JSON line per event: {"event":"started",...}, {"event":"toolStarted"}, {"event":"turn",...}.
 import { Agent, createFileConversationStore, defineTool, type Step } from "@antigravity-ts/node";

@@ -229,14 +229,14 @@ export class ToolWorkerPool {
 
 /**
  * Starts a tool worker. From the build, `dist/tool-worker.js` runs as is. From the TypeScript
- * sources (tests, development) the worker loads its entry through tsx, with the "source" export
+ * sources (tests, development) the worker loads its entry through tsx, with the "antigravity-source" export
  * condition so the sibling packages resolve to their sources as in the parent.
  */
 function startWorker(): Worker {
   const options: WorkerOptions = { workerData: { [TOOL_WORKER_MARK]: true }, resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB } };
   if (!TOOL_WORKER_ENTRY.pathname.endsWith(".ts")) return new Worker(TOOL_WORKER_ENTRY, options);
   const tsx = JSON.stringify(import.meta.resolve("tsx/esm/api"));
-  const execArgv = process.execArgv.includes("--conditions=source") ? process.execArgv : [...process.execArgv, "--conditions=source"];
+  const execArgv = process.execArgv.includes("--conditions=antigravity-source") ? process.execArgv : [...process.execArgv, "--conditions=antigravity-source"];
   const bootstrap = `import(${tsx}).then(({ register }) => { register(); return import(${JSON.stringify(TOOL_WORKER_ENTRY.href)}); });`;
   return new Worker(bootstrap, { ...options, eval: true, execArgv });
 }

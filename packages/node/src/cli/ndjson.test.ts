@@ -48,7 +48,7 @@ function startCli(args: string[], env: Record<string, string> = {}): NdjsonChild
   const childEnv: NodeJS.ProcessEnv = { ...process.env, ...env };
   for (const name of ["GEMINI_API_KEY", "ANTIGRAVITY_HARNESS_PATH"]) delete childEnv[name];
   if (env.ANTIGRAVITY_MODEL_PROVIDER === undefined) delete childEnv.ANTIGRAVITY_MODEL_PROVIDER;
-  const child = spawn(process.execPath, ["--conditions=source", "--import", "tsx", CLI, "--harness", harnessPath, "--input-format", "ndjson", "--output-format", "ndjson", ...args], {
+  const child = spawn(process.execPath, ["--conditions=antigravity-source", "--import", "tsx", CLI, "--harness", harnessPath, "--input-format", "ndjson", "--output-format", "ndjson", ...args], {
     cwd: REPO_ROOT,
     env: childEnv,
     stdio: ["pipe", "pipe", "pipe"],

@@ -147,7 +147,7 @@ describe("spawnStreamingSession over the antigravity CLI (a real child process)"
   it.each(["exit", "kill"])("a parent that ends mid-turn (%s) leaves no process of the session's tree behind (ps)", async (how) => {
     const env: NodeJS.ProcessEnv = { ...process.env, ANTIGRAVITY_MODEL_PROVIDER: "scripted", ANTIGRAVITY_SCRIPT: TURNS_SCRIPT };
     for (const name of ["GEMINI_API_KEY", "ANTIGRAVITY_HARNESS_PATH"]) delete env[name];
-    const parent = spawn(process.execPath, ["--conditions=source", "--import", "tsx", EXITING_PARENT, harnessPath, how], { cwd: REPO_ROOT, env, stdio: ["ignore", "pipe", "inherit"] });
+    const parent = spawn(process.execPath, ["--conditions=antigravity-source", "--import", "tsx", EXITING_PARENT, harnessPath, how], { cwd: REPO_ROOT, env, stdio: ["ignore", "pipe", "inherit"] });
     let out = "";
     parent.stdout.setEncoding("utf8").on("data", (chunk: string) => (out += chunk));
     await new Promise((resolve) => parent.once("exit", resolve));

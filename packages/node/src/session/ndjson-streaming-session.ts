@@ -94,7 +94,7 @@ function defaultCommand(semantics: MidTurnSemantics, extra: readonly string[]): 
   const packageDir = dirname(require.resolve("@antigravity-ts/node/package.json"));
   const fromSource = import.meta.url.endsWith(".ts");
   const cli = join(packageDir, fromSource ? "src/cli.ts" : "dist/cli.js");
-  const loader = fromSource ? ["--conditions=source", "--import", pathToFileURL(require.resolve("tsx")).href] : [];
+  const loader = fromSource ? ["--conditions=antigravity-source", "--import", pathToFileURL(require.resolve("tsx")).href] : [];
   return [process.execPath, [...loader, cli, "--input-format", "ndjson", "--output-format", "ndjson", "--mid-turn", semantics, ...extra]];
 }
 

@@ -182,7 +182,7 @@ describe("createFileConversationStore: the directory", () => {
 describe("createFileConversationStore: several processes", () => {
   /** Starts save-loop.ts as a child process. */
   function writer(n: number, count: number | "forever"): ChildProcess {
-    const child = spawn(process.execPath, ["--conditions=source", "--import", tsxLoader, saveLoop, dir, ID, String(n), String(count)], { stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, ["--conditions=antigravity-source", "--import", tsxLoader, saveLoop, dir, ID, String(n), String(count)], { stdio: ["ignore", "pipe", "pipe"] });
     children.push(child);
     return child;
   }

@@ -85,7 +85,7 @@ describe("prewarm", () => {
   });
 
   it("does not keep its parent alive, and does not outlive it", async () => {
-    const parent = spawn(process.execPath, ["--conditions=source", "--import", tsxLoader, fakePath("prewarm-parent.mjs")], { stdio: ["ignore", "pipe", "pipe"] });
+    const parent = spawn(process.execPath, ["--conditions=antigravity-source", "--import", tsxLoader, fakePath("prewarm-parent.mjs")], { stdio: ["ignore", "pipe", "pipe"] });
     let out = "";
     let err = "";
     parent.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));

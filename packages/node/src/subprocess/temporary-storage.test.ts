@@ -43,7 +43,7 @@ describe.runIf(posix)("stale temporary storage directories", () => {
 
   it("removes the directory of a SIGKILLed SDK process at the next start, and only provably stale ones", async () => {
     // A real SDK process starts a harness, then is SIGKILLed: its directory stays behind.
-    const parent = spawn(process.execPath, ["--conditions=source", "--import", tsx, parentScript, "wait"], { env: { ...process.env, TMPDIR: temp }, stdio: ["ignore", "pipe", "inherit"] });
+    const parent = spawn(process.execPath, ["--conditions=antigravity-source", "--import", tsx, parentScript, "wait"], { env: { ...process.env, TMPDIR: temp }, stdio: ["ignore", "pipe", "inherit"] });
     const harnessPid = await new Promise<number>((resolve, reject) => {
       parent.stdout.once("data", (chunk: Buffer) => resolve(Number(chunk.toString().trim())));
       parent.once("exit", (code) => reject(new Error(`the SDK process exited (${code}) before starting its harness`)));

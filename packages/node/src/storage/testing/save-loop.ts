@@ -1,5 +1,5 @@
 // Saves snapshots of one conversation in a loop, for the cross-process tests of the file store:
-//   node --conditions=source --import tsx save-loop.ts <directory> <conversationId> <writer 1..9> <count|forever>
+//   node --conditions=antigravity-source --import tsx save-loop.ts <directory> <conversationId> <writer 1..9> <count|forever>
 // Snapshot k of writer w has turnCount w*1000+k and ~300 KB of text, so a torn or interleaved
 // file cannot parse as any snapshot. Prints "saved <n>" after each save.
 import { sampleSnapshot } from "@antigravity-ts/sdk/testing";

@@ -1,6 +1,6 @@
 // A parent process for the orphan tests: starts a fake harness through SubprocessTransport,
 // prints the harness pid, then either throws (uncaught) or waits for a signal.
-// Run with: node --conditions=source --import tsx parent-process.mjs <throw|wait>
+// Run with: node --conditions=antigravity-source --import tsx parent-process.mjs <throw|wait>
 import { fileURLToPath } from "node:url";
 import { SubprocessTransport } from "../subprocess-transport.ts";
 

@@ -1,7 +1,7 @@
 // A parent process for the prewarm test: prewarms a fake harness, prints the harness pid and then
 // simply runs out of work without disposing it. The prewarmed harness must neither keep this
 // process alive nor outlive it.
-// Run with: node --conditions=source --import tsx prewarm-parent.mjs
+// Run with: node --conditions=antigravity-source --import tsx prewarm-parent.mjs
 import { fileURLToPath } from "node:url";
 import { SubprocessTransport } from "../subprocess-transport.ts";
 
