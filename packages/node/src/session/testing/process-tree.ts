@@ -11,7 +11,5 @@ export function processTree(pid: number): number[] {
   return tree;
 }
 
-/** Whether a process with this id exists, per `ps` (tests only). */
-export function processAlive(pid: number): boolean {
-  return execFileSync("ps", ["-e", "-o", "pid="], { encoding: "utf8" }).split("\n").some((row) => Number(row.trim()) === pid);
-}
+/** The test kit's process probe (a zombie counts as gone). */
+export { processAlive } from "@antigravity-ts/test-kit";
