@@ -27,8 +27,10 @@ export const CLI_USAGE = `Usage: antigravity [options] [prompt]
 
   (no arguments)        quick start: a short scripted conversation with the harness
   <prompt>, -p <prompt> one turn with your prompt, then exit
-  -i, --interactive     a REPL: type prompts; "exit", "quit" or Ctrl-D leaves;
-                        Ctrl-C halts a running turn, at the prompt it exits
+  -i, --interactive     a REPL: type prompts (lines typed during a turn queue up);
+                        /help lists its commands (/usage, /history, /clear,
+                        /save, /load); /exit or Ctrl-D leaves; Ctrl-C halts a
+                        running turn, at the prompt it exits
   --input-format ndjson --output-format ndjson
                         a streaming session driven by JSON lines on stdin, events as
                         JSON lines on stdout (docs/ndjson.md)

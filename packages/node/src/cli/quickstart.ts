@@ -9,7 +9,7 @@ import { TurnRenderer } from "./turn-renderer.js";
 
 /** The prompts of the quick start: tools and thoughts first, then a command behind the policy. */
 export const QUICKSTART_PROMPTS = [
-  "What's the weather like in Paris, and what is in this workspace?",
+  "What's the weather like in Tokyo, and what is in this workspace?",
   "Please run `echo hello` in the workspace.",
 ] as const;
 

@@ -48,6 +48,35 @@ describe("TurnRenderer", () => {
     expect(out.text().slice(whileRunning.length)).toBe('\r\x1b[2K\x1b[32m✔\x1b[0m get_weather({"city":"Paris"})\n');
   });
 
+  it("separates the text of two model calls that no tool line divides, and keeps one call's deltas together", () => {
+    const out = output(false);
+    const renderer = new TurnRenderer(out);
+    renderer.onStep(mockStep({ stepIndex: 1, contentDelta: "Let me ", status: StepStatus.Active }));
+    renderer.onStep(mockStep({ stepIndex: 1, contentDelta: "check.", status: StepStatus.Done }));
+    // A tool step without a call to show (nothing printed) between the two model calls.
+    renderer.onStep(mockStep({ stepIndex: 2, status: StepStatus.Done, target: StepTarget.Environment, type: StepType.ToolCall }));
+    renderer.onStep(mockStep({ stepIndex: 3, contentDelta: "It is sunny.", status: StepStatus.Done }));
+    renderer.onStep(mockStep({ stepIndex: 4, thinkingDelta: "More?", status: StepStatus.Done, type: StepType.Thinking }));
+    renderer.onStep(mockStep({ stepIndex: 5, thinkingDelta: "No.", status: StepStatus.Done, type: StepType.Thinking }));
+    renderer.finish();
+    expect(out.text()).toBe("Let me check.\n\nIt is sunny.\nthinking: More?\nthinking: No.\n");
+  });
+
+  it("holds all output while a question waits, with no spinner, and writes it once released", () => {
+    const out = output(true);
+    const renderer = new TurnRenderer(out, { color: false });
+    renderer.onStep(mockStep({ stepIndex: 1, contentDelta: "Running it", status: StepStatus.Active }));
+    renderer.hold();
+    const atQuestion = out.text();
+    renderer.onStep(mockStep({ stepIndex: 2, toolCalls: [call], status: StepStatus.Active, target: StepTarget.Environment }));
+    renderer.note("[harness] log line");
+    expect(out.text()).toBe(atQuestion);
+    renderer.release();
+    renderer.finish();
+    expect(atQuestion).toBe("Running it\n");
+    expect(out.text()).toBe('Running it\n… get_weather({"city":"Paris"})\n[harness] log line\n');
+  });
+
   it("prints the usage of the turn and the session", () => {
     const out = output(false);
     const usage = { promptTokenCount: 10, candidatesTokenCount: 5, thoughtsTokenCount: 2, cachedContentTokenCount: 0, totalTokenCount: 17 };
