@@ -17,6 +17,19 @@ import {
   type TurnResultEvent,
 } from "./session-events.js";
 
+// `await using` support in the published declarations: Agent, Conversation and StreamingSession
+// implement AsyncDisposable. These two declarations (the same as TypeScript's esnext.disposable lib
+// and @types/node) let a project compile with lib ["es2022", "dom"] and skipLibCheck false
+// (scripts/consumer-suite.mjs checks it); with the newer lib they merge with its own.
+declare global {
+  interface SymbolConstructor {
+    readonly asyncDispose: unique symbol;
+  }
+  interface AsyncDisposable {
+    [Symbol.asyncDispose](): PromiseLike<void>;
+  }
+}
+
 /** Options of `agent.streamingSession()`. */
 export interface StreamingSessionOptions {
   /** What a message sent while a turn runs does (default `"queue"`). */

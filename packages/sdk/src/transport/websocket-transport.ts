@@ -98,14 +98,13 @@ const DEFAULT_INIT_TIMEOUT_MS = 30_000;
 
 /**
  * Reads an environment variable where the runtime has one (`process.env` on Node and Bun,
- * `Deno.env` with `--allow-env`), without touching Node globals elsewhere.
+ * `Deno.env` with `--allow-env`), without touching Node globals elsewhere. Under Deno without
+ * `--allow-env` both `Deno.env` and Deno's `process.env` throw: that reads as unset.
  */
 export function readEnvironment(name: string): string | undefined {
   const scope = globalThis as { process?: { env?: Record<string, string | undefined> }; Deno?: { env?: { get(key: string): string | undefined } } };
-  const fromProcess = scope.process?.env?.[name];
-  if (fromProcess !== undefined) return fromProcess;
   try {
-    return scope.Deno?.env?.get(name);
+    return scope.process?.env?.[name] ?? scope.Deno?.env?.get(name);
   } catch {
     return undefined; // Deno without --allow-env
   }
@@ -132,9 +131,7 @@ export class WebSocketTransport implements Transport {
 
   constructor(options: WebSocketTransportOptions = {}) {
     const env = (name: string): string | undefined => (options.env === undefined ? readEnvironment(name) : options.env[name]);
-    const port = options.port ?? parsePort(env("ANTIGRAVITY_HARNESS_PORT")) ?? 8000;
-    const host = options.host ?? env("ANTIGRAVITY_HARNESS_HOST") ?? "127.0.0.1";
-    this.url = options.url ?? `ws://${host.includes(":") && !host.startsWith("[") ? `[${host}]` : host}:${port}/`;
+    this.url = options.url ?? urlOf(options.host ?? env("ANTIGRAVITY_HARNESS_HOST") ?? "127.0.0.1", options.port ?? parsePort(env("ANTIGRAVITY_HARNESS_PORT")) ?? 8000);
     const apiKey = options.apiKey ?? env("ANTIGRAVITY_API_KEY");
     this.#headers = { ...options.headers, ...(apiKey === undefined || apiKey === "" ? {} : { "x-goog-api-key": apiKey }) };
     this.#options = options;
@@ -205,6 +202,11 @@ function openingStage(socket: WebSocketLike | undefined): ConnectStage {
   return tcp !== undefined && tcp !== null && tcp.connecting === false ? "upgrade" : "connect";
 }
 
+/** `ws://host:port/`, with an IPv6 host in brackets. */
+function urlOf(host: string, port: number): string {
+  return `ws://${host.includes(":") && !host.startsWith("[") ? `[${host}]` : host}:${port}/`;
+}
+
 function parsePort(value: string | undefined): number | undefined {
   if (value === undefined || value.trim() === "") return undefined;
   const port = Number(value);
@@ -215,11 +217,22 @@ function parsePort(value: string | undefined): number | undefined {
 }
 
 /** A socket being opened by a constructor. */
+/** Deno's own WebSocket takes `{ protocols, headers }` as its second argument (browsers cannot send headers). */
+type DenoWebSocketConstructor = new (url: string, options: { protocols: string[]; headers: Record<string, string> }) => WebSocketLike;
+
+/** Whether `Ctor` is Deno's global WebSocket, the default under Deno (the package's "imports" map). */
+function isDenoWebSocket(Ctor: WebSocketConstructor): boolean {
+  const scope = globalThis as { Deno?: unknown; WebSocket?: unknown };
+  return scope.Deno !== undefined && (Ctor as unknown) === scope.WebSocket;
+}
+
 function createSocket(url: string, headers: Record<string, string>, protocols: readonly string[], Ctor: WebSocketConstructor): WebSocketLike {
   let socket: WebSocketLike;
   try {
-    // `ws` options: headers for the key, no frame-size cap (§4: large tool results), no compression.
-    socket = new Ctor(url, [...protocols], { headers, maxPayload: 0, perMessageDeflate: false });
+    socket = isDenoWebSocket(Ctor)
+      ? new (Ctor as unknown as DenoWebSocketConstructor)(url, { protocols: [...protocols], headers })
+      : // `ws` options: headers for the key, no frame-size cap (§4: large tool results), no compression.
+        new Ctor(url, [...protocols], { headers, maxPayload: 0, perMessageDeflate: false });
   } catch (cause) {
     throw new SdkError(ErrorCode.InvalidArgument, `cannot open a WebSocket to ${redactUrl(url)}: ${describe(cause)}`, { cause });
   }
