@@ -5,8 +5,7 @@ import { fileURLToPath } from "node:url";
 import { expect, test } from "@playwright/test";
 import { Miniflare } from "miniflare";
 import { bundleWorker } from "../workerd/bundle-worker.js";
-import { harnessEnv } from "@antigravity-ts/test-kit";
-import { startListeningHarness, type ListeningHarness } from "../workerd/listening-harness.js";
+import { harnessEnv, startListeningHarness, type ListeningHarness } from "@antigravity-ts/test-kit";
 
 // The approval page of docs/examples/worker-continuation in real Chromium, served by the Worker
 // itself in miniflare's workerd (listening on a local port) against the reference harness's
@@ -24,7 +23,7 @@ let persist: string;
 test.beforeAll(async () => {
   workspace = await mkdtemp(path.join(tmpdir(), "worker-continuation-page-ws-"));
   persist = await mkdtemp(path.join(tmpdir(), "worker-continuation-page-do-"));
-  harness = await startListeningHarness({ args: ["--workspace", workspace], env: harnessEnv(SCRIPT) });
+  harness = await startListeningHarness({ build: "dist", args: ["--workspace", workspace], env: harnessEnv(SCRIPT) });
   mf = new Miniflare({
     modules: true,
     script: await bundleWorker("docs/examples/worker-continuation/src/index.ts"),

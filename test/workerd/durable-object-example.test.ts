@@ -4,7 +4,7 @@ import path from "node:path";
 import { Miniflare } from "miniflare";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { bundleWorker } from "./bundle-worker.js";
-import { startListeningHarness, type ListeningHarness } from "./listening-harness.js";
+import { startListeningHarness, type ListeningHarness } from "@antigravity-ts/test-kit";
 
 // docs/examples/durable-object in real workerd (miniflare, SQLite-backed Durable Object storage)
 // against the built reference harness: a room's conversation is restored and saved by each
@@ -45,7 +45,7 @@ async function ask(mf: Miniflare, room: string, prompt: string): Promise<RoomTur
 
 beforeAll(async () => {
   script = await bundleWorker("docs/examples/durable-object/src/index.ts");
-  harness = await startListeningHarness();
+  harness = await startListeningHarness({ build: "dist" });
   persist = await mkdtemp(path.join(tmpdir(), "do-example-"));
 });
 

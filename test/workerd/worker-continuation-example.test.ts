@@ -6,8 +6,7 @@ import { Miniflare } from "miniflare";
 import { signContinuation, type Continuation } from "@antigravity-ts/sdk";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { bundleWorker } from "./bundle-worker.js";
-import { harnessEnv } from "@antigravity-ts/test-kit";
-import { startListeningHarness, type ListeningHarness } from "./listening-harness.js";
+import { harnessEnv, startListeningHarness, type ListeningHarness } from "@antigravity-ts/test-kit";
 
 // docs/examples/worker-continuation in real workerd (miniflare, SQLite-backed Durable Object
 // storage) against the built reference harness on its offline scripted model: a turn pauses on
@@ -69,7 +68,7 @@ beforeAll(async () => {
   script = await bundleWorker("docs/examples/worker-continuation/src/index.ts");
   workspace = await mkdtemp(path.join(tmpdir(), "worker-continuation-ws-"));
   persist = await mkdtemp(path.join(tmpdir(), "worker-continuation-do-"));
-  harness = await startListeningHarness({ args: ["--workspace", workspace], env: harnessEnv(SCRIPT) });
+  harness = await startListeningHarness({ build: "dist", args: ["--workspace", workspace], env: harnessEnv(SCRIPT) });
 });
 
 afterEach(async () => {
@@ -175,13 +174,13 @@ describe("the continuation Worker example in workerd", () => {
   });
 
   it("says NotFound when the harness forgot the paused turn (restarted), and the pause is then consumed", async () => {
-    const forgetful = await startListeningHarness({ args: ["--workspace", workspace], env: harnessEnv(SCRIPT) });
+    const forgetful = await startListeningHarness({ build: "dist", args: ["--workspace", workspace], env: harnessEnv(SCRIPT) });
     try {
       const paused = await post(await startWorker(forgetful), "/chat", { prompt: "two commands please" });
       expect(paused.status, JSON.stringify(paused.body)).toBe(200);
       expect(paused.body.awaiting).toBeDefined();
       await forgetful.stop();
-      const replacement = await startListeningHarness({ args: ["--workspace", workspace], env: harnessEnv(SCRIPT) });
+      const replacement = await startListeningHarness({ build: "dist", args: ["--workspace", workspace], env: harnessEnv(SCRIPT) });
       try {
         await Promise.all(workers.splice(0).map((w) => w.dispose()));
         const mf = await startWorker(replacement);

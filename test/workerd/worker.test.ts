@@ -1,7 +1,7 @@
 import { Miniflare } from "miniflare";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { bundleWorker } from "./bundle-worker.js";
-import { startListeningHarness, type ListeningHarness } from "./listening-harness.js";
+import { startListeningHarness, type ListeningHarness } from "@antigravity-ts/test-kit";
 
 // docs/examples/worker, bundled from the built SDK with the workerd conditions, running in real
 // workerd (miniflare) against the built reference harness in a real child process. The Worker
@@ -46,7 +46,7 @@ async function startWorker(bindings: Record<string, string>): Promise<Miniflare>
 
 beforeAll(async () => {
   script = await bundleWorker("docs/examples/worker/src/index.ts");
-  harness = await startListeningHarness();
+  harness = await startListeningHarness({ build: "dist" });
 });
 
 afterEach(async () => {
@@ -119,7 +119,7 @@ describe("the example Worker in workerd", () => {
   });
 
   it("reports a harness that is not there as Unavailable", async () => {
-    const gone = await startListeningHarness();
+    const gone = await startListeningHarness({ build: "dist" });
     await gone.stop();
     const mf = await startWorker({ HARNESS_URL: gone.url, HARNESS_API_KEY: gone.apiKey });
     const response = await mf.dispatchFetch("http://worker.local/?prompt=hi");
