@@ -64,6 +64,20 @@ describe("the reference harness in memory", () => {
     }
   });
 
+  it("ends a refused resume with the error the same WebSocket close gives (NotFound, close code 1008); the harness serves on", async () => {
+    const error = await Agent.builder().transport(harness).workspaces(workspace).allowAll()
+      .conversationId("00000000-0000-4000-8000-00000000dead").sessionContinuationMode("resume")
+      .build().start().then(() => undefined, (e: unknown) => SdkError.from(e));
+    expect(error).toMatchObject({ code: ErrorCode.NotFound, details: { closeCode: 1008 } });
+    expect(error?.message).toContain("no stored session 00000000-0000-4000-8000-00000000dead to resume");
+    const agent = await Agent.builder().transport(harness).workspaces(workspace).allowAll().build().start();
+    try {
+      expect((await agent.chatToCompletion("hello")).text).toBe("Hello after the halt.");
+    } finally {
+      await agent.stop();
+    }
+  });
+
   it("counts its sessions and refuses connections once closed, saying what to do", async () => {
     const own = createInMemoryHarness({ workspace });
     const agent = await Agent.builder().transport(own).workspaces(workspace).allowAll().build().start();
