@@ -6,7 +6,7 @@ import { decidePolicyRequest } from "../policies/policy-config.js";
 import { toToolResponse, type ClientToolResult } from "../tools/tool-runner.js";
 import type { ToolContext } from "../tools/tool.js";
 import { SYNTHETIC_STEP_INDEX_BASE, type Step, type ToolCall } from "../types.js";
-import { linkSignal } from "../util/abort.js";
+import { linkSignal, type LinkedSignal } from "../util/abort.js";
 import type {
   CallHookRequest,
   InputEventSchema,
@@ -182,11 +182,19 @@ export class SessionRequests {
   async #runTool(call: ToolCall, turn: Turn): Promise<ClientToolResult> {
     const tools = this.#context.options.tools;
     if (tools === undefined) return { id: call.id, name: call.name, error: `No tool registered with name ${call.name}` };
-    const link = linkSignal(undefined, this.#context.sessionSignal, turn.signal);
+    // The signal linking the session's and the turn's is made only if the tool reads it: an
+    // AbortController and two listeners per call are a large part of a fast tool's round trip.
+    let link: LinkedSignal | undefined;
+    let finished = false;
+    const sessionSignal = this.#context.sessionSignal;
     const context: ToolContext = {
       conversationId: this.#context.conversationId(),
       callId: call.id,
-      signal: link.signal,
+      get signal() {
+        // Read after the call returned: a signal that no longer follows the turn, as a disposed link's.
+        link ??= finished ? { signal: new AbortController().signal, dispose: () => {} } : linkSignal(undefined, sessionSignal, turn.signal);
+        return link.signal;
+      },
       state: this.#toolState,
       sendTrigger: async (text) => this.#context.send({ event: { case: "automatedTrigger", value: text } }),
     };
@@ -196,7 +204,8 @@ export class SessionRequests {
     } catch (error) {
       return { id: call.id, name: call.name, error: `Internal SDK error: ${error instanceof Error ? error.message : String(error)}` };
     } finally {
-      link.dispose();
+      finished = true;
+      link?.dispose();
     }
   }
 
