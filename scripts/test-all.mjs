@@ -38,9 +38,9 @@ const sections = [
   },
   {
     name: "packages",
-    title: "Packed packages: publint --strict and arethetypeswrong (scripts/check-packages.mjs)",
-    argv: [node, "scripts/check-packages.mjs"],
-    count: (run) => (run.code === 0 ? { passed: 1, failed: 0 } : { passed: 0, failed: 1 }),
+    title: "Packed packages in a fresh consumer project: publint, attw, ESM, CommonJS, TypeScript, schema types, browser bundle, Deno (scripts/consumer-suite.mjs)",
+    argv: [node, "scripts/consumer-suite.mjs"],
+    count: (run) => consumerCount(run.output),
   },
   {
     name: "deno",
@@ -213,6 +213,13 @@ function playwrightCount(file) {
   const failed = stats.unexpected + stats.flaky;
   if (stats.expected + failed === 0) throw new Error(`${file} reports no tests at all`);
   return { passed: stats.expected, failed };
+}
+
+function consumerCount(output) {
+  // scripts/consumer-suite.mjs ends with "consumer-suite: 9 passed, 1 failed".
+  const match = [...output.matchAll(/^consumer-suite: (\d+) passed, (\d+) failed$/gm)].at(-1);
+  if (!match) throw new Error("no consumer-suite summary line in the output");
+  return { passed: Number(match[1]), failed: Number(match[2]) };
 }
 
 function denoCount(output) {
