@@ -29,3 +29,21 @@ export interface ClientPort {
   /** Resolves once the connection is closed, by either side. */
   readonly closed: Promise<void>;
 }
+
+/** The port of a session whose connection went on in a held session (`HarnessSession.adopt`): closed, sends nothing. */
+export const HANDED_OVER: ClientPort = {
+  frames: () => ({ [Symbol.asyncIterator]: () => ({ next: () => Promise.resolve({ done: true, value: undefined }) }) }),
+  open: false,
+  send: (_frame, written) => written(),
+  close: () => {},
+  terminate: () => {},
+  closed: Promise.resolve(),
+};
+
+/** A close reason cut to the 123 bytes a close frame allows (RFC 6455 §5.5). */
+export function truncateReason(reason: string): string {
+  if (Buffer.byteLength(reason) <= 123) return reason;
+  let cut = reason.slice(0, 120);
+  while (Buffer.byteLength(`${cut}…`) > 123) cut = cut.slice(0, -1);
+  return `${cut}…`;
+}

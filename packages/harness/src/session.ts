@@ -10,7 +10,7 @@ import {
   type UserInput,
 } from "@antigravity-ts/sdk/wire";
 import { runTurn, type TurnInput } from "./agent-loop.js";
-import type { ClientFrame, ClientPort } from "./client-port.js";
+import { HANDED_OVER, truncateReason, type ClientFrame, type ClientPort } from "./client-port.js";
 import { runOnBehalfOf, type FaultOwner } from "./crash-guard.js";
 import type { Logger } from "./log.js";
 import { OutputChannel } from "./output-channel.js";
@@ -144,7 +144,7 @@ export class HarnessSession implements FaultOwner, ParkedSession {
         // This connection continues a held session: the port is its, this object is done.
         const port = this.#port;
         this.#phase = "closed";
-        this.#port = handedOver;
+        this.#port = HANDED_OVER;
         parked.adopt(port);
         this.#resolveSettled();
         return;
@@ -426,16 +426,6 @@ export class HarnessSession implements FaultOwner, ParkedSession {
   }
 }
 
-/** The port of a session whose connection went on in a held session ({@link HarnessSession.adopt}): closed, sends nothing. */
-const handedOver: ClientPort = {
-  frames: () => ({ [Symbol.asyncIterator]: () => ({ next: () => Promise.resolve({ done: true, value: undefined }) }) }),
-  open: false,
-  send: (_frame, written) => written(),
-  close: () => {},
-  terminate: () => {},
-  closed: Promise.resolve(),
-};
-
 /** Whether `promise` settles within `ms`. */
 function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;
@@ -476,10 +466,3 @@ function describeKeys(frame: string): string {
   }
 }
 
-/** Close reasons are limited to 123 bytes (RFC 6455 §5.5). */
-function truncateReason(reason: string): string {
-  if (Buffer.byteLength(reason) <= 123) return reason;
-  let cut = reason.slice(0, 120);
-  while (Buffer.byteLength(`${cut}…`) > 123) cut = cut.slice(0, -1);
-  return `${cut}…`;
-}
