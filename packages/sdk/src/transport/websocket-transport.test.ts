@@ -1,7 +1,7 @@
 import { createServer, type Server } from "node:http";
 import { createServer as createTcpServer, type Socket } from "node:net";
 import type { AddressInfo } from "node:net";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { WebSocket, WebSocketServer } from "ws";
 import { ErrorCode, SdkError } from "../errors.js";
 import type { Channel } from "./transport.js";
@@ -72,6 +72,27 @@ describe("WebSocketTransport", () => {
     cleanups.push(() => channel.close());
     expect(await read(channel, 1)).toEqual(["hello"]);
     expect(() => new WebSocketTransport({ env: { ANTIGRAVITY_HARNESS_PORT: "eighty" } })).toThrow(expect.objectContaining({ code: ErrorCode.InvalidArgument }));
+    // A url of its own: the host and port variables are not read at all (Deno without --allow-env).
+    expect(new WebSocketTransport({ url: "ws://127.0.0.1:1/", env: { ANTIGRAVITY_HARNESS_PORT: "eighty" } }).url).toBe("ws://127.0.0.1:1/");
+  });
+
+  it("hands Deno's own WebSocket the key as { protocols, headers }, its constructor's form", async () => {
+    const server = await startServer((ws) => ws.send("hello Deno"));
+    const seen: unknown[] = [];
+    // Deno's constructor: (url, { protocols, headers }); played by ws underneath.
+    const DenoLike = class extends WebSocket {
+      constructor(url: string, options: { protocols: string[]; headers: Record<string, string> }) {
+        super(url, options.protocols, { headers: options.headers });
+        seen.push(options);
+      }
+    } as unknown as WebSocketConstructor;
+    vi.stubGlobal("Deno", { version: { deno: "2" } });
+    vi.stubGlobal("WebSocket", DenoLike);
+    cleanups.push(() => void vi.unstubAllGlobals());
+    const channel = await new WebSocketTransport({ port: server.port, apiKey: KEY, WebSocket: DenoLike, env: {} }).connect();
+    cleanups.push(() => channel.close());
+    expect(await read(channel, 1)).toEqual(["hello Deno"]);
+    expect(seen).toEqual([{ protocols: [], headers: { "x-goog-api-key": KEY } }]);
   });
 
   it("maps a wrong key to PermissionDenied and a refused port to Unavailable", async () => {
