@@ -19,10 +19,11 @@ const examples = {
 };
 
 /**
- * Our own sources are bundled; everything else stays an import: dependencies, node builtins and
- * sibling packages (`@antigravity-ts/sdk` is a dependency of node and harness, not a copy).
+ * Our own sources are bundled; everything else stays an import: dependencies, node builtins,
+ * sibling packages (`@antigravity-ts/sdk` is a dependency of node and harness, not a copy) and the
+ * package's own `imports` map (`#default-websocket`: resolved per runtime when the package is used).
  */
-const external = (id) => id.startsWith("node:") || /^(@[a-z0-9-]+\/)?[a-z0-9][\w.-]*(\/.*)?$/i.test(id);
+const external = (id) => id.startsWith("node:") || id.startsWith("#") || /^(@[a-z0-9-]+\/)?[a-z0-9][\w.-]*(\/.*)?$/i.test(id);
 
 const only = process.env.BUILD_ONLY?.split(",").map((s) => s.trim()).filter(Boolean);
 const selected = (name) => !only || only.includes(name);
