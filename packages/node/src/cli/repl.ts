@@ -1,12 +1,8 @@
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import type { ConversationSnapshot, StartedAgent, ToolCall } from "@antigravity-ts/sdk";
-import { createMemoryConversationStore } from "@antigravity-ts/sdk/storage";
+import type { ToolCall } from "@antigravity-ts/sdk";
 import type { CliOptions } from "./cli-args.js";
-import { copyHarnessStorage, readConversationFile, restoreHarnessStorage, writeConversationFile } from "./conversation-file.js";
-import { buildDemoAgent, commandLineOf, describeModel } from "./demo-agent.js";
+import { commandLineOf, describeModel } from "./demo-agent.js";
 import { ReplInput } from "./repl-input.js";
+import { ReplSession } from "./repl-session.js";
 import { runTurn } from "./run-turn.js";
 import { isSlashCommand, runSlashCommand, type SlashCommandHost } from "./slash-commands.js";
 import { TurnRenderer } from "./turn-renderer.js";
@@ -44,59 +40,12 @@ export async function runRepl(cli: CliOptions, input: NodeJS.ReadableStream & { 
       renderer.release();
     }
   };
-  // One harness save directory for the REPL's sessions: /save copies it beside the file, /load back.
-  const saveDir = await mkdtemp(join(tmpdir(), "antigravity-repl-"));
-  const startSession = (snapshot?: ConversationSnapshot): Promise<StartedAgent> => {
-    const continueConversation = snapshot === undefined ? undefined : { conversationId: snapshot.conversationId, store: createMemoryConversationStore({ entries: new Map([[snapshot.conversationId, snapshot]]) }) };
-    const agent = buildDemoAgent({
-      cli,
-      confirmRunCommand: confirm,
-      saveDir,
-      ...(continueConversation === undefined ? {} : { continueConversation }),
-      ...(cli.verbose ? { onStderr: (line: string) => renderer.note(`[harness] ${line}`, "dim") } : {}),
-    });
-    return agent.start({ timeoutMs: 60_000 });
-  };
-
-  let started: StartedAgent | undefined;
+  let session: ReplSession | undefined;
   try {
     renderer.note(`model: ${describeModel()} · starting the harness…`, "dim");
-    started = await startSession();
-    renderer.note(`ready · conversation ${started.conversationId} · /help lists the commands, /exit or Ctrl-D leaves, Ctrl-C halts a turn`, "dim");
-    const host: SlashCommandHost = {
-      renderer,
-      conversation: () => (started as StartedAgent).conversation(),
-      newConversation: async () => {
-        await started?.stop();
-        started = await startSession();
-        return started.conversationId;
-      },
-      save: async (file) => {
-        const snapshot = await (started as StartedAgent).conversation().snapshot();
-        const path = await writeConversationFile(file, snapshot);
-        // The harness has written all of its session once it stopped: copy it, then go on where we were.
-        await started?.stop();
-        try {
-          await copyHarnessStorage(saveDir, path);
-        } finally {
-          started = await startSession(snapshot);
-        }
-        return { path, snapshot };
-      },
-      load: async (file) => {
-        const saved = await readConversationFile(file);
-        await started?.stop();
-        try {
-          if (saved.harnessStorage !== undefined) await restoreHarnessStorage(saved.harnessStorage, saveDir);
-          started = await startSession(saved.snapshot);
-        } catch (error) {
-          started = await startSession(); // the REPL goes on with a new conversation
-          throw error;
-        }
-        const modelHasContext = saved.snapshot.steps.length === 0 || started.connection.initialHistory.length > 0;
-        return { snapshot: saved.snapshot, modelHasContext };
-      },
-    };
+    session = await ReplSession.start({ cli, confirmRunCommand: confirm, ...(cli.verbose ? { onStderr: (line: string) => renderer.note(`[harness] ${line}`, "dim") } : {}) });
+    renderer.note(`ready · conversation ${session.conversationId} · /help lists the commands, /exit or Ctrl-D leaves, Ctrl-C halts a turn`, "dim");
+    const host: SlashCommandHost = { renderer, session };
     for (;;) {
       if (lines.queued === 0) lines.prompt();
       const next = await lines.next();
@@ -112,7 +61,7 @@ export async function runRepl(cli: CliOptions, input: NodeJS.ReadableStream & { 
       }
       turn = new AbortController();
       try {
-        await runTurn(started.conversation(), line, renderer, turn.signal);
+        await runTurn(session.conversation(), line, renderer, turn.signal);
       } catch (error) {
         renderer.note(`error: ${error instanceof Error ? error.message : String(error)}`, "error");
       } finally {
@@ -123,7 +72,6 @@ export async function runRepl(cli: CliOptions, input: NodeJS.ReadableStream & { 
   } finally {
     process.off("SIGINT", interrupt);
     lines.close();
-    await started?.stop();
-    await rm(saveDir, { recursive: true, force: true });
+    await session?.stop();
   }
 }

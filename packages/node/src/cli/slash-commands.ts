@@ -1,21 +1,12 @@
-import { isSyntheticToolStep, SdkError, StepSource, StepType, type Conversation, type ConversationSnapshot, type Step } from "@antigravity-ts/sdk";
+import { isSyntheticToolStep, SdkError, StepSource, StepType, type Step } from "@antigravity-ts/sdk";
 import { DEFAULT_CONVERSATION_FILE } from "./conversation-file.js";
+import type { ReplSession } from "./repl-session.js";
 import type { TurnRenderer } from "./turn-renderer.js";
 
-/** What the slash commands act on: the REPL's session. */
+/** What the slash commands act on: the REPL's output and session. */
 export interface SlashCommandHost {
   readonly renderer: TurnRenderer;
-  /** The conversation of the running session. */
-  conversation(): Conversation;
-  /** Ends the session and starts a new conversation; resolves its id. */
-  newConversation(): Promise<string>;
-  /** Saves the conversation (and the harness's session beside it) to `file`; resolves the absolute path and what was saved. */
-  save(file: string): Promise<{ path: string; snapshot: ConversationSnapshot }>;
-  /**
-   * Ends the session and continues the conversation saved in `file`; `modelHasContext` tells
-   * whether the harness had that session (so the model has its context), not only the SDK's history.
-   */
-  load(file: string): Promise<{ snapshot: ConversationSnapshot; modelHasContext: boolean }>;
+  readonly session: Pick<ReplSession, "conversation" | "newConversation" | "save" | "load">;
 }
 
 /** After a command: keep reading lines, or leave the REPL. */
@@ -41,7 +32,7 @@ export function isSlashCommand(line: string): boolean {
 export async function runSlashCommand(line: string, host: SlashCommandHost): Promise<SlashOutcome> {
   const [, name = "", rest = ""] = /^\/(\S+)\s*(.*)$/.exec(line.trim()) ?? [];
   const argument = rest.trim();
-  const { renderer } = host;
+  const { renderer, session } = host;
   try {
     switch (name.toLowerCase()) {
       case "help":
@@ -51,24 +42,24 @@ export async function runSlashCommand(line: string, host: SlashCommandHost): Pro
       case "quit":
         return "exit";
       case "clear":
-        renderer.note(`new conversation ${await host.newConversation()}`, "dim");
+        renderer.note(`new conversation ${await session.newConversation()}`, "dim");
         return "continue";
       case "usage": {
-        const conversation = host.conversation();
+        const conversation = session.conversation();
         renderer.note(`turns: ${await conversation.turnCount()}`, "dim");
         renderer.usage(await conversation.lastTurnUsage(), await conversation.totalUsage());
         return "continue";
       }
       case "history":
-        printHistory(renderer, await host.conversation().history(), await host.conversation().turnStartIndices());
+        printHistory(renderer, await session.conversation().history(), await session.conversation().turnStartIndices());
         return "continue";
       case "save": {
-        const { path, snapshot } = await host.save(argument || DEFAULT_CONVERSATION_FILE);
+        const { path, snapshot } = await session.save(argument || DEFAULT_CONVERSATION_FILE);
         renderer.note(`saved ${plural(snapshot.turnCount, "turn")} of conversation ${snapshot.conversationId} to ${path}`, "dim");
         return "continue";
       }
       case "load": {
-        const { snapshot, modelHasContext } = await host.load(argument || DEFAULT_CONVERSATION_FILE);
+        const { snapshot, modelHasContext } = await session.load(argument || DEFAULT_CONVERSATION_FILE);
         const context = modelHasContext ? "" : "; the harness has no record of it, so the model starts without its context";
         renderer.note(`loaded ${plural(snapshot.turnCount, "turn")} of conversation ${snapshot.conversationId}${context}`, "dim");
         return "continue";
