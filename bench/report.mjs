@@ -1,5 +1,5 @@
 // Statistics, machine description and the rendering of the results (terminal and docs/bench.md).
-import { cpus, platform, release, totalmem } from "node:os";
+import { cpus, loadavg, platform, release, totalmem } from "node:os";
 
 export function median(values) {
   return percentile(values, 0.5);
@@ -18,6 +18,8 @@ export function machineInfo() {
     memory: `${Math.round(totalmem() / 2 ** 30)} GiB`,
     os: `${platform()} ${release()}`,
     node: process.version,
+    // Other processes' CPU use skews every row; the 1-minute load average when the run ended says how busy the machine was.
+    load: loadavg()[0].toFixed(1),
   };
 }
 
@@ -67,7 +69,18 @@ export function renderMarkdownTable(results) {
   ].join("\n");
 }
 
-/** README.md with the table between `<!-- bench:start -->` and `<!-- bench:end -->` replaced by `table`. */
+/** The line saying where and when `results` were measured, and how busy the machine was. */
+export function measuredOn(results) {
+  const m = results.machine;
+  return `Measured on ${results.date.slice(0, 10)} (${results.date}) · ${m.cpu} · ${m.memory} RAM · ${m.os} · Node ${m.node} · load average ${m.load ?? "unknown"} at the end of the run${results.settings.steps < 20_000 ? " · quick run" : ""}.`;
+}
+
+/** What the full run writes between the README's bench markers: the table and where it was measured. */
+export function renderReadmeBlock(results) {
+  return `${renderMarkdownTable(results)}\n\n${measuredOn(results)}`;
+}
+
+/** README.md with everything between `<!-- bench:start -->` and `<!-- bench:end -->` replaced by `table`. */
 export function patchReadmeTable(readme, table) {
   const start = readme.indexOf("<!-- bench:start -->");
   const end = readme.indexOf("<!-- bench:end -->");
@@ -103,7 +116,6 @@ export function renderTable(results) {
 /** docs/bench.md: what is measured, how to run it, the machine, the date and the table. */
 export function renderMarkdown(results) {
   const md = renderMarkdownTable(results);
-  const m = results.machine;
   return `# Benchmarks
 
 Run with \`npm run bench\` (\`node bench/run.mjs\`; \`--quick\` for a short run, \`--no-write\` to leave
@@ -114,7 +126,7 @@ packages, never the TypeScript sources.
 
 ${md}
 
-Measured on ${results.date.slice(0, 10)} (${results.date}) · ${m.cpu} · ${m.memory} RAM · ${m.os} · Node ${m.node}${results.settings.steps < 20_000 ? " · quick run" : ""}.
+${measuredOn(results)}
 
 SDK/baseline throughput ratio: **${(results.sdk.stepsPerSecond / results.baseline.stepsPerSecond).toFixed(2)}** (target: at least 0.50). The README's
 table between \`<!-- bench:start -->\` and \`<!-- bench:end -->\` is the same table, written by the same run.

@@ -13,7 +13,7 @@ import { measureHeapPerStep, measureStartToReady } from "./measure-sdk.mjs";
 import { measureScale } from "./measure-scale.mjs";
 import { measureThroughput, measureToolRoundTrips } from "./measure-throughput.mjs";
 import { measureTrimming } from "./measure-trim.mjs";
-import { cancelRows, machineInfo, patchCancelRows, patchReadmeTable, renderMarkdown, renderMarkdownTable, renderTable } from "./report.mjs";
+import { cancelRows, machineInfo, patchCancelRows, patchReadmeTable, renderMarkdown, renderReadmeBlock, renderTable } from "./report.mjs";
 
 // Heap per step needs global.gc: re-run under --expose-gc when it is missing.
 if (typeof globalThis.gc !== "function") {
@@ -71,7 +71,7 @@ try {
   if (write) {
     writeFileSync(new URL("../docs/bench.md", import.meta.url), renderMarkdown(results));
     const readme = new URL("../README.md", import.meta.url);
-    writeFileSync(readme, patchReadmeTable(readFileSync(readme, "utf8"), renderMarkdownTable(results)));
+    writeFileSync(readme, patchReadmeTable(readFileSync(readme, "utf8"), renderReadmeBlock(results)));
     log("wrote docs/bench.md and the README's benchmark table");
   }
 } finally {
