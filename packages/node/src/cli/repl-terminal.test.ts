@@ -16,6 +16,7 @@ const SLOW_ANSWER = "one two three four five six seven eight nine ten";
 const SCRIPT = {
   turns: [
     { match: "slow", calls: [{ text: SLOW_ANSWER, chunkWords: 1, chunkDelayMs: 300 }] },
+    { match: "two commands", calls: [{ toolCalls: [{ name: "run_command", args: { CommandLine: "echo first" } }, { name: "run_command", args: { CommandLine: "echo second" } }] }, { text: "Both asked." }] },
     { match: "run", calls: [{ text: "Running it.", toolCalls: [{ name: "run_command", args: { CommandLine: "echo hi" } }] }, { text: "Ran: {{result.output}}" }] },
     { calls: [{ text: "Answer to {{prompt}}." }] },
   ],
@@ -40,9 +41,15 @@ afterEach(() => {
   for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
 });
 
-/** The terminal's text without ANSI control sequences, with CR…LF as LF. */
+/**
+ * The terminal's text as a person sees it: a line erased and redrawn (the spinner's `\r ESC[2K`,
+ * readline's `ESC[1G ESC[0J`) loses what was drawn on it, other control sequences are dropped, CR…LF is LF.
+ */
 function screenText(raw: string): string {
-  return raw.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, "").replace(/\r+\n/g, "\n");
+  return raw
+    .replace(/[^\n]*(?:\r\x1b\[2K|\x1b\[1G\x1b\[0J)/g, "")
+    .replace(/\x1b\[[0-9;?]*[A-Za-z]/g, "")
+    .replace(/\r+\n/g, "\n");
 }
 
 /** The CLI's REPL in a pseudo-terminal: type keys, wait for text on the screen, exit code. */
@@ -99,6 +106,13 @@ describe.skipIf(!hasScript)("REPL in a terminal", () => {
     await repl.waitFor("› /hel");
     repl.type("p\r");
     await repl.waitFor("/load [file]");
+    // Two calls in one model call: one question at a time, each answered on its own line.
+    repl.type("run two commands\r");
+    await repl.waitFor("[y/N]", 2);
+    repl.type("y\r");
+    await repl.waitFor("[y/N]", 3);
+    repl.type("n\r");
+    await repl.waitFor("Both asked.");
     repl.type("/exit\r");
     expect(await repl.exited).toBe(0);
 
@@ -116,5 +130,9 @@ describe.skipIf(!hasScript)("REPL in a terminal", () => {
     expect(screen).toMatch(/✔ run_command[^\n]*\nRan: hi\n/);
     expect(screen).toContain(`› slow again\n${SLOW_ANSWER}\ntokens: `);
     expect(screen).toMatch(/\n› \/help\n\/help {11}this list\n/);
+    expect(screen.split("\nallow run_command `echo first`? [y/N] y\n")).toHaveLength(2);
+    expect(screen.split("\nallow run_command `echo second`? [y/N] n\n")).toHaveLength(2);
+    expect(screen).toMatch(/\n✔ run_command\(\{"CommandLine":"echo first"/);
+    expect(screen).toMatch(/\n✖ run_command\(\{"CommandLine":"echo second"[^\n]*denied by policy/);
   }, BOUND_MS);
 });

@@ -31,14 +31,20 @@ export async function runRepl(cli: CliOptions, input: NodeJS.ReadableStream & { 
   };
   process.on("SIGINT", interrupt);
 
-  const confirm = async (call: ToolCall): Promise<boolean> => {
-    renderer.hold();
-    try {
-      const answer = await lines.ask(`allow run_command \`${commandLineOf(call)}\`? [y/N]`, turn?.signal);
-      return answer !== undefined && /^y(es)?$/i.test(answer.trim());
-    } finally {
-      renderer.release();
-    }
+  // One question at a time: calls the model makes in parallel are asked about in turn.
+  let questions: Promise<unknown> = Promise.resolve();
+  const confirm = (call: ToolCall): Promise<boolean> => {
+    const asked = questions.then(async () => {
+      renderer.hold();
+      try {
+        const answer = await lines.ask(`allow run_command \`${commandLineOf(call)}\`? [y/N]`, turn?.signal);
+        return answer !== undefined && /^y(es)?$/i.test(answer.trim());
+      } finally {
+        renderer.release();
+      }
+    });
+    questions = asked.catch(() => undefined);
+    return asked;
   };
   let session: ReplSession | undefined;
   try {

@@ -12,7 +12,8 @@ type Mode = "none" | "thought" | "text";
 /**
  * Renders a turn's steps for a person: thoughts dimmed, answer text as it streams, one line per
  * tool call with a spinner while it runs (drawn from the ACTIVE/DONE/ERROR updates of tool steps,
- * including the SDK's synthetic client-tool steps). Without a TTY the same information is
+ * including the SDK's synthetic client-tool steps). The text of separate model calls never runs
+ * together: a tool line or a blank line divides it. Without a TTY the same information is
  * printed as plain lines.
  */
 export class TurnRenderer {
