@@ -12,6 +12,8 @@ export interface BrowserBundle {
   lazyGzipBytes: number;
   /** Files esbuild read, relative to the repo root (`packages/sdk/dist/index.js`, `node_modules/...`). */
   inputs: string[];
+  /** The files with code in the start-up chunks (the entry and its static imports). */
+  startInputs: string[];
   /** Imports left in the output (should be none). */
   imports: string[];
 }

@@ -26,7 +26,7 @@ export const runtimeConditions = {
  * Sizes count what a page loads at start — the entry chunk and the chunks it imports statically,
  * each gzipped on its own — apart from the chunks only a dynamic `import()` loads (`lazy*`: the
  * SDK's full frame decoder, fetched on the first frame its fast reader leaves undecided).
- * @returns {Promise<{ code: string, minifiedBytes: number, gzipBytes: number, lazyMinifiedBytes: number, lazyGzipBytes: number, inputs: string[], imports: string[] }>}
+ * @returns {Promise<{ code: string, minifiedBytes: number, gzipBytes: number, lazyMinifiedBytes: number, lazyGzipBytes: number, inputs: string[], startInputs: string[], imports: string[] }>}
  */
 export async function bundleForBrowser(entry, { runtime = "browser", minify = true } = {}) {
   const input = typeof entry === "string" ? { contents: entry } : entry;
@@ -70,6 +70,7 @@ export async function bundleForBrowser(entry, { runtime = "browser", minify = tr
     lazyMinifiedBytes: lazy.min,
     lazyGzipBytes: lazy.gzip,
     inputs: Object.keys(result.metafile.inputs),
+    startInputs: [...new Set([...initial].flatMap((path) => Object.entries(outputs[path].inputs).filter(([, i]) => i.bytesInOutput > 0).map(([file]) => file)))],
     imports: Object.values(outputs).flatMap((output) => output.imports.filter((i) => i.external === true).map((i) => i.path)),
   };
 }
