@@ -1,7 +1,7 @@
 import type { DescEnum, DescField, DescMessage } from "@bufbuild/protobuf";
 import * as localharness from "../gen/antigravity/localharness/localharness_pb.js";
 import { InitializeConversationEventSchema, InputEventSchema, OutputEventSchema } from "../gen/antigravity/localharness/localharness_pb.js";
-import { FieldKind, jsonNameOf, type WirePlanSource, type WireFieldSource } from "./wire-plan.js";
+import { FieldKind, jsonNameOf, shortName, type WirePlanSource, type WireFieldSource } from "./wire-plan.js";
 
 // Compiles the schema-free wire plan (wire-plan.gen.ts) from the protobuf-es descriptors. Only
 // scripts/gen-wire-plan.mjs and the tests import this file: the SDK's runtime reads the generated
@@ -20,19 +20,19 @@ export function compileWirePlan(roots: readonly DescMessage[] = ROOTS): WirePlan
   const queue = [...roots];
   const addEnum = (desc: DescEnum): string => {
     if (!desc.open) throw new Error(`wire plan: enum ${desc.typeName} is closed; the plan assumes open (proto3) enums`);
-    enums[desc.typeName] ??= desc.values.map((value) => [value.name, value.number]);
-    return desc.typeName;
+    enums[shortName(desc.typeName)] ??= desc.values.map((value) => [value.name, value.number]);
+    return shortName(desc.typeName);
   };
   for (let desc = queue.shift(); desc !== undefined; desc = queue.shift()) {
-    if (messages[desc.typeName] !== undefined) continue;
+    if (messages[shortName(desc.typeName)] !== undefined) continue;
     if (desc.typeName.startsWith("google.protobuf.")) throw new Error(`wire plan: ${desc.typeName} is a well-known type, which the plan does not model`);
     if (desc.file.edition !== EDITION_PROTO3) throw new Error(`wire plan: ${desc.typeName} is not proto3`);
     const fields: WireFieldSource[] = [];
-    messages[desc.typeName] = fields;
+    messages[shortName(desc.typeName)] = fields;
     for (const member of desc.members) {
       for (const field of member.kind === "oneof" ? member.fields : [member]) {
         checkNames(field);
-        fields.push(fieldSource(field, addEnum, (message) => (queue.push(message), message.typeName)));
+        fields.push(fieldSource(field, addEnum, (message) => (queue.push(message), shortName(message.typeName))));
       }
     }
   }

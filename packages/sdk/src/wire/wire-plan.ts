@@ -42,7 +42,8 @@ export const Scalar = {
 
 /**
  * One field in declaration order: number, proto name, kind, value type (a scalar number, or the
- * type name of an enum or message), and the oneof group it belongs to.
+ * type name of an enum or message), and the oneof group it belongs to. Type names of the
+ * `antigravity.localharness` package are written without it (see {@link PACKAGE}).
  */
 export type WireFieldSource = [number, string, FieldKind, number | string] | [number, string, FieldKind, number | string, string];
 
@@ -81,6 +82,9 @@ export interface WireMessage {
   readonly sortedFields: readonly WireField[];
 }
 
+/** The package the generated tables leave out of type names: `"StepUpdate"` is `"antigravity.localharness.StepUpdate"`, `"ActionEditFile.DiffLine"` a nested type of it. */
+const PACKAGE = "antigravity.localharness.";
+
 const messages = new Map<string, WireMessage>();
 const enums = new Map<string, WireEnum>();
 
@@ -88,7 +92,7 @@ const enums = new Map<string, WireEnum>();
 export function wireMessage(typeName: string): WireMessage | undefined {
   let plan = messages.get(typeName);
   if (plan === undefined) {
-    const source = wirePlanSource.messages[typeName];
+    const source = wirePlanSource.messages[shortName(typeName)];
     if (source === undefined) return undefined;
     const fields = source.map(fieldOf);
     plan = { typeName, fields, sortedFields: [...fields].sort((a, b) => a.number - b.number) };
@@ -105,16 +109,16 @@ export function requireWireMessage(typeName: string): WireMessage {
 }
 
 function fieldOf([number, protoName, kind, type, oneof]: WireFieldSource): WireField {
-  const isScalar = typeof type === "number";
-  const enumType = isScalar ? undefined : wireEnum(type);
+  const named = typeof type === "number" ? undefined : fullName(type);
+  const enumType = named === undefined ? undefined : wireEnum(named);
   return {
     number,
     protoName,
     name: jsonNameOf(protoName),
     kind,
-    scalar: isScalar ? type : undefined,
+    scalar: typeof type === "number" ? type : undefined,
     enumType,
-    messageType: isScalar || enumType !== undefined ? undefined : type,
+    messageType: enumType === undefined ? named : undefined,
     oneof,
   };
 }
@@ -122,12 +126,25 @@ function fieldOf([number, protoName, kind, type, oneof]: WireFieldSource): WireF
 function wireEnum(typeName: string): WireEnum | undefined {
   let plan = enums.get(typeName);
   if (plan === undefined) {
-    const values = wirePlanSource.enums[typeName];
+    const values = wirePlanSource.enums[shortName(typeName)];
     if (values === undefined) return undefined;
     plan = { typeName, numbers: new Map(values), names: new Map(values.map(([name, number]) => [number, name])) };
     enums.set(typeName, plan);
   }
   return plan;
+}
+
+/**
+ * A type name as the generated tables write it: without {@link PACKAGE}, or, for another
+ * package, fully qualified with a leading dot as in descriptors (`".genai.Struct"`).
+ */
+export function shortName(typeName: string): string {
+  return typeName.startsWith(PACKAGE) ? typeName.slice(PACKAGE.length) : `.${typeName}`;
+}
+
+/** The type name a name of the generated tables stands for. */
+function fullName(name: string): string {
+  return name.startsWith(".") ? name.slice(1) : PACKAGE + name;
 }
 
 /** protobuf-es `protoCamelCase`: the JSON name of a proto field name. */
