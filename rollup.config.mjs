@@ -108,6 +108,20 @@ function bundledEntries(dir, bundled) {
             build.onLoad({ filter: /.*/, namespace: "absent-addon" }, ({ path }) => ({ contents: `throw new Error(${JSON.stringify(`${path} is not bundled`)});`, loader: "js" }));
           },
         }, {
+          // ws loads https and tls (for its client) and zlib (for permessage-deflate) when it is
+          // imported; the harness only serves, without compression, so they load on first use
+          // instead of at every start (a lazy require behind a proxy; nothing else changes).
+          name: "lazy-ws-builtins",
+          setup(build) {
+            build.onLoad({ filter: /[\\/]ws[\\/]lib[\\/](websocket|permessage-deflate)\.js$/ }, async ({ path }) => {
+              const { readFile } = await import("node:fs/promises");
+              const code = await readFile(path, "utf8");
+              const contents = code.replace(/^const (https|tls|zlib) = require\('(https|tls|zlib)'\);$/gm, (_, name, module) =>
+                `let ${name}Loaded; const ${name} = new Proxy({}, { get: (_, key) => (${name}Loaded ??= require('${module}'))[key] });`);
+              return { contents, loader: "js" };
+            });
+          },
+        }, {
           name: "worker-urls",
           setup(build) {
             build.onLoad({ filter: /\/src\/.*\.ts$/ }, async ({ path }) => {

@@ -5,6 +5,7 @@
 // Frames it understands (text):
 //   "inputConfig"     -> replies with the received InputConfig bytes, base64
 //   "env:NAME"        -> replies with process.env.NAME (or "<unset>")
+//   "argv"            -> replies with {"execArgv": node's flags, "args": the harness's arguments}
 //   "stream"          -> sends numbered frames forever, as fast as the socket drains
 //   "close:CODE"      -> closes the WebSocket with CODE
 //   "exit:CODE"       -> exits the process with CODE
@@ -58,6 +59,7 @@ function start(inputConfig) {
       const text = data.toString("utf8");
       if (text === "inputConfig") socket.send(inputConfig.toString("base64"));
       else if (text.startsWith("env:")) socket.send(process.env[text.slice(4)] ?? "<unset>");
+      else if (text === "argv") socket.send(JSON.stringify({ execArgv: process.execArgv, args: process.argv.slice(2) }));
       else if (text === "stream") stream(socket);
       else if (text.startsWith("close:")) socket.close(Number(text.slice(6)), "fake harness closed");
       else if (text.startsWith("exit:")) process.exit(Number(text.slice(5)));
