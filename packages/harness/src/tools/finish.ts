@@ -1,5 +1,5 @@
 import type { ToolDeclaration } from "../model/provider.js";
-import { checkJsonSchema } from "./json-schema-check.js";
+import { checkJsonSchema } from "@antigravity-ts/sdk/internal";
 import { ToolError } from "./tool.js";
 
 /** The `finish` tool of a session with `finishToolSchemaJson` (§5.1, §11.1). */

@@ -11,3 +11,4 @@ export { abortError, delay, linkSignal, raceSignal, throwIfAborted, type LinkedS
 export { LogThrottle } from "../util/log-throttle.js";
 export { peerCloseError } from "../transport/websocket-errors.js";
 export { rulesInPrecedence, type CallTarget, type PrecedenceDecision, type RuleTarget } from "../policies/precedence.js";
+export { checkJsonSchema } from "../tools/json-schema-check.js";

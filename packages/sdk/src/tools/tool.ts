@@ -1,5 +1,6 @@
 import { ErrorCode, SdkError } from "../errors.js";
 import type { IsLiteralJsonSchema, JsonSchemaType } from "./json-schema-type.js";
+import { checkJsonSchema } from "./json-schema-check.js";
 import { isStandardSchema, jsonSchemaOf, validateWithSchema, type StandardSchemaV1 } from "./standard-schema.js";
 
 /** A JSON Schema object describing a tool's arguments (Gemini-API style, protocol §5.1). */
@@ -94,6 +95,9 @@ export function validateToolName(name: string): void {
  * - a JSON Schema declared `as const`: `call`'s argument type is read from it;
  * - any other JSON Schema, or none: the argument type comes from `call`'s parameter.
  *
+ * A JSON Schema's `type`, `properties`, `required`, `items`, `enum` and
+ * `additionalProperties: false` are checked before `call` runs too, with the same error.
+ *
  * @example
  * const weather = defineTool({
  *   name: "get_weather",
@@ -114,7 +118,18 @@ export function defineTool(definition: { name: string; description: string; para
   }
   validateTool(definition);
   if (jsonSchema !== undefined) throw new SdkError(ErrorCode.InvalidArgument, `tool ${JSON.stringify(name)}: jsonSchema goes with a Standard Schema (zod, valibot, …) in parameters; put a JSON Schema in parameters itself`);
-  return Object.freeze({ name, description, ...(parameters === undefined ? {} : { parameters: parameters as JsonSchema }), call: (args: unknown, context: ToolContext) => call(args, context) });
+  if (parameters === undefined) return Object.freeze({ name, description, call: (args: unknown, context: ToolContext) => call(args, context) });
+  const schema = parameters as JsonSchema;
+  return Object.freeze({
+    name,
+    description,
+    parameters: schema,
+    call: (args: unknown, context: ToolContext) => {
+      const issues = checkJsonSchema(args, schema);
+      if (issues.length > 0) throw invalidArguments(name, issues);
+      return call(args, context);
+    },
+  });
 }
 
 /**
@@ -124,7 +139,12 @@ export function defineTool(definition: { name: string; description: string; para
 async function validArguments(schema: StandardSchemaV1, name: string, args: unknown): Promise<unknown> {
   const result = await validateWithSchema(schema, args);
   if ("value" in result) return result.value;
-  throw new SdkError(ErrorCode.InvalidArgument, `Invalid arguments for tool ${name}: ${result.issues.join("; ")}. The tool did not run; call it again with arguments that match its schema.`, { details: { issues: result.issues } });
+  throw invalidArguments(name, result.issues);
+}
+
+/** The error of a call whose arguments its schema refuses; the tool runner sends the message to the model. */
+function invalidArguments(name: string, issues: string[]): SdkError {
+  return new SdkError(ErrorCode.InvalidArgument, `Invalid arguments for tool ${name}: ${issues.join("; ")}. The tool did not run; call it again with arguments that match its schema.`, { details: { issues } });
 }
 
 /**

@@ -1,7 +1,14 @@
 /**
- * A small JSON Schema checker for the keywords structured output schemas use: `type`,
+ * A small JSON Schema checker for the keywords tool and structured-output schemas use: `type`
+ * (JSON Schema's lower-case names and the Gemini API's upper-case ones, protocol §5.1),
  * `properties`, `required`, `items`, `enum`, `additionalProperties: false`. Unknown keywords are
- * ignored (accepting is safer than rejecting valid model output).
+ * ignored (accepting is safer than rejecting valid model output). One checker serves both sides:
+ * the SDK checks a client tool's arguments before `call` runs, the harness the `finish` tool's.
+ *
+ * Kept hand-written rather than a validator library on purpose: a general validator would run a
+ * schema's `pattern` as a regular expression against model output (a catastrophic pattern stalls
+ * the event loop), does not know the Gemini API's type names, and costs more of the browser bundle
+ * than these 50 lines.
  */
 export function checkJsonSchema(value: unknown, schema: unknown, at = "$"): string[] {
   if (typeof schema !== "object" || schema === null) return [];
