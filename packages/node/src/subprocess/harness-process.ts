@@ -38,13 +38,6 @@ export interface SpawnHarnessOptions {
 
 /** How long to wait for the exit status once the harness closed its stdout. */
 const EXIT_AFTER_EOF_MS = 1_000;
-/**
- * Node flags of a harness written in JavaScript (the harness itself still gets no arguments): a
- * young generation at its full size from the start, so loading the harness's modules does not
- * pause for a series of scavenges while the heap grows (about a tenth of the reference harness's
- * start-up in a CPU profile; a long-running harness grows it to this size anyway).
- */
-const JAVASCRIPT_HARNESS_NODE_FLAGS = ["--min-semi-space-size=16"];
 /** How long SIGTERM gets before SIGKILL (protocol §2.3). */
 const SIGTERM_GRACE_MS = 1_000;
 /** Upper bound for the kernel to reap a SIGKILLed child. */
@@ -82,8 +75,7 @@ export class HarnessProcess {
   }
 
   /**
-   * Starts `binary` with no arguments (a `.js` entry runs under `process.execPath`, with
-   * {@link JAVASCRIPT_HARNESS_NODE_FLAGS} for node). Rejects with
+   * Starts `binary` with no arguments (a `.js` entry runs under `process.execPath`). Rejects with
    * a mapped `SdkError` when the file is missing or cannot be executed.
    */
   static async spawn(binary: HarnessBinary, options: SpawnHarnessOptions): Promise<HarnessProcess> {
@@ -92,7 +84,7 @@ export class HarnessProcess {
     } catch (cause) {
       throw mapSpawnError(cause, binary.path, binary.source);
     }
-    const [command, args] = binary.isJavaScript ? [process.execPath, [...JAVASCRIPT_HARNESS_NODE_FLAGS, binary.path]] : [binary.path, []];
+    const [command, args] = binary.isJavaScript ? [process.execPath, [binary.path]] : [binary.path, []];
     const child = spawn(command, args, {
       stdio: ["pipe", "pipe", "pipe"],
       env: options.env,
