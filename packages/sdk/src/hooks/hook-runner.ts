@@ -2,6 +2,7 @@ import type { MessageInitShape } from "@bufbuild/protobuf";
 import type { QuestionResponse } from "../connection/connection.js";
 import { sdkToolName, toolCallFromPreToolArgs } from "../mapping/canonical-tool-call.js";
 import type {
+  HarnessConfig,
   CallHookRequest,
   CallHookResponseSchema,
   PreToolArgs,
@@ -73,7 +74,7 @@ export class HookRunner {
   }
 
   /** Lifecycle types with at least one registered hook: `HarnessConfig.enabledHooks` (§5.1). */
-  enabledHooks(): LifecycleHook[] {
+  enabledHooks(): HarnessConfig["enabledHooks"] {
     return METHOD_OF.filter(([, method]) => this.#with(method).length > 0).map(([type]) => type);
   }
 

@@ -1,4 +1,4 @@
-import type { UsageMetadata as WireUsageMetadata } from "../gen/antigravity/localharness/localharness_pb.js";
+import type { TrajectoryStateUpdate, UsageMetadata as WireUsageMetadata } from "../gen/antigravity/localharness/localharness_pb.js";
 import { TrajectoryStateUpdate_StopReason } from "../wire/wire-enums.gen.js";
 import { emptyUsage, type StopReason, type UsageMetadata } from "../types.js";
 
@@ -41,6 +41,6 @@ const STOP_REASONS: Readonly<Record<number, StopReason>> = {
  * The SDK stop reason of a `trajectoryStateUpdate.stopReason` (§6.3, §16). Unset,
  * `STOP_REASON_UNSPECIFIED` and numbers this SDK does not know give `undefined`.
  */
-export function stopReasonFromWire(reason?: TrajectoryStateUpdate_StopReason): StopReason | undefined {
+export function stopReasonFromWire(reason?: TrajectoryStateUpdate["stopReason"]): StopReason | undefined {
   return reason === undefined ? undefined : STOP_REASONS[reason];
 }

@@ -1,5 +1,5 @@
 import type { MessageInitShape } from "@bufbuild/protobuf";
-import type { PolicyConfigSchema, PolicyDecisionRequest, PolicyRuleSchema } from "../wire/index.js";
+import type { PolicyConfigSchema, PolicyDecisionRequest, PolicyDecisionResponse, PolicyRuleSchema } from "../wire/index.js";
 import { PolicyConfig_WorkspaceContainment, PolicyDecision, PolicyEvaluationOutcome } from "../wire/wire-enums.gen.js";
 import { toolCallFromPreToolArgs } from "../mapping/canonical-tool-call.js";
 import type { ToolCall } from "../types.js";
@@ -48,7 +48,7 @@ export function toPolicyConfig(policies: readonly Policy[]): MessageInitShape<ty
 
 /** The SDK's answer to a `policyDecisionRequest` (protocol §12). */
 export interface PolicyDecisionAnswer {
-  outcome: PolicyEvaluationOutcome;
+  outcome: NonNullable<PolicyDecisionResponse["outcome"]>;
   denyReason?: string;
 }
 
