@@ -1,4 +1,5 @@
 import type { MessageInitShape } from "@bufbuild/protobuf";
+import { ErrorCode, SdkError } from "../errors.js";
 import type { HarnessConfig, InputEventSchema, OutputEvent, OutputEventSchema } from "../wire/index.js";
 import { readJsonFast } from "../wire/json-reader.js";
 import { writeJson } from "../wire/json-writer.js";
@@ -41,6 +42,9 @@ export function decodeOutputFrame(frame: string): OutputEvent | Promise<OutputEv
 }
 
 function decodeFully(frame: string): Promise<OutputEvent> {
-  fullDecoder ??= import("../wire/frames.js");
+  fullDecoder ??= import("../wire/frames.js").catch((cause: unknown) => {
+    fullDecoder = undefined; // a later frame tries again (the chunk may load once the network is back)
+    throw new SdkError(ErrorCode.Unavailable, `could not load the SDK's full frame decoder (a lazily imported chunk): ${cause instanceof Error ? cause.message : String(cause)}; check that the bundle's chunks are served next to the entry`, { cause });
+  });
   return fullDecoder.then((decoder) => decoder.decodeOutputEvent(frame));
 }

@@ -9,6 +9,7 @@ import {
   OutputEventSchema,
   StepUpdateSchema,
 } from "../gen/antigravity/localharness/localharness_pb.js";
+import { ErrorCode, SdkError } from "../errors.js";
 import { seededRandom } from "../testing/seeded-random.js";
 import { writeJson } from "./json-writer.js";
 import { cloneMessage, createMessage } from "./plain-message.js";
@@ -135,7 +136,14 @@ describe("writeJson against protobuf-es toJson(create())", () => {
   });
 
   it("refuses a value of the wrong type, as toJson does", () => {
-    expect(() => writeJson(InputEventSchema.typeName, { event: { case: "haltRequest", value: "yes" } })).toThrow(/halt_request/);
+    expect(() => writeJson(InputEventSchema.typeName, { event: { case: "haltRequest", value: "yes" } })).toThrow(/halt_request \(5\) to JSON: expected scalar type 8, got string/);
+    expect(() => writeJson(InputEventSchema.typeName, { event: { case: "toolResponse", value: "x" } })).toThrow(SdkError);
+    try {
+      writeJson(HarnessConfigSchema.typeName, { enabledHooks: ["PRE_TOOL"] });
+      expect.unreachable();
+    } catch (error) {
+      expect((error as SdkError).code).toBe(ErrorCode.InvalidArgument);
+    }
     const wrong = create(InputEventSchema, { event: { case: "haltRequest", value: "yes" as unknown as boolean } });
     expect(() => toJson(InputEventSchema, wrong)).toThrow();
   });

@@ -1,3 +1,4 @@
+import { ErrorCode, SdkError } from "../errors.js";
 import { FieldKind, Scalar, requireWireMessage, type WireField } from "./wire-plan.js";
 
 // The frames the SDK sends, written from the schema-free wire plan (wire-plan.ts) instead of
@@ -17,7 +18,8 @@ export interface WriteJsonOptions {
 
 /**
  * The proto3 JSON of a message of `typeName` given as a message or a `MessageInitShape` (nested
- * messages as plain objects, absent members left out). Throws when a value has the wrong type.
+ * messages as plain objects, absent members left out). Throws `SdkError` `InvalidArgument` when a
+ * value has the wrong type (where `toJson` throws too).
  *
  * @example
  * JSON.stringify(writeJson("antigravity.localharness.InputEvent", { event: { case: "haltRequest", value: true } })); // '{"haltRequest":true}'
@@ -137,7 +139,8 @@ function base64(bytes: Uint8Array): string {
   return out;
 }
 
-function typeError(field: WireField, value: unknown): TypeError {
+function typeError(field: WireField, value: unknown): SdkError {
   const got = value === null ? "null" : Array.isArray(value) ? "an array" : typeof value;
-  return new TypeError(`cannot encode field ${field.protoName} (${field.number}) to JSON: unexpected ${got}`);
+  const expected = field.messageType ?? field.enumType?.typeName ?? `scalar type ${field.scalar}`;
+  return new SdkError(ErrorCode.InvalidArgument, `cannot encode field ${field.protoName} (${field.number}) to JSON: expected ${expected}, got ${got}`);
 }
