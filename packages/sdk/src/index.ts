@@ -1,4 +1,6 @@
-export * from "./types.js";
+export * from "./step.js";
+export type { CallOptions } from "./call-options.js";
+export type { Prompt, PromptPart } from "./prompt.js";
 export * from "./errors.js";
 export type * from "./connection/connection.js";
 export * from "./conversation/index.js";

@@ -7,7 +7,8 @@ import type {
   SessionContinuationMode,
   SystemInstructionsOption,
 } from "../config/harness-config.js";
-import type { GeminiModelOptions, RetryOptions, ServiceTier, ThinkingLevel, VertexOptions } from "../config/model-options.js";
+import type { GeminiModelOptions, RetryOptions, ThinkingLevel, VertexOptions } from "../config/model-options.js";
+import type { ServiceTier } from "../step.js";
 import type { ConversationStore } from "../conversation/conversation-store.js";
 import type { Hook } from "../hooks/hook.js";
 import { allowAll, confirmRunCommand, readOnly, type AskUserHandler, type PolicyLike } from "../policies/policy.js";

@@ -18,7 +18,9 @@ import { readEnvironment, WebSocketTransport } from "../transport/websocket-tran
 import { TriggerRunner } from "../triggers/trigger-runner.js";
 import type { ChatStream } from "../conversation/chat-stream.js";
 import { StreamingSession, type StreamingSessionOptions } from "../session/streaming-session.js";
-import type { CallOptions, ChatResponse, Prompt } from "../types.js";
+import type { CallOptions } from "../call-options.js";
+import type { ChatResponse } from "../conversation/chat-response.js";
+import type { Prompt } from "../prompt.js";
 import { AgentBuilder } from "./agent-builder.js";
 import type { AgentBuilderDefaults, AgentOptions, TransportContext } from "./agent-options.js";
 import { clientInfo } from "./client-info.js";

@@ -3,7 +3,7 @@
 import { expectTypeOf } from "vitest";
 import * as z from "zod";
 import type { ChatStream } from "../conversation/chat-stream.js";
-import type { ChatResponse } from "../types.js";
+import type { ChatResponse } from "../conversation/chat-response.js";
 import type { CallAllowAllReadOnlyOrPoliciesBeforeBuild } from "./agent-builder.js";
 import { Agent, AgentBuilder, StartedAgent } from "./index.js";
 

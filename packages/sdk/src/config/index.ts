@@ -21,7 +21,6 @@ export {
   type ModelApiRetryOptions,
   type ModelOutputRetryOptions,
   type RetryOptions,
-  type ServiceTier,
   type ThinkingLevel,
   type VertexOptions,
 } from "./model-options.js";

@@ -1,5 +1,6 @@
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import { ErrorCode, SdkError } from "../errors.js";
+import type { ServiceTier } from "../step.js";
 import type { GeminiModelOptionsSchema, ModelAPIRetryConfigSchema, RetryConfigSchema, VertexEndpointSchema } from "../wire/index.js";
 
 /**
@@ -11,12 +12,6 @@ export type ThinkingLevel = "minimal" | "low" | "medium" | "high" | "extra_high"
 /** The values of {@link ThinkingLevel}, in upstream's order. */
 export const THINKING_LEVELS: readonly ThinkingLevel[] = ["minimal", "low", "medium", "high", "extra_high"];
 
-/**
- * The inference tier asked for (upstream `types.ServiceTier`, `GeminiModelOptions.service_tier`)
- * and the one that served a call (`UsageMetadata.service_tier`, §14). Upstream also passes any
- * other string through as is, so a newer tier name is accepted too.
- */
-export type ServiceTier = "standard" | "priority" | "flex" | (string & {});
 
 /** Options of a Gemini or Vertex model (upstream `types.GeminiModelOptions`). */
 export interface GeminiModelOptions {

@@ -3,7 +3,7 @@ import { Conversation } from "../conversation/conversation.js";
 import { defineTool } from "../tools/tool.js";
 import { ToolRunner } from "../tools/tool-runner.js";
 import { createFakeHarnessTransport, type FakeHarness, type FakeHarnessTransport } from "../transport/in-memory-harness.js";
-import type { Step, StreamChunk } from "../types.js";
+import type { Step, StreamChunk } from "../step.js";
 import { StepUpdate_Source, StepUpdate_State, StepUpdate_Target, TrajectoryStateUpdate_State, type MessageInitShape, type StepUpdateSchema } from "../wire/index.js";
 import { createHarnessConnection, type HarnessConnection } from "./harness-connection.js";
 import { isSyntheticToolStep } from "./synthetic-steps.js";

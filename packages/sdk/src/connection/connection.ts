@@ -1,5 +1,7 @@
 import type { SdkError } from "../errors.js";
-import type { CallOptions, Prompt, Step, StopReason, ToolResult, UsageMetadata } from "../types.js";
+import type { CallOptions } from "../call-options.js";
+import type { Prompt } from "../prompt.js";
+import type { Step, StopReason, ToolResult, UsageMetadata } from "../step.js";
 import type { TurnObserver } from "./turn.js";
 
 /** An answer to one question of an `ask_question` step (protocol §9). */

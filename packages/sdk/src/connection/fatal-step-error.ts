@@ -1,5 +1,5 @@
 import { ErrorCode, SdkError } from "../errors.js";
-import { StepSource, StepStatus, type Step } from "../types.js";
+import { StepSource, StepStatus, type Step } from "../step.js";
 
 /**
  * §16: a SYSTEM error step with HTTP 400/401/403 ends the turn with a typed error (after the

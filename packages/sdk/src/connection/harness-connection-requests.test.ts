@@ -6,7 +6,7 @@ import { allowAll, askUser, deny, flattenPolicies, allow } from "../policies/pol
 import { defineTool } from "../tools/tool.js";
 import { ToolRunner } from "../tools/tool-runner.js";
 import { createFakeHarnessTransport, type FakeHarness, type FakeHarnessTransport } from "../transport/in-memory-harness.js";
-import type { Step } from "../types.js";
+import type { Step } from "../step.js";
 import {
   LifecycleHook,
   PolicyEvaluationOutcome,

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { ErrorCode, SdkError } from "../errors.js";
 import { createFakeHarnessTransport, type FakeHarness, type FakeHarnessTransport } from "../transport/in-memory-harness.js";
-import type { Step } from "../types.js";
+import type { Step } from "../step.js";
 import { StepUpdate_State, TrajectoryStateUpdate_State } from "../wire/index.js";
 import { createHarnessConnection, type HarnessConnection } from "./harness-connection.js";
 import type { Turn } from "./turn.js";

@@ -5,7 +5,7 @@ import { allowAll, askUser, deny } from "../policies/policy.js";
 import { defineTool } from "../tools/tool.js";
 import { ToolRunner } from "../tools/tool-runner.js";
 import { createFakeHarnessTransport, type FakeHarness, type FakeHarnessTransport } from "../transport/in-memory-harness.js";
-import type { Step } from "../types.js";
+import type { Step } from "../step.js";
 import {
   LifecycleHook,
   PolicyDecision,

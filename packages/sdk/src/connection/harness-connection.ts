@@ -1,8 +1,10 @@
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import { ErrorCode, SdkError } from "../errors.js";
 import { stepFromUpdate } from "../mapping/index.js";
-import type { CallOptions, Prompt, Step, StopReason, ToolResult } from "../types.js";
-import { StepStatus } from "../types.js";
+import type { CallOptions } from "../call-options.js";
+import type { Prompt } from "../prompt.js";
+import type { Step, StopReason, ToolResult } from "../step.js";
+import { StepStatus } from "../step.js";
 import type { Channel } from "../transport/transport.js";
 import { linkSignal, raceSignal, throwIfAborted } from "../util/abort.js";
 import type {

@@ -5,7 +5,7 @@ import { canonicalToolCall, parseArguments } from "../mapping/index.js";
 import { decidePolicyRequest } from "../policies/policy-config.js";
 import { toToolResponse, type ClientToolResult } from "../tools/tool-runner.js";
 import type { ToolContext } from "../tools/tool.js";
-import { SYNTHETIC_STEP_INDEX_BASE, type Step, type ToolCall } from "../types.js";
+import { SYNTHETIC_STEP_INDEX_BASE, type Step, type ToolCall } from "../step.js";
 import { linkSignal, type LinkedSignal } from "../util/abort.js";
 import type {
   CallHookRequest,

@@ -1,4 +1,4 @@
-import { StepSource, StepStatus, StepTarget, StepType, SYNTHETIC_STEP_INDEX_BASE, type Step, type ToolCall, type ToolResult } from "../types.js";
+import { StepSource, StepStatus, StepTarget, StepType, SYNTHETIC_STEP_INDEX_BASE, type Step, type ToolCall, type ToolResult } from "../step.js";
 
 /** Where a synthetic client-tool step belongs. */
 export interface SyntheticStepContext {

@@ -1,4 +1,4 @@
-import { StepStatus, type Step, type UsageMetadata } from "../types.js";
+import { StepStatus, type Step, type UsageMetadata } from "../step.js";
 
 /** A usage report (§14 `usageUpdate`) that arrived during a turn, in order with its steps. */
 export class UsageMark {

@@ -1,6 +1,6 @@
 import { ErrorCode, SdkError } from "../errors.js";
 import { stopReasonFromWire } from "../mapping/index.js";
-import { StepStatus, type Step, type StopReason } from "../types.js";
+import { StepStatus, type Step, type StopReason } from "../step.js";
 import type { TrajectoryStateUpdate } from "../wire/index.js";
 import { TrajectoryStateUpdate_State } from "../wire/wire-enums.gen.js";
 import { Turn, type TurnObserver } from "./turn.js";

@@ -1,5 +1,6 @@
 import { ErrorCode, SdkError } from "../errors.js";
-import type { CallOptions, Step } from "../types.js";
+import type { CallOptions } from "../call-options.js";
+import type { Step } from "../step.js";
 import { abortError, linkSignal, throwIfAborted } from "../util/abort.js";
 import { UsageMark, type Turn, type TurnEntry, type TurnOutcome } from "./turn.js";
 

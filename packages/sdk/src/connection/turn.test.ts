@@ -2,8 +2,8 @@ import { describe, expect, it } from "vitest";
 import { ErrorCode, SdkError } from "../errors.js";
 import { mockStep } from "../testing/mock-step.js";
 import { seededRandom } from "../testing/seeded-random.js";
-import { emptyUsage, StepStatus } from "../types.js";
-import type { Step } from "../types.js";
+import { emptyUsage, StepStatus } from "../step.js";
+import type { Step } from "../step.js";
 import { Turn, UsageMark, type TurnOutcome } from "./turn.js";
 import { Interrupt, STEP_MAPPER, TurnView, receiveTurnSteps } from "./turn-view.js";
 

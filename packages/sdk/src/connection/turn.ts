@@ -1,6 +1,6 @@
 import { ErrorCode, SdkError } from "../errors.js";
 import type { ContinuationSecret } from "../continuation/continuation-signing.js";
-import type { Step, StopReason, ToolCall, UsageMetadata } from "../types.js";
+import type { Step, StopReason, ToolCall, UsageMetadata } from "../step.js";
 import { TurnEntries, UsageMark, type TurnEntry } from "./turn-entries.js";
 
 export { UsageMark, type TurnEntry } from "./turn-entries.js";

@@ -1,5 +1,5 @@
 import { usageFromWire } from "../mapping/index.js";
-import { emptyUsage, type UsageMetadata } from "../types.js";
+import { emptyUsage, type UsageMetadata } from "../step.js";
 import type { TrajectoryUsageEntry, UsageMetadata as WireUsageMetadata } from "../wire/index.js";
 import type { UsageSnapshot } from "./connection.js";
 

@@ -1,6 +1,6 @@
 import type { MessageInitShape } from "@bufbuild/protobuf";
-import { assertPromptNotBlank } from "../conversation/prompt.js";
-import type { Prompt } from "../types.js";
+import { assertPromptNotBlank } from "../prompt.js";
+import type { Prompt } from "../prompt.js";
 import type { UserInputSchema, UserInput_PartSchema } from "../wire/index.js";
 
 // §6.1: control characters make the model API answer HTTP 400 (0.1.8 changelog); upstream

@@ -1,5 +1,5 @@
 import { ErrorCode, SdkError } from "../errors.js";
-import type { StopReason, ToolResult, UsageMetadata } from "../types.js";
+import type { StopReason, ToolResult, UsageMetadata } from "../step.js";
 
 /** The envelope version this SDK writes and the only one it reads. */
 export const CONTINUATION_VERSION = 1;

@@ -1,5 +1,5 @@
 import type { PausedConfirmation } from "../connection/turn.js";
-import { StepStatus, type Step, type StopReason, type ToolCall, type ToolResult, type UsageMetadata } from "../types.js";
+import { StepStatus, type Step, type StopReason, type ToolCall, type ToolResult, type UsageMetadata } from "../step.js";
 import { signContinuation } from "./continuation-signing.js";
 import { CONTINUATION_VERSION, type Continuation, type PendingToolCall } from "./continuation.js";
 

@@ -1,7 +1,8 @@
 import type { StartedAgent } from "../agent/agent.js";
 import type { ChatStream } from "../conversation/chat-stream.js";
 import { ErrorCode, SdkError } from "../errors.js";
-import { StepStatus, type CallOptions } from "../types.js";
+import { StepStatus } from "../step.js";
+import type { CallOptions } from "../call-options.js";
 import { linkSignal, raceSignal } from "../util/abort.js";
 import { ConsumedConfirmations } from "./consumed-confirmations.js";
 import { awaitedCall } from "./continuation.js";

@@ -1,7 +1,7 @@
 import { UsageMark, type TurnEntry, type TurnOutcome } from "../connection/turn.js";
 import type { ViewMapper } from "../connection/turn-view.js";
-import { StepStatus, StepType } from "../types.js";
-import type { Step, StopReason, StreamChunk, ToolCall, UsageMetadata } from "../types.js";
+import { StepStatus, StepType } from "../step.js";
+import type { Step, StopReason, StreamChunk, ToolCall, UsageMetadata } from "../step.js";
 import { stepToChunks } from "./chunks.js";
 
 /** A tool finished: for a client tool the value it returned, for a built-in tool its action record at completion. */

@@ -1,8 +1,9 @@
 import { UsageMark, type Turn } from "../connection/turn.js";
 import { STEP_MAPPER, TurnView, type ViewMapper, type ViewSource } from "../connection/turn-view.js";
 import { ErrorCode, SdkError } from "../errors.js";
-import { StepType } from "../types.js";
-import type { ChatResponse, Step, StreamChunk, UsageMetadata } from "../types.js";
+import { StepType } from "../step.js";
+import type { ChatResponse } from "./chat-response.js";
+import type { Step, StreamChunk, UsageMetadata } from "../step.js";
 import { continuationOf } from "../continuation/paused-turn.js";
 import { eventMapper, type ChatEvent } from "./chat-events.js";
 import { stepToChunks } from "./chunks.js";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { mockStep } from "../testing/mock-step.js";
-import { StepSource, StepTarget, SYNTHETIC_STEP_INDEX_BASE } from "../types.js";
-import type { StepSource as Source, StepTarget as Target, ToolCall } from "../types.js";
+import { StepSource, StepTarget, SYNTHETIC_STEP_INDEX_BASE } from "../step.js";
+import type { StepSource as Source, StepTarget as Target, ToolCall } from "../step.js";
 import { stepToChunks } from "./chunks.js";
 
 const call = (id: string, name = "run_command"): ToolCall => ({ id, name, args: { command: "ls" } });

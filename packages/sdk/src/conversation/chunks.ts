@@ -1,5 +1,5 @@
-import { StepSource, StepTarget } from "../types.js";
-import type { Step, StreamChunk } from "../types.js";
+import { StepSource, StepTarget } from "../step.js";
+import type { Step, StreamChunk } from "../step.js";
 
 /**
  * The chunks one step update contributes to a chunk stream (seed 000 rules):

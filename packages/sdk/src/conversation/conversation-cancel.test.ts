@@ -2,8 +2,8 @@ import { describe, expect, it } from "vitest";
 import { ErrorCode, SdkError } from "../errors.js";
 import { createMockConnection } from "../testing/index.js";
 import type { MockConnection, MockTurn } from "../testing/index.js";
-import { emptyUsage, StepSource, StepStatus, StepTarget } from "../types.js";
-import type { Step } from "../types.js";
+import { emptyUsage, StepSource, StepStatus, StepTarget } from "../step.js";
+import type { Step } from "../step.js";
 import { Conversation } from "./conversation.js";
 
 const LONG = 60_000;

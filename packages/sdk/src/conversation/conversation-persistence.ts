@@ -1,6 +1,6 @@
 import type { Connection } from "../connection/connection.js";
 import { ErrorCode, SdkError } from "../errors.js";
-import type { UsageMetadata } from "../types.js";
+import type { UsageMetadata } from "../step.js";
 import { CONVERSATION_SNAPSHOT_FORMAT, CONVERSATION_SNAPSHOT_VERSION, parseConversationSnapshot } from "./conversation-snapshot.js";
 import type { ConversationSnapshot } from "./conversation-snapshot.js";
 import type { ConversationState } from "./conversation-state.js";

@@ -1,6 +1,6 @@
 import { ErrorCode, SdkError } from "../errors.js";
-import { StepSource, StepStatus, StepTarget, StepType } from "../types.js";
-import type { Step, ToolCall, UsageMetadata } from "../types.js";
+import { StepSource, StepStatus, StepTarget, StepType } from "../step.js";
+import type { Step, ToolCall, UsageMetadata } from "../step.js";
 
 /** Value of {@link ConversationSnapshot.format}: tells a snapshot apart from any other JSON. */
 export const CONVERSATION_SNAPSHOT_FORMAT = "antigravity-ts.conversation";

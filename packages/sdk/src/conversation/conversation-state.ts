@@ -1,5 +1,5 @@
-import { emptyUsage, StepSource, StepStatus, StepType } from "../types.js";
-import type { Step, UsageMetadata } from "../types.js";
+import { emptyUsage, StepSource, StepStatus, StepType } from "../step.js";
+import type { Step, UsageMetadata } from "../step.js";
 import type { ConversationSnapshot } from "./conversation-snapshot.js";
 import { SlidingArray } from "./sliding-array.js";
 import { ToolGroups } from "./tool-groups.js";

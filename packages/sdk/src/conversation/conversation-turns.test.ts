@@ -2,8 +2,8 @@ import { describe, expect, it } from "vitest";
 import { ErrorCode } from "../errors.js";
 import { createMockConnection } from "../testing/index.js";
 import type { MockTurn } from "../testing/index.js";
-import { StepSource, StepStatus, StepTarget } from "../types.js";
-import type { Step } from "../types.js";
+import { StepSource, StepStatus, StepTarget } from "../step.js";
+import type { Step } from "../step.js";
 import type { ChatStream } from "./chat-stream.js";
 import { Conversation } from "./conversation.js";
 

@@ -2,8 +2,8 @@ import { describe, expect, it } from "vitest";
 import { ErrorCode } from "../errors.js";
 import { createMockConnection } from "../testing/index.js";
 import type { MockTurn } from "../testing/index.js";
-import { emptyUsage, StepStatus, StepTarget, StepType, SYNTHETIC_STEP_INDEX_BASE } from "../types.js";
-import type { StreamChunk, ToolCall, UsageMetadata } from "../types.js";
+import { emptyUsage, StepStatus, StepTarget, StepType, SYNTHETIC_STEP_INDEX_BASE } from "../step.js";
+import type { StreamChunk, ToolCall, UsageMetadata } from "../step.js";
 import { Conversation, DEFAULT_MAX_HISTORY_SIZE } from "./conversation.js";
 
 async function collect<T>(iterable: AsyncIterable<T>): Promise<T[]> {

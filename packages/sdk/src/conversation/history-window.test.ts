@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { mockStep } from "../testing/mock-step.js";
 import { seededRandom } from "../testing/seeded-random.js";
-import { StepTarget } from "../types.js";
-import type { Step } from "../types.js";
+import { StepTarget } from "../step.js";
+import type { Step } from "../step.js";
 import { ConversationState } from "./conversation-state.js";
 
 // Windows of the history — `maxHistorySize` trimming and `history({ last })` — never separate a

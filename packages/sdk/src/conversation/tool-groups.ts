@@ -1,4 +1,4 @@
-import type { Step } from "../types.js";
+import type { Step } from "../step.js";
 import { SlidingArray } from "./sliding-array.js";
 
 /** How many call ids of trimmed-away groups are remembered, to refuse their late updates. */

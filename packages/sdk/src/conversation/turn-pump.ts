@@ -2,8 +2,8 @@ import { isSyntheticToolStep } from "../connection/synthetic-steps.js";
 import type { Turn, TurnOutcome, TurnRecorder } from "../connection/turn.js";
 import { Interrupt } from "../connection/turn-view.js";
 import type { SdkError } from "../errors.js";
-import { StepStatus } from "../types.js";
-import type { Step, UsageMetadata } from "../types.js";
+import { StepStatus } from "../step.js";
+import type { Step, UsageMetadata } from "../step.js";
 import { closedAsCancelled, type ConversationState } from "./conversation-state.js";
 import { computeTurnUsage, copyUsage, subtractUsage, type TurnUsage } from "./usage.js";
 

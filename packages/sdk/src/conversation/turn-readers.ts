@@ -1,6 +1,6 @@
 import { emptyView } from "../connection/turn-view.js";
 import { SdkError } from "../errors.js";
-import type { CallOptions } from "../types.js";
+import type { CallOptions } from "../call-options.js";
 import { abortError, linkSignal, throwIfAborted, type LinkedSignal } from "../util/abort.js";
 import { AsyncQueue } from "../util/async-queue.js";
 import type { ChatStream } from "./chat-stream.js";

@@ -1,5 +1,5 @@
 import type { QuestionResponse } from "../connection/connection.js";
-import type { StopReason, ToolCall } from "../types.js";
+import type { StopReason, ToolCall } from "../step.js";
 import type { HookContext } from "./hook-context.js";
 
 /** A value or a promise of it: every hook may be sync or async. */

@@ -1,5 +1,5 @@
 import type { PreToolArgs } from "../gen/antigravity/localharness/localharness_pb.js";
-import type { ToolCall } from "../types.js";
+import type { ToolCall } from "../step.js";
 import { normalizePathArguments } from "./wire-path.js";
 import { isRecord, parseJsonOrText } from "../util/json-value.js";
 

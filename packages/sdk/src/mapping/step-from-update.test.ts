@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { StepSource, StepStatus, StepTarget, StepType } from "../types.js";
+import { StepSource, StepStatus, StepTarget, StepType } from "../step.js";
 import { stepFromUpdate, stepIdOf } from "./step-from-update.js";
 import { stepUpdate, stepUpdateFromJson } from "@antigravity-ts/test-kit";
 

@@ -1,6 +1,6 @@
 import type { StepUpdate } from "../gen/antigravity/localharness/localharness_pb.js";
 import { StepUpdate_Source, StepUpdate_State, StepUpdate_Target } from "../wire/wire-enums.gen.js";
-import { StepSource, StepStatus, StepTarget, StepType, type Step } from "../types.js";
+import { StepSource, StepStatus, StepTarget, StepType, type Step } from "../step.js";
 import { hasToolAction, toolCallsFromUpdate } from "./tool-calls-from-update.js";
 
 /**

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { StepUpdate } from "../gen/antigravity/localharness/localharness_pb.js";
-import { StepType } from "../types.js";
+import { StepType } from "../step.js";
 import { stepFromUpdate } from "./step-from-update.js";
 import { parseArguments, toolCallsFromUpdate } from "./tool-calls-from-update.js";
 import { normalizePathArguments, normalizeWirePath } from "./wire-path.js";

@@ -1,6 +1,6 @@
 import type { StepUpdate } from "../gen/antigravity/localharness/localharness_pb.js";
 import { writeJson } from "../wire/json-writer.js";
-import type { ToolCall } from "../types.js";
+import type { ToolCall } from "../step.js";
 import { canonicalToolCall, type ToolCallOrigin } from "./canonical-tool-call.js";
 
 /** A built-in action field of `StepUpdate` and the SDK tool name it stands for (§11.1). */

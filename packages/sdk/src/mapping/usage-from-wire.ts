@@ -1,6 +1,6 @@
 import type { TrajectoryStateUpdate, UsageMetadata as WireUsageMetadata } from "../gen/antigravity/localharness/localharness_pb.js";
 import { TrajectoryStateUpdate_StopReason } from "../wire/wire-enums.gen.js";
-import { emptyUsage, type StopReason, type UsageMetadata } from "../types.js";
+import { emptyUsage, type StopReason, type UsageMetadata } from "../step.js";
 
 /**
  * Token counts of a wire `UsageMetadata` (§14) as plain numbers. The wire counters are uint64

@@ -1,4 +1,4 @@
-import type { ToolCall } from "../types.js";
+import type { ToolCall } from "../step.js";
 import { Decision, isWorkspaceMarker, splitTarget, type Policy } from "./policy.js";
 import { rulesInPrecedence } from "./precedence.js";
 

@@ -1,6 +1,6 @@
 import { PRECEDENCE_CASES, type PrecedenceRule } from "@antigravity-ts/test-kit";
 import { describe, expect, it } from "vitest";
-import type { ToolCall } from "../types.js";
+import type { ToolCall } from "../step.js";
 import { PolicyConfig_WorkspaceContainment, PolicyDecision } from "../wire/index.js";
 import { evaluatePolicies } from "./evaluate.js";
 import { toPolicyConfig } from "./policy-config.js";

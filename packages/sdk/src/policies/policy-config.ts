@@ -2,7 +2,7 @@ import type { MessageInitShape } from "@bufbuild/protobuf";
 import type { PolicyConfigSchema, PolicyDecisionRequest, PolicyDecisionResponse, PolicyRuleSchema } from "../wire/index.js";
 import { PolicyConfig_WorkspaceContainment, PolicyDecision, PolicyEvaluationOutcome } from "../wire/wire-enums.gen.js";
 import { toolCallFromPreToolArgs } from "../mapping/canonical-tool-call.js";
-import type { ToolCall } from "../types.js";
+import type { ToolCall } from "../step.js";
 import { denialReason, messageOf } from "./evaluate.js";
 import { Decision, isDynamic, isWorkspaceMarker, splitTarget, type Policy } from "./policy.js";
 

@@ -1,5 +1,5 @@
 import { ErrorCode, SdkError } from "../errors.js";
-import type { ToolCall } from "../types.js";
+import type { ToolCall } from "../step.js";
 
 /** What a policy decides for a matching tool call (antigravity-api.md §2.8). */
 export const Decision = { Allow: "allow", Deny: "deny", AskUser: "ask_user" } as const;

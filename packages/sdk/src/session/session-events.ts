@@ -1,6 +1,6 @@
 import type { ChatEvent } from "../conversation/chat-events.js";
 import type { SdkError } from "../errors.js";
-import type { StopReason, UsageMetadata } from "../types.js";
+import type { StopReason, UsageMetadata } from "../step.js";
 
 /**
  * What a {@link StreamingSession} does with a user message sent while a turn runs (peer-systems

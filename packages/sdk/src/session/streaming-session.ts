@@ -1,12 +1,12 @@
 import type { ChatStream } from "../conversation/chat-stream.js";
 import { eventMapper, type ChatEvent, type TurnCompleteEvent } from "../conversation/chat-events.js";
 import type { Conversation } from "../conversation/conversation.js";
-import { assertPromptNotBlank } from "../conversation/prompt.js";
+import { assertPromptNotBlank } from "../prompt.js";
 import type { TurnPump } from "../conversation/turn-pump.js";
 import type { Turn } from "../connection/turn.js";
 import { TurnView } from "../connection/turn-view.js";
 import { ErrorCode, SdkError } from "../errors.js";
-import type { Prompt } from "../types.js";
+import type { Prompt } from "../prompt.js";
 import { AsyncQueue } from "../util/async-queue.js";
 import {
   MID_TURN_SEMANTICS,

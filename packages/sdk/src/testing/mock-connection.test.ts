@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ErrorCode, SdkError } from "../errors.js";
-import { emptyUsage, StepSource, StepStatus, StepTarget, StepType } from "../types.js";
-import type { Step } from "../types.js";
+import { emptyUsage, StepSource, StepStatus, StepTarget, StepType } from "../step.js";
+import type { Step } from "../step.js";
 import type { Turn } from "../connection/turn.js";
 import { createMockConnection, mockStep } from "./index.js";
 

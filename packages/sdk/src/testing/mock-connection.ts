@@ -1,11 +1,13 @@
 import type { Connection, QuestionResponse, UsageSnapshot } from "../connection/connection.js";
 import { Turn, type TurnObserver } from "../connection/turn.js";
 import { observerTaken, receiveTurnSteps } from "../connection/turn-view.js";
-import { assertPromptNotBlank } from "../conversation/prompt.js";
+import { assertPromptNotBlank } from "../prompt.js";
 import { addUsage } from "../conversation/usage.js";
 import { ErrorCode, SdkError } from "../errors.js";
-import { emptyUsage, SYNTHETIC_STEP_INDEX_BASE } from "../types.js";
-import type { CallOptions, Prompt, Step, StopReason, ToolResult, UsageMetadata } from "../types.js";
+import { emptyUsage, SYNTHETIC_STEP_INDEX_BASE } from "../step.js";
+import type { CallOptions } from "../call-options.js";
+import type { Prompt } from "../prompt.js";
+import type { Step, StopReason, ToolResult, UsageMetadata } from "../step.js";
 import { delay, linkSignal, raceSignal, throwIfAborted } from "../util/abort.js";
 import { mockStep } from "./mock-step.js";
 

@@ -1,5 +1,5 @@
-import { StepSource, StepStatus, StepTarget, StepType } from "../types.js";
-import type { Step } from "../types.js";
+import { StepSource, StepStatus, StepTarget, StepType } from "../step.js";
+import type { Step } from "../step.js";
 
 /** Where {@link mockStep} takes the values a partial step leaves out. */
 export interface MockStepDefaults {

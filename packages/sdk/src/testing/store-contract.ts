@@ -2,8 +2,8 @@ import { CONVERSATION_SNAPSHOT_FORMAT, CONVERSATION_SNAPSHOT_VERSION } from "../
 import type { ConversationSnapshot } from "../conversation/conversation-snapshot.js";
 import type { ConversationStore, ConversationStoreWarning } from "../conversation/conversation-store.js";
 import { ErrorCode, SdkError } from "../errors.js";
-import { StepSource, StepTarget, StepType } from "../types.js";
-import type { Step } from "../types.js";
+import { StepSource, StepTarget, StepType } from "../step.js";
+import type { Step } from "../step.js";
 import { mockStep } from "./mock-step.js";
 
 /**

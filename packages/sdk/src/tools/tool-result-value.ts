@@ -1,5 +1,5 @@
 import { ErrorCode, SdkError } from "../errors.js";
-import type { PromptPart } from "../types.js";
+import type { PromptPart } from "../prompt.js";
 
 /** A media value, typed as media parts of a prompt are: what a tool returns to send an image, a document or audio. */
 export type ToolMedia = Extract<PromptPart, { media: unknown }>["media"];

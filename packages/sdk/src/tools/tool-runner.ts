@@ -1,6 +1,6 @@
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import { ErrorCode, SdkError } from "../errors.js";
-import type { ToolCall, ToolResult } from "../types.js";
+import type { ToolCall, ToolResult } from "../step.js";
 import type { ToolResponseSchema, ToolSchema } from "../wire/index.js";
 import { NO_ARGUMENTS_SCHEMA, validateTool, type Tool, type ToolContext } from "./tool.js";
 import { toolResultValue, type ToolMedia } from "./tool-result-value.js";

@@ -1,7 +1,7 @@
 import { isSyntheticToolStep } from "../connection/synthetic-steps.js";
 import type { ChatEvent } from "../conversation/chat-events.js";
 import { ErrorCode, SdkError } from "../errors.js";
-import type { ToolCall } from "../types.js";
+import type { ToolCall } from "../step.js";
 import type { AssistantMessage, ToolCard, ToolCardState, TranscriptBlock, TurnStatus } from "./transcript-types.js";
 
 /** Error codes after which the session is gone: the turn shows `disconnected`. */

@@ -1,6 +1,6 @@
 import { isSyntheticToolStep } from "../connection/synthetic-steps.js";
 import { eventMapper, type ChatEvent } from "../conversation/chat-events.js";
-import { emptyUsage, StepSource, StepStatus, type Step } from "../types.js";
+import { emptyUsage, StepSource, StepStatus, type Step } from "../step.js";
 
 /** One turn of a restored history: the prompt and the events its steps map to. */
 export interface RestoredTurn {

@@ -1,5 +1,5 @@
 import type { SdkError } from "../errors.js";
-import type { StopReason, UsageMetadata } from "../types.js";
+import type { StopReason, UsageMetadata } from "../step.js";
 
 /**
  * Where a tool call stands. `awaiting-approval`: the harness waits for the user's yes or no

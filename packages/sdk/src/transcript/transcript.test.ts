@@ -6,7 +6,7 @@ import { addUsage } from "../conversation/usage.js";
 import { ErrorCode, SdkError } from "../errors.js";
 import { createMockConnection } from "../testing/index.js";
 import { createFakeHarnessTransport } from "../transport/in-memory-harness.js";
-import { emptyUsage, StepStatus, StepType, type Step } from "../types.js";
+import { emptyUsage, StepStatus, StepType, type Step } from "../step.js";
 import recorded from "./recorded-events.json" with { type: "json" };
 import { Transcript } from "./transcript.js";
 import type { AssistantMessage, ToolCard, TranscriptState } from "./transcript-types.js";

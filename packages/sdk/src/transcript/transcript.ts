@@ -1,7 +1,7 @@
 import type { ChatEvent } from "../conversation/chat-events.js";
 import { addUsage } from "../conversation/usage.js";
 import { ErrorCode, SdkError } from "../errors.js";
-import { emptyUsage, type Step, type UsageMetadata } from "../types.js";
+import { emptyUsage, type Step, type UsageMetadata } from "../step.js";
 import { endTurn, foldEvent } from "./fold-events.js";
 import { restoredTurns } from "./restored-turns.js";
 import type { AssistantMessage, TranscriptMessage, TranscriptState } from "./transcript-types.js";

@@ -1,5 +1,5 @@
 import { ErrorCode, SdkError } from "../errors.js";
-import type { CallOptions } from "../types.js";
+import type { CallOptions } from "../call-options.js";
 
 /** The WebSocket workerd hands out on a `101` response: a standard socket that must be accepted. */
 interface UpgradedWebSocket extends WebSocket {

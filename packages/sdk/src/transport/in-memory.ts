@@ -1,5 +1,5 @@
 import { ErrorCode, SdkError } from "../errors.js";
-import type { CallOptions } from "../types.js";
+import type { CallOptions } from "../call-options.js";
 import { AsyncQueue } from "../util/async-queue.js";
 import { throwIfAborted } from "../util/abort.js";
 import type { Channel, Transport } from "./transport.js";

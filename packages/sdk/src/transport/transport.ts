@@ -1,5 +1,5 @@
 import type { ReconnectPolicy } from "../connection/reconnect.js";
-import type { CallOptions } from "../types.js";
+import type { CallOptions } from "../call-options.js";
 
 /**
  * A bidirectional stream of protocol frames (protocol §4: one JSON text frame = one message).

@@ -1,5 +1,5 @@
 import { ErrorCode, SdkError } from "../errors.js";
-import type { CallOptions } from "../types.js";
+import type { CallOptions } from "../call-options.js";
 import { linkSignal, raceSignal } from "../util/abort.js";
 import { AsyncQueue } from "../util/async-queue.js";
 import type { Channel } from "./transport.js";

@@ -1,6 +1,6 @@
 import { reconnectPolicy, type ReconnectOptions, type ReconnectPolicy } from "../connection/reconnect.js";
 import { ErrorCode, SdkError } from "../errors.js";
-import type { CallOptions } from "../types.js";
+import type { CallOptions } from "../call-options.js";
 import { abortError, linkSignal, raceSignal, throwIfAborted } from "../util/abort.js";
 import type { Channel, Transport } from "./transport.js";
 import { terminate, WebSocketChannel, type ChannelOptions } from "./websocket-channel.js";

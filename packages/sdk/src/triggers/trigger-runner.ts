@@ -1,5 +1,5 @@
 import { ErrorCode, SdkError } from "../errors.js";
-import type { CallOptions } from "../types.js";
+import type { CallOptions } from "../call-options.js";
 import { abortError, linkSignal, raceSignal } from "../util/abort.js";
 import type { Trigger, TriggerContext } from "./trigger.js";
 

@@ -1,4 +1,4 @@
-import type { CallOptions } from "../types.js";
+import type { CallOptions } from "../call-options.js";
 
 /** When a trigger's message reaches the agent: at once (joining a running turn) or once it is idle. */
 export type TriggerDelivery = "now" | "whenIdle";

@@ -1,5 +1,5 @@
 import { ErrorCode, SdkError } from "../errors.js";
-import type { CallOptions } from "../types.js";
+import type { CallOptions } from "../call-options.js";
 
 /** A signal that aborts when any of its sources does, and the function that detaches it. */
 export interface LinkedSignal {

@@ -1,5 +1,13 @@
-import { ErrorCode, SdkError } from "../errors.js";
-import type { Prompt } from "../types.js";
+import { ErrorCode, SdkError } from "./errors.js";
+
+/** One part of a user prompt (protocol §6.1). */
+export type PromptPart =
+  | { text: string }
+  | { media: { mimeType: string; data: Uint8Array; description?: string } }
+  | { slashCommand: string };
+
+/** A prompt: plain text or a list of parts. */
+export type Prompt = string | readonly PromptPart[];
 
 /** True for a prompt with nothing to send: empty or whitespace-only text, no media, no slash command. */
 export function isBlankPrompt(prompt: Prompt): boolean {

@@ -1,5 +1,11 @@
-import type { Continuation } from "./continuation/continuation.js";
-import type { ServiceTier } from "./config/model-options.js";
+// A step of a turn and what it carries: tool calls and results, usage, stop reasons (protocol §6.4).
+
+/**
+ * The inference tier asked for (upstream `types.ServiceTier`, `GeminiModelOptions.service_tier`)
+ * and the one that served a call (`UsageMetadata.service_tier`, §14). Upstream also passes any
+ * other string through as is, so a newer tier name is accepted too.
+ */
+export type ServiceTier = "standard" | "priority" | "flex" | (string & {});
 
 /** What kind of event a {@link Step} records (protocol §6.4 classification). */
 export const StepType = {
@@ -115,52 +121,11 @@ export type StopReason =
   | "MAX_TOTAL_TOKENS_EXCEEDED"
   | "QUOTA_EXHAUSTED";
 
-/**
- * The whole result of one turn, as returned by `chatToCompletion`. `Output` is the type of
- * `structuredOutput`, given by the agent's `responseSchema(schema)`.
- */
-export interface ChatResponse<Output = unknown> {
-  /** Concatenated text deltas of the turn. */
-  text: string;
-  /** Concatenated thinking deltas of the turn. */
-  thinking: string;
-  /** The steps of this turn, in arrival order, one entry per step (latest state). */
-  steps: Step[];
-  /** Cumulative usage of the session after this turn. */
-  usageMetadata: UsageMetadata;
-  /**
-   * Structured output of the turn's FINISH step, when a response schema was set; with a
-   * Standard Schema (zod, …) the validated output (docs/tools-hooks-policies.md).
-   */
-  structuredOutput?: Output;
-  stopReason?: StopReason;
-  /**
-   * Set when the turn paused on a deferred tool confirmation: the call awaiting a decision and
-   * the {@link Continuation} to pass to `agent.resume` (docs/continuations.md).
-   */
-  awaitingConfirmation?: { toolCall: ToolCall; continuation: Continuation };
-}
-
 /** A fragment of a streamed turn. */
 export type StreamChunk =
   | { type: "thought"; stepIndex: number; text: string }
   | { type: "text"; stepIndex: number; text: string }
   | { type: "toolCall"; toolCall: ToolCall };
-
-/** Options every async call accepts. */
-export interface CallOptions {
-  signal?: AbortSignal;
-  timeoutMs?: number;
-}
-
-/** One part of a user prompt (protocol §6.1). */
-export type PromptPart =
-  | { text: string }
-  | { media: { mimeType: string; data: Uint8Array; description?: string } }
-  | { slashCommand: string };
-
-/** A prompt: plain text or a list of parts. */
-export type Prompt = string | readonly PromptPart[];
 
 /** An all-zero usage record. */
 export function emptyUsage(): UsageMetadata {

@@ -1,0 +1,5 @@
+/** Options every async call accepts. */
+export interface CallOptions {
+  signal?: AbortSignal;
+  timeoutMs?: number;
+}
