@@ -11,13 +11,14 @@ export * from "./config/index.js";
 export { createHarnessConnection, HarnessConnection } from "./connection/harness-connection.js";
 export type { ConfirmTool, HarnessConnectionOptions } from "./connection/harness-connection-options.js";
 export { isSyntheticToolStep } from "./connection/synthetic-steps.js";
-export type { ReconnectOptions, ReconnectedEvent, ReconnectPolicy } from "./connection/reconnect.js";
+export type { ReconnectOptions, ReconnectedEvent, ReconnectPolicy } from "./transport/reconnect.js";
 export { Turn, UsageMark, type TurnEntry, type TurnObserver, type TurnOptions, type TurnOutcome, type TurnRecorder } from "./connection/turn.js";
 export * from "./hooks/index.js";
 export * from "./policies/index.js";
 export * from "./tools/index.js";
 export * from "./triggers/index.js";
 export * from "./telemetry/index.js";
+export { GenAiAttributes, SessionTelemetry, type SessionTelemetryOptions, type TelemetrySource } from "./connection/session-telemetry.js";
 export * from "./transcript/index.js";
 export {
   WebSocketTransport,

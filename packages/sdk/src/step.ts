@@ -131,3 +131,11 @@ export type StreamChunk =
 export function emptyUsage(): UsageMetadata {
   return { promptTokenCount: 0, candidatesTokenCount: 0, totalTokenCount: 0, cachedContentTokenCount: 0, thoughtsTokenCount: 0 };
 }
+
+/** An answer to one question of an `ask_question` step (protocol §9). */
+export type QuestionAnswer =
+  | { unanswered: true }
+  | { selectedChoiceIndices: number[]; freeformResponse?: string };
+
+/** The answer to a whole `questionsRequest`: one answer per question, or cancelled. */
+export type QuestionResponse = { cancelled: true } | { answers: QuestionAnswer[] };

@@ -1,16 +1,8 @@
 import type { SdkError } from "../errors.js";
 import type { CallOptions } from "../call-options.js";
 import type { Prompt } from "../prompt.js";
-import type { Step, StopReason, ToolResult, UsageMetadata } from "../step.js";
+import type { QuestionResponse, Step, StopReason, ToolResult, UsageMetadata } from "../step.js";
 import type { TurnObserver } from "./turn.js";
-
-/** An answer to one question of an `ask_question` step (protocol §9). */
-export type QuestionAnswer =
-  | { unanswered: true }
-  | { selectedChoiceIndices: number[]; freeformResponse?: string };
-
-/** The answer to a whole `questionsRequest`: one answer per question, or cancelled. */
-export type QuestionResponse = { cancelled: true } | { answers: QuestionAnswer[] };
 
 /** Usage as the harness reports it (protocol §14): the session total and per trajectory. */
 export interface UsageSnapshot {

@@ -9,7 +9,7 @@ import type { Step, ToolCall } from "../step.js";
 import type { HarnessConfig, HarnessConfigSchema, PolicyConfig, Tool } from "../wire/index.js";
 import { cloneMessage, createMessage, isMessageOf } from "../wire/plain-message.js";
 import type { Logger } from "../telemetry/logger.js";
-import type { SessionTelemetry } from "../telemetry/session-telemetry.js";
+import type { SessionTelemetry } from "./session-telemetry.js";
 import type { Transport } from "../transport/transport.js";
 import type { ContinuationSecret } from "../continuation/continuation-signing.js";
 

@@ -16,10 +16,11 @@ import type {
   TrajectoryStateUpdate,
 } from "../wire/index.js";
 import { LifecycleHook } from "../wire/wire-enums.gen.js";
-import type { Connection, QuestionResponse, UsageSnapshot } from "./connection.js";
+import type { Connection, UsageSnapshot } from "./connection.js";
+import type { QuestionResponse } from "../step.js";
 import { fatalStepError } from "./fatal-step-error.js";
 import { decodeOutputFrame, encodeInitFrame, encodeInputFrame } from "./frame-codec.js";
-import { backoffDelay, interruptedByDisconnect, resumeConfig, sleep } from "./reconnect.js";
+import { backoffDelay, interruptedByDisconnect, resumeConfig, sleep } from "../transport/reconnect.js";
 import { completeConfig, type HarnessConnectionOptions } from "./harness-connection-options.js";
 import { consoleLogger } from "../telemetry/logger.js";
 import { SessionRequests } from "./session-requests.js";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ErrorCode } from "../errors.js";
 import { HarnessConfig_SessionContinuationMode, HarnessConfigSchema, create } from "../wire/index.js";
-import { backoffDelay, reconnectPolicy, resumeConfig, sleep } from "./reconnect.js";
+import { backoffDelay, reconnectPolicy, resumeConfig, sleep } from "../transport/reconnect.js";
 
 describe("reconnect policy", () => {
   it("backs off exponentially and never above maxDelayMs, even after many attempts", () => {

@@ -16,7 +16,7 @@ import type {
   UserQuestionAnswerSchema,
   UserQuestionsResponseSchema,
 } from "../wire/index.js";
-import type { QuestionAnswer, QuestionResponse } from "./connection.js";
+import type { QuestionAnswer, QuestionResponse } from "../step.js";
 import type { HarnessConnectionOptions } from "./harness-connection-options.js";
 import { activeToolStep, finishedToolStep } from "./synthetic-steps.js";
 import type { Turn } from "./turn.js";

@@ -4,4 +4,3 @@ export { MIN_SECRET_BYTES, signContinuation, verifyContinuation } from "./contin
 export type { ContinuationSecret, WebCryptoKey } from "./continuation-signing.js";
 export { ConsumedConfirmations } from "./consumed-confirmations.js";
 export { canonicalJson } from "./canonical-json.js";
-export type { ResumeDecision, ResumedTurn } from "./resume.js";

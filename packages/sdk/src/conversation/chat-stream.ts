@@ -4,7 +4,7 @@ import { ErrorCode, SdkError } from "../errors.js";
 import { StepType } from "../step.js";
 import type { ChatResponse } from "./chat-response.js";
 import type { Step, StreamChunk, UsageMetadata } from "../step.js";
-import { continuationOf } from "../continuation/paused-turn.js";
+import { continuationOf } from "./paused-turn.js";
 import { eventMapper, type ChatEvent } from "./chat-events.js";
 import { stepToChunks } from "./chunks.js";
 import { serverSentEvents } from "./server-sent-events.js";

@@ -5,7 +5,7 @@ import { CONVERSATION_SNAPSHOT_FORMAT, CONVERSATION_SNAPSHOT_VERSION, parseConve
 import type { ConversationSnapshot } from "./conversation-snapshot.js";
 import type { ConversationState } from "./conversation-state.js";
 import type { ConversationStore } from "./conversation-store.js";
-import { USAGE_COUNTERS } from "./usage.js";
+import { USAGE_COUNTERS } from "../usage.js";
 
 /** The snapshot of `state`, which belongs to the conversation `conversationId`. */
 export function takeSnapshot(state: ConversationState, conversationId: string, connectionTotal: UsageMetadata): ConversationSnapshot {

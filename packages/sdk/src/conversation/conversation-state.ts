@@ -3,8 +3,8 @@ import type { Step, UsageMetadata } from "../step.js";
 import type { ConversationSnapshot } from "./conversation-snapshot.js";
 import { SlidingArray } from "./sliding-array.js";
 import { ToolGroups } from "./tool-groups.js";
-import { addUsage, copyUsage, subtractUsage } from "./usage.js";
-import type { TurnUsage } from "./usage.js";
+import { addUsage, copyUsage, subtractUsage } from "../usage.js";
+import type { TurnUsage } from "../usage.js";
 
 /** The error of a step that can no longer finish because its turn is over (seed 002). */
 export const CANCELLED_STEP_ERROR = "(cancelled)";

@@ -5,7 +5,7 @@ import type { SdkError } from "../errors.js";
 import { StepStatus } from "../step.js";
 import type { Step, UsageMetadata } from "../step.js";
 import { closedAsCancelled, type ConversationState } from "./conversation-state.js";
-import { computeTurnUsage, copyUsage, subtractUsage, type TurnUsage } from "./usage.js";
+import { computeTurnUsage, copyUsage, subtractUsage, type TurnUsage } from "../usage.js";
 
 /** What a {@link TurnPump} needs from its conversation. */
 export interface PumpHost {

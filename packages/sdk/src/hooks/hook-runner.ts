@@ -1,5 +1,5 @@
 import type { MessageInitShape } from "@bufbuild/protobuf";
-import type { QuestionResponse } from "../connection/connection.js";
+import type { QuestionResponse } from "../step.js";
 import { sdkToolName, toolCallFromPreToolArgs } from "../mapping/canonical-tool-call.js";
 import type {
   HarnessConfig,

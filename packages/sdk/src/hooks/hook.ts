@@ -1,4 +1,4 @@
-import type { QuestionResponse } from "../connection/connection.js";
+import type { QuestionResponse } from "../step.js";
 import type { StopReason, ToolCall } from "../step.js";
 import type { HookContext } from "./hook-context.js";
 

@@ -4,5 +4,4 @@
  * @module
  */
 export { consoleLogger, type Logger } from "./logger.js";
-export { GenAiAttributes, SessionTelemetry, type SessionTelemetryOptions, type TelemetrySource } from "./session-telemetry.js";
 export type { OtelAttributeValue, OtelContext, OtelSpan, OtelSpanOptions, OtelTracer } from "./otel-shapes.js";

@@ -1,8 +1,9 @@
-import type { Connection, QuestionResponse, UsageSnapshot } from "../connection/connection.js";
+import type { Connection, UsageSnapshot } from "../connection/connection.js";
+import type { QuestionResponse } from "../step.js";
 import { Turn, type TurnObserver } from "../connection/turn.js";
 import { observerTaken, receiveTurnSteps } from "../connection/turn-view.js";
 import { assertPromptNotBlank } from "../prompt.js";
-import { addUsage } from "../conversation/usage.js";
+import { addUsage } from "../usage.js";
 import { ErrorCode, SdkError } from "../errors.js";
 import { emptyUsage, SYNTHETIC_STEP_INDEX_BASE } from "../step.js";
 import type { CallOptions } from "../call-options.js";

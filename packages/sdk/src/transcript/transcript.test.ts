@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { createHarnessConnection } from "../connection/harness-connection.js";
 import type { ChatEvent } from "../conversation/chat-events.js";
 import { Conversation } from "../conversation/conversation.js";
-import { addUsage } from "../conversation/usage.js";
+import { addUsage } from "../usage.js";
 import { ErrorCode, SdkError } from "../errors.js";
 import { createMockConnection } from "../testing/index.js";
 import { createFakeHarnessTransport } from "../transport/in-memory-harness.js";

@@ -1,5 +1,5 @@
 import type { ChatEvent } from "../conversation/chat-events.js";
-import { addUsage } from "../conversation/usage.js";
+import { addUsage } from "../usage.js";
 import { ErrorCode, SdkError } from "../errors.js";
 import { emptyUsage, type Step, type UsageMetadata } from "../step.js";
 import { endTurn, foldEvent } from "./fold-events.js";

@@ -1,4 +1,4 @@
-import type { ReconnectPolicy } from "../connection/reconnect.js";
+import type { ReconnectPolicy } from "./reconnect.js";
 import type { CallOptions } from "../call-options.js";
 
 /**

@@ -1,4 +1,4 @@
-import { reconnectPolicy, type ReconnectOptions, type ReconnectPolicy } from "../connection/reconnect.js";
+import { reconnectPolicy, type ReconnectOptions, type ReconnectPolicy } from "./reconnect.js";
 import { ErrorCode, SdkError } from "../errors.js";
 import type { CallOptions } from "../call-options.js";
 import { abortError, linkSignal, raceSignal, throwIfAborted } from "../util/abort.js";

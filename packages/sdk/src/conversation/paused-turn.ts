@@ -1,7 +1,7 @@
 import type { PausedConfirmation } from "../connection/turn.js";
 import { StepStatus, type Step, type StopReason, type ToolCall, type ToolResult, type UsageMetadata } from "../step.js";
-import { signContinuation } from "./continuation-signing.js";
-import { CONTINUATION_VERSION, type Continuation, type PendingToolCall } from "./continuation.js";
+import { signContinuation } from "../continuation/continuation-signing.js";
+import { CONTINUATION_VERSION, type Continuation, type PendingToolCall } from "../continuation/continuation.js";
 
 /** What a paused turn looked like when it ended (ChatStream.final() gathers it). */
 export interface PausedTurn {

@@ -1,9 +1,9 @@
-import type { TurnObserver, Turn, TurnOutcome } from "../connection/turn.js";
-import { copyUsage, subtractUsage } from "../conversation/usage.js";
+import type { TurnObserver, Turn, TurnOutcome } from "./turn.js";
+import { copyUsage, subtractUsage } from "../usage.js";
 import { ErrorCode, SdkError } from "../errors.js";
 import type { ClientToolResult } from "../tools/tool-runner.js";
 import type { ToolCall, UsageMetadata } from "../step.js";
-import { contextWithSpan, OTEL_STATUS_ERROR, OtelSpanKind, ROOT_CONTEXT, type OtelContext, type OtelSpan, type OtelTracer } from "./otel-shapes.js";
+import { contextWithSpan, OTEL_STATUS_ERROR, OtelSpanKind, ROOT_CONTEXT, type OtelContext, type OtelSpan, type OtelTracer } from "../telemetry/otel-shapes.js";
 
 /*
  * Span and attribute names follow the OpenTelemetry GenAI semantic conventions (status

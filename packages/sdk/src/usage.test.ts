@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { emptyUsage } from "../step.js";
-import type { UsageMetadata } from "../step.js";
+import { emptyUsage } from "./step.js";
+import type { UsageMetadata } from "./step.js";
 import { addUsage, computeTurnUsage, subtractUsage, usageEquals } from "./usage.js";
 
 const u = (prompt: number, candidates: number, total: number, cached = 0, thoughts = 0): UsageMetadata => ({

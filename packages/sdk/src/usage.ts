@@ -1,5 +1,5 @@
-import { emptyUsage } from "../step.js";
-import type { UsageMetadata } from "../step.js";
+import { emptyUsage } from "./step.js";
+import type { UsageMetadata } from "./step.js";
 
 /** The token counters of a {@link UsageMetadata} (every field but `serviceTier`). */
 export const USAGE_COUNTERS = [

@@ -1,12 +1,12 @@
-import type { StartedAgent } from "../agent/agent.js";
+import type { StartedAgent } from "./agent.js";
 import type { ChatStream } from "../conversation/chat-stream.js";
 import { ErrorCode, SdkError } from "../errors.js";
 import { StepStatus } from "../step.js";
 import type { CallOptions } from "../call-options.js";
 import { linkSignal, raceSignal } from "../util/abort.js";
-import { ConsumedConfirmations } from "./consumed-confirmations.js";
-import { awaitedCall } from "./continuation.js";
-import { verifyContinuation, type ContinuationSecret } from "./continuation-signing.js";
+import { ConsumedConfirmations } from "../continuation/consumed-confirmations.js";
+import { awaitedCall } from "../continuation/continuation.js";
+import { verifyContinuation, type ContinuationSecret } from "../continuation/continuation-signing.js";
 
 /** The decision a continuation is resumed with. */
 export interface ResumeDecision {
