@@ -12,6 +12,7 @@ export const packages = {
   sdk: {
     entries: { index: "src/index.ts", wire: "src/wire/index.ts", storage: "src/storage/index.ts", internal: "src/internal/index.ts", testing: "src/testing/index.ts" },
   },
-  node: { entries: { index: "src/index.ts", cli: "src/cli.ts", "not-node": "src/not-node.ts" }, noTypes: ["cli", "not-node"] },
+  node: { entries: { index: "src/index.ts", internal: "src/internal.ts", "not-node": "src/not-node.ts" }, noTypes: ["not-node"] },
   harness: { entries: { index: "src/index.ts", bin: "src/bin.ts" }, noTypes: ["bin"], bundled: ["bin"] },
+  cli: { entries: { index: "src/index.ts", cli: "src/cli.ts" }, noTypes: ["cli"] },
 };

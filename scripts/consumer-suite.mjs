@@ -1,10 +1,10 @@
-// The consumer suite (issue 12): the packages as a user gets them. Packs the three packages once
+// The consumer suite (issue 12): the packages as a user gets them. Packs the four packages once
 // (scripts/pack-packages.mjs, after `npm run build`), lints the tarballs (publint --strict,
 // arethetypeswrong), installs them with zod, TypeScript and @types/node into a fresh folder
 // outside the repository (`npm install --prefer-offline`, so the cache `npm ci` filled serves
 // it), copies in the small consumer projects of test/consumer/ and runs each check as one case:
 // ESM, CommonJS, TypeScript node16 and bundler, schema-inferred tool types, argument validation
-// at runtime, a browser bundle, Deno without --allow-env. Removes the folder and every process it
+// at runtime, a browser bundle, Deno without --allow-env, the quick start through `npx antigravity`. Removes the folder and every process it
 // started. Ends with `consumer-suite: N passed, N failed`; exits non-zero on any failure.
 //   node scripts/consumer-suite.mjs
 import { cpSync, existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
@@ -37,7 +37,7 @@ for (const signal of ["SIGINT", "SIGTERM"]) {
 }
 
 try {
-  const tarballs = await check("npm pack of sdk, node and harness", () => {
+  const tarballs = await check("npm pack of sdk, node, harness and cli", () => {
     const files = packPackages(consumer);
     return { value: files, detail: files.map((file) => file.slice(consumer.length + 1)).join(", ") };
   });
@@ -108,6 +108,7 @@ async function consumerCases() {
     const run = await expectSuccess(node("validation.mjs"), "node validation.mjs");
     return { detail: lastLine(run.output).slice(0, 160) };
   });
+  await check("npx antigravity: the quick start of the installed cli, offline (bundled harness, scripted demo model)", () => quickStart());
   await check("Browser bundle: Agent + WebSocketTransport with esbuild, platform browser, no node: builtins, no ws", () => browserBundle());
   await check("Deno without --allow-env: the installed sdk completes a turn with a listening harness", () => denoChat());
 }
@@ -124,6 +125,15 @@ async function metadata() {
     if (missing.length > 0) problems.push(`@antigravity-ts/${name} lacks ${missing.join(", ")}`);
   }
   if (problems.length > 0) throw new Error(problems.join("\n"));
+}
+
+async function quickStart() {
+  const [npm, ...npmArgs] = npmCommand();
+  const run = await expectSuccess(runCommand(npm, [...npmArgs, "exec", "--offline", "--", "antigravity"], { cwd: consumer, env: consumerEnv, timeoutMs: 120_000 }), "npx antigravity");
+  const expected = ["harness: bundled reference harness", "get_weather({\"city\":\"Tokyo\"})", "policy: run_command `echo hello` → allowed", "tokens: this turn"];
+  const missing = expected.filter((text) => !run.output.includes(text));
+  if (missing.length > 0) throw new Error(`the quick start's output lacks ${missing.map((text) => JSON.stringify(text)).join(", ")}:\n${run.output}`);
+  return { detail: lastLine(run.output) };
 }
 
 async function browserBundle() {

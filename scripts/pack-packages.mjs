@@ -1,4 +1,4 @@
-// `npm pack` of the three published packages, as npm would publish them: their built dist (run
+// `npm pack` of the four published packages, as npm would publish them: their built dist (run
 // `npm run build` first; lifecycle scripts are skipped, so prepack does not build a second time).
 // Shared by scripts/check-packages.mjs and scripts/consumer-suite.mjs.
 import { spawnSync } from "node:child_process";
@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 export const root = fileURLToPath(new URL("..", import.meta.url));
-export const PACKAGES = ["sdk", "node", "harness"];
+export const PACKAGES = ["sdk", "node", "harness", "cli"];
 
 /** How to run npm: the npm that runs this script (`npm test`) when known, else `npm` on PATH. */
 export function npmCommand() {

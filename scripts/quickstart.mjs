@@ -10,4 +10,4 @@ import { ensureDist } from "../packages/node/scripts/ensure-dist.mjs";
 const dim = (text) => (process.stderr.isTTY && !process.env.NO_COLOR ? `\x1b[2m${text}\x1b[0m` : text);
 const built = await ensureDist({ log: (line) => process.stderr.write(`${dim(line)}\n`) });
 if (built.length > 0) process.stderr.write(`${dim(`built ${built.join(", ")}`)}\n`);
-await import("../packages/node/dist/cli.js");
+await import("../packages/cli/dist/cli.js");

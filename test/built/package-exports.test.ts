@@ -3,7 +3,10 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 
 const root = join(import.meta.dirname, "../..");
-const packages = ["sdk", "node", "harness"] as const;
+const packages = ["sdk", "node", "harness", "cli"] as const;
+
+/** The only files with side effects: the not-node guard's throw, the CLI's bin. */
+const sideEffects: Record<(typeof packages)[number], false | string[]> = { sdk: false, node: ["./dist/not-node.js"], harness: false, cli: ["./dist/cli.js"] };
 
 interface PackageJson {
   name: string;
@@ -17,23 +20,23 @@ function readPackage(name: string): PackageJson {
   return JSON.parse(readFileSync(join(root, "packages", name, "package.json"), "utf8")) as PackageJson;
 }
 
-/** STYLE.md order: "source" (dev/tests) first, then types, runtime conditions, node, default last. */
+/** STYLE.md order: "antigravity-source" (dev/tests) first, then types, runtime conditions, node, default last. */
 const conditionRank = (condition: string): number =>
-  ({ source: 0, types: 1, workerd: 2, deno: 2, browser: 2, node: 3, import: 4, default: 5 })[condition] ?? -1;
+  ({ "antigravity-source": 0, types: 1, workerd: 2, deno: 2, browser: 2, node: 3, import: 4, default: 5 })[condition] ?? -1;
 
 describe.each(packages)("packages/%s/package.json", (name) => {
   const pkg = readPackage(name);
   const maps = Object.entries(pkg.exports).filter((e): e is [string, Record<string, string>] => typeof e[1] === "object");
 
-  it("is an ESM package without side effects (but the not-node guard's throw)", () => {
+  it("is an ESM package without side effects (but the not-node guard's throw and the CLI's bin)", () => {
     expect(pkg.type).toBe("module");
-    expect(pkg.sideEffects).toEqual(name === "node" ? ["./dist/not-node.js"] : false);
+    expect(pkg.sideEffects).toEqual(sideEffects[name]);
   });
 
   it.each(maps)("orders the conditions of %s as STYLE.md says", (_subpath, conditions) => {
     const keys = Object.keys(conditions);
     expect(keys.map(conditionRank)).not.toContain(-1);
-    expect(keys[0]).toBe("source");
+    expect(keys[0]).toBe("antigravity-source");
     expect(keys[1]).toBe("types");
     expect(keys.at(-1)).toBe("default");
     const ranks = keys.map(conditionRank);

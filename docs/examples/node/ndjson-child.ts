@@ -11,7 +11,7 @@ import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 
 const ARGS = ["--input-format", "ndjson", "--output-format", "ndjson", "--mid-turn", "queue"];
-const cli = fileURLToPath(new URL("../../../packages/node/src/cli.ts", import.meta.url));
+const cli = fileURLToPath(new URL("../../../packages/cli/src/cli.ts", import.meta.url));
 const child = spawn(process.execPath, [...process.execArgv, cli, ...ARGS], { stdio: ["pipe", "pipe", "inherit"] });
 
 const send = (line: object): void => void child.stdin.write(`${JSON.stringify(line)}\n`);

@@ -43,7 +43,7 @@ export function rollupBuild(names, options = {}) {
 
 /**
  * True when a package's dist is missing an entry point or older than any of its sources.
- * @param {"sdk" | "harness" | "node"} name
+ * @param {"sdk" | "harness" | "node" | "cli"} name
  */
 export function isStale(name) {
   const dir = join(root, "packages", name);

@@ -32,12 +32,4 @@ export { GatewayCloseCode } from "./gateway/gateway-relay.js";
 export { DEFAULT_GATEWAY_TOOLS, type GatewayRuleTarget, type GatewaySessionOptions, type PageIdentity } from "./gateway/gateway-session.js";
 export type { GatewayLogSink } from "./gateway/gateway-log.js";
 export { createFileConversationStore, type FileConversationStore, type FileConversationStoreOptions } from "./storage/file-store.js";
-export {
-  NdjsonStreamingSession,
-  spawnStreamingSession,
-  type ChildExitStatus,
-  type ConfirmationRequestEvent,
-  type NdjsonSessionEvent,
-  type SpawnStreamingSessionOptions,
-} from "./session/ndjson-streaming-session.js";
 export { onFileChange, type FileChangeCallback, type OnFileChangeOptions } from "./triggers/on-file-change.js";

@@ -15,8 +15,7 @@ import {
 import { AsyncQueue } from "@antigravity-ts/sdk/internal";
 import { boundedLines } from "../cli/bounded-lines.js";
 import { MAX_NDJSON_LINE, ndjsonInputLine, parseNdjsonOutputLine, type NdjsonInput, type NdjsonOutputLine } from "../cli/ndjson-protocol.js";
-import { registerChild, unregisterChild } from "../subprocess/child-registry.js";
-import { StderrTail } from "../subprocess/stderr-tail.js";
+import { StderrTail, registerChild, unregisterChild } from "@antigravity-ts/node/internal";
 
 /** Options of {@link spawnStreamingSession}. */
 export interface SpawnStreamingSessionOptions {
@@ -91,7 +90,7 @@ export function spawnStreamingSession(options: SpawnStreamingSessionOptions = {}
 /** This package's CLI on the running Node: its built `dist/cli.js`, or its source through tsx when running from source. */
 function defaultCommand(semantics: MidTurnSemantics, extra: readonly string[]): [string, string[]] {
   const require = createRequire(import.meta.url);
-  const packageDir = dirname(require.resolve("@antigravity-ts/node/package.json"));
+  const packageDir = dirname(require.resolve("@antigravity-ts/cli/package.json"));
   const fromSource = import.meta.url.endsWith(".ts");
   const cli = join(packageDir, fromSource ? "src/cli.ts" : "dist/cli.js");
   const loader = fromSource ? ["--conditions=antigravity-source", "--import", pathToFileURL(require.resolve("tsx")).href] : [];

@@ -1,6 +1,6 @@
 import { performance } from "node:perf_hooks";
 import type { ToolCall } from "@antigravity-ts/sdk";
-import { discoverHarnessBinary } from "../subprocess/discover-harness.js";
+import { discoverHarnessBinary } from "@antigravity-ts/node";
 import type { CliOptions } from "./cli-args.js";
 import { buildDemoAgent, commandLineOf, describeModel } from "./demo-agent.js";
 import { runTurn } from "./run-turn.js";

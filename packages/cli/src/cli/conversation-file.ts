@@ -3,7 +3,7 @@ import { cp, readFile, rename, rm, stat, unlink, writeFile } from "node:fs/promi
 import path from "node:path";
 import { ErrorCode, parseConversationSnapshot, SdkError, type ConversationSnapshot } from "@antigravity-ts/sdk";
 import { encodeSnapshot } from "@antigravity-ts/sdk/storage";
-import { errnoCode } from "../subprocess/spawn-errors.js";
+import { errnoCode } from "@antigravity-ts/node/internal";
 
 /** The file `/save` and `/load` use when given none, in the working directory. */
 export const DEFAULT_CONVERSATION_FILE = "antigravity-conversation.json";

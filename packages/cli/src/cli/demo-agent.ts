@@ -1,6 +1,6 @@
 import { resolve } from "node:path";
 import { allow, confirmRunCommand, defineTool, type AskUserHandler, type ConversationStore, type ToolCall } from "@antigravity-ts/sdk";
-import { Agent, subprocessTransportFactory } from "../agent.js";
+import { Agent, subprocessTransportFactory } from "@antigravity-ts/node";
 import type { CliOptions } from "./cli-args.js";
 
 /** A client tool of the quick start: runs in this process when the model calls it (protocol §7). */
