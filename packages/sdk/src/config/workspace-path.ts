@@ -1,5 +1,5 @@
 import { ErrorCode, SdkError } from "../errors.js";
-import { normalizeWirePath } from "../mapping/wire-path.js";
+import { normalizeWirePath } from "../mapping/file-uri.js";
 
 /** Resolves a local path the runtime's way (Node: `~`, relative to the working directory, symlinks). */
 export type LocalPathResolver = (path: string) => string;

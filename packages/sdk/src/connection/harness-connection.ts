@@ -23,7 +23,7 @@ import { decodeOutputFrame, encodeInitFrame, encodeInputFrame } from "./frame-co
 import { backoffDelay, interruptedByDisconnect, resumeConfig, sleep } from "../transport/reconnect.js";
 import { completeConfig, type HarnessConnectionOptions } from "./harness-connection-options.js";
 import { consoleLogger } from "../telemetry/logger.js";
-import { SessionRequests } from "./session-requests.js";
+import { HarnessRequests } from "./harness-requests.js";
 import type { TurnObserver } from "./turn.js";
 import { TurnTracker } from "./turn-tracker.js";
 import { receiveTurnSteps } from "./turn-view.js";
@@ -101,7 +101,7 @@ export class HarnessConnection implements Connection {
   #channel: Channel;
   readonly #config: HarnessConfig;
   readonly #options: HarnessConnectionOptions;
-  readonly #requests: SessionRequests;
+  readonly #requests: HarnessRequests;
   /** Aborted by `disconnect()` or when the channel closes: the session-wide signal of tools. */
   readonly #session = new AbortController();
   /** @internal Settles when the harness answered the configuration (§5); see {@link createHarnessConnection}. */
@@ -139,7 +139,7 @@ export class HarnessConnection implements Connection {
       this.#rejectReady = reject;
     });
     this.ready.catch(() => undefined);
-    this.#requests = new SessionRequests({
+    this.#requests = new HarnessRequests({
       options,
       sessionSignal: this.#session.signal,
       conversationId: () => this.#conversationId,

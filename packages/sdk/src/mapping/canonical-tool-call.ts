@@ -1,6 +1,6 @@
 import type { PreToolArgs } from "../gen/antigravity/localharness/localharness_pb.js";
 import type { ToolCall } from "../step.js";
-import { normalizePathArguments } from "./wire-path.js";
+import { normalizePathArguments } from "./file-uri.js";
 import { isRecord, parseJsonOrText } from "../util/json-value.js";
 
 /**

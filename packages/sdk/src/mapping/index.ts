@@ -7,5 +7,5 @@
 export { stepFromUpdate, stepIdOf } from "./step-from-update.js";
 export { toolCallsFromUpdate, hasToolAction, parseArguments } from "./tool-calls-from-update.js";
 export { canonicalToolCall, sdkToolName, toolCallFromPreToolArgs, type RawToolCall, type ToolCallOrigin } from "./canonical-tool-call.js";
-export { normalizeWirePath, normalizePathArguments, WIRE_PATH_ARGUMENT_KEYS } from "./wire-path.js";
+export { normalizeWirePath, normalizePathArguments, WIRE_PATH_ARGUMENT_KEYS } from "./file-uri.js";
 export { usageFromWire, stopReasonFromWire } from "./usage-from-wire.js";

@@ -3,7 +3,7 @@ import type { StepUpdate } from "../gen/antigravity/localharness/localharness_pb
 import { StepType } from "../step.js";
 import { stepFromUpdate } from "./step-from-update.js";
 import { parseArguments, toolCallsFromUpdate } from "./tool-calls-from-update.js";
-import { normalizePathArguments, normalizeWirePath } from "./wire-path.js";
+import { normalizePathArguments, normalizeWirePath } from "./file-uri.js";
 import { stepUpdateFromJson } from "@antigravity-ts/test-kit";
 
 /** Decodes a stepUpdate JSON object through the real codec. */

@@ -21,8 +21,8 @@ import type { HarnessConnectionOptions } from "./harness-connection-options.js";
 import { activeToolStep, finishedToolStep } from "./synthetic-steps.js";
 import type { Turn } from "./turn.js";
 
-/** What {@link SessionRequests} needs from its connection. */
-export interface SessionRequestsContext {
+/** What {@link HarnessRequests} needs from its connection. */
+export interface HarnessRequestsContext {
   options: HarnessConnectionOptions;
   /** Aborted when the session ends. */
   sessionSignal: AbortSignal;
@@ -48,8 +48,8 @@ export interface SessionRequestsContext {
  * turn, is a re-send and is ignored. Ids are not remembered beyond the turn: harnesses (and
  * models) reuse call ids across turns, and every such call needs its answer (§7).
  */
-export class SessionRequests {
-  readonly #context: SessionRequestsContext;
+export class HarnessRequests {
+  readonly #context: HarnessRequestsContext;
   /** Request keys (`tool:<id>`, `hook:<id>` ...) being answered now, with the turn they came in. */
   readonly #inFlight = new Map<string, Turn | undefined>();
   /** Request keys answered during {@link #answeredTurn}; cleared when another turn starts. */
@@ -58,7 +58,7 @@ export class SessionRequests {
   readonly #toolState = new Map<string, unknown>();
   #nextSyntheticIndex = SYNTHETIC_STEP_INDEX_BASE;
 
-  constructor(context: SessionRequestsContext) {
+  constructor(context: HarnessRequestsContext) {
     this.#context = context;
   }
 
