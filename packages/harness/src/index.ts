@@ -4,18 +4,18 @@
  * {@link startHarnessServer}.
  * @module
  */
-export { startHarnessServer, DEFAULT_MAX_FRAME_BYTES, type HarnessServer, type HarnessServerOptions } from "./server.js";
+export { startHarnessServer, DEFAULT_MAX_FRAME_BYTES, type HarnessServer, type HarnessServerOptions } from "./server/server.js";
 export { commandEnvironment } from "./tools/command-env.js";
 export { runHarnessCli } from "./main.js";
 export { parseCliArgs, CliUsageError, USAGE, type HarnessCliOptions, type ListenModeOptions, type ResourceLimitOptions, type StdioModeOptions } from "./cli-args.js";
-export { generateApiKey } from "./auth.js";
+export { generateApiKey } from "./server/auth.js";
 export { installCrashGuard } from "./crash-guard.js";
 export { createLogger, type Logger, type LoggerOptions } from "./log.js";
-export { createFileSessionStore, createMemorySessionStore, StorageError, type MemorySessionStoreOptions, type SessionStore, type StoredSession } from "./storage.js";
-export { createScriptedProvider, type ScriptedProviderOptions } from "./model/scripted.js";
-export { DEMO_SCRIPT, DEMO_NOTICE } from "./model/demo-script.js";
-export { loadScriptFile, parseScript, ScriptError, type ScriptFile, type ScriptTurn, type ScriptCall, type ScriptToolCall } from "./model/script-format.js";
-export { selectProvider, ProviderConfigError, DEFAULT_GEMINI_MODEL, type ProviderSelection, type SelectProviderOptions } from "./model/select-provider.js";
+export { createFileSessionStore, createMemorySessionStore, StorageError, type MemorySessionStoreOptions, type SessionStore, type StoredSession } from "./loop/storage.js";
+export { createScriptedProvider, type ScriptedProviderOptions } from "./providers/scripted.js";
+export { DEMO_SCRIPT, DEMO_NOTICE } from "./providers/demo-script.js";
+export { loadScriptFile, parseScript, ScriptError, type ScriptFile, type ScriptTurn, type ScriptCall, type ScriptToolCall } from "./providers/script-format.js";
+export { selectProvider, ProviderConfigError, DEFAULT_GEMINI_MODEL, type ProviderSelection, type SelectProviderOptions } from "./providers/select-provider.js";
 export {
   ModelError,
   type ModelProvider,
@@ -27,4 +27,4 @@ export {
   type ModelUsage,
   type ToolDeclaration,
 } from "./model/provider.js";
-export { createInMemoryHarness, type InMemoryHarness, type InMemoryHarnessOptions } from "./in-memory-harness.js";
+export { createInMemoryHarness, type InMemoryHarness, type InMemoryHarnessOptions } from "./server/in-memory-harness.js";

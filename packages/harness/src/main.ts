@@ -1,15 +1,15 @@
 import { readFile, stat } from "node:fs/promises";
 import { createRequire } from "node:module";
-import { generateApiKey } from "./auth.js";
+import { generateApiKey } from "./server/auth.js";
 import { CliUsageError, USAGE, parseCliArgs, type HarnessCliOptions, type ListenModeOptions, type ResourceLimitOptions, type StdioModeOptions } from "./cli-args.js";
 import { installCrashGuard } from "./crash-guard.js";
 import { createLogger, type Logger } from "./log.js";
 import { detachSecrets } from "./secret-environment.js";
-import { ScriptError, loadScriptFile, type ScriptFile } from "./model/script-format.js";
+import { ScriptError, loadScriptFile, type ScriptFile } from "./providers/script-format.js";
 import { exitWithoutWaiting } from "./process-exit.js";
-import { startHarnessServer, type HarnessServer } from "./server.js";
+import { startHarnessServer, type HarnessServer } from "./server/server.js";
 import { readInputConfig, writeOutputConfig } from "./stdio-handshake.js";
-import { createFileSessionStore, createMemorySessionStore, type MemorySessionStoreOptions } from "./storage.js";
+import { createFileSessionStore, createMemorySessionStore, type MemorySessionStoreOptions } from "./loop/storage.js";
 import { commandEnvironment } from "./tools/command-env.js";
 import { configureCommandSupervision, killAllChildren, stopCommandSupervision } from "./tools/process-registry.js";
 

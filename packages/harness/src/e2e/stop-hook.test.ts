@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { MAX_STOP_CONTINUATIONS } from "../stop-hook.js";
+import { MAX_STOP_CONTINUATIONS } from "../loop/stop-hook.js";
 import { useHarnessFixture } from "../test-support/fixture.js";
 import { finalSteps, type Frame, type TestClient } from "../test-support/ws-client.js";
 

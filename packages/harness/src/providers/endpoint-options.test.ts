@@ -1,7 +1,7 @@
 import { ModelConfigSchema, ModelType, RetryConfigSchema, create, type MessageInitShape, type ModelConfig } from "@antigravity-ts/sdk/wire";
 import { afterEach, describe, expect, it } from "vitest";
 import { ModelError, type ModelRequest } from "../model/provider.js";
-import { ProviderConfigError, selectProvider } from "../model/select-provider.js";
+import { ProviderConfigError, selectProvider } from "./select-provider.js";
 import { rejectionOf, summarizeTurn } from "./testing/collect.js";
 import { startFakeGeminiServer, startFakeOpenAIServer, type FakeModelServer } from "./testing/index.js";
 

@@ -1,4 +1,4 @@
-import { displayPath, resolveWorkspacePath, type WorkspaceRoots } from "../workspace-paths.js";
+import { displayPath, resolveWorkspacePath, type WorkspaceRoots } from "./workspace-paths.js";
 import { ToolError } from "./tool.js";
 
 // Readers of model-supplied arguments. The model gets a clear message naming the argument when

@@ -1,4 +1,4 @@
-import { openWorkspaceFile, replaceContents } from "../workspace-fs.js";
+import { openWorkspaceFile, replaceContents } from "./workspace-fs.js";
 import { boolArg, displayArg, pathArg, stringArg } from "./args.js";
 import { defineBuiltinTool, objectSchema, param } from "./tool.js";
 

@@ -1,7 +1,7 @@
 import type { Stats } from "node:fs";
 import { lstat, readdir } from "node:fs/promises";
 import path from "node:path";
-import { pinDirectory } from "../workspace-fs.js";
+import { pinDirectory } from "./workspace-fs.js";
 import { displayArg, pathArg } from "./args.js";
 import { defineBuiltinTool, objectSchema, param } from "./tool.js";
 

@@ -1,5 +1,5 @@
-import { openWorkspaceFile, readAtMost, replaceContents } from "../workspace-fs.js";
-import type { WorkspaceRoots } from "../workspace-paths.js";
+import { openWorkspaceFile, readAtMost, replaceContents } from "./workspace-fs.js";
+import type { WorkspaceRoots } from "./workspace-paths.js";
 import { ToolError } from "./tool.js";
 
 /** Largest file the file tools read (bytes). */

@@ -2,7 +2,7 @@ import { mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createWorkspaceRoots, type WorkspaceRoots } from "../workspace-paths.js";
+import { createWorkspaceRoots, type WorkspaceRoots } from "./workspace-paths.js";
 import { ToolWorkerPool } from "./tool-pool.js";
 
 // The pool with real workers (the TypeScript sources, loaded through tsx as in development).

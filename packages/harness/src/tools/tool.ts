@@ -1,6 +1,6 @@
 import type { HarnessSideTools, MessageInitShape, UserQuestionsRequestSchema, UserQuestionsResponse } from "@antigravity-ts/sdk/wire";
 import type { StepFields } from "../step-builder.js";
-import type { WorkspaceRoots } from "../workspace-paths.js";
+import type { WorkspaceRoots } from "./workspace-paths.js";
 
 /** A tool failure; its message becomes the step's error and what the model sees. */
 export class ToolError extends Error {

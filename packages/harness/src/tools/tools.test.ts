@@ -4,7 +4,7 @@ import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { processAlive } from "@antigravity-ts/test-kit";
-import { createWorkspaceRoots } from "../workspace-paths.js";
+import { createWorkspaceRoots } from "./workspace-paths.js";
 import { createFileTool } from "./create-file.js";
 import { editFileTool } from "./edit-file.js";
 import { findFileTool } from "./find-file.js";

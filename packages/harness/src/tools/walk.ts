@@ -1,6 +1,6 @@
 import { readdir } from "node:fs/promises";
 import path from "node:path";
-import { openExactDirectory, readRegularFileIn } from "../workspace-fs.js";
+import { openExactDirectory, readRegularFileIn } from "./workspace-fs.js";
 
 /** Directories no search descends into. */
 const SKIPPED_DIRECTORIES = new Set([".git", "node_modules", ".hg", ".svn"]);

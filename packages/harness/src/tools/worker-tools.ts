@@ -1,4 +1,4 @@
-import type { WorkspaceRoots } from "../workspace-paths.js";
+import type { WorkspaceRoots } from "./workspace-paths.js";
 import { editFileTool } from "./edit-file.js";
 import { findFileTool } from "./find-file.js";
 import { listDirectoryTool } from "./list-directory.js";

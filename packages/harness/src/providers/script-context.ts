@@ -1,4 +1,4 @@
-import type { ModelMessage, ModelRequest } from "./provider.js";
+import type { ModelMessage, ModelRequest } from "../model/provider.js";
 
 /** What a scripted call can refer to: the prompt, regex groups and the tool results of this turn. */
 export interface ScriptContext {

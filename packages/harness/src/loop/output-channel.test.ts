@@ -2,7 +2,7 @@ import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import WebSocket, { WebSocketServer } from "ws";
 import { MAX_BACKLOG, OutputChannel } from "./output-channel.js";
-import { wsClientPort } from "./ws-client-port.js";
+import { wsClientPort } from "../server/ws-client-port.js";
 
 // The harness → client channel over a real loopback WebSocket whose client stops reading: the
 // backlog grows until MAX_BACKLOG, then the harness drops that connection instead of buffering

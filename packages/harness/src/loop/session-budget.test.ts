@@ -2,7 +2,7 @@ import { TrajectoryStateUpdate_StopReason as StopReason } from "@antigravity-ts/
 import { describe, expect, it } from "vitest";
 import { modelCallStop, toolCallStop } from "./session-budget.js";
 import type { SessionBudget } from "./session-config.js";
-import { emptyUsage } from "./usage.js";
+import { emptyUsage } from "../model/usage.js";
 
 const none: SessionBudget = { maxModelCalls: 0, maxToolCalls: 0, maxInputTokens: 0, maxOutputTokens: 0, maxTotalTokens: 0, forwardLooking: false };
 const calls = (modelCalls: number, toolCalls = 0) => ({ modelCalls, toolCalls });

@@ -3,11 +3,11 @@ import type { Duplex } from "node:stream";
 import { LogThrottle } from "@antigravity-ts/sdk/internal";
 import { WebSocketServer } from "ws";
 import { apiKeyMatches } from "./auth.js";
-import type { Logger } from "./log.js";
-import type { ScriptFile } from "./model/script-format.js";
-import { SessionHost } from "./session-host.js";
-import type { SessionStore } from "./storage.js";
-import { killAllChildren } from "./tools/process-registry.js";
+import type { Logger } from "../log.js";
+import type { ScriptFile } from "../providers/script-format.js";
+import { SessionHost } from "../session/session-host.js";
+import type { SessionStore } from "../loop/storage.js";
+import { killAllChildren } from "../tools/process-registry.js";
 import { wsClientPort } from "./ws-client-port.js";
 
 /** Options of {@link startHarnessServer}. */

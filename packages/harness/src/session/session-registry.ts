@@ -1,4 +1,4 @@
-import type { ClientPort } from "./client-port.js";
+import type { ClientPort } from "../loop/client-port.js";
 
 /** A session's hold on its cascade id. */
 export interface SessionClaim {

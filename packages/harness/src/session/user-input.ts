@@ -1,5 +1,5 @@
 import type { UserInput } from "@antigravity-ts/sdk/wire";
-import { MAX_MEDIA_BYTES, mediaByteLength, mediaFromWire, type ModelMedia } from "./model/media.js";
+import { MAX_MEDIA_BYTES, mediaByteLength, mediaFromWire, type ModelMedia } from "../model/media.js";
 
 /** Largest prompt text accepted (UTF-8 bytes of all text parts). */
 export const MAX_PROMPT_BYTES = 1024 * 1024;

@@ -1,6 +1,6 @@
 import type { MessageInitShape, UsageMetadataSchema } from "@antigravity-ts/sdk/wire";
-import { jsonForEstimate } from "./model/media.js";
-import type { ModelRequest, ModelToolCall, ModelUsage } from "./model/provider.js";
+import { jsonForEstimate } from "./media.js";
+import type { ModelRequest, ModelToolCall, ModelUsage } from "./provider.js";
 
 /** Token estimate of a text: ceil(characters / 4), the usual rule of thumb. */
 export function estimateTextTokens(text: string): number {

@@ -1,5 +1,5 @@
 import { TrajectoryStateUpdate_StopReason as StopReason } from "@antigravity-ts/sdk/wire";
-import type { ModelUsage } from "./model/provider.js";
+import type { ModelUsage } from "../model/provider.js";
 import type { SessionBudget } from "./session-config.js";
 
 /** Calls a session made, counted when they are dispatched (a halted or failed call counts). Stored with the session. */

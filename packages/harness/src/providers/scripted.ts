@@ -1,11 +1,11 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { BUILTIN_TOOL_NAMES } from "../tools/registry.js";
-import { estimatedUsage } from "../usage.js";
+import { estimatedUsage } from "../model/usage.js";
 import { DEMO_SCRIPT } from "./demo-script.js";
 import { exampleFromSchema } from "./schema-example.js";
 import { interpolate, interpolateValue, scriptContext, turnPosition, type ScriptContext } from "./script-context.js";
 import type { ScriptCall, ScriptFile, ScriptToolCall, ScriptTurn } from "./script-format.js";
-import { ModelError, type ModelEvent, type ModelProvider, type ModelRequest, type ToolDeclaration } from "./provider.js";
+import { ModelError, type ModelEvent, type ModelProvider, type ModelRequest, type ToolDeclaration } from "../model/provider.js";
 
 /** Options of {@link createScriptedProvider}. */
 export interface ScriptedProviderOptions {

@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, readdir, readFile, rm, symlink, truncate, writeFile } f
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createLogger } from "./log.js";
+import { createLogger } from "../log.js";
 import { createFileSessionStore, MAX_SESSION_FILE_BYTES, StorageError, type StoredSession } from "./storage.js";
 
 const session = (cascadeId: string, text: string): StoredSession => ({

@@ -1,11 +1,11 @@
 import { ErrorCode, SdkError, createChannelPair, type Channel, type InMemoryChannel, type Transport } from "@antigravity-ts/sdk";
 import { peerCloseError, throwIfAborted } from "@antigravity-ts/sdk/internal";
-import type { ClientFrame, ClientPort } from "./client-port.js";
-import { createLogger, type Logger } from "./log.js";
-import type { ScriptFile } from "./model/script-format.js";
-import { SessionHost } from "./session-host.js";
-import { createMemorySessionStore, type SessionStore } from "./storage.js";
-import { commandEnvironment } from "./tools/command-env.js";
+import type { ClientFrame, ClientPort } from "../loop/client-port.js";
+import { createLogger, type Logger } from "../log.js";
+import type { ScriptFile } from "../providers/script-format.js";
+import { SessionHost } from "../session/session-host.js";
+import { createMemorySessionStore, type SessionStore } from "../loop/storage.js";
+import { commandEnvironment } from "../tools/command-env.js";
 
 /** Options of {@link createInMemoryHarness}. */
 export interface InMemoryHarnessOptions {

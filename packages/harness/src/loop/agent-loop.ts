@@ -8,18 +8,18 @@ import {
   type UserInput,
 } from "@antigravity-ts/sdk/wire";
 import { compactTranscript, shouldCompact } from "./compaction.js";
-import type { ModelMedia } from "./model/media.js";
-import { ModelError, type ModelRequest, type ModelToolCall, type ModelUsage } from "./model/provider.js";
+import type { ModelMedia } from "../model/media.js";
+import { ModelError, type ModelRequest, type ModelToolCall, type ModelUsage } from "../model/provider.js";
 import type { OutputEventInit } from "./output-channel.js";
 import { modelCallStop, toolCallStop } from "./session-budget.js";
 import { toolDeclarations } from "./session-config.js";
 import type { SessionState } from "./session-state.js";
-import { modelStep, systemErrorStep, type StepHandle } from "./step-builder.js";
+import { modelStep, systemErrorStep, type StepHandle } from "../step-builder.js";
 import { askStopHook } from "./stop-hook.js";
 import { runToolCall } from "./tool-runner.js";
 import { TRIGGER_PREFIX, type ModelAnswer } from "./transcript.js";
 import type { TurnScope } from "./turn-scope.js";
-import { addUsage, estimatePromptTokens, estimatedUsage, toUsageMetadata } from "./usage.js";
+import { addUsage, estimatePromptTokens, estimatedUsage, toUsageMetadata } from "../model/usage.js";
 
 /** What starts a turn. */
 export interface TurnInput {

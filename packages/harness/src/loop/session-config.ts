@@ -8,12 +8,12 @@ import {
   type SystemInstructions,
 } from "@antigravity-ts/sdk/wire";
 import { DEFAULT_COMPACTION_THRESHOLD } from "./compaction.js";
-import type { ToolDeclaration } from "./model/provider.js";
-import { createFinishTool, type FinishTool } from "./tools/finish.js";
-import { enabledBuiltins } from "./tools/registry.js";
-import type { BuiltinTool } from "./tools/tool.js";
-import type { ToolWorkerPool } from "./tools/tool-pool.js";
-import { createWorkspaceRoots, type WorkspaceRoots } from "./workspace-paths.js";
+import type { ToolDeclaration } from "../model/provider.js";
+import { createFinishTool, type FinishTool } from "../tools/finish.js";
+import { enabledBuiltins } from "../tools/registry.js";
+import type { BuiltinTool } from "../tools/tool.js";
+import type { ToolWorkerPool } from "../tools/tool-pool.js";
+import { createWorkspaceRoots, type WorkspaceRoots } from "../tools/workspace-paths.js";
 
 /** Default run_command limit when `maxTimeoutMs` is 0 (§5.1: "0 = harness default, 10 min"). */
 export const DEFAULT_COMMAND_TIMEOUT_MS = 10 * 60 * 1000;

@@ -1,5 +1,5 @@
-import type { ModelMedia } from "./model/media.js";
-import type { ModelMessage, ModelToolCall, ModelToolResult } from "./model/provider.js";
+import type { ModelMedia } from "../model/media.js";
+import type { ModelMessage, ModelToolCall, ModelToolResult } from "../model/provider.js";
 
 // The model-facing transcript of a session, with seed 002's guarantees (the Rust `Conversation`:
 // cancel_current_turn, cancel_current_turn_including_user, to_provider_messages_windowed,

@@ -5,13 +5,13 @@ import {
   create,
   decodeInitializeConversationEvent,
 } from "@antigravity-ts/sdk/wire";
-import type { Logger } from "./log.js";
-import type { ScriptFile } from "./model/script-format.js";
-import { ProviderConfigError, selectProvider } from "./model/select-provider.js";
-import { resolveSessionSettings, type SettingsDefaults } from "./session-config.js";
-import { SessionState } from "./session-state.js";
+import type { Logger } from "../log.js";
+import type { ScriptFile } from "../providers/script-format.js";
+import { ProviderConfigError, selectProvider } from "../providers/select-provider.js";
+import { resolveSessionSettings, type SettingsDefaults } from "../loop/session-config.js";
+import { SessionState } from "../loop/session-state.js";
 import { SessionBusyError, SessionRegistry, type SessionClaim } from "./session-registry.js";
-import { CASCADE_ID_PATTERN, StorageError, type SessionStore } from "./storage.js";
+import { CASCADE_ID_PATTERN, StorageError, type SessionStore } from "../loop/storage.js";
 import { unhonouredConfigFields } from "./unhonoured-config.js";
 
 /** What every session of a server shares. */

@@ -1,7 +1,7 @@
-import { jsonForEstimate, type ModelMedia } from "./model/media.js";
-import type { ModelMessage } from "./model/provider.js";
+import { jsonForEstimate, type ModelMedia } from "../model/media.js";
+import type { ModelMessage } from "../model/provider.js";
 import type { Transcript } from "./transcript.js";
-import { estimateTextTokens } from "./usage.js";
+import { estimateTextTokens } from "../model/usage.js";
 
 /** Threshold used when `compactionThreshold` is 0 or unset (§15, §18.2). */
 export const DEFAULT_COMPACTION_THRESHOLD = 50_000;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { ModelMessage } from "./model/provider.js";
+import type { ModelMessage } from "../model/provider.js";
 import { CANCELLED_RESULT, MAX_SUMMARIES, SUMMARY_ACK, SUMMARY_PREFIX, Transcript, providerMessages } from "./transcript.js";
 
 const call = (id: string, name = "view_file") => ({ id, name, args: { file_path: `${id}.txt` } });

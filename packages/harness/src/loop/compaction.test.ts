@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { compactTranscript, estimateTokens, shouldCompact } from "./compaction.js";
-import type { ModelMessage } from "./model/provider.js";
+import type { ModelMessage } from "../model/provider.js";
 import { SUMMARY_ACK, SUMMARY_PREFIX, Transcript } from "./transcript.js";
 
 describe("when to compact: compactionThreshold and compactionConfig.checkpointIntervalTokens", () => {

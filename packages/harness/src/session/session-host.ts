@@ -1,11 +1,11 @@
-import type { ClientPort } from "./client-port.js";
-import type { Logger } from "./log.js";
-import type { ScriptFile } from "./model/script-format.js";
+import type { ClientPort } from "../loop/client-port.js";
+import type { Logger } from "../log.js";
+import type { ScriptFile } from "../providers/script-format.js";
 import { HarnessSession } from "./session.js";
 import { CloseCode, type SessionDependencies } from "./session-init.js";
 import { SessionRegistry } from "./session-registry.js";
-import type { SessionStore } from "./storage.js";
-import { ToolWorkerPool } from "./tools/tool-pool.js";
+import type { SessionStore } from "../loop/storage.js";
+import { ToolWorkerPool } from "../tools/tool-pool.js";
 
 /** What every session of one harness shares, whatever carries its connections. */
 export interface SessionHostOptions {

@@ -9,21 +9,21 @@ import {
   type InputEvent,
   type UserInput,
 } from "@antigravity-ts/sdk/wire";
-import { runTurn, type TurnInput } from "./agent-loop.js";
-import { HANDED_OVER, truncateReason, type ClientFrame, type ClientPort } from "./client-port.js";
-import { runOnBehalfOf, type FaultOwner } from "./crash-guard.js";
-import type { Logger } from "./log.js";
-import { OutputChannel } from "./output-channel.js";
-import type { SettleResult } from "./pending-replies.js";
+import { runTurn, type TurnInput } from "../loop/agent-loop.js";
+import { HANDED_OVER, truncateReason, type ClientFrame, type ClientPort } from "../loop/client-port.js";
+import { runOnBehalfOf, type FaultOwner } from "../crash-guard.js";
+import type { Logger } from "../log.js";
+import { OutputChannel } from "../loop/output-channel.js";
+import type { SettleResult } from "../loop/pending-replies.js";
 import { CloseCode, SessionInitError, initializeSession, type SessionDependencies } from "./session-init.js";
 import type { ParkedSession, SessionClaim } from "./session-registry.js";
-import type { SessionState } from "./session-state.js";
-import { systemErrorStep } from "./step-builder.js";
-import { TRIGGER_PREFIX } from "./transcript.js";
-import { TurnScope } from "./turn-scope.js";
-import { toUsageMetadata } from "./usage.js";
+import type { SessionState } from "../loop/session-state.js";
+import { systemErrorStep } from "../step-builder.js";
+import { TRIGGER_PREFIX } from "../loop/transcript.js";
+import { TurnScope } from "../loop/turn-scope.js";
+import { toUsageMetadata } from "../model/usage.js";
 import { MAX_PROMPT_BYTES, normalizeLegacyInputFrame, userInputMedia, userInputText } from "./user-input.js";
-import { mediaByteLength } from "./model/media.js";
+import { mediaByteLength } from "../model/media.js";
 
 /**
  * Default of {@link SessionDependencies.confirmationHoldMs}: how long a session whose client left

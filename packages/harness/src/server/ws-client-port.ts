@@ -1,6 +1,6 @@
 import { AsyncQueue } from "@antigravity-ts/sdk/internal";
 import type { RawData, WebSocket } from "ws";
-import type { ClientFrame, ClientPort } from "./client-port.js";
+import type { ClientFrame, ClientPort } from "../loop/client-port.js";
 
 /**
  * Adapts a `ws` server-side socket to the session's {@link ClientPort}: messages become frames

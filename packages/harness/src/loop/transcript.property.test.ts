@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { ModelMessage, ModelToolCall } from "./model/provider.js";
-import { dice, type Dice } from "./test-support/seeded-random.js";
+import type { ModelMessage, ModelToolCall } from "../model/provider.js";
+import { dice, type Dice } from "../test-support/seeded-random.js";
 import { MAX_SUMMARIES, TRIGGER_PREFIX, Transcript, isRealPrompt } from "./transcript.js";
 
 // Seed 002's invariants over seeded random sessions: user prompts, triggers, answers with text,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { ModelEvent, ModelMessage, ModelRequest, ToolDeclaration } from "./provider.js";
-import { ModelError } from "./provider.js";
+import type { ModelEvent, ModelMessage, ModelRequest, ToolDeclaration } from "../model/provider.js";
+import { ModelError } from "../model/provider.js";
 import { parseScript, ScriptError } from "./script-format.js";
 import { chunk, createScriptedProvider } from "./scripted.js";
 

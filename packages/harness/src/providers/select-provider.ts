@@ -1,9 +1,9 @@
 import { ModelType, type GeminiModelOptions, type ModelConfig, type RetryConfig } from "@antigravity-ts/sdk/wire";
-import type { GeminiProviderOptions } from "../providers/gemini.js";
-import { DEFAULT_GEMINI_BASE_URL, lazyProvider } from "../providers/lazy.js";
-import type { OpenAIProviderOptions } from "../providers/openai.js";
-import { retryPolicyFrom, type ApiRetryPolicy } from "../providers/retry.js";
-import type { ModelProvider } from "./provider.js";
+import type { GeminiProviderOptions } from "./gemini.js";
+import { DEFAULT_GEMINI_BASE_URL, lazyProvider } from "./lazy.js";
+import type { OpenAIProviderOptions } from "./openai.js";
+import { retryPolicyFrom, type ApiRetryPolicy } from "./retry.js";
+import type { ModelProvider } from "../model/provider.js";
 import type { ScriptFile } from "./script-format.js";
 import { createScriptedProvider } from "./scripted.js";
 
@@ -155,11 +155,11 @@ export function selectProvider(models: readonly ModelConfig[], options: SelectPr
 
 /** The HTTP providers load on the session's first model call (providers/lazy.ts). */
 function lazyGemini(options: GeminiProviderOptions): ModelProvider {
-  return lazyProvider("gemini", async () => (await import("../providers/gemini.js")).createGeminiProvider(options));
+  return lazyProvider("gemini", async () => (await import("./gemini.js")).createGeminiProvider(options));
 }
 
 function lazyOpenAI(options: OpenAIProviderOptions): ModelProvider {
-  return lazyProvider("openai", async () => (await import("../providers/openai.js")).createOpenAIProvider(options));
+  return lazyProvider("openai", async () => (await import("./openai.js")).createOpenAIProvider(options));
 }
 
 interface HttpOptions {

@@ -4,10 +4,10 @@ import { mkdir, open, rename, unlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { JsonValue } from "@bufbuild/protobuf";
 import { StepUpdateSchema, fromJson } from "@antigravity-ts/sdk/wire";
-import { createLogger, type Logger } from "./log.js";
-import type { ModelMessage, ModelUsage } from "./model/provider.js";
+import { createLogger, type Logger } from "../log.js";
+import type { ModelMessage, ModelUsage } from "../model/provider.js";
 import type { SessionCalls } from "./session-budget.js";
-import { emptyUsage } from "./usage.js";
+import { emptyUsage } from "../model/usage.js";
 
 /** Everything needed to resume a session after a restart (§2.1: storage_directory + cascade_id). */
 export interface StoredSession {

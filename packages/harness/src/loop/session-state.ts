@@ -8,15 +8,15 @@ import {
   type UserQuestionsResponse,
 } from "@antigravity-ts/sdk/wire";
 import { HookCaller } from "./hooks.js";
-import type { Logger } from "./log.js";
-import type { ModelProvider, ModelUsage } from "./model/provider.js";
+import type { Logger } from "../log.js";
+import type { ModelProvider, ModelUsage } from "../model/provider.js";
 import { PendingReplies } from "./pending-replies.js";
 import type { SessionCalls } from "./session-budget.js";
 import type { SessionSettings } from "./session-config.js";
-import { StepLedger, type StepHandle } from "./step-builder.js";
+import { StepLedger, type StepHandle } from "../step-builder.js";
 import type { StoredSession } from "./storage.js";
 import { Transcript } from "./transcript.js";
-import { emptyUsage, subtractUsage } from "./usage.js";
+import { emptyUsage, subtractUsage } from "../model/usage.js";
 
 /** Options of {@link SessionState}. */
 export interface SessionStateOptions {
