@@ -79,9 +79,13 @@ export class HarnessRequests {
     turn.push(activeToolStep(call, where));
     this.#spawn(`tool ${call.name}`, key, async () => {
       const result = await this.#runTool({ id, name: wire.name ?? "", args }, turn);
-      // A result after the turn is over reached no one: the turn closed the call as "(cancelled)".
-      if (!turn.settled) turn.push(finishedToolStep(call, result, where));
-      this.sendToolResult(result);
+      // The harness waits for the answer; the finished step is for local readers, so it goes second.
+      try {
+        this.sendToolResult(result);
+      } finally {
+        // A result after the turn is over reached no one: the turn closed the call as "(cancelled)".
+        if (!turn.settled) turn.push(finishedToolStep(call, result, where));
+      }
     });
   }
 
