@@ -9,7 +9,7 @@ import { ScriptError, loadScriptFile, type ScriptFile } from "./providers/script
 import { exitWithoutWaiting } from "./process-exit.js";
 import { startHarnessServer, type HarnessServer } from "./server/server.js";
 import { readInputConfig, writeOutputConfig } from "./stdio-handshake.js";
-import { createFileSessionStore, createMemorySessionStore, type MemorySessionStoreOptions } from "./loop/storage.js";
+import { createFileSessionStore, createMemorySessionStore, type MemorySessionStoreOptions } from "./loop/session-store.js";
 import { commandEnvironment } from "./tools/command-env.js";
 import { configureCommandSupervision, killAllChildren, stopCommandSupervision } from "./tools/process-registry.js";
 

@@ -16,8 +16,8 @@ import { toolDeclarations } from "./session-config.js";
 import type { SessionState } from "./session-state.js";
 import { modelStep, systemErrorStep, type StepHandle } from "../step-builder.js";
 import { askStopHook } from "./stop-hook.js";
-import { runToolCall } from "./tool-runner.js";
-import { TRIGGER_PREFIX, type ModelAnswer } from "./transcript.js";
+import { runToolCall } from "./run-tool-call.js";
+import { TRIGGER_PREFIX, type ModelAnswer } from "./model-transcript.js";
 import type { TurnScope } from "./turn-scope.js";
 import { addUsage, estimatePromptTokens, estimatedUsage, toUsageMetadata } from "../model/usage.js";
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { compactTranscript, estimateTokens, shouldCompact } from "./compaction.js";
 import type { ModelMessage } from "../model/provider.js";
-import { SUMMARY_ACK, SUMMARY_PREFIX, Transcript } from "./transcript.js";
+import { SUMMARY_ACK, SUMMARY_PREFIX, Transcript } from "./model-transcript.js";
 
 describe("when to compact: compactionThreshold and compactionConfig.checkpointIntervalTokens", () => {
   const turn = (n: number): ModelMessage[] => [

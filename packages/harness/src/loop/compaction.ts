@@ -1,6 +1,6 @@
 import { jsonForEstimate, type ModelMedia } from "../model/media.js";
 import type { ModelMessage } from "../model/provider.js";
-import type { Transcript } from "./transcript.js";
+import type { Transcript } from "./model-transcript.js";
 import { estimateTextTokens } from "../model/usage.js";
 
 /** Threshold used when `compactionThreshold` is 0 or unset (§15, §18.2). */

@@ -7,15 +7,15 @@ import {
   type ToolResponse,
   type UserQuestionsResponse,
 } from "@antigravity-ts/sdk/wire";
-import { HookCaller } from "./hooks.js";
+import { HookCaller } from "./hook-caller.js";
 import type { Logger } from "../log.js";
 import type { ModelProvider, ModelUsage } from "../model/provider.js";
 import { PendingReplies } from "./pending-replies.js";
 import type { SessionCalls } from "./session-budget.js";
 import type { SessionSettings } from "./session-config.js";
 import { StepLedger, type StepHandle } from "../step-builder.js";
-import type { StoredSession } from "./storage.js";
-import { Transcript } from "./transcript.js";
+import type { StoredSession } from "./session-store.js";
+import { Transcript } from "./model-transcript.js";
 import { emptyUsage, subtractUsage } from "../model/usage.js";
 
 /** Options of {@link SessionState}. */

@@ -1,6 +1,6 @@
 import { LifecycleHook, type TrajectoryStateUpdate_StopReason as StopReason } from "@antigravity-ts/sdk/wire";
 import type { SessionState } from "./session-state.js";
-import { SYSTEM_MESSAGE_PREFIX } from "./transcript.js";
+import { SYSTEM_MESSAGE_PREFIX } from "./model-transcript.js";
 import type { TurnScope } from "./turn-scope.js";
 
 /**

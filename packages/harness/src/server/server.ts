@@ -6,7 +6,7 @@ import { apiKeyMatches } from "./auth.js";
 import type { Logger } from "../log.js";
 import type { ScriptFile } from "../providers/script-format.js";
 import { SessionHost } from "../session/session-host.js";
-import type { SessionStore } from "../loop/storage.js";
+import type { SessionStore } from "../loop/session-store.js";
 import { killAllChildren } from "../tools/process-registry.js";
 import { wsClientPort } from "./ws-client-port.js";
 

@@ -4,7 +4,7 @@ import type { ScriptFile } from "../providers/script-format.js";
 import { HarnessSession } from "./session.js";
 import { CloseCode, type SessionDependencies } from "./session-init.js";
 import { SessionRegistry } from "./session-registry.js";
-import type { SessionStore } from "../loop/storage.js";
+import type { SessionStore } from "../loop/session-store.js";
 import { ToolWorkerPool } from "../tools/tool-pool.js";
 
 /** What every session of one harness shares, whatever carries its connections. */

@@ -11,7 +11,7 @@ import { ProviderConfigError, selectProvider } from "../providers/select-provide
 import { resolveSessionSettings, type SettingsDefaults } from "../loop/session-config.js";
 import { SessionState } from "../loop/session-state.js";
 import { SessionBusyError, SessionRegistry, type SessionClaim } from "./session-registry.js";
-import { CASCADE_ID_PATTERN, StorageError, type SessionStore } from "../loop/storage.js";
+import { CASCADE_ID_PATTERN, StorageError, type SessionStore } from "../loop/session-store.js";
 import { unhonouredConfigFields } from "./unhonoured-config.js";
 
 /** What every session of a server shares. */

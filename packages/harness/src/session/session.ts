@@ -19,10 +19,10 @@ import { CloseCode, SessionInitError, initializeSession, type SessionDependencie
 import type { ParkedSession, SessionClaim } from "./session-registry.js";
 import type { SessionState } from "../loop/session-state.js";
 import { systemErrorStep } from "../step-builder.js";
-import { TRIGGER_PREFIX } from "../loop/transcript.js";
+import { TRIGGER_PREFIX } from "../loop/model-transcript.js";
 import { TurnScope } from "../loop/turn-scope.js";
 import { toUsageMetadata } from "../model/usage.js";
-import { MAX_PROMPT_BYTES, normalizeLegacyInputFrame, userInputMedia, userInputText } from "./user-input.js";
+import { MAX_PROMPT_BYTES, normalizeLegacyInputFrame, userInputMedia, userInputText } from "./read-user-input.js";
 import { mediaByteLength } from "../model/media.js";
 
 /**

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ModelMessage } from "../model/provider.js";
-import { CANCELLED_RESULT, MAX_SUMMARIES, SUMMARY_ACK, SUMMARY_PREFIX, Transcript, providerMessages } from "./transcript.js";
+import { CANCELLED_RESULT, MAX_SUMMARIES, SUMMARY_ACK, SUMMARY_PREFIX, Transcript, providerMessages } from "./model-transcript.js";
 
 const call = (id: string, name = "view_file") => ({ id, name, args: { file_path: `${id}.txt` } });
 const result = (id: string, name = "view_file") => ({ id, name, response: { content: id } });

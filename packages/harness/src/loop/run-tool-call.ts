@@ -4,10 +4,10 @@ import {
   type ToolResponse,
   type UserQuestionsRequestSchema,
 } from "@antigravity-ts/sdk/wire";
-import { preToolArgs, type ToolHookTarget } from "./hooks.js";
+import { preToolArgs, type ToolHookTarget } from "./hook-caller.js";
 import { MAX_MEDIA_BYTES, mediaByteLength, mediaFromWire, type ModelMedia } from "../model/media.js";
 import type { ModelToolCall, ModelToolResult } from "../model/provider.js";
-import { evaluatePolicy } from "./policy.js";
+import { evaluatePolicy } from "./evaluate-policy.js";
 import type { SessionState } from "./session-state.js";
 import { modelStep, type StepFields, type StepHandle } from "../step-builder.js";
 import { ToolError, type BuiltinTool, type ToolContext } from "../tools/tool.js";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { ModelMessage, ModelToolCall } from "../model/provider.js";
 import { dice, type Dice } from "../test-support/seeded-random.js";
-import { MAX_SUMMARIES, TRIGGER_PREFIX, Transcript, isRealPrompt } from "./transcript.js";
+import { MAX_SUMMARIES, TRIGGER_PREFIX, Transcript, isRealPrompt } from "./model-transcript.js";
 
 // Seed 002's invariants over seeded random sessions: user prompts, triggers, answers with text,
 // thinking and tool calls, results in any order, halts mid-answer and mid-tools, error exits,

@@ -1,7 +1,7 @@
 import { PolicyDecision, PolicyDecisionResponseSchema, PolicyEvaluationOutcome, PolicyRuleSchema, create, type PolicyRule } from "@antigravity-ts/sdk/wire";
 import { describe, expect, it } from "vitest";
 import { PRECEDENCE_CASES, type PrecedenceRule } from "@antigravity-ts/test-kit";
-import { evaluatePolicy } from "./policy.js";
+import { evaluatePolicy } from "./evaluate-policy.js";
 
 const rule = (tool: string, decision: PolicyDecision, extra: Partial<PolicyRule> = {}): PolicyRule => create(PolicyRuleSchema, { tool, decision, name: `${tool}:${decision}`, ...extra });
 const WIRE_DECISION: Record<PrecedenceRule["decision"], PolicyDecision> = { deny: PolicyDecision.DENY, ask_user: PolicyDecision.ASK_USER, allow: PolicyDecision.ALLOW };
