@@ -1,3 +1,4 @@
+import { errorText } from "./util/error-text.js";
 /**
  * Error codes of {@link SdkError}. One code per way a call can fail, so callers can branch on
  * `err.code` instead of parsing messages.
@@ -95,7 +96,7 @@ export class SdkError extends Error {
     if (reason instanceof SdkError) return reason;
     if (isNamedError(reason, "TimeoutError")) return new SdkError(ErrorCode.DeadlineExceeded, "deadline exceeded: the call's timeout elapsed", { cause: reason });
     if (isNamedError(reason, "AbortError")) return new SdkError(ErrorCode.Canceled, "cancelled by the caller's AbortSignal", { cause: reason });
-    const message = reason instanceof Error ? reason.message : String(reason);
+    const message = errorText(reason);
     return new SdkError(fallback, message, { cause: reason });
   }
 }

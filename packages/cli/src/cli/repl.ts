@@ -6,6 +6,7 @@ import { ReplSession } from "./repl-session.js";
 import { runTurn } from "./run-turn.js";
 import { isSlashCommand, runSlashCommand, type SlashCommandHost } from "./slash-commands.js";
 import { TurnRenderer } from "./turn-renderer.js";
+import { errorText } from "@antigravity-ts/sdk/internal";
 
 /** Words that leave the REPL. */
 const EXIT_WORDS = new Set(["exit", "quit", ".exit"]);
@@ -69,7 +70,7 @@ export async function runRepl(cli: CliOptions, input: NodeJS.ReadableStream & { 
       try {
         await runTurn(session.conversation(), line, renderer, turn.signal);
       } catch (error) {
-        renderer.note(`error: ${error instanceof Error ? error.message : String(error)}`, "error");
+        renderer.note(`error: ${errorText(error)}`, "error");
       } finally {
         turn = undefined;
       }

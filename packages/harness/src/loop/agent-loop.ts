@@ -20,6 +20,7 @@ import { runToolCall } from "./run-tool-call.js";
 import { TRIGGER_PREFIX, type ModelAnswer } from "./model-transcript.js";
 import type { TurnScope } from "./turn-scope.js";
 import { addUsage, estimatePromptTokens, estimatedUsage, toUsageMetadata } from "../model/usage.js";
+import { errorText } from "@antigravity-ts/sdk/internal";
 
 /** What starts a turn. */
 export interface TurnInput {
@@ -104,13 +105,13 @@ export async function runTurn(state: SessionState, input: TurnInput, scope: Turn
     }
     transcript.cancelTurnIncludingUser();
     const httpCode = error instanceof ModelError ? error.httpCode : 0;
-    const message = error instanceof ModelError ? `model error: ${error.message}` : `internal harness error: ${error instanceof Error ? error.message : String(error)}`;
+    const message = error instanceof ModelError ? `model error: ${error.message}` : `internal harness error: ${errorText(error)}`;
     state.log.warn(message);
     scope.openStep(systemErrorStep(message, httpCode));
     // The STOP hook is told of the error; the turn cannot continue (see askStopHook).
     await askStopHook(state, scope, { responseText, continuationCount, errorMessage: message }).catch((hookError: unknown) => {
       if (scope.signal.aborted) throw scope.signal.reason;
-      state.log.warn(`the STOP hook failed: ${hookError instanceof Error ? hookError.message : String(hookError)}`);
+      state.log.warn(`the STOP hook failed: ${errorText(hookError)}`);
     });
     await options.beforeIdle?.();
     setState(TrajectoryStateUpdate_State.FULLY_IDLE, { error: message });
@@ -190,7 +191,7 @@ async function callModel(state: SessionState, scope: TurnScope, request: ModelRe
   } catch (error) {
     if (!scope.signal.aborted && (held !== undefined || step !== undefined)) {
       flush(false);
-      step?.fail(`the model stream failed: ${error instanceof Error ? error.message : String(error)}`);
+      step?.fail(`the model stream failed: ${errorText(error)}`);
     }
     throw error;
   } finally {

@@ -24,6 +24,7 @@ import { TurnScope } from "../loop/turn-scope.js";
 import { toUsageMetadata } from "../model/usage.js";
 import { MAX_PROMPT_BYTES, normalizeLegacyInputFrame, userInputMedia, userInputText } from "./read-user-input.js";
 import { mediaByteLength } from "../model/media.js";
+import { errorText } from "@antigravity-ts/sdk/internal";
 
 /**
  * Default of {@link SessionDependencies.confirmationHoldMs}: how long a session whose client left
@@ -84,7 +85,7 @@ export class HarnessSession implements FaultOwner, ParkedSession {
         if (this.#port !== port) return;
       }
     } catch (error) {
-      this.#log.warn(`connection error: ${error instanceof Error ? error.message : String(error)}`);
+      this.#log.warn(`connection error: ${errorText(error)}`);
     }
     if (this.#port === port) this.#guard(() => this.#onClose("the client disconnected", true));
   }
@@ -291,7 +292,7 @@ export class HarnessSession implements FaultOwner, ParkedSession {
     })()
       .catch((error: unknown) => {
         if (scope.signal.aborted) return;
-        const message = `internal harness error: ${error instanceof Error ? error.message : String(error)}`;
+        const message = `internal harness error: ${errorText(error)}`;
         this.#log.error(message);
         scope.openStep(systemErrorStep(message));
         scope.send({ case: "trajectoryStateUpdate", value: { trajectoryId: state.cascadeId, state: TrajectoryStateUpdate_State.FULLY_IDLE, error: message } });

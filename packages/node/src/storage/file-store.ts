@@ -6,6 +6,7 @@ import { ErrorCode, SdkError, type ConversationSnapshot, type ConversationStore,
 import { KeyedSerializer, assertStorableConversationId, encodeSnapshot, loadOrMoveAside, reportWarning } from "@antigravity-ts/sdk/storage";
 import { errnoCode } from "../subprocess/spawn-errors.js";
 import { TEMP_FILE, movedAsideName, snapshotFileName } from "./file-names.js";
+import { errorText } from "@antigravity-ts/sdk/internal";
 
 /** Options of {@link createFileConversationStore}. */
 export interface FileConversationStoreOptions extends ConversationStoreOptions {
@@ -248,6 +249,6 @@ function fileError(what: string, error: unknown): SdkError {
     ENAMETOOLONG: "the path is too long: choose a shorter directory",
   };
   if (error === undefined) return new SdkError(ErrorCode.FailedPrecondition, what);
-  const reason = error instanceof Error ? error.message : String(error);
+  const reason = errorText(error);
   return new SdkError(ErrorCode.FailedPrecondition, `${what}: ${reason}${code !== undefined && hint[code] !== undefined ? ` (${hint[code]})` : ""}`, { cause: error, details: { errno: code } });
 }

@@ -1,5 +1,6 @@
 import { ErrorCode, SdkError } from "@antigravity-ts/sdk";
 import type { HarnessSource } from "./discover-harness.js";
+import { errorText } from "@antigravity-ts/sdk/internal";
 
 /** How to point the SDK at a harness binary when nothing named one. */
 export const HARNESS_PATH_HINT = "set ANTIGRAVITY_HARNESS_PATH or the harnessPath option";
@@ -29,7 +30,7 @@ export function mapSpawnError(cause: unknown, binaryPath: string, source?: Harne
   if (cause instanceof SdkError) return cause;
   const hint = pathHint(source);
   const code = errnoCode(cause);
-  const reason = cause instanceof Error ? cause.message : String(cause);
+  const reason = errorText(cause);
   const details = { binaryPath, errno: code, ...(source === undefined ? {} : { source }) };
   switch (code) {
     case "ENOENT":

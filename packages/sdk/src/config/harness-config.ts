@@ -22,6 +22,7 @@ import { assertOptionTypes } from "./option-checks.js";
 import { assertAppDataDir, normalizeWorkspacePath } from "./workspace-path.js";
 import { customSubagentsConfig, validateSubagents, type SubagentOptions } from "./custom-subagents.js";
 import { geminiOptionsOf, retryConfigOf, vertexEndpointOf, type GeminiModelOptions, type RetryOptions, type VertexOptions } from "./model-options.js";
+import { errorText } from "../util/error-text.js";
 
 /** The text model used when an API key is given without a model name (upstream default, §5.1). */
 export const DEFAULT_MODEL = "gemini-3.7-flash";
@@ -243,7 +244,7 @@ function responseSchemaOf(schema: JsonSchema | string | StandardSchemaV1 | undef
   try {
     parsed = JSON.parse(schema);
   } catch (cause) {
-    throw new SdkError(ErrorCode.InvalidArgument, `responseSchema is not valid JSON: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    throw new SdkError(ErrorCode.InvalidArgument, `responseSchema is not valid JSON: ${errorText(cause)}`, { cause });
   }
   if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) invalid("responseSchema must be a JSON Schema object");
   return schema;

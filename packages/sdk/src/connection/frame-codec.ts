@@ -3,6 +3,7 @@ import { ErrorCode, SdkError } from "../errors.js";
 import type { HarnessConfig, InputEventSchema, OutputEvent, OutputEventSchema } from "../wire/index.js";
 import { readJsonFast } from "../wire/json-reader.js";
 import { writeJson } from "../wire/json-writer.js";
+import { errorText } from "../util/error-text.js";
 
 // The connection's frames (protocol §4) without the protobuf-es runtime on the hot path: sent
 // frames are written from the schema-free wire plan (equal to `toJson(create())`, tested in
@@ -44,7 +45,7 @@ export function decodeOutputFrame(frame: string): OutputEvent | Promise<OutputEv
 function decodeFully(frame: string): Promise<OutputEvent> {
   fullDecoder ??= import("../wire/frames.js").catch((cause: unknown) => {
     fullDecoder = undefined; // a later frame tries again (the chunk may load once the network is back)
-    throw new SdkError(ErrorCode.Unavailable, `could not load the SDK's full frame decoder (a lazily imported chunk): ${cause instanceof Error ? cause.message : String(cause)}; check that the bundle's chunks are served next to the entry`, { cause });
+    throw new SdkError(ErrorCode.Unavailable, `could not load the SDK's full frame decoder (a lazily imported chunk): ${errorText(cause)}; check that the bundle's chunks are served next to the entry`, { cause });
   });
   return fullDecoder.then((decoder) => decoder.decodeOutputEvent(frame));
 }

@@ -14,6 +14,7 @@ import { HookContexts } from "./hook-context.js";
 import { validateHook } from "./validate-hook.js";
 import type { Hook, HookLocation, HookToolCall, PreToolDecision, Question, StopArgs } from "./hook.js";
 import { isRecord, parseJsonOrText } from "../util/json-value.js";
+import { errorText } from "../util/error-text.js";
 
 type CallHookResponseInit = MessageInitShape<typeof CallHookResponseSchema>;
 type HookResultInit = Exclude<Extract<CallHookResponseInit, { requestId?: unknown }>["result"], undefined>;
@@ -89,7 +90,7 @@ export class HookRunner {
     try {
       return { requestId, result: await this.#dispatch(request) };
     } catch (error) {
-      return { requestId, result: { case: "errorMessage", value: `Hook failed: ${error instanceof Error ? error.message : String(error)}` } };
+      return { requestId, result: { case: "errorMessage", value: `Hook failed: ${errorText(error)}` } };
     }
   }
 

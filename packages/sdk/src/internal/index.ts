@@ -12,3 +12,4 @@ export { LogThrottle } from "../util/log-throttle.js";
 export { peerCloseError } from "../transport/websocket-errors.js";
 export { rulesInPrecedence, type CallTarget, type PrecedenceDecision, type RuleTarget } from "../policies/precedence.js";
 export { checkJsonSchema } from "../tools/json-schema-check.js";
+export { errorText } from "../util/error-text.js";

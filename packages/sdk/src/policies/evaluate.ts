@@ -1,6 +1,7 @@
 import type { ToolCall } from "../step.js";
 import { Decision, isWorkspaceMarker, splitTarget, type Policy } from "./policy.js";
 import { rulesInPrecedence } from "./precedence.js";
+import { errorText } from "../util/error-text.js";
 
 /** The outcome of {@link evaluatePolicies}. */
 export interface PolicyVerdict {
@@ -36,16 +37,11 @@ export async function evaluatePolicies(policies: readonly Policy[], call: ToolCa
       try {
         matches = await policy.predicate(call);
       } catch (error) {
-        return { decision: Decision.Deny, policy, reason: `Policy evaluation failed for '${policy.name}': ${messageOf(error)}` };
+        return { decision: Decision.Deny, policy, reason: `Policy evaluation failed for '${policy.name}': ${errorText(error)}` };
       }
       if (!matches) continue;
     }
     return policy.decision === Decision.Deny ? { decision: Decision.Deny, policy, reason: denialReason(policy) } : { decision: policy.decision, policy };
   }
   return { decision: Decision.Allow };
-}
-
-/** Text of anything thrown. */
-export function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

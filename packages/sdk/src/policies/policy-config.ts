@@ -3,7 +3,8 @@ import type { PolicyConfigSchema, PolicyDecisionRequest, PolicyDecisionResponse,
 import { PolicyConfig_WorkspaceContainment, PolicyDecision, PolicyEvaluationOutcome } from "../wire/wire-enums.gen.js";
 import { toolCallFromPreToolArgs } from "../mapping/canonical-tool-call.js";
 import type { ToolCall } from "../step.js";
-import { denialReason, messageOf } from "./evaluate.js";
+import { errorText } from "../util/error-text.js";
+import { denialReason } from "./evaluate.js";
 import { Decision, isDynamic, isWorkspaceMarker, splitTarget, type Policy } from "./policy.js";
 
 const WIRE_DECISION: Record<Decision, PolicyDecision> = {
@@ -70,7 +71,7 @@ export async function decidePolicyRequest(policies: readonly Policy[], request: 
     if (policy.predicate !== undefined && !(await policy.predicate(call))) return { outcome: PolicyEvaluationOutcome.NO_MATCH };
     return await decide(policy, call);
   } catch (error) {
-    return { outcome: PolicyEvaluationOutcome.DENY, denyReason: `Policy evaluation failed for '${policy.name}': ${messageOf(error)}` };
+    return { outcome: PolicyEvaluationOutcome.DENY, denyReason: `Policy evaluation failed for '${policy.name}': ${errorText(error)}` };
   }
 }
 

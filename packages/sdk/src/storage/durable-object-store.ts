@@ -2,6 +2,7 @@ import type { ConversationSnapshot } from "../conversation/conversation-snapshot
 import type { ConversationStore, ConversationStoreOptions } from "../conversation/conversation-store.js";
 import { ErrorCode, SdkError } from "../errors.js";
 import { assertStorableConversationId, decodeSnapshot, encodeSnapshot, reportWarning, unusableWarning } from "./store-contract.js";
+import { errorText } from "../util/error-text.js";
 
 /**
  * The part of Cloudflare's `DurableObjectStorage` (and of its transactions) this store uses,
@@ -82,7 +83,7 @@ export function createDurableObjectConversationStore(storage: DurableObjectStora
         if (outcome === undefined || "snapshot" in outcome) return outcome?.snapshot;
         reportWarning(options, unusableWarning(conversationId, where, outcome.problem, { movedTo: outcome.movedTo }));
       } catch (error) {
-        const reason = error instanceof Error ? error.message : String(error);
+        const reason = errorText(error);
         reportWarning(options, { conversationId, cause: error, message: `cannot read stored conversation ${conversationId} from ${where} (${reason}); the conversation starts empty` });
       }
       return undefined;
@@ -102,7 +103,7 @@ export function createDurableObjectConversationStore(storage: DurableObjectStora
           }
         });
       } catch (error) {
-        const reason = error instanceof Error ? error.message : String(error);
+        const reason = errorText(error);
         throw new SdkError(ErrorCode.FailedPrecondition, `cannot save conversation ${id} (${text.length} characters) to Durable Object storage: ${reason}`, { cause: error });
       }
     },

@@ -2,6 +2,7 @@ import { parseConversationSnapshot } from "../conversation/conversation-snapshot
 import type { ConversationSnapshot } from "../conversation/conversation-snapshot.js";
 import type { ConversationStoreOptions, ConversationStoreWarning } from "../conversation/conversation-store.js";
 import { ErrorCode, SdkError } from "../errors.js";
+import { errorText } from "../util/error-text.js";
 
 /** Longest conversation id a store accepts (UTF-16 code units); harness ids are far shorter. */
 export const MAX_STORED_CONVERSATION_ID_LENGTH = 256;
@@ -83,7 +84,7 @@ export async function loadOrMoveAside<Token>(conversationId: string, access: Sto
     if ("snapshot" in decoded) return decoded.snapshot;
     problem = decoded.problem;
   } catch (error) {
-    problem = `it cannot be read (${error instanceof Error ? error.message : String(error)})`;
+    problem = `it cannot be read (${errorText(error)})`;
     cause = error;
   }
   let movedTo: string | undefined;
@@ -110,7 +111,7 @@ export function unusableWarning(
 ): ConversationStoreWarning {
   const head = `stored conversation ${conversationId} at ${where} is unusable: ${problem}.`;
   if ("failed" in outcome) {
-    const reason = outcome.failed instanceof Error ? outcome.failed.message : String(outcome.failed);
+    const reason = errorText(outcome.failed);
     return { conversationId, cause: outcome.failed, message: `${head} Moving it aside failed (${reason}); the conversation starts empty and the next save replaces it.` };
   }
   const warning: ConversationStoreWarning = { conversationId, movedTo: outcome.movedTo, message: `${head} It was moved to ${outcome.movedTo}; the conversation starts empty.` };

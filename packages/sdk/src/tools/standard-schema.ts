@@ -1,4 +1,5 @@
 import { ErrorCode, SdkError } from "../errors.js";
+import { errorText } from "../util/error-text.js";
 
 /**
  * The Standard Schema V1 interface (https://standardschema.dev), copied as its spec allows so
@@ -81,7 +82,7 @@ export function jsonSchemaOf(schema: StandardSchemaV1, what: string, explicit?: 
     }
   } catch (cause) {
     if (cause instanceof SdkError) throw cause;
-    throw new SdkError(ErrorCode.InvalidArgument, `${what}: the ${props.vendor} schema could not be converted to JSON Schema (${cause instanceof Error ? cause.message : String(cause)}); pass the JSON Schema as jsonSchema`, { cause });
+    throw new SdkError(ErrorCode.InvalidArgument, `${what}: the ${props.vendor} schema could not be converted to JSON Schema (${errorText(cause)}); pass the JSON Schema as jsonSchema`, { cause });
   }
   if (typeof converted !== "object" || converted === null || Array.isArray(converted)) throw new SdkError(ErrorCode.InvalidArgument, `${what}: the ${props.vendor} schema's JSON Schema conversion did not return an object; pass the JSON Schema as jsonSchema`);
   const { $schema: _dropped, ...jsonSchema } = converted as Record<string, unknown>;

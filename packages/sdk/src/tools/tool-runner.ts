@@ -4,6 +4,7 @@ import type { ToolCall, ToolResult } from "../step.js";
 import type { ToolResponseSchema, ToolSchema } from "../wire/index.js";
 import { NO_ARGUMENTS_SCHEMA, validateTool, type Tool, type ToolContext } from "./tool.js";
 import { toolResultValue, type ToolMedia } from "./tool-result-value.js";
+import { errorText } from "../util/error-text.js";
 
 /** A client tool's outcome: the result already converted to JSON, with the media it returned. */
 export interface ClientToolResult extends ToolResult {
@@ -65,13 +66,13 @@ export class ToolRunner {
     try {
       value = await tool.call(call.args, context);
     } catch (error) {
-      return { id: call.id, name: call.name, error: error instanceof Error ? error.message : String(error) };
+      return { id: call.id, name: call.name, error: errorText(error) };
     }
     try {
       const { json, media } = toolResultValue(value);
       return media.length === 0 ? { id: call.id, name: call.name, result: json } : { id: call.id, name: call.name, result: json, media };
     } catch (error) {
-      return { id: call.id, name: call.name, error: `Tool ${call.name} returned a value that is not JSON: ${error instanceof Error ? error.message : String(error)}` };
+      return { id: call.id, name: call.name, error: `Tool ${call.name} returned a value that is not JSON: ${errorText(error)}` };
     }
   }
 }
@@ -88,7 +89,7 @@ export function toToolResponse(result: ClientToolResult): MessageInitShape<typeo
   try {
     converted = toolResultValue(result.result);
   } catch (error) {
-    return { id: result.id, errorMessage: `Tool ${result.name} returned a value that is not JSON: ${error instanceof Error ? error.message : String(error)}` };
+    return { id: result.id, errorMessage: `Tool ${result.name} returned a value that is not JSON: ${errorText(error)}` };
   }
   const { json } = converted;
   const media = [...(result.media ?? []), ...converted.media];

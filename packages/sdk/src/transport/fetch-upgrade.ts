@@ -1,5 +1,6 @@
 import { ErrorCode, SdkError } from "../errors.js";
 import type { CallOptions } from "../call-options.js";
+import { errorText } from "../util/error-text.js";
 
 /** The WebSocket workerd hands out on a `101` response: a standard socket that must be accepted. */
 interface UpgradedWebSocket extends WebSocket {
@@ -56,7 +57,7 @@ export async function fetchUpgradeWebSocket(
     response = (await doFetch(target, init)) as UpgradeResponse;
   } catch (cause) {
     if (signal?.aborted) throw SdkError.from(signal.reason, ErrorCode.Canceled);
-    throw new SdkError(ErrorCode.Unavailable, `could not reach the harness at ${target}: ${describe(cause)}; is it listening?`, { cause });
+    throw new SdkError(ErrorCode.Unavailable, `could not reach the harness at ${target}: ${errorText(cause)}; is it listening?`, { cause });
   }
 
   const socket = response.webSocket;
@@ -102,8 +103,4 @@ function linkSignal(options: CallOptions): AbortSignal | undefined {
   if (options.timeoutMs !== undefined) signals.push(AbortSignal.timeout(options.timeoutMs));
   if (signals.length === 0) return undefined;
   return signals.length === 1 ? signals[0] : AbortSignal.any(signals);
-}
-
-function describe(cause: unknown): string {
-  return cause instanceof Error ? cause.message : String(cause);
 }

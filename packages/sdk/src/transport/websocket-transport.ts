@@ -6,6 +6,7 @@ import type { Channel, Transport } from "./transport.js";
 import { terminate, WebSocketChannel, type ChannelOptions } from "./websocket-channel.js";
 import { connectError, peerCloseError, redactUrl, stageDeadlineError, type ConnectStage, type Offered, type Refusal } from "./websocket-errors.js";
 import { DefaultWebSocket } from "./websocket-transport-default.js";
+import { errorText } from "../util/error-text.js";
 
 /** The event shapes a {@link WebSocketLike} delivers (DOM `MessageEvent`/`CloseEvent`/`ErrorEvent`, `ws`'s twins). */
 export interface WebSocketEventLike {
@@ -234,7 +235,7 @@ function createSocket(url: string, headers: Record<string, string>, protocols: r
       : // `ws` options: headers for the key, no frame-size cap (§4: large tool results), no compression.
         new Ctor(url, [...protocols], { headers, maxPayload: 0, perMessageDeflate: false });
   } catch (cause) {
-    throw new SdkError(ErrorCode.InvalidArgument, `cannot open a WebSocket to ${redactUrl(url)}: ${describe(cause)}`, { cause });
+    throw new SdkError(ErrorCode.InvalidArgument, `cannot open a WebSocket to ${redactUrl(url)}: ${errorText(cause)}`, { cause });
   }
   // An 'error' with no listener crashes `ws`'s EventEmitter (e.g. the "closed before the
   // connection was established" error that terminate() emits on a later tick). This listener is
@@ -314,8 +315,4 @@ function readRefusalBody(response: RefusedResponse, refusal: Refusal, done: () =
   });
   response.on?.("end", finish);
   response.on?.("error", finish);
-}
-
-function describe(cause: unknown): string {
-  return cause instanceof Error ? cause.message : String(cause);
 }

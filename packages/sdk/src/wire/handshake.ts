@@ -6,6 +6,7 @@ import {
   type OutputConfig,
 } from "../gen/antigravity/localharness/localharness_pb.js";
 import { ErrorCode, SdkError } from "../errors.js";
+import { errorText } from "../util/error-text.js";
 
 // §3: the stdio handshake is one binary protobuf message each way, framed by a 4-byte
 // unsigned little-endian length (not a varint, no newline).
@@ -75,6 +76,6 @@ function decodeBinary<T>(decode: () => T, name: string): T {
   try {
     return decode();
   } catch (cause) {
-    throw new SdkError(ErrorCode.ProtocolError, `malformed ${name} in the stdio handshake: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    throw new SdkError(ErrorCode.ProtocolError, `malformed ${name} in the stdio handshake: ${errorText(cause)}`, { cause });
   }
 }

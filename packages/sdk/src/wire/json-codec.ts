@@ -1,6 +1,7 @@
 import { fromJson, toJson, type DescMessage, type JsonValue, type MessageShape } from "@bufbuild/protobuf";
 import { ErrorCode, SdkError } from "../errors.js";
 import { readJsonFast } from "./json-reader.js";
+import { errorText } from "../util/error-text.js";
 
 /**
  * Parses one text frame into a message, tolerantly (protocol §4.1): camelCase or snake_case names,
@@ -23,7 +24,7 @@ export function decodeJsonFrame<Desc extends DescMessage>(schema: Desc, frame: s
   try {
     return fromJson(schema, json as JsonValue, { ignoreUnknownFields: true });
   } catch (cause) {
-    throw protocolError(schema, cause instanceof Error ? cause.message : String(cause), cause);
+    throw protocolError(schema, errorText(cause), cause);
   }
 }
 
