@@ -1,12 +1,12 @@
 // Start-to-ready time of the subprocess transport and heap per retained step.
 import { spawn } from "node:child_process";
 import { performance } from "node:perf_hooks";
-import { Agent, SubprocessTransport, WebSocketTransport, findBundledHarness } from "@antigravity-ts/node";
+import { Agent, SubprocessTransport, WebSocketTransport, findBundledHarness, prewarmHarness } from "@antigravity-ts/node";
 import { median } from "./report.mjs";
 
 /**
  * Spawn → handshake → WebSocket open (`SubprocessTransport.connect`), spawn → init response
- * (`Agent.start`), and `Agent.start` adopting a harness `Agent.prewarm()` started before, with the
+ * (`Agent.start`), and `Agent.start` adopting a harness `prewarmHarness()` started before, with the
  * bundled reference harness, `runs` times each; medians in ms. The baseline of a cold start is
  * Node itself: spawning `node -e 0` until it exits (the floor of any harness written in JS).
  */
@@ -29,7 +29,7 @@ export async function measureStartToReady(runs) {
     const agent = await Agent.builder().harnessPath(harnessPath).allowAll().build().start({ timeoutMs: 30_000 });
     const readyMs = performance.now() - start;
     await agent.stop();
-    const harness = await Agent.prewarm({ harnessPath, timeoutMs: 30_000 });
+    const harness = await prewarmHarness({ harnessPath, timeoutMs: 30_000 });
     start = performance.now();
     const adopted = await Agent.builder().transport(harness).allowAll().build().start({ timeoutMs: 30_000 });
     const prewarmedMs = performance.now() - start;

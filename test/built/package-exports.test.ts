@@ -5,8 +5,8 @@ import { describe, expect, it } from "vitest";
 const root = join(import.meta.dirname, "../..");
 const packages = ["sdk", "node", "harness", "cli"] as const;
 
-/** The only files with side effects: the not-node guard's throw, the CLI's bin. */
-const sideEffects: Record<(typeof packages)[number], false | string[]> = { sdk: false, node: ["./dist/not-node.js"], harness: false, cli: ["./dist/cli.js"] };
+/** The only files with side effects: node's root (registers Node's Agent defaults), the not-node guard's throw, the CLI's bin. */
+const sideEffects: Record<(typeof packages)[number], false | string[]> = { sdk: false, node: ["./dist/index.js", "./dist/not-node.js"], harness: false, cli: ["./dist/cli.js"] };
 
 interface PackageJson {
   name: string;
@@ -28,7 +28,7 @@ describe.each(packages)("packages/%s/package.json", (name) => {
   const pkg = readPackage(name);
   const maps = Object.entries(pkg.exports).filter((e): e is [string, Record<string, string>] => typeof e[1] === "object");
 
-  it("is an ESM package without side effects (but the not-node guard's throw and the CLI's bin)", () => {
+  it("is an ESM package without side effects (but node's registration of its defaults, the not-node guard's throw and the CLI's bin)", () => {
     expect(pkg.type).toBe("module");
     expect(pkg.sideEffects).toEqual(sideEffects[name]);
   });

@@ -58,9 +58,13 @@ describe("Node Agent", () => {
     expect(liveChildCount()).toBe(0);
   });
 
-  it("is the core Agent with Node defaults, and the core Agent alone has no transport", async () => {
-    expect(Object.getPrototypeOf(Agent)).toBe(CoreAgent);
-    const error = await CoreAgent.builder().allowAll().build().start().then(() => undefined, (e: unknown) => e);
-    expect((error as SdkError).code).toBe(ErrorCode.FailedPrecondition);
+  it("is the core Agent, with Node's defaults registered on import; defaults given to builder() win", async () => {
+    expect(Agent).toBe(CoreAgent);
+    const refuse = (): never => {
+      throw new SdkError(ErrorCode.FailedPrecondition, "the builder's own default transport ran");
+    };
+    const error = await CoreAgent.builder({ defaultTransport: refuse }).allowAll().build().start().then(() => undefined, (e: unknown) => e);
+    expect((error as SdkError).message).toContain("the builder's own default transport ran");
+    expect(liveChildCount()).toBe(0);
   });
 });

@@ -1,9 +1,7 @@
 import { release } from "node:os";
 import {
-  Agent as CoreAgent,
   type CallOptions,
   WebSocketTransport,
-  type AgentBuilder,
   type AgentBuilderDefaults,
   type TransportContext,
   type TransportFactory,
@@ -13,7 +11,7 @@ import { defaultAppDataDir, resolveLocalPath } from "./local-path.js";
 import type { PrewarmedHarness } from "./subprocess/prewarmed-harness.js";
 import { SubprocessTransport, type SubprocessTransportOptions } from "./subprocess/subprocess-transport.js";
 
-/** Options of `Agent.prewarm()`: the harness to start, and bounds on starting it. */
+/** Options of {@link prewarmHarness}: the harness to start, and bounds on starting it. */
 export interface PrewarmOptions extends SubprocessTransportOptions, CallOptions {}
 
 /**
@@ -51,8 +49,11 @@ function stderrTo(onStderr: ((line: string) => void) | undefined, logger: Transp
 }
 
 /**
- * What `@antigravity-ts/node` gives `Agent.builder()`: a subprocess harness, the working directory
- * as workspace (workspaces resolved: `~`, relative paths), upstream's default app data directory,
+ * What `@antigravity-ts/node` registers for `Agent.builder()` when imported: unless the builder
+ * sets a transport, `start()` connects to the harness named by `ANTIGRAVITY_HARNESS_HOST` /
+ * `ANTIGRAVITY_HARNESS_PORT` when either is set (and no `harnessPath` was given), else spawns the
+ * harness ({@link SubprocessTransport}: `ANTIGRAVITY_HARNESS_PATH`, `localharness` on `PATH`, else
+ * the reference harness of `@antigravity-ts/harness`); the working directory as workspace (workspaces resolved: `~`, relative paths), upstream's default app data directory,
  * and Vertex AI settings from `GOOGLE_GENAI_USE_VERTEXAI`, `GOOGLE_CLOUD_PROJECT`
  * and `GOOGLE_CLOUD_LOCATION` as upstream reads them ({@link vertexFromEnvironment}), read at `start()`.
  */
@@ -85,36 +86,19 @@ function listeningOrSubprocess(subprocess: TransportFactory, options: Subprocess
 }
 
 /**
- * The SDK's `Agent` for Node: unless the builder sets a transport, `start()` connects to the
- * harness named by `ANTIGRAVITY_HARNESS_HOST` / `ANTIGRAVITY_HARNESS_PORT` when either is set
- * (and no `harnessPath` was given), else spawns the harness as a subprocess
- * ({@link SubprocessTransport}: `ANTIGRAVITY_HARNESS_PATH`, `localharness` on `PATH`, else the
- * bundled reference harness); the workspace defaults to `process.cwd()`.
+ * Spawns a harness subprocess and does its stdio handshake before any agent needs it, so the
+ * `start()` that adopts it only opens the WebSocket and initializes the session. Pass the result
+ * to `.transport(...)`. The harness is chosen as `start()` would choose it
+ * ({@link SubprocessTransport}); the builder's `harnessPath`, `env` and `saveDir` do not apply to
+ * it: give them here. Until adopted it does not keep the process alive; `dispose()` (or
+ * `await using`) or the process's exit kills it.
  *
  * @example
- * await using agent = await Agent.builder().confirmRunCommand().build().start();
- * console.log((await agent.chatToCompletion("List the files here")).text);
+ * await using prewarmed = await prewarmHarness();
+ * // ... later:
+ * await using agent = await Agent.builder().transport(prewarmed).allowAll().build().start();
  */
-export class Agent extends CoreAgent {
-  static override builder(defaults: AgentBuilderDefaults = {}): AgentBuilder<false> {
-    return CoreAgent.builder({ ...nodeAgentDefaults(), ...defaults });
-  }
-
-  /**
-   * Spawns a harness subprocess and does its stdio handshake before any agent needs it, so the
-   * `start()` that adopts it only opens the WebSocket and initializes the session. Pass the
-   * result to `.transport(...)`. The harness is chosen as `start()` would choose it
-   * ({@link SubprocessTransport}); the builder's `harnessPath`, `env` and `saveDir` do not apply
-   * to it: give them here. Until adopted it does not keep the process alive; `dispose()` (or
-   * `await using`) or the process's exit kills it.
-   *
-   * @example
-   * await using prewarmed = await Agent.prewarm();
-   * // ... later:
-   * await using agent = await Agent.builder().transport(prewarmed).allowAll().build().start();
-   */
-  static prewarm(options: PrewarmOptions = {}): Promise<PrewarmedHarness> {
-    const { signal, timeoutMs, ...transportOptions } = options;
-    return new SubprocessTransport(transportOptions).prewarm({ ...(signal === undefined ? {} : { signal }), ...(timeoutMs === undefined ? {} : { timeoutMs }) });
-  }
+export function prewarmHarness(options: PrewarmOptions = {}): Promise<PrewarmedHarness> {
+  const { signal, timeoutMs, ...transportOptions } = options;
+  return new SubprocessTransport(transportOptions).prewarm({ ...(signal === undefined ? {} : { signal }), ...(timeoutMs === undefined ? {} : { timeoutMs }) });
 }

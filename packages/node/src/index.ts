@@ -1,11 +1,17 @@
 /**
- * The Node edge of the Antigravity TypeScript SDK: everything of `@antigravity-ts/sdk`, plus an
- * `Agent` that starts the harness as a subprocess, the {@link SubprocessTransport} itself, and
- * {@link createHarnessGateway} for browser pages. One import for Node users.
+ * The Node edge of the Antigravity TypeScript SDK: everything of `@antigravity-ts/sdk` (its own
+ * `Agent`, with Node's defaults registered on import: `start()` starts the harness as a
+ * subprocess), the {@link SubprocessTransport} itself, and {@link createHarnessGateway} for
+ * browser pages. One import for Node users.
  * @module
  */
+import { registerAgentDefaults } from "@antigravity-ts/sdk/internal";
+import { nodeAgentDefaults } from "./agent.js";
+
+registerAgentDefaults(nodeAgentDefaults());
+
 export * from "@antigravity-ts/sdk";
-export { Agent, nodeAgentDefaults, subprocessTransportFactory, type PrewarmOptions } from "./agent.js";
+export { nodeAgentDefaults, prewarmHarness, subprocessTransportFactory, type PrewarmOptions } from "./agent.js";
 export { PrewarmedHarness } from "./subprocess/prewarmed-harness.js";
 export { defaultAppDataDir, resolveLocalPath } from "./local-path.js";
 export {

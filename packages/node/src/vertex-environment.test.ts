@@ -70,10 +70,11 @@ describe("Vertex configuration from the environment (Node defaults)", () => {
     expect(listed.map((m) => m.vertexEndpoint ?? m.geminiApiEndpoint)).toEqual([{ project: "env-project", location: "env-location" }, { apiKey: "express-key" }, { baseUrl: "http://localhost:8080" }, {}]);
   });
 
-  it("without the variables nothing changes, and the universal core never reads them", async () => {
+  it("without the variables nothing changes, and only Node's registered defaults read them, not the universal core", async () => {
     env({});
     expect(await models(Agent.builder().apiKey("k").workspaces("/w").allowAll())).toEqual([{ name: "gemini-3.7-flash", types: ["MODEL_TYPE_TEXT"], geminiApiEndpoint: { apiKey: "k" } }]);
     env({ GOOGLE_GENAI_USE_VERTEXAI: "true", GOOGLE_CLOUD_PROJECT: "env-project", GOOGLE_CLOUD_LOCATION: "env-location" });
-    expect((await models(CoreAgent.builder().apiKey("k").workspaces("/w").allowAll()))[0]).toHaveProperty("geminiApiEndpoint");
+    // Builder defaults win over the registered ones: this builder has Node's defaults but not its fromEnvironment.
+    expect((await models(CoreAgent.builder({ fromEnvironment: (options) => options }).apiKey("k").workspaces("/w").allowAll()))[0]).toHaveProperty("geminiApiEndpoint");
   });
 });

@@ -42,5 +42,7 @@ describe("discoverHarnessBinary", () => {
     expect(error).toBeInstanceOf(SdkError);
     expect((error as SdkError).code).toBe(ErrorCode.Unavailable);
     expect((error as SdkError).message).toContain("ANTIGRAVITY_HARNESS_PATH");
+    expect((error as SdkError).message).toContain("install @antigravity-ts/harness");
+    expect((error as SdkError).message).toContain("localharness on PATH");
   });
 });

@@ -66,7 +66,7 @@ export function discoverHarnessBinary(options: DiscoverHarnessOptions = {}): Har
   }
   throw new SdkError(
     ErrorCode.Unavailable,
-    `no harness binary found: ${HARNESS_PATH_HINT}, put localharness on PATH, or install @antigravity-ts/harness (and build it) for the bundled reference harness`,
+    `no harness binary found: install @antigravity-ts/harness (the reference harness, an optional peer dependency of @antigravity-ts/node), ${HARNESS_PATH_HINT}, or put localharness on PATH`,
   );
 }
 

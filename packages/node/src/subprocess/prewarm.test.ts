@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
 import { createRequire } from "node:module";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { Agent } from "../agent.js";
+import { Agent, prewarmHarness } from "../index.js";
 import { liveChildCount } from "./child-registry.js";
 import type { PrewarmedHarness } from "./prewarmed-harness.js";
 import { SubprocessTransport, type SubprocessChannel } from "./subprocess-transport.js";
@@ -36,8 +36,8 @@ async function roundTrip(channel: SubprocessChannel, frame: string): Promise<str
 }
 
 describe("prewarm", () => {
-  it("Agent.prewarm() starts the harness before start(), which adopts it and runs a turn", async () => {
-    const harness = await Agent.prewarm({ harnessPath, timeoutMs: 30_000 });
+  it("prewarmHarness() starts the harness before start(), which adopts it and runs a turn", async () => {
+    const harness = await prewarmHarness({ harnessPath, timeoutMs: 30_000 });
     prewarmed.push(harness);
     expect(harness.isWaiting).toBe(true);
     expect(isAlive(harness.pid)).toBe(true);

@@ -15,7 +15,7 @@ export interface PrewarmHooks {
 
 /**
  * A harness spawned and handshaken ahead of `start()` ({@link SubprocessTransport.prewarm},
- * `Agent.prewarm()`), and the {@link Transport} that adopts it: the first `connect()` opens
+ * `prewarmHarness()`), and the {@link Transport} that adopts it: the first `connect()` opens
  * the WebSocket to this harness instead of spawning one; later ones, or one after the
  * prewarmed harness died, start a fresh harness with the same options. Until adopted it does not
  * keep this process alive; `dispose()` kills it, and so does this process's exit (no orphan).

@@ -24,6 +24,7 @@ import type { Prompt } from "../prompt.js";
 import { AgentBuilder } from "./agent-builder.js";
 import type { AgentBuilderDefaults, AgentOptions, TransportContext } from "./agent-options.js";
 import { clientInfo } from "./client-info.js";
+import { registeredAgentDefaults } from "./runtime-defaults.js";
 
 /**
  * An agent that is configured but not started (antigravity-api.md §2.2): `start()` connects to
@@ -46,10 +47,12 @@ export class Agent<Output = unknown> {
 
   /**
    * A builder whose `build()` compiles only after a policy was chosen (`allowAll()`, `policy()`,
-   * `policies()`, `readOnly()`, `confirmRunCommand()`). Runtime packages pass `defaults`.
+   * `policies()`, `readOnly()`, `confirmRunCommand()`). It starts from the defaults a runtime
+   * package registered (importing `@antigravity-ts/node` registers Node's: a harness subprocess,
+   * the working directory as workspace); `defaults` win over them.
    */
   static builder(defaults: AgentBuilderDefaults = {}): AgentBuilder<false> {
-    return AgentBuilder.create(defaults, (options, builderDefaults) => new Agent(options, builderDefaults));
+    return AgentBuilder.create({ ...registeredAgentDefaults(), ...defaults }, (options, builderDefaults) => new Agent(options, builderDefaults));
   }
 
   /**
@@ -155,7 +158,7 @@ export class Agent<Output = unknown> {
     }
     throw new SdkError(
       ErrorCode.FailedPrecondition,
-      "no transport: pass .transport(...) (e.g. new WebSocketTransport({ url, apiKey })), set ANTIGRAVITY_HARNESS_HOST/ANTIGRAVITY_HARNESS_PORT, or use Agent from @antigravity-ts/node, which starts the harness for you",
+      "no transport: pass .transport(...) (e.g. new WebSocketTransport({ url, apiKey })), set ANTIGRAVITY_HARNESS_HOST/ANTIGRAVITY_HARNESS_PORT, or import @antigravity-ts/node, whose Agent starts the harness for you",
     );
   }
 
