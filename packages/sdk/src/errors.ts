@@ -1,4 +1,4 @@
-import { errorText } from "./util/error-text.js";
+import { errorText } from "./error-text.js";
 /**
  * Error codes of {@link SdkError}. One code per way a call can fail, so callers can branch on
  * `err.code` instead of parsing messages.

@@ -22,7 +22,7 @@ import { assertOptionTypes } from "./option-checks.js";
 import { assertAppDataDir, normalizeWorkspacePath } from "./workspace-path.js";
 import { customSubagentsConfig, validateSubagents, type SubagentOptions } from "./custom-subagents.js";
 import { geminiOptionsOf, retryConfigOf, vertexEndpointOf, type GeminiModelOptions, type RetryOptions, type VertexOptions } from "./model-options.js";
-import { errorText } from "../util/error-text.js";
+import { errorText } from "../error-text.js";
 
 /** The text model used when an API key is given without a model name (upstream default, §5.1). */
 export const DEFAULT_MODEL = "gemini-3.7-flash";

@@ -3,7 +3,7 @@ import { ErrorCode, SdkError } from "../errors.js";
 import type { HarnessConfig, InputEventSchema, OutputEvent, OutputEventSchema } from "../wire/index.js";
 import { readJsonFast } from "../wire/json-reader.js";
 import { writeJson } from "../wire/json-writer.js";
-import { errorText } from "../util/error-text.js";
+import { errorText } from "../error-text.js";
 
 // The connection's frames (protocol §4) without the protobuf-es runtime on the hot path: sent
 // frames are written from the schema-free wire plan (equal to `toJson(create())`, tested in

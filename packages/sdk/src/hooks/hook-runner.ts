@@ -14,7 +14,7 @@ import { HookContexts } from "./hook-context.js";
 import { validateHook } from "./validate-hook.js";
 import type { Hook, HookLocation, HookToolCall, PreToolDecision, Question, StopArgs } from "./hook.js";
 import { isRecord, parseJsonOrText } from "../util/json-value.js";
-import { errorText } from "../util/error-text.js";
+import { errorText } from "../error-text.js";
 
 type CallHookResponseInit = MessageInitShape<typeof CallHookResponseSchema>;
 type HookResultInit = Exclude<Extract<CallHookResponseInit, { requestId?: unknown }>["result"], undefined>;

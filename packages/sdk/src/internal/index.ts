@@ -13,4 +13,4 @@ export { peerCloseError } from "../transport/websocket-errors.js";
 export { rulesInPrecedence, type CallTarget, type PrecedenceDecision, type RuleTarget } from "../policies/precedence.js";
 export { checkJsonSchema } from "../tools/json-schema-check.js";
 export { registerAgentDefaults } from "../agent/runtime-defaults.js";
-export { errorText } from "../util/error-text.js";
+export { errorText } from "../error-text.js";

@@ -1,7 +1,7 @@
 import type { ToolCall } from "../step.js";
 import { Decision, isWorkspaceMarker, splitTarget, type Policy } from "./policy.js";
 import { rulesInPrecedence } from "./precedence.js";
-import { errorText } from "../util/error-text.js";
+import { errorText } from "../error-text.js";
 
 /** The outcome of {@link evaluatePolicies}. */
 export interface PolicyVerdict {

@@ -3,7 +3,7 @@ import type { PolicyConfigSchema, PolicyDecisionRequest, PolicyDecisionResponse,
 import { PolicyConfig_WorkspaceContainment, PolicyDecision, PolicyEvaluationOutcome } from "../wire/wire-enums.gen.js";
 import { toolCallFromPreToolArgs } from "../mapping/canonical-tool-call.js";
 import type { ToolCall } from "../step.js";
-import { errorText } from "../util/error-text.js";
+import { errorText } from "../error-text.js";
 import { denialReason } from "./evaluate.js";
 import { Decision, isDynamic, isWorkspaceMarker, splitTarget, type Policy } from "./policy.js";
 

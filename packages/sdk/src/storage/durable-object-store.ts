@@ -2,7 +2,7 @@ import type { ConversationSnapshot } from "../conversation/conversation-snapshot
 import type { ConversationStore, ConversationStoreOptions } from "../conversation/conversation-store.js";
 import { ErrorCode, SdkError } from "../errors.js";
 import { assertStorableConversationId, decodeSnapshot, encodeSnapshot, reportWarning, unusableWarning } from "./store-contract.js";
-import { errorText } from "../util/error-text.js";
+import { errorText } from "../error-text.js";
 
 /**
  * The part of Cloudflare's `DurableObjectStorage` (and of its transactions) this store uses,

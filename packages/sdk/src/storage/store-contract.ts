@@ -2,7 +2,7 @@ import { parseConversationSnapshot } from "../conversation/conversation-snapshot
 import type { ConversationSnapshot } from "../conversation/conversation-snapshot.js";
 import type { ConversationStoreOptions, ConversationStoreWarning } from "../conversation/conversation-store.js";
 import { ErrorCode, SdkError } from "../errors.js";
-import { errorText } from "../util/error-text.js";
+import { errorText } from "../error-text.js";
 
 /** Longest conversation id a store accepts (UTF-16 code units); harness ids are far shorter. */
 export const MAX_STORED_CONVERSATION_ID_LENGTH = 256;

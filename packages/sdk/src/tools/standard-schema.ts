@@ -1,5 +1,5 @@
 import { ErrorCode, SdkError } from "../errors.js";
-import { errorText } from "../util/error-text.js";
+import { errorText } from "../error-text.js";
 
 /**
  * The Standard Schema V1 interface (https://standardschema.dev), copied as its spec allows so

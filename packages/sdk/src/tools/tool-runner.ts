@@ -4,7 +4,7 @@ import type { ToolCall, ToolResult } from "../step.js";
 import type { ToolResponseSchema, ToolSchema } from "../wire/index.js";
 import { NO_ARGUMENTS_SCHEMA, validateTool, type Tool, type ToolContext } from "./tool.js";
 import { toolResultValue, type ToolMedia } from "./tool-result-value.js";
-import { errorText } from "../util/error-text.js";
+import { errorText } from "../error-text.js";
 
 /** A client tool's outcome: the result already converted to JSON, with the media it returned. */
 export interface ClientToolResult extends ToolResult {

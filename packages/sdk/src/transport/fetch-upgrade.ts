@@ -1,6 +1,6 @@
 import { ErrorCode, SdkError } from "../errors.js";
 import type { CallOptions } from "../call-options.js";
-import { errorText } from "../util/error-text.js";
+import { errorText } from "../error-text.js";
 
 /** The WebSocket workerd hands out on a `101` response: a standard socket that must be accepted. */
 interface UpgradedWebSocket extends WebSocket {

@@ -6,7 +6,7 @@ import type { Channel, Transport } from "./transport.js";
 import { terminate, WebSocketChannel, type ChannelOptions } from "./websocket-channel.js";
 import { connectError, peerCloseError, redactUrl, stageDeadlineError, type ConnectStage, type Offered, type Refusal } from "./websocket-errors.js";
 import { DefaultWebSocket } from "./websocket-transport-default.js";
-import { errorText } from "../util/error-text.js";
+import { errorText } from "../error-text.js";
 
 /** The event shapes a {@link WebSocketLike} delivers (DOM `MessageEvent`/`CloseEvent`/`ErrorEvent`, `ws`'s twins). */
 export interface WebSocketEventLike {

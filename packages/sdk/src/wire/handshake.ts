@@ -6,7 +6,7 @@ import {
   type OutputConfig,
 } from "../gen/antigravity/localharness/localharness_pb.js";
 import { ErrorCode, SdkError } from "../errors.js";
-import { errorText } from "../util/error-text.js";
+import { errorText } from "../error-text.js";
 
 // §3: the stdio handshake is one binary protobuf message each way, framed by a 4-byte
 // unsigned little-endian length (not a varint, no newline).

@@ -1,7 +1,7 @@
 import { fromJson, toJson, type DescMessage, type JsonValue, type MessageShape } from "@bufbuild/protobuf";
 import { ErrorCode, SdkError } from "../errors.js";
 import { readJsonFast } from "./json-reader.js";
-import { errorText } from "../util/error-text.js";
+import { errorText } from "../error-text.js";
 
 /**
  * Parses one text frame into a message, tolerantly (protocol §4.1): camelCase or snake_case names,
