@@ -13,6 +13,7 @@ import { modelStep, type StepFields, type StepHandle } from "../step-builder.js"
 import { ToolError, type BuiltinTool, type ToolContext } from "../tools/tool.js";
 import { ToolWorkerPool } from "../tools/tool-pool.js";
 import type { TurnScope } from "./turn-scope.js";
+import { errorText } from "@antigravity-ts/sdk/internal";
 
 /**
  * Runs one tool call of the model (built-in or client-side) through the gates of §8, §10 and §12:
@@ -69,7 +70,7 @@ export async function runToolCall(state: SessionState, scope: TurnScope, call: M
     return { ...result(outcome.response), ...(outcome.media === undefined ? {} : { media: outcome.media }) };
   } catch (error) {
     if (scope.signal.aborted) throw scope.signal.reason;
-    const message = error instanceof Error ? error.message : String(error);
+    const message = errorText(error);
     if (!step.finished) step.fail(message);
     await state.hooks.postTool(target, { error: message }, scope.send, scope.signal);
     const replacement = await state.hooks.onToolError(target, message, scope.send, scope.signal);

@@ -20,6 +20,7 @@ import type { QuestionAnswer, QuestionResponse } from "../step.js";
 import type { HarnessConnectionOptions } from "./harness-connection-options.js";
 import { activeToolStep, finishedToolStep } from "./synthetic-steps.js";
 import type { Turn } from "./turn.js";
+import { errorText } from "../error-text.js";
 
 /** What {@link HarnessRequests} needs from its connection. */
 export interface HarnessRequestsContext {
@@ -127,7 +128,7 @@ export class HarnessRequests {
         try {
           response = await this.#context.options.hooks?.onInteraction(questions, { trajectoryId, stepIndex });
         } catch (error) {
-          const text = `SDK error processing question: ${error instanceof Error ? error.message : String(error)}`;
+          const text = `SDK error processing question: ${errorText(error)}`;
           response = { answers: questions.map(() => ({ selectedChoiceIndices: [], freeformResponse: text })) };
         }
         this.sendQuestionResponse(trajectoryId, stepIndex, response ?? { answers: [] }, questions.length);
@@ -206,7 +207,7 @@ export class HarnessRequests {
       const telemetry = this.#context.options.telemetry;
       return await (telemetry === undefined ? tools.run(call, context) : telemetry.executeTool(call, turn, () => tools.run(call, context)));
     } catch (error) {
-      return { id: call.id, name: call.name, error: `Internal SDK error: ${error instanceof Error ? error.message : String(error)}` };
+      return { id: call.id, name: call.name, error: `Internal SDK error: ${errorText(error)}` };
     } finally {
       finished = true;
       link?.dispose();
