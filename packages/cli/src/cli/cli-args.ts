@@ -1,4 +1,6 @@
+import { parseArgs, type ParseArgsConfig } from "node:util";
 import { MID_TURN_SEMANTICS, type MidTurnSemantics } from "@antigravity-ts/sdk";
+import { errorText } from "@antigravity-ts/sdk/internal";
 
 /** What the `antigravity` command was asked to do. */
 export interface CliOptions {
@@ -49,63 +51,45 @@ Options:
 Model: the reference harness runs an offline scripted demo model unless GEMINI_API_KEY
 (or ANTIGRAVITY_MODEL_PROVIDER, see docs/model-providers.md) is set.`;
 
-/** Parses argv (without node and the script). */
+const OPTIONS = {
+  help: { type: "boolean", short: "h" },
+  version: { type: "boolean" },
+  interactive: { type: "boolean", short: "i" },
+  prompt: { type: "string", short: "p", multiple: true },
+  harness: { type: "string" },
+  workspace: { type: "string" },
+  "input-format": { type: "string" },
+  "output-format": { type: "string" },
+  "mid-turn": { type: "string" },
+  verbose: { type: "boolean" },
+  "no-color": { type: "boolean" },
+} as const satisfies ParseArgsConfig["options"];
+
+/** Parses argv (without node and the script) with `node:util`'s `parseArgs`; `--flag=value` works too. */
 export function parseCliArgs(argv: readonly string[]): CliOptions {
-  const options: CliOptions = { mode: "demo", verbose: false };
-  const prompts: string[] = [];
-  const formats: { input?: string; output?: string } = {};
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i] as string;
-    const value = (): string => {
-      const next = argv[++i];
-      if (next === undefined || next === "") throw new CliUsageError(`${arg} needs a value; run antigravity --help`);
-      return next;
-    };
-    switch (arg) {
-      case "-h":
-      case "--help":
-        return { mode: "help", verbose: false };
-      case "--version":
-        return { mode: "version", verbose: false };
-      case "-i":
-      case "--interactive":
-        options.mode = "interactive";
-        break;
-      case "-p":
-      case "--prompt":
-        prompts.push(value());
-        break;
-      case "--harness":
-        options.harnessPath = value();
-        break;
-      case "--workspace":
-        options.workspace = value();
-        break;
-      case "--input-format":
-        formats.input = format(arg, value());
-        break;
-      case "--output-format":
-        formats.output = format(arg, value());
-        break;
-      case "--mid-turn": {
-        const mode = value();
-        if (!(MID_TURN_SEMANTICS as readonly string[]).includes(mode)) throw new CliUsageError(`--mid-turn takes ${MID_TURN_SEMANTICS.join(", ")}, got ${mode}`);
-        options.midTurn = mode as MidTurnSemantics;
-        break;
-      }
-      case "--verbose":
-        options.verbose = true;
-        break;
-      case "--no-color":
-        options.color = false;
-        break;
-      default:
-        if (arg.startsWith("-")) throw new CliUsageError(`unknown option ${arg}; run antigravity --help`);
-        prompts.push(arg);
-    }
+  // --help and --version win over anything else on the line, mistakes included.
+  const flags = argv.includes("--") ? argv.slice(0, argv.indexOf("--")) : argv;
+  if (flags.includes("-h") || flags.includes("--help")) return { mode: "help", verbose: false };
+  if (flags.includes("--version")) return { mode: "version", verbose: false };
+  const { values, positionals } = parse(argv);
+  const options: CliOptions = { mode: values.interactive === true ? "interactive" : "demo", verbose: values.verbose === true };
+  for (const flag of ["prompt", "harness", "workspace", "input-format", "output-format", "mid-turn"] as const) {
+    const given = values[flag];
+    if (given === "" || (Array.isArray(given) && given.includes(""))) throw new CliUsageError(`--${flag} needs a value; run antigravity --help`);
   }
-  if ((formats.input ?? "text") !== "text" || (formats.output ?? "text") !== "text") {
-    if (formats.input !== "ndjson" || formats.output !== "ndjson") throw new CliUsageError("--input-format ndjson and --output-format ndjson go together (text is the default of both)");
+  if (values.harness !== undefined) options.harnessPath = values.harness;
+  if (values.workspace !== undefined) options.workspace = values.workspace;
+  if (values["no-color"] === true) options.color = false;
+  const mode = values["mid-turn"];
+  if (mode !== undefined) {
+    if (!(MID_TURN_SEMANTICS as readonly string[]).includes(mode)) throw new CliUsageError(`--mid-turn takes ${MID_TURN_SEMANTICS.join(", ")}, got ${mode}`);
+    options.midTurn = mode as MidTurnSemantics;
+  }
+  const prompts = [...(values.prompt ?? []), ...positionals];
+  const input = format("--input-format", values["input-format"]);
+  const output = format("--output-format", values["output-format"]);
+  if (input !== "text" || output !== "text") {
+    if (input !== "ndjson" || output !== "ndjson") throw new CliUsageError("--input-format ndjson and --output-format ndjson go together (text is the default of both)");
     if (prompts.length > 0 || options.mode === "interactive") throw new CliUsageError("the ndjson mode takes its prompts as user_message lines on stdin, not as arguments or --interactive");
     options.mode = "ndjson";
     return options;
@@ -119,8 +103,23 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
   return options;
 }
 
+/** `parseArgs` over argv; its errors (unknown option, missing value) become {@link CliUsageError}s. */
+function parse(argv: readonly string[]) {
+  try {
+    return parseArgs({ args: [...argv], options: OPTIONS, allowPositionals: true, strict: true });
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    if (typeof code !== "string" || !code.startsWith("ERR_PARSE_ARGS_")) throw error;
+    const message = errorText(error);
+    if (code === "ERR_PARSE_ARGS_UNKNOWN_OPTION") throw new CliUsageError(`unknown option ${/'(-[^']*)'/.exec(message)?.[1] ?? ""}; run antigravity --help`);
+    if (code === "ERR_PARSE_ARGS_INVALID_OPTION_VALUE") throw new CliUsageError(`${/--[\w-]+/.exec(message)?.[0] ?? "an option"} needs a value; run antigravity --help`);
+    throw new CliUsageError(`${errorText(error)}; run antigravity --help`);
+  }
+}
+
 /** A `--input-format`/`--output-format` value: `text` (the default) or `ndjson`. */
-function format(flag: string, value: string): string {
+function format(flag: string, value: string | undefined): string {
+  if (value === undefined) return "text";
   if (value !== "text" && value !== "ndjson") throw new CliUsageError(`${flag} takes text or ndjson, got ${value}`);
   return value;
 }
