@@ -5,7 +5,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
-import { Agent, ErrorCode, SdkError, findBundledHarness } from "@antigravity-ts/node";
+import { Agent, ErrorCode, SdkError, findBundledHarness, subprocessTransportFactory } from "@antigravity-ts/node";
 import { median, percentile } from "./report.mjs";
 
 /** Turns run before measuring, so the JIT has compiled the hot paths. */
@@ -29,8 +29,7 @@ export async function measureCancelLatency({ cancelRuns }) {
   const script = path.join(dir, "script.json");
   await writeFile(script, JSON.stringify(SCRIPT));
   const agent = await Agent.builder()
-    .harnessPath(harnessPath)
-    .env({ ANTIGRAVITY_MODEL_PROVIDER: "scripted", ANTIGRAVITY_SCRIPT: script })
+    .transport(subprocessTransportFactory({ harnessPath, env: { ANTIGRAVITY_MODEL_PROVIDER: "scripted", ANTIGRAVITY_SCRIPT: script } }))
     .workspaces(dir)
     .allowAll()
     .build()

@@ -1,7 +1,7 @@
 // Start-to-ready time of the subprocess transport and heap per retained step.
 import { spawn } from "node:child_process";
 import { performance } from "node:perf_hooks";
-import { Agent, SubprocessTransport, WebSocketTransport, findBundledHarness, prewarmHarness } from "@antigravity-ts/node";
+import { Agent, SubprocessTransport, WebSocketTransport, findBundledHarness, prewarmHarness, subprocessTransportFactory } from "@antigravity-ts/node";
 import { median } from "./report.mjs";
 
 /**
@@ -26,7 +26,7 @@ export async function measureStartToReady(runs) {
     const connectMs = performance.now() - start;
     await channel.close();
     start = performance.now();
-    const agent = await Agent.builder().harnessPath(harnessPath).allowAll().build().start({ timeoutMs: 30_000 });
+    const agent = await Agent.builder().transport(subprocessTransportFactory({ harnessPath })).allowAll().build().start({ timeoutMs: 30_000 });
     const readyMs = performance.now() - start;
     await agent.stop();
     const harness = await prewarmHarness({ harnessPath, timeoutMs: 30_000 });

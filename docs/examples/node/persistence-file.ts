@@ -5,7 +5,7 @@
 //   npx tsx --conditions=antigravity-source docs/examples/node/persistence-file.ts [directory]
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { Agent, createFileConversationStore } from "@antigravity-ts/node";
+import { Agent, createFileConversationStore, subprocessTransportFactory } from "@antigravity-ts/node";
 
 const directory = process.argv[2] ?? ".antigravity-example";
 await mkdir(directory, { recursive: true });
@@ -17,7 +17,7 @@ await writeFile(idFile, conversationId);
 await using agent = await Agent.builder()
   .conversationId(conversationId)
   .sessionContinuationMode("createOrResume")
-  .saveDir(join(directory, "harness"))
+  .transport(subprocessTransportFactory({ saveDir: join(directory, "harness") }))
   .conversationStore(createFileConversationStore(join(directory, "conversations")))
   .allowAll()
   .build()

@@ -6,7 +6,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Agent, parseConversationSnapshot } from "@antigravity-ts/node";
+import { Agent, parseConversationSnapshot, subprocessTransportFactory } from "@antigravity-ts/node";
 import { createMemoryConversationStore } from "@antigravity-ts/sdk/storage";
 
 const store = createMemoryConversationStore();
@@ -16,7 +16,7 @@ const startAgent = () =>
   Agent.builder()
     .conversationId(conversationId)
     .sessionContinuationMode("createOrResume")
-    .saveDir(saveDir)
+    .transport(subprocessTransportFactory({ saveDir }))
     .conversationStore(store)
     .allowAll()
     .build()

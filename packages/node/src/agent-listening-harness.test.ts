@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { Agent } from "./index.js";
+import { Agent, subprocessTransportFactory } from "./index.js";
 import { killAllHarnesses, startListeningHarness } from "@antigravity-ts/test-kit";
 import { liveChildCount } from "./subprocess/child-registry.js";
 
@@ -35,10 +35,10 @@ describe("Node Agent and ANTIGRAVITY_HARNESS_HOST/PORT", () => {
     expect(harness.stderr()).toMatch(/session/);
   }, 60_000);
 
-  it("a harnessPath given to the builder still wins over the environment", async () => {
+  it("a harness path given to the transport factory still wins over the environment", async () => {
     process.env["ANTIGRAVITY_HARNESS_PORT"] = "9"; // nothing listens there
     const missing = "/nonexistent/antigravity-dx/localharness";
-    const error = await Agent.builder().harnessPath(missing).allowAll().build().start({ timeoutMs: 20_000 }).then(() => undefined, (e: unknown) => e);
+    const error = await Agent.builder().transport(subprocessTransportFactory({ harnessPath: missing })).allowAll().build().start({ timeoutMs: 20_000 }).then(() => undefined, (e: unknown) => e);
     expect(String((error as Error).message)).toContain(`harness binary not found at ${missing}`);
   }, 60_000);
 });

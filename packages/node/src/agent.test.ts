@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { Agent as CoreAgent, ErrorCode, SdkError } from "@antigravity-ts/sdk";
-import { Agent, SubprocessTransport, type SubprocessChannel } from "./index.js";
+import { Agent, SubprocessTransport, subprocessTransportFactory, type SubprocessChannel } from "./index.js";
 import { liveChildCount } from "./subprocess/child-registry.js";
 import { ensureScriptedReferenceHarness } from "./subprocess/testing/reference-harness.js";
 
@@ -11,7 +11,7 @@ beforeAll(async () => {
 
 describe("Node Agent", () => {
   it("starts the harness as a subprocess by default and runs a turn", async () => {
-    const agent = await Agent.builder().harnessPath(harnessPath).allowAll().build().start({ timeoutMs: 30_000 });
+    const agent = await Agent.builder().transport(subprocessTransportFactory({ harnessPath })).allowAll().build().start({ timeoutMs: 30_000 });
     try {
       expect(liveChildCount()).toBe(1);
       const response = await agent.chatToCompletion("Hello there");
@@ -51,7 +51,7 @@ describe("Node Agent", () => {
   });
 
   it("reports a missing harness binary from start() and leaves nothing running", async () => {
-    const error = await Agent.builder().harnessPath("/nonexistent/localharness").allowAll().build().start().then(() => undefined, (e: unknown) => e);
+    const error = await Agent.builder().transport(subprocessTransportFactory({ harnessPath: "/nonexistent/localharness" })).allowAll().build().start().then(() => undefined, (e: unknown) => e);
     expect(error).toBeInstanceOf(SdkError);
     expect((error as SdkError).code).toBe(ErrorCode.Unavailable);
     expect((error as SdkError).message).toContain("harness binary not found at /nonexistent/localharness");

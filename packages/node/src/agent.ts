@@ -15,28 +15,25 @@ import { SubprocessTransport, type SubprocessTransportOptions } from "./subproce
 export interface PrewarmOptions extends SubprocessTransportOptions, CallOptions {}
 
 /**
- * A {@link TransportFactory} that starts a harness subprocess per agent session, from the
- * agent's `harnessPath`, `env` and `saveDir` (over the defaults in `options`).
+ * A {@link TransportFactory} that starts a harness subprocess per agent session: the transport
+ * option for everything only a spawned harness needs (its `harnessPath`, `env`, `saveDir`,
+ * `clientInfo`, ...). Its harness is the runtime's own, so the agent still sends Node's default
+ * `appDataDir`.
  *
  * @example
- * const agent = Agent.builder().transport(subprocessTransportFactory({ shutdownTimeoutMs: 30_000 })).allowAll().build();
+ * const agent = Agent.builder().transport(subprocessTransportFactory({ harnessPath: "/opt/localharness", saveDir: ".sessions" })).allowAll().build();
  */
 export function subprocessTransportFactory(options: SubprocessTransportOptions = {}): TransportFactory {
-  return (context) => {
-    const harnessPath = context.harnessPath ?? options.harnessPath;
-    const saveDir = context.saveDir ?? options.saveDir;
-    const env = options.env === undefined && context.env === undefined ? undefined : { ...options.env, ...context.env };
+  const factory = (context: TransportContext): SubprocessTransport => {
     const onStderr = stderrTo(options.onStderr, context.logger);
     return new SubprocessTransport({
       ...options,
       ...(onStderr === undefined ? {} : { onStderr }),
-      ...(harnessPath === undefined ? {} : { harnessPath }),
-      ...(saveDir === undefined ? {} : { saveDir }),
-      ...(env === undefined ? {} : { env }),
       // ClientInfo as upstream fills it (protocol §3): the bare runtime version and the OS release.
       clientInfo: { ...context.clientInfo, languageVersion: process.versions.node, osVersion: release(), ...options.clientInfo },
     });
   };
+  return Object.assign(factory, { startsHarness: true });
 }
 
 /** Harness stderr lines to the transport's own `onStderr` and to the agent's `logger` (as `info`, prefixed `harness: `). */
@@ -79,8 +76,7 @@ export function nodeAgentDefaults(options: SubprocessTransportOptions = {}): Age
 function listeningOrSubprocess(subprocess: TransportFactory, options: SubprocessTransportOptions): TransportFactory {
   return (context) => {
     const named = (name: string): boolean => (process.env[name] ?? "") !== "";
-    const harnessPath = context.harnessPath ?? options.harnessPath;
-    if (harnessPath === undefined && (named("ANTIGRAVITY_HARNESS_HOST") || named("ANTIGRAVITY_HARNESS_PORT"))) return new WebSocketTransport();
+    if (options.harnessPath === undefined && (named("ANTIGRAVITY_HARNESS_HOST") || named("ANTIGRAVITY_HARNESS_PORT"))) return new WebSocketTransport();
     return subprocess(context);
   };
 }
@@ -89,8 +85,7 @@ function listeningOrSubprocess(subprocess: TransportFactory, options: Subprocess
  * Spawns a harness subprocess and does its stdio handshake before any agent needs it, so the
  * `start()` that adopts it only opens the WebSocket and initializes the session. Pass the result
  * to `.transport(...)`. The harness is chosen as `start()` would choose it
- * ({@link SubprocessTransport}); the builder's `harnessPath`, `env` and `saveDir` do not apply to
- * it: give them here. Until adopted it does not keep the process alive; `dispose()` (or
+ * ({@link SubprocessTransport}); give its `harnessPath`, `env` and `saveDir` here. Until adopted it does not keep the process alive; `dispose()` (or
  * `await using`) or the process's exit kills it.
  *
  * @example

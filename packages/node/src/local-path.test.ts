@@ -4,7 +4,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Agent as CoreAgent, ErrorCode, WebSocketTransport } from "@antigravity-ts/sdk";
 import { createFakeHarnessTransport } from "@antigravity-ts/sdk/testing";
-import { defaultAppDataDir, nodeAgentDefaults, resolveLocalPath } from "./index.js";
+import { defaultAppDataDir, nodeAgentDefaults, resolveLocalPath, subprocessTransportFactory } from "./index.js";
 
 // Issue 10 item 11 on Node: workspaces resolved as upstream's Path(p).expanduser().resolve()
 // (local_connection_config.normalize_workspace_path) and upstream's resolved default app data
@@ -44,7 +44,7 @@ describe("resolveLocalPath", () => {
 });
 
 describe("the Node agent's configuration", () => {
-  async function sentConfig(configure: (builder: ReturnType<typeof CoreAgent.builder>) => ReturnType<typeof CoreAgent.builder>, withTransport = false) {
+  async function sentConfig(configure: (builder: ReturnType<typeof CoreAgent.builder>) => ReturnType<typeof CoreAgent.builder>, withTransport: boolean | "factory that starts the harness" = false) {
     let sent: unknown;
     const fake = createFakeHarnessTransport(async (harness) => {
       sent = (await harness.readInit()).config;
@@ -52,7 +52,8 @@ describe("the Node agent's configuration", () => {
     });
     const defaults = { ...nodeAgentDefaults(), defaultTransport: () => fake };
     const builder = configure(CoreAgent.builder(defaults));
-    const agent = await (withTransport ? builder.transport(fake) : builder).allowAll().build().start({ timeoutMs: 5_000 });
+    const transport = withTransport === "factory that starts the harness" ? Object.assign(() => fake, { startsHarness: true }) : fake;
+    const agent = await (withTransport === false ? builder : builder.transport(transport)).allowAll().build().start({ timeoutMs: 5_000 });
     await agent.stop();
     return sent as { workspaces: { workspaceType: { value: { directory: string } } }[]; appDataDir?: string };
   }
@@ -71,6 +72,9 @@ describe("the Node agent's configuration", () => {
   it("keeps an explicit appDataDir, refuses a relative one, and sends none with a transport the user chose", async () => {
     expect((await sentConfig((b) => b.appDataDir("/custom/app/data"))).appDataDir).toBe("/custom/app/data");
     expect((await sentConfig((b) => b, true)).appDataDir ?? "").toBe("");
+    // subprocessTransportFactory's harness is Node's own: it gets the default like no transport at all.
+    expect((await sentConfig((b) => b, "factory that starts the harness")).appDataDir).toBe(defaultAppDataDir());
+    expect(subprocessTransportFactory().startsHarness).toBe(true);
     await expect(CoreAgent.builder(nodeAgentDefaults()).transport(new WebSocketTransport({ url: "ws://127.0.0.1:9/" })).appDataDir("relative").allowAll().build().start())
       .rejects.toMatchObject({ code: ErrorCode.InvalidArgument });
   });

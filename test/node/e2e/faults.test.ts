@@ -10,6 +10,7 @@ import {
   WebSocketTransport,
   defineTool,
   isSyntheticToolStep,
+  subprocessTransportFactory,
   type AgentBuilder,
   type HookToolError,
   type StartedAgent,
@@ -87,7 +88,7 @@ describe("faults end to end", () => {
 
   /** The Node Agent with its default subprocess transport, the reference harness and the fault script. */
   function builder(): AgentBuilder<false> {
-    return Agent.builder().harnessPath(harnessPath).env(SCRIPTED).workspaces(workspace);
+    return Agent.builder().transport(subprocessTransportFactory({ harnessPath, env: SCRIPTED })).workspaces(workspace);
   }
 
   async function start(configure: (builder: AgentBuilder<false>) => AgentBuilder<true>): Promise<StartedAgent> {
@@ -110,7 +111,7 @@ describe("faults end to end", () => {
   it("harness binary missing: Unavailable naming the path and the fix", async () => {
     const watch = new ProcessWatch();
     const missing = path.join(workspace, "no-such-dir", "localharness");
-    const error = await failure(Agent.builder().harnessPath(missing).allowAll().build().start({ timeoutMs: BOUND_MS }));
+    const error = await failure(Agent.builder().transport(subprocessTransportFactory({ harnessPath: missing })).allowAll().build().start({ timeoutMs: BOUND_MS }));
     expect(error.code).toBe(ErrorCode.Unavailable);
     expect(error.message).toContain(`harness binary not found at ${missing}: the harnessPath option names this path; point it at the harness binary`);
     expect(await watch.leftovers()).toEqual([]);
@@ -120,7 +121,7 @@ describe("faults end to end", () => {
   it("harness exits before the handshake: HarnessCrashed with its exit code and stderr", async () => {
     const watch = new ProcessWatch();
     const fake = fileURLToPath(new URL("exit-before-handshake.mjs", FAKES));
-    const error = await failure(Agent.builder().harnessPath(fake).allowAll().build().start({ timeoutMs: BOUND_MS }));
+    const error = await failure(Agent.builder().transport(subprocessTransportFactory({ harnessPath: fake })).allowAll().build().start({ timeoutMs: BOUND_MS }));
     expect(error.code).toBe(ErrorCode.HarnessCrashed);
     expect(error.message).toContain("harness exited with code 3 before the handshake");
     expect(error.message).toContain("fatal: cannot open the model configuration (fake)");
@@ -131,7 +132,7 @@ describe("faults end to end", () => {
   it("harness never answers the handshake: DeadlineExceeded within the start() bound, and the child is killed", async () => {
     const watch = new ProcessWatch();
     const fake = fileURLToPath(new URL("silent-harness.mjs", FAKES));
-    const error = await failure(Agent.builder().harnessPath(fake).allowAll().build().start({ timeoutMs: 2_000 }));
+    const error = await failure(Agent.builder().transport(subprocessTransportFactory({ harnessPath: fake })).allowAll().build().start({ timeoutMs: 2_000 }));
     expect(error.code).toBe(ErrorCode.DeadlineExceeded);
     expect(error.message).toContain("deadline exceeded: the call did not finish within 2000 ms during the harness handshake");
     expect(error.message).toContain("; harness stderr:"); // what it printed by then
@@ -142,7 +143,7 @@ describe("faults end to end", () => {
   it("garbage on stdout: ProtocolError asking whether the binary is a localharness, and the child is killed", async () => {
     const watch = new ProcessWatch();
     const fake = fileURLToPath(new URL("garbage-stdout.mjs", FAKES));
-    const error = await failure(Agent.builder().harnessPath(fake).allowAll().build().start({ timeoutMs: BOUND_MS }));
+    const error = await failure(Agent.builder().transport(subprocessTransportFactory({ harnessPath: fake })).allowAll().build().start({ timeoutMs: BOUND_MS }));
     expect(error.code).toBe(ErrorCode.ProtocolError);
     expect(error.message).toContain("harness answered the handshake with something that is not an OutputConfig");
     expect(error.message).toContain(`is ${fake} a localharness binary?`);
@@ -205,7 +206,7 @@ describe("faults end to end", () => {
     // guard closes that session's socket (1011) and the process lives on (docs/harness.md).
     const faulty = await harnessExecutable("source", [FAULT_INJECTION]);
     try {
-      const agent = await Agent.builder().harnessPath(faulty).env(SCRIPTED).workspaces(workspace).allowAll().build().start({ timeoutMs: BOUND_MS });
+      const agent = await Agent.builder().transport(subprocessTransportFactory({ harnessPath: faulty, env: SCRIPTED })).workspaces(workspace).allowAll().build().start({ timeoutMs: BOUND_MS });
       running.push(agent);
       const pid = watch.harnessPid();
       const error = await failure(agent.chatToCompletion("break the session", { timeoutMs: BOUND_MS }));

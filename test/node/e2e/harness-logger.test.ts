@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Agent, type Logger } from "@antigravity-ts/node";
+import { Agent, subprocessTransportFactory, type Logger } from "@antigravity-ts/node";
 import { harnessEnv, harnessExecutable, killAllHarnesses } from "@antigravity-ts/test-kit";
 
 // Issue 12 item 5: the agent's `logger` receives the stderr lines of the harness the Node
@@ -39,8 +39,7 @@ describe("logger and the harness subprocess", () => {
     };
     const env = harnessEnv(SCRIPT);
     const agent = await Agent.builder()
-      .harnessPath(harnessPath)
-      .env({ ANTIGRAVITY_MODEL_PROVIDER: env.ANTIGRAVITY_MODEL_PROVIDER ?? "scripted", ANTIGRAVITY_SCRIPT: SCRIPT })
+      .transport(subprocessTransportFactory({ harnessPath, env: { ANTIGRAVITY_MODEL_PROVIDER: env.ANTIGRAVITY_MODEL_PROVIDER ?? "scripted", ANTIGRAVITY_SCRIPT: SCRIPT } }))
       .workspaces(dir)
       .logger(logger)
       .allowAll()

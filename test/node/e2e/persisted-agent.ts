@@ -4,7 +4,7 @@
 //   node --conditions=antigravity-source --import tsx persisted-agent.ts <saveDir> <storeDir> <conversationId> <prompt>...
 // Environment: ANTIGRAVITY_HARNESS_PATH, and the scripted model's ANTIGRAVITY_MODEL_PROVIDER / ANTIGRAVITY_SCRIPT.
 // Prints one JSON line per event: {"event":"started",...}, {"event":"toolStarted"}, {"event":"turn",...}.
-import { Agent, createFileConversationStore, defineTool, type Step } from "@antigravity-ts/node";
+import { Agent, createFileConversationStore, defineTool, subprocessTransportFactory, type Step } from "@antigravity-ts/node";
 
 const [saveDir, storeDir, conversationId, ...prompts] = process.argv.slice(2);
 if (saveDir === undefined || storeDir === undefined || conversationId === undefined) throw new Error("usage: persisted-agent.ts <saveDir> <storeDir> <conversationId> <prompt>...");
@@ -25,7 +25,7 @@ const slowTool = defineTool({
 });
 
 await using agent = await Agent.builder()
-  .saveDir(saveDir)
+  .transport(subprocessTransportFactory({ saveDir }))
   .conversationId(conversationId)
   .sessionContinuationMode("createOrResume")
   .conversationStore(createFileConversationStore(storeDir))

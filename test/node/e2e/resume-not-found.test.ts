@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Agent, ErrorCode, SdkError, WebSocketTransport } from "@antigravity-ts/node";
+import { Agent, ErrorCode, SdkError, WebSocketTransport, subprocessTransportFactory } from "@antigravity-ts/node";
 import { harnessEnv, harnessExecutable, killAllHarnesses, startListeningHarness, type ListeningHarness } from "@antigravity-ts/test-kit";
 
 // Issue 12 item 3: a RESUME of a session id the harness has no record of is `NotFound` (not
@@ -44,7 +44,7 @@ describe("resume of an unknown session", () => {
   }, 60_000);
 
   it("is NotFound through the subprocess transport too, not a crash", async () => {
-    const error = await Agent.builder().harnessPath(await harnessExecutable()).env({ ANTIGRAVITY_MODEL_PROVIDER: "scripted", ANTIGRAVITY_SCRIPT: SCRIPT })
+    const error = await Agent.builder().transport(subprocessTransportFactory({ harnessPath: await harnessExecutable(), env: { ANTIGRAVITY_MODEL_PROVIDER: "scripted", ANTIGRAVITY_SCRIPT: SCRIPT } }))
       .workspaces(workspace).allowAll().conversationId("00000000-0000-4000-8000-00000000beef").sessionContinuationMode("resume")
       .build().start({ timeoutMs: BOUND_MS }).then(() => new Error("expected NotFound"), (e: unknown) => e);
     expect(error).toMatchObject({ code: ErrorCode.NotFound, retryable: false });

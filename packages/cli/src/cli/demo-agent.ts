@@ -39,9 +39,13 @@ export function buildDemoAgent(options: DemoAgentOptions): Agent {
     .tool(getWeather)
     .policies(confirmRunCommand(options.confirmRunCommand), allow("get_weather"))
     .workspaces(resolve(cli.workspace ?? process.cwd()))
-    .transport(subprocessTransportFactory(options.onStderr === undefined ? {} : { onStderr: options.onStderr }));
-  if (cli.harnessPath !== undefined) builder = builder.harnessPath(cli.harnessPath);
-  if (options.saveDir !== undefined) builder = builder.saveDir(options.saveDir);
+    .transport(
+      subprocessTransportFactory({
+        ...(options.onStderr === undefined ? {} : { onStderr: options.onStderr }),
+        ...(cli.harnessPath === undefined ? {} : { harnessPath: cli.harnessPath }),
+        ...(options.saveDir === undefined ? {} : { saveDir: options.saveDir }),
+      }),
+    );
   const continued = options.continueConversation;
   if (continued !== undefined) builder = builder.conversationId(continued.conversationId).sessionContinuationMode("createOrResume").conversationStore(continued.store);
   return builder.build();

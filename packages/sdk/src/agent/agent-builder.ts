@@ -231,21 +231,6 @@ export class AgentBuilder<State extends BuilderState = false> {
     return this.#with({ customSubagents: [...(this.#options.customSubagents ?? []), ...subagents] });
   }
 
-  /** Where the harness persists the session (transports that start the harness). */
-  saveDir(directory: string): AgentBuilder<State> {
-    return this.#with({ saveDir: directory });
-  }
-
-  /** Extra environment for the harness and its tools (transports that start the harness). */
-  env(env: Record<string, string>): AgentBuilder<State> {
-    return this.#with({ env: { ...env } });
-  }
-
-  /** Path of the harness binary (transports that start the harness). */
-  harnessPath(path: string): AgentBuilder<State> {
-    return this.#with({ harnessPath: path });
-  }
-
   /** Steps kept in history (default 10,000; 0 = unlimited). */
   maxHistorySize(steps: number): AgentBuilder<State> {
     return this.#with({ maxHistorySize: steps });
@@ -255,7 +240,7 @@ export class AgentBuilder<State extends BuilderState = false> {
    * Persists the conversation in `store` (seed 002): `start()` restores what the store holds for
    * the session's conversation id, and the conversation is saved after every turn, a cancelled or
    * failed one included. Pair it with `conversationId()` (and the harness's own persistence,
-   * `saveDir()`) to continue a conversation in a new process.
+   * `saveDir` of `@antigravity-ts/node`'s `subprocessTransportFactory`) to continue a conversation in a new process.
    */
   conversationStore(store: ConversationStore): AgentBuilder<State> {
     return this.#with({ conversationStore: store });

@@ -22,19 +22,19 @@ export interface ClientInfo {
 
 /** What a {@link TransportFactory} gets to build a transport for one agent session. */
 export interface TransportContext {
-  /** Path of the harness binary (`harnessPath` option), for transports that spawn it. */
-  harnessPath?: string;
-  /** Extra environment for the harness and its tools (`env` option, protocol §3 `InputConfig.env`). */
-  env?: Record<string, string>;
-  /** Where the harness persists the session (`saveDir` option, `InputConfig.storage_directory`). */
-  saveDir?: string;
   clientInfo: ClientInfo;
   /** The agent's `logger` option, for the transport's diagnostics (e.g. the harness's stderr lines). */
   logger?: Logger;
 }
 
-/** Builds the transport of a session; `@antigravity-ts/node` supplies one that spawns the harness. */
-export type TransportFactory = (context: TransportContext) => Transport;
+/**
+ * Builds the transport of a session; `@antigravity-ts/node` supplies one that spawns the harness
+ * (`subprocessTransportFactory`, which also takes what only a spawned harness needs: its path,
+ * environment and save directory). A factory that starts the runtime's own harness says so with
+ * `startsHarness: true`: the agent then sends the runtime's default `appDataDir`, as it does
+ * when no transport was set.
+ */
+export type TransportFactory = ((context: TransportContext) => Transport) & { readonly startsHarness?: boolean };
 
 /** Defaults a runtime package gives {@link Agent.builder} (e.g. `@antigravity-ts/node`). */
 export interface AgentBuilderDefaults {
@@ -44,7 +44,7 @@ export interface AgentBuilderDefaults {
   defaultWorkspaces?: () => string[];
   /** Resolves local workspace paths (`~`, relative paths) once `file://` URIs became paths. */
   resolveWorkspace?: LocalPathResolver;
-  /** Used when the builder sets no `appDataDir` and no transport (the harness is the runtime's own). */
+  /** Used when the builder sets no `appDataDir` and the harness is the runtime's own (no transport, or a factory with `startsHarness`). */
   defaultAppDataDir?: () => string;
   /**
    * Fills options from the runtime's environment at `start()` (e.g. Vertex settings, see
@@ -62,9 +62,6 @@ export interface AgentOptions extends HarnessConfigOptions {
   policies?: readonly PolicyLike[];
   /** A transport, or a factory called at `start()`. Unset: the builder's default. */
   transport?: Transport | TransportFactory;
-  harnessPath?: string;
-  env?: Record<string, string>;
-  saveDir?: string;
   /** Steps kept in the conversation's history (default 10,000; 0 = unlimited). */
   maxHistorySize?: number;
   /** Where the conversation is persisted: restored at `start()`, saved after every turn. */

@@ -167,13 +167,10 @@ describe("Agent", () => {
     const contexts: TransportContext[] = [];
     const t = fake(async (harness) => void (await harness.closedBySdk()));
     const agent = Agent.builder({ defaultTransport: (context) => { contexts.push(context); return t; } })
-      .harnessPath("/opt/localharness")
-      .env({ SHELL: "/bin/sh" })
-      .saveDir("/tmp/sessions")
       .allowAll()
       .build();
     await (await agent.start()).stop();
-    expect(contexts).toEqual([{ harnessPath: "/opt/localharness", env: { SHELL: "/bin/sh" }, saveDir: "/tmp/sessions", clientInfo: expect.objectContaining({ language: "typescript", version: "0.1.0" }) }]);
+    expect(contexts).toEqual([{ clientInfo: expect.objectContaining({ language: "typescript", version: "0.1.0" }) }]);
     const saved = { host: process.env["ANTIGRAVITY_HARNESS_HOST"], port: process.env["ANTIGRAVITY_HARNESS_PORT"] };
     delete process.env["ANTIGRAVITY_HARNESS_HOST"];
     delete process.env["ANTIGRAVITY_HARNESS_PORT"];

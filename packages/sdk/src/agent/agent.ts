@@ -90,7 +90,8 @@ export class Agent<Output = unknown> {
     const triggers = new TriggerRunner(o.triggers ?? [], logger === undefined ? {} : { onError: (error) => logger.warn(`trigger failed: ${error.message}`) });
     const workspaces = workspacesWith(o.workspaces ?? this.#defaults.defaultWorkspaces?.(), this.#defaults.resolveWorkspace);
     // Upstream sends its resolved default app data directory to the harness it starts itself.
-    const appDataDir = o.appDataDir ?? (o.transport === undefined ? this.#defaults.defaultAppDataDir?.() : undefined);
+    const ownHarness = o.transport === undefined || (typeof o.transport === "function" && o.transport.startsHarness === true);
+    const appDataDir = o.appDataDir ?? (ownHarness ? this.#defaults.defaultAppDataDir?.() : undefined);
     const config = buildHarnessConfig({ ...o, ...(workspaces === undefined ? {} : { workspaces }), ...(appDataDir === undefined ? {} : { appDataDir }) }, { tools, hooks, policies, subagentTools: subagentTools.map((tool) => tool.name) });
     assertSafety(o, policies, hooks);
     const transport = this.#transport();
@@ -166,9 +167,6 @@ export class Agent<Output = unknown> {
     const o = this.options;
     return {
       clientInfo: clientInfo(),
-      ...(o.harnessPath === undefined ? {} : { harnessPath: o.harnessPath }),
-      ...(o.env === undefined ? {} : { env: { ...o.env } }),
-      ...(o.saveDir === undefined ? {} : { saveDir: o.saveDir }),
       ...(o.logger === undefined ? {} : { logger: o.logger }),
     };
   }
