@@ -70,5 +70,14 @@ describe("parseCliArgs", () => {
     expect(() => parseCliArgs(["--api-key", "k"], {})).toThrow(/only valid with --listen/);
     expect(() => parseCliArgs(["--listen", "1.2.3.4:1", "--script"], {})).toThrow(/needs a value/);
     expect(parseCliArgs(["--help"], {})).toEqual({ mode: "help" });
+    expect(() => parseCliArgs(["--bogus=1"], {})).toThrow(/unknown argument "--bogus"; run antigravity-harness --help/);
+    expect(() => parseCliArgs(["stray"], {})).toThrow(/unknown argument "stray"/);
+    expect(() => parseCliArgs(["--workspace="], {})).toThrow(/--workspace needs a value/);
+    expect(() => parseCliArgs(["--listen", "--storage", "--script", "s.json"], {})).toThrow(/unknown argument "s.json"/); // a value flag takes the next argument, as before
+  });
+
+  it("reads --flag=value and --flag value alike (node:util parseArgs)", () => {
+    expect(parseCliArgs(["--listen=[::1]:0", "--storage=/s", "--max-frame-bytes=10"], {})).toEqual(parseCliArgs(["--listen", "[::1]:0", "--storage", "/s", "--max-frame-bytes", "10"], {}));
+    expect(parseCliArgs(["--listen=[::1]:0"], {})).toMatchObject({ mode: "listen", host: "::1", port: 0 });
   });
 });

@@ -3,6 +3,8 @@
  * (protocol §2.3: stdio handshake, no flags). `--listen` switches to a long-running server for
  * remote clients.
  */
+import { parseArgs, type ParseArgsConfig } from "node:util";
+import { errorText } from "@antigravity-ts/sdk/internal";
 
 /** Launched by an SDK: handshake on stdio (§3). */
 export interface StdioModeOptions extends ResourceLimitOptions {
@@ -74,41 +76,33 @@ export const USAGE = `Usage:
   Without HOST:PORT, --listen uses ANTIGRAVITY_HARNESS_HOST (default 127.0.0.1) and
   ANTIGRAVITY_HARNESS_PORT (default 8000).`;
 
-const VALUE_FLAGS = new Set(["--api-key", "--api-key-file", "--storage", "--workspace", "--script", "--keep-ended-sessions", "--ended-session-ttl", "--max-frame-bytes", "--tool-timeout-ms", "--confirmation-hold-ms"]);
+const VALUE_FLAGS = ["api-key", "api-key-file", "storage", "workspace", "script", "keep-ended-sessions", "ended-session-ttl", "max-frame-bytes", "tool-timeout-ms", "confirmation-hold-ms"] as const;
+const OPTIONS: NonNullable<ParseArgsConfig["options"]> = {
+  help: { type: "boolean", short: "h" },
+  version: { type: "boolean" },
+  listen: { type: "string" },
+  ...Object.fromEntries(VALUE_FLAGS.map((flag) => [flag, { type: "string" }])),
+};
 /** Flags whose value is a secret: never shown in the process title. */
 const SECRET_FLAGS = new Set(["--api-key"]);
 
 /**
- * Parses argv (without node and script). Environment variables only fill in what `--listen`
- * leaves open, so an SDK launching the binary with no arguments always gets stdio mode even when
- * `ANTIGRAVITY_HARNESS_PORT` happens to be set for a remote client.
+ * Parses argv (without node and script) with `node:util`'s `parseArgs`. Environment variables
+ * only fill in what `--listen` leaves open, so an SDK launching the binary with no arguments
+ * always gets stdio mode even when `ANTIGRAVITY_HARNESS_PORT` happens to be set for a remote client.
  */
 export function parseCliArgs(argv: readonly string[], env: Readonly<Record<string, string | undefined>>): HarnessCliOptions {
+  if (argv.includes("--help") || argv.includes("-h")) return { mode: "help" };
+  if (argv.includes("--version")) return { mode: "version" };
+  const parsed = parse(normalisedArgv(argv));
   const values = new Map<string, string>();
-  let listen: string | undefined;
-  let listenGiven = false;
-  for (let i = 0; i < argv.length; i++) {
-    const raw = argv[i] as string;
-    const eq = raw.indexOf("=");
-    const flag = raw.startsWith("--") && eq > 0 ? raw.slice(0, eq) : raw;
-    const inline = raw.startsWith("--") && eq > 0 ? raw.slice(eq + 1) : undefined;
-    if (flag === "--help" || flag === "-h") return { mode: "help" };
-    if (flag === "--version") return { mode: "version" };
-    if (flag === "--listen") {
-      listenGiven = true;
-      const next = argv[i + 1];
-      if (inline !== undefined) listen = inline;
-      else if (next !== undefined && !next.startsWith("--")) { listen = next; i++; }
-      continue;
-    }
-    if (VALUE_FLAGS.has(flag)) {
-      const value = inline ?? argv[++i];
-      if (value === undefined || value === "") throw new CliUsageError(`${flag} needs a value`);
-      values.set(flag, value);
-      continue;
-    }
-    throw new CliUsageError(`unknown argument ${JSON.stringify(raw)}; run antigravity-harness --help`);
+  for (const flag of VALUE_FLAGS) {
+    const value = parsed[flag];
+    if (value === "") throw new CliUsageError(`--${flag} needs a value`);
+    if (typeof value === "string") values.set(`--${flag}`, value);
   }
+  const listenGiven = typeof parsed["listen"] === "string";
+  const listen = nonEmpty(parsed["listen"] as string | undefined);
   const script = values.get("--script") ?? nonEmpty(env["ANTIGRAVITY_SCRIPT"]);
   const workspace = values.get("--workspace");
   const limits = parseLimits(values);
@@ -134,6 +128,40 @@ export function parseCliArgs(argv: readonly string[], env: Readonly<Record<strin
     ...(script === undefined ? {} : { script }),
     ...limits,
   };
+}
+
+/**
+ * Argv in the form `parseArgs` reads as this command always has: `--listen` takes an optional
+ * HOST:PORT (alone, or before another flag, it is given as empty), and a value flag takes the next
+ * argument even when it starts with "-" (so `--max-frame-bytes -1` is refused as a number, not as
+ * a missing value).
+ */
+function normalisedArgv(argv: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    const next = argv[i + 1];
+    if (arg === "--listen" && (next === undefined || next.startsWith("--"))) out.push("--listen=");
+    else if ((VALUE_FLAGS as readonly string[]).includes(arg.slice(2)) && arg.startsWith("--") && next !== undefined) {
+      out.push(`${arg}=${next}`);
+      i++;
+    } else out.push(arg);
+  }
+  return out;
+}
+
+/** `parseArgs` over argv; its errors (unknown argument, missing value) become {@link CliUsageError}s. */
+function parse(argv: readonly string[]): Record<string, string | boolean | undefined> {
+  try {
+    return parseArgs({ args: [...argv], options: OPTIONS, strict: true, allowPositionals: false }).values as Record<string, string | boolean | undefined>;
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    if (typeof code !== "string" || !code.startsWith("ERR_PARSE_ARGS_")) throw error;
+    const message = errorText(error);
+    if (code === "ERR_PARSE_ARGS_INVALID_OPTION_VALUE") throw new CliUsageError(`${/--[\w-]+/.exec(message)?.[0] ?? "an option"} needs a value`);
+    const argument = /'([^']*)'/.exec(message)?.[1] ?? message;
+    throw new CliUsageError(`unknown argument ${JSON.stringify(argument)}; run antigravity-harness --help`);
+  }
 }
 
 /**
