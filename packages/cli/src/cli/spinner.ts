@@ -12,6 +12,11 @@ const CLEAR_LINE = "\r\x1b[2K";
  * A one-line terminal spinner ("⠋ running get_weather…"). Drawn only on a TTY; elsewhere it is
  * a no-op so logs stay plain. Other output must call {@link Spinner.clear} first and the spinner
  * redraws itself on its next tick.
+ *
+ * Hand-written rather than a spinner package on purpose: the REPL interleaves the spinner with
+ * readline's prompt, held confirmation output and streamed text through one `clear()`/redraw
+ * contract, which the small libraries (ora, yocto-spinner, nanospinner) don't offer — each owns the
+ * line and writes on its own timer — and this is under 40 lines of logic.
  */
 export class Spinner {
   readonly #out: CliOutput;
