@@ -14,8 +14,10 @@ export interface BrowserBundle {
   inputs: string[];
   /** The files with code in the start-up chunks (the entry and its static imports). */
   startInputs: string[];
+  /** Minified bytes each of those files puts into the start-up chunks. */
+  startInputBytes: Record<string, number>;
   /** Imports left in the output (should be none). */
   imports: string[];
 }
-export declare function bundleForBrowser(entry: string | { contents: string } | { file: string }, options?: { runtime?: "browser" | "workerd"; minify?: boolean }): Promise<BrowserBundle>;
+export declare function bundleForBrowser(entry: string | { contents: string } | { file: string }, options?: { runtime?: "browser" | "workerd"; minify?: boolean; fromSource?: boolean }): Promise<BrowserBundle>;
 export declare function forbiddenReach(bundle: Pick<BrowserBundle, "inputs" | "imports">): string[];

@@ -26,9 +26,11 @@ export const runtimeConditions = {
  * Sizes count what a page loads at start — the entry chunk and the chunks it imports statically,
  * each gzipped on its own — apart from the chunks only a dynamic `import()` loads (`lazy*`: the
  * SDK's full frame decoder, fetched on the first frame its fast reader leaves undecided).
- * @returns {Promise<{ code: string, minifiedBytes: number, gzipBytes: number, lazyMinifiedBytes: number, lazyGzipBytes: number, inputs: string[], startInputs: string[], imports: string[] }>}
+ * `fromSource` bundles the TypeScript sources (the "antigravity-source" condition) instead of the
+ * built dist, so `startInputBytes` names the source modules: what `bundle-size.mjs --modules` lists.
+ * @returns {Promise<{ code: string, minifiedBytes: number, gzipBytes: number, lazyMinifiedBytes: number, lazyGzipBytes: number, inputs: string[], startInputs: string[], startInputBytes: Record<string, number>, imports: string[] }>}
  */
-export async function bundleForBrowser(entry, { runtime = "browser", minify = true } = {}) {
+export async function bundleForBrowser(entry, { runtime = "browser", minify = true, fromSource = false } = {}) {
   const input = typeof entry === "string" ? { contents: entry } : entry;
   const result = await build({
     ...(input.file !== undefined
@@ -41,7 +43,7 @@ export async function bundleForBrowser(entry, { runtime = "browser", minify = tr
     format: "esm",
     platform: "browser",
     target: "es2022",
-    conditions: runtimeConditions[runtime],
+    conditions: fromSource ? ["antigravity-source", ...runtimeConditions[runtime]] : runtimeConditions[runtime],
     minify,
     metafile: true,
     logLevel: "silent",
@@ -63,6 +65,11 @@ export async function bundleForBrowser(entry, { runtime = "browser", minify = tr
   const size = (paths) => paths.reduce((sum, path) => ({ min: sum.min + outputs[path].bytes, gzip: sum.gzip + gzipSync(textOf(path), { level: 9 }).length }), { min: 0, gzip: 0 });
   const start = size([...initial]);
   const lazy = size(Object.keys(outputs).filter((path) => !initial.has(path)));
+  /** Minified bytes each input file puts into the start-up chunks. */
+  const startInputBytes = {};
+  for (const path of initial) {
+    for (const [file, { bytesInOutput }] of Object.entries(outputs[path].inputs)) if (bytesInOutput > 0) startInputBytes[file] = (startInputBytes[file] ?? 0) + bytesInOutput;
+  }
   return {
     code: Object.keys(outputs).map(textOf).join("\n"),
     minifiedBytes: start.min,
@@ -70,7 +77,8 @@ export async function bundleForBrowser(entry, { runtime = "browser", minify = tr
     lazyMinifiedBytes: lazy.min,
     lazyGzipBytes: lazy.gzip,
     inputs: Object.keys(result.metafile.inputs),
-    startInputs: [...new Set([...initial].flatMap((path) => Object.entries(outputs[path].inputs).filter(([, i]) => i.bytesInOutput > 0).map(([file]) => file)))],
+    startInputs: Object.keys(startInputBytes),
+    startInputBytes,
     imports: Object.values(outputs).flatMap((output) => output.imports.filter((i) => i.external === true).map((i) => i.path)),
   };
 }

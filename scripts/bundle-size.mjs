@@ -1,8 +1,10 @@
 // Minified and gzipped size of every entry point a browser or Worker would load, bundled from the
 // built packages (run `npm run build` first). Fails when a budgeted browser bundle is over budget or
 // when any browser bundle reaches `ws` or a `node:` import. Rewrites docs/bundle-size.md only when
-// asked (`--write`), so `npm test` and CI check without touching the working tree.
-//   node scripts/bundle-size.mjs [--write]
+// asked (`--write`), so `npm test` and CI check without touching the working tree. `--modules`
+// also lists what the `Agent` + `WebSocketTransport` start-up chunks hold, by source folder and file
+// (bundled from the TypeScript sources with the "antigravity-source" condition; no build needed for it).
+//   node scripts/bundle-size.mjs [--write] [--modules]
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { bundleForBrowser, forbiddenReach, repoRoot } from "./bundle-for-browser.mjs";
@@ -14,13 +16,15 @@ import { bundleForBrowser, forbiddenReach, repoRoot } from "./bundle-for-browser
  *
  * `Agent` + `WebSocketTransport` is issue 14's measure. Before the schema-free wire plan it was
  * 74.3 KB (about 39 KB of it the schema and the runtime); with them out of the start-up graph it
- * is 46.7 KB, so the budget is 50 KB, not yet the issue's 30 KB: what remains is the SDK itself
- * (harness connection, conversation, agent, hooks, continuations, config, telemetry; see
- * docs/bundle-size.md). Everything the root exports keeps a separate, larger budget because it
- * adds modules an app pulls only when it uses them (in-memory transport, triggers, stores).
+ * is 46.7 KB, so the budget is 48 KB (what the code meets plus a small margin), not yet the
+ * issue's 30 KB: what remains is the SDK itself (harness connection, conversation, agent, hooks,
+ * continuations, config, telemetry; `--modules` lists it, docs/bundle-size.md says why lazy
+ * imports of root exports do not shrink it). Everything the root exports keeps a separate, larger
+ * budget because it adds modules an app pulls only when it uses them (in-memory transport,
+ * triggers, stores).
  */
-const AGENT_BUDGET_GZIP = 50 * 1024;
-const EVERYTHING_BUDGET_GZIP = 55 * 1024;
+const AGENT_BUDGET_GZIP = 48 * 1024;
+const EVERYTHING_BUDGET_GZIP = 53 * 1024;
 
 /** What is measured: a label, the runtime whose conditions apply, the module a user would write, its budget. */
 const entries = [
@@ -41,6 +45,7 @@ const entries = [
 ];
 
 const write = process.argv.includes("--write");
+const listModules = process.argv.includes("--modules");
 const distIndex = join(repoRoot, "packages/sdk/dist/index.js");
 if (!existsSync(distIndex)) {
   console.error(`bundle-size: ${distIndex} is missing; run \`npm run build\` first`);
@@ -77,6 +82,29 @@ const header = ["entry point", "runtime", "minified", "gzipped", "lazy chunks, g
 const table = rows.map((r) => [r.label, r.runtime, kb(r.minified), kb(r.gzip), r.lazy === 0 ? "—" : kb(r.lazy), r.status]);
 printTable(header, table);
 
+if (listModules) {
+  const { startInputBytes, minifiedBytes, gzipBytes } = await bundleForBrowser({ contents: entries[0].contents }, { runtime: "browser", fromSource: true });
+  console.log(`\n${entries[0].label}, from the sources, at start: ${kb(minifiedBytes)} minified, ${kb(gzipBytes)} gzipped. Minified bytes by folder and file:`);
+  // A package of node_modules, a folder of the SDK's sources, or "sdk/src" for its top-level files.
+  const folderOf = (file) => {
+    const pkg = /^node_modules\/((@[^/]+\/)?[^/]+)\//.exec(file);
+    if (pkg !== null) return pkg[1];
+    const path = file.replace(/^packages\/sdk\/src\//, "");
+    return path.includes("/") ? path.replace(/\/[^/]+$/, "") : "sdk/src";
+  };
+  const folders = new Map();
+  for (const [file, bytes] of Object.entries(startInputBytes)) {
+    const folder = folders.get(folderOf(file)) ?? { bytes: 0, files: [] };
+    folder.bytes += bytes;
+    folder.files.push([file.replace(/^.*\//, ""), bytes]);
+    folders.set(folderOf(file), folder);
+  }
+  for (const [folder, { bytes, files }] of [...folders].sort((a, b) => b[1].bytes - a[1].bytes)) {
+    const top = files.sort((a, b) => b[1] - a[1]).map(([name, n]) => `${name} ${kb(n)}`);
+    console.log(`${kb(bytes).padStart(9)}  ${folder}: ${top.join(", ")}`);
+  }
+}
+
 if (write) {
   const md = [
     "# Bundle size",
@@ -95,7 +123,23 @@ if (write) {
     "(gzipped, at start); `node scripts/bundle-size.mjs` fails the build past them; `--write` rewrites this",
     "table. Issue 14 aims at 30 KB for `Agent` + `WebSocketTransport`; what remains above it is the",
     "SDK's own code (harness connection, conversation, agent, hooks, continuations, config,",
-    "telemetry). No browser bundle may contain the `ws` package or a `node:` import.",
+    "telemetry); `node scripts/bundle-size.mjs --modules` lists it by folder and file. No browser",
+    "bundle may contain the `ws` package or a `node:` import.",
+    "",
+    "## Lazy imports and the root barrel",
+    "",
+    "A dynamic `import()` shrinks the start-up download only for a module the root",
+    "(`@antigravity-ts/sdk`) does not also export. esbuild, with code splitting, assigns a file to",
+    "every entry whose import graph reaches it, counting the re-exports of a barrel the app uses",
+    "(the root index is such a barrel as soon as the app imports one of the names it re-exports",
+    "itself, such as `WebSocketTransport`); a file that is also a dynamic `import()` target is then",
+    "emitted as a shared chunk the entry imports statically. Loading the continuation modules",
+    "(exported from the root) lazily from `agent.resume()` and a paused turn was tried: the start-up",
+    "download grew by 0.2 KB (the chunk boundaries) and nothing left it. The full frame decoder",
+    "stays lazy because the root does not export `frames.ts` or the generated schema. So what a",
+    "basic chat does not need leaves the start-up graph only by a root export that does not reach",
+    "it (an opt-in subpath or a module the root does not re-export), not by `import()` alone",
+    "(compare esbuild issue 3704: tree shaking differs with and without splitting).",
     "",
     `| ${header.join(" | ")} |`,
     `| ${header.map((_, i) => (i >= 2 && i <= 4 ? "---:" : "---")).join(" | ")} |`,
