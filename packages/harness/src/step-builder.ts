@@ -1,12 +1,8 @@
-import {
-  StepUpdateSchema,
-  StepUpdate_Source,
-  StepUpdate_State,
-  StepUpdate_Target,
-  create,
-  type MessageInitShape,
-  type StepUpdate,
-} from "@antigravity-ts/sdk/wire";
+import type { MessageInitShape, StepUpdate, StepUpdateSchema } from "@antigravity-ts/sdk/wire";
+import { StepUpdate_Source, StepUpdate_State, StepUpdate_Target, createMessage } from "@antigravity-ts/sdk/internal";
+
+/** Steps are built from the schema-free wire plan (`createMessage`), not `create()`: no registry at start-up. */
+const STEP_UPDATE: StepUpdate["$typeName"] = "antigravity.localharness.StepUpdate";
 
 /** The fields of a step, as a plain init object (nested messages may be plain objects). */
 export type StepFields = Exclude<MessageInitShape<typeof StepUpdateSchema>, StepUpdate>;
@@ -90,8 +86,8 @@ export class StepHandle {
   update(patch: StepFields, deltas: StepDeltas = {}, emit: StepEmitter = this.emit): boolean {
     this.#fields = { ...this.#fields, ...patch };
     const ids = { cascadeId: this.ledger.cascadeId, trajectoryId: this.ledger.cascadeId, stepIndex: this.index };
-    this.ledger.record(this.index, create(StepUpdateSchema, { ...ids, ...this.#fields }));
-    return emit(create(StepUpdateSchema, { ...ids, ...this.#fields, ...deltas }));
+    this.ledger.record(this.index, createMessage<StepUpdate>(STEP_UPDATE, { ...ids, ...this.#fields }));
+    return emit(createMessage<StepUpdate>(STEP_UPDATE, { ...ids, ...this.#fields, ...deltas }));
   }
 
   /** Drops fields (e.g. `toolConfirmationRequest` once answered) without emitting. */

@@ -1,12 +1,5 @@
-import {
-  LifecycleHook,
-  StepUpdate_Source,
-  StepUpdate_State,
-  StepUpdate_Target,
-  TrajectoryStateUpdate_State,
-  TrajectoryStateUpdate_StopReason as StopReason,
-  type UserInput,
-} from "@antigravity-ts/sdk/wire";
+import type { UserInput } from "@antigravity-ts/sdk/wire";
+import { LifecycleHook, StepUpdate_Source, StepUpdate_State, StepUpdate_Target, TrajectoryStateUpdate_State, TrajectoryStateUpdate_StopReason as StopReason, errorText } from "@antigravity-ts/sdk/internal";
 import { compactTranscript, shouldCompact } from "./compaction.js";
 import type { ModelMedia } from "../model/media.js";
 import { ModelError, type ModelRequest, type ModelToolCall, type ModelUsage } from "../model/provider.js";
@@ -20,7 +13,6 @@ import { runToolCall } from "./run-tool-call.js";
 import { TRIGGER_PREFIX, type ModelAnswer } from "./model-transcript.js";
 import type { TurnScope } from "./turn-scope.js";
 import { addUsage, estimatePromptTokens, estimatedUsage, toUsageMetadata } from "../model/usage.js";
-import { errorText } from "@antigravity-ts/sdk/internal";
 
 /** What starts a turn. */
 export interface TurnInput {

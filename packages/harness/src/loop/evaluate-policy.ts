@@ -1,5 +1,5 @@
-import { rulesInPrecedence, type PrecedenceDecision, type RuleTarget } from "@antigravity-ts/sdk/internal";
-import { PolicyDecision, PolicyEvaluationOutcome, type PolicyDecisionResponse, type PolicyRule } from "@antigravity-ts/sdk/wire";
+import { rulesInPrecedence, type PrecedenceDecision, type RuleTarget, PolicyDecision, PolicyEvaluationOutcome } from "@antigravity-ts/sdk/internal";
+import type { PolicyDecisionResponse, PolicyRule } from "@antigravity-ts/sdk/wire";
 
 /** What the policy says about one tool call. */
 export type PolicyVerdict =

@@ -1,15 +1,5 @@
-import {
-  LifecycleHook,
-  PreToolResult_Decision,
-  PreTurnResult_Decision,
-  StopResult_Decision,
-  type TrajectoryStateUpdate_StopReason,
-  type CallHookRequestSchema,
-  type CallHookResponse,
-  type MessageInitShape,
-  type PreToolArgsSchema,
-  type UserInput,
-} from "@antigravity-ts/sdk/wire";
+import type { TrajectoryStateUpdate_StopReason, CallHookRequestSchema, CallHookResponse, MessageInitShape, PreToolArgsSchema, UserInput } from "@antigravity-ts/sdk/wire";
+import { LifecycleHook, PreToolResult_Decision, PreTurnResult_Decision, StopResult_Decision } from "@antigravity-ts/sdk/internal";
 import type { SendOutput } from "./output-channel.js";
 import { PendingReplies } from "./pending-replies.js";
 

@@ -1,4 +1,5 @@
-import { OutputEventSchema, create, encodeOutputEvent, type MessageInitShape } from "@antigravity-ts/sdk/wire";
+import { encodeOutputFrame } from "@antigravity-ts/sdk/internal";
+import type { MessageInitShape, OutputEventSchema } from "@antigravity-ts/sdk/wire";
 import type { ClientPort } from "./client-port.js";
 
 /** The oneof of an `OutputEvent`, as an init object. */
@@ -51,7 +52,8 @@ export class OutputChannel {
   send: SendOutput = (event) => {
     if (!this.port.open) return false;
     this.#seq += 1n;
-    const frame = encodeOutputEvent(create(OutputEventSchema, { seqNum: this.#seq, timestampMicros: nowMicros(), event }));
+    // Written from the schema-free wire plan: the same text as `encodeOutputEvent(create(…))` of /wire.
+    const frame = encodeOutputFrame({ seqNum: this.#seq, timestampMicros: nowMicros(), event });
     const size = frame.length;
     this.#backlog += size;
     this.port.send(frame, () => {

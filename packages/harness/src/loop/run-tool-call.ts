@@ -1,9 +1,5 @@
-import {
-  StepUpdate_State,
-  type MessageInitShape,
-  type ToolResponse,
-  type UserQuestionsRequestSchema,
-} from "@antigravity-ts/sdk/wire";
+import type { MessageInitShape, ToolResponse, UserQuestionsRequestSchema } from "@antigravity-ts/sdk/wire";
+import { StepUpdate_State, errorText } from "@antigravity-ts/sdk/internal";
 import { preToolArgs, type ToolHookTarget } from "./hook-caller.js";
 import { MAX_MEDIA_BYTES, mediaByteLength, mediaFromWire, type ModelMedia } from "../model/media.js";
 import type { ModelToolCall, ModelToolResult } from "../model/provider.js";
@@ -13,7 +9,6 @@ import { modelStep, type StepFields, type StepHandle } from "../step-builder.js"
 import { ToolError, type BuiltinTool, type ToolContext } from "../tools/tool.js";
 import { ToolWorkerPool } from "../tools/tool-pool.js";
 import type { TurnScope } from "./turn-scope.js";
-import { errorText } from "@antigravity-ts/sdk/internal";
 
 /**
  * Runs one tool call of the model (built-in or client-side) through the gates of §8, §10 and §12:

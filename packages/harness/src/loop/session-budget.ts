@@ -1,4 +1,4 @@
-import { TrajectoryStateUpdate_StopReason as StopReason } from "@antigravity-ts/sdk/wire";
+import { TrajectoryStateUpdate_StopReason as StopReason } from "@antigravity-ts/sdk/internal";
 import type { ModelUsage } from "../model/provider.js";
 import type { SessionBudget } from "./session-config.js";
 

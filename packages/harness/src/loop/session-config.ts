@@ -1,12 +1,5 @@
-import {
-  AgentBehavior,
-  BudgetConfig_BudgetScope,
-  LifecycleHook,
-  PolicyConfig_WorkspaceContainment,
-  type HarnessConfig,
-  type PolicyRule,
-  type SystemInstructions,
-} from "@antigravity-ts/sdk/wire";
+import type { HarnessConfig, PolicyRule, SystemInstructions } from "@antigravity-ts/sdk/wire";
+import { AgentBehavior, BudgetConfig_BudgetScope, LifecycleHook, PolicyConfig_WorkspaceContainment } from "@antigravity-ts/sdk/internal";
 import { DEFAULT_COMPACTION_THRESHOLD } from "./compaction.js";
 import type { ToolDeclaration } from "../model/provider.js";
 import { createFinishTool, type FinishTool } from "../tools/finish.js";

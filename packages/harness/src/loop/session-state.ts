@@ -1,12 +1,4 @@
-import {
-  StepUpdateSchema,
-  fromJson,
-  toJson,
-  type PolicyDecisionResponse,
-  type ToolConfirmation,
-  type ToolResponse,
-  type UserQuestionsResponse,
-} from "@antigravity-ts/sdk/wire";
+import type { PolicyDecisionResponse, StepUpdate, ToolConfirmation, ToolResponse, UserQuestionsResponse } from "@antigravity-ts/sdk/wire";
 import { HookCaller } from "./hook-caller.js";
 import type { Logger } from "../log.js";
 import type { ModelProvider, ModelUsage } from "../model/provider.js";
@@ -15,6 +7,7 @@ import type { SessionCalls } from "./session-budget.js";
 import type { SessionSettings } from "./session-config.js";
 import { StepLedger, type StepHandle } from "../step-builder.js";
 import type { StoredSession } from "./session-store.js";
+import { storedStep } from "./stored-steps.js";
 import { Transcript } from "./model-transcript.js";
 import { emptyUsage, subtractUsage } from "../model/usage.js";
 
@@ -27,6 +20,8 @@ export interface SessionStateOptions {
   log: Logger;
   /** The stored session being resumed. */
   stored?: StoredSession;
+  /** The steps of `stored.history`, decoded (stored-steps.ts `readStoredSteps`). */
+  history?: StepUpdate[];
 }
 
 /** The state of one initialised session: history, transcript, usage, budget counts and the replies it awaits. */
@@ -64,8 +59,7 @@ export class SessionState {
     this.modelName = options.modelName;
     this.log = options.log;
     this.hooks = new HookCaller(options.settings.enabledHooks);
-    const history = (options.stored?.history ?? []).map((json) => fromJson(StepUpdateSchema, json, { ignoreUnknownFields: true }));
-    this.ledger = new StepLedger(options.cascadeId, history);
+    this.ledger = new StepLedger(options.cascadeId, options.history ?? []);
     const stored = options.stored;
     this.transcript = new Transcript({
       messages: stored?.transcript ?? [],
@@ -119,7 +113,7 @@ export class SessionState {
       cascadeId: this.cascadeId,
       createdAt: this.#createdAt,
       updatedAt: new Date().toISOString(),
-      history: this.ledger.history().map((step) => toJson(StepUpdateSchema, step)),
+      history: this.ledger.history().map(storedStep),
       transcript: transcript.messages,
       summaries: transcript.summaries,
       ...(transcript.firstPrompt === undefined ? {} : { firstPrompt: transcript.firstPrompt }),

@@ -3,11 +3,11 @@ import { randomBytes } from "node:crypto";
 import { mkdir, open, rename, unlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { JsonValue } from "@bufbuild/protobuf";
-import { StepUpdateSchema, fromJson } from "@antigravity-ts/sdk/wire";
 import { createLogger, type Logger } from "../log.js";
 import type { ModelMessage, ModelUsage } from "../model/provider.js";
 import type { SessionCalls } from "./session-budget.js";
 import { emptyUsage } from "../model/usage.js";
+import { readStoredSteps } from "./stored-steps.js";
 
 /** Everything needed to resume a session after a restart (§2.1: storage_directory + cascade_id). */
 export interface StoredSession {
@@ -96,7 +96,9 @@ export function createFileSessionStore(directory: string, options: FileSessionSt
         return moveAside(file, cascadeId, error.message);
       }
       try {
-        return checkStoredSession(JSON.parse(text), cascadeId);
+        const session = checkStoredSession(JSON.parse(text), cascadeId);
+        await readStoredSteps(session.history); // throws what is wrong with a step
+        return session;
       } catch (error) {
         return moveAside(file, cascadeId, (error as Error).message);
       }
@@ -231,20 +233,13 @@ function describeKind(stats: Stats): string {
   return "a special file";
 }
 
-/** Checks the shape of a parsed session file; throws what is wrong. */
+/** Checks the shape of a parsed session file, all but its steps (readStoredSteps); throws what is wrong. */
 export function checkStoredSession(value: unknown, cascadeId: string): StoredSession {
   const session = record(value, "the file");
   if (session["version"] !== 1) throw new Error(`version ${JSON.stringify(session["version"])} is not 1`);
   if (session["cascadeId"] !== cascadeId) throw new Error(`it holds session ${JSON.stringify(session["cascadeId"])}`);
   for (const key of ["createdAt", "updatedAt"]) if (typeof session[key] !== "string") throw new Error(`${key} is not a string`);
-  const history = array(session["history"], "history");
-  history.forEach((step, i) => {
-    try {
-      fromJson(StepUpdateSchema, step as JsonValue, { ignoreUnknownFields: true });
-    } catch (error) {
-      throw new Error(`history[${i}] is not a StepUpdate: ${(error as Error).message}`);
-    }
-  });
+  array(session["history"], "history"); // its steps are checked by readStoredSteps
   array(session["transcript"], "transcript").forEach((message, i) => checkMessage(message, `transcript[${i}]`));
   if (session["summaries"] !== undefined) array(session["summaries"], "summaries").forEach((s, i) => text(s, `summaries[${i}]`));
   if (session["firstPrompt"] !== undefined) text(session["firstPrompt"], "firstPrompt");

@@ -1,4 +1,5 @@
-import { ModelType, type GeminiModelOptions, type ModelConfig, type RetryConfig } from "@antigravity-ts/sdk/wire";
+import type { GeminiModelOptions, ModelConfig, RetryConfig } from "@antigravity-ts/sdk/wire";
+import { ModelType } from "@antigravity-ts/sdk/internal";
 import type { GeminiProviderOptions } from "./gemini.js";
 import { DEFAULT_GEMINI_BASE_URL, lazyProvider } from "./lazy.js";
 import type { OpenAIProviderOptions } from "./openai.js";

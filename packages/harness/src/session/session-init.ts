@@ -1,15 +1,12 @@
 import { randomUUID } from "node:crypto";
-import {
-  HarnessConfigSchema,
-  HarnessConfig_SessionContinuationMode as ContinuationMode,
-  create,
-  decodeInitializeConversationEvent,
-} from "@antigravity-ts/sdk/wire";
+import type { HarnessConfig } from "@antigravity-ts/sdk/wire";
+import { HarnessConfig_SessionContinuationMode as ContinuationMode, createMessage, decodeInitFrame } from "@antigravity-ts/sdk/internal";
 import type { Logger } from "../log.js";
 import type { ScriptFile } from "../providers/script-format.js";
 import { ProviderConfigError, selectProvider } from "../providers/select-provider.js";
 import { resolveSessionSettings, type SettingsDefaults } from "../loop/session-config.js";
 import { SessionState } from "../loop/session-state.js";
+import { readStoredSteps } from "../loop/stored-steps.js";
 import { SessionBusyError, SessionRegistry, type SessionClaim } from "./session-registry.js";
 import { CASCADE_ID_PATTERN, StorageError, type SessionStore } from "../loop/session-store.js";
 import { unhonouredConfigFields } from "./unhonoured-config.js";
@@ -68,7 +65,7 @@ export async function initializeSession(frame: string, deps: SessionDependencies
   }
   let config;
   try {
-    config = decodeInitializeConversationEvent(frame).config ?? create(HarnessConfigSchema);
+    config = (await decodeInitFrame(frame)).config ?? createMessage<HarnessConfig>("antigravity.localharness.HarnessConfig");
   } catch (error) {
     throw new SessionInitError(CloseCode.invalidPayload, `invalid HarnessConfig: ${(error as Error).message}`);
   }
@@ -108,7 +105,8 @@ export async function initializeSession(frame: string, deps: SessionDependencies
     const ignored = [...unhonouredConfigFields(config), ...selection.warnings];
     if (ignored.length > 0) log.warn(`this harness does not honour: ${ignored.join("; ")}`);
     log.info(`${stored === undefined ? "new" : "resumed"} session ${cascadeId}: model ${selection.reason}, workspace ${settings.workspace.roots.join(", ")}`);
-    const state = new SessionState({ cascadeId, settings, provider: selection.provider, modelName: selection.model, log, ...(stored === undefined ? {} : { stored }) });
+    const history = stored === undefined ? [] : await readStoredSteps(stored.history);
+    const state = new SessionState({ cascadeId, settings, provider: selection.provider, modelName: selection.model, log, ...(stored === undefined ? {} : { stored, history }) });
     if (stored === undefined) await deps.store.save(state.toStored());
     return { state, resumed: stored !== undefined, claim };
   } catch (error) {

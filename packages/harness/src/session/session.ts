@@ -1,14 +1,13 @@
+import type { InitializeConversationEvent, InputEvent, UserInput } from "@antigravity-ts/sdk/wire";
 import {
   LifecycleHook,
   TrajectoryStateUpdate_State,
-  UserInputSchema,
   HarnessConfig_SessionContinuationMode,
-  create,
-  decodeInitializeConversationEvent,
-  decodeInputFrame,
-  type InputEvent,
-  type UserInput,
-} from "@antigravity-ts/sdk/wire";
+  createMessage,
+  decodeInitFrame,
+  decodeInputEventFrame,
+  errorText,
+} from "@antigravity-ts/sdk/internal";
 import { runTurn, type TurnInput } from "../loop/agent-loop.js";
 import { HANDED_OVER, truncateReason, type ClientFrame, type ClientPort } from "../loop/client-port.js";
 import { runOnBehalfOf, type FaultOwner } from "../crash-guard.js";
@@ -24,7 +23,6 @@ import { TurnScope } from "../loop/turn-scope.js";
 import { toUsageMetadata } from "../model/usage.js";
 import { MAX_PROMPT_BYTES, normalizeLegacyInputFrame, userInputMedia, userInputText } from "./read-user-input.js";
 import { mediaByteLength } from "../model/media.js";
-import { errorText } from "@antigravity-ts/sdk/internal";
 
 /**
  * Default of {@link SessionDependencies.confirmationHoldMs}: how long a session whose client left
@@ -55,6 +53,13 @@ export class HarnessSession implements FaultOwner, ParkedSession {
   #phase: "awaiting-init" | "initializing" | "ready" | "parked" | "closed" = "awaiting-init";
   #parkTimer: NodeJS.Timeout | undefined;
   #early: string[] = [];
+  /** The first frame, decoded by {@link #read} before {@link #onMessage} sees it (undefined: not an InitializeConversationEvent). */
+  #initEvent: InitializeConversationEvent | undefined;
+  /**
+   * Frames that came after one the full decoder is loading for (frame-codec: a frame the fast
+   * reader leaves undecided); handled in order once it is decoded. Undefined when none waits.
+   */
+  #behindSlowFrame: string[] | undefined;
   #state: SessionState | undefined;
   #claim: SessionClaim | undefined;
   #log: Logger;
@@ -81,6 +86,11 @@ export class HarnessSession implements FaultOwner, ParkedSession {
   async #read(port: ClientPort): Promise<void> {
     try {
       for await (const frame of port.frames()) {
+        if (this.#phase === "awaiting-init" && "text" in frame) {
+          // Decoded here, so that no later frame overtakes it while the full decoder loads.
+          const init = initEventOf(frame.text);
+          this.#initEvent = init instanceof Promise ? await init : init;
+        }
         this.#guard(() => this.#onMessage(frame));
         if (this.#port !== port) return;
       }
@@ -140,7 +150,7 @@ export class HarnessSession implements FaultOwner, ParkedSession {
     }
     const text = frame.text;
     if (this.#phase === "awaiting-init") {
-      const parked = this.#deps.registry.parked(resumedCascadeId(text) ?? "");
+      const parked = this.#deps.registry.parked(resumedCascadeId(this.#initEvent) ?? "");
       if (parked !== undefined) {
         // This connection continues a held session: the port is its, this object is done.
         const port = this.#port;
@@ -207,16 +217,34 @@ export class HarnessSession implements FaultOwner, ParkedSession {
   }
 
   #handle(frame: string): void {
-    const state = this.#state;
-    if (state === undefined) return;
-    let event: InputEvent;
-    try {
-      event = decodeInputFrame(normalizeLegacyInputFrame(frame));
-    } catch (error) {
-      this.#badInput(`could not decode the frame as an InputEvent: ${(error as Error).message}`);
+    if (this.#state === undefined) return;
+    if (this.#behindSlowFrame !== undefined) {
+      this.#behindSlowFrame.push(frame);
       return;
     }
-    const input = event.event;
+    const decoded = decodeInputEventFrame(normalizeLegacyInputFrame(frame));
+    if (!(decoded instanceof Promise)) return this.#dispatch(frame, decoded);
+    const waiting: string[] = (this.#behindSlowFrame = []);
+    void decoded
+      .then(
+        (event) => this.#guard(() => this.#dispatch(frame, event)),
+        (error: unknown) => this.#guard(() => this.#dispatch(frame, error)),
+      )
+      .finally(() => {
+        this.#behindSlowFrame = undefined;
+        for (const next of waiting) this.#guard(() => this.#handle(next));
+      });
+  }
+
+  /** Acts on one decoded frame (an InputEvent), or reports why it could not be decoded (the error). */
+  #dispatch(frame: string, decoded: unknown): void {
+    const state = this.#state;
+    if (state === undefined || this.#phase === "closed") return;
+    if (!isInputEvent(decoded)) {
+      this.#badInput(`could not decode the frame as an InputEvent: ${errorText(decoded)}`);
+      return;
+    }
+    const input = decoded.event;
     const key = (trajectoryId: string | undefined, stepIndex: number | undefined): string => state.stepKey(trajectoryId ?? "", stepIndex ?? 0);
     switch (input.case) {
       case "userInput":
@@ -444,18 +472,28 @@ function queuedBytes(queue: readonly QueuedInput[]): number {
 }
 
 function triggerInput(text: string): TurnInput {
-  return { userInput: create(UserInputSchema, { parts: [{ part: { case: "text", value: text } }] }), text: `${TRIGGER_PREFIX} ${text}` };
+  const userInput = createMessage<UserInput>("antigravity.localharness.UserInput", { parts: [{ part: { case: "text", value: text } }] });
+  return { userInput, text: `${TRIGGER_PREFIX} ${text}` };
+}
+
+/**
+ * The first frame as an InitializeConversationEvent, or undefined when it is not one
+ * (initializeSession reports what is wrong with it); a promise while the full decoder loads.
+ */
+function initEventOf(frame: string): InitializeConversationEvent | undefined | Promise<InitializeConversationEvent | undefined> {
+  const decoded = decodeInitFrame(frame);
+  return decoded instanceof Promise ? decoded.catch(() => undefined) : decoded;
 }
 
 /** The cascade id a first frame asks to resume (any continuation mode but CREATE_ONLY), if it names one. */
-function resumedCascadeId(frame: string): string | undefined {
-  try {
-    const config = decodeInitializeConversationEvent(frame).config;
-    if (config?.sessionContinuationMode === HarnessConfig_SessionContinuationMode.CREATE_ONLY) return undefined;
-    return config?.cascadeId === "" ? undefined : config?.cascadeId;
-  } catch {
-    return undefined; // initializeSession reports what is wrong with it
-  }
+function resumedCascadeId(init: InitializeConversationEvent | undefined): string | undefined {
+  const config = init?.config;
+  if (config?.sessionContinuationMode === HarnessConfig_SessionContinuationMode.CREATE_ONLY) return undefined;
+  return config?.cascadeId === "" ? undefined : config?.cascadeId;
+}
+
+function isInputEvent(value: unknown): value is InputEvent {
+  return typeof value === "object" && value !== null && (value as { $typeName?: unknown }).$typeName === "antigravity.localharness.InputEvent";
 }
 
 function describeKeys(frame: string): string {

@@ -1,4 +1,4 @@
-import { ActionEditFile_DiffLine_LineAction as LineAction } from "@antigravity-ts/sdk/wire";
+import { ActionEditFile_DiffLine_LineAction as LineAction } from "@antigravity-ts/sdk/internal";
 import { boolArg, stringArg } from "./args.js";
 import { MAX_TEXT_FILE_BYTES } from "./text-file.js";
 import { ToolError } from "./tool.js";

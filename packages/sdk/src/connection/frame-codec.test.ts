@@ -1,4 +1,4 @@
-import { create } from "@bufbuild/protobuf";
+import { create, type MessageInitShape } from "@bufbuild/protobuf";
 import { describe, expect, it } from "vitest";
 import { ErrorCode, SdkError } from "../errors.js";
 import {
@@ -6,11 +6,16 @@ import {
   InitializeConversationEventSchema,
   InputEventSchema,
   LifecycleHook,
+  OutputEventSchema,
+  StepUpdate_State,
+  decodeInitializeConversationEvent,
+  decodeInputFrame,
   decodeOutputEvent,
   encodeInitializeConversationEvent,
   encodeInputEvent,
+  encodeOutputEvent,
 } from "../wire/index.js";
-import { decodeOutputFrame, encodeInitFrame, encodeInputFrame } from "./frame-codec.js";
+import { decodeInitFrame, decodeInputEventFrame, decodeOutputFrame, encodeInitFrame, encodeInputFrame, encodeOutputFrame } from "./frame-codec.js";
 
 // The connection's codec against the full one of `@antigravity-ts/sdk/wire` (protobuf-es): the
 // same text out, the same messages in, whether the fast reader decides a frame or the lazily
@@ -62,3 +67,47 @@ describe("encodeInputFrame and encodeInitFrame", () => {
     expect(encodeInitFrame(config)).toBe(encodeInitializeConversationEvent(create(InitializeConversationEventSchema, { config })));
   });
 });
+
+// The harness's half (the reference harness imports these through /internal).
+describe("decodeInputEventFrame and decodeInitFrame", () => {
+  it("decode hot frames synchronously, as decodeInputFrame and decodeInitializeConversationEvent do", () => {
+    const input = '{"toolResponse":{"id":"c1","responseJson":"{\\"ok\\":true}"}}';
+    expect(decodeInputEventFrame(input)).toStrictEqual(decodeInputFrame(input));
+    const init = '{"config":{"cascadeId":"c","enabledHooks":["ON_SESSION_END"],"sessionContinuationMode":"RESUME"}}';
+    expect(decodeInitFrame(init)).toStrictEqual(decodeInitializeConversationEvent(init));
+  });
+
+  it("load the full decoder for undecided frames and decode or reject them the same", async () => {
+    for (const frame of ['{"toolConfirmation":{"trajectoryId":"t","stepIndex":"3","accepted":null}}', '{"haltRequest":true,"haltRequest":null}']) {
+      const decoded = decodeInputEventFrame(frame);
+      expect(decoded, frame).toBeInstanceOf(Promise);
+      expect(await decoded).toStrictEqual(decodeInputFrame(frame));
+    }
+    const init = '{"config":{"cascadeId":"c","initialTrajectory":"AQID"}}';
+    expect(await decodeInitFrame(init)).toStrictEqual(decodeInitializeConversationEvent(init));
+    for (const frame of ["not json", '{"userInput":{"parts":7}}']) {
+      const error = await Promise.resolve(decodeInputEventFrame(frame)).catch((e: unknown) => e);
+      expect(error, frame).toMatchObject({ code: ErrorCode.ProtocolError, message: errorOf(() => decodeInputFrame(frame)) });
+    }
+  });
+});
+
+describe("encodeOutputFrame", () => {
+  it("writes what encodeOutputEvent(create()) writes", () => {
+    const events: MessageInitShape<typeof OutputEventSchema>[] = [
+      { seqNum: 1n, timestampMicros: 1_700_000_000_000_000n, event: { case: "stepUpdate" as const, value: { trajectoryId: "t", stepIndex: 0, state: StepUpdate_State.DONE, text: "é", textDelta: "" } } },
+      { seqNum: 2n, event: { case: "toolCall" as const, value: { id: "c", name: "add", argumentsJson: "{}" } } },
+      { seqNum: 3n, event: { case: "initializeConversationResponse" as const, value: { cascadeId: "c", history: [], cumulativeUsage: { promptTokenCount: 0n } } } },
+    ];
+    for (const event of events) expect(encodeOutputFrame(event)).toBe(encodeOutputEvent(create(OutputEventSchema, event)));
+  });
+});
+
+function errorOf(action: () => unknown): string {
+  try {
+    action();
+  } catch (error) {
+    return (error as Error).message;
+  }
+  throw new Error("expected a throw");
+}

@@ -1,0 +1,90 @@
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { Agent, defineTool, type Channel, type Transport } from "@antigravity-ts/sdk";
+import { decodeInputEventFrame } from "@antigravity-ts/sdk/internal";
+import { decodeInputFrame, decodeOutputEvent, encodeOutputEvent } from "@antigravity-ts/sdk/wire";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseScript } from "../providers/script-format.js";
+import { createInMemoryHarness, type InMemoryHarness } from "../server/in-memory-harness.js";
+
+// The harness writes its frames with the SDK's schema-free writer and reads the client's with the
+// fast reader (frame-codec.ts). Differential check on the frames of real turns (text, thinking, a
+// built-in tool, a client tool and its response): every frame the harness sent is exactly what
+// protobuf-es writes for the message it holds (`toJson(fromJson(frame))` gives the frame back, so
+// no member, order, zero value, enum name or int64 text differs), and every frame it received is
+// decoded as protobuf-es `fromJson` decodes it.
+
+/** A transport that records the text frames of its channels, both ways. */
+function recording(inner: Transport, sent: string[], received: string[]): Transport {
+  return {
+    async connect(options) {
+      const channel: Channel = await inner.connect(options);
+      return {
+        send(frame) {
+          sent.push(frame);
+          channel.send(frame);
+        },
+        async *frames() {
+          for await (const frame of channel.frames()) {
+            received.push(frame);
+            yield frame;
+          }
+        },
+        close: (closeOptions) => channel.close(closeOptions),
+      };
+    },
+  };
+}
+
+describe("the harness's frames against protobuf-es", () => {
+  let workspace = "";
+  let harness: InMemoryHarness;
+  const sent: string[] = [];
+  const received: string[] = [];
+
+  beforeAll(async () => {
+    workspace = await mkdtemp(path.join(tmpdir(), "antigravity-wire-frames-"));
+    await writeFile(path.join(workspace, "notes.txt"), "héllo 😀\n");
+    const script = parseScript({
+      turns: [
+        {
+          match: "use the tools",
+          calls: [
+            { thinking: "Look first.", toolCalls: [{ name: "list_directory", args: { path: "." } }] },
+            { toolCalls: [{ name: "lookup", args: { key: "answer", nested: { n: 0, ok: false, list: [] } } }] },
+            { text: "Done: 42, in \"quotes\" and\nlines." },
+          ],
+        },
+      ],
+    });
+    harness = createInMemoryHarness({ workspace, script });
+  });
+
+  afterAll(async () => {
+    await harness.close();
+    await rm(workspace, { recursive: true, force: true });
+  });
+
+  it("sends frames equal to toJson of their message and decodes the client's frames as fromJson does", async () => {
+    const lookup = defineTool({ name: "lookup", description: "Looks a key up", call: (args: { key: string }) => ({ value: 42, key: args.key, empty: "" }) });
+    const agent = await Agent.builder().transport(recording(harness, sent, received)).workspaces(workspace).tool(lookup).allowAll().build().start();
+    try {
+      expect((await agent.chatToCompletion("use the tools")).text).toContain("Done: 42");
+    } finally {
+      await agent.stop();
+    }
+
+    const kinds = new Set(received.map((frame) => decodeOutputEvent(frame).event.case));
+    expect([...kinds].sort()).toEqual(expect.arrayContaining(["initializeConversationResponse", "stepUpdate", "toolCall", "trajectoryStateUpdate"]));
+    for (const frame of received) expect(encodeOutputEvent(decodeOutputEvent(frame)), frame).toBe(frame);
+
+    const inputs = sent.slice(1); // the first is the InitializeConversationEvent
+    expect(inputs.map((frame) => decodeInputFrame(frame).event.case)).toEqual(expect.arrayContaining(["userInput", "toolResponse"]));
+    for (const frame of inputs) {
+      const fast = decodeInputEventFrame(frame);
+      expect(fast, frame).not.toBeInstanceOf(Promise);
+      expect(fast, frame).toStrictEqual(decodeInputFrame(frame));
+    }
+  });
+});
