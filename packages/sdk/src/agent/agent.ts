@@ -5,7 +5,7 @@ import type { ConfirmTool } from "../connection/harness-connection-options.js";
 import { createHarnessConnection, type HarnessConnection } from "../connection/harness-connection.js";
 import { Conversation } from "../conversation/conversation.js";
 import { ErrorCode, SdkError } from "../errors.js";
-import { resumeContinuation, type ResumeDecision, type ResumedTurn, type ResumeTarget } from "./resume.js";
+import type { ResumeDecision, ResumedTurn, ResumeTarget } from "./resume.js";
 import { subagentOnlyTools } from "../config/custom-subagents.js";
 import { HookRunner } from "../hooks/hook-runner.js";
 import { evaluatePolicies } from "../policies/evaluate.js";
@@ -72,9 +72,11 @@ export class Agent<Output = unknown> {
    * configuration, in this process or any other), sends the decision and returns the rest of the
    * turn. Fails closed with a typed `SdkError`: `InvalidArgument` (malformed, wrong call),
    * `FailedPrecondition` (unknown version, replayed), `PermissionDenied` (bad signature),
-   * `NotFound` (the harness no longer holds the confirmation).
+   * `NotFound` (the harness no longer holds the confirmation). The resume steps load on the
+   * first call (a dynamic import): an app that never resumes does not download them.
    */
-  resume(continuation: unknown, decision: ResumeDecision, options: CallOptions = {}): Promise<ResumedTurn> {
+  async resume(continuation: unknown, decision: ResumeDecision, options: CallOptions = {}): Promise<ResumedTurn> {
+    const { resumeContinuation } = await import("./resume.js");
     return resumeContinuation((target, call) => this.#start(call, target), continuation, decision, this.options.continuationSecret, options);
   }
 
