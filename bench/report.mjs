@@ -45,7 +45,7 @@ function rows(r) {
     ["Client-tool round trip, p99", `${n(r.sdkTools.p99Ms, 3)} ms`, `${n(r.baselineTools.p99Ms, 3)} ms`, ratio(r.sdkTools.p99Ms, r.baselineTools.p99Ms)],
     [`Start-to-ready: spawn → handshake → WebSocket open (median of ${s.runs}); baseline: spawn \`node -e 0\` → exit`, `${n(s.connectMedianMs, 1)} ms`, `${n(s.bareNodeMedianMs, 1)} ms`, ratio(s.connectMedianMs, s.bareNodeMedianMs)],
     [`Start-to-ready: spawn → init response, \`Agent.start()\` (median of ${s.runs}); baseline: spawn \`node -e 0\` → exit`, `${n(s.readyMedianMs, 1)} ms`, `${n(s.bareNodeMedianMs, 1)} ms`, ratio(s.readyMedianMs, s.bareNodeMedianMs)],
-    [`Start-to-ready after \`Agent.prewarm()\`: \`Agent.start()\` → init response (median of ${s.runs}); baseline: \`Agent.start()\` without prewarm`, `${n(s.prewarmedMedianMs, 1)} ms`, `${n(s.readyMedianMs, 1)} ms`, ratio(s.prewarmedMedianMs, s.readyMedianMs)],
+    [`Start-to-ready after \`prewarmHarness()\`: \`Agent.start()\` → init response (median of ${s.runs}); baseline: \`Agent.start()\` without prewarm`, `${n(s.prewarmedMedianMs, 1)} ms`, `${n(s.readyMedianMs, 1)} ms`, ratio(s.prewarmedMedianMs, s.readyMedianMs)],
     [`Heap per retained step (${n(r.heap.steps)}-step history)`, `${n(r.heap.bytesPerStep)} B`, "—", "—"],
     ...cancelRows(r.cancel),
     [`Scale: chunk lateness with ${n(r.scale.sessions)} concurrent sessions on one listening harness, p50; p99; baseline: one session`, `${n(r.scale.concurrent.p50Ms, 2)} ms; ${n(r.scale.concurrent.p99Ms, 2)} ms`, `${n(r.scale.single.p50Ms, 2)} ms; ${n(r.scale.single.p99Ms, 2)} ms`, `p99 ${ratio(Math.max(r.scale.concurrent.p99Ms, 0.001), Math.max(r.scale.single.p99Ms, 0.001))}`],
@@ -149,7 +149,7 @@ table between \`<!-- bench:start -->\` and \`<!-- bench:end -->\` is the same ta
   \`Agent.start()\`, which adds the \`InitializeConversationEvent\` and waits for the harness's
   \`initializeConversationResponse\` (§5). Their baseline is Node itself: spawning \`node -e 0\`
   until it exits, measured in the same loop (no harness written in JavaScript starts faster).
-  *After \`Agent.prewarm()\`*: the harness was spawned and handshaken beforehand; the time is the
+  *After \`prewarmHarness()\`*: the harness was spawned and handshaken beforehand; the time is the
   \`Agent.start()\` that adopts it (WebSocket open, init, response), against a cold
   \`Agent.start()\`. One warm-up, then the median.
 - **Heap per retained step.** After \`global.gc()\`, \`process.memoryUsage().heapUsed\` before and

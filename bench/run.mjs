@@ -1,5 +1,5 @@
 // `npm run bench`: throughput, tool round-trip latency, start-to-ready time (with and without
-// `Agent.prewarm()`), heap per step, cancel latency, 1,000 concurrent sessions and history trimming
+// `prewarmHarness()`), heap per step, cancel latency, 1,000 concurrent sessions and history trimming
 // of the SDK, measured against the built packages (dist/, built first if stale) and, where it
 // makes sense, beside a baseline measured in the same run. Prints a table and writes it, with the
 // machine and the date, into docs/bench.md and the README's table (between its bench markers).
