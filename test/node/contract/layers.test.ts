@@ -70,7 +70,7 @@ function nodeOf(pathInSrc: string, named: ReadonlySet<string>): string {
 }
 
 /** The arrows between nodes of one package's src, from the TypeScript compiler's own import scanner. */
-export function folderEdges(src: string, named: ReadonlySet<string>): Edge[] {
+function folderEdges(src: string, named: ReadonlySet<string>): Edge[] {
   const edges: Edge[] = [];
   for (const file of sourceFiles(src)) {
     const inSrc = relative(src, file);
@@ -88,7 +88,7 @@ export function folderEdges(src: string, named: ReadonlySet<string>): Edge[] {
 }
 
 /** Strongly connected groups of more than one node (Tarjan). */
-export function cycles(edges: readonly Edge[]): string[][] {
+function cycles(edges: readonly Edge[]): string[][] {
   const next = new Map<string, Set<string>>();
   for (const { from, to } of edges) {
     if (!next.has(from)) next.set(from, new Set());
@@ -127,7 +127,7 @@ export function cycles(edges: readonly Edge[]): string[][] {
 }
 
 /** Each problem as "from -> to: file imports specifier (why)". */
-export function layerProblems(src: string, layers: readonly (readonly string[])[]): string[] {
+function layerProblems(src: string, layers: readonly (readonly string[])[]): string[] {
   const rank = new Map(layers.flatMap((layer, i) => layer.map((node) => [node, i] as const)));
   const edges = folderEdges(src, new Set(rank.keys()));
   const problems: string[] = [];

@@ -156,7 +156,7 @@ describe("REPL", () => {
     const second = await pipeRepl([`/load ${file}`, "Next one", "/history", `/load ${join(scratch, "missing.json")}`]);
     expect(second.code).toBe(0);
     expect(second.text).toContain(`loaded 1 turn of conversation ${saved.conversationId}\n`);
-    expect(second.text).toMatch(/1 › Hello there\n[^]*2 › Next one\n/);
+    expect(second.text).toMatch(/1 › Hello there\n[\s\S]*2 › Next one\n/);
     expect(second.text).toMatch(/\/load: NotFound: there is no .*missing\.json; \/save <file> writes one/);
 
     // Without the harness's copy beside it the history comes back, and the REPL says the model lacks its context.

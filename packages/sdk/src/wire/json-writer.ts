@@ -74,7 +74,8 @@ function isZero(field: WireField, value: unknown): boolean {
   if (field.scalar === Scalar.BYTES) return value instanceof Uint8Array ? value.length === 0 : Array.isArray(value) && value.length === 0;
   if (field.scalar === Scalar.STRING) return value === "";
   if (field.scalar === Scalar.BOOL) return value === false;
-  return value == 0; // numbers, enums, 64-bit integers as bigint or string
+  // biome-ignore lint/suspicious/noDoubleEquals: loose on purpose — 0, 0n and "0" are all the zero of a number, enum or 64-bit field
+  return value == 0;
 }
 
 function writeValue(field: WireField, value: unknown, protoNames: boolean): Json {
