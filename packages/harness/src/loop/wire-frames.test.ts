@@ -87,4 +87,32 @@ describe("the harness's frames against protobuf-es", () => {
       expect(fast, frame).toStrictEqual(decodeInputFrame(frame));
     }
   });
+
+  it("keeps the order of frames behind one the full decoder is loaded for", async () => {
+    // Two confirmations for steps that wait for none: each is refused at once, in a step of its own.
+    // The first has its stepIndex as text, which the fast reader leaves to protobuf-es (§4.1 accepts it);
+    // the full decoder is not loaded yet (no frame before needed it), so its import takes real time.
+    const slow = JSON.stringify({ toolConfirmation: { trajectoryId: "first-slow", stepIndex: "3", accepted: true } });
+    const fast = JSON.stringify({ toolConfirmation: { trajectoryId: "then-fast", stepIndex: 4, accepted: true } });
+    const channel = await harness.connect();
+    const frames: string[] = [];
+    try {
+      channel.send(JSON.stringify({ config: {} }));
+      for await (const frame of channel.frames()) {
+        frames.push(frame);
+        if (frame.includes("initializeConversationResponse")) {
+          channel.send(slow);
+          channel.send(fast);
+        }
+        if (frames.some((f) => f.includes("first-slow")) && frames.some((f) => f.includes("then-fast"))) break;
+      }
+    } finally {
+      await channel.close();
+    }
+    expect(decodeInputEventFrame(slow)).toBeInstanceOf(Promise); // (checked after: this loads the full decoder)
+    expect(decodeInputEventFrame(fast)).not.toBeInstanceOf(Promise);
+    const first = frames.findIndex((frame) => frame.includes("first-slow"));
+    expect(first).toBeGreaterThan(0);
+    expect(frames.findIndex((frame) => frame.includes("then-fast"))).toBeGreaterThan(first);
+  });
 });
