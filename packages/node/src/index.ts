@@ -5,10 +5,12 @@
  * browser pages. One import for Node users.
  * @module
  */
-import { registerAgentDefaults } from "@antigravity-ts/sdk/internal";
+import { registerAgentDefaults, registerWebSocketAdapter } from "@antigravity-ts/sdk/internal";
 import { nodeAgentDefaults } from "./agent.js";
+import { wsWebSocketAdapter } from "./socket/ws-adapter.js";
 
 registerAgentDefaults(nodeAgentDefaults());
+registerWebSocketAdapter(wsWebSocketAdapter());
 
 export * from "@antigravity-ts/sdk";
 export { nodeAgentDefaults, prewarmHarness, subprocessTransportFactory, type PrewarmOptions } from "./agent.js";
@@ -31,6 +33,7 @@ export {
   type HarnessSource,
 } from "./subprocess/discover-harness.js";
 export type { HarnessExit } from "./subprocess/harness-process.js";
+export { wsWebSocketAdapter } from "./socket/ws-adapter.js";
 export { connectHarnessSocket, type ConnectHarnessSocketOptions } from "./socket/connect-harness-socket.js";
 export { createHarnessGateway, type HarnessGateway, type HarnessGatewayOptions, type HarnessGatewayTarget } from "./gateway/harness-gateway.js";
 export { GATEWAY_TOKEN_PROTOCOL_PREFIX, type OriginPolicy, type TokenPolicy } from "./gateway/gateway-auth.js";

@@ -30,6 +30,8 @@ export {
   type WebSocketPeerClose,
   type WebSocketTransportOptions,
 } from "./transport/websocket-transport.js";
+export { whatwgWebSocketAdapter, type WebSocketAdapter } from "./transport/websocket-adapter.js";
+export type { ConnectStage, Refusal } from "./transport/websocket-errors.js";
 export { createChannelPair, createInMemoryTransport, type InMemoryChannel } from "./transport/in-memory.js";
 export { fetchUpgradeWebSocket, type FetchUpgradeOptions } from "./transport/fetch-upgrade.js";
 export type { Channel, Transport } from "./transport/transport.js";

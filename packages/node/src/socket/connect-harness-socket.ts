@@ -1,5 +1,8 @@
 import { ErrorCode, SdkError, WebSocketTransport, type CallOptions, type Channel, type WebSocketTransportOptions } from "@antigravity-ts/sdk";
 import { abortError, delay } from "@antigravity-ts/sdk/internal";
+import { wsWebSocketAdapter } from "./ws-adapter.js";
+
+const WS_ADAPTER = wsWebSocketAdapter();
 
 /** How long `close()` waits for the harness's close frame before dropping the socket. */
 export const SOCKET_CLOSE_TIMEOUT_MS = 500;
@@ -43,7 +46,7 @@ export async function connectHarnessSocket(options: ConnectHarnessSocketOptions)
       const remaining = deadline === undefined ? Infinity : deadline - Date.now();
       if (remaining <= 0) throw deadlineError(port, lastError);
       // `env: {}`: the harness's own port and key, never ANTIGRAVITY_HARNESS_* of this process.
-      const transport = new WebSocketTransport({ host, port, apiKey, env: {}, closeTimeoutMs: SOCKET_CLOSE_TIMEOUT_MS, ...(onPeerClose === undefined ? {} : { onPeerClose }) });
+      const transport = new WebSocketTransport({ host, port, apiKey, env: {}, adapter: WS_ADAPTER, closeTimeoutMs: SOCKET_CLOSE_TIMEOUT_MS, ...(onPeerClose === undefined ? {} : { onPeerClose }) });
       try {
         return await transport.connect({ timeoutMs: Math.min(remaining, options.attemptTimeoutMs ?? 10_000), ...(signal === undefined ? {} : { signal }) });
       } catch (error) {

@@ -10,6 +10,7 @@ export { AsyncQueue, type AsyncQueueOptions } from "../util/async-queue.js";
 export { abortError, delay, linkSignal, raceSignal, throwIfAborted, type LinkedSignal } from "../util/abort.js";
 export { LogThrottle } from "../util/log-throttle.js";
 export { peerCloseError } from "../transport/websocket-errors.js";
+export { closeSocket, registerWebSocketAdapter } from "../transport/websocket-adapter.js";
 export { rulesInPrecedence, type CallTarget, type PrecedenceDecision, type RuleTarget } from "../policies/precedence.js";
 export { checkJsonSchema } from "../tools/json-schema-check.js";
 export { registerAgentDefaults } from "../agent/runtime-defaults.js";

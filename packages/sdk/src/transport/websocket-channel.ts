@@ -17,6 +17,8 @@ export interface ChannelOptions {
   /** See `WebSocketTransportOptions.initTimeoutMs`; `0`/`Infinity`: none. */
   readonly initTimeoutMs: number;
   readonly onPeerClose: WebSocketTransportOptions["onPeerClose"];
+  /** Drops the socket at once (the transport's adapter); never throws. */
+  readonly terminate: (socket: WebSocketLike) => void;
 }
 
 /**
@@ -85,7 +87,7 @@ export class WebSocketChannel implements Channel {
       if (this.#answered || this.#closing !== undefined) return;
       this.#timedOut = true;
       this.#queue.fail(stageDeadlineError(this.#options.url, "init", ms, "initTimeoutMs"));
-      terminate(this.#socket);
+      this.#options.terminate(this.#socket);
     }, ms);
   }
 
@@ -101,14 +103,14 @@ export class WebSocketChannel implements Channel {
     try {
       this.#socket.close(1000);
     } catch {
-      terminate(this.#socket);
+      this.#options.terminate(this.#socket);
       return;
     }
     const link = linkSignal({ timeoutMs: this.#options.closeTimeoutMs, ...options });
     try {
       await raceSignal(this.#closed, link.signal);
     } catch {
-      terminate(this.#socket); // the peer did not answer the close frame in time
+      this.#options.terminate(this.#socket); // the peer did not answer the close frame in time
     } finally {
       link.dispose();
     }
@@ -135,17 +137,6 @@ export class WebSocketChannel implements Channel {
   #end(error: SdkError | undefined): void {
     if (error === undefined) this.#queue.end();
     else this.#queue.fail(error);
-  }
-}
-
-/** Drops a socket at once (`ws`'s `terminate()`, else `close()`); never throws. */
-export function terminate(socket: WebSocketLike): void {
-  const ws = socket as unknown as { terminate?: () => void };
-  try {
-    if (typeof ws.terminate === "function") ws.terminate();
-    else if (socket.readyState !== CLOSED) socket.close();
-  } catch {
-    // closing a socket that never opened may throw in some runtimes; it is gone either way
   }
 }
 

@@ -6,6 +6,8 @@ import { WebSocketServer, type WebSocket } from "ws";
 import { ErrorCode, SdkError, WebSocketTransport, createHarnessConnection, type WebSocketLike } from "../index.js";
 
 // Issue 12 item 3: a peer that never answers cannot hang a connect; refusals say what to fix.
+// The core's own adapter here; what only `ws` tells (the upgrade stage, a refusal's body) is
+// tested with the Node adapter in packages/node/src/socket/ws-adapter-refusal.test.ts.
 // Real sockets on 127.0.0.1; every wait is bounded by the limits passed here (no timing assertions).
 
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -69,19 +71,6 @@ async function rejection(promise: Promise<unknown>): Promise<SdkError> {
 }
 
 describe("WebSocketTransport deadlines", () => {
-  it("gives up on a server that accepts TCP and never answers the upgrade: DeadlineExceeded, stage upgrade, URL without its query", async () => {
-    const server = await silentTcpServer();
-    const url = `ws://127.0.0.1:${server.port}/chat?token=s3cret-token`;
-    const error = await rejection(new WebSocketTransport({ url, env: {}, connectTimeoutMs: 200 }).connect());
-    expect(error.code).toBe(ErrorCode.DeadlineExceeded);
-    expect(error.details).toMatchObject({ stage: "upgrade", url: `ws://127.0.0.1:${server.port}/chat`, timeoutMs: 200 });
-    expect(error.message).toContain(`the harness at ws://127.0.0.1:${server.port}/chat accepted the TCP connection but did not answer the WebSocket upgrade within 200 ms (stage: upgrade)`);
-    expect(error.message).toContain("connectTimeoutMs");
-    expect(error.message).not.toContain("s3cret-token");
-    expect(error.retryable).toBe(true);
-    await server.gone; // the SDK dropped its socket
-  });
-
   it("a caller's own timeoutMs still applies under the transport's limit", async () => {
     const server = await silentTcpServer();
     const error = await rejection(new WebSocketTransport({ port: server.port, env: {}, connectTimeoutMs: 60_000 }).connect({ timeoutMs: 100 }));
@@ -157,7 +146,6 @@ describe("WebSocketTransport refusal hints", () => {
     const port = await refusingServer(429, "quota exceeded");
     const error = await rejection(new WebSocketTransport({ port, env: {}, apiKey: "k" }).connect());
     expect(error).toMatchObject({ code: ErrorCode.ResourceExhausted, details: { httpCode: 429 } });
-    expect(error.message).toContain("quota exceeded");
     expect(error.retryable).toBe(true);
   });
 

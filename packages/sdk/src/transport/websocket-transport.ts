@@ -3,9 +3,10 @@ import { ErrorCode, SdkError } from "../errors.js";
 import type { CallOptions } from "../call-options.js";
 import { abortError, linkSignal, raceSignal, throwIfAborted } from "../util/abort.js";
 import type { Channel, Transport } from "./transport.js";
-import { terminate, WebSocketChannel, type ChannelOptions } from "./websocket-channel.js";
-import { connectError, peerCloseError, redactUrl, stageDeadlineError, type ConnectStage, type Offered, type Refusal } from "./websocket-errors.js";
+import { WebSocketChannel, type ChannelOptions } from "./websocket-channel.js";
+import { connectError, redactUrl, stageDeadlineError, type Offered, type Refusal } from "./websocket-errors.js";
 import { DefaultWebSocket } from "./websocket-transport-default.js";
+import { registeredWebSocketAdapter, whatwgWebSocketAdapter, type WebSocketAdapter } from "./websocket-adapter.js";
 import { errorText } from "../error-text.js";
 
 /** The event shapes a {@link WebSocketLike} delivers (DOM `MessageEvent`/`CloseEvent`/`ErrorEvent`, `ws`'s twins). */
@@ -27,7 +28,7 @@ export interface WebSocketLike {
   removeEventListener(type: "open" | "message" | "error" | "close", listener: (event: WebSocketEventLike) => void): void;
 }
 
-/** A `WebSocket` constructor. The third argument is `ws`'s options (headers, maxPayload); browsers ignore it. */
+/** A `WebSocket` constructor. The third argument carries `{ headers }` where the implementation takes it (`ws`); browsers ignore it. */
 export type WebSocketConstructor = new (url: string, protocols?: string | string[], options?: Record<string, unknown>) => WebSocketLike;
 
 /**
@@ -59,8 +60,14 @@ export interface WebSocketTransportOptions {
   headers?: Readonly<Record<string, string>>;
   /** Subprotocols to offer (`Sec-WebSocket-Protocol`), e.g. the gateway's `antigravity.token.<token>`. Default none. */
   protocols?: readonly string[];
-  /** `WebSocket` implementation; default `isomorphic-ws` (`ws` on Node, the global one elsewhere). */
+  /**
+   * `WebSocket` implementation, used through {@link whatwgWebSocketAdapter}. Default: the
+   * registered adapter (`ws` with `@antigravity-ts/node`), else `isomorphic-ws` (the global one
+   * in browsers, Deno and workerd).
+   */
   WebSocket?: WebSocketConstructor;
+  /** How sockets are opened and dropped; wins over `WebSocket`. See {@link WebSocketAdapter}. */
+  adapter?: WebSocketAdapter;
   /** Connects instead of the constructor (e.g. `fetchUpgradeWebSocket` on Cloudflare Workers). */
   connect?: WebSocketConnector;
   /** Environment to read instead of the runtime's (`process.env` / `Deno.env`). */
@@ -127,6 +134,7 @@ export class WebSocketTransport implements Transport {
   readonly url: string;
   readonly #headers: Record<string, string>;
   readonly #options: WebSocketTransportOptions;
+  readonly #adapter: WebSocketAdapter;
   /** The validated `reconnect` option: a connection over this transport resumes after a drop. */
   readonly reconnect: ReconnectPolicy | undefined;
 
@@ -136,6 +144,8 @@ export class WebSocketTransport implements Transport {
     const apiKey = options.apiKey ?? env("ANTIGRAVITY_API_KEY");
     this.#headers = { ...options.headers, ...(apiKey === undefined || apiKey === "" ? {} : { "x-goog-api-key": apiKey }) };
     this.#options = options;
+    this.#adapter =
+      options.adapter ?? (options.WebSocket === undefined ? (registeredWebSocketAdapter() ?? whatwgWebSocketAdapter(DefaultWebSocket)) : whatwgWebSocketAdapter(options.WebSocket));
     this.reconnect = options.reconnect === undefined ? undefined : reconnectPolicy(options.reconnect);
   }
 
@@ -143,9 +153,10 @@ export class WebSocketTransport implements Transport {
     // The transport's own limit on opening: it aborts the link with an error naming the stage.
     const deadline = new AbortController();
     let socket: WebSocketLike | undefined;
+    const adapter = this.#adapter;
     const connectTimeoutMs = this.#options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
     const timer = isLimit(connectTimeoutMs)
-      ? setTimeout(() => deadline.abort(stageDeadlineError(this.url, openingStage(socket), connectTimeoutMs, "connectTimeoutMs")), connectTimeoutMs)
+      ? setTimeout(() => deadline.abort(stageDeadlineError(this.url, socket === undefined ? "connect" : adapter.openingStage(socket), connectTimeoutMs, "connectTimeoutMs")), connectTimeoutMs)
       : undefined;
     const link = linkSignal(options, deadline.signal);
     try {
@@ -155,6 +166,7 @@ export class WebSocketTransport implements Transport {
         closeTimeoutMs: this.#options.closeTimeoutMs ?? 1_000,
         initTimeoutMs: this.#options.initTimeoutMs ?? DEFAULT_INIT_TIMEOUT_MS,
         onPeerClose: this.#options.onPeerClose,
+        terminate: adapter.terminate,
       };
       if (this.#options.connect !== undefined) {
         const opening = this.#options.connect(this.url, this.#headers, { signal: link.signal });
@@ -163,20 +175,20 @@ export class WebSocketTransport implements Transport {
           opened = await raceSignal(opening, link.signal);
         } catch (error) {
           // Aborted first: a factory that ignores the signal must not leave an open socket behind.
-          opening.then((late) => terminate(late), () => undefined);
+          opening.then((late) => adapter.terminate(late), () => undefined);
           throw error;
         }
         return new WebSocketChannel(opened, channelOptions);
       }
       const protocols = this.#options.protocols ?? [];
-      socket = createSocket(this.url, this.#headers, protocols, this.#options.WebSocket ?? DefaultWebSocket);
+      socket = createSocket(this.url, this.#headers, protocols, adapter);
       // The channel listens before the socket opens: frames sent with the upgrade are kept (§4).
       const channel = new WebSocketChannel(socket, channelOptions);
       const offered: Offered = {
         apiKey: this.#headers["x-goog-api-key"] !== undefined,
         token: protocols.some((protocol) => protocol.startsWith("antigravity.token.")) || /[?&]token=/.test(this.url),
       };
-      await waitForOpen(socket, this.url, offered, link.signal);
+      await waitForOpen(socket, adapter, this.url, offered, link.signal);
       return channel;
     } catch (error) {
       throw SdkError.from(error, ErrorCode.Unavailable);
@@ -193,16 +205,6 @@ function isLimit(ms: number): boolean {
   return ms > 0 && Number.isFinite(ms);
 }
 
-/**
- * How far a socket that is not open yet got. Only `ws` tells (its pending HTTP request's TCP
- * socket, a private field read defensively); elsewhere, and before a socket exists, `connect`.
- */
-function openingStage(socket: WebSocketLike | undefined): ConnectStage {
-  const request = (socket as { _req?: { socket?: { connecting?: boolean } | null } | null } | undefined)?._req;
-  const tcp = request?.socket;
-  return tcp !== undefined && tcp !== null && tcp.connecting === false ? "upgrade" : "connect";
-}
-
 /** `ws://host:port/`, with an IPv6 host in brackets. */
 function urlOf(host: string, port: number): string {
   return `ws://${host.includes(":") && !host.startsWith("[") ? `[${host}]` : host}:${port}/`;
@@ -217,46 +219,22 @@ function parsePort(value: string | undefined): number | undefined {
   return port;
 }
 
-/** A socket being opened by a constructor. */
-/** Deno's own WebSocket takes `{ protocols, headers }` as its second argument (browsers cannot send headers). */
-type DenoWebSocketConstructor = new (url: string, options: { protocols: string[]; headers: Record<string, string> }) => WebSocketLike;
-
-/** Whether `Ctor` is Deno's global WebSocket, the default under Deno (the package's "imports" map). */
-function isDenoWebSocket(Ctor: WebSocketConstructor): boolean {
-  const scope = globalThis as { Deno?: unknown; WebSocket?: unknown };
-  return scope.Deno !== undefined && (Ctor as unknown) === scope.WebSocket;
-}
-
-function createSocket(url: string, headers: Record<string, string>, protocols: readonly string[], Ctor: WebSocketConstructor): WebSocketLike {
-  let socket: WebSocketLike;
+/** A socket being opened through the adapter; a runtime that refuses the URL or protocols → `InvalidArgument`. */
+function createSocket(url: string, headers: Record<string, string>, protocols: readonly string[], adapter: WebSocketAdapter): WebSocketLike {
   try {
-    socket = isDenoWebSocket(Ctor)
-      ? new (Ctor as unknown as DenoWebSocketConstructor)(url, { protocols: [...protocols], headers })
-      : // `ws` options: headers for the key, no frame-size cap (§4: large tool results), no compression.
-        new Ctor(url, [...protocols], { headers, maxPayload: 0, perMessageDeflate: false });
+    return adapter.open(url, protocols, headers);
   } catch (cause) {
     throw new SdkError(ErrorCode.InvalidArgument, `cannot open a WebSocket to ${redactUrl(url)}: ${errorText(cause)}`, { cause });
   }
-  // An 'error' with no listener crashes `ws`'s EventEmitter (e.g. the "closed before the
-  // connection was established" error that terminate() emits on a later tick). This listener is
-  // never removed, so it stays until the socket is fully closed; 'close' always follows and reports it.
-  socket.addEventListener("error", () => undefined);
-  return socket;
 }
 
 /** Resolves once `socket` is open; rejects (and drops the socket) if it fails or `signal` aborts first. */
-function waitForOpen(socket: WebSocketLike, url: string, offered: Offered, signal: AbortSignal): Promise<void> {
+function waitForOpen(socket: WebSocketLike, adapter: WebSocketAdapter, url: string, offered: Offered, signal: AbortSignal): Promise<void> {
   if (socket.readyState === OPEN) return Promise.resolve();
   return new Promise<void>((resolve, reject) => {
     let refusal: Refusal | undefined;
-    const emitter = socket as unknown as { on?: (event: string, listener: (request: unknown, response: RefusedResponse) => void) => void };
-    // `ws` only: the HTTP status and body of a refused upgrade (browsers do not expose them). With
-    // a listener for this event `ws` no longer aborts the handshake itself: terminate() must, or
-    // the connect would wait for the server to hang up. It destroys the socket and emits 'error'
-    // then 'close'.
-    emitter.on?.("unexpected-response", (_request, response) => {
-      refusal = { status: response.statusCode, body: "" };
-      readRefusalBody(response, refusal, () => terminate(socket));
+    adapter.watchRefusal?.(socket, (refused) => {
+      refusal = refused;
     });
     const settle = (): void => {
       socket.removeEventListener("open", onOpen);
@@ -270,12 +248,12 @@ function waitForOpen(socket: WebSocketLike, url: string, offered: Offered, signa
     };
     const onError = (event: WebSocketEventLike): void => {
       settle();
-      terminate(socket);
+      adapter.terminate(socket);
       reject(connectError(url, event, refusal, offered));
     };
     const onAbort = (): void => {
       settle();
-      terminate(socket);
+      adapter.terminate(socket);
       reject(abortError(signal));
     };
     socket.addEventListener("open", onOpen);
@@ -283,36 +261,4 @@ function waitForOpen(socket: WebSocketLike, url: string, offered: Offered, signa
     socket.addEventListener("close", onError);
     signal.addEventListener("abort", onAbort, { once: true });
   });
-}
-
-/** The `http.IncomingMessage` of a refused upgrade, as far as it is read here. */
-interface RefusedResponse {
-  readonly statusCode?: number;
-  setEncoding?(encoding: "utf8"): void;
-  on?(event: "data" | "end" | "error", listener: (chunk?: unknown) => void): void;
-}
-
-/** How long a refused upgrade's body may take to arrive before the socket is dropped without it. */
-const REFUSAL_BODY_WAIT_MS = 200;
-
-/**
- * Reads the start of a refused upgrade's body (the server's explanation, for the error message),
- * then calls `done`: at the body's end, or after {@link REFUSAL_BODY_WAIT_MS} when the server holds
- * the connection open.
- */
-function readRefusalBody(response: RefusedResponse, refusal: Refusal, done: () => void): void {
-  let finished = false;
-  const finish = (): void => {
-    if (finished) return;
-    finished = true;
-    clearTimeout(timer);
-    done();
-  };
-  const timer = setTimeout(finish, REFUSAL_BODY_WAIT_MS);
-  response.setEncoding?.("utf8");
-  response.on?.("data", (chunk) => {
-    if (refusal.body.length < 400) refusal.body += String(chunk);
-  });
-  response.on?.("end", finish);
-  response.on?.("error", finish);
 }

@@ -1,14 +1,14 @@
 import { createServer, type IncomingMessage, type Server } from "node:http";
-import type { AddressInfo, Socket } from "node:net";
+import { createServer as createTcpServer, type AddressInfo, type Socket } from "node:net";
 import type { Duplex } from "node:stream";
 import { afterEach, describe, expect, it } from "vitest";
 import { WebSocket, WebSocketServer } from "ws";
-import { ErrorCode } from "../errors.js";
-import { WebSocketTransport, type WebSocketLike } from "./websocket-transport.js";
+// Through the package root: importing it registers the `ws` adapter, as it does for every Node user.
+import { ErrorCode, SdkError, WebSocketTransport, type WebSocketLike } from "../index.js";
 
-// The failure paths of WebSocketTransport on Node (`ws`) against real HTTP servers: a refused
-// upgrade must reject promptly and drop the socket, an abort during the handshake must not leave
-// an unhandled 'error' behind (protocol §4).
+// The failure paths of WebSocketTransport on Node (the `ws` adapter) against real HTTP servers: a
+// refused upgrade must reject promptly, quote the server's explanation and drop the socket, an
+// abort during the handshake must not leave an unhandled 'error' behind (protocol §4).
 
 const cleanups: (() => Promise<void> | void)[] = [];
 
@@ -71,6 +71,26 @@ function refuseAndHold(status: number, text: string) {
   return (_request: IncomingMessage, socket: Duplex): void => {
     socket.write(`HTTP/1.1 ${status} ${text}\r\nContent-Type: text/plain\r\nContent-Length: 1000\r\n\r\npartial body`);
   };
+}
+
+/** A TCP server that accepts connections and never writes a byte; resolves `gone` once a client hangs up. */
+async function silentTcpServer(): Promise<{ port: number; gone: Promise<void> }> {
+  const sockets: Socket[] = [];
+  let clientGone!: () => void;
+  const gone = new Promise<void>((resolve) => (clientGone = resolve));
+  const server = createTcpServer((socket) => {
+    sockets.push(socket);
+    socket.on("error", () => undefined);
+    socket.resume(); // read (and drop) the upgrade request: a paused socket never reports the client's FIN
+    socket.once("end", clientGone);
+    socket.once("close", clientGone);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  cleanups.push(async () => {
+    for (const socket of sockets) socket.destroy();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+  return { port: (server.address() as AddressInfo).port, gone };
 }
 
 describe("WebSocketTransport refusals and aborts (ws)", () => {
@@ -213,5 +233,31 @@ describe("WebSocketTransport refusals and aborts (ws)", () => {
     release();
     await serverSawClose;
     for (const client of wss.clients) expect(client.readyState).not.toBe(WebSocket.OPEN);
+  });
+});
+
+describe("WebSocketTransport on Node: what only `ws` tells", () => {
+  it("gives up on a server that accepts TCP and never answers the upgrade: DeadlineExceeded, stage upgrade, URL without its query", async () => {
+    const server = await silentTcpServer();
+    const url = `ws://127.0.0.1:${server.port}/chat?token=s3cret-token`;
+    const error = await new WebSocketTransport({ url, env: {}, connectTimeoutMs: 200 }).connect().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(SdkError);
+    expect(error).toMatchObject({ code: ErrorCode.DeadlineExceeded, details: { stage: "upgrade", url: `ws://127.0.0.1:${server.port}/chat`, timeoutMs: 200 } });
+    const message = (error as SdkError).message;
+    expect(message).toContain(`the harness at ws://127.0.0.1:${server.port}/chat accepted the TCP connection but did not answer the WebSocket upgrade within 200 ms (stage: upgrade)`);
+    expect(message).toContain("connectTimeoutMs");
+    expect(message).not.toContain("s3cret-token");
+    expect((error as SdkError).retryable).toBe(true);
+    await server.gone; // the SDK dropped its socket
+  });
+
+  it("HTTP 429 is ResourceExhausted, retryable, with the server's explanation", async () => {
+    const server = await startServer((_request, socket) => {
+      socket.end("HTTP/1.1 429 Too Many Requests\r\nContent-Type: text/plain\r\nContent-Length: 14\r\n\r\nquota exceeded");
+    });
+    const error = await new WebSocketTransport({ port: server.port, env: {}, apiKey: "k" }).connect().catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: ErrorCode.ResourceExhausted, details: { httpCode: 429 } });
+    expect((error as SdkError).message).toContain("quota exceeded");
+    expect((error as SdkError).retryable).toBe(true);
   });
 });

@@ -1,0 +1,79 @@
+import type { ConnectStage, Refusal, WebSocketAdapter, WebSocketLike } from "@antigravity-ts/sdk";
+import { closeSocket } from "@antigravity-ts/sdk/internal";
+import type { IncomingMessage } from "node:http";
+import { WebSocket } from "ws";
+
+/** How long a refused upgrade's body may take to arrive before the socket is dropped without it. */
+const REFUSAL_BODY_WAIT_MS = 200;
+
+/**
+ * The {@link WebSocketAdapter} over `ws`, which `@antigravity-ts/node` registers on import: the
+ * key travels in the upgrade's headers, no frame-size cap (protocol §4: large tool results), no
+ * compression; `terminate()` drops a socket at once; a refused upgrade's HTTP status and the start
+ * of its body reach the error message; a connect that times out tells the TCP stage from the upgrade.
+ *
+ * @example
+ * new WebSocketTransport({ url, adapter: wsWebSocketAdapter() });
+ */
+export function wsWebSocketAdapter(WebSocketClass: typeof WebSocket = WebSocket): WebSocketAdapter {
+  return {
+    open: (url, protocols, headers) => {
+      const socket = new WebSocketClass(url, [...protocols], { headers: { ...headers }, maxPayload: 0, perMessageDeflate: false });
+      // An 'error' with no listener crashes `ws`'s EventEmitter (e.g. the "closed before the
+      // connection was established" error that terminate() emits on a later tick). This listener is
+      // never removed, so it stays until the socket is fully closed; 'close' always follows and reports it.
+      socket.on("error", () => undefined);
+      return socket as unknown as WebSocketLike;
+    },
+    terminate: (socket) => {
+      const ws = socket as unknown as { terminate?: () => void };
+      if (typeof ws.terminate !== "function") return closeSocket(socket); // a socket from a `connect` factory
+      try {
+        ws.terminate();
+      } catch {
+        // it is gone either way
+      }
+    },
+    openingStage: (socket) => openingStage(socket),
+    watchRefusal: (socket, onRefusal) => {
+      if (!(socket instanceof WebSocket)) return;
+      // With a listener for this event `ws` no longer aborts the handshake itself: terminate() must,
+      // or the connect would wait for the server to hang up. It destroys the socket and emits
+      // 'error' then 'close', which the transport turns into the typed error with this refusal.
+      socket.on("unexpected-response", (_request, response) => {
+        const refusal: Refusal = { status: response.statusCode, body: "" };
+        onRefusal(refusal);
+        readRefusalBody(response, refusal, () => socket.terminate());
+      });
+    },
+  };
+}
+
+/** `upgrade` once `ws`'s pending HTTP request has its TCP connection (a private field, read defensively), else `connect`. */
+function openingStage(socket: WebSocketLike): ConnectStage {
+  const request = (socket as { _req?: { socket?: { connecting?: boolean } | null } | null })._req;
+  const tcp = request?.socket;
+  return tcp !== undefined && tcp !== null && tcp.connecting === false ? "upgrade" : "connect";
+}
+
+/**
+ * Reads the start of a refused upgrade's body (the server's explanation, for the error message),
+ * then calls `done`: at the body's end, or after {@link REFUSAL_BODY_WAIT_MS} when the server holds
+ * the connection open.
+ */
+function readRefusalBody(response: IncomingMessage, refusal: Refusal, done: () => void): void {
+  let finished = false;
+  const finish = (): void => {
+    if (finished) return;
+    finished = true;
+    clearTimeout(timer);
+    done();
+  };
+  const timer = setTimeout(finish, REFUSAL_BODY_WAIT_MS);
+  response.setEncoding("utf8");
+  response.on("data", (chunk: string) => {
+    if (refusal.body.length < 400) refusal.body += chunk;
+  });
+  response.on("end", finish);
+  response.on("error", finish);
+}
