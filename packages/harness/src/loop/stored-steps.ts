@@ -1,6 +1,6 @@
-import type { JsonValue } from "@bufbuild/protobuf";
-import type { StepUpdate, StepUpdateSchema } from "@antigravity-ts/sdk/wire";
 import { errorText, readJsonFast, writeJson } from "@antigravity-ts/sdk/internal";
+import type { StepUpdate, StepUpdateSchema } from "@antigravity-ts/sdk/wire";
+import type { JsonValue } from "@bufbuild/protobuf";
 
 // A session file's `history` (protobuf JSON StepUpdates) without the generated schema registry at
 // start-up: steps are written from the schema-free wire plan (`writeJson`, equal to protobuf-es

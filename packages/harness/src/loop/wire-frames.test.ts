@@ -1,7 +1,7 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { Agent, defineTool, type Channel, type Transport } from "@antigravity-ts/sdk";
+import { Agent, type Channel, defineTool, type Transport } from "@antigravity-ts/sdk";
 import { decodeInputEventFrame } from "@antigravity-ts/sdk/internal";
 import { decodeInputFrame, decodeOutputEvent, encodeOutputEvent } from "@antigravity-ts/sdk/wire";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -53,7 +53,7 @@ describe("the harness's frames against protobuf-es", () => {
           calls: [
             { thinking: "Look first.", toolCalls: [{ name: "list_directory", args: { path: "." } }] },
             { toolCalls: [{ name: "lookup", args: { key: "answer", nested: { n: 0, ok: false, list: [] } } }] },
-            { text: "Done: 42, in \"quotes\" and\nlines." },
+            { text: 'Done: 42, in "quotes" and\nlines.' },
           ],
         },
       ],
@@ -68,7 +68,13 @@ describe("the harness's frames against protobuf-es", () => {
 
   it("sends frames equal to toJson of their message and decodes the client's frames as fromJson does", async () => {
     const lookup = defineTool({ name: "lookup", description: "Looks a key up", call: (args: { key: string }) => ({ value: 42, key: args.key, empty: "" }) });
-    const agent = await Agent.builder().transport(recording(harness, sent, received)).workspaces(workspace).tool(lookup).allowAll().build().start();
+    const agent = await Agent.builder()
+      .transport(recording(harness, sent, received))
+      .workspaces(workspace)
+      .tool(lookup)
+      .allowAll()
+      .build()
+      .start();
     try {
       expect((await agent.chatToCompletion("use the tools")).text).toContain("Done: 42");
     } finally {
