@@ -3,7 +3,7 @@
 // of the SDK, measured against the built packages (dist/, built first if stale) and, where it
 // makes sense, beside a baseline measured in the same run. Prints a table and writes it, with the
 // machine and the date, into docs/bench.md and the README's table (between its bench markers).
-//   node bench/run.mjs [--quick] [--no-write] [--only cancel]
+//   node bench/run.mjs [--quick] [--no-write] [--only cancel | --only roundtrip,throughput]
 import { spawn, spawnSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
@@ -31,9 +31,10 @@ const log = (line) => process.stderr.write(`${line}\n`);
 await ensureDist({ log });
 
 // `--only cancel`: the cancel rows alone, patched into docs/bench.md and README.md.
-const only = process.argv[process.argv.indexOf("--only") + 1];
-if (process.argv.includes("--only")) {
-  if (only !== "cancel") throw new Error(`--only takes "cancel", got ${String(only)}`);
+// `--only roundtrip,throughput` (either or both): those rows printed beside their baselines, nothing written.
+const only = process.argv.includes("--only") ? String(process.argv[process.argv.indexOf("--only") + 1]).split(",") : undefined;
+if (only !== undefined && only.some((name) => name !== "roundtrip" && name !== "throughput")) {
+  if (only.length !== 1 || only[0] !== "cancel") throw new Error(`--only takes "cancel" or "roundtrip,throughput" (either or both), got ${only.join(",")}`);
   log(`cancel latency: ${settings.cancelRuns} runs`);
   const rows = cancelRows(await measureCancelLatency(settings));
   process.stdout.write(`${rows.map((row) => row.join("  ")).join("\n")}\n`);
@@ -43,6 +44,27 @@ if (process.argv.includes("--only")) {
       writeFileSync(url, patchCancelRows(readFileSync(url, "utf8"), rows));
     }
     log("updated the cancel rows of docs/bench.md and README.md");
+  }
+  process.exit(0);
+}
+
+if (only !== undefined) {
+  const server = await startBenchServer();
+  try {
+    if (only.includes("throughput")) {
+      log(`throughput: ${settings.steps} steps per turn, ${settings.runs} runs each`);
+      const { sdk, baseline } = await measureThroughput(server, settings);
+      const ratio = sdk.stepsPerSecond / baseline.stepsPerSecond;
+      process.stdout.write(`throughput  sdk ${Math.round(sdk.stepsPerSecond)} steps/s  bare ${Math.round(baseline.stepsPerSecond)} steps/s  ratio ${ratio.toFixed(2)}\n`);
+    }
+    if (only.includes("roundtrip")) {
+      log(`tool round trips: ${settings.toolCalls} calls each`);
+      const { sdk, baseline } = await measureToolRoundTrips(server, settings);
+      const ms = (value) => value.toFixed(3);
+      process.stdout.write(`round trip  median sdk ${ms(sdk.medianMs)} ms  bare ${ms(baseline.medianMs)} ms  ×${(sdk.medianMs / baseline.medianMs).toFixed(2)}  p99 sdk ${ms(sdk.p99Ms)} ms  bare ${ms(baseline.p99Ms)} ms  ×${(sdk.p99Ms / baseline.p99Ms).toFixed(2)}\n`);
+    }
+  } finally {
+    server.stop();
   }
   process.exit(0);
 }
