@@ -1,28 +1,17 @@
-import type { InitializeConversationEvent, InputEvent, UserInput } from "@antigravity-ts/sdk/wire";
-import {
-  LifecycleHook,
-  TrajectoryStateUpdate_State,
-  HarnessConfig_SessionContinuationMode,
-  createMessage,
-  decodeInitFrame,
-  decodeInputEventFrame,
-  errorText,
-} from "@antigravity-ts/sdk/internal";
-import { runTurn, type TurnInput } from "../loop/agent-loop.js";
-import { HANDED_OVER, truncateReason, type ClientFrame, type ClientPort } from "../loop/client-port.js";
-import { runOnBehalfOf, type FaultOwner } from "../crash-guard.js";
+import { errorText, LifecycleHook } from "@antigravity-ts/sdk/internal";
+import type { InitializeConversationEvent } from "@antigravity-ts/sdk/wire";
+import { type FaultOwner, runOnBehalfOf } from "../crash-guard.js";
 import type { Logger } from "../log.js";
+import { type ClientFrame, type ClientPort, HANDED_OVER, truncateReason } from "../loop/client-port.js";
 import { OutputChannel } from "../loop/output-channel.js";
 import type { SettleResult } from "../loop/pending-replies.js";
-import { CloseCode, SessionInitError, initializeSession, type SessionDependencies } from "./session-init.js";
-import type { ParkedSession, SessionClaim } from "./session-registry.js";
 import type { SessionState } from "../loop/session-state.js";
-import { systemErrorStep } from "../step-builder.js";
-import { TRIGGER_PREFIX } from "../loop/model-transcript.js";
-import { TurnScope } from "../loop/turn-scope.js";
 import { toUsageMetadata } from "../model/usage.js";
-import { MAX_PROMPT_BYTES, normalizeLegacyInputFrame, userInputMedia, userInputText } from "./read-user-input.js";
-import { mediaByteLength } from "../model/media.js";
+import { systemErrorStep } from "../step-builder.js";
+import { describeKeys, InputFrameOrder, initEventOf, isInputEvent, resumedCascadeId } from "./input-frames.js";
+import { CloseCode, initializeSession, type SessionDependencies, SessionInitError } from "./session-init.js";
+import type { ParkedSession, SessionClaim } from "./session-registry.js";
+import { TurnQueue } from "./turn-queue.js";
 
 /**
  * Default of {@link SessionDependencies.confirmationHoldMs}: how long a session whose client left
@@ -32,9 +21,6 @@ export const DEFAULT_CONFIRMATION_HOLD_MS = 10 * 60 * 1000;
 
 /** Longest a closed session waits for its aborted turn to stop before it is saved and its id freed. */
 const TURN_STOP_GRACE_MS = 3000;
-
-/** A prompt waiting for its turn, or one refused, whose refusal is reported in its turn's place. */
-type QueuedInput = TurnInput | { refused: string };
 
 /**
  * One client connection = one session, over a {@link ClientPort} (a WebSocket in server.ts, a
@@ -55,17 +41,15 @@ export class HarnessSession implements FaultOwner, ParkedSession {
   #early: string[] = [];
   /** The first frame, decoded by {@link #read} before {@link #onMessage} sees it (undefined: not an InitializeConversationEvent). */
   #initEvent: InitializeConversationEvent | undefined;
-  /**
-   * Frames that came after one the full decoder is loading for (frame-codec: a frame the fast
-   * reader leaves undecided); handled in order once it is decoded. Undefined when none waits.
-   */
-  #behindSlowFrame: string[] | undefined;
+  readonly #inputFrames = new InputFrameOrder(
+    (frame, decoded) => this.#dispatch(frame, decoded),
+    (action) => this.#guard(action),
+  );
   #state: SessionState | undefined;
   #claim: SessionClaim | undefined;
   #log: Logger;
-  #current: { scope: TurnScope; done: Promise<void> } | undefined;
-  #queue: QueuedInput[] = [];
-  #sessionStart: Promise<void> = Promise.resolve();
+  /** The session's turns, from its initialisation on. */
+  #turns: TurnQueue | undefined;
   #settled: Promise<void>;
   #resolveSettled!: () => void;
 
@@ -194,11 +178,22 @@ export class HarnessSession implements FaultOwner, ParkedSession {
     this.#phase = "ready";
     this.#sendInitResponse(state, initialized.resumed);
     // §5.3: the session-start hook is dispatched by the harness after the init response.
-    if (state.hooks.enabled(LifecycleHook.ON_SESSION_START)) {
-      this.#sessionStart = state.hooks
-        .call(LifecycleHook.ON_SESSION_START, undefined, this.#channel.send, this.#ended.signal)
-        .then(() => {}, () => {});
-    }
+    const sessionStart = state.hooks.enabled(LifecycleHook.ON_SESSION_START)
+      ? state.hooks.call(LifecycleHook.ON_SESSION_START, undefined, this.#channel.send, this.#ended.signal).then(
+          () => {},
+          () => {},
+        )
+      : Promise.resolve();
+    this.#turns = new TurnQueue({
+      state,
+      channel: this.#channel,
+      ended: this.#ended.signal,
+      sessionStart,
+      canStart: () => this.#phase === "ready",
+      persist: () => this.#persist(),
+      badInput: (message) => this.#badInput(message),
+      fail: (code, reason) => this.#fail(code, reason),
+    });
     for (const text of this.#early.splice(0)) this.#handle(text);
   }
 
@@ -217,29 +212,14 @@ export class HarnessSession implements FaultOwner, ParkedSession {
   }
 
   #handle(frame: string): void {
-    if (this.#state === undefined) return;
-    if (this.#behindSlowFrame !== undefined) {
-      this.#behindSlowFrame.push(frame);
-      return;
-    }
-    const decoded = decodeInputEventFrame(normalizeLegacyInputFrame(frame));
-    if (!(decoded instanceof Promise)) return this.#dispatch(frame, decoded);
-    const waiting: string[] = (this.#behindSlowFrame = []);
-    void decoded
-      .then(
-        (event) => this.#guard(() => this.#dispatch(frame, event)),
-        (error: unknown) => this.#guard(() => this.#dispatch(frame, error)),
-      )
-      .finally(() => {
-        this.#behindSlowFrame = undefined;
-        for (const next of waiting) this.#guard(() => this.#handle(next));
-      });
+    if (this.#state !== undefined) this.#inputFrames.handle(frame);
   }
 
   /** Acts on one decoded frame (an InputEvent), or reports why it could not be decoded (the error). */
   #dispatch(frame: string, decoded: unknown): void {
     const state = this.#state;
-    if (state === undefined || this.#phase === "closed") return;
+    const turns = this.#turns;
+    if (state === undefined || turns === undefined || this.#phase === "closed") return;
     if (!isInputEvent(decoded)) {
       this.#badInput(`could not decode the frame as an InputEvent: ${errorText(decoded)}`);
       return;
@@ -248,109 +228,46 @@ export class HarnessSession implements FaultOwner, ParkedSession {
     const key = (trajectoryId: string | undefined, stepIndex: number | undefined): string => state.stepKey(trajectoryId ?? "", stepIndex ?? 0);
     switch (input.case) {
       case "userInput":
-        return this.#onUserInput(input.value);
+        return turns.userInput(input.value);
       case "toolResponse":
         return this.#reportSettle(state.toolResponses.settle(input.value.id ?? "", input.value), "toolResponse", `toolResponse for unknown tool call id ${JSON.stringify(input.value.id ?? "")}`);
       case "toolConfirmation":
-        return this.#reportSettle(state.confirmations.settle(key(input.value.trajectoryId, input.value.stepIndex), input.value), "toolConfirmation", `toolConfirmation for step ${key(input.value.trajectoryId, input.value.stepIndex)}, which is not waiting for a confirmation`);
+        return this.#reportSettle(
+          state.confirmations.settle(key(input.value.trajectoryId, input.value.stepIndex), input.value),
+          "toolConfirmation",
+          `toolConfirmation for step ${key(input.value.trajectoryId, input.value.stepIndex)}, which is not waiting for a confirmation`,
+        );
       case "questionResponse":
-        return this.#reportSettle(state.questions.settle(key(input.value.trajectoryId, input.value.stepIndex), input.value), "questionResponse", `questionResponse for step ${key(input.value.trajectoryId, input.value.stepIndex)}, which asked no questions`);
+        return this.#reportSettle(
+          state.questions.settle(key(input.value.trajectoryId, input.value.stepIndex), input.value),
+          "questionResponse",
+          `questionResponse for step ${key(input.value.trajectoryId, input.value.stepIndex)}, which asked no questions`,
+        );
       case "callHookResponse":
-        return this.#reportSettle(state.hooks.replies.settle(input.value.requestId ?? "", input.value), "callHookResponse", `callHookResponse for unknown requestId ${JSON.stringify(input.value.requestId ?? "")}`);
+        return this.#reportSettle(
+          state.hooks.replies.settle(input.value.requestId ?? "", input.value),
+          "callHookResponse",
+          `callHookResponse for unknown requestId ${JSON.stringify(input.value.requestId ?? "")}`,
+        );
       case "policyDecisionResponse":
-        return this.#reportSettle(state.policyReplies.settle(input.value.requestId ?? "", input.value), "policyDecisionResponse", `policyDecisionResponse for unknown requestId ${JSON.stringify(input.value.requestId ?? "")}`);
+        return this.#reportSettle(
+          state.policyReplies.settle(input.value.requestId ?? "", input.value),
+          "policyDecisionResponse",
+          `policyDecisionResponse for unknown requestId ${JSON.stringify(input.value.requestId ?? "")}`,
+        );
       case "haltRequest":
-        if (input.value) this.#halt();
+        if (input.value) turns.halt();
         return;
       case "automatedTrigger":
-        return this.#trigger(input.value);
+        return turns.trigger(input.value);
       case "sessionEndRequest":
         if (input.value) void this.#endSession();
         return;
       default:
-        return this.#badInput(`the frame carries no known InputEvent (keys: ${describeKeys(frame)}); expected one of userInput, toolResponse, toolConfirmation, questionResponse, haltRequest, automatedTrigger, callHookResponse, sessionEndRequest, policyDecisionResponse`);
+        return this.#badInput(
+          `the frame carries no known InputEvent (keys: ${describeKeys(frame)}); expected one of userInput, toolResponse, toolConfirmation, questionResponse, haltRequest, automatedTrigger, callHookResponse, sessionEndRequest, policyDecisionResponse`,
+        );
     }
-  }
-
-  #onUserInput(userInput: UserInput): void {
-    const text = userInputText(userInput);
-    const bytes = Buffer.byteLength(text);
-    // A whitespace-only prompt is legal (§6.1: upstream sends " "); a userInput without parts is not.
-    if (bytes > MAX_PROMPT_BYTES || userInput.parts.length === 0) {
-      const message = bytes > MAX_PROMPT_BYTES ? `prompt of ${bytes} bytes refused: the limit is ${MAX_PROMPT_BYTES} bytes` : "userInput without parts refused: send at least one text part";
-      // Reported in the place of its turn: a FULLY_IDLE in the middle of a running turn would end that turn for the client (§6.3).
-      this.#queue.push({ refused: message });
-    } else {
-      const media = userInputMedia(userInput);
-      const input = "refused" in media ? media : { userInput, text, media };
-      if (queuedBytes([...this.#queue, input]) > MAX_QUEUED_INPUT_BYTES) {
-        this.#fail(CloseCode.policy, `more than ${MAX_QUEUED_INPUT_BYTES} bytes of prompts queued behind the running turn; wait for its end`);
-        return;
-      }
-      this.#queue.push(input);
-    }
-    this.#pump();
-  }
-
-  #trigger(text: string): void {
-    const state = this.#state as SessionState;
-    if (this.#current !== undefined && !this.#current.scope.signal.aborted) {
-      state.queueTrigger(text);
-      return;
-    }
-    this.#queue.push(triggerInput(text));
-    this.#pump();
-  }
-
-  #pump(): void {
-    const state = this.#state;
-    if (state === undefined || this.#current !== undefined || this.#phase !== "ready") return;
-    const input = this.#queue.shift();
-    if (input === undefined) return;
-    if ("refused" in input) {
-      this.#badInput(input.refused);
-      this.#channel.send({ case: "trajectoryStateUpdate", value: { trajectoryId: state.cascadeId, state: TrajectoryStateUpdate_State.FULLY_IDLE, error: input.refused } });
-      this.#pump();
-      return;
-    }
-    const scope = new TurnScope(state.ledger, this.#channel, this.#ended.signal);
-    const done = (async () => {
-      await this.#sessionStart;
-      await runTurn(state, input, scope, { beforeIdle: () => this.#persist() });
-    })()
-      .catch((error: unknown) => {
-        if (scope.signal.aborted) return;
-        const message = `internal harness error: ${errorText(error)}`;
-        this.#log.error(message);
-        scope.openStep(systemErrorStep(message));
-        scope.send({ case: "trajectoryStateUpdate", value: { trajectoryId: state.cascadeId, state: TrajectoryStateUpdate_State.FULLY_IDLE, error: message } });
-      })
-      .finally(async () => {
-        await this.#persist();
-        this.#current = undefined;
-        if (!scope.signal.aborted) for (const trigger of state.takeTriggers()) this.#queue.push(triggerInput(trigger));
-        this.#pump();
-      });
-    this.#current = { scope, done };
-  }
-
-  /**
-   * §13: stop at once, end the open steps, report the usage counted so far, send FULLY_IDLE, and
-   * nothing more for that turn. FULLY_IDLE, not CANCELLED: upstream's own halt test
-   * (`local_connection_test.py::test_cancel_e2e_raises_cancelled_error`) sends FULLY_IDLE after the
-   * halt, and upstream raises `AntigravityExecutionError("Turn cancelled")` on any CANCELLED before
-   * checking whether the client asked (issue 10 item 1). CANCELLED stays for a PRE_TURN deny.
-   */
-  #halt(): void {
-    const current = this.#current;
-    const state = this.#state as SessionState;
-    if (current === undefined || current.scope.signal.aborted) {
-      this.#log.info("haltRequest while idle: nothing to stop");
-      return;
-    }
-    current.scope.cancel("cancelled by haltRequest");
-    state.takeTriggers();
-    this.#channel.send({ case: "trajectoryStateUpdate", value: { trajectoryId: state.cascadeId, state: TrajectoryStateUpdate_State.FULLY_IDLE } });
   }
 
   /** §13: run the ON_SESSION_END hook (if enabled), then answer `sessionEndResponse: true`. */
@@ -414,10 +331,10 @@ export class HarnessSession implements FaultOwner, ParkedSession {
     this.#phase = "closed";
     this.#ended.abort(new Error(reason));
     this.#claim?.markClosing();
-    this.#current?.scope.abandon(reason);
+    this.#turns?.current?.scope.abandon(reason);
     if (wasInitializing) return; // #initialize releases the id when it finishes
     void (async () => {
-      const done = this.#current?.done;
+      const done = this.#turns?.current?.done;
       // Every wait of a turn ends with its signal; the bound only matters after a bug broke the turn.
       if (done !== undefined && (await settlesWithin(done, TURN_STOP_GRACE_MS)) === false) {
         this.#log.error(`the turn did not stop within ${TURN_STOP_GRACE_MS} ms of the close; saving the session anyway`);
@@ -459,49 +376,11 @@ export class HarnessSession implements FaultOwner, ParkedSession {
 function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<boolean>((resolve) => (timer = setTimeout(resolve, ms, false)));
-  return Promise.race([promise.then(() => true, () => true), timeout]).finally(() => clearTimeout(timer));
+  return Promise.race([
+    promise.then(
+      () => true,
+      () => true,
+    ),
+    timeout,
+  ]).finally(() => clearTimeout(timer));
 }
-
-/** Prompts (text and media) one connection may queue behind its running turn (issue 8 item 7). */
-const MAX_QUEUED_INPUT_BYTES = 64 * 1024 * 1024;
-
-function queuedBytes(queue: readonly QueuedInput[]): number {
-  let bytes = 0;
-  for (const input of queue) if (!("refused" in input)) bytes += Buffer.byteLength(input.text) + (input.media ?? []).reduce((sum, m) => sum + mediaByteLength(m), 0);
-  return bytes;
-}
-
-function triggerInput(text: string): TurnInput {
-  const userInput = createMessage<UserInput>("antigravity.localharness.UserInput", { parts: [{ part: { case: "text", value: text } }] });
-  return { userInput, text: `${TRIGGER_PREFIX} ${text}` };
-}
-
-/**
- * The first frame as an InitializeConversationEvent, or undefined when it is not one
- * (initializeSession reports what is wrong with it); a promise while the full decoder loads.
- */
-function initEventOf(frame: string): InitializeConversationEvent | undefined | Promise<InitializeConversationEvent | undefined> {
-  const decoded = decodeInitFrame(frame);
-  return decoded instanceof Promise ? decoded.catch(() => undefined) : decoded;
-}
-
-/** The cascade id a first frame asks to resume (any continuation mode but CREATE_ONLY), if it names one. */
-function resumedCascadeId(init: InitializeConversationEvent | undefined): string | undefined {
-  const config = init?.config;
-  if (config?.sessionContinuationMode === HarnessConfig_SessionContinuationMode.CREATE_ONLY) return undefined;
-  return config?.cascadeId === "" ? undefined : config?.cascadeId;
-}
-
-function isInputEvent(value: unknown): value is InputEvent {
-  return typeof value === "object" && value !== null && (value as { $typeName?: unknown }).$typeName === "antigravity.localharness.InputEvent";
-}
-
-function describeKeys(frame: string): string {
-  try {
-    const json: unknown = JSON.parse(frame);
-    return typeof json === "object" && json !== null ? Object.keys(json).join(", ") || "none" : typeof json;
-  } catch {
-    return "not JSON";
-  }
-}
-
