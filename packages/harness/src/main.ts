@@ -8,7 +8,7 @@ import { detachSecrets } from "./secret-environment.js";
 import { ScriptError, loadScriptFile, type ScriptFile } from "./providers/script-format.js";
 import { exitWithoutWaiting } from "./process-exit.js";
 import { startHarnessServer, type HarnessServer } from "./server/server.js";
-import { readInputConfig, writeOutputConfig } from "./stdio-handshake.js";
+import { readInputConfig, writeOutputConfig } from "./server/stdio-handshake.js";
 import { createFileSessionStore, createMemorySessionStore, type MemorySessionStoreOptions } from "./loop/session-store.js";
 import { commandEnvironment } from "./tools/command-env.js";
 import { configureCommandSupervision, killAllChildren, stopCommandSupervision } from "./tools/process-registry.js";
