@@ -13,7 +13,7 @@ const repo = fileURLToPath(new URL("../../../", import.meta.url));
 
 /** Lowest layer first; nodes in one layer may import each other only without a cycle. */
 const SDK_LAYERS: readonly (readonly string[])[] = [
-  ["gen", "errors", "error-text", "call-options"],
+  ["gen", "errors", "error-text", "defined-properties", "call-options"],
   ["util"],
   ["wire"],
   ["step", "prompt", "usage"],

@@ -20,6 +20,7 @@ import type { Trigger } from "../triggers/trigger.js";
 import { ErrorCode, SdkError } from "../errors.js";
 import type { Agent } from "./agent.js";
 import type { AgentBuilderDefaults, AgentOptions, TransportFactory } from "./agent-options.js";
+import { definedProperties } from "../defined-properties.js";
 
 /**
  * Makes the agent at `build()`. `Agent.builder()` passes its constructor, so that this module
@@ -198,7 +199,7 @@ export class AgentBuilder<State extends BuilderState = false> {
   responseSchema<Schema extends StandardSchemaV1 | JsonSchema | string>(schema: Schema, options: { jsonSchema?: object } = {}): AgentBuilder<WithOutput<State, ResponseOutput<Schema>>> {
     const { responseJsonSchema: _replaced, ...rest } = this.#options;
     const jsonSchema = isStandardSchema(schema) ? jsonSchemaOf(schema, "responseSchema", options.jsonSchema) : undefined;
-    const patch = { ...rest, responseSchema: schema, ...(jsonSchema === undefined ? {} : { responseJsonSchema: jsonSchema }) };
+    const patch = { ...rest, responseSchema: schema, ...definedProperties({ responseJsonSchema: jsonSchema }) };
     return new AgentBuilder<WithOutput<State, ResponseOutput<Schema>>>(patch, this.#defaults, this.#newAgent);
   }
 

@@ -1,6 +1,7 @@
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import { ErrorCode, SdkError } from "../errors.js";
 import type { HarnessSideTools, HarnessSideToolsSchema } from "../wire/index.js";
+import { definedProperties } from "../defined-properties.js";
 
 /**
  * Built-in tools the harness runs, by their SDK names (protocol §11.1). `finish` has no switch:
@@ -89,7 +90,7 @@ export function harnessSideTools(active: ReadonlySet<BuiltinTool>, capabilities:
     runCommand: { ...on(BuiltinTool.RunCommand), maxTimeoutMs: run.maxTimeoutMs ?? 0, enableDaemonCommands: run.enableDaemonCommands ?? false },
     subagents: {
       ...on(BuiltinTool.StartSubagent),
-      ...(sub.maxNestingDepth === undefined ? {} : { maxNestingDepth: sub.maxNestingDepth }),
+      ...definedProperties({ maxNestingDepth: sub.maxNestingDepth }),
       allowedSubagents: [...(sub.allowedSubagents ?? [])],
     },
   };

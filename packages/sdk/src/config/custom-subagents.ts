@@ -6,6 +6,7 @@ import type { CustomAgentSchema, ToolSchema } from "../wire/index.js";
 import { AgentBehavior } from "../wire/wire-enums.gen.js";
 import { activeBuiltinTools, BuiltinTool, harnessSideTools } from "./builtin-tools.js";
 import { systemInstructionsOf, type SystemInstructionsOption } from "./harness-config.js";
+import { definedProperties } from "../defined-properties.js";
 
 /** How autonomous a subagent is (upstream `types.AgentBehavior`, protocol §19). */
 export type SubagentBehavior = "autonomous" | "interactive" | "minimal";
@@ -126,7 +127,7 @@ export function customSubagentsConfig(subagents: readonly SubagentOptions[], run
   const known = new Map((runner?.declarations() ?? []).map((declaration) => [declaration.name ?? "", declaration] as const));
   return subagents.map((sub) => {
     const caps = sub.capabilities ?? { enabledTools: READ_ONLY };
-    const switches = harnessSideTools(activeBuiltinTools(caps), { ...(caps.runCommand === undefined ? {} : { runCommand: caps.runCommand }), ...(caps.allowedSubagents === undefined ? {} : { subagents: { allowedSubagents: caps.allowedSubagents } }) });
+    const switches = harnessSideTools(activeBuiltinTools(caps), { ...definedProperties({ runCommand: caps.runCommand }), ...(caps.allowedSubagents === undefined ? {} : { subagents: { allowedSubagents: caps.allowedSubagents } }) });
     const tools = (sub.tools ?? []).map((tool): MessageInitShape<typeof ToolSchema> =>
       typeof tool === "string" ? (known.get(tool) ?? { name: tool }) : (new ToolRunner([tool]).declarations()[0] as MessageInitShape<typeof ToolSchema>),
     );
@@ -137,7 +138,7 @@ export function customSubagentsConfig(subagents: readonly SubagentOptions[], run
     return {
       name: sub.name,
       description: sub.description,
-      ...(instructions === undefined ? {} : { systemInstructions: instructions }),
+      ...definedProperties({ systemInstructions: instructions }),
       harnessSideTools: switches,
       tools,
       agentBehavior: BEHAVIOR[caps.agentBehavior ?? "autonomous"],

@@ -23,6 +23,7 @@ import { assertAppDataDir, normalizeWorkspacePath } from "./workspace-path.js";
 import { customSubagentsConfig, validateSubagents, type SubagentOptions } from "./custom-subagents.js";
 import { geminiOptionsOf, retryConfigOf, vertexEndpointOf, type GeminiModelOptions, type RetryOptions, type VertexOptions } from "./model-options.js";
 import { errorText } from "../error-text.js";
+import { definedProperties } from "../defined-properties.js";
 
 /** The text model used when an API key is given without a model name (upstream default, §5.1). */
 export const DEFAULT_MODEL = "gemini-3.7-flash";
@@ -179,7 +180,7 @@ export function buildHarnessConfig(options: HarnessConfigOptions, runners: Harne
   const init: MessageInitShape<typeof HarnessConfigSchema> = {
     cascadeId: options.conversationId ?? "",
     ...(options.sessionContinuationMode === undefined ? {} : { sessionContinuationMode: CONTINUATION[options.sessionContinuationMode] }),
-    ...(systemInstructions === undefined ? {} : { systemInstructions }),
+    ...definedProperties({ systemInstructions }),
     tools: (runners.tools?.declarations() ?? []).filter((tool) => !subagentOnly.has(tool.name ?? "")),
     harnessSideTools: harnessSideTools(active, capabilities),
     compactionThreshold: threshold,
@@ -192,9 +193,7 @@ export function buildHarnessConfig(options: HarnessConfigOptions, runners: Harne
     enabledHooks: runners.hooks?.enabledHooks() ?? [],
     ...(policies.length === 0 ? {} : { policyConfig: toPolicyConfig(policies) }),
     agentBehavior: BEHAVIOR[options.agentBehavior ?? "autonomous"],
-    ...(budgetConfig === undefined ? {} : { budgetConfig }),
-    ...(compactionConfig === undefined ? {} : { compactionConfig }),
-    ...(retryConfig === undefined ? {} : { retryConfig }),
+    ...definedProperties({ budgetConfig, compactionConfig, retryConfig }),
     customSubagents: customSubagentsConfig(subagents, runners.tools),
   };
   return createMessage<HarnessConfig>("antigravity.localharness.HarnessConfig", init);
@@ -227,7 +226,7 @@ export function systemInstructionsOf(option: SystemInstructionsOption | undefine
   return {
     type: {
       case: "appended",
-      value: { ...(option.identity === undefined ? {} : { customIdentity: option.identity }), appendedSections: option.sections.map((s) => ({ title: s.title, content: s.content })) },
+      value: { ...definedProperties({ customIdentity: option.identity }), appendedSections: option.sections.map((s) => ({ title: s.title, content: s.content })) },
     },
   };
 }
@@ -261,7 +260,7 @@ function modelsOf(options: HarnessConfigOptions): MessageInitShape<typeof ModelC
   if (options.model === undefined && options.apiKey === undefined && vertex === undefined && modelOptions === undefined) return [];
   const name = options.model ?? DEFAULT_MODEL;
   if (vertex !== undefined) return [{ name, types: [ModelType.TEXT], endpoint: { case: "vertexEndpoint", value: vertexEndpointOf(vertex, options.apiKey, modelOptions) } }];
-  return [{ name, types: [ModelType.TEXT], endpoint: { case: "geminiApiEndpoint", value: { apiKey: options.apiKey ?? "", ...(modelOptions === undefined ? {} : { options: modelOptions }) } } }];
+  return [{ name, types: [ModelType.TEXT], endpoint: { case: "geminiApiEndpoint", value: { apiKey: options.apiKey ?? "", ...definedProperties({ options: modelOptions }) } } }];
 }
 
 /**

@@ -2,6 +2,7 @@ import type { MessageInitShape } from "@bufbuild/protobuf";
 import { ErrorCode, SdkError } from "../errors.js";
 import type { ServiceTier } from "../step.js";
 import type { GeminiModelOptionsSchema, ModelAPIRetryConfigSchema, RetryConfigSchema, VertexEndpointSchema } from "../wire/index.js";
+import { definedProperties } from "../defined-properties.js";
 
 /**
  * How much the model thinks before answering (upstream `types.ThinkingLevel`, sent as its value in
@@ -129,9 +130,6 @@ export function vertexEndpointOf(vertex: VertexOptions, apiKey: string | undefin
     invalid("Vertex AI needs project and location (standard mode) or apiKey (express mode); in Node, GOOGLE_CLOUD_PROJECT and GOOGLE_CLOUD_LOCATION fill project and location");
   }
   return {
-    ...(project === undefined ? {} : { project }),
-    ...(location === undefined ? {} : { location }),
-    ...(key === undefined ? {} : { apiKey: key }),
-    ...(options === undefined ? {} : { options }),
+    ...definedProperties({ project, location, apiKey: key, options }),
   };
 }

@@ -5,6 +5,7 @@ import type { TrajectoryStateUpdate } from "../wire/index.js";
 import { TrajectoryStateUpdate_State } from "../wire/wire-enums.gen.js";
 import { Turn, type TurnObserver } from "./turn.js";
 import { observerTaken } from "./turn-view.js";
+import { definedProperties } from "../defined-properties.js";
 
 /** What a trajectory state update means for the connection's busy flag. */
 export type StateEffect = "running" | "idle" | undefined;
@@ -121,7 +122,7 @@ export class TurnTracker {
     if (turn.halted) failure = new SdkError(ErrorCode.Canceled, "the turn was halted");
     else if (state === TrajectoryStateUpdate_State.CANCELLED) failure = new SdkError(ErrorCode.ExecutionError, error || "Turn cancelled", { details: { trajectoryId } });
     else if (error !== "") failure = new SdkError(ErrorCode.ExecutionError, error, { details: { trajectoryId } });
-    turn.end({ ...(failure === undefined ? {} : { error: failure }), ...(stopReason === undefined ? {} : { stopReason }) });
+    turn.end(definedProperties({ error: failure, stopReason }));
     return "idle";
   }
 

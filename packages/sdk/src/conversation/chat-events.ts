@@ -3,6 +3,7 @@ import type { ViewMapper } from "../connection/turn-view.js";
 import { StepStatus, StepType } from "../step.js";
 import type { Step, StopReason, StreamChunk, ToolCall, UsageMetadata } from "../step.js";
 import { stepToChunks } from "./chunks.js";
+import { definedProperties } from "../defined-properties.js";
 
 /** A tool finished: for a client tool the value it returned, for a built-in tool its action record at completion. */
 export interface ToolResultEvent {
@@ -100,7 +101,7 @@ export function eventMapper(turn: EventTurn): ViewMapper<ChatEvent> {
         if (!waiting.has(entry.id)) {
           waiting.add(entry.id); // §8: reported once while the step waits
           const call = entry.toolCalls[0];
-          out.push({ type: "permissionRequest", ...(call === undefined ? {} : { toolCall: call }), trajectoryId: entry.trajectoryId, stepIndex: entry.stepIndex, step: entry });
+          out.push({ type: "permissionRequest", ...definedProperties({ toolCall: call }), trajectoryId: entry.trajectoryId, stepIndex: entry.stepIndex, step: entry });
         }
         return;
       }

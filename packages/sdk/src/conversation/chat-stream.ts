@@ -10,6 +10,7 @@ import { stepToChunks } from "./chunks.js";
 import { serverSentEvents } from "./server-sent-events.js";
 import { validateWithSchema, type StandardSchemaV1 } from "../tools/standard-schema.js";
 import type { TurnPump } from "./turn-pump.js";
+import { definedProperties } from "../defined-properties.js";
 
 /** What a {@link ChatStream} needs from its conversation. */
 export interface ChatStreamHost {
@@ -122,7 +123,7 @@ export class ChatStream<Output = unknown> implements AsyncIterable<StreamChunk> 
           text: response.text,
           totalUsage: response.usageMetadata,
           turnUsage: pump.usage().usage,
-          ...(response.stopReason === undefined ? {} : { stopReason: response.stopReason }),
+          ...definedProperties({ stopReason: response.stopReason }),
         });
       }
       return response;

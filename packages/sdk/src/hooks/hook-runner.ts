@@ -15,6 +15,7 @@ import { validateHook } from "./validate-hook.js";
 import type { Hook, HookLocation, HookToolCall, PreToolDecision, Question, StopArgs } from "./hook.js";
 import { isRecord, parseJsonOrText } from "../util/json-value.js";
 import { errorText } from "../error-text.js";
+import { definedProperties } from "../defined-properties.js";
 
 type CallHookResponseInit = MessageInitShape<typeof CallHookResponseSchema>;
 type HookResultInit = Exclude<Extract<CallHookResponseInit, { requestId?: unknown }>["result"], undefined>;
@@ -229,7 +230,7 @@ export class HookRunner {
           trajectoryId: a?.trajectoryId ?? "",
           responseText: a?.responseText ?? "",
           continuationCount: a?.continuationCount ?? 0,
-          ...(stopReason === undefined ? {} : { stopReason }),
+          ...definedProperties({ stopReason }),
           ...(a?.errorMessage ? { errorMessage: a.errorMessage } : {}),
         };
         const context = this.contexts.turn();

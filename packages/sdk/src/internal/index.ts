@@ -15,6 +15,7 @@ export { rulesInPrecedence, type CallTarget, type PrecedenceDecision, type RuleT
 export { checkJsonSchema } from "../tools/json-schema-check.js";
 export { registerAgentDefaults } from "../agent/runtime-defaults.js";
 export { errorText } from "../error-text.js";
+export { definedProperties, type DefinedProperties } from "../defined-properties.js";
 // The frames of §4 and the schema's messages and enums without the generated schema registry, so
 // the reference harness starts without building it (it loads lazily for an undecided frame).
 export { decodeInitFrame, decodeInputEventFrame, decodeOutputFrame, encodeOutputFrame } from "../connection/frame-codec.js";

@@ -6,6 +6,7 @@ import type { ToolCall } from "../step.js";
 import { errorText } from "../error-text.js";
 import { denialReason } from "./evaluate.js";
 import { Decision, isDynamic, isWorkspaceMarker, splitTarget, type Policy } from "./policy.js";
+import { definedProperties } from "../defined-properties.js";
 
 const WIRE_DECISION: Record<Decision, PolicyDecision> = {
   allow: PolicyDecision.ALLOW,
@@ -36,7 +37,7 @@ export function toPolicyConfig(policies: readonly Policy[]): MessageInitShape<ty
     const dynamic = isDynamic(policy);
     rules.push({
       tool,
-      ...(serverName === undefined ? {} : { serverName }),
+      ...definedProperties({ serverName }),
       name: policy.name,
       decision: WIRE_DECISION[policy.decision],
       ...(policy.decision === Decision.Deny ? { denyReason: denialReason(policy) } : {}),

@@ -1,5 +1,6 @@
 import { ErrorCode, SdkError } from "../errors.js";
 import type { ToolCall } from "../step.js";
+import { definedProperties } from "../defined-properties.js";
 
 /** What a policy decides for a matching tool call (antigravity-api.md §2.8). */
 export const Decision = { Allow: "allow", Deny: "deny", AskUser: "ask_user" } as const;
@@ -82,10 +83,7 @@ function makePolicy(spec: PolicySpec): Policy {
     tool: spec.tool,
     decision: spec.decision,
     name: spec.name ?? spec.tool,
-    ...(spec.reason === undefined ? {} : { reason: spec.reason }),
-    ...(spec.predicate === undefined ? {} : { predicate: spec.predicate }),
-    ...(spec.handler === undefined ? {} : { handler: spec.handler }),
-    ...(spec.workspaces === undefined ? {} : { workspaces: spec.workspaces }),
+    ...definedProperties({ reason: spec.reason, predicate: spec.predicate, handler: spec.handler, workspaces: spec.workspaces }),
     when: (predicate) => makePolicy({ ...spec, predicate }),
     withName: (name) => makePolicy({ ...spec, name }),
   };

@@ -3,6 +3,7 @@ import type { ConversationSnapshot } from "../conversation/conversation-snapshot
 import type { ConversationStoreOptions, ConversationStoreWarning } from "../conversation/conversation-store.js";
 import { ErrorCode, SdkError } from "../errors.js";
 import { errorText } from "../error-text.js";
+import { definedProperties } from "../defined-properties.js";
 
 /** Longest conversation id a store accepts (UTF-16 code units); harness ids are far shorter. */
 export const MAX_STORED_CONVERSATION_ID_LENGTH = 256;
@@ -95,7 +96,7 @@ export async function loadOrMoveAside<Token>(conversationId: string, access: Sto
     reportWarning(options, unusableWarning(conversationId, access.where, problem, { failed: error }));
     return undefined;
   }
-  reportWarning(options, unusableWarning(conversationId, access.where, problem, { movedTo, ...(cause === undefined ? {} : { cause }) }));
+  reportWarning(options, unusableWarning(conversationId, access.where, problem, { movedTo, ...definedProperties({ cause }) }));
   return undefined;
 }
 

@@ -11,6 +11,7 @@ import type { Prompt } from "../prompt.js";
 import type { Step, StopReason, ToolResult, UsageMetadata } from "../step.js";
 import { delay, linkSignal, raceSignal, throwIfAborted } from "../util/abort.js";
 import { mockStep } from "./mock-step.js";
+import { definedProperties } from "../defined-properties.js";
 
 /** One scripted turn of a {@link createMockConnection mock connection}. */
 export interface MockTurn {
@@ -251,7 +252,7 @@ class ScriptedConnection implements MockConnection {
     if (spec.usage !== undefined) this.#addUsage(turn, spec.usage);
     const error = turn.halted ? new SdkError(ErrorCode.Canceled, "the turn was halted") : spec.error;
     if (error === undefined && spec.stopReason !== undefined) this.#stopReason = spec.stopReason;
-    turn.end({ ...(error === undefined ? {} : { error }), ...(this.#stopReason === undefined ? {} : { stopReason: this.#stopReason }) });
+    turn.end(definedProperties({ error, stopReason: this.#stopReason }));
     if (lateSteps.length === 0 && spec.lateUsage === undefined) return;
     await Promise.resolve();
     for (const step of lateSteps) turn.push(step);

@@ -2,6 +2,7 @@ import { fromJson, toJson, type DescMessage, type JsonValue, type MessageShape }
 import { ErrorCode, SdkError } from "../errors.js";
 import { readJsonFast } from "./json-reader.js";
 import { errorText } from "../error-text.js";
+import { definedProperties } from "../defined-properties.js";
 
 /**
  * Parses one text frame into a message, tolerantly (protocol §4.1): camelCase or snake_case names,
@@ -37,7 +38,7 @@ export function encodeJsonFrame<Desc extends DescMessage>(schema: Desc, message:
 }
 
 function protocolError(schema: DescMessage, problem: string, cause?: unknown): SdkError {
-  return new SdkError(ErrorCode.ProtocolError, `malformed ${schema.name} frame: ${problem}`, cause === undefined ? {} : { cause });
+  return new SdkError(ErrorCode.ProtocolError, `malformed ${schema.name} frame: ${problem}`, definedProperties({ cause }));
 }
 
 function preview(frame: string): string {
