@@ -38,3 +38,13 @@ describe("the bundled harness starts without the schema registry", () => {
     expect(lazyCode.includes("function fileDesc(")).toBe(true);
   });
 });
+
+describe("the bundled harness starts without the built-ins only tools need", () => {
+  it("bin.js and its static chunks import neither node:worker_threads nor node:child_process (loaded at the first tool call)", () => {
+    for (const [name, code] of staticClosure("bin.js")) {
+      for (const builtin of ["node:worker_threads", "node:child_process"]) {
+        expect(new RegExp(`from\\s*["']${builtin}["']`).test(code), `${name} imports ${builtin} statically`).toBe(false);
+      }
+    }
+  });
+});

@@ -1,4 +1,3 @@
-import { spawn } from "node:child_process";
 import { displayArg, pathArg, stringArg } from "./args.js";
 import { superviseCommand } from "./process-registry.js";
 import { ToolError, defineBuiltinTool, objectSchema, param, type ToolContext } from "./tool.js";
@@ -48,6 +47,8 @@ function execute(commandLine: string, cwd: string, context: ToolContext): Promis
   const windows = process.platform === "win32";
   const supervision = superviseCommand();
   // `exec 2>&1` first: stdout and stderr share one pipe, so the combined output keeps its order.
+  // Loaded on the first command, not imported: node:child_process is not needed to start.
+  const { spawn } = process.getBuiltinModule("node:child_process");
   const child = spawn(windows ? "cmd.exe" : "/bin/sh", windows ? ["/d", "/s", "/c", commandLine] : ["-c", `${supervision.prologue}exec 2>&1\n${commandLine}`], {
     cwd,
     env: { ...context.env, PWD: cwd, ...supervision.env },

@@ -1,5 +1,5 @@
 import { availableParallelism } from "node:os";
-import { Worker, type WorkerOptions } from "node:worker_threads";
+import type { Worker, WorkerOptions } from "node:worker_threads";
 import { ToolError, type ToolOutcome } from "./tool.js";
 import { TOOL_WORKER_MARK, TOOL_WORKER_READY, WORKER_TOOLS, type ToolCallReply, type ToolCallRequest } from "./worker-tools.js";
 
@@ -233,6 +233,9 @@ export class ToolWorkerPool {
  * condition so the sibling packages resolve to their sources as in the parent.
  */
 function startWorker(): Worker {
+  // Loaded here, not imported: node:worker_threads costs the harness's start-up a few ms, and
+  // most sessions never run a file tool.
+  const { Worker } = process.getBuiltinModule("node:worker_threads");
   const options: WorkerOptions = { workerData: { [TOOL_WORKER_MARK]: true }, resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB } };
   if (!TOOL_WORKER_ENTRY.pathname.endsWith(".ts")) return new Worker(TOOL_WORKER_ENTRY, options);
   const tsx = JSON.stringify(import.meta.resolve("tsx/esm/api"));

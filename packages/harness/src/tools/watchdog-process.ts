@@ -1,4 +1,3 @@
-import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -32,7 +31,8 @@ export function startWatchdog(harnessId: string, cgroup: string | undefined, ses
   if (entry === undefined) return undefined;
   let child;
   try {
-    child = spawn(process.execPath, [...entry.nodeArgs, entry.file, String(process.pid), harnessId, cgroup ?? "-"], {
+    // Loaded with the first command, not imported: node:child_process is not needed to start.
+    child = process.getBuiltinModule("node:child_process").spawn(process.execPath, [...entry.nodeArgs, entry.file, String(process.pid), harnessId, cgroup ?? "-"], {
       stdio: ["pipe", "ignore", "ignore"],
       detached: true,
       env: {},
