@@ -1,7 +1,8 @@
 import type { PreToolArgs } from "../gen/antigravity/localharness/localharness_pb.js";
 import type { ToolCall } from "../step.js";
 import { normalizePathArguments } from "./file-uri.js";
-import { isRecord, parseJsonOrText } from "../util/json-value.js";
+import { isRecord } from "../util/json-value.js";
+import { parseToolArguments } from "./tool-arguments.js";
 
 /**
  * Harness tool names that are not the SDK's (protocol §11.1): the harness calls the subagent tool
@@ -79,14 +80,13 @@ export function canonicalToolCall(raw: RawToolCall, origin: ToolCallOrigin): Too
 
 /**
  * The call a `PreToolArgs` describes (PRE_TOOL hooks, §10; dynamic policy requests, §12), in the
- * canonical spelling. `argumentsJson` is parsed; text that is not JSON is kept as a string so a
- * hook or predicate still sees what the harness sent. `serverName` only when non-empty.
+ * canonical spelling. `argumentsJson` is parsed ({@link parseToolArguments} with `nonObject: "text"`):
+ * text that is not JSON is kept as a string so a hook or predicate still sees what the harness sent. `serverName` only when non-empty.
  */
 export function toolCallFromPreToolArgs(args: PreToolArgs | undefined): ToolCall {
-  const text = args?.argumentsJson ?? "";
   const serverName = args?.serverName ?? "";
   return canonicalToolCall(
-    { id: args?.callId ?? "", name: args?.toolName ?? "", args: text === "" ? {} : parseJsonOrText(text), ...(serverName === "" ? {} : { serverName }) },
+    { id: args?.callId ?? "", name: args?.toolName ?? "", args: parseToolArguments(args?.argumentsJson, { nonObject: "text" }), ...(serverName === "" ? {} : { serverName }) },
     "arguments",
   );
 }

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { StepUpdate } from "../gen/antigravity/localharness/localharness_pb.js";
 import { StepType } from "../step.js";
 import { stepFromUpdate } from "./step-from-update.js";
-import { parseArguments, toolCallsFromUpdate } from "./tool-calls-from-update.js";
+import { toolCallsFromUpdate } from "./tool-calls-from-update.js";
 import { normalizePathArguments, normalizeWirePath } from "./file-uri.js";
 import { stepUpdateFromJson } from "@antigravity-ts/test-kit";
 
@@ -150,12 +150,5 @@ describe("normalizeWirePath (§6.4)", () => {
     expect(normalizePathArguments(args)).toBe("/p");
     expect(args).toEqual({ path: "/p", file_path: "/cns/c/f", other: "file:///o", output_path: 5 });
     expect(normalizePathArguments({ command_line: "ls" })).toBeUndefined();
-  });
-});
-
-describe("parseArguments", () => {
-  it("returns the object of a JSON object text", () => {
-    expect(parseArguments('{"a":{"b":[1]}}')).toEqual({ a: { b: [1] } });
-    expect(parseArguments("{}")).toEqual({});
   });
 });

@@ -2,6 +2,7 @@ import type { StepUpdate } from "../gen/antigravity/localharness/localharness_pb
 import { writeJson } from "../wire/json-writer.js";
 import type { ToolCall } from "../step.js";
 import { canonicalToolCall, type ToolCallOrigin } from "./canonical-tool-call.js";
+import { parseToolArguments } from "./tool-arguments.js";
 
 /** A built-in action field of `StepUpdate` and the SDK tool name it stands for (§11.1). */
 interface BuiltinAction {
@@ -59,8 +60,9 @@ export function hasToolAction(update: StepUpdate): boolean {
  * ({@link canonicalToolCall}): built-in action fields renamed to the model's argument names
  * (`command_line` → `CommandLine`), path-like arguments normalised, the first one `canonicalPath`.
  *
- * MCP and custom arguments come from `argumentsJson`. Text that is not a JSON object (invalid
- * JSON, an array, a number…) gives `{}`, as upstream does, so tool arguments are always an object.
+ * MCP and custom arguments come from `argumentsJson` ({@link parseToolArguments} with `nonObject:
+ * "empty"`): text that is not a JSON object (invalid JSON, an array, a number…) gives `{}`, as
+ * upstream does, so tool arguments are always an object.
  * A call with an empty tool name is dropped (upstream), although the step stays TOOL_CALL.
  */
 export function toolCallsFromUpdate(update: StepUpdate, stepId: string): ToolCall[] {
@@ -85,22 +87,19 @@ function toolCallOf(update: StepUpdate, stepId: string): RawCall | undefined {
   }
   if (update.mcpTool !== undefined) {
     const mcp = update.mcpTool;
-    return { id: stepId, name: mcp.toolName ?? "", args: parseArguments(mcp.argumentsJson), serverName: mcp.serverName ?? "", origin: "arguments" };
+    return { id: stepId, name: mcp.toolName ?? "", args: parseToolArguments(mcp.argumentsJson, { nonObject: "empty" }), serverName: mcp.serverName ?? "", origin: "arguments" };
   }
   if (update.customTool !== undefined) {
     const call = update.customTool.toolCall;
-    return { id: call?.id || stepId, name: call?.name ?? "", args: parseArguments(call?.argumentsJson), origin: "arguments" };
+    return { id: call?.id || stepId, name: call?.name ?? "", args: parseToolArguments(call?.argumentsJson, { nonObject: "empty" }), origin: "arguments" };
   }
   return undefined;
 }
 
-/** `argumentsJson` as an object; anything that is not a JSON object text gives `{}`. */
+/**
+ * `argumentsJson` as an object; anything that is not a JSON object text gives `{}`.
+ * @deprecated the one parser is {@link parseToolArguments}; this name stays only until its last caller (connection/harness-requests.ts) switches.
+ */
 export function parseArguments(json: string | undefined): Record<string, unknown> {
-  if (json === undefined || json.trim() === "") return {};
-  try {
-    const value: unknown = JSON.parse(json);
-    return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
-  } catch {
-    return {};
-  }
+  return parseToolArguments(json, { nonObject: "empty" });
 }
