@@ -4,9 +4,7 @@ import type { Question } from "../hooks/hook.js";
 import { canonicalToolCall, parseArguments } from "../mapping/index.js";
 import { decidePolicyRequest } from "../policies/policy-config.js";
 import { toToolResponse, type ClientToolResult } from "../tools/tool-runner.js";
-import type { ToolContext } from "../tools/tool.js";
 import { SYNTHETIC_STEP_INDEX_BASE, type Step, type ToolCall } from "../step.js";
-import { linkSignal, type LinkedSignal } from "../util/abort.js";
 import type {
   CallHookRequest,
   InputEventSchema,
@@ -19,6 +17,7 @@ import type {
 import type { QuestionAnswer, QuestionResponse } from "../step.js";
 import type { HarnessConnectionOptions } from "./harness-connection-options.js";
 import { activeToolStep, finishedToolStep } from "./synthetic-steps.js";
+import { ToolCallContext } from "./tool-call-context.js";
 import type { Turn } from "./turn.js";
 import { errorText } from "../error-text.js";
 
@@ -187,32 +186,26 @@ export class HarnessRequests {
   async #runTool(call: ToolCall, turn: Turn): Promise<ClientToolResult> {
     const tools = this.#context.options.tools;
     if (tools === undefined) return { id: call.id, name: call.name, error: `No tool registered with name ${call.name}` };
-    // The signal linking the session's and the turn's is made only if the tool reads it: an
-    // AbortController and two listeners per call are a large part of a fast tool's round trip.
-    let link: LinkedSignal | undefined;
-    let finished = false;
-    const sessionSignal = this.#context.sessionSignal;
-    const context: ToolContext = {
+    const context = new ToolCallContext({
       conversationId: this.#context.conversationId(),
       callId: call.id,
-      get signal() {
-        // Read after the call returned: a signal that no longer follows the turn, as a disposed link's.
-        link ??= finished ? { signal: new AbortController().signal, dispose: () => {} } : linkSignal(undefined, sessionSignal, turn.signal);
-        return link.signal;
-      },
       state: this.#toolState,
-      sendTrigger: async (text) => this.#context.send({ event: { case: "automatedTrigger", value: text } }),
-    };
+      sendTrigger: this.#sendTrigger,
+      sessionSignal: this.#context.sessionSignal,
+      turnSignal: turn.signal,
+    });
     try {
       const telemetry = this.#context.options.telemetry;
       return await (telemetry === undefined ? tools.run(call, context) : telemetry.executeTool(call, turn, () => tools.run(call, context)));
     } catch (error) {
       return { id: call.id, name: call.name, error: `Internal SDK error: ${errorText(error)}` };
     } finally {
-      finished = true;
-      link?.dispose();
+      context.finish();
     }
   }
+
+  /** `ToolContext.sendTrigger` of every call: one function for the session, not one per call. */
+  readonly #sendTrigger = async (text: string): Promise<void> => this.#context.send({ event: { case: "automatedTrigger", value: text } });
 
   /** Claims `key` for answering; false when it is in flight or was answered in this turn (a re-send). */
   #begin(key: string): boolean {
@@ -246,14 +239,19 @@ export class HarnessRequests {
    * thrown. Releases `key` (from {@link #begin}) when the task is over.
    */
   #spawn(what: string, key: string | undefined, task: () => Promise<void>): void {
-    void Promise.resolve()
-      .then(task)
-      .catch((error: unknown) => {
-        if (!this.#context.sessionSignal.aborted) this.#context.warn(`could not answer a ${what} request: ${SdkError.from(error).message}`);
-      })
-      .finally(() => {
-        if (key !== undefined) this.#end(key);
-      });
+    void this.#detached(what, key, task);
+  }
+
+  /** {@link #spawn}'s task: one async frame instead of a then/catch/finally chain of promises. */
+  async #detached(what: string, key: string | undefined, task: () => Promise<void>): Promise<void> {
+    try {
+      await undefined; // the task starts after the reader's current frame, never inside it
+      await task();
+    } catch (error) {
+      if (!this.#context.sessionSignal.aborted) this.#context.warn(`could not answer a ${what} request: ${SdkError.from(error).message}`);
+    } finally {
+      if (key !== undefined) this.#end(key);
+    }
   }
 }
 

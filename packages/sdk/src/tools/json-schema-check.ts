@@ -11,31 +11,60 @@
  * than these 50 lines.
  */
 export function checkJsonSchema(value: unknown, schema: unknown, at = "$"): string[] {
-  if (typeof schema !== "object" || schema === null) return [];
-  const s = schema as Record<string, unknown>;
   const problems: string[] = [];
-  const types = Array.isArray(s["type"]) ? (s["type"] as unknown[]) : s["type"] === undefined ? [] : [s["type"]];
-  if (types.length > 0 && !types.some((t) => typeof t === "string" && hasType(value, t))) {
-    return [`${at} must be ${types.join(" or ")}, got ${describe(value)}`];
+  collectProblems(value, schema, at, problems);
+  return problems;
+}
+
+/**
+ * {@link checkJsonSchema}'s walk, adding to one `problems` list. It runs before every client tool
+ * call, so the valid path allocates nothing: no type list, no per-level arrays, no entry pairs.
+ */
+function collectProblems(value: unknown, schema: unknown, at: string, problems: string[]): void {
+  if (typeof schema !== "object" || schema === null) return;
+  const s = schema as Record<string, unknown>;
+  const type = s["type"];
+  if (type !== undefined && !matchesType(value, type)) {
+    problems.push(`${at} must be ${(Array.isArray(type) ? type : [type]).join(" or ")}, got ${describe(value)}`);
+    return;
   }
-  if (Array.isArray(s["enum"]) && !s["enum"].some((option) => JSON.stringify(option) === JSON.stringify(value))) {
-    problems.push(`${at} must be one of ${JSON.stringify(s["enum"])}`);
-  }
+  const options = s["enum"];
+  if (Array.isArray(options) && !isOneOf(value, options)) problems.push(`${at} must be one of ${JSON.stringify(options)}`);
   if (typeof value === "object" && value !== null && !Array.isArray(value)) {
     const object = value as Record<string, unknown>;
-    const properties = (typeof s["properties"] === "object" && s["properties"] !== null ? s["properties"] : {}) as Record<string, unknown>;
-    for (const key of Array.isArray(s["required"]) ? s["required"] : []) {
-      if (typeof key === "string" && !(key in object)) problems.push(`${at}.${key} is required`);
+    const required = s["required"];
+    if (Array.isArray(required)) {
+      for (const key of required) if (typeof key === "string" && !(key in object)) problems.push(`${at}.${key} is required`);
     }
-    for (const [key, child] of Object.entries(object)) {
-      if (key in properties) problems.push(...checkJsonSchema(child, properties[key], `${at}.${key}`));
-      else if (s["additionalProperties"] === false) problems.push(`${at}.${key} is not allowed`);
+    const properties = (typeof s["properties"] === "object" && s["properties"] !== null ? s["properties"] : NO_PROPERTIES) as Record<string, unknown>;
+    const closed = s["additionalProperties"] === false;
+    // With no properties and no `additionalProperties: false` there is nothing to check per key.
+    if (properties !== NO_PROPERTIES || closed) {
+      for (const key of Object.keys(object)) {
+        if (key in properties) collectProblems(object[key], properties[key], `${at}.${key}`, problems);
+        else if (closed) problems.push(`${at}.${key} is not allowed`);
+      }
     }
   }
   if (Array.isArray(value) && s["items"] !== undefined) {
-    value.forEach((item, i) => problems.push(...checkJsonSchema(item, s["items"], `${at}[${i}]`)));
+    for (let i = 0; i < value.length; i++) collectProblems(value[i], s["items"], `${at}[${i}]`, problems);
   }
-  return problems;
+}
+
+const NO_PROPERTIES: Record<string, unknown> = {};
+
+/** `type` is one name or a list of names; a list with no names matches nothing but an empty list. */
+function matchesType(value: unknown, type: unknown): boolean {
+  if (!Array.isArray(type)) return typeof type === "string" && hasType(value, type);
+  if (type.length === 0) return true;
+  for (const t of type) if (typeof t === "string" && hasType(value, t)) return true;
+  return false;
+}
+
+function isOneOf(value: unknown, options: unknown[]): boolean {
+  const json = JSON.stringify(value);
+  for (const option of options) if (JSON.stringify(option) === json) return true;
+  return false;
 }
 
 function hasType(value: unknown, type: string): boolean {

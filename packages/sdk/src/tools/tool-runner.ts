@@ -64,7 +64,9 @@ export class ToolRunner {
     if (tool === undefined) return { id: call.id, name: call.name, error: `No tool registered with name ${call.name}` };
     let value: unknown;
     try {
-      value = await tool.call(call.args, context);
+      value = tool.call(call.args, context);
+      // Awaited only when it is a promise (or thenable): a tool that answers at once costs no extra turn.
+      if (isThenable(value)) value = await value;
     } catch (error) {
       return { id: call.id, name: call.name, error: errorText(error) };
     }
@@ -99,4 +101,8 @@ export function toToolResponse(result: ClientToolResult): MessageInitShape<typeo
     response.supplementalMedia = media.map((m) => (m.description === undefined ? { mimeType: m.mimeType, data: m.data } : { mimeType: m.mimeType, data: m.data, description: m.description }));
   }
   return response;
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (typeof value === "object" || typeof value === "function") && value !== null && typeof (value as { then?: unknown }).then === "function";
 }
