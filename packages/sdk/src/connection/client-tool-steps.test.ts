@@ -4,7 +4,8 @@ import { defineTool } from "../tools/tool.js";
 import { ToolRunner } from "../tools/tool-runner.js";
 import { createFakeHarnessTransport, type FakeHarness, type FakeHarnessTransport } from "../transport/in-memory-harness.js";
 import type { Step, StreamChunk } from "../step.js";
-import { StepUpdate_Source, StepUpdate_State, StepUpdate_Target, TrajectoryStateUpdate_State, type MessageInitShape, type StepUpdateSchema } from "../wire/index.js";
+import { customToolStep, textStep, type StepUpdateInit } from "@antigravity-ts/test-kit";
+import { StepUpdate_State, TrajectoryStateUpdate_State } from "../wire/index.js";
 import { createHarnessConnection, type HarnessConnection } from "./harness-connection.js";
 import { isSyntheticToolStep } from "./synthetic-steps.js";
 
@@ -26,7 +27,7 @@ const add = defineTool({
   call: ({ a, b }: { a: number; b: number }) => ({ sum: a + b }),
 });
 
-async function open(script: (harness: FakeHarness) => Promise<void>, history: MessageInitShape<typeof StepUpdateSchema>[] = []): Promise<HarnessConnection> {
+async function open(script: (harness: FakeHarness) => Promise<void>, history: StepUpdateInit[] = []): Promise<HarnessConnection> {
   transport = createFakeHarnessTransport(async (harness) => {
     await harness.readInit();
     harness.respondInit({ cascadeId: T, history });
@@ -36,8 +37,8 @@ async function open(script: (harness: FakeHarness) => Promise<void>, history: Me
 }
 
 /** The harness's own step for a custom tool call (§7.1), as the reference harness sends it. */
-function customToolStep(stepIndex: number, state: StepUpdate_State, id: string, name: string, argumentsJson: string): MessageInitShape<typeof StepUpdateSchema> {
-  return { trajectoryId: T, cascadeId: T, stepIndex, state, source: StepUpdate_Source.MODEL, target: StepUpdate_Target.USER, customTool: { toolCall: { id, name, argumentsJson } } };
+function toolStep(stepIndex: number, state: StepUpdate_State, id: string, name: string, argumentsJson: string): StepUpdateInit {
+  return customToolStep({ trajectoryId: T, stepIndex, state }, { id, name, argumentsJson });
 }
 
 /**
@@ -54,15 +55,15 @@ async function toolTurn(harness: FakeHarness, suffix: string, base = 0): Promise
     { index: base + 2, id: `u-${suffix}`, name: "remote_only", args: "{}" },
   ];
   for (const call of calls) {
-    harness.step(customToolStep(call.index, StepUpdate_State.ACTIVE, call.id, call.name, call.args));
+    harness.step(toolStep(call.index, StepUpdate_State.ACTIVE, call.id, call.name, call.args));
     harness.send({ event: { case: "toolCall", value: { id: call.id, name: call.name, argumentsJson: call.args } } });
     expect(await harness.expect("toolResponse")).toMatchObject({ id: call.id });
-    harness.step(customToolStep(call.index, StepUpdate_State.DONE, call.id, call.name, call.args));
+    harness.step(toolStep(call.index, StepUpdate_State.DONE, call.id, call.name, call.args));
   }
   // A call of the registered tool that a policy refuses: the harness never sends it to the SDK.
-  harness.step(customToolStep(base + 4, StepUpdate_State.ACTIVE, `d-${suffix}`, "add", '{"a":0,"b":0}'));
-  harness.step({ ...customToolStep(base + 4, StepUpdate_State.ERROR, `d-${suffix}`, "add", '{"a":0,"b":0}'), errorMessage: "denied by policy: no zeros" });
-  harness.step({ trajectoryId: T, cascadeId: T, stepIndex: base + 3, state: StepUpdate_State.DONE, source: StepUpdate_Source.MODEL, target: StepUpdate_Target.USER, text: "5", textDelta: "5" });
+  harness.step(toolStep(base + 4, StepUpdate_State.ACTIVE, `d-${suffix}`, "add", '{"a":0,"b":0}'));
+  harness.step({ ...toolStep(base + 4, StepUpdate_State.ERROR, `d-${suffix}`, "add", '{"a":0,"b":0}'), errorMessage: "denied by policy: no zeros" });
+  harness.step(textStep({ trajectoryId: T, stepIndex: base + 3, state: StepUpdate_State.DONE }, "5"));
   harness.state(T, TrajectoryStateUpdate_State.FULLY_IDLE);
 }
 
@@ -108,7 +109,7 @@ describe("client tool calls in the step and chunk streams (§7.1)", () => {
   });
 
   it("keeps the call on customTool steps replayed in initialHistory", async () => {
-    const connection = await open(async () => undefined, [customToolStep(1, StepUpdate_State.DONE, "old-call", "add", '{"a":1,"b":1}')]);
+    const connection = await open(async () => undefined, [toolStep(1, StepUpdate_State.DONE, "old-call", "add", '{"a":1,"b":1}')]);
     expect(connection.initialHistory.map((s) => s.toolCalls)).toEqual([[{ id: "old-call", name: "add", args: { a: 1, b: 1 } }]]);
     await connection.disconnect();
   });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { decidePolicyRequest, deny, HookRunner, type ToolCall } from "../index.js";
-import { decodeOutputEvent, PolicyEvaluationOutcome, type PolicyDecisionRequest, type StepUpdate } from "../wire/index.js";
+import { stepUpdateFromJson } from "@antigravity-ts/test-kit";
+import { decodeOutputEvent, PolicyEvaluationOutcome, type PolicyDecisionRequest } from "../wire/index.js";
 import { canonicalToolCall, sdkToolName, toolCallFromPreToolArgs } from "./canonical-tool-call.js";
 import { stepFromUpdate } from "./step-from-update.js";
 
@@ -8,17 +9,18 @@ import { stepFromUpdate } from "./step-from-update.js";
 // a step shows it (the action sub-message) and as the harness asks policies and hooks about it
 // (the model's arguments) must read the same.
 
-function frame<C extends "stepUpdate" | "policyDecisionRequest">(kase: C, value: Record<string, unknown>): C extends "stepUpdate" ? StepUpdate : PolicyDecisionRequest {
-  const event = decodeOutputEvent(JSON.stringify({ [kase]: value }));
-  if (event.event.case !== kase) throw new Error(`not a ${kase}`);
-  return event.event.value as C extends "stepUpdate" ? StepUpdate : PolicyDecisionRequest;
+/** A policyDecisionRequest decoded from the JSON of its frame through the real codec. */
+function policyRequest(value: Record<string, unknown>): PolicyDecisionRequest {
+  const event = decodeOutputEvent(JSON.stringify({ policyDecisionRequest: value }));
+  if (event.event.case !== "policyDecisionRequest") throw new Error("not a policyDecisionRequest");
+  return event.event.value;
 }
 
 describe("canonicalToolCall", () => {
   it("gives a step's run_command call and the harness's PRE_TOOL call the same argument names", async () => {
     // What the reference harness sends for one call: the step (docs/harness.md) and the PreToolArgs.
-    const step = stepFromUpdate(frame("stepUpdate", { trajectoryId: "t", stepIndex: 2, state: "STATE_ACTIVE", runCommand: { commandLine: "rm -rf build", workingDir: "/w" } }));
-    const asked = frame("policyDecisionRequest", { requestId: "p", ruleId: "rule_0", toolArgs: { toolName: "run_command", argumentsJson: '{"CommandLine":"rm -rf build","Cwd":"/w"}', callId: "c" } });
+    const step = stepFromUpdate(stepUpdateFromJson({ trajectoryId: "t", stepIndex: 2, state: "STATE_ACTIVE", runCommand: { commandLine: "rm -rf build", workingDir: "/w" } }));
+    const asked = policyRequest({ requestId: "p", ruleId: "rule_0", toolArgs: { toolName: "run_command", argumentsJson: '{"CommandLine":"rm -rf build","Cwd":"/w"}', callId: "c" } });
     const fromStream = step.toolCalls[0];
     expect(fromStream?.args).toEqual({ CommandLine: "rm -rf build", Cwd: "/w" });
     expect(toolCallFromPreToolArgs(asked.toolArgs).args).toEqual(fromStream?.args);
