@@ -40,7 +40,7 @@ export type TransportFactory = ((context: TransportContext) => Transport) & { re
 export interface AgentBuilderDefaults {
   /** Used when the builder sets no transport. */
   defaultTransport?: TransportFactory;
-  /** Used when the builder sets no workspaces (e.g. the process's working directory). */
+  /** Used when the builder sets no workspaces and the harness is the runtime's own (no transport, or a factory with `startsHarness`), e.g. the process's working directory. */
   defaultWorkspaces?: () => string[];
   /** Resolves local workspace paths (`~`, relative paths) once `file://` URIs became paths. */
   resolveWorkspace?: LocalPathResolver;

@@ -59,8 +59,9 @@ describe("Agent", () => {
       harness.send({ event: { case: "sessionEndResponse", value: true } });
       expect(await harness.closedBySdk()).toBe(true);
     });
+    // A factory that starts the runtime's own harness gets the runtime's default workspace.
     const agent = Agent.builder({ defaultWorkspaces: () => ["/srv/project"] })
-      .transport(t)
+      .transport(Object.assign(() => t, { startsHarness: true }))
       .systemInstructions("Be terse.")
       .tool(defineTool({ name: "add", description: "Adds", call: () => 0 }))
       .hook({ onSessionEnd: () => void events.push("session end") })
@@ -75,6 +76,21 @@ describe("Agent", () => {
     await started.stop();
     expect(events).toEqual(["session end"]);
     await expect(agent.start()).rejects.toMatchObject({ code: ErrorCode.FailedPrecondition });
+  });
+
+  it("sends the runtime's default workspace only to its own harness, not through a transport pointed elsewhere", async () => {
+    const seen: string[][] = [];
+    const t = createFakeHarnessTransport(async (harness) => {
+      const init = await harness.readInit();
+      seen.push(init.config?.workspaces.map((w) => String(w.workspaceType.value?.directory)) ?? []);
+      harness.respondInit({ cascadeId: T });
+      await harness.closedBySdk();
+    });
+    transport = t;
+    const defaults = { defaultWorkspaces: () => ["/srv/project"] };
+    await (await Agent.builder(defaults).transport(t).allowAll().build().start()).stop();
+    await (await Agent.builder(defaults).transport(t).workspaces("/chosen").allowAll().build().start()).stop();
+    expect(seen).toEqual([[], ["/chosen"]]);
   });
 
   it("validates options before connecting", async () => {

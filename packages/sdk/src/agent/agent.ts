@@ -90,9 +90,12 @@ export class Agent<Output = unknown> {
     const hooks = new HookRunner(o.hooks ?? []);
     const logger = o.logger;
     const triggers = new TriggerRunner(o.triggers ?? [], logger === undefined ? {} : { onError: (error) => logger.warn(`trigger failed: ${error.message}`) });
-    const workspaces = workspacesWith(o.workspaces ?? this.#defaults.defaultWorkspaces?.(), this.#defaults.resolveWorkspace);
-    // Upstream sends its resolved default app data directory to the harness it starts itself.
+    // The runtime's defaults (Node: the working directory as workspace, upstream's app data
+    // directory) describe this machine, so they go only to the runtime's own harness: no transport
+    // given, or a factory that starts one. A transport the user points elsewhere (a gateway, a
+    // remote harness) gets what the builder says, and the harness keeps its own defaults.
     const ownHarness = o.transport === undefined || (typeof o.transport === "function" && o.transport.startsHarness === true);
+    const workspaces = workspacesWith(o.workspaces ?? (ownHarness ? this.#defaults.defaultWorkspaces?.() : undefined), this.#defaults.resolveWorkspace);
     const appDataDir = o.appDataDir ?? (ownHarness ? this.#defaults.defaultAppDataDir?.() : undefined);
     const config = buildHarnessConfig({ ...o, ...(workspaces === undefined ? {} : { workspaces }), ...(appDataDir === undefined ? {} : { appDataDir }) }, { tools, hooks, policies, subagentTools: subagentTools.map((tool) => tool.name) });
     assertSafety(o, policies, hooks);
