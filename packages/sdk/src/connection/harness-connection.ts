@@ -19,7 +19,9 @@ import { LifecycleHook } from "../wire/wire-enums.gen.js";
 import type { Connection, UsageSnapshot } from "./connection.js";
 import type { QuestionResponse } from "../step.js";
 import { fatalStepError } from "./fatal-step-error.js";
-import { decodeOutputFrame, encodeInitFrame, encodeInputFrame } from "./frame-codec.js";
+import { encodeInitFrame, encodeInputFrame } from "./frame-codec.js";
+import { DEFAULT_INITIALIZE_TIMEOUT_MS, awaitInitializeResponse } from "./initialize-response.js";
+import { readFrames } from "./read-frames.js";
 import { backoffDelay, interruptedByDisconnect, resumeConfig, sleep } from "../transport/reconnect.js";
 import { completeConfig, type HarnessConnectionOptions } from "./harness-connection-options.js";
 import { consoleLogger } from "../telemetry/logger.js";
@@ -32,12 +34,17 @@ import { toUserInput } from "./user-input.js";
 
 type InputEventInit = MessageInitShape<typeof InputEventSchema>;
 
+/** A dropped channel being re-opened: attempts so far, whether the running turn was kept (held confirmation) or interrupted, and why it dropped. */
+interface ReconnectState {
+  attempts: number;
+  keptTurn: boolean;
+  interrupted: boolean;
+  cause: SdkError;
+}
+
 const DEFAULT_SESSION_END_TIMEOUT_MS = 5_000;
 /** Closes after which reconnecting cannot help: the session is gone or the key is refused. */
 const FINAL_CODES: ReadonlySet<ErrorCode> = new Set([ErrorCode.NotFound, ErrorCode.PermissionDenied, ErrorCode.InvalidArgument]);
-/** How long the harness may take to answer the configuration unless told otherwise (protocol §5). */
-export const DEFAULT_INITIALIZE_TIMEOUT_MS = 60_000;
-
 /**
  * Connects over `options.transport`, sends the session configuration (§5) and waits for the
  * harness's `initializeConversationResponse`, bounded by `signal`/`timeoutMs`. On failure the
@@ -63,30 +70,6 @@ export async function createHarnessConnection(options: HarnessConnectionOptions)
     throw SdkError.from(error, ErrorCode.Unavailable);
   } finally {
     link.dispose();
-  }
-}
-
-/**
- * Waits for the `initializeConversationResponse` (§5), never longer than `timeoutMs` even when the
- * caller set no bound. Only harnesses of protocol era A (before ≈0.1.4; the community Rust SDK's
- * mock harness is one) never send it; this SDK speaks era D and does not support them
- * (docs/upstream-differences.md), so a missing answer fails with a message that says so.
- */
-async function awaitInitializeResponse(ready: Promise<void>, signal: AbortSignal, timeoutMs: number): Promise<void> {
-  const bound = linkSignal({ timeoutMs }, signal);
-  try {
-    await raceSignal(ready, bound.signal);
-  } catch (error) {
-    const sdkError = SdkError.from(error);
-    if (sdkError.code !== ErrorCode.DeadlineExceeded) throw sdkError;
-    throw new SdkError(
-      ErrorCode.DeadlineExceeded,
-      `the harness sent no initializeConversationResponse (protocol §5) in time (${sdkError.message}): it did not accept the session configuration. Harnesses before ≈0.1.4 (protocol era A, e.g. the community Rust SDK's mock) never send one and are not supported; this SDK speaks the protocol of ≈0.1.11 and later (docs/upstream-differences.md)`,
-      // The details say where it stalled (e.g. a WebSocketTransport's url and stage `init`).
-      { cause: sdkError, details: sdkError.details },
-    );
-  } finally {
-    bound.dispose();
   }
 }
 
@@ -123,7 +106,7 @@ export class HarnessConnection implements Connection {
   #sessionEnded: (() => void) | undefined;
   #sendQueue: Promise<void> = Promise.resolve();
   /** Set from an unexpected close until the harness answered the resume (transport `reconnect`). */
-  #reconnecting: { attempts: number; keptTurn: boolean; interrupted: boolean; cause: SdkError } | undefined;
+  #reconnecting: ReconnectState | undefined;
   readonly #resumedListeners: ((history: readonly Step[]) => void)[] = [];
   readonly #closedListeners: ((reason: SdkError) => void)[] = [];
   readonly #reader: Promise<void>;
@@ -334,7 +317,7 @@ export class HarnessConnection implements Connection {
    * answers, `maxAttempts` fail, or the harness no longer has the session (`NotFound`).
    */
   async #read(): Promise<void> {
-    let failure = await this.#pump(this.#channel);
+    let failure = await readFrames(this.#channel, (event) => this.#route(event), (error, frame) => this.#protocolError(error, frame));
     const policy = this.#options.transport.reconnect;
     while (policy !== undefined && this.#closed === undefined && this.#initialized && !FINAL_CODES.has(failure.code)) {
       const state = (this.#reconnecting ??= this.#onDrop(failure));
@@ -353,33 +336,9 @@ export class HarnessConnection implements Connection {
         failure = SdkError.from(error, ErrorCode.Unavailable);
         continue;
       }
-      failure = await this.#pump(this.#channel);
+      failure = await readFrames(this.#channel, (event) => this.#route(event), (error, frame) => this.#protocolError(error, frame));
     }
     this.#shutdown(failure);
-  }
-
-  /** Routes every frame of `channel`; returns why it ended. A bad frame never stops the reader. */
-  async #pump(channel: Channel): Promise<SdkError> {
-    try {
-      for await (const frame of channel.frames()) {
-        let event: OutputEvent;
-        try {
-          const decoded = decodeOutputFrame(frame);
-          event = decoded instanceof Promise ? await decoded : decoded;
-        } catch (error) {
-          this.#protocolError(SdkError.from(error, ErrorCode.ProtocolError), frame);
-          continue;
-        }
-        try {
-          this.#route(event);
-        } catch (error) {
-          this.#protocolError(SdkError.from(error, ErrorCode.ProtocolError), frame);
-        }
-      }
-    } catch (error) {
-      return SdkError.from(error, ErrorCode.ConnectionClosed);
-    }
-    return new SdkError(ErrorCode.ConnectionClosed, "the harness closed the connection");
   }
 
   /**
@@ -387,7 +346,7 @@ export class HarnessConnection implements Connection {
    * interrupted — the harness stops a turn whose client left — unless it waits for a tool
    * confirmation, which the harness holds (`--confirmation-hold-ms`) and re-sends on resume (§8).
    */
-  #onDrop(cause: SdkError): { attempts: number; keptTurn: boolean; interrupted: boolean; cause: SdkError } {
+  #onDrop(cause: SdkError): ReconnectState {
     const turn = this.#turns.running;
     const keptTurn = turn !== undefined && this.#waiting.size > 0;
     if (turn !== undefined && !keptTurn) turn.end({ error: interruptedByDisconnect(cause) });
