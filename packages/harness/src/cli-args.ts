@@ -4,7 +4,7 @@
  * remote clients.
  */
 import { parseArgs, type ParseArgsConfig } from "node:util";
-import { errorText } from "@antigravity-ts/sdk/internal";
+import { errorText, definedProperties } from "@antigravity-ts/sdk/internal";
 
 /** Launched by an SDK: handshake on stdio (§3). */
 export interface StdioModeOptions extends ResourceLimitOptions {
@@ -110,7 +110,7 @@ export function parseCliArgs(argv: readonly string[], env: Readonly<Record<strin
     for (const flag of ["--api-key", "--api-key-file", "--storage"]) {
       if (values.has(flag)) throw new CliUsageError(`${flag} is only valid with --listen (stdio mode takes its storage from InputConfig and generates its key)`);
     }
-    return { mode: "stdio", ...(workspace === undefined ? {} : { workspace }), ...(script === undefined ? {} : { script }), ...limits };
+    return { mode: "stdio", ...definedProperties({ workspace, script }), ...limits };
   }
   const { host, port } = parseHostPort(listen, env);
   const apiKeyFile = values.get("--api-key-file");
@@ -121,11 +121,7 @@ export function parseCliArgs(argv: readonly string[], env: Readonly<Record<strin
     mode: "listen",
     host,
     port,
-    ...(apiKey === undefined ? {} : { apiKey }),
-    ...(apiKeyFile === undefined ? {} : { apiKeyFile }),
-    ...(storage === undefined ? {} : { storage }),
-    ...(workspace === undefined ? {} : { workspace }),
-    ...(script === undefined ? {} : { script }),
+    ...definedProperties({ apiKey, apiKeyFile, storage, workspace, script }),
     ...limits,
   };
 }
@@ -198,11 +194,9 @@ function parseLimits(values: ReadonlyMap<string, string>): ResourceLimitOptions 
   const hold = count("--confirmation-hold-ms");
   if (toolTimeout === 0) throw new CliUsageError("--tool-timeout-ms expects a time limit of at least 1 ms");
   return {
-    ...(keep === undefined ? {} : { keepEndedSessions: keep }),
+    ...definedProperties({ keepEndedSessions: keep }),
     ...(ttl === undefined ? {} : { endedSessionTtlMs: ttl * 1000 }),
-    ...(frame === undefined ? {} : { maxFrameBytes: frame }),
-    ...(toolTimeout === undefined ? {} : { toolTimeoutMs: toolTimeout }),
-    ...(hold === undefined ? {} : { confirmationHoldMs: hold }),
+    ...definedProperties({ maxFrameBytes: frame, toolTimeoutMs: toolTimeout, confirmationHoldMs: hold }),
   };
 }
 

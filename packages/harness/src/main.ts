@@ -8,10 +8,12 @@ import { detachSecrets } from "./secret-environment.js";
 import { ScriptError, loadScriptFile, type ScriptFile } from "./providers/script-format.js";
 import { exitWithoutWaiting } from "./process-exit.js";
 import { startHarnessServer, type HarnessServer } from "./server/server.js";
+import { warmSessionCodec } from "./server/warm-codec.js";
 import { readInputConfig, writeOutputConfig } from "./server/stdio-handshake.js";
 import { createFileSessionStore, createMemorySessionStore, type MemorySessionStoreOptions } from "./loop/session-store.js";
 import { commandEnvironment } from "./tools/command-env.js";
 import { configureCommandSupervision, killAllChildren, stopCommandSupervision } from "./tools/process-registry.js";
+import { definedProperties } from "@antigravity-ts/sdk/internal";
 
 /** Longest a graceful shutdown may take before the process exits anyway. */
 const SHUTDOWN_GRACE_MS = 5000;
@@ -85,16 +87,14 @@ async function runStdio(options: StdioModeOptions, script: ScriptFile | undefine
       toolEnv: commandEnvironment(env, input.env),
       env,
       log,
-      ...(script === undefined ? {} : { script }),
-      ...(options.toolTimeoutMs === undefined ? {} : { toolTimeoutMs: options.toolTimeoutMs }),
-      ...(options.confirmationHoldMs === undefined ? {} : { confirmationHoldMs: options.confirmationHoldMs }),
-      ...(options.maxFrameBytes === undefined ? {} : { maxFrameBytes: options.maxFrameBytes }),
+      ...definedProperties({ script, toolTimeoutMs: options.toolTimeoutMs, confirmationHoldMs: options.confirmationHoldMs, maxFrameBytes: options.maxFrameBytes }),
     });
   } catch (error) {
     log.error(`cannot listen on ${host}:${input.port ?? 0}: ${(error as Error).message}`);
     return 1;
   }
   await writeOutputConfig(process.stdout, server.port, apiKey);
+  warmSessionCodec();
   log.info(`listening on ${server.url} (stdio mode; sessions in ${store.location}; client ${input.clientInfo?.language ?? "unknown"} ${input.clientInfo?.version ?? ""})`.trimEnd());
   const signal = await Promise.race([stdinClosed.then(() => "Stdin closed, cleaning up..."), terminationSignal()]);
   return shutdown(server, signal, log);
@@ -124,10 +124,7 @@ async function runListen(options: ListenModeOptions, script: ScriptFile | undefi
       toolEnv: commandEnvironment(env),
       env,
       log,
-      ...(script === undefined ? {} : { script }),
-      ...(options.toolTimeoutMs === undefined ? {} : { toolTimeoutMs: options.toolTimeoutMs }),
-      ...(options.confirmationHoldMs === undefined ? {} : { confirmationHoldMs: options.confirmationHoldMs }),
-      ...(options.maxFrameBytes === undefined ? {} : { maxFrameBytes: options.maxFrameBytes }),
+      ...definedProperties({ script, toolTimeoutMs: options.toolTimeoutMs, confirmationHoldMs: options.confirmationHoldMs, maxFrameBytes: options.maxFrameBytes }),
     });
   } catch (error) {
     log.error(`cannot listen on ${options.host}:${options.port}: ${(error as Error).message}`);
@@ -136,6 +133,7 @@ async function runListen(options: ListenModeOptions, script: ScriptFile | undefi
   log.info(`sessions in ${store.location}`);
   // Other runtimes and the tests wait for exactly this line.
   log.info(`listening on ${server.url}`);
+  warmSessionCodec();
   return shutdown(server, await terminationSignal(), log);
 }
 
@@ -174,8 +172,7 @@ function packageVersion(): string {
 /** The memory store's limits from the command line (defaults in storage.ts). */
 function memoryLimits(options: ResourceLimitOptions): MemorySessionStoreOptions {
   return {
-    ...(options.keepEndedSessions === undefined ? {} : { maxSessions: options.keepEndedSessions }),
-    ...(options.endedSessionTtlMs === undefined ? {} : { ttlMs: options.endedSessionTtlMs }),
+    ...definedProperties({ maxSessions: options.keepEndedSessions, ttlMs: options.endedSessionTtlMs }),
   };
 }
 

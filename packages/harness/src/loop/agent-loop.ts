@@ -1,5 +1,5 @@
 import type { UserInput } from "@antigravity-ts/sdk/wire";
-import { LifecycleHook, StepUpdate_Source, StepUpdate_State, StepUpdate_Target, TrajectoryStateUpdate_State, TrajectoryStateUpdate_StopReason as StopReason, errorText } from "@antigravity-ts/sdk/internal";
+import { LifecycleHook, StepUpdate_Source, StepUpdate_State, StepUpdate_Target, TrajectoryStateUpdate_State, TrajectoryStateUpdate_StopReason as StopReason, errorText, definedProperties } from "@antigravity-ts/sdk/internal";
 import { compactTranscript, shouldCompact } from "./compaction.js";
 import type { ModelMedia } from "../model/media.js";
 import { ModelError, type ModelRequest, type ModelToolCall, type ModelUsage } from "../model/provider.js";
@@ -85,7 +85,7 @@ export async function runTurn(state: SessionState, input: TurnInput, scope: Turn
       }
       // The turn is about to end (answer without tools, `finish`, a budget): the STOP hook may
       // continue it with a system message, and the loop makes another model call.
-      const system = await askStopHook(state, scope, { responseText, continuationCount, ...(stopReason === undefined ? {} : { stopReason }) });
+      const system = await askStopHook(state, scope, { responseText, continuationCount, ...definedProperties({ stopReason }) });
       if (system === undefined) break;
       continuationCount++;
       transcript.addUser(system);
@@ -111,7 +111,7 @@ export async function runTurn(state: SessionState, input: TurnInput, scope: Turn
   }
   await state.hooks.call(LifecycleHook.POST_TURN, { case: "postTurnArgs", value: { responseText, trajectoryId } }, scope.send, scope.signal);
   await options.beforeIdle?.();
-  setState(TrajectoryStateUpdate_State.FULLY_IDLE, stopReason === undefined ? {} : { stopReason });
+  setState(TrajectoryStateUpdate_State.FULLY_IDLE, definedProperties({ stopReason }));
 }
 
 function userStep(scope: TurnScope, text: string): void {

@@ -1,5 +1,5 @@
 import type { TrajectoryStateUpdate_StopReason, CallHookRequestSchema, CallHookResponse, MessageInitShape, PreToolArgsSchema, UserInput } from "@antigravity-ts/sdk/wire";
-import { LifecycleHook, PreToolResult_Decision, PreTurnResult_Decision, StopResult_Decision } from "@antigravity-ts/sdk/internal";
+import { LifecycleHook, PreToolResult_Decision, PreTurnResult_Decision, StopResult_Decision, definedProperties } from "@antigravity-ts/sdk/internal";
 import type { SendOutput } from "./output-channel.js";
 import { PendingReplies } from "./pending-replies.js";
 
@@ -75,7 +75,7 @@ export class HookCaller {
     if (!this.enabled(type)) return undefined;
     const requestId = `hook-${++this.#next}`;
     const reply = this.replies.wait(requestId, signal);
-    send({ case: "callHookRequest", value: { requestId, name: HOOK_NAMES[type], type, ...(args === undefined ? {} : { args }) } });
+    send({ case: "callHookRequest", value: { requestId, name: HOOK_NAMES[type], type, ...definedProperties({ args }) } });
     return reply;
   }
 

@@ -1,5 +1,6 @@
 import type { ModelMedia } from "../model/media.js";
 import type { ModelMessage, ModelToolCall, ModelToolResult } from "../model/provider.js";
+import { definedProperties } from "@antigravity-ts/sdk/internal";
 
 // The model-facing transcript of a session, with seed 002's guarantees (the Rust `Conversation`:
 // cancel_current_turn, cancel_current_turn_including_user, to_provider_messages_windowed,
@@ -183,7 +184,7 @@ export class Transcript {
 
   /** A copy of what is stored. */
   toData(): TranscriptData {
-    return { messages: structuredClone(this.#messages), summaries: [...this.#summaries], ...(this.#firstPrompt === undefined ? {} : { firstPrompt: this.#firstPrompt }) };
+    return { messages: structuredClone(this.#messages), summaries: [...this.#summaries], ...definedProperties({ firstPrompt: this.#firstPrompt }) };
   }
 }
 

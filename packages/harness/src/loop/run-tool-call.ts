@@ -1,5 +1,5 @@
 import type { MessageInitShape, ToolResponse, UserQuestionsRequestSchema } from "@antigravity-ts/sdk/wire";
-import { StepUpdate_State, errorText } from "@antigravity-ts/sdk/internal";
+import { StepUpdate_State, errorText, definedProperties } from "@antigravity-ts/sdk/internal";
 import { preToolArgs, type ToolHookTarget } from "./hook-caller.js";
 import { MAX_MEDIA_BYTES, mediaByteLength, mediaFromWire, type ModelMedia } from "../model/media.js";
 import type { ModelToolCall, ModelToolResult } from "../model/provider.js";
@@ -62,7 +62,7 @@ export async function runToolCall(state: SessionState, scope: TurnScope, call: M
   try {
     const outcome = builtin ? { response: await runBuiltin(state, scope, step, builtin, args) } : await runCustom(state, scope, step, call, args);
     await state.hooks.postTool(target, { result: JSON.stringify(outcome.response) }, scope.send, scope.signal);
-    return { ...result(outcome.response), ...(outcome.media === undefined ? {} : { media: outcome.media }) };
+    return { ...result(outcome.response), ...definedProperties({ media: outcome.media }) };
   } catch (error) {
     if (scope.signal.aborted) throw scope.signal.reason;
     const message = errorText(error);
@@ -108,7 +108,7 @@ async function runBuiltin(state: SessionState, scope: TurnScope, step: StepHandl
   const outcome = ToolWorkerPool.runs(tool.name)
     ? await state.settings.toolWorkers.run({ tool: tool.name, args, workspace: context.workspace }, scope.signal)
     : await tool.run(args, context);
-  step.update({ ...outcome.action, ...(outcome.text === undefined ? {} : { text: outcome.text }), state: StepUpdate_State.DONE });
+  step.update({ ...outcome.action, ...definedProperties({ text: outcome.text }), state: StepUpdate_State.DONE });
   return outcome.response;
 }
 

@@ -10,6 +10,7 @@ import type { StoredSession } from "./session-store.js";
 import { storedStep } from "./stored-steps.js";
 import { Transcript } from "./model-transcript.js";
 import { emptyUsage, subtractUsage } from "../model/usage.js";
+import { definedProperties } from "@antigravity-ts/sdk/internal";
 
 /** Options of {@link SessionState}. */
 export interface SessionStateOptions {
@@ -116,7 +117,7 @@ export class SessionState {
       history: this.ledger.history().map(storedStep),
       transcript: transcript.messages,
       summaries: transcript.summaries,
-      ...(transcript.firstPrompt === undefined ? {} : { firstPrompt: transcript.firstPrompt }),
+      ...definedProperties({ firstPrompt: transcript.firstPrompt }),
       usage: this.usage,
       calls: { ...this.calls },
     };

@@ -14,6 +14,7 @@ import { buildGeminiRequestBody } from "./gemini-request.js";
 import { isRecord, mergeHeaders, messageOf, parseEventJson, postForEventStream, readEventData, snippet } from "./http.js";
 import { DEFAULT_GEMINI_BASE_URL, DEFAULT_VERTEX_BASE_URL } from "./lazy.js";
 import type { ApiRetryPolicy } from "./retry.js";
+import { definedProperties } from "@antigravity-ts/sdk/internal";
 
 /** Options of {@link createGeminiProvider}. */
 export interface GeminiProviderOptions {
@@ -89,7 +90,7 @@ export function createGeminiProvider(options: GeminiProviderOptions): ModelProvi
       body,
       signal,
       label,
-      ...(options.retry === undefined ? {} : { retry: options.retry }),
+      ...definedProperties({ retry: options.retry }),
     });
 
     let usage: ModelUsage | undefined;

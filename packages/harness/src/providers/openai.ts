@@ -14,6 +14,7 @@ import { createCallIdGenerator } from "./call-ids.js";
 import { isRecord, messageOf, parseEventJson, postForEventStream, readEventData, snippet } from "./http.js";
 import { buildOpenAIRequestBody } from "./openai-request.js";
 import type { ApiRetryPolicy } from "./retry.js";
+import { definedProperties } from "@antigravity-ts/sdk/internal";
 
 /** Options of {@link createOpenAIProvider}. */
 export interface OpenAIProviderOptions {
@@ -66,7 +67,7 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): ModelProvi
       body: buildOpenAIRequestBody(request, model),
       signal,
       label: LABEL,
-      ...(options.retry === undefined ? {} : { retry: options.retry }),
+      ...definedProperties({ retry: options.retry }),
     });
 
     const pending = new Map<number, PartialToolCall>();

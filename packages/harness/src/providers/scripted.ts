@@ -6,6 +6,7 @@ import { exampleFromSchema } from "./schema-example.js";
 import { interpolate, interpolateValue, scriptContext, turnPosition, type ScriptContext } from "./script-context.js";
 import type { ScriptCall, ScriptFile, ScriptToolCall, ScriptTurn } from "./script-format.js";
 import { ModelError, type ModelEvent, type ModelProvider, type ModelRequest, type ToolDeclaration } from "../model/provider.js";
+import { definedProperties } from "@antigravity-ts/sdk/internal";
 
 /** Options of {@link createScriptedProvider}. */
 export interface ScriptedProviderOptions {
@@ -88,7 +89,7 @@ function planCalls(calls: readonly ScriptCall[], offered: ReadonlyMap<string, To
       toolCalls,
       chunkDelayMs: Math.max(current?.chunkDelayMs ?? 0, call.chunkDelayMs ?? 0),
       chunkWords: call.chunkWords ?? current?.chunkWords ?? 3,
-      ...(call.error === undefined ? {} : { error: call.error }),
+      ...definedProperties({ error: call.error }),
     };
     if (toolCalls.length > 0 || call.error !== undefined) {
       plan.push(current);

@@ -1,5 +1,5 @@
 import type { GeminiModelOptions, ModelConfig, RetryConfig } from "@antigravity-ts/sdk/wire";
-import { ModelType } from "@antigravity-ts/sdk/internal";
+import { ModelType, definedProperties } from "@antigravity-ts/sdk/internal";
 import type { GeminiProviderOptions } from "./gemini.js";
 import { DEFAULT_GEMINI_BASE_URL, lazyProvider } from "./lazy.js";
 import type { OpenAIProviderOptions } from "./openai.js";
@@ -60,7 +60,7 @@ export class ProviderConfigError extends Error {
  */
 export function selectProvider(models: readonly ModelConfig[], options: SelectProviderOptions): ProviderSelection {
   const env = options.env;
-  const http: HttpOptions = { retry: retryPolicyFrom(options.retryConfig), ...(options.fetch === undefined ? {} : { fetch: options.fetch }) };
+  const http: HttpOptions = { retry: retryPolicyFrom(options.retryConfig), ...definedProperties({ fetch: options.fetch }) };
   const textModels = models.filter((m) => m.types.length === 0 || m.types.includes(ModelType.TEXT));
   const model = textModels[0];
   const warnings = [
@@ -169,7 +169,7 @@ interface HttpOptions {
 }
 
 function scripted(options: SelectProviderOptions, name: string | undefined, reason: string, warnings: string[]): ProviderSelection {
-  return { provider: createScriptedProvider(options.script === undefined ? {} : { script: options.script }), model: name || "scripted", reason, warnings };
+  return { provider: createScriptedProvider(definedProperties({ script: options.script })), model: name || "scripted", reason, warnings };
 }
 
 function modelLabel(model: ModelConfig): string {

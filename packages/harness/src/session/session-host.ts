@@ -6,6 +6,7 @@ import { CloseCode, type SessionDependencies } from "./session-init.js";
 import { SessionRegistry } from "./session-registry.js";
 import type { SessionStore } from "../loop/session-store.js";
 import { ToolWorkerPool } from "../tools/tool-pool.js";
+import { definedProperties } from "@antigravity-ts/sdk/internal";
 
 /** What every session of one harness shares, whatever carries its connections. */
 export interface SessionHostOptions {
@@ -38,16 +39,14 @@ export class SessionHost {
   #closing: Promise<void> | undefined;
 
   constructor(options: SessionHostOptions) {
-    this.#toolWorkers = new ToolWorkerPool(options.toolTimeoutMs === undefined ? {} : { timeoutMs: options.toolTimeoutMs });
+    this.#toolWorkers = new ToolWorkerPool(definedProperties({ timeoutMs: options.toolTimeoutMs }));
     this.#deps = {
       store: options.store,
       registry: new SessionRegistry(),
       defaults: { workspace: options.workspace, env: options.toolEnv, toolWorkers: this.#toolWorkers },
       env: options.env,
       log: options.log,
-      ...(options.script === undefined ? {} : { script: options.script }),
-      ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
-      ...(options.confirmationHoldMs === undefined ? {} : { confirmationHoldMs: options.confirmationHoldMs }),
+      ...definedProperties({ script: options.script, fetch: options.fetch, confirmationHoldMs: options.confirmationHoldMs }),
     };
   }
 

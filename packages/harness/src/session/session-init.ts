@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { HarnessConfig } from "@antigravity-ts/sdk/wire";
-import { HarnessConfig_SessionContinuationMode as ContinuationMode, createMessage, decodeInitFrame } from "@antigravity-ts/sdk/internal";
+import { HarnessConfig_SessionContinuationMode as ContinuationMode, createMessage, decodeInitFrame, definedProperties } from "@antigravity-ts/sdk/internal";
 import type { Logger } from "../log.js";
 import type { ScriptFile } from "../providers/script-format.js";
 import { ProviderConfigError, selectProvider } from "../providers/select-provider.js";
@@ -96,7 +96,7 @@ export async function initializeSession(frame: string, deps: SessionDependencies
     const settings = await resolveSessionSettings(config, deps.defaults);
     let selection;
     try {
-      selection = selectProvider(config.models, { env: deps.env, retryConfig: config.retryConfig, ...(deps.script === undefined ? {} : { script: deps.script }), ...(deps.fetch === undefined ? {} : { fetch: deps.fetch }) });
+      selection = selectProvider(config.models, { env: deps.env, retryConfig: config.retryConfig, ...definedProperties({ script: deps.script, fetch: deps.fetch }) });
     } catch (error) {
       throw new SessionInitError(CloseCode.policy, error instanceof ProviderConfigError ? error.message : `model setup failed: ${(error as Error).message}`);
     }

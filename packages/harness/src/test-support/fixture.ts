@@ -4,6 +4,7 @@ import path from "node:path";
 import { afterAll, beforeAll } from "vitest";
 import { killAllHarnesses, startListeningHarness, type ListeningHarness } from "@antigravity-ts/test-kit";
 import { TestClient, harnessConfig, type Frame } from "./ws-client.js";
+import { definedProperties } from "@antigravity-ts/sdk/internal";
 
 // The shared setup of the end-to-end suites: a temporary root with a workspace, a script for the
 // scripted model, and a listen-mode harness subprocess, all torn down after the suite.
@@ -64,7 +65,7 @@ export function useHarnessFixture(options: FixtureOptions): HarnessFixture {
     get harness() {
       return ready(harness);
     },
-    start: (args = []) => startListeningHarness({ args: [...baseArgs(), ...args], ...(options.nodeArgs === undefined ? {} : { nodeArgs: options.nodeArgs }) }),
+    start: (args = []) => startListeningHarness({ args: [...baseArgs(), ...args], ...definedProperties({ nodeArgs: options.nodeArgs }) }),
     async restart() {
       const exit = await ready(harness).stop();
       harness = await fixture.start();
