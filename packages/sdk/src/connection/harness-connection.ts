@@ -22,6 +22,7 @@ import { fatalStepError } from "./fatal-step-error.js";
 import { encodeInitFrame, encodeInputFrame } from "./frame-codec.js";
 import { DEFAULT_INITIALIZE_TIMEOUT_MS, awaitInitializeResponse } from "./initialize-response.js";
 import { readFrames } from "./read-frames.js";
+import { IdleGate } from "./idle-gate.js";
 import { backoffDelay, interruptedByDisconnect, resumeConfig, sleep } from "../transport/reconnect.js";
 import { completeConfig, type HarnessConnectionOptions } from "./harness-connection-options.js";
 import { consoleLogger } from "../telemetry/logger.js";
@@ -96,9 +97,8 @@ export class HarnessConnection implements Connection {
   #initialHistory: Step[] = [];
   readonly #usage = new UsageTracker();
   readonly #turns = new TurnTracker();
-  /** True from `send()` or RUNNING until the main trajectory is idle or cancelled. */
-  #busy = false;
-  #idleWaiters: { resolve: () => void; reject: (error: SdkError) => void }[] = [];
+  /** Busy from `send()` or RUNNING until the main trajectory is idle or cancelled. */
+  readonly #idle = new IdleGate();
   /** (trajectoryId, stepIndex) of steps now WAITING_FOR_USER, for debouncing (§8). */
   readonly #waiting = new Set<string>();
   #closed: SdkError | undefined;
@@ -141,7 +141,7 @@ export class HarnessConnection implements Connection {
   }
 
   get isIdle(): boolean {
-    return !this.#busy;
+    return !this.#idle.busy;
   }
 
   get initialHistory(): readonly Step[] {
@@ -203,13 +203,13 @@ export class HarnessConnection implements Connection {
     this.#assertOpen();
     throwIfAborted(options?.signal);
     const turn = this.#turns.startSolicited();
-    this.#setBusy(true);
+    this.#idle.setBusy(true);
     try {
       this.#sendInput({ event: { case: "userInput", value: input } });
     } catch (error) {
       const failure = SdkError.from(error, ErrorCode.ConnectionClosed);
       turn.end({ error: failure });
-      this.#setBusy(false);
+      this.#idle.setBusy(false);
       throw failure;
     }
   }
@@ -252,14 +252,7 @@ export class HarnessConnection implements Connection {
   /** Resolves when no turn is running; rejects with `ConnectionClosed` once the connection closed. */
   waitForIdle(options?: CallOptions): Promise<void> {
     if (this.#closed !== undefined) return Promise.reject(this.#closed);
-    if (!this.#busy) return Promise.resolve();
-    const link = linkSignal(options);
-    let waiter!: { resolve: () => void; reject: (error: SdkError) => void };
-    const idle = new Promise<void>((resolve, reject) => this.#idleWaiters.push((waiter = { resolve, reject })));
-    return raceSignal(idle, link.signal).finally(() => {
-      link.dispose();
-      this.#idleWaiters = this.#idleWaiters.filter((w) => w !== waiter); // an aborted wait leaves nothing behind
-    });
+    return this.#idle.wait(options);
   }
 
   /**
@@ -351,7 +344,7 @@ export class HarnessConnection implements Connection {
     const keptTurn = turn !== undefined && this.#waiting.size > 0;
     if (turn !== undefined && !keptTurn) turn.end({ error: interruptedByDisconnect(cause) });
     this.#waiting.clear(); // a held WAITING step comes again after the resume and is answered again
-    this.#busy = true;
+    this.#idle.setBusy(true);
     return { attempts: 0, keptTurn, interrupted: turn !== undefined && !keptTurn, cause };
   }
 
@@ -369,7 +362,7 @@ export class HarnessConnection implements Connection {
       interrupted = true;
     }
     for (const listener of this.#resumedListeners) listener(history);
-    if (!state.keptTurn || interrupted) this.#setBusy(false);
+    if (!state.keptTurn || interrupted) this.#idle.setBusy(false);
     this.#options.transport.reconnect?.onReconnected?.({ conversationId: this.#conversationId, attempt: state.attempts, interruptedTurn: interrupted, replayedSteps: history.length });
   }
 
@@ -386,7 +379,7 @@ export class HarnessConnection implements Connection {
     this.#rejectReady(reason.code === ErrorCode.ConnectionClosed ? new SdkError(ErrorCode.Unavailable, `the harness closed the connection before answering the session configuration: ${reason.message}`, { cause: reason }) : reason);
     this.#turns.latest?.end({ error: reason });
     this.#sessionEnded?.();
-    for (const waiter of this.#idleWaiters.splice(0)) waiter.reject(reason);
+    this.#idle.fail(reason);
     for (const listener of this.#closedListeners.splice(0)) {
       try {
         listener(reason);
@@ -453,11 +446,6 @@ export class HarnessConnection implements Connection {
 
   #onState(update: TrajectoryStateUpdate): void {
     const effect = this.#turns.onState(update);
-    if (effect !== undefined) this.#setBusy(effect === "running");
-  }
-
-  #setBusy(busy: boolean): void {
-    this.#busy = busy;
-    if (!busy) for (const waiter of this.#idleWaiters.splice(0)) waiter.resolve();
+    if (effect !== undefined) this.#idle.setBusy(effect === "running");
   }
 }
