@@ -143,7 +143,8 @@ table between \`<!-- bench:start -->\` and \`<!-- bench:end -->\` is the same ta
 - **Client-tool round trip.** The server sends a \`toolCall\` and waits for its \`toolResponse\`
   before sending the next, timing each round trip itself. The SDK runs a \`defineTool\` tool that
   returns its arguments (decode → ToolRunner → synthetic steps → encode); the baseline parses the
-  frame and answers it. Median and 99th percentile (nearest rank) over turns of 100 calls that alternate between the two clients, after a warm-up turn of 20 calls each.
+  frame and answers it. Median and 99th percentile (nearest rank) over turns of 100 calls that alternate between the two clients, after a warm-up turn of 20 calls each. \`node bench/run.mjs --quick --only roundtrip,throughput\` prints these two rows alone
+  (either name on its own too), beside their baselines, and writes nothing.
 - **Start-to-ready.** \`SubprocessTransport.connect()\` with the bundled reference harness: find
   the binary, spawn it, stdio handshake (protocol §3), WebSocket open (§4). Then a whole
   \`Agent.start()\`, which adds the \`InitializeConversationEvent\` and waits for the harness's
