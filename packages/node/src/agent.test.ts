@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { Agent as CoreAgent, ErrorCode, SdkError } from "@antigravity-ts/sdk";
 import { Agent, SubprocessTransport, subprocessTransportFactory, type SubprocessChannel } from "./index.js";
 import { liveChildCount } from "./subprocess/child-registry.js";
-import { ensureScriptedReferenceHarness } from "./subprocess/testing/reference-harness.js";
+import { ensureScriptedReferenceHarness } from "@antigravity-ts/test-kit";
 
 let harnessPath = "";
 beforeAll(async () => {

@@ -10,6 +10,7 @@ import {
 import { defaultAppDataDir, resolveLocalPath } from "./local-path.js";
 import type { PrewarmedHarness } from "./subprocess/prewarmed-harness.js";
 import { SubprocessTransport, type SubprocessTransportOptions } from "./subprocess/subprocess-transport.js";
+import { definedProperties } from "@antigravity-ts/sdk/internal";
 
 /** Options of {@link prewarmHarness}: the harness to start, and bounds on starting it. */
 export interface PrewarmOptions extends SubprocessTransportOptions, CallOptions {}
@@ -28,7 +29,7 @@ export function subprocessTransportFactory(options: SubprocessTransportOptions =
     const onStderr = stderrTo(options.onStderr, context.logger);
     return new SubprocessTransport({
       ...options,
-      ...(onStderr === undefined ? {} : { onStderr }),
+      ...definedProperties({ onStderr }),
       // ClientInfo as upstream fills it (protocol §3): the bare runtime version and the OS release.
       clientInfo: { ...context.clientInfo, languageVersion: process.versions.node, osVersion: release(), ...options.clientInfo },
     });
@@ -95,5 +96,5 @@ function listeningOrSubprocess(subprocess: TransportFactory, options: Subprocess
  */
 export function prewarmHarness(options: PrewarmOptions = {}): Promise<PrewarmedHarness> {
   const { signal, timeoutMs, ...transportOptions } = options;
-  return new SubprocessTransport(transportOptions).prewarm({ ...(signal === undefined ? {} : { signal }), ...(timeoutMs === undefined ? {} : { timeoutMs }) });
+  return new SubprocessTransport(transportOptions).prewarm(definedProperties({ signal, timeoutMs }));
 }

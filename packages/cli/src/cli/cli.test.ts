@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { liveChildCount } from "@antigravity-ts/node/internal";
-import { ensureScriptedReferenceHarness } from "../../../node/src/subprocess/testing/reference-harness.js";
+import { ensureScriptedReferenceHarness } from "@antigravity-ts/test-kit";
 import { CliUsageError, parseCliArgs } from "./cli-args.js";
 import { describeModel } from "./demo-agent.js";
 import { QUICKSTART_PROMPTS, runOneShot } from "./quickstart.js";

@@ -2,6 +2,7 @@ import { resolve } from "node:path";
 import { allow, confirmRunCommand, defineTool, type AskUserHandler, type ConversationStore, type ToolCall } from "@antigravity-ts/sdk";
 import { Agent, subprocessTransportFactory } from "@antigravity-ts/node";
 import type { CliOptions } from "./cli-args.js";
+import { definedProperties } from "@antigravity-ts/sdk/internal";
 
 /** A client tool of the quick start: runs in this process when the model calls it (protocol §7). */
 export const getWeather = defineTool({
@@ -41,9 +42,7 @@ export function buildDemoAgent(options: DemoAgentOptions): Agent {
     .workspaces(resolve(cli.workspace ?? process.cwd()))
     .transport(
       subprocessTransportFactory({
-        ...(options.onStderr === undefined ? {} : { onStderr: options.onStderr }),
-        ...(cli.harnessPath === undefined ? {} : { harnessPath: cli.harnessPath }),
-        ...(options.saveDir === undefined ? {} : { saveDir: options.saveDir }),
+        ...definedProperties({ onStderr: options.onStderr, harnessPath: cli.harnessPath, saveDir: options.saveDir }),
       }),
     );
   const continued = options.continueConversation;

@@ -3,6 +3,7 @@ import type { CliOptions } from "./cli-args.js";
 import { buildDemoAgent } from "./demo-agent.js";
 import { boundedLines } from "./bounded-lines.js";
 import { MAX_NDJSON_LINE, NDJSON_VERSION, lineTooLong, parseNdjsonLine } from "./ndjson-protocol.js";
+import { definedProperties } from "@antigravity-ts/sdk/internal";
 
 /** A confirmation the harness waits for, until an `approve`/`deny` line answers it. */
 interface PendingConfirmation {
@@ -52,8 +53,8 @@ export async function runNdjson(cli: CliOptions, input: NodeJS.ReadableStream, o
             const id = command.id;
             const at = lineNumber;
             session.sendUserMessage(command.content).then(
-              (receipt) => write({ type: "receipt", ...(id === undefined ? {} : { id }), ...receipt }),
-              (error: unknown) => write({ type: "error", line: at, ...(id === undefined ? {} : { id }), error: errorJson(error) }),
+              (receipt) => write({ type: "receipt", ...definedProperties({ id }), ...receipt }),
+              (error: unknown) => write({ type: "error", line: at, ...definedProperties({ id }), error: errorJson(error) }),
             );
             break;
           }

@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { AsyncQueue } from "@antigravity-ts/sdk/internal";
-import { REPO_ROOT, ensureScriptedReferenceHarness } from "../../../node/src/subprocess/testing/reference-harness.js";
+import { REPO_ROOT, ensureScriptedReferenceHarness } from "@antigravity-ts/test-kit";
 import { CliUsageError, parseCliArgs } from "./cli-args.js";
 import { boundedLines, type BoundedLine } from "./bounded-lines.js";
 import { MAX_NDJSON_LINE, parseNdjsonLine } from "./ndjson-protocol.js";

@@ -6,6 +6,7 @@ import { buildDemoAgent, commandLineOf, describeModel } from "./demo-agent.js";
 import { runTurn } from "./run-turn.js";
 import type { CliOutput } from "./spinner.js";
 import { TurnRenderer } from "./turn-renderer.js";
+import { definedProperties } from "@antigravity-ts/sdk/internal";
 
 /** The prompts of the quick start: tools and thoughts first, then a command behind the policy. */
 export const QUICKSTART_PROMPTS = [
@@ -22,8 +23,8 @@ const ALLOWED_COMMAND = "echo hello";
  * running turn; a second Ctrl-C exits. Returns the process exit code.
  */
 export async function runOneShot(cli: CliOptions, out: CliOutput): Promise<number> {
-  const renderer = new TurnRenderer(out, cli.color === undefined ? {} : { color: cli.color });
-  const binary = discoverHarnessBinary(cli.harnessPath === undefined ? {} : { harnessPath: cli.harnessPath });
+  const renderer = new TurnRenderer(out, definedProperties({ color: cli.color }));
+  const binary = discoverHarnessBinary(definedProperties({ harnessPath: cli.harnessPath }));
   renderer.note(`harness: ${binary.source === "bundled" ? "bundled reference harness" : binary.source} (${binary.path})`, "dim");
   renderer.note(`model:   ${describeModel()}`, "dim");
 

@@ -1,5 +1,6 @@
 import { createInterface, type Interface } from "node:readline";
 import { Writable } from "node:stream";
+import { definedProperties } from "@antigravity-ts/sdk/internal";
 
 /** A line of input, and whether the terminal showed it as typed at the prompt. */
 export interface ReplLine {
@@ -76,7 +77,7 @@ export class ReplInput {
     this.#output = output;
     this.#prompt = options.prompt;
     this.#gate = this.terminal ? new EchoGate(output) : undefined;
-    this.#rl = createInterface({ input, terminal: this.terminal, prompt: options.prompt, ...(this.#gate === undefined ? {} : { output: this.#gate }) });
+    this.#rl = createInterface({ input, terminal: this.terminal, prompt: options.prompt, ...definedProperties({ output: this.#gate }) });
     this.#rl.on("line", (text) => this.#onLine(text));
     this.#rl.on("SIGINT", options.onInterrupt);
     this.#rl.once("close", () => {

@@ -6,6 +6,7 @@ import { createMemoryConversationStore } from "@antigravity-ts/sdk/storage";
 import type { CliOptions } from "./cli-args.js";
 import { copyHarnessStorage, readConversationFile, restoreHarnessStorage, writeConversationFile } from "./conversation-file.js";
 import { buildDemoAgent } from "./demo-agent.js";
+import { definedProperties } from "@antigravity-ts/sdk/internal";
 
 /** Options of {@link ReplSession.start}. */
 export interface ReplSessionOptions {
@@ -111,8 +112,7 @@ function startAgent(options: ReplSessionOptions, saveDir: string, snapshot?: Con
     cli: options.cli,
     confirmRunCommand: options.confirmRunCommand,
     saveDir,
-    ...(continueConversation === undefined ? {} : { continueConversation }),
-    ...(options.onStderr === undefined ? {} : { onStderr: options.onStderr }),
+    ...definedProperties({ continueConversation, onStderr: options.onStderr }),
   });
   return agent.start({ timeoutMs: 60_000 });
 }

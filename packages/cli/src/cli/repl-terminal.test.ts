@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { REPO_ROOT, ensureScriptedReferenceHarness } from "../../../node/src/subprocess/testing/reference-harness.js";
+import { REPO_ROOT, ensureScriptedReferenceHarness } from "@antigravity-ts/test-kit";
 
 // The REPL of the real `antigravity` CLI in a pseudo-terminal (util-linux `script` gives it one),
 // with the bundled reference harness playing a script: what a person typing sees.

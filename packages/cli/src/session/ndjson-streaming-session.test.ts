@@ -5,7 +5,7 @@ import { fileURLToPath } from "node:url";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ErrorCode, SdkError } from "@antigravity-ts/sdk";
 import { NDJSON_OUTPUT_FIELDS } from "../cli/ndjson-protocol.js";
-import { REPO_ROOT, ensureScriptedReferenceHarness } from "../../../node/src/subprocess/testing/reference-harness.js";
+import { REPO_ROOT, ensureScriptedReferenceHarness } from "@antigravity-ts/test-kit";
 import { processAlive, processTree } from "./testing/process-tree.js";
 import { spawnStreamingSession, type NdjsonSessionEvent, type NdjsonStreamingSession, type SpawnStreamingSessionOptions } from "./ndjson-streaming-session.js";
 

@@ -1,5 +1,5 @@
 import { ErrorCode, SdkError, WebSocketTransport, type CallOptions, type Channel, type WebSocketTransportOptions } from "@antigravity-ts/sdk";
-import { abortError, delay } from "@antigravity-ts/sdk/internal";
+import { abortError, delay, definedProperties } from "@antigravity-ts/sdk/internal";
 import { wsWebSocketAdapter } from "./ws-adapter.js";
 
 const WS_ADAPTER = wsWebSocketAdapter();
@@ -46,9 +46,9 @@ export async function connectHarnessSocket(options: ConnectHarnessSocketOptions)
       const remaining = deadline === undefined ? Infinity : deadline - Date.now();
       if (remaining <= 0) throw deadlineError(port, lastError);
       // `env: {}`: the harness's own port and key, never ANTIGRAVITY_HARNESS_* of this process.
-      const transport = new WebSocketTransport({ host, port, apiKey, env: {}, adapter: WS_ADAPTER, closeTimeoutMs: SOCKET_CLOSE_TIMEOUT_MS, ...(onPeerClose === undefined ? {} : { onPeerClose }) });
+      const transport = new WebSocketTransport({ host, port, apiKey, env: {}, adapter: WS_ADAPTER, closeTimeoutMs: SOCKET_CLOSE_TIMEOUT_MS, ...definedProperties({ onPeerClose }) });
       try {
-        return await transport.connect({ timeoutMs: Math.min(remaining, options.attemptTimeoutMs ?? 10_000), ...(signal === undefined ? {} : { signal }) });
+        return await transport.connect({ timeoutMs: Math.min(remaining, options.attemptTimeoutMs ?? 10_000), ...definedProperties({ signal }) });
       } catch (error) {
         const sdkError = SdkError.from(error, ErrorCode.Unavailable);
         if (sdkError.code === ErrorCode.PermissionDenied) throw refusedOwnKey(port, sdkError);

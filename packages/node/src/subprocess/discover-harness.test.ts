@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { ErrorCode, SdkError } from "@antigravity-ts/sdk";
 import { HARNESS_PATH_ENV, discoverHarnessBinary, findBundledHarness } from "./discover-harness.js";
-import { ensureReferenceHarness } from "./testing/reference-harness.js";
+import { ensureReferenceHarness } from "@antigravity-ts/test-kit";
 
 const dir = mkdtempSync(join(tmpdir(), "discover-"));
 const onPath = join(dir, process.platform === "win32" ? "localharness.exe" : "localharness");

@@ -12,6 +12,7 @@ import { registerChild, unregisterChild } from "./child-registry.js";
 import type { HarnessBinary } from "./discover-harness.js";
 import { mapSpawnError } from "./spawn-errors.js";
 import { StderrTail } from "./stderr-tail.js";
+import { definedProperties } from "@antigravity-ts/sdk/internal";
 
 /** How a harness process ended. */
 export interface HarnessExit {
@@ -92,7 +93,7 @@ export class HarnessProcess {
       // Own process group: a Ctrl-C in the terminal reaches only us (a REPL halts the turn with
       // it) instead of killing the harness. The registry and stdin EOF still end the child.
       detached: process.platform !== "win32",
-      ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
+      ...definedProperties({ cwd: options.cwd }),
     });
     // Tracked from the first moment it has a pid, so even an exit during the await below kills it.
     if (child.pid !== undefined) registerChild(child);

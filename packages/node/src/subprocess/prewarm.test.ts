@@ -6,7 +6,7 @@ import { liveChildCount } from "./child-registry.js";
 import type { PrewarmedHarness } from "./prewarmed-harness.js";
 import { SubprocessTransport, type SubprocessChannel } from "./subprocess-transport.js";
 import { fakePath, isAlive, waitUntilGone } from "./testing/process-probe.js";
-import { ensureScriptedReferenceHarness } from "./testing/reference-harness.js";
+import { ensureScriptedReferenceHarness } from "@antigravity-ts/test-kit";
 
 const tsxLoader = createRequire(import.meta.url).resolve("tsx");
 const prewarmed: PrewarmedHarness[] = [];

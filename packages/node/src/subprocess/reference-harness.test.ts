@@ -7,7 +7,7 @@ import {
 } from "@antigravity-ts/sdk/wire";
 import { SubprocessTransport } from "./subprocess-transport.js";
 import { isAlive } from "./testing/process-probe.js";
-import { ensureReferenceHarness } from "./testing/reference-harness.js";
+import { ensureReferenceHarness } from "@antigravity-ts/test-kit";
 
 // The real peer: the reference harness built from packages/harness, spawned like localharness.
 let harnessPath = "";

@@ -1,6 +1,6 @@
 import { ErrorCode, SdkError } from "@antigravity-ts/sdk";
 import type { HarnessSource } from "./discover-harness.js";
-import { errorText } from "@antigravity-ts/sdk/internal";
+import { errorText, definedProperties } from "@antigravity-ts/sdk/internal";
 
 /** How to point the SDK at a harness binary when nothing named one. */
 export const HARNESS_PATH_HINT = "set ANTIGRAVITY_HARNESS_PATH or the harnessPath option";
@@ -31,7 +31,7 @@ export function mapSpawnError(cause: unknown, binaryPath: string, source?: Harne
   const hint = pathHint(source);
   const code = errnoCode(cause);
   const reason = errorText(cause);
-  const details = { binaryPath, errno: code, ...(source === undefined ? {} : { source }) };
+  const details = { binaryPath, errno: code, ...definedProperties({ source }) };
   switch (code) {
     case "ENOENT":
       return new SdkError(ErrorCode.Unavailable, `harness binary not found at ${binaryPath}: ${hint}`, { cause, details });

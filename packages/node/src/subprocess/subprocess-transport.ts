@@ -1,7 +1,7 @@
 import { rm } from "node:fs/promises";
 import { release } from "node:os";
 import { ErrorCode, SDK_VERSION, SdkError, type CallOptions, type Channel, type Transport, type WebSocketPeerClose } from "@antigravity-ts/sdk";
-import { linkSignal, throwIfAborted } from "@antigravity-ts/sdk/internal";
+import { linkSignal, throwIfAborted, definedProperties } from "@antigravity-ts/sdk/internal";
 import { InputConfigSchema, create } from "@antigravity-ts/sdk/wire";
 import { connectHarnessSocket } from "../socket/connect-harness-socket.js";
 import { discoverHarnessBinary, type HarnessBinary } from "./discover-harness.js";
@@ -78,9 +78,7 @@ export class SubprocessTransport implements Transport {
   resolveBinary(): HarnessBinary {
     const { harnessPath, env, allowBundledHarness } = this.#options;
     return discoverHarnessBinary({
-      ...(harnessPath === undefined ? {} : { harnessPath }),
-      ...(env === undefined ? {} : { env }),
-      ...(allowBundledHarness === undefined ? {} : { allowBundled: allowBundledHarness }),
+      ...definedProperties({ harnessPath, env, allowBundled: allowBundledHarness }),
     });
   }
 
@@ -144,9 +142,7 @@ export class SubprocessTransport implements Transport {
         : { path: this.#options.saveDir, owned: false };
       harness = await HarnessProcess.spawn(binary, {
         env: { ...process.env, ...userEnv },
-        ...(this.#options.cwd === undefined ? {} : { cwd: this.#options.cwd }),
-        ...(this.#options.stderrTailLines === undefined ? {} : { stderrTailLines: this.#options.stderrTailLines }),
-        ...(this.#options.onStderr === undefined ? {} : { onStderr: this.#options.onStderr }),
+        ...definedProperties({ cwd: this.#options.cwd, stderrTailLines: this.#options.stderrTailLines, onStderr: this.#options.onStderr }),
       });
       const input = create(InputConfigSchema, { storageDirectory: storage.path, clientInfo: this.#clientInfo(), env: { ...userEnv } });
       const handshakeTimeoutMs = this.#options.handshakeTimeoutMs ?? DEFAULT_HANDSHAKE_TIMEOUT_MS;
