@@ -3,7 +3,7 @@ import { ErrorCode, SdkError } from "../errors.js";
 import type { ToolCall, ToolResult } from "../step.js";
 import type { ToolResponseSchema, ToolSchema } from "../wire/index.js";
 import { NO_ARGUMENTS_SCHEMA, validateTool, type Tool, type ToolContext } from "./tool.js";
-import { toolResultValue, type ToolMedia } from "./tool-result-value.js";
+import { toolResultValue, type JsonValue, type ToolMedia } from "./tool-result-value.js";
 import { errorText } from "../error-text.js";
 
 /** A client tool's outcome: the result already converted to JSON, with the media it returned. */
@@ -72,12 +72,17 @@ export class ToolRunner {
     }
     try {
       const { json, media } = toolResultValue(value);
-      return media.length === 0 ? { id: call.id, name: call.name, result: json } : { id: call.id, name: call.name, result: json, media };
+      const result: ClientToolResult = media.length === 0 ? { id: call.id, name: call.name, result: json } : { id: call.id, name: call.name, result: json, media };
+      converted.add(result);
+      return result;
     } catch (error) {
       return { id: call.id, name: call.name, error: `Tool ${call.name} returned a value that is not JSON: ${errorText(error)}` };
     }
   }
 }
+
+/** Results made by {@link ToolRunner.run}: already converted, so {@link toToolResponse} does not walk them again. */
+const converted = new WeakSet<ClientToolResult>();
 
 /**
  * The `toolResponse` for a result (protocol §7, upstream `_send_tool_results`): `errorMessage`
@@ -87,14 +92,18 @@ export class ToolRunner {
  */
 export function toToolResponse(result: ClientToolResult): MessageInitShape<typeof ToolResponseSchema> {
   if (result.error !== undefined) return { id: result.id, errorMessage: result.error };
-  let converted: ReturnType<typeof toolResultValue>;
-  try {
-    converted = toolResultValue(result.result);
-  } catch (error) {
-    return { id: result.id, errorMessage: `Tool ${result.name} returned a value that is not JSON: ${errorText(error)}` };
+  let value: ReturnType<typeof toolResultValue>;
+  if (converted.has(result)) {
+    value = { json: result.result as JsonValue, media: [] }; // ToolRunner.run's own result: JSON already, its media in `media`
+  } else {
+    try {
+      value = toolResultValue(result.result);
+    } catch (error) {
+      return { id: result.id, errorMessage: `Tool ${result.name} returned a value that is not JSON: ${errorText(error)}` };
+    }
   }
-  const { json } = converted;
-  const media = [...(result.media ?? []), ...converted.media];
+  const { json } = value;
+  const media = value.media.length === 0 ? (result.media ?? []) : [...(result.media ?? []), ...value.media];
   const object = typeof json === "object" && json !== null && !Array.isArray(json) ? json : { result: json };
   const response: MessageInitShape<typeof ToolResponseSchema> = { id: result.id, responseJson: JSON.stringify(object) };
   if (media.length > 0) {
