@@ -3,10 +3,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
-import { isStale, rollupBuild } from "../../../scripts/ensure-dist.mjs";
+import { isStale, rollupBuild } from "../../node/scripts/ensure-dist.mjs";
+import { harnessEnv } from "./harness-launcher.js";
 
-/** Root of the repository (this file is packages/node/src/subprocess/testing/). */
-export const REPO_ROOT = fileURLToPath(new URL("../../../../../", import.meta.url));
+/** Root of the repository (this file is packages/test-kit/src/). */
+export const REPO_ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 /** The reference harness entry that `@antigravity-ts/harness`'s bin points to. */
 export const REFERENCE_HARNESS_BIN = join(REPO_ROOT, "packages", "harness", "dist", "bin.js");
 
@@ -41,14 +42,16 @@ export async function ensureReferenceHarness(): Promise<string> {
 }
 
 /**
- * {@link ensureReferenceHarness}, for tests that run it with its offline scripted model: removes
- * the model credentials (`GEMINI_API_KEY`, a provider override) from this process's environment,
- * which the harness inherits.
+ * {@link ensureReferenceHarness}, for tests that run it with its offline scripted model through
+ * the SDK or the CLI, which start it with this process's environment: that environment becomes
+ * the scripted-harness one, {@link harnessEnv}() (model credentials and `ANTIGRAVITY_*` removed,
+ * the scripted provider chosen).
  */
 export async function ensureScriptedReferenceHarness(): Promise<string> {
   const path = await ensureReferenceHarness();
-  delete process.env.GEMINI_API_KEY;
-  delete process.env.ANTIGRAVITY_MODEL_PROVIDER;
+  const env = harnessEnv();
+  for (const key of Object.keys(process.env)) if (!Object.hasOwn(env, key)) delete process.env[key];
+  Object.assign(process.env, env);
   return path;
 }
 
