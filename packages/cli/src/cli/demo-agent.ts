@@ -23,11 +23,11 @@ export interface DemoAgentOptions {
   /** Decides `run_command` calls (the policy's ASK_USER handler). */
   confirmRunCommand: AskUserHandler;
   /** Receives harness stderr lines when `--verbose`. */
-  onStderr?: (line: string) => void;
+  onStderr?: ((line: string) => void) | undefined;
   /** Where the harness keeps its sessions (default: a temporary directory per session). */
   saveDir?: string;
   /** Continue this conversation: its id (created or resumed by the harness) and a store holding its snapshot. */
-  continueConversation?: { conversationId: string; store: ConversationStore };
+  continueConversation?: { conversationId: string; store: ConversationStore } | undefined;
 }
 
 /**
@@ -41,9 +41,7 @@ export function buildDemoAgent(options: DemoAgentOptions): Agent {
     .policies(confirmRunCommand(options.confirmRunCommand), allow("get_weather"))
     .workspaces(resolve(cli.workspace ?? process.cwd()))
     .transport(
-      subprocessTransportFactory({
-        ...definedProperties({ onStderr: options.onStderr, harnessPath: cli.harnessPath, saveDir: options.saveDir }),
-      }),
+      subprocessTransportFactory(definedProperties({ onStderr: options.onStderr, harnessPath: cli.harnessPath, saveDir: options.saveDir })),
     );
   const continued = options.continueConversation;
   if (continued !== undefined) builder = builder.conversationId(continued.conversationId).sessionContinuationMode("createOrResume").conversationStore(continued.store);

@@ -23,7 +23,7 @@ const ALLOWED_COMMAND = "echo hello";
  * running turn; a second Ctrl-C exits. Returns the process exit code.
  */
 export async function runOneShot(cli: CliOptions, out: CliOutput): Promise<number> {
-  const renderer = new TurnRenderer(out, definedProperties({ color: cli.color }));
+  const renderer = new TurnRenderer(out, { color: cli.color });
   const binary = discoverHarnessBinary(definedProperties({ harnessPath: cli.harnessPath }));
   renderer.note(`harness: ${binary.source === "bundled" ? "bundled reference harness" : binary.source} (${binary.path})`, "dim");
   renderer.note(`model:   ${describeModel()}`, "dim");

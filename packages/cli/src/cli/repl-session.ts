@@ -6,7 +6,6 @@ import { createMemoryConversationStore } from "@antigravity-ts/sdk/storage";
 import type { CliOptions } from "./cli-args.js";
 import { copyHarnessStorage, readConversationFile, restoreHarnessStorage, writeConversationFile } from "./conversation-file.js";
 import { buildDemoAgent } from "./demo-agent.js";
-import { definedProperties } from "@antigravity-ts/sdk/internal";
 
 /** Options of {@link ReplSession.start}. */
 export interface ReplSessionOptions {
@@ -112,7 +111,8 @@ function startAgent(options: ReplSessionOptions, saveDir: string, snapshot?: Con
     cli: options.cli,
     confirmRunCommand: options.confirmRunCommand,
     saveDir,
-    ...definedProperties({ continueConversation, onStderr: options.onStderr }),
+    continueConversation,
+    onStderr: options.onStderr,
   });
   return agent.start({ timeoutMs: 60_000 });
 }

@@ -6,7 +6,7 @@ import { ReplSession } from "./repl-session.js";
 import { runTurn } from "./run-turn.js";
 import { isSlashCommand, runSlashCommand, type SlashCommandHost } from "./slash-commands.js";
 import { TurnRenderer } from "./turn-renderer.js";
-import { errorText, definedProperties } from "@antigravity-ts/sdk/internal";
+import { errorText } from "@antigravity-ts/sdk/internal";
 
 /** Words that leave the REPL. */
 const EXIT_WORDS = new Set(["exit", "quit", ".exit"]);
@@ -22,7 +22,7 @@ const PROMPT = "› ";
  * line. Returns the process exit code.
  */
 export async function runRepl(cli: CliOptions, input: NodeJS.ReadableStream & { isTTY?: boolean }, output: NodeJS.WritableStream & { isTTY?: boolean }): Promise<number> {
-  const renderer = new TurnRenderer(output, definedProperties({ color: cli.color }));
+  const renderer = new TurnRenderer(output, { color: cli.color });
   let turn: AbortController | undefined;
   const lines = new ReplInput(input, output, { prompt: PROMPT, onInterrupt: () => interrupt() });
   // Ctrl-C: readline reports it on a terminal, the process gets SIGINT when input is a pipe.

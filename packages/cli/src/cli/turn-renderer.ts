@@ -4,7 +4,7 @@ import { Spinner, type CliOutput } from "./spinner.js";
 /** Options of {@link TurnRenderer}. */
 export interface TurnRendererOptions {
   /** Use ANSI styles (dim thoughts, colored marks). Default: the output is a TTY and `NO_COLOR` is unset. */
-  color?: boolean;
+  color?: boolean | undefined;
 }
 
 type Mode = "none" | "thought" | "text";
