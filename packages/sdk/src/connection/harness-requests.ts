@@ -1,7 +1,7 @@
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import { SdkError } from "../errors.js";
 import type { Question } from "../hooks/hook.js";
-import { canonicalToolCall, parseArguments } from "../mapping/index.js";
+import { canonicalToolCall, parseToolArguments } from "../mapping/index.js";
 import { decidePolicyRequest } from "../policies/policy-config.js";
 import { toToolResponse, type ClientToolResult } from "../tools/tool-runner.js";
 import { SYNTHETIC_STEP_INDEX_BASE, type Step, type ToolCall } from "../step.js";
@@ -70,7 +70,7 @@ export class HarnessRequests {
     if (key !== undefined && this.#inFlight.has(key)) return; // its answer is on the way
     const turn = this.#context.turnForRequest();
     if (key !== undefined && !this.#begin(key)) return;
-    const args = parseArguments(wire.argumentsJson);
+    const args = parseToolArguments(wire.argumentsJson, { nonObject: "empty" });
     // Steps show the canonical spelling (paths normalised, as the harness's own customTool step
     // shows them); the tool gets the arguments as the model wrote them (upstream `handle_tool_call`).
     const call: ToolCall = canonicalToolCall({ id, name: wire.name ?? "", args }, "arguments");

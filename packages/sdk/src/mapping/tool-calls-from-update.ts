@@ -95,11 +95,3 @@ function toolCallOf(update: StepUpdate, stepId: string): RawCall | undefined {
   }
   return undefined;
 }
-
-/**
- * `argumentsJson` as an object; anything that is not a JSON object text gives `{}`.
- * @deprecated the one parser is {@link parseToolArguments}; this name stays only until its last caller (connection/harness-requests.ts) switches.
- */
-export function parseArguments(json: string | undefined): Record<string, unknown> {
-  return parseToolArguments(json, { nonObject: "empty" });
-}
