@@ -65,7 +65,7 @@ export class SessionState {
     this.transcript = new Transcript({
       messages: stored?.transcript ?? [],
       summaries: stored?.summaries ?? [],
-      ...(stored?.firstPrompt === undefined ? {} : { firstPrompt: stored.firstPrompt }),
+      ...definedProperties({ firstPrompt: stored?.firstPrompt }),
     });
     this.usage = stored?.usage ?? emptyUsage();
     this.calls = { modelCalls: stored?.calls?.modelCalls ?? 0, toolCalls: stored?.calls?.toolCalls ?? 0 };

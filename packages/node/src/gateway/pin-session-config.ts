@@ -10,6 +10,7 @@ import {
   type BudgetConfig,
   type HarnessConfig,
 } from "@antigravity-ts/sdk/wire";
+import { definedProperties } from "@antigravity-ts/sdk/internal";
 import type { SessionRules } from "./gateway-session.js";
 import { applyPolicyFloor, describeRule } from "./policy-floor.js";
 
@@ -86,7 +87,7 @@ function pinTools(config: HarnessConfig, rules: SessionRules, notes: string[]): 
     HarnessSideToolsSchema,
     harnessSideTools(granted, {
       runCommand: { maxTimeoutMs, enableDaemonCommands },
-      subagents: { allowedSubagents: sub?.allowedSubagents ?? [], ...(sub?.maxNestingDepth === undefined ? {} : { maxNestingDepth: sub.maxNestingDepth }) },
+      subagents: { allowedSubagents: sub?.allowedSubagents ?? [], ...definedProperties({ maxNestingDepth: sub?.maxNestingDepth }) },
     }),
   );
 }
