@@ -8,6 +8,7 @@ import { discoverHarnessBinary, type HarnessBinary } from "./discover-harness.js
 import { HarnessProcess, describeExit, type HarnessEndpoint, type HarnessExit } from "./harness-process.js";
 import { PrewarmedHarness } from "./prewarmed-harness.js";
 import { createTemporaryStorage, removeStaleTemporaryStorage } from "./temporary-storage.js";
+import { warmHostCheck } from "./warm-host-check.js";
 
 /** What the SDK tells the harness about itself (`InputConfig.client_info`, protocol §3). */
 export interface ClientInfoInit {
@@ -115,6 +116,7 @@ export class SubprocessTransport implements Transport {
     try {
       const started = await this.#start(link.signal);
       started.harness.keepProcessAlive(false);
+      warmHostCheck();
       return new PrewarmedHarness(started.harness, {
         open: (signal) => {
           started.harness.keepProcessAlive(true);
