@@ -116,7 +116,6 @@ export class SubprocessTransport implements Transport {
     try {
       const started = await this.#start(link.signal);
       started.harness.keepProcessAlive(false);
-      warmHostCheck();
       return new PrewarmedHarness(started.harness, {
         open: (signal) => {
           started.harness.keepProcessAlive(true);
@@ -147,6 +146,8 @@ export class SubprocessTransport implements Transport {
         ...definedProperties({ cwd: this.#options.cwd, stderrTailLines: this.#options.stderrTailLines, onStderr: this.#options.onStderr }),
       });
       const input = create(InputConfigSchema, { storageDirectory: storage.path, clientInfo: this.#clientInfo(), env: { ...userEnv } });
+      // While the harness boots: `connect()` and a prewarmed `start()` then open their socket without this cost.
+      warmHostCheck();
       const handshakeTimeoutMs = this.#options.handshakeTimeoutMs ?? DEFAULT_HANDSHAKE_TIMEOUT_MS;
       const handshakeLink = linkSignal({ signal, timeoutMs: handshakeTimeoutMs });
       try {
