@@ -30,11 +30,11 @@ export interface HarnessEndpoint {
 export interface SpawnHarnessOptions {
   /** Full environment of the child (parent environment merged with the agent's env). */
   env: NodeJS.ProcessEnv;
-  cwd?: string;
+  cwd?: string | undefined;
   /** Lines of stderr kept for error messages. Default 100. */
-  stderrTailLines?: number;
+  stderrTailLines?: number | undefined;
   /** Receives every complete stderr line, e.g. to forward harness logs. */
-  onStderr?: (line: string) => void;
+  onStderr?: ((line: string) => void) | undefined;
 }
 
 /** How long to wait for the exit status once the harness closed its stdout. */

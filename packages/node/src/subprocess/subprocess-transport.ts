@@ -143,7 +143,9 @@ export class SubprocessTransport implements Transport {
         : { path: this.#options.saveDir, owned: false };
       harness = await HarnessProcess.spawn(binary, {
         env: { ...process.env, ...userEnv },
-        ...definedProperties({ cwd: this.#options.cwd, stderrTailLines: this.#options.stderrTailLines, onStderr: this.#options.onStderr }),
+        cwd: this.#options.cwd,
+        stderrTailLines: this.#options.stderrTailLines,
+        onStderr: this.#options.onStderr,
       });
       const input = create(InputConfigSchema, { storageDirectory: storage.path, clientInfo: this.#clientInfo(), env: { ...userEnv } });
       // While the harness boots: `connect()` and a prewarmed `start()` then open their socket without this cost.
