@@ -5,6 +5,7 @@ import type { ConfirmTool } from "../connection/harness-connection-options.js";
 import { createHarnessConnection, type HarnessConnection } from "../connection/harness-connection.js";
 import { Conversation } from "../conversation/conversation.js";
 import { ErrorCode, SdkError } from "../errors.js";
+import { definedProperties } from "../defined-properties.js";
 import type { ResumeDecision, ResumedTurn, ResumeTarget } from "./resume.js";
 import { subagentOnlyTools } from "../config/custom-subagents.js";
 import { HookRunner } from "../hooks/hook-runner.js";
@@ -97,11 +98,11 @@ export class Agent<Output = unknown> {
     const ownHarness = o.transport === undefined || (typeof o.transport === "function" && o.transport.startsHarness === true);
     const workspaces = workspacesWith(o.workspaces ?? (ownHarness ? this.#defaults.defaultWorkspaces?.() : undefined), this.#defaults.resolveWorkspace);
     const appDataDir = o.appDataDir ?? (ownHarness ? this.#defaults.defaultAppDataDir?.() : undefined);
-    const config = buildHarnessConfig({ ...o, ...(workspaces === undefined ? {} : { workspaces }), ...(appDataDir === undefined ? {} : { appDataDir }) }, { tools, hooks, policies, subagentTools: subagentTools.map((tool) => tool.name) });
+    const config = buildHarnessConfig({ ...o, ...definedProperties({ workspaces, appDataDir }) }, { tools, hooks, policies, subagentTools: subagentTools.map((tool) => tool.name) });
     assertSafety(o, policies, hooks);
     const transport = this.#transport();
     this.#started = true;
-    const telemetry = o.tracer === undefined ? undefined : new SessionTelemetry(o.tracer, o.traceContext === undefined ? {} : { parentContext: o.traceContext });
+    const telemetry = o.tracer === undefined ? undefined : new SessionTelemetry(o.tracer, definedProperties({ parentContext: o.traceContext }));
     telemetry?.startSession();
     let connection: HarnessConnection;
     let started: StartedAgent<Output> | undefined;
@@ -113,10 +114,7 @@ export class Agent<Output = unknown> {
         hooks,
         policies,
         confirmTool: confirmWith(policies, hooks),
-        ...(o.onProtocolError === undefined ? {} : { onProtocolError: o.onProtocolError }),
-        ...(logger === undefined ? {} : { logger }),
-        ...(telemetry === undefined ? {} : { telemetry }),
-        ...(o.continuationSecret === undefined ? {} : { continuationSecret: o.continuationSecret }),
+        ...definedProperties({ onProtocolError: o.onProtocolError, logger, telemetry, continuationSecret: o.continuationSecret }),
         ...(resume === undefined ? {} : { heldConfirmations: resume.heldConfirmations }),
         // A deferred confirmation ends the turn; the session closes and the harness holds the call (docs/continuations.md).
         onConfirmationDeferred: () => void started?.stop().catch(() => undefined),
@@ -132,7 +130,7 @@ export class Agent<Output = unknown> {
       const history = {
         // A Standard Schema `responseSchema` validates every turn's structured output (docs/tools-hooks-policies.md).
         ...(isStandardSchema(o.responseSchema) ? { structuredOutput: o.responseSchema as StandardSchemaV1<unknown, Output> } : {}),
-        ...(o.maxHistorySize === undefined ? {} : { maxHistorySize: o.maxHistorySize }),
+        ...definedProperties({ maxHistorySize: o.maxHistorySize }),
         ...(logger === undefined ? {} : { onSaveError: (error: SdkError) => logger.warn(`could not save the conversation: ${error.message}`) }),
       };
       // Seed 002: restore what the store holds for this session; save after every turn.
@@ -172,7 +170,7 @@ export class Agent<Output = unknown> {
     const o = this.options;
     return {
       clientInfo: clientInfo(),
-      ...(o.logger === undefined ? {} : { logger: o.logger }),
+      ...definedProperties({ logger: o.logger }),
     };
   }
 }
