@@ -25,7 +25,9 @@ const examples = {
  */
 const external = (id) => id.startsWith("node:") || id.startsWith("#") || /^(@[a-z0-9-]+\/)?[a-z0-9][\w.-]*(\/.*)?$/i.test(id);
 
-const only = process.env.BUILD_ONLY?.split(",").map((s) => s.trim()).filter(Boolean);
+const only = process.env.BUILD_ONLY?.split(",")
+  .map((s) => s.trim())
+  .filter(Boolean);
 const selected = (name) => !only || only.includes(name);
 
 // Start from an empty dist so no stale chunk survives (the no-node check scans every file in dist).
@@ -99,41 +101,47 @@ function bundledEntries(dir, bundled) {
         minifyWhitespace: true,
         minifySyntax: true,
         logLevel: "warning",
-        plugins: [{
-          // ws's optional native add-ons (not dependencies of the harness): a require() that fails at
-          // once instead of a search of every node_modules folder up to the root at start-up.
-          name: "no-optional-addons",
-          setup(build) {
-            build.onResolve({ filter: /^(bufferutil|utf-8-validate)$/ }, ({ path }) => ({ path, namespace: "absent-addon" }));
-            build.onLoad({ filter: /.*/, namespace: "absent-addon" }, ({ path }) => ({ contents: `throw new Error(${JSON.stringify(`${path} is not bundled`)});`, loader: "js" }));
+        plugins: [
+          {
+            // ws's optional native add-ons (not dependencies of the harness): a require() that fails at
+            // once instead of a search of every node_modules folder up to the root at start-up.
+            name: "no-optional-addons",
+            setup(build) {
+              build.onResolve({ filter: /^(bufferutil|utf-8-validate)$/ }, ({ path }) => ({ path, namespace: "absent-addon" }));
+              build.onLoad({ filter: /.*/, namespace: "absent-addon" }, ({ path }) => ({ contents: `throw new Error(${JSON.stringify(`${path} is not bundled`)});`, loader: "js" }));
+            },
           },
-        }, {
-          // ws loads https and tls (for its client) and zlib (for permessage-deflate) when it is
-          // imported; the harness only serves, without compression, so they load on first use
-          // instead of at every start (a lazy require behind a proxy; nothing else changes).
-          name: "lazy-ws-builtins",
-          setup(build) {
-            build.onLoad({ filter: /[\\/]ws[\\/]lib[\\/](websocket|permessage-deflate)\.js$/ }, async ({ path }) => {
-              const { readFile } = await import("node:fs/promises");
-              const code = await readFile(path, "utf8");
-              const contents = code.replace(/^const (https|tls|zlib) = require\('(https|tls|zlib)'\);$/gm, (_, name, module) =>
-                `let ${name}Loaded; const ${name} = new Proxy({}, { get: (_, key) => (${name}Loaded ??= require('${module}'))[key] });`);
-              return { contents, loader: "js" };
-            });
+          {
+            // ws loads https and tls (for its client) and zlib (for permessage-deflate) when it is
+            // imported; the harness only serves, without compression, so they load on first use
+            // instead of at every start (a lazy require behind a proxy; nothing else changes).
+            name: "lazy-ws-builtins",
+            setup(build) {
+              build.onLoad({ filter: /[\\/]ws[\\/]lib[\\/](websocket|permessage-deflate)\.js$/ }, async ({ path }) => {
+                const { readFile } = await import("node:fs/promises");
+                const code = await readFile(path, "utf8");
+                const contents = code.replace(
+                  /^const (https|tls|zlib) = require\('(https|tls|zlib)'\);$/gm,
+                  (_, name, module) => `let ${name}Loaded; const ${name} = new Proxy({}, { get: (_, key) => (${name}Loaded ??= require('${module}'))[key] });`,
+                );
+                return { contents, loader: "js" };
+              });
+            },
           },
-        }, {
-          name: "worker-urls",
-          setup(build) {
-            build.onLoad({ filter: /\/src\/.*\.ts$/ }, async ({ path }) => {
-              const { readFile } = await import("node:fs/promises");
-              const code = await readFile(path, "utf8");
-              if (!workerPattern.test(code)) return undefined;
-              workerPattern.lastIndex = 0;
-              const rewritten = code.replace(workerPattern, (_, quote, relative) => `new URL(${quote}./${relative.slice(relative.lastIndexOf("/") + 1)}.js${quote}, import.meta.url)`);
-              return { contents: rewritten, loader: "ts" };
-            });
+          {
+            name: "worker-urls",
+            setup(build) {
+              build.onLoad({ filter: /\/src\/.*\.ts$/ }, async ({ path }) => {
+                const { readFile } = await import("node:fs/promises");
+                const code = await readFile(path, "utf8");
+                if (!workerPattern.test(code)) return undefined;
+                workerPattern.lastIndex = 0;
+                const rewritten = code.replace(workerPattern, (_, quote, relative) => `new URL(${quote}./${relative.slice(relative.lastIndexOf("/") + 1)}.js${quote}, import.meta.url)`);
+                return { contents: rewritten, loader: "ts" };
+              });
+            },
           },
-        }],
+        ],
       });
     },
   };
@@ -149,7 +157,13 @@ const packageConfigs = Object.entries(packages)
   .filter(([name]) => selected(name))
   .flatMap(([name, { entries, noTypes = [], bundled = [] }]) => {
     const dir = `packages/${name}`;
-    const input = requireEntries(Object.fromEntries(Object.entries(entries).filter(([out]) => !bundled.includes(out)).map(([out, src]) => [out, `${dir}/${src}`])));
+    const input = requireEntries(
+      Object.fromEntries(
+        Object.entries(entries)
+          .filter(([out]) => !bundled.includes(out))
+          .map(([out, src]) => [out, `${dir}/${src}`]),
+      ),
+    );
     const bundledInput = Object.entries(entries).filter(([out]) => bundled.includes(out));
     requireEntries(Object.fromEntries(bundledInput.map(([out, src]) => [out, `${dir}/${src}`])));
     const declarationInput = Object.fromEntries(Object.entries(input).filter(([out]) => !noTypes.includes(out)));
@@ -167,19 +181,19 @@ const packageConfigs = Object.entries(packages)
           sourcemap: true,
           generatedCode: "es2015",
         },
-        plugins: [
-          workerUrls(),
-          esbuild({ target: "es2022", tsconfig: `${dir}/tsconfig.json`, sourceMap: true }),
-          ...(bundledInput.length > 0 ? [bundledEntries(dir, bundledInput)] : []),
-        ],
+        plugins: [workerUrls(), esbuild({ target: "es2022", tsconfig: `${dir}/tsconfig.json`, sourceMap: true }), ...(bundledInput.length > 0 ? [bundledEntries(dir, bundledInput)] : [])],
       },
-      ...(process.env.BUILD_JS_ONLY ? [] : [{
-        input: declarationInput,
-        external,
-        onwarn,
-        output: { dir: `${dir}/dist`, format: "esm", entryFileNames: "[name].d.ts", chunkFileNames: "chunks/[name]-[hash].d.ts" },
-        plugins: [dts({ tsconfig: `${dir}/tsconfig.json` })],
-      }]),
+      ...(process.env.BUILD_JS_ONLY
+        ? []
+        : [
+            {
+              input: declarationInput,
+              external,
+              onwarn,
+              output: { dir: `${dir}/dist`, format: "esm", entryFileNames: "[name].d.ts", chunkFileNames: "chunks/[name]-[hash].d.ts" },
+              plugins: [dts({ tsconfig: `${dir}/tsconfig.json` })],
+            },
+          ]),
     ];
   });
 

@@ -35,9 +35,11 @@ function stepFrames(n) {
     frames = [];
     for (let i = 0; i < n; i++) {
       const text = `${i}: ${TEXT}`;
-      frames.push(frame({
-        stepUpdate: { cascadeId: TRAJECTORY, trajectoryId: TRAJECTORY, stepIndex: i + 1, state: "STATE_DONE", source: "SOURCE_MODEL", target: "TARGET_USER", text, textDelta: text },
-      }));
+      frames.push(
+        frame({
+          stepUpdate: { cascadeId: TRAJECTORY, trajectoryId: TRAJECTORY, stepIndex: i + 1, state: "STATE_DONE", source: "SOURCE_MODEL", target: "TARGET_USER", text, textDelta: text },
+        }),
+      );
     }
     stepCache.set(n, frames);
   }
@@ -81,7 +83,9 @@ async function streamGenerated(socket, n) {
   socket.send(running());
   for (let i = 0; i < n; i++) {
     const text = `${i}: ${TEXT}`;
-    socket.send(frame({ stepUpdate: { cascadeId: TRAJECTORY, trajectoryId: TRAJECTORY, stepIndex: i + 1, state: "STATE_DONE", source: "SOURCE_MODEL", target: "TARGET_USER", text, textDelta: text } }));
+    socket.send(
+      frame({ stepUpdate: { cascadeId: TRAJECTORY, trajectoryId: TRAJECTORY, stepIndex: i + 1, state: "STATE_DONE", source: "SOURCE_MODEL", target: "TARGET_USER", text, textDelta: text } }),
+    );
     if (i % BATCH === BATCH - 1) while (socket.bufferedAmount > 1 << 20) await new Promise((resolve) => setTimeout(resolve, 1));
   }
   socket.send(idle());
@@ -89,7 +93,20 @@ async function streamGenerated(socket, n) {
 
 async function runTools(socket, count, setPending) {
   socket.send(running());
-  socket.send(frame({ stepUpdate: { cascadeId: TRAJECTORY, trajectoryId: TRAJECTORY, stepIndex: 1, state: "STATE_DONE", source: "SOURCE_MODEL", target: "TARGET_USER", text: "calling tools", textDelta: "calling tools" } }));
+  socket.send(
+    frame({
+      stepUpdate: {
+        cascadeId: TRAJECTORY,
+        trajectoryId: TRAJECTORY,
+        stepIndex: 1,
+        state: "STATE_DONE",
+        source: "SOURCE_MODEL",
+        target: "TARGET_USER",
+        text: "calling tools",
+        textDelta: "calling tools",
+      },
+    }),
+  );
   const rtts = [];
   for (let i = 0; i < count; i++) {
     const answered = new Promise((resolve) => setPending(resolve));

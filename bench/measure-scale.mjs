@@ -36,7 +36,13 @@ export async function measureScale({ scaleSessions }) {
   const harness = await startListeningHarness(harnessPath, script, dir);
   const agents = [];
   try {
-    const open = () => Agent.builder().transport(new WebSocketTransport({ url: harness.url, apiKey: harness.apiKey })).workspaces(dir).allowAll().build().start({ timeoutMs: 60_000 });
+    const open = () =>
+      Agent.builder()
+        .transport(new WebSocketTransport({ url: harness.url, apiKey: harness.apiKey }))
+        .workspaces(dir)
+        .allowAll()
+        .build()
+        .start({ timeoutMs: 60_000 });
     // Baseline: one session alone (a warm-up turn first, so the JIT has compiled the paths).
     const single = await open();
     await turnGaps(single);

@@ -21,7 +21,12 @@ const benchEcho = defineTool({
 
 /** The SDK side: a started agent over `WebSocketTransport`. */
 async function sdkClient(server) {
-  const agent = await Agent.builder().transport(new WebSocketTransport({ url: server.url, apiKey: server.apiKey })).tool(benchEcho).allowAll().build().start({ timeoutMs: 30_000 });
+  const agent = await Agent.builder()
+    .transport(new WebSocketTransport({ url: server.url, apiKey: server.apiKey }))
+    .tool(benchEcho)
+    .allowAll()
+    .build()
+    .start({ timeoutMs: 30_000 });
   const conversation = agent.conversation();
   return {
     /** One `stream:N` turn consumed as `conversation.chat()` chunks; returns the text chunks seen. */
@@ -47,17 +52,18 @@ async function bareClient(server) {
   const initialized = new Promise((resolve) => socket.once("message", resolve));
   socket.send(JSON.stringify({ config: {} }));
   await initialized;
-  const turn = (prompt, onEvent) => new Promise((resolve) => {
-    const onMessage = (data) => {
-      const event = JSON.parse(data.toString());
-      if (event.trajectoryStateUpdate?.state === "STATE_FULLY_IDLE") {
-        socket.off("message", onMessage);
-        resolve();
-      } else onEvent(event);
-    };
-    socket.on("message", onMessage);
-    socket.send(JSON.stringify({ userInput: { parts: [{ text: prompt }] } }));
-  });
+  const turn = (prompt, onEvent) =>
+    new Promise((resolve) => {
+      const onMessage = (data) => {
+        const event = JSON.parse(data.toString());
+        if (event.trajectoryStateUpdate?.state === "STATE_FULLY_IDLE") {
+          socket.off("message", onMessage);
+          resolve();
+        } else onEvent(event);
+      };
+      socket.on("message", onMessage);
+      socket.send(JSON.stringify({ userInput: { parts: [{ text: prompt }] } }));
+    });
   return {
     async stream(steps) {
       let frames = 0;

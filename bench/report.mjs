@@ -40,16 +40,51 @@ function rows(r) {
   const trimBase = r.trim.results[0];
   return [
     ["Metric", "SDK", "Baseline", "SDK / baseline"],
-    [`Throughput, steps/s (${n(r.settings.steps)} steps per turn, median of ${r.settings.runs}); baseline: bare \`ws\` + \`JSON.parse\``, n(r.sdk.stepsPerSecond), n(r.baseline.stepsPerSecond), ratio(r.sdk.stepsPerSecond, r.baseline.stepsPerSecond)],
-    [`Client-tool round trip, median (${n(r.settings.toolCalls)} calls); baseline: bare \`ws\` echo`, `${n(r.sdkTools.medianMs, 3)} ms`, `${n(r.baselineTools.medianMs, 3)} ms`, ratio(r.sdkTools.medianMs, r.baselineTools.medianMs)],
+    [
+      `Throughput, steps/s (${n(r.settings.steps)} steps per turn, median of ${r.settings.runs}); baseline: bare \`ws\` + \`JSON.parse\``,
+      n(r.sdk.stepsPerSecond),
+      n(r.baseline.stepsPerSecond),
+      ratio(r.sdk.stepsPerSecond, r.baseline.stepsPerSecond),
+    ],
+    [
+      `Client-tool round trip, median (${n(r.settings.toolCalls)} calls); baseline: bare \`ws\` echo`,
+      `${n(r.sdkTools.medianMs, 3)} ms`,
+      `${n(r.baselineTools.medianMs, 3)} ms`,
+      ratio(r.sdkTools.medianMs, r.baselineTools.medianMs),
+    ],
     ["Client-tool round trip, p99", `${n(r.sdkTools.p99Ms, 3)} ms`, `${n(r.baselineTools.p99Ms, 3)} ms`, ratio(r.sdkTools.p99Ms, r.baselineTools.p99Ms)],
-    [`Start-to-ready: spawn → handshake → WebSocket open (median of ${s.runs}); baseline: spawn \`node -e 0\` → exit`, `${n(s.connectMedianMs, 1)} ms`, `${n(s.bareNodeMedianMs, 1)} ms`, ratio(s.connectMedianMs, s.bareNodeMedianMs)],
-    [`Start-to-ready: spawn → init response, \`Agent.start()\` (median of ${s.runs}); baseline: spawn \`node -e 0\` → exit`, `${n(s.readyMedianMs, 1)} ms`, `${n(s.bareNodeMedianMs, 1)} ms`, ratio(s.readyMedianMs, s.bareNodeMedianMs)],
-    [`Start-to-ready after \`prewarmHarness()\`: \`Agent.start()\` → init response (median of ${s.runs}); baseline: \`Agent.start()\` without prewarm`, `${n(s.prewarmedMedianMs, 1)} ms`, `${n(s.readyMedianMs, 1)} ms`, ratio(s.prewarmedMedianMs, s.readyMedianMs)],
+    [
+      `Start-to-ready: spawn → handshake → WebSocket open (median of ${s.runs}); baseline: spawn \`node -e 0\` → exit`,
+      `${n(s.connectMedianMs, 1)} ms`,
+      `${n(s.bareNodeMedianMs, 1)} ms`,
+      ratio(s.connectMedianMs, s.bareNodeMedianMs),
+    ],
+    [
+      `Start-to-ready: spawn → init response, \`Agent.start()\` (median of ${s.runs}); baseline: spawn \`node -e 0\` → exit`,
+      `${n(s.readyMedianMs, 1)} ms`,
+      `${n(s.bareNodeMedianMs, 1)} ms`,
+      ratio(s.readyMedianMs, s.bareNodeMedianMs),
+    ],
+    [
+      `Start-to-ready after \`prewarmHarness()\`: \`Agent.start()\` → init response (median of ${s.runs}); baseline: \`Agent.start()\` without prewarm`,
+      `${n(s.prewarmedMedianMs, 1)} ms`,
+      `${n(s.readyMedianMs, 1)} ms`,
+      ratio(s.prewarmedMedianMs, s.readyMedianMs),
+    ],
     [`Heap per retained step (${n(r.heap.steps)}-step history)`, `${n(r.heap.bytesPerStep)} B`, "—", "—"],
     ...cancelRows(r.cancel),
-    [`Scale: chunk lateness with ${n(r.scale.sessions)} concurrent sessions on one listening harness, p50; p99; baseline: one session`, `${n(r.scale.concurrent.p50Ms, 2)} ms; ${n(r.scale.concurrent.p99Ms, 2)} ms`, `${n(r.scale.single.p50Ms, 2)} ms; ${n(r.scale.single.p99Ms, 2)} ms`, `p99 ${ratio(Math.max(r.scale.concurrent.p99Ms, 0.001), Math.max(r.scale.single.p99Ms, 0.001))}`],
-    [`Scale: memory per idle session (${n(r.scale.sessions)} sessions): harness RSS; client heap`, `${n(r.scale.harnessBytesPerSession / 1024, 1)} KiB; ${n(r.scale.clientBytesPerSession / 1024, 1)} KiB`, "—", "—"],
+    [
+      `Scale: chunk lateness with ${n(r.scale.sessions)} concurrent sessions on one listening harness, p50; p99; baseline: one session`,
+      `${n(r.scale.concurrent.p50Ms, 2)} ms; ${n(r.scale.concurrent.p99Ms, 2)} ms`,
+      `${n(r.scale.single.p50Ms, 2)} ms; ${n(r.scale.single.p99Ms, 2)} ms`,
+      `p99 ${ratio(Math.max(r.scale.concurrent.p99Ms, 0.001), Math.max(r.scale.single.p99Ms, 0.001))}`,
+    ],
+    [
+      `Scale: memory per idle session (${n(r.scale.sessions)} sessions): harness RSS; client heap`,
+      `${n(r.scale.harnessBytesPerSession / 1024, 1)} KiB; ${n(r.scale.clientBytesPerSession / 1024, 1)} KiB`,
+      "—",
+      "—",
+    ],
     ...r.trim.results.map((t) => [
       `Trimming: time per step, ${n(t.steps)}-step turn, history kept at ${n(r.trim.historySize)} steps; baseline: the ${n(trimBase.steps)}-step turn`,
       `${n(t.microsPerStep, 2)} µs`,
@@ -62,11 +97,7 @@ function rows(r) {
 /** The markdown table of `results` (header, alignment row, rows). */
 export function renderMarkdownTable(results) {
   const table = rows(results);
-  return [
-    `| ${table[0].join(" | ")} |`,
-    `|${table[0].map((_, i) => (i === 0 ? "---" : "---:")).join("|")}|`,
-    ...table.slice(1).map(markdownRow),
-  ].join("\n");
+  return [`| ${table[0].join(" | ")} |`, `|${table[0].map((_, i) => (i === 0 ? "---" : "---:")).join("|")}|`, ...table.slice(1).map(markdownRow)].join("\n");
 }
 
 /** The line saying where and when `results` were measured, and how busy the machine was. */

@@ -61,7 +61,9 @@ if (only !== undefined) {
       log(`tool round trips: ${settings.toolCalls} calls each`);
       const { sdk, baseline } = await measureToolRoundTrips(server, settings);
       const ms = (value) => value.toFixed(3);
-      process.stdout.write(`round trip  median sdk ${ms(sdk.medianMs)} ms  bare ${ms(baseline.medianMs)} ms  ×${(sdk.medianMs / baseline.medianMs).toFixed(2)}  p99 sdk ${ms(sdk.p99Ms)} ms  bare ${ms(baseline.p99Ms)} ms  ×${(sdk.p99Ms / baseline.p99Ms).toFixed(2)}\n`);
+      process.stdout.write(
+        `round trip  median sdk ${ms(sdk.medianMs)} ms  bare ${ms(baseline.medianMs)} ms  ×${(sdk.medianMs / baseline.medianMs).toFixed(2)}  p99 sdk ${ms(sdk.p99Ms)} ms  bare ${ms(baseline.p99Ms)} ms  ×${(sdk.p99Ms / baseline.p99Ms).toFixed(2)}\n`,
+      );
     }
   } finally {
     server.stop();

@@ -19,5 +19,8 @@ export interface BrowserBundle {
   /** Imports left in the output (should be none). */
   imports: string[];
 }
-export declare function bundleForBrowser(entry: string | { contents: string } | { file: string }, options?: { runtime?: "browser" | "workerd"; minify?: boolean; fromSource?: boolean }): Promise<BrowserBundle>;
+export declare function bundleForBrowser(
+  entry: string | { contents: string } | { file: string },
+  options?: { runtime?: "browser" | "workerd"; minify?: boolean; fromSource?: boolean },
+): Promise<BrowserBundle>;
 export declare function forbiddenReach(bundle: Pick<BrowserBundle, "inputs" | "imports">): string[];

@@ -33,9 +33,7 @@ export const runtimeConditions = {
 export async function bundleForBrowser(entry, { runtime = "browser", minify = true, fromSource = false } = {}) {
   const input = typeof entry === "string" ? { contents: entry } : entry;
   const result = await build({
-    ...(input.file !== undefined
-      ? { entryPoints: [input.file] }
-      : { stdin: { contents: input.contents, resolveDir: repoRoot, sourcefile: "entry.mjs", loader: "js" } }),
+    ...(input.file !== undefined ? { entryPoints: [input.file] } : { stdin: { contents: input.contents, resolveDir: repoRoot, sourcefile: "entry.mjs", loader: "js" } }),
     outdir: "out",
     bundle: true,
     splitting: true,

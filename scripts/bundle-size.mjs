@@ -111,7 +111,7 @@ if (write) {
     "# Bundle size",
     "",
     "What a browser or a Cloudflare Worker downloads for each entry point, bundled from the built",
-    "packages with esbuild (`platform: \"browser\"`, minified, code-split, the runtime's export",
+    'packages with esbuild (`platform: "browser"`, minified, code-split, the runtime\'s export',
     "conditions) and compressed with gzip level 9, each chunk on its own. *minified* and *gzipped* are",
     "the start-up download: the entry chunk and the chunks it imports statically. *lazy chunks* load",
     "only through a dynamic `import()`: the SDK's full frame decoder (generated schema, protobuf-es",

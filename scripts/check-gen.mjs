@@ -50,7 +50,11 @@ function listFiles(dir) {
   if (!existsSync(dir)) return [];
   return readdirSync(dir, { recursive: true, withFileTypes: true })
     .filter((entry) => entry.isFile())
-    .map((entry) => relative(dir, join(entry.parentPath ?? entry.path, entry.name)).split("\\").join("/"))
+    .map((entry) =>
+      relative(dir, join(entry.parentPath ?? entry.path, entry.name))
+        .split("\\")
+        .join("/"),
+    )
     .sort();
 }
 

@@ -155,8 +155,7 @@ export function scanSource(source, options = {}) {
     const prev2 = tokens[k - 2];
     if (token.kind === "string" || token.kind === "template") {
       const isSpecifier =
-        (prev?.kind === "ident" && (prev.value === "from" || prev.value === "import")) ||
-        (prev?.value === "(" && prev2?.kind === "ident" && (prev2.value === "import" || prev2.value === "require"));
+        (prev?.kind === "ident" && (prev.value === "from" || prev.value === "import")) || (prev?.value === "(" && prev2?.kind === "ident" && (prev2.value === "import" || prev2.value === "require"));
       if (isSpecifier && isNodeBuiltin(token.value)) report(token, `imports the Node built-in "${token.value}"`);
       continue;
     }

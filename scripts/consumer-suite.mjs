@@ -77,11 +77,11 @@ async function consumerCases() {
   const tsc = (project) => runCommand(process.execPath, [join(consumer, "node_modules/typescript/bin/tsc"), "-p", project, "--pretty", "false"], { cwd: consumer, env: consumerEnv });
 
   await check("Package metadata: license, homepage, repository, bugs, keywords, engines, README and LICENSE in each package", () => metadata());
-  await check("ESM: import { Agent, defineTool } from \"@antigravity-ts/node\", a turn with a client tool on the bundled harness", async () => {
+  await check('ESM: import { Agent, defineTool } from "@antigravity-ts/node", a turn with a client tool on the bundled harness', async () => {
     const run = await expectSuccess(node("esm-chat.mjs"), "node esm-chat.mjs");
     return { detail: lastLine(run.output) };
   });
-  await check("CommonJS: require(\"@antigravity-ts/sdk\") and require(\"@antigravity-ts/node\")", async () => {
+  await check('CommonJS: require("@antigravity-ts/sdk") and require("@antigravity-ts/node")', async () => {
     const run = await expectSuccess(node("cjs-require.cjs"), "node cjs-require.cjs");
     return { detail: lastLine(run.output) };
   });
@@ -130,7 +130,7 @@ async function metadata() {
 async function quickStart() {
   const [npm, ...npmArgs] = npmCommand();
   const run = await expectSuccess(runCommand(npm, [...npmArgs, "exec", "--offline", "--", "antigravity"], { cwd: consumer, env: consumerEnv, timeoutMs: 120_000 }), "npx antigravity");
-  const expected = ["harness: bundled reference harness", "get_weather({\"city\":\"Tokyo\"})", "policy: run_command `echo hello` → allowed", "tokens: this turn"];
+  const expected = ["harness: bundled reference harness", 'get_weather({"city":"Tokyo"})', "policy: run_command `echo hello` → allowed", "tokens: this turn"];
   const missing = expected.filter((text) => !run.output.includes(text));
   if (missing.length > 0) throw new Error(`the quick start's output lacks ${missing.map((text) => JSON.stringify(text)).join(", ")}:\n${run.output}`);
   return { detail: lastLine(run.output) };
@@ -163,7 +163,10 @@ async function denoChat() {
   const apiKey = `consumer-${Math.random().toString(36).slice(2)}${Date.now()}`;
   writeFileSync(keyFile, apiKey, { mode: 0o600 });
   const harnessBin = realpathSync(join(consumer, "node_modules/.bin/antigravity-harness"));
-  const harness = await startListeningHarness(harnessBin, { cwd: consumer, env: { ...consumerEnv, ANTIGRAVITY_API_KEY: apiKey, ANTIGRAVITY_MODEL_PROVIDER: "scripted", ANTIGRAVITY_SCRIPT: join(consumer, "script.json") } });
+  const harness = await startListeningHarness(harnessBin, {
+    cwd: consumer,
+    env: { ...consumerEnv, ANTIGRAVITY_API_KEY: apiKey, ANTIGRAVITY_MODEL_PROVIDER: "scripted", ANTIGRAVITY_SCRIPT: join(consumer, "script.json") },
+  });
   try {
     const deno = join(root, "node_modules/deno/bin.cjs");
     const args = ["run", "--no-lock", "--allow-net=127.0.0.1", `--allow-read=${consumer}`, "deno/chat.ts", harness.url, keyFile];
@@ -198,7 +201,7 @@ async function check(name, body) {
 
 async function expectSuccess(running, label) {
   const run = await running;
-  if (run.code !== 0) throw new Error(`${label} failed (${run.timedOut ? "timed out" : run.signal ?? `exit ${run.code}`}):\n${run.output}`);
+  if (run.code !== 0) throw new Error(`${label} failed (${run.timedOut ? "timed out" : (run.signal ?? `exit ${run.code}`)}):\n${run.output}`);
   return run;
 }
 
@@ -220,5 +223,8 @@ function lastJson(text) {
 }
 
 function indent(text) {
-  return text.split("\n").map((line) => `    ${line}`).join("\n");
+  return text
+    .split("\n")
+    .map((line) => `    ${line}`)
+    .join("\n");
 }

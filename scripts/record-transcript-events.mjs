@@ -32,7 +32,12 @@ const turns = [
 ];
 
 let allow = true;
-const agent = await Agent.builder().tool(readPage).workspaces(root).confirmRunCommand(async () => allow).build().start();
+const agent = await Agent.builder()
+  .tool(readPage)
+  .workspaces(root)
+  .confirmRunCommand(async () => allow)
+  .build()
+  .start();
 const conversation = agent.conversation();
 const recorded = {};
 for (const turn of turns) {

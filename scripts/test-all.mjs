@@ -26,6 +26,7 @@ const sections = [
     skip: () => (existsSync(join(root, "scripts/check-gen.mjs")) ? false : "scripts/check-gen.mjs not present"),
     argv: [node, "scripts/check-gen.mjs"],
   },
+  { name: "lint", title: "Format and lint (Biome: scripts/biome.mjs ci .)", argv: [node, "scripts/biome.mjs", "ci", "."] },
   { name: "typecheck", title: "Typecheck (tsc -b tsconfig.json)", argv: [node, bin("typescript", "bin/tsc"), "-b", "tsconfig.json"] },
   { name: "build", title: "Build (rollup -c rollup.config.mjs)", argv: [node, bin("rollup", "dist/bin/rollup"), "-c", "rollup.config.mjs"] },
   vitestSection("unit", "Unit and Node end-to-end tests (vitest, sources)", "vitest.config.ts"),

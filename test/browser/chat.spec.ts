@@ -153,7 +153,7 @@ test.describe("browser chat through the harness gateway", () => {
       const answer = page.locator("li.turn.agent .bubble.text").last();
       await expect(answer).toContainText("run_command returned");
       // The command line is in the request, but its output never appears: nothing ran.
-      await expect(answer).not.toContainText("returned {\"stdout\"");
+      await expect(answer).not.toContainText('returned {"stdout"');
       await expect(answer).toContainText(/denied|refused|not allowed/i);
       await expect(page.locator("#error")).toBeHidden();
     });
@@ -180,7 +180,8 @@ test.describe("browser chat through the harness gateway", () => {
       const socket = new WebSocket(url.href);
       const frames: string[] = [];
       socket.onmessage = (event) => frames.push(String(event.data));
-      socket.onopen = () => socket.send(JSON.stringify({ config: { workspaces: [{ filesystemWorkspace: { directory: "/" } }], policyConfig: { workspaceContainment: "WORKSPACE_CONTAINMENT_DISABLED" } } }));
+      socket.onopen = () =>
+        socket.send(JSON.stringify({ config: { workspaces: [{ filesystemWorkspace: { directory: "/" } }], policyConfig: { workspaceContainment: "WORKSPACE_CONTAINMENT_DISABLED" } } }));
       const close = await new Promise<CloseEvent>((resolve) => (socket.onclose = resolve));
       return { code: close.code, reason: close.reason, frames };
     });

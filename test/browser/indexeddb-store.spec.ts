@@ -54,7 +54,9 @@ test.describe("IndexedDB conversation store in Chromium", () => {
     await openStorePage(page);
     const result = await run<{ loaded: unknown; warnings: string[]; kept: { conversationId: string; value: unknown }[] }>(page, "movedAside");
     expect(result.loaded).toBeNull();
-    expect(result.warnings).toEqual([expect.stringMatching(/is unusable: invalid conversation snapshot: format: .+ It was moved to IndexedDB moved\/movedAside key 1; the conversation starts empty\.$/)]);
+    expect(result.warnings).toEqual([
+      expect.stringMatching(/is unusable: invalid conversation snapshot: format: .+ It was moved to IndexedDB moved\/movedAside key 1; the conversation starts empty\.$/),
+    ]);
     expect(result.kept).toEqual([{ conversationId: "browser-0123456789abcdef0123456789abcdef", movedAt: expect.any(String), value: { not: "a snapshot", list: [1, 2, 3] } }]);
   });
 

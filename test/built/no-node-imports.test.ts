@@ -33,9 +33,7 @@ async function importsReachedFrom(entries: string[]): Promise<Array<{ from: stri
     metafile: true,
     logLevel: "silent",
   });
-  return Object.entries(result.metafile.inputs).flatMap(([from, input]) =>
-    input.imports.filter((i) => i.external === true).map((i) => ({ from, specifier: i.path })),
-  );
+  return Object.entries(result.metafile.inputs).flatMap(([from, input]) => input.imports.filter((i) => i.external === true).map((i) => ({ from, specifier: i.path })));
 }
 
 describe("built @antigravity-ts/sdk stays runtime-neutral", () => {

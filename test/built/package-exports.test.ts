@@ -21,8 +21,7 @@ function readPackage(name: string): PackageJson {
 }
 
 /** STYLE.md order: "antigravity-source" (dev/tests) first, then types, runtime conditions, node, default last. */
-const conditionRank = (condition: string): number =>
-  ({ "antigravity-source": 0, types: 1, workerd: 2, deno: 2, browser: 2, node: 3, import: 4, default: 5 })[condition] ?? -1;
+const conditionRank = (condition: string): number => ({ "antigravity-source": 0, types: 1, workerd: 2, deno: 2, browser: 2, node: 3, import: 4, default: 5 })[condition] ?? -1;
 
 describe.each(packages)("packages/%s/package.json", (name) => {
   const pkg = readPackage(name);
@@ -44,11 +43,7 @@ describe.each(packages)("packages/%s/package.json", (name) => {
   });
 
   it("points every export and bin at a file the build produced", () => {
-    const targets = [
-      ...maps.flatMap(([, conditions]) => Object.values(conditions)),
-      ...Object.values(pkg.exports).filter((v): v is string => typeof v === "string"),
-      ...Object.values(pkg.bin ?? {}),
-    ];
+    const targets = [...maps.flatMap(([, conditions]) => Object.values(conditions)), ...Object.values(pkg.exports).filter((v): v is string => typeof v === "string"), ...Object.values(pkg.bin ?? {})];
     const missing = targets.filter((t) => !existsSync(join(root, "packages", name, t)));
     expect(missing).toEqual([]);
   });

@@ -7,5 +7,8 @@ for (const name of ["Agent", "WebSocketTransport", "defineTool", "SdkError"]) as
 for (const name of ["Agent", "SubprocessTransport", "createHarnessGateway", "defineTool"]) assert.equal(typeof node[name], "function", `node.${name}`);
 // One SdkError class across both entry points, and a typed error for bad input.
 assert.equal(node.SdkError, sdk.SdkError);
-assert.throws(() => sdk.defineTool({ name: "not a name", description: "", call: () => 1 }), (error) => error instanceof node.SdkError && error.code === "InvalidArgument");
+assert.throws(
+  () => sdk.defineTool({ name: "not a name", description: "", call: () => 1 }),
+  (error) => error instanceof node.SdkError && error.code === "InvalidArgument",
+);
 console.log(JSON.stringify({ sdkExports: Object.keys(sdk).length, nodeExports: Object.keys(node).length }));

@@ -66,10 +66,13 @@ Deno.test("a wrong key is refused with PermissionDenied", async () => {
     const builder = Agent.builder()
       .transport(new WebSocketTransport({ url: harness.url, apiKey: "not-the-key", WebSocket: DenoWebSocket }))
       .confirmRunCommand();
-    const error = await builder.build().start({ timeoutMs: 15_000 }).then(
-      () => assert.fail("start() succeeded with a wrong key"),
-      (e: unknown) => e,
-    );
+    const error = await builder
+      .build()
+      .start({ timeoutMs: 15_000 })
+      .then(
+        () => assert.fail("start() succeeded with a wrong key"),
+        (e: unknown) => e,
+      );
     assert.ok(error instanceof SdkError, `not an SdkError: ${error}`);
     assert.equal(error.code, ErrorCode.PermissionDenied, error.message);
   } finally {
@@ -85,13 +88,19 @@ Deno.test("a harness that is gone is Unavailable", async () => {
     .confirmRunCommand()
     .build()
     .start({ timeoutMs: 15_000 })
-    .then(() => assert.fail("start() succeeded without a harness"), (e: unknown) => e);
+    .then(
+      () => assert.fail("start() succeeded without a harness"),
+      (e: unknown) => e,
+    );
   assert.ok(error instanceof SdkError);
   assert.equal(error.code, ErrorCode.Unavailable, error.message);
 });
 
 Deno.test("@antigravity-ts/node refuses to load outside Node, saying what to use instead", async () => {
-  const error = await import("@antigravity-ts/node").then(() => assert.fail("imported"), (e: unknown) => e);
+  const error = await import("@antigravity-ts/node").then(
+    () => assert.fail("imported"),
+    (e: unknown) => e,
+  );
   assert.ok(error instanceof Error);
   assert.match(error.message, /only runs on Node\.js/);
   assert.match(error.message, /WebSocketTransport/);

@@ -61,7 +61,12 @@ const scenarios: Record<string, (storage: Storage, warnings: ConversationStoreWa
           } satisfies DurableObjectKeyValue),
         ),
     };
-    const error = await createDurableObjectConversationStore(failing).save(sampleSnapshot(ID, { turns: 9, padding: 200_000 })).then(() => undefined, (e: Error) => `${e.name}: ${e.message}`);
+    const error = await createDurableObjectConversationStore(failing)
+      .save(sampleSnapshot(ID, { turns: 9, padding: 200_000 }))
+      .then(
+        () => undefined,
+        (e: Error) => `${e.name}: ${e.message}`,
+      );
     return { error, turnCount: (await store.load(ID))?.turnCount, sameKeys: JSON.stringify(await keys(storage)) === JSON.stringify(before) };
   },
   /** A manifest whose chunk is gone, and a manifest that is not one: both moved aside. */

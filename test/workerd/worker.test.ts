@@ -104,7 +104,10 @@ describe("the example Worker in workerd", () => {
     expect(events.filter((e) => e.event === "toolCall").map((e) => (e.data as { toolCall: { name: string } }).toolCall.name)).toContain("worker_info");
     expect(events.filter((e) => e.event === "toolResult").map((e) => (e.data as { toolCall: { name: string } }).toolCall.name)).toContain("worker_info");
     expect(kinds.at(-1)).toBe("turnComplete");
-    const text = events.filter((e) => e.event === "text").map((e) => (e.data as { text: string }).text).join("");
+    const text = events
+      .filter((e) => e.event === "text")
+      .map((e) => (e.data as { text: string }).text)
+      .join("");
     expect(text).toContain("Cloudflare-Workers");
     expect((events.at(-1)?.data as { usage: { totalTokenCount: number } }).usage.totalTokenCount).toBeGreaterThan(0);
   });

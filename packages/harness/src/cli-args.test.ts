@@ -32,7 +32,9 @@ describe("parseCliArgs", () => {
   });
 
   it("takes the key from a file, and the memory limits", () => {
-    expect(parseCliArgs(["--listen", "1.2.3.4:5", "--api-key-file", "/k", "--keep-ended-sessions", "3", "--ended-session-ttl=60", "--max-frame-bytes", "0"], { ANTIGRAVITY_API_KEY: "ignored" })).toEqual({
+    expect(
+      parseCliArgs(["--listen", "1.2.3.4:5", "--api-key-file", "/k", "--keep-ended-sessions", "3", "--ended-session-ttl=60", "--max-frame-bytes", "0"], { ANTIGRAVITY_API_KEY: "ignored" }),
+    ).toEqual({
       mode: "listen",
       host: "1.2.3.4",
       port: 5,

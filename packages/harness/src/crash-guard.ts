@@ -28,19 +28,21 @@ export function runOnBehalfOf<T>(owner: FaultOwner, action: () => T): T {
  * the handlers.
  */
 export function installCrashGuard(log: Logger): () => void {
-  const handler = (kind: string) => (error: unknown): void => {
-    const owner = owners.getStore();
-    if (owner === undefined) {
-      log.error(`${kind} outside any session (the harness keeps running): ${describe(error)}`);
-      return;
-    }
-    log.error(`${kind} in ${owner.description}; closing that session: ${describe(error)}`);
-    try {
-      owner.fault(error);
-    } catch (secondary) {
-      log.error(`could not close ${owner.description} after the fault: ${describe(secondary)}`);
-    }
-  };
+  const handler =
+    (kind: string) =>
+    (error: unknown): void => {
+      const owner = owners.getStore();
+      if (owner === undefined) {
+        log.error(`${kind} outside any session (the harness keeps running): ${describe(error)}`);
+        return;
+      }
+      log.error(`${kind} in ${owner.description}; closing that session: ${describe(error)}`);
+      try {
+        owner.fault(error);
+      } catch (secondary) {
+        log.error(`could not close ${owner.description} after the fault: ${describe(secondary)}`);
+      }
+    };
   const onUncaught = handler("uncaught exception");
   const onRejection = handler("unhandled rejection");
   const ignore = (): void => {};

@@ -39,7 +39,10 @@ export function detachSecrets(): DetachedEnvironment {
 function wipeEnvironmentBlock(names: ReadonlySet<string>): void {
   const stat = readFileSync("/proc/self/stat", "utf8");
   // Fields after the command name, which sits in parentheses and may contain spaces; field 3 is first.
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).trim().split(" ");
+  const fields = stat
+    .slice(stat.lastIndexOf(")") + 2)
+    .trim()
+    .split(" ");
   const start = Number(fields[50 - 3]);
   const end = Number(fields[51 - 3]);
   if (!(Number.isSafeInteger(start) && Number.isSafeInteger(end) && end > start)) throw new Error("no environment bounds in /proc/self/stat");
@@ -47,7 +50,7 @@ function wipeEnvironmentBlock(names: ReadonlySet<string>): void {
   try {
     const block = Buffer.alloc(end - start);
     if (readSync(fd, block, 0, block.length, start) !== block.length) throw new Error("short read of the environment block");
-    for (let entry = 0; entry < block.length;) {
+    for (let entry = 0; entry < block.length; ) {
       const terminator = block.indexOf(0, entry);
       const stop = terminator === -1 ? block.length : terminator;
       const equals = block.indexOf(0x3d, entry);

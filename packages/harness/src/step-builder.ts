@@ -28,7 +28,10 @@ export class StepLedger {
   #next = 0;
 
   /** `cascadeId` is also the main trajectory id (§6.2: `cascadeId == trajectoryId` on the main trajectory). */
-  constructor(readonly cascadeId: string, history: readonly StepUpdate[] = []) {
+  constructor(
+    readonly cascadeId: string,
+    history: readonly StepUpdate[] = [],
+  ) {
     for (const step of history) {
       const index = step.stepIndex ?? 0;
       this.#history.set(index, step);

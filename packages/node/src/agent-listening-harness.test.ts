@@ -38,7 +38,15 @@ describe("Node Agent and ANTIGRAVITY_HARNESS_HOST/PORT", () => {
   it("a harness path given to the transport factory still wins over the environment", async () => {
     process.env["ANTIGRAVITY_HARNESS_PORT"] = "9"; // nothing listens there
     const missing = "/nonexistent/antigravity-dx/localharness";
-    const error = await Agent.builder().transport(subprocessTransportFactory({ harnessPath: missing })).allowAll().build().start({ timeoutMs: 20_000 }).then(() => undefined, (e: unknown) => e);
+    const error = await Agent.builder()
+      .transport(subprocessTransportFactory({ harnessPath: missing }))
+      .allowAll()
+      .build()
+      .start({ timeoutMs: 20_000 })
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
     expect(String((error as Error).message)).toContain(`harness binary not found at ${missing}`);
   }, 60_000);
 });

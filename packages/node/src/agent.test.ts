@@ -40,7 +40,10 @@ describe("Node Agent", () => {
           if (!killed) process.kill(channel?.pid ?? -1, "SIGKILL");
           killed = true;
         }
-      })().then(() => undefined, (e: unknown) => e);
+      })().then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       expect(error).toBeInstanceOf(SdkError);
       expect((error as SdkError).code).toBe(ErrorCode.HarnessCrashed);
       expect((error as SdkError).message).toContain("was killed by SIGKILL");
@@ -51,7 +54,15 @@ describe("Node Agent", () => {
   });
 
   it("reports a missing harness binary from start() and leaves nothing running", async () => {
-    const error = await Agent.builder().transport(subprocessTransportFactory({ harnessPath: "/nonexistent/localharness" })).allowAll().build().start().then(() => undefined, (e: unknown) => e);
+    const error = await Agent.builder()
+      .transport(subprocessTransportFactory({ harnessPath: "/nonexistent/localharness" }))
+      .allowAll()
+      .build()
+      .start()
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
     expect(error).toBeInstanceOf(SdkError);
     expect((error as SdkError).code).toBe(ErrorCode.Unavailable);
     expect((error as SdkError).message).toContain("harness binary not found at /nonexistent/localharness");
@@ -63,7 +74,14 @@ describe("Node Agent", () => {
     const refuse = (): never => {
       throw new SdkError(ErrorCode.FailedPrecondition, "the builder's own default transport ran");
     };
-    const error = await CoreAgent.builder({ defaultTransport: refuse }).allowAll().build().start().then(() => undefined, (e: unknown) => e);
+    const error = await CoreAgent.builder({ defaultTransport: refuse })
+      .allowAll()
+      .build()
+      .start()
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
     expect((error as SdkError).message).toContain("the builder's own default transport ran");
     expect(liveChildCount()).toBe(0);
   });

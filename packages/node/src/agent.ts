@@ -1,12 +1,5 @@
 import { release } from "node:os";
-import {
-  type CallOptions,
-  WebSocketTransport,
-  type AgentBuilderDefaults,
-  type TransportContext,
-  type TransportFactory,
-  vertexFromEnvironment,
-} from "@antigravity-ts/sdk";
+import { type CallOptions, WebSocketTransport, type AgentBuilderDefaults, type TransportContext, type TransportFactory, vertexFromEnvironment } from "@antigravity-ts/sdk";
 import { defaultAppDataDir, resolveLocalPath } from "./local-path.js";
 import type { PrewarmedHarness } from "./subprocess/prewarmed-harness.js";
 import { SubprocessTransport, type SubprocessTransportOptions } from "./subprocess/subprocess-transport.js";

@@ -75,7 +75,13 @@ describe("the Node agent's configuration", () => {
     // subprocessTransportFactory's harness is Node's own: it gets the default like no transport at all.
     expect((await sentConfig((b) => b, "factory that starts the harness")).appDataDir).toBe(defaultAppDataDir());
     expect(subprocessTransportFactory().startsHarness).toBe(true);
-    await expect(CoreAgent.builder(nodeAgentDefaults()).transport(new WebSocketTransport({ url: "ws://127.0.0.1:9/" })).appDataDir("relative").allowAll().build().start())
-      .rejects.toMatchObject({ code: ErrorCode.InvalidArgument });
+    await expect(
+      CoreAgent.builder(nodeAgentDefaults())
+        .transport(new WebSocketTransport({ url: "ws://127.0.0.1:9/" }))
+        .appDataDir("relative")
+        .allowAll()
+        .build()
+        .start(),
+    ).rejects.toMatchObject({ code: ErrorCode.InvalidArgument });
   });
 });

@@ -41,7 +41,10 @@ describe("Vertex configuration from the environment (Node defaults)", () => {
 
   it("GOOGLE_GENAI_USE_ENTERPRISE alone also routes to Vertex (and then needs a project and location)", async () => {
     env({ GOOGLE_GENAI_USE_ENTERPRISE: "1" });
-    const error = await models(Agent.builder().model("gemini-3.7-flash").workspaces("/w").allowAll()).then(() => undefined, (e: unknown) => e);
+    const error = await models(Agent.builder().model("gemini-3.7-flash").workspaces("/w").allowAll()).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(SdkError);
     expect((error as SdkError).code).toBe(ErrorCode.InvalidArgument);
     expect((error as SdkError).message).toContain("GOOGLE_CLOUD_PROJECT");
@@ -67,7 +70,12 @@ describe("Vertex configuration from the environment (Node defaults)", () => {
         .workspaces("/w")
         .allowAll(),
     );
-    expect(listed.map((m) => m.vertexEndpoint ?? m.geminiApiEndpoint)).toEqual([{ project: "env-project", location: "env-location" }, { apiKey: "express-key" }, { baseUrl: "http://localhost:8080" }, {}]);
+    expect(listed.map((m) => m.vertexEndpoint ?? m.geminiApiEndpoint)).toEqual([
+      { project: "env-project", location: "env-location" },
+      { apiKey: "express-key" },
+      { baseUrl: "http://localhost:8080" },
+      {},
+    ]);
   });
 
   it("without the variables nothing changes, and only Node's registered defaults read them, not the universal core", async () => {
@@ -75,6 +83,15 @@ describe("Vertex configuration from the environment (Node defaults)", () => {
     expect(await models(Agent.builder().apiKey("k").workspaces("/w").allowAll())).toEqual([{ name: "gemini-3.7-flash", types: ["MODEL_TYPE_TEXT"], geminiApiEndpoint: { apiKey: "k" } }]);
     env({ GOOGLE_GENAI_USE_VERTEXAI: "true", GOOGLE_CLOUD_PROJECT: "env-project", GOOGLE_CLOUD_LOCATION: "env-location" });
     // Builder defaults win over the registered ones: this builder has Node's defaults but not its fromEnvironment.
-    expect((await models(CoreAgent.builder({ fromEnvironment: (options) => options }).apiKey("k").workspaces("/w").allowAll()))[0]).toHaveProperty("geminiApiEndpoint");
+    expect(
+      (
+        await models(
+          CoreAgent.builder({ fromEnvironment: (options) => options })
+            .apiKey("k")
+            .workspaces("/w")
+            .allowAll(),
+        )
+      )[0],
+    ).toHaveProperty("geminiApiEndpoint");
   });
 });

@@ -1,10 +1,7 @@
 import { ErrorCode, SdkError } from "./errors.js";
 
 /** One part of a user prompt (protocol §6.1). */
-export type PromptPart =
-  | { text: string }
-  | { media: { mimeType: string; data: Uint8Array; description?: string } }
-  | { slashCommand: string };
+export type PromptPart = { text: string } | { media: { mimeType: string; data: Uint8Array; description?: string } } | { slashCommand: string };
 
 /** A prompt: plain text or a list of parts. */
 export type Prompt = string | readonly PromptPart[];
@@ -26,7 +23,7 @@ export function assertPromptNotBlank(prompt: Prompt): void {
   }
 }
 
-const PART_HELP = 'each part must be { text: string }, { media: { mimeType: string, data: Uint8Array, description?: string } } or { slashCommand: string }';
+const PART_HELP = "each part must be { text: string }, { media: { mimeType: string, data: Uint8Array, description?: string } } or { slashCommand: string }";
 
 function assertPromptShape(prompt: unknown): asserts prompt is Prompt {
   if (typeof prompt === "string") return;

@@ -113,19 +113,10 @@ export interface Step {
 }
 
 /** Why the harness stopped a turn early (budget or quota), protocol §16. */
-export type StopReason =
-  | "MAX_MODEL_CALLS_EXCEEDED"
-  | "MAX_TOOL_CALLS_EXCEEDED"
-  | "MAX_INPUT_TOKENS_EXCEEDED"
-  | "MAX_OUTPUT_TOKENS_EXCEEDED"
-  | "MAX_TOTAL_TOKENS_EXCEEDED"
-  | "QUOTA_EXHAUSTED";
+export type StopReason = "MAX_MODEL_CALLS_EXCEEDED" | "MAX_TOOL_CALLS_EXCEEDED" | "MAX_INPUT_TOKENS_EXCEEDED" | "MAX_OUTPUT_TOKENS_EXCEEDED" | "MAX_TOTAL_TOKENS_EXCEEDED" | "QUOTA_EXHAUSTED";
 
 /** A fragment of a streamed turn. */
-export type StreamChunk =
-  | { type: "thought"; stepIndex: number; text: string }
-  | { type: "text"; stepIndex: number; text: string }
-  | { type: "toolCall"; toolCall: ToolCall };
+export type StreamChunk = { type: "thought"; stepIndex: number; text: string } | { type: "text"; stepIndex: number; text: string } | { type: "toolCall"; toolCall: ToolCall };
 
 /** An all-zero usage record. */
 export function emptyUsage(): UsageMetadata {
@@ -133,9 +124,7 @@ export function emptyUsage(): UsageMetadata {
 }
 
 /** An answer to one question of an `ask_question` step (protocol §9). */
-export type QuestionAnswer =
-  | { unanswered: true }
-  | { selectedChoiceIndices: number[]; freeformResponse?: string };
+export type QuestionAnswer = { unanswered: true } | { selectedChoiceIndices: number[]; freeformResponse?: string };
 
 /** The answer to a whole `questionsRequest`: one answer per question, or cancelled. */
 export type QuestionResponse = { cancelled: true } | { answers: QuestionAnswer[] };

@@ -2,13 +2,7 @@ import { emptyUsage } from "./step.js";
 import type { UsageMetadata } from "./step.js";
 
 /** The token counters of a {@link UsageMetadata} (every field but `serviceTier`). */
-export const USAGE_COUNTERS = [
-  "promptTokenCount",
-  "candidatesTokenCount",
-  "totalTokenCount",
-  "cachedContentTokenCount",
-  "thoughtsTokenCount",
-] as const satisfies readonly (keyof UsageMetadata)[];
+export const USAGE_COUNTERS = ["promptTokenCount", "candidatesTokenCount", "totalTokenCount", "cachedContentTokenCount", "thoughtsTokenCount"] as const satisfies readonly (keyof UsageMetadata)[];
 const FIELDS = USAGE_COUNTERS;
 
 /**

@@ -3,18 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import {
-  Agent,
-  allowAll,
-  askUser,
-  defineTool,
-  deny,
-  type AgentBuilder,
-  type StartedAgent,
-  type Step,
-  type Transport,
-  type Trigger,
-} from "@antigravity-ts/sdk";
+import { Agent, allowAll, askUser, defineTool, deny, type AgentBuilder, type StartedAgent, type Step, type Transport, type Trigger } from "@antigravity-ts/sdk";
 import { deferred } from "./deferred.js";
 import { harnessEnv, killAllHarnesses } from "./harness-launcher.js";
 
@@ -161,7 +150,15 @@ export function defineE2ESuite(name: string, makeTransport: MakeTransport): void
     it("asks the user through an askUser policy, then runs or refuses the call", async () => {
       const asked: unknown[] = [];
       let approve = true;
-      const agent = await start((b) => b.policies(askUser("run_command", (call) => { asked.push(call.args); return approve; }), allowAll()));
+      const agent = await start((b) =>
+        b.policies(
+          askUser("run_command", (call) => {
+            asked.push(call.args);
+            return approve;
+          }),
+          allowAll(),
+        ),
+      );
       const approved = await agent.chatToCompletion("run the command");
       expect(approved.text).toContain("e2e-ran");
       approve = false;
@@ -173,7 +170,12 @@ export function defineE2ESuite(name: string, makeTransport: MakeTransport): void
 
     it("answers a built-in confirmation once although the harness repeats it", async () => {
       const asked: string[] = [];
-      const agent = await start((b) => b.agentBehavior("interactive").confirmRunCommand((call) => { asked.push(call.name); return true; }));
+      const agent = await start((b) =>
+        b.agentBehavior("interactive").confirmRunCommand((call) => {
+          asked.push(call.name);
+          return true;
+        }),
+      );
       const steps = await turn(agent, "run the command");
       expect(steps.filter((s) => s.status === "WAITING_FOR_USER")).toHaveLength(1);
       expect(steps.find((s) => s.toolCalls[0]?.name === "run_command" && s.status === "DONE")).toBeDefined();
@@ -184,7 +186,16 @@ export function defineE2ESuite(name: string, makeTransport: MakeTransport): void
     it("lets a PRE_TOOL hook change a call's arguments", async () => {
       const seen: unknown[] = [];
       const agent = await start((b) =>
-        b.tool(defineTool({ ...add, call: (args: { a: number; b: number }, ctx) => { seen.push(args); return add.call(args, ctx); } }))
+        b
+          .tool(
+            defineTool({
+              ...add,
+              call: (args: { a: number; b: number }, ctx) => {
+                seen.push(args);
+                return add.call(args, ctx);
+              },
+            }),
+          )
           .hook({ preToolCall: (call) => (call.name === "add" ? { allow: true, modifiedArgs: { b: 10 } } : undefined) })
           .allowAll(),
       );
@@ -196,7 +207,12 @@ export function defineE2ESuite(name: string, makeTransport: MakeTransport): void
     it("delivers a trigger's message as a turn", async () => {
       const answered = deferred<string>();
       const ping: Trigger = { run: (ctx, signal) => ctx.sendTrigger("ping", { delivery: "whenIdle", signal }) };
-      await start((b) => b.trigger(ping).hook({ postTurn: (text) => answered.resolve(text) }).allowAll());
+      await start((b) =>
+        b
+          .trigger(ping)
+          .hook({ postTurn: (text) => answered.resolve(text) })
+          .allowAll(),
+      );
       expect(await answered.promise).toBe("pong from the trigger");
     });
 
@@ -210,7 +226,14 @@ export function defineE2ESuite(name: string, makeTransport: MakeTransport): void
       }
       agent.chat("hello, unread"); // recorded although nobody reads it
       const stream = agent.chat("hello, read");
-      const [chunks, response] = await Promise.all([(async () => { const out = []; for await (const c of stream) out.push(c); return out; })(), stream.final()]);
+      const [chunks, response] = await Promise.all([
+        (async () => {
+          const out = [];
+          for await (const c of stream) out.push(c);
+          return out;
+        })(),
+        stream.final(),
+      ]);
       expect(chunks.flatMap((c) => (c.type === "text" ? [c.text] : [])).join("")).toBe(response.text);
       expect((await conversation.history()).filter((s) => s.isCompleteResponse).map((s) => s.content)).toEqual(["pong from the trigger", response.text, response.text]);
       expect(await conversation.turnCount()).toBe(3);

@@ -8,7 +8,12 @@ export async function consume(): Promise<string> {
   await using agent = await Agent.builder().transport(new SubprocessTransport()).confirmRunCommand().build().start({ timeoutMs: 1000 });
   const chunks: StreamChunk[] = [];
   for await (const chunk of agent.chat("hi")) chunks.push(chunk);
-  const gateway: HarnessGateway = await createHarnessGateway({ target: { url: "ws://127.0.0.1:1/", apiKey: "k" }, allowedOrigins: [], token: "t", session: { workspaces: ["/srv/agent"], deny: ["run_command"] } });
+  const gateway: HarnessGateway = await createHarnessGateway({
+    target: { url: "ws://127.0.0.1:1/", apiKey: "k" },
+    allowedOrigins: [],
+    token: "t",
+    session: { workspaces: ["/srv/agent"], deny: ["run_command"] },
+  });
   await gateway.close();
   const event: OutputEvent = decodeOutputEvent("{}");
   void event;

@@ -26,7 +26,13 @@ function hex(bytes: Uint8Array): string {
 }
 
 function fromHex(text: string): Uint8Array {
-  return new Uint8Array(text.replace(/\|/g, " ").trim().split(/\s+/).map((byte) => Number.parseInt(byte, 16)));
+  return new Uint8Array(
+    text
+      .replace(/\|/g, " ")
+      .trim()
+      .split(/\s+/)
+      .map((byte) => Number.parseInt(byte, 16)),
+  );
 }
 
 // §3 worked example, copied verbatim (the `|` separators are the document's).
@@ -103,7 +109,14 @@ function reencode({ message, frame }: GoldenFrame): string {
 
 describe("§22 era-D frames", () => {
   it("has the whole example turn", () => {
-    expect(fixture.frames.map((f) => `${f.from}:${Object.keys(f.frame).filter((k) => k !== "seqNum" && k !== "timestampMicros").join()}`)).toEqual([
+    expect(
+      fixture.frames.map(
+        (f) =>
+          `${f.from}:${Object.keys(f.frame)
+            .filter((k) => k !== "seqNum" && k !== "timestampMicros")
+            .join()}`,
+      ),
+    ).toEqual([
       "sdk:config",
       "harness:initializeConversationResponse",
       "sdk:userInput",
@@ -131,7 +144,16 @@ describe("§22 era-D frames", () => {
     const init = fixture.frames[0];
     if (init === undefined) throw new Error("fixture is empty");
     const text = reencode(init);
-    for (const field of ['"cascadeId":""', '"maxTimeoutMs":0', '"enableDaemonCommands":false', '"compactionThreshold":0', '"finishToolSchemaJson":""', '"isDynamic":false', '"ruleId":""', '"enabled":false']) {
+    for (const field of [
+      '"cascadeId":""',
+      '"maxTimeoutMs":0',
+      '"enableDaemonCommands":false',
+      '"compactionThreshold":0',
+      '"finishToolSchemaJson":""',
+      '"isDynamic":false',
+      '"ruleId":""',
+      '"enabled":false',
+    ]) {
       expect(text).toContain(field);
     }
     const config = decodeInitializeConversationEvent(JSON.stringify(init.frame)).config;

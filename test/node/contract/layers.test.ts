@@ -28,31 +28,21 @@ const SDK_LAYERS: readonly (readonly string[])[] = [
   ["internal", "testing", "index"],
 ];
 
-const HARNESS_LAYERS: readonly (readonly string[])[] = [
-  ["log", "crash-guard", "step-builder"],
-  ["model"],
-  ["tools"],
-  ["providers"],
-  ["loop"],
-  ["session"],
-  ["server"],
-  [".", "e2e", "test-support"],
-];
+const HARNESS_LAYERS: readonly (readonly string[])[] = [["log", "crash-guard", "step-builder"], ["model"], ["tools"], ["providers"], ["loop"], ["session"], ["server"], [".", "e2e", "test-support"]];
 
-const NODE_LAYERS: readonly (readonly string[])[] = [
-  ["socket"],
-  ["subprocess", "local-path", "triggers"],
-  ["storage", "gateway"],
-  ["agent"],
-  ["."],
-];
+const NODE_LAYERS: readonly (readonly string[])[] = [["socket"], ["subprocess", "local-path", "triggers"], ["storage", "gateway"], ["agent"], ["."]];
 
 const CLI_LAYERS: readonly (readonly string[])[] = [["cli"], ["session"], ["."]];
 
 /** Imports that still break the order, each with why; the test fails once one is gone, so the list only shrinks. */
 const KNOWN: Record<string, string> = {};
 
-interface Edge { from: string; to: string; file: string; specifier: string }
+interface Edge {
+  from: string;
+  to: string;
+  file: string;
+  specifier: string;
+}
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {

@@ -131,7 +131,7 @@ describe("the CLI", () => {
     dir = mkdtempSync(join(tmpdir(), "no-node-"));
     mkdirSync(join(dir, "clean"));
     mkdirSync(join(dir, "dirty", "gen"), { recursive: true });
-    writeFileSync(join(dir, "clean", "ok.ts"), 'export const ok = (globalThis as { process?: unknown }).process !== undefined; // process\n');
+    writeFileSync(join(dir, "clean", "ok.ts"), "export const ok = (globalThis as { process?: unknown }).process !== undefined; // process\n");
     writeFileSync(join(dir, "dirty", "uses-process.ts"), "export const home = process.env.HOME;\n");
     writeFileSync(join(dir, "dirty", "imports-fs.js"), 'import { readFileSync } from "node:fs";\nexport const read = readFileSync;\n');
     writeFileSync(join(dir, "dirty", "skipped.test.ts"), 'import { readFileSync } from "node:fs";\n');

@@ -32,21 +32,35 @@ afterAll(async () => {
 
 function agent(): Agent {
   const h = harness as ListeningHarness;
-  return new Agent({ transport: new WebSocketTransport({ host: "127.0.0.1", port: h.port, apiKey: h.apiKey }), workspaces: [workspace], policies: [deferToUser("run_command"), allowAll()], continuationSecret: SECRET });
+  return new Agent({
+    transport: new WebSocketTransport({ host: "127.0.0.1", port: h.port, apiKey: h.apiKey }),
+    workspaces: [workspace],
+    policies: [deferToUser("run_command"), allowAll()],
+    continuationSecret: SECRET,
+  });
 }
 
 async function failure(promise: Promise<unknown>): Promise<SdkError> {
-  const error = await promise.then(() => new Error("expected a failure"), (e: unknown) => e);
+  const error = await promise.then(
+    () => new Error("expected a failure"),
+    (e: unknown) => e,
+  );
   expect(error).toBeInstanceOf(SdkError);
   return error as SdkError;
 }
 
 /** Resumes in a child node process; returns what it printed. */
-function resumeInChild(continuation: Continuation, approved: boolean): Promise<{ text?: string; awaiting?: { toolCall: { id: string; name: string }; continuation: Continuation } | null; error?: { code: string; message: string } }> {
+function resumeInChild(
+  continuation: Continuation,
+  approved: boolean,
+): Promise<{ text?: string; awaiting?: { toolCall: { id: string; name: string }; continuation: Continuation } | null; error?: { code: string; message: string } }> {
   const h = harness as ListeningHarness;
   const tsx = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href;
   const input = { port: h.port, apiKey: h.apiKey, secret: SECRET, continuation, approved, toolCallId: continuation.payload.pendingToolCalls[continuation.payload.awaitingIndex]?.id };
-  const child = spawn(process.execPath, ["--conditions=antigravity-source", "--import", tsx, CHILD], { env: { ...process.env, RESUME_INPUT: JSON.stringify(input) }, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, ["--conditions=antigravity-source", "--import", tsx, CHILD], {
+    env: { ...process.env, RESUME_INPUT: JSON.stringify(input) },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let out = "";
   let err = "";
   child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString("utf8")));

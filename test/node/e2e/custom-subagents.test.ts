@@ -11,7 +11,20 @@ import { harnessEnv, killAllHarnesses, startListeningHarness, type ListeningHarn
 // own client tool is not offered to the main agent.
 
 const SCRIPT = {
-  turns: [{ match: "delegate", calls: [{ toolCalls: [{ name: "sub_tool", ifAvailable: true }, { name: "main_tool", ifAvailable: true }] }, { text: "sub={{results.sub_tool}} main={{results.main_tool.value}}" }] }],
+  turns: [
+    {
+      match: "delegate",
+      calls: [
+        {
+          toolCalls: [
+            { name: "sub_tool", ifAvailable: true },
+            { name: "main_tool", ifAvailable: true },
+          ],
+        },
+        { text: "sub={{results.sub_tool}} main={{results.main_tool.value}}" },
+      ],
+    },
+  ],
 };
 
 describe("customSubagents end to end", () => {

@@ -94,7 +94,10 @@ describe("onFileChange against the reference harness", () => {
     await symlink(path.join(root, "nowhere"), dangling);
     const baseline = inotifyWatches();
     for (const watched of [path.join(root, "missing"), dangling]) {
-      const error = await start(watched, []).then(() => undefined, (e: unknown) => e);
+      const error = await start(watched, []).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       expect(error).toBeInstanceOf(SdkError);
       expect((error as SdkError).code).toBe(ErrorCode.InvalidArgument);
       expect((error as SdkError).message).toContain("does not exist");

@@ -95,7 +95,12 @@ describe("sessions through the gateway", () => {
     const gateway = await fixture.gateway();
     const attempts = 300;
     const outcomes = await Promise.all(
-      Array.from({ length: attempts }, (_, i) => PageClient.open(gateway.url ?? "", `wrong-${i}`, ORIGIN).then(() => "open", (error: Error) => error.message)),
+      Array.from({ length: attempts }, (_, i) =>
+        PageClient.open(gateway.url ?? "", `wrong-${i}`, ORIGIN).then(
+          () => "open",
+          (error: Error) => error.message,
+        ),
+      ),
     );
     expect(outcomes.every((outcome) => outcome === "HTTP 401")).toBe(true);
     await gateway.close(); // flushes the summary

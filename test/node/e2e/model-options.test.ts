@@ -18,7 +18,13 @@ describe("retryConfig and model options against the reference harness", () => {
 
   beforeAll(async () => {
     workspace = await mkdtemp(path.join(tmpdir(), "antigravity-model-options-"));
-    gemini = await startFakeGeminiServer([{ type: "error", status: 503, message: "overloaded" }, { type: "turn", text: "served after a retry" }], { apiKey: "gem-key" });
+    gemini = await startFakeGeminiServer(
+      [
+        { type: "error", status: 503, message: "overloaded" },
+        { type: "turn", text: "served after a retry" },
+      ],
+      { apiKey: "gem-key" },
+    );
     // The harness's own model choice comes from the session's models, not the scripted provider.
     const env = harnessEnv("");
     delete env["ANTIGRAVITY_MODEL_PROVIDER"];
@@ -38,7 +44,13 @@ describe("retryConfig and model options against the reference harness", () => {
     const agent = await Agent.builder()
       .transport(transport)
       .workspaces(workspace)
-      .models([{ name: "gemini-test", types: [ModelType.TEXT], endpoint: { case: "geminiApiEndpoint", value: { baseUrl: gemini?.baseUrl ?? "", apiKey: "gem-key", options: { thinkingLevel: "high", serviceTier: "priority" } } } }])
+      .models([
+        {
+          name: "gemini-test",
+          types: [ModelType.TEXT],
+          endpoint: { case: "geminiApiEndpoint", value: { baseUrl: gemini?.baseUrl ?? "", apiKey: "gem-key", options: { thinkingLevel: "high", serviceTier: "priority" } } },
+        },
+      ])
       .retryConfig({ apiRetry: { maxRetries: 2, initialSleepDurationMs: 1, exponentialMultiplier: 1, jitterRange: 0 } })
       .allowAll()
       .build()

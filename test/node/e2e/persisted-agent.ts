@@ -10,7 +10,15 @@ const [saveDir, storeDir, conversationId, ...prompts] = process.argv.slice(2);
 if (saveDir === undefined || storeDir === undefined || conversationId === undefined) throw new Error("usage: persisted-agent.ts <saveDir> <storeDir> <conversationId> <prompt>...");
 
 const print = (event: Record<string, unknown>): void => void process.stdout.write(`${JSON.stringify(event)}\n`);
-const brief = (step: Step): Record<string, unknown> => ({ id: step.id, type: step.type, source: step.source, status: step.status, error: step.error, content: step.content, calls: step.toolCalls.map((c) => c.id) });
+const brief = (step: Step): Record<string, unknown> => ({
+  id: step.id,
+  type: step.type,
+  source: step.source,
+  status: step.status,
+  error: step.error,
+  content: step.content,
+  calls: step.toolCalls.map((c) => c.id),
+});
 
 /** A client tool that runs until the process is killed (or its call is cancelled). */
 const slowTool = defineTool({
@@ -34,7 +42,13 @@ await using agent = await Agent.builder()
   .build()
   .start({ timeoutMs: 30_000 });
 const conversation = agent.conversation();
-print({ event: "started", conversationId: agent.conversationId, turnCount: await conversation.turnCount(), turnStartIndices: await conversation.turnStartIndices(), history: (await conversation.history()).map(brief) });
+print({
+  event: "started",
+  conversationId: agent.conversationId,
+  turnCount: await conversation.turnCount(),
+  turnStartIndices: await conversation.turnStartIndices(),
+  history: (await conversation.history()).map(brief),
+});
 for (const prompt of prompts) {
   const response = await conversation.chatToCompletion(prompt, { timeoutMs: 30_000 });
   print({ event: "turn", text: response.text, turnCount: await conversation.turnCount() });

@@ -49,7 +49,10 @@ afterAll(async () => {
 /** Starts persisted-agent.ts with `prompts`; `events` fills as it prints. */
 function runAgent(prompts: string[], id = ID): { child: ChildProcess; events: Event[]; waitFor(name: string): Promise<Event>; exited: Promise<number | null>; stderr(): string } {
   const env = { ...harnessEnv(SCRIPT), ANTIGRAVITY_HARNESS_PATH: harnessPath };
-  const child = spawn(process.execPath, ["--conditions=antigravity-source", "--import", tsxLoader, AGENT, path.join(root, "harness"), path.join(root, "sdk"), id, ...prompts], { env, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, ["--conditions=antigravity-source", "--import", tsxLoader, AGENT, path.join(root, "harness"), path.join(root, "sdk"), id, ...prompts], {
+    env,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   const events: Event[] = [];
   let stderr = "";
   let buffer = "";

@@ -21,7 +21,10 @@ async function startProxy(target: () => number): Promise<{ port: number; cut(): 
   const live = new Set<Socket>();
   const server: Server = createServer((client) => {
     const upstream = connect(target(), "127.0.0.1");
-    for (const [a, b] of [[client, upstream], [upstream, client]] as const) {
+    for (const [a, b] of [
+      [client, upstream],
+      [upstream, client],
+    ] as const) {
       live.add(a);
       a.on("error", () => b.destroy());
       a.on("close", () => {
@@ -37,10 +40,11 @@ async function startProxy(target: () => number): Promise<{ port: number; cut(): 
     cut: () => {
       for (const socket of live) socket.destroy();
     },
-    close: () => new Promise<void>((resolve) => {
-      for (const socket of live) socket.destroy();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of live) socket.destroy();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -71,7 +75,12 @@ describe("WebSocketTransport reconnect", () => {
   });
 
   const transport = (): WebSocketTransport =>
-    new WebSocketTransport({ host: "127.0.0.1", port: proxy.port, apiKey: harness.apiKey, reconnect: { maxAttempts: 20, initialDelayMs: 1, maxDelayMs: 50, onReconnected: (event) => reconnects.push(event) } });
+    new WebSocketTransport({
+      host: "127.0.0.1",
+      port: proxy.port,
+      apiKey: harness.apiKey,
+      reconnect: { maxAttempts: 20, initialDelayMs: 1, maxDelayMs: 50, onReconnected: (event) => reconnects.push(event) },
+    });
 
   it("100 forced disconnects between turns and mid-turn: 0 lost, 0 duplicated steps, the next turn works", async () => {
     const agent: StartedAgent = await Agent.builder().transport(transport()).workspaces(workspace).allowAll().build().start({ timeoutMs: BOUND_MS });
@@ -124,8 +133,14 @@ describe("WebSocketTransport reconnect", () => {
       await agent.stop();
 
       // What the harness itself recorded, replayed to a fresh client, is exactly that history.
-      const fresh = await Agent.builder().transport(new WebSocketTransport({ host: "127.0.0.1", port: harness.port, apiKey: harness.apiKey }))
-        .workspaces(workspace).allowAll().conversationId(conversationId).sessionContinuationMode("resume").build().start({ timeoutMs: BOUND_MS });
+      const fresh = await Agent.builder()
+        .transport(new WebSocketTransport({ host: "127.0.0.1", port: harness.port, apiKey: harness.apiKey }))
+        .workspaces(workspace)
+        .allowAll()
+        .conversationId(conversationId)
+        .sessionContinuationMode("resume")
+        .build()
+        .start({ timeoutMs: BOUND_MS });
       try {
         expect(fresh.connection.initialHistory.map((step) => step.id)).toEqual(ids);
       } finally {
@@ -141,7 +156,10 @@ describe("WebSocketTransport reconnect", () => {
     const before = reconnects.length;
     await agent.stop();
     proxy.cut();
-    const error = await agent.connection.send("ping closed").then(() => new Error("expected ConnectionClosed"), (e: unknown) => e);
+    const error = await agent.connection.send("ping closed").then(
+      () => new Error("expected ConnectionClosed"),
+      (e: unknown) => e,
+    );
     expect(error).toMatchObject({ code: ErrorCode.ConnectionClosed });
     expect((error as SdkError).message).toContain("disconnect()");
     expect(reconnects.length).toBe(before);
@@ -183,7 +201,10 @@ describe("WebSocketTransport reconnect", () => {
     const down = await startProxy(() => harness.port);
     const agent = await Agent.builder()
       .transport(new WebSocketTransport({ host: "127.0.0.1", port: down.port, apiKey: harness.apiKey, reconnect: { maxAttempts: 3, initialDelayMs: 1, maxDelayMs: 10 } }))
-      .workspaces(workspace).allowAll().build().start({ timeoutMs: BOUND_MS });
+      .workspaces(workspace)
+      .allowAll()
+      .build()
+      .start({ timeoutMs: BOUND_MS });
     const connection = agent.connection;
     try {
       await connection.send("story away", { timeoutMs: BOUND_MS });
@@ -191,10 +212,16 @@ describe("WebSocketTransport reconnect", () => {
         for await (const step of connection.receiveSteps({ timeoutMs: BOUND_MS })) {
           if (step.source === StepSource.Model && step.content.length > 0) await down.close(); // cuts and refuses every new socket
         }
-      })().then(() => new Error("expected an interrupted turn"), (e: unknown) => e);
+      })().then(
+        () => new Error("expected an interrupted turn"),
+        (e: unknown) => e,
+      );
       expect(interrupted).toMatchObject({ code: ErrorCode.ConnectionClosed, details: { interruptedByDisconnect: true } });
       // Reconnecting: busy; after 3 refused attempts the connection closes with the last error.
-      const error = await connection.waitForIdle({ timeoutMs: BOUND_MS }).then(() => new Error("expected a closed connection"), (e: unknown) => e);
+      const error = await connection.waitForIdle({ timeoutMs: BOUND_MS }).then(
+        () => new Error("expected a closed connection"),
+        (e: unknown) => e,
+      );
       expect(error).toBeInstanceOf(SdkError);
       expect([ErrorCode.Unavailable, ErrorCode.ConnectionClosed]).toContain((error as SdkError).code);
       await expect(connection.send("ping")).rejects.toMatchObject({ code: (error as SdkError).code });
@@ -213,10 +240,13 @@ describe("WebSocketTransport reconnect", () => {
       harness = await startListeningHarness({ env: harnessEnv(SCRIPT), workspace, apiKey: old.apiKey });
       await old.stop();
       proxy.cut();
-      const error = await agent.connection.waitForIdle({ timeoutMs: BOUND_MS }).then(() => agent.connection.send("ping two", { timeoutMs: BOUND_MS })).then(
-        () => new Error("expected NotFound"),
-        (e: unknown) => e,
-      );
+      const error = await agent.connection
+        .waitForIdle({ timeoutMs: BOUND_MS })
+        .then(() => agent.connection.send("ping two", { timeoutMs: BOUND_MS }))
+        .then(
+          () => new Error("expected NotFound"),
+          (e: unknown) => e,
+        );
       expect(error).toBeInstanceOf(SdkError);
       expect(error).toMatchObject({ code: ErrorCode.NotFound, retryable: false });
       expect((error as SdkError).message).toContain(`no stored session ${agent.conversationId}`);

@@ -30,9 +30,18 @@ describe("resume of an unknown session", () => {
 
   it("fails start() with NotFound naming the id; a new session on the same harness still works", async () => {
     const transport = new WebSocketTransport({ host: "127.0.0.1", port: harness.port, apiKey: harness.apiKey });
-    const error = await Agent.builder().transport(transport).workspaces(workspace).allowAll()
-      .conversationId("00000000-0000-4000-8000-00000000dead").sessionContinuationMode("resume")
-      .build().start({ timeoutMs: BOUND_MS }).then(() => new Error("expected NotFound"), (e: unknown) => e);
+    const error = await Agent.builder()
+      .transport(transport)
+      .workspaces(workspace)
+      .allowAll()
+      .conversationId("00000000-0000-4000-8000-00000000dead")
+      .sessionContinuationMode("resume")
+      .build()
+      .start({ timeoutMs: BOUND_MS })
+      .then(
+        () => new Error("expected NotFound"),
+        (e: unknown) => e,
+      );
     expect(error).toBeInstanceOf(SdkError);
     expect(error).toMatchObject({ code: ErrorCode.NotFound, retryable: false, details: { closeCode: 1008 } });
     expect((error as SdkError).message).toContain("no stored session 00000000-0000-4000-8000-00000000dead to resume");
@@ -44,9 +53,18 @@ describe("resume of an unknown session", () => {
   }, 60_000);
 
   it("is NotFound through the subprocess transport too, not a crash", async () => {
-    const error = await Agent.builder().transport(subprocessTransportFactory({ harnessPath: await harnessExecutable(), env: { ANTIGRAVITY_MODEL_PROVIDER: "scripted", ANTIGRAVITY_SCRIPT: SCRIPT } }))
-      .workspaces(workspace).allowAll().conversationId("00000000-0000-4000-8000-00000000beef").sessionContinuationMode("resume")
-      .build().start({ timeoutMs: BOUND_MS }).then(() => new Error("expected NotFound"), (e: unknown) => e);
+    const error = await Agent.builder()
+      .transport(subprocessTransportFactory({ harnessPath: await harnessExecutable(), env: { ANTIGRAVITY_MODEL_PROVIDER: "scripted", ANTIGRAVITY_SCRIPT: SCRIPT } }))
+      .workspaces(workspace)
+      .allowAll()
+      .conversationId("00000000-0000-4000-8000-00000000beef")
+      .sessionContinuationMode("resume")
+      .build()
+      .start({ timeoutMs: BOUND_MS })
+      .then(
+        () => new Error("expected NotFound"),
+        (e: unknown) => e,
+      );
     expect(error).toMatchObject({ code: ErrorCode.NotFound, retryable: false });
   }, 60_000);
 });

@@ -21,10 +21,12 @@ function bounded<T>(promise: Promise<T>, what: string): Promise<T> {
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
-const report = z.object({
-  city: z.string().regex(/^[A-Z]/, "must start with a capital letter"),
-  celsius: z.number(),
-}).transform(({ city, celsius }) => ({ city, fahrenheit: (celsius * 9) / 5 + 32 }));
+const report = z
+  .object({
+    city: z.string().regex(/^[A-Z]/, "must start with a capital letter"),
+    celsius: z.number(),
+  })
+  .transform(({ city, celsius }) => ({ city, fahrenheit: (celsius * 9) / 5 + 32 }));
 
 describe("schema-first tools and typed structured output (reference harness over WebSocket)", () => {
   let workspace = "";
@@ -72,7 +74,8 @@ describe("schema-first tools and typed structured output (reference harness over
     const response = await bounded(agent.chatToCompletion("the weather with a wrong argument"), "the tool turn");
 
     expect(calls).toEqual([{ city: "Paris", days: 1 }]); // only the valid call ran, with zod's output
-    const issues = "Invalid arguments for tool get_weather: city: Invalid input: expected string, received undefined; days: Too small: expected number to be >=1. The tool did not run; call it again with arguments that match its schema.";
+    const issues =
+      "Invalid arguments for tool get_weather: city: Invalid input: expected string, received undefined; days: Too small: expected number to be >=1. The tool did not run; call it again with arguments that match its schema.";
     expect(response.text).toBe(`The tool answered: ${issues} Then: clear in Paris for 1 day(s).`);
     const failed = response.steps.filter((step) => isSyntheticToolStep(step) && step.error !== "");
     expect(failed.map((step) => step.error)).toEqual([issues]);

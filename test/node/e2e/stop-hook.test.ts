@@ -64,7 +64,15 @@ describe("STOP hook and hook state, end to end", () => {
 
   it("a STOP hook that returns nothing or throws lets the turn end after one model call", async () => {
     let calls = 0;
-    const agent = await start({ stop: () => void calls++ }, { stop: () => { calls++; throw new Error("hook bug"); } });
+    const agent = await start(
+      { stop: () => void calls++ },
+      {
+        stop: () => {
+          calls++;
+          throw new Error("hook bug");
+        },
+      },
+    );
     const response = await agent.chatToCompletion("answer me");
     expect(response.text).toBe("first answer");
     expect(calls).toBe(2);
@@ -77,7 +85,10 @@ describe("STOP hook and hook state, end to end", () => {
     const hook: Hook = {
       preTurn: (_prompt, _where, untyped) => {
         const ctx = untyped.typed<State>();
-        ctx.setState("turnId", ctx.updateState("turns", (n) => n + 1, 0));
+        ctx.setState(
+          "turnId",
+          ctx.updateState("turns", (n) => n + 1, 0),
+        );
         ctx.parent?.setState("turns", ctx.getState("turns", 0));
       },
       preToolCall: (call, untyped) => {

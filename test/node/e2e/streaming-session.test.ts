@@ -37,7 +37,10 @@ function bounded<T>(promise: Promise<T>, what: string): Promise<T> {
 }
 
 async function failure(promise: Promise<unknown>): Promise<SdkError> {
-  const error = await promise.then(() => new Error("expected a failure"), (e: unknown) => e);
+  const error = await promise.then(
+    () => new Error("expected a failure"),
+    (e: unknown) => e,
+  );
   expect(error).toBeInstanceOf(SdkError);
   return error as SdkError;
 }
@@ -138,7 +141,11 @@ function defineStreamingSuite(name: string, makeTransport: () => MakeTransport):
 
     async function open(midTurn: MidTurnSemantics, trigger?: Trigger): Promise<{ agent: StartedAgent; session: StreamingSession; gate: ReturnType<typeof gateTool> }> {
       const gate = gateTool();
-      const builder = Agent.builder().transport(await make()).workspaces(workspace).tool(gate.tool).allowAll();
+      const builder = Agent.builder()
+        .transport(await make())
+        .workspaces(workspace)
+        .tool(gate.tool)
+        .allowAll();
       const agent = await (trigger === undefined ? builder : builder.trigger(trigger)).build().start({ timeoutMs: BOUND_MS });
       running.push(agent);
       const session = agent.streamingSession({ midTurn });
@@ -157,7 +164,10 @@ function defineStreamingSuite(name: string, makeTransport: () => MakeTransport):
       expect(await bounded(first, "the first receipt")).toEqual({ messageIndex: 0, turnIndex: 0 });
       expect(await bounded(second, "the second receipt")).toEqual({ messageIndex: 1, turnIndex: 1 });
       expect(turnTexts(events)).toEqual(["opening Agate A passed", "echo B"]);
-      expect(results(events).map((r) => [r.turnIndex, r.success, r.interrupted])).toEqual([[0, true, false], [1, true, false]]);
+      expect(results(events).map((r) => [r.turnIndex, r.success, r.interrupted])).toEqual([
+        [0, true, false],
+        [1, true, false],
+      ]);
       expect(events.filter((e) => e.type === "toolResult").map((e) => e.type === "toolResult" && e.toolCall.name)).toEqual(["gate"]);
       expectBoundaries(events);
       expect(await userPrompts(agent)).toEqual(["gate A", "echo B"]);
@@ -261,7 +271,12 @@ function defineStreamingSuite(name: string, makeTransport: () => MakeTransport):
     it("reports a trigger's turn and a failed turn like any other: turnComplete, then result", async () => {
       let fire!: () => void;
       const fired = new Promise<void>((resolve) => (fire = resolve));
-      const ping: Trigger = { run: async (ctx, signal) => { await fired; await ctx.sendTrigger("ping", { delivery: "whenIdle", signal }); } };
+      const ping: Trigger = {
+        run: async (ctx, signal) => {
+          await fired;
+          await ctx.sendTrigger("ping", { delivery: "whenIdle", signal });
+        },
+      };
       const { session } = await open("queue", ping);
       fire();
       const triggered = await readTurns(session, 1);

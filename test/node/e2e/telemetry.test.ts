@@ -151,7 +151,10 @@ describe("OpenTelemetry GenAI spans (reference harness over WebSocket)", () => {
     const stream = agent.chat("please wait in the tool");
     await bounded(toolStarted, "the client tool's start");
     await bounded(stream.abort(), "the halted turn's end");
-    const error = await stream.final().then(() => undefined, (e: unknown) => e);
+    const error = await stream.final().then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(SdkError);
     expect((error as SdkError).code).toBe(ErrorCode.Canceled);
     // The chat span ended with the turn, before the session did.
@@ -167,7 +170,13 @@ describe("OpenTelemetry GenAI spans (reference harness over WebSocket)", () => {
   it("parentContext: the session span is a child of the caller's span, in its trace", async () => {
     const parent = tracer.startSpan("request");
     const transport = new WebSocketTransport({ host: "127.0.0.1", port: harness?.port ?? 0, apiKey: harness?.apiKey ?? "" });
-    const agent = await Agent.builder().transport(transport).workspaces(workspace).tracer(tracer, { parentContext: trace.setSpan(ROOT_CONTEXT, parent) }).allowAll().build().start({ timeoutMs: BOUND_MS });
+    const agent = await Agent.builder()
+      .transport(transport)
+      .workspaces(workspace)
+      .tracer(tracer, { parentContext: trace.setSpan(ROOT_CONTEXT, parent) })
+      .allowAll()
+      .build()
+      .start({ timeoutMs: BOUND_MS });
     running.push(agent);
     await bounded(agent.chatToCompletion("hello"), "the turn");
     await agent.stop();
@@ -181,7 +190,16 @@ describe("OpenTelemetry GenAI spans (reference harness over WebSocket)", () => {
 
   it("a session that fails to start records the error on its invoke_agent span", async () => {
     const transport = new WebSocketTransport({ host: "127.0.0.1", port: harness?.port ?? 0, apiKey: "wrong-key-0123456789" });
-    const failed = await Agent.builder().transport(transport).tracer(tracer).allowAll().build().start({ timeoutMs: BOUND_MS }).then(() => undefined, (e: unknown) => e);
+    const failed = await Agent.builder()
+      .transport(transport)
+      .tracer(tracer)
+      .allowAll()
+      .build()
+      .start({ timeoutMs: BOUND_MS })
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
     expect(failed).toBeInstanceOf(SdkError);
     const session = only("invoke_agent antigravity");
     expect(session.status.code).toBe(SpanStatusCode.ERROR);

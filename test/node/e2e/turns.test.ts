@@ -3,19 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import {
-  Agent,
-  ErrorCode,
-  SdkError,
-  WebSocketTransport,
-  defineTool,
-  isSyntheticToolStep,
-  type AgentBuilder,
-  type ChatStream,
-  type StartedAgent,
-  type Step,
-  type Trigger,
-} from "@antigravity-ts/sdk";
+import { Agent, ErrorCode, SdkError, WebSocketTransport, defineTool, isSyntheticToolStep, type AgentBuilder, type ChatStream, type StartedAgent, type Step, type Trigger } from "@antigravity-ts/sdk";
 import { harnessEnv, killAllHarnesses, startListeningHarness, type ListeningHarness } from "@antigravity-ts/test-kit";
 import { deferred } from "@antigravity-ts/test-kit";
 
@@ -35,7 +23,10 @@ function bounded<T>(promise: Promise<T>, what: string): Promise<T> {
 }
 
 async function failure(promise: Promise<unknown>): Promise<SdkError> {
-  const error = await promise.then(() => new Error("expected a failure"), (e: unknown) => e);
+  const error = await promise.then(
+    () => new Error("expected a failure"),
+    (e: unknown) => e,
+  );
   expect(error).toBeInstanceOf(SdkError);
   return error as SdkError;
 }
@@ -128,9 +119,21 @@ describe("turns end to end (reference harness over WebSocket)", () => {
     const stream = agent.chat("hello views");
     const [chunks, steps, events, sse, final] = await bounded(
       Promise.all([
-        (async () => { const out = []; for await (const c of stream) out.push(c); return out; })(),
-        (async () => { const out = []; for await (const s of stream.steps()) out.push(s); return out; })(),
-        (async () => { const out = []; for await (const e of stream.events()) out.push(e); return out; })(),
+        (async () => {
+          const out = [];
+          for await (const c of stream) out.push(c);
+          return out;
+        })(),
+        (async () => {
+          const out = [];
+          for await (const s of stream.steps()) out.push(s);
+          return out;
+        })(),
+        (async () => {
+          const out = [];
+          for await (const e of stream.events()) out.push(e);
+          return out;
+        })(),
         new Response(stream.toReadableStream()).text(),
         stream.final(),
       ]),
@@ -230,7 +233,12 @@ describe("turns end to end (reference harness over WebSocket)", () => {
     const agent = await start((b) => b.agentBehavior("interactive").confirmRunCommand(confirm));
     const stream = agent.chat("confirm the sleep");
     const waiting = stream.events();
-    await bounded((async () => { for await (const e of waiting) if (e.type === "permissionRequest") return e; })(), "the permission request");
+    await bounded(
+      (async () => {
+        for await (const e of waiting) if (e.type === "permissionRequest") return e;
+      })(),
+      "the permission request",
+    );
     await bounded(asked.promise, "the confirmation handler");
     await bounded(stream.abort(), "the halted turn's end");
     const history = await agent.conversation().history();

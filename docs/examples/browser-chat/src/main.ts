@@ -59,17 +59,19 @@ async function connect(): Promise<StartedAgent> {
   url.protocol = location.protocol === "https:" ? "wss:" : "ws:";
   url.searchParams.set("token", config.token);
   // No apiKey here: the gateway adds the harness key. Only the page's token travels.
-  return Agent.builder()
-    .transport(new WebSocketTransport({ url: url.href }))
-    // A reload continues this tab's conversation: the harness resumes the session, the page's
-    // history comes back from IndexedDB (saved after every turn).
-    .conversationId(tabConversationId())
-    .sessionContinuationMode("createOrResume")
-    .conversationStore(conversationStore)
-    .tool(readPage)
-    .confirmRunCommand(confirmInDialog) // ask in a <dialog> before any run_command; allow the rest
-    .build()
-    .start({ timeoutMs: 20_000 });
+  return (
+    Agent.builder()
+      .transport(new WebSocketTransport({ url: url.href }))
+      // A reload continues this tab's conversation: the harness resumes the session, the page's
+      // history comes back from IndexedDB (saved after every turn).
+      .conversationId(tabConversationId())
+      .sessionContinuationMode("createOrResume")
+      .conversationStore(conversationStore)
+      .tool(readPage)
+      .confirmRunCommand(confirmInDialog) // ask in a <dialog> before any run_command; allow the rest
+      .build()
+      .start({ timeoutMs: 20_000 })
+  );
 }
 
 /** Draws everything the transcript state decides: the turns, usage, connection and errors. */

@@ -80,7 +80,8 @@ async function approve(env: Env, request: Request): Promise<Response> {
   let presented: Continuation | undefined;
   if (body.continuation !== undefined) presented = await verifyContinuation(body.continuation, env.CONTINUATION_SECRET);
   const conversationId = presented?.payload.conversationId ?? body.continuationId;
-  if (typeof conversationId !== "string" || conversationId === "") return Response.json({ error: { code: "InvalidArgument", message: "send a continuationId or the signed continuation" } }, { status: 400 });
+  if (typeof conversationId !== "string" || conversationId === "")
+    return Response.json({ error: { code: "InvalidArgument", message: "send a continuationId or the signed continuation" } }, { status: 400 });
   const take: TakeRequest = { signature: presented?.signature ?? null };
   const taken = await pending(env, conversationId).fetch("https://pending/take", { method: "POST", body: JSON.stringify(take) });
   if (!taken.ok) return taken; // 409: already answered (a replay) or superseded

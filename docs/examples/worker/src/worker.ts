@@ -103,7 +103,7 @@ export const worker = {
     }
     const prompt = (await readPrompt(request)).trim();
     if (prompt === "") {
-      return Response.json({ error: { code: "InvalidArgument", message: "send a prompt: POST {\"prompt\": \"...\"} or GET /?prompt=..." } }, { status: 400 });
+      return Response.json({ error: { code: "InvalidArgument", message: 'send a prompt: POST {"prompt": "..."} or GET /?prompt=...' } }, { status: 400 });
     }
     return wantsStream(request) ? answerStream(env, prompt, request.signal) : answerJson(env, prompt, request.signal);
   },

@@ -59,7 +59,9 @@ describe("describeModel", () => {
   it("names the script file of the scripted model when ANTIGRAVITY_SCRIPT is set", () => {
     expect(describeModel({})).toBe("offline scripted demo model (set GEMINI_API_KEY for Gemini)");
     expect(describeModel({ ANTIGRAVITY_SCRIPT: "turns.json" })).toBe("offline scripted model playing turns.json (ANTIGRAVITY_SCRIPT; set GEMINI_API_KEY for Gemini)");
-    expect(describeModel({ ANTIGRAVITY_SCRIPT: "turns.json", ANTIGRAVITY_MODEL_PROVIDER: "scripted", GEMINI_API_KEY: "k" })).toBe("offline scripted model playing turns.json (ANTIGRAVITY_SCRIPT; ANTIGRAVITY_MODEL_PROVIDER=scripted)");
+    expect(describeModel({ ANTIGRAVITY_SCRIPT: "turns.json", ANTIGRAVITY_MODEL_PROVIDER: "scripted", GEMINI_API_KEY: "k" })).toBe(
+      "offline scripted model playing turns.json (ANTIGRAVITY_SCRIPT; ANTIGRAVITY_MODEL_PROVIDER=scripted)",
+    );
     expect(describeModel({ ANTIGRAVITY_SCRIPT: "turns.json", GEMINI_API_KEY: "k" })).toBe("Gemini (GEMINI_API_KEY is set)");
     expect(describeModel({ ANTIGRAVITY_MODEL_PROVIDER: "openai" })).toBe("openai (ANTIGRAVITY_MODEL_PROVIDER)");
   });

@@ -40,9 +40,7 @@ export function buildDemoAgent(options: DemoAgentOptions): Agent {
     .tool(getWeather)
     .policies(confirmRunCommand(options.confirmRunCommand), allow("get_weather"))
     .workspaces(resolve(cli.workspace ?? process.cwd()))
-    .transport(
-      subprocessTransportFactory(definedProperties({ onStderr: options.onStderr, harnessPath: cli.harnessPath, saveDir: options.saveDir })),
-    );
+    .transport(subprocessTransportFactory(definedProperties({ onStderr: options.onStderr, harnessPath: cli.harnessPath, saveDir: options.saveDir })));
   const continued = options.continueConversation;
   if (continued !== undefined) builder = builder.conversationId(continued.conversationId).sessionContinuationMode("createOrResume").conversationStore(continued.store);
   return builder.build();

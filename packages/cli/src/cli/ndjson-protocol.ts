@@ -7,10 +7,7 @@ export const NDJSON_VERSION = 1;
 export const MAX_NDJSON_LINE = 1024 * 1024;
 
 /** One input line of the NDJSON mode, parsed. */
-export type NdjsonInput =
-  | { type: "user_message"; content: string; id?: string }
-  | { type: "interrupt" }
-  | { type: "approve" | "deny"; requestId?: string };
+export type NdjsonInput = { type: "user_message"; content: string; id?: string } | { type: "interrupt" } | { type: "approve" | "deny"; requestId?: string };
 
 /**
  * Parses one input line (docs/ndjson.md). Throws `InvalidArgument` saying what is wrong and what
@@ -24,16 +21,16 @@ export function parseNdjsonLine(line: string): NdjsonInput {
   } catch (error) {
     throw bad(`not JSON (${(error as Error).message})`);
   }
-  if (typeof value !== "object" || value === null || Array.isArray(value)) throw bad("a line must be a JSON object with a \"type\"");
+  if (typeof value !== "object" || value === null || Array.isArray(value)) throw bad('a line must be a JSON object with a "type"');
   const record = value as Record<string, unknown>;
   const version = record["version"];
   if (version !== undefined && version !== NDJSON_VERSION) throw bad(`version ${JSON.stringify(version)} is not supported; this CLI speaks version ${NDJSON_VERSION}`);
   switch (record["type"]) {
     case "user_message": {
       const content = record["content"];
-      if (typeof content !== "string" || content.trim() === "") throw bad("user_message needs a non-blank string \"content\"");
+      if (typeof content !== "string" || content.trim() === "") throw bad('user_message needs a non-blank string "content"');
       const id = record["id"];
-      if (id !== undefined && typeof id !== "string") throw bad("user_message \"id\" must be a string when given");
+      if (id !== undefined && typeof id !== "string") throw bad('user_message "id" must be a string when given');
       return id === undefined ? { type: "user_message", content } : { type: "user_message", content, id };
     }
     case "interrupt":
@@ -103,7 +100,8 @@ export function parseNdjsonOutputLine(line: string): NdjsonOutputLine | undefine
   const fields = Object.hasOwn(NDJSON_OUTPUT_FIELDS, type) ? NDJSON_OUTPUT_FIELDS[type] : undefined;
   if (fields === undefined) return undefined;
   for (const [name, kind] of Object.entries(fields)) {
-    if (!hasKind(record[name], kind)) throw badOutput(`a ${type} line needs ${kind === "error" ? "an error { code, message }" : `a${kind === "integer" || kind === "object" ? "n" : ""} ${kind}`} "${name}"`);
+    if (!hasKind(record[name], kind))
+      throw badOutput(`a ${type} line needs ${kind === "error" ? "an error { code, message }" : `a${kind === "integer" || kind === "object" ? "n" : ""} ${kind}`} "${name}"`);
   }
   if (type === "init" && record["version"] !== NDJSON_VERSION) throw badOutput(`version ${JSON.stringify(record["version"])} is not supported; this reader speaks version ${NDJSON_VERSION}`);
   const error = record["error"];

@@ -66,7 +66,10 @@ export async function runNdjson(cli: CliOptions, input: NodeJS.ReadableStream, o
             const index = command.requestId === undefined ? 0 : pending.findIndex((p) => p.requestId === command.requestId);
             const confirmation = pending[index];
             if (index < 0 || confirmation === undefined) {
-              throw new SdkError(ErrorCode.FailedPrecondition, command.requestId === undefined ? `${command.type}: no confirmation is pending` : `${command.type}: no pending confirmation has requestId ${JSON.stringify(command.requestId)}`);
+              throw new SdkError(
+                ErrorCode.FailedPrecondition,
+                command.requestId === undefined ? `${command.type}: no confirmation is pending` : `${command.type}: no pending confirmation has requestId ${JSON.stringify(command.requestId)}`,
+              );
             }
             pending.splice(index, 1);
             confirmation.answer(command.type === "approve");

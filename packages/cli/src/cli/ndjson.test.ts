@@ -70,7 +70,10 @@ function startCli(args: string[], env: Record<string, string> = {}): NdjsonChild
   let stderr = "";
   child.stderr?.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
-  exited.then(() => lines.end(), () => undefined);
+  exited.then(
+    () => lines.end(),
+    () => undefined,
+  );
   const bounded = <T>(promise: Promise<T>, what: string): Promise<T> => {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what} did not happen within ${BOUND_MS} ms; stderr: ${stderr}`)), BOUND_MS)));
@@ -114,7 +117,19 @@ describe("parseNdjsonLine", () => {
     expect(parseNdjsonLine('{"type":"user_message","content":"hi","id":"m1"}')).toEqual({ type: "user_message", content: "hi", id: "m1" });
     expect(parseNdjsonLine('{"type":"interrupt","version":1}')).toEqual({ type: "interrupt" });
     expect(parseNdjsonLine('{"type":"deny","requestId":"c3"}')).toEqual({ type: "deny", requestId: "c3" });
-    for (const line of ["", "nope", "[]", "null", '{"type":"user_message"}', '{"type":"user_message","content":"  "}', '{"type":"user_message","content":"x","id":7}', '{"type":"approve","requestId":1}', '{"type":"x"}', '{"type":"interrupt","version":2}', `{"type":"user_message","content":"${"a".repeat(MAX_NDJSON_LINE)}"}`]) {
+    for (const line of [
+      "",
+      "nope",
+      "[]",
+      "null",
+      '{"type":"user_message"}',
+      '{"type":"user_message","content":"  "}',
+      '{"type":"user_message","content":"x","id":7}',
+      '{"type":"approve","requestId":1}',
+      '{"type":"x"}',
+      '{"type":"interrupt","version":2}',
+      `{"type":"user_message","content":"${"a".repeat(MAX_NDJSON_LINE)}"}`,
+    ]) {
       expect(() => parseNdjsonLine(line), line.slice(0, 40)).toThrow(/bad input line: .*docs\/ndjson\.md/);
     }
   });
@@ -142,13 +157,7 @@ describe("boundedLines", () => {
 
   it("splits on newlines across chunks, drops a CR before LF, keeps a last line without newline and multi-byte characters split between chunks", async () => {
     const euro = Buffer.from("€");
-    expect(await all(chunks("a\r\nb", "c\n\nd", euro.subarray(0, 1), euro.subarray(1), "\n", "tail"), 10)).toEqual([
-      { line: "a" },
-      { line: "bc" },
-      { line: "" },
-      { line: "d€" },
-      { line: "tail" },
-    ]);
+    expect(await all(chunks("a\r\nb", "c\n\nd", euro.subarray(0, 1), euro.subarray(1), "\n", "tail"), 10)).toEqual([{ line: "a" }, { line: "bc" }, { line: "" }, { line: "d€" }, { line: "tail" }]);
   });
 
   it("never holds more than the limit of a long line: reports its length and goes on with the next", async () => {
@@ -236,7 +245,10 @@ describe("antigravity --input-format ndjson --output-format ndjson (a child proc
     cli.send({ type: "user_message", content: "hello there", id: "h" });
     const next = await cli.until((l) => l.type === "result" && l.turnIndex === 2, "the third turn's result");
     const results = next.filter((l) => l.type === "result");
-    expect(results.map((l) => [l.turnIndex, l.interrupted])).toEqual([[1, true], [2, false]]);
+    expect(results.map((l) => [l.turnIndex, l.interrupted])).toEqual([
+      [1, true],
+      [2, false],
+    ]);
     expect(next.find((l) => l.type === "receipt" && l.id === "h")).toMatchObject({ turnIndex: 2 });
     const lastTurn = next.slice(next.findIndex((l) => l.type === "result") + 1);
     expect(lastTurn.flatMap((l) => (l.type === "text" ? [l.text as string] : [])).join("")).toBe("Hello! Streaming this answer in chunks.");

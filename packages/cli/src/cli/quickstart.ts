@@ -9,10 +9,7 @@ import { TurnRenderer } from "./turn-renderer.js";
 import { definedProperties } from "@antigravity-ts/sdk/internal";
 
 /** The prompts of the quick start: tools and thoughts first, then a command behind the policy. */
-export const QUICKSTART_PROMPTS = [
-  "What's the weather like in Tokyo, and what is in this workspace?",
-  "Please run `echo hello` in the workspace.",
-] as const;
+export const QUICKSTART_PROMPTS = ["What's the weather like in Tokyo, and what is in this workspace?", "Please run `echo hello` in the workspace."] as const;
 
 /** The only command the one-shot demo's policy lets through. */
 const ALLOWED_COMMAND = "echo hello";

@@ -106,7 +106,8 @@ export class ReplSession {
 
 /** Starts the demo agent on `saveDir`, continuing `snapshot`'s conversation when given. */
 function startAgent(options: ReplSessionOptions, saveDir: string, snapshot?: ConversationSnapshot): Promise<StartedAgent> {
-  const continueConversation = snapshot === undefined ? undefined : { conversationId: snapshot.conversationId, store: createMemoryConversationStore({ entries: new Map([[snapshot.conversationId, snapshot]]) }) };
+  const continueConversation =
+    snapshot === undefined ? undefined : { conversationId: snapshot.conversationId, store: createMemoryConversationStore({ entries: new Map([[snapshot.conversationId, snapshot]]) }) };
   const agent = buildDemoAgent({
     cli: options.cli,
     confirmRunCommand: options.confirmRunCommand,

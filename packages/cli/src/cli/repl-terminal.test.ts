@@ -16,7 +16,18 @@ const SLOW_ANSWER = "one two three four five six seven eight nine ten";
 const SCRIPT = {
   turns: [
     { match: "slow", calls: [{ text: SLOW_ANSWER, chunkWords: 1, chunkDelayMs: 300 }] },
-    { match: "two commands", calls: [{ toolCalls: [{ name: "run_command", args: { CommandLine: "echo first" } }, { name: "run_command", args: { CommandLine: "echo second" } }] }, { text: "Both asked." }] },
+    {
+      match: "two commands",
+      calls: [
+        {
+          toolCalls: [
+            { name: "run_command", args: { CommandLine: "echo first" } },
+            { name: "run_command", args: { CommandLine: "echo second" } },
+          ],
+        },
+        { text: "Both asked." },
+      ],
+    },
     { match: "run", calls: [{ text: "Running it.", toolCalls: [{ name: "run_command", args: { CommandLine: "echo hi" } }] }, { text: "Ran: {{result.output}}" }] },
     { calls: [{ text: "Answer to {{prompt}}." }] },
   ],
@@ -56,7 +67,9 @@ function screenText(raw: string): string {
 function startTerminalRepl(): { type(keys: string): void; waitFor(text: string, times?: number): Promise<void>; screen(): string; exited: Promise<number | null> } {
   const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: "1", ANTIGRAVITY_MODEL_PROVIDER: "scripted", ANTIGRAVITY_SCRIPT: scriptFile, TERM: "xterm" };
   for (const name of ["GEMINI_API_KEY", "ANTIGRAVITY_HARNESS_PATH"]) delete env[name];
-  const command = [process.execPath, "--conditions=antigravity-source", "--import", "tsx", CLI, "--interactive", "--harness", harnessPath, "--workspace", scratch].map((arg) => `'${arg.replaceAll("'", "'\\''")}'`).join(" ");
+  const command = [process.execPath, "--conditions=antigravity-source", "--import", "tsx", CLI, "--interactive", "--harness", harnessPath, "--workspace", scratch]
+    .map((arg) => `'${arg.replaceAll("'", "'\\''")}'`)
+    .join(" ");
   const child = spawn("script", ["-qfec", command, "/dev/null"], { cwd: REPO_ROOT, env, stdio: ["pipe", "pipe", "pipe"] });
   children.push(child);
   let raw = "";
@@ -85,54 +98,58 @@ function startTerminalRepl(): { type(keys: string): void; waitFor(text: string, 
 }
 
 describe.skipIf(!hasScript)("REPL in a terminal", () => {
-  it("queues a prompt typed during a turn without echoing it into the answer, asks once before run_command, names the script", async () => {
-    const repl = startTerminalRepl();
-    await repl.waitFor("ready · conversation");
-    repl.type("slow\r");
-    await repl.waitFor("one two");
-    repl.type("queued prompt\r");
-    await repl.waitFor("Answer to queued prompt.");
-    repl.type("please run\r");
-    await repl.waitFor("[y/N]");
-    repl.type("y\r");
-    await repl.waitFor("Ran: hi");
-    repl.type("/usage\r");
-    await repl.waitFor("turns: 3");
-    // A line typed partly during a turn is kept and shown at the next prompt, where typing goes on.
-    repl.type("slow again\r");
-    await repl.waitFor("one two", 2);
-    repl.type("/hel");
-    await repl.waitFor("tokens: this turn", 5);
-    await repl.waitFor("› /hel");
-    repl.type("p\r");
-    await repl.waitFor("/load [file]");
-    // Two calls in one model call: one question at a time, each answered on its own line.
-    repl.type("run two commands\r");
-    await repl.waitFor("[y/N]", 2);
-    repl.type("y\r");
-    await repl.waitFor("[y/N]", 3);
-    repl.type("n\r");
-    await repl.waitFor("Both asked.");
-    repl.type("/exit\r");
-    expect(await repl.exited).toBe(0);
+  it(
+    "queues a prompt typed during a turn without echoing it into the answer, asks once before run_command, names the script",
+    async () => {
+      const repl = startTerminalRepl();
+      await repl.waitFor("ready · conversation");
+      repl.type("slow\r");
+      await repl.waitFor("one two");
+      repl.type("queued prompt\r");
+      await repl.waitFor("Answer to queued prompt.");
+      repl.type("please run\r");
+      await repl.waitFor("[y/N]");
+      repl.type("y\r");
+      await repl.waitFor("Ran: hi");
+      repl.type("/usage\r");
+      await repl.waitFor("turns: 3");
+      // A line typed partly during a turn is kept and shown at the next prompt, where typing goes on.
+      repl.type("slow again\r");
+      await repl.waitFor("one two", 2);
+      repl.type("/hel");
+      await repl.waitFor("tokens: this turn", 5);
+      await repl.waitFor("› /hel");
+      repl.type("p\r");
+      await repl.waitFor("/load [file]");
+      // Two calls in one model call: one question at a time, each answered on its own line.
+      repl.type("run two commands\r");
+      await repl.waitFor("[y/N]", 2);
+      repl.type("y\r");
+      await repl.waitFor("[y/N]", 3);
+      repl.type("n\r");
+      await repl.waitFor("Both asked.");
+      repl.type("/exit\r");
+      expect(await repl.exited).toBe(0);
 
-    const screen = repl.screen();
-    expect(screen).toContain(`offline scripted model playing ${scriptFile} (ANTIGRAVITY_SCRIPT; ANTIGRAVITY_MODEL_PROVIDER=scripted)`);
-    expect(screen).toContain(`› slow\n${SLOW_ANSWER}\ntokens: `);
-    // Typed mid-turn: not on the screen until its own turn starts, then on its own prompt line.
-    expect(screen.split("queued prompt")).toHaveLength(3);
-    expect(screen).toMatch(/\ntokens: [^\n]*\n› queued prompt\nAnswer to queued prompt\.\n/);
-    // The question once, the answer after it on that line, nothing typed inside the streamed text.
-    expect(screen.split("allow run_command `echo hi`? [y/N]")).toHaveLength(2);
-    // (The question may come before or after "Running it." is drawn: both reach the CLI at about the same time.)
-    expect(screen).toContain("\nallow run_command `echo hi`? [y/N] y\n");
-    expect(screen).toMatch(/\nRunning it\.\n/);
-    expect(screen).toMatch(/✔ run_command[^\n]*\nRan: hi\n/);
-    expect(screen).toContain(`› slow again\n${SLOW_ANSWER}\ntokens: `);
-    expect(screen).toMatch(/\n› \/help\n\/help {11}this list\n/);
-    expect(screen.split("\nallow run_command `echo first`? [y/N] y\n")).toHaveLength(2);
-    expect(screen.split("\nallow run_command `echo second`? [y/N] n\n")).toHaveLength(2);
-    expect(screen).toMatch(/\n✔ run_command\(\{"CommandLine":"echo first"/);
-    expect(screen).toMatch(/\n✖ run_command\(\{"CommandLine":"echo second"[^\n]*denied by policy/);
-  }, BOUND_MS);
+      const screen = repl.screen();
+      expect(screen).toContain(`offline scripted model playing ${scriptFile} (ANTIGRAVITY_SCRIPT; ANTIGRAVITY_MODEL_PROVIDER=scripted)`);
+      expect(screen).toContain(`› slow\n${SLOW_ANSWER}\ntokens: `);
+      // Typed mid-turn: not on the screen until its own turn starts, then on its own prompt line.
+      expect(screen.split("queued prompt")).toHaveLength(3);
+      expect(screen).toMatch(/\ntokens: [^\n]*\n› queued prompt\nAnswer to queued prompt\.\n/);
+      // The question once, the answer after it on that line, nothing typed inside the streamed text.
+      expect(screen.split("allow run_command `echo hi`? [y/N]")).toHaveLength(2);
+      // (The question may come before or after "Running it." is drawn: both reach the CLI at about the same time.)
+      expect(screen).toContain("\nallow run_command `echo hi`? [y/N] y\n");
+      expect(screen).toMatch(/\nRunning it\.\n/);
+      expect(screen).toMatch(/✔ run_command[^\n]*\nRan: hi\n/);
+      expect(screen).toContain(`› slow again\n${SLOW_ANSWER}\ntokens: `);
+      expect(screen).toMatch(/\n› \/help\n\/help {11}this list\n/);
+      expect(screen.split("\nallow run_command `echo first`? [y/N] y\n")).toHaveLength(2);
+      expect(screen.split("\nallow run_command `echo second`? [y/N] n\n")).toHaveLength(2);
+      expect(screen).toMatch(/\n✔ run_command\(\{"CommandLine":"echo first"/);
+      expect(screen).toMatch(/\n✖ run_command\(\{"CommandLine":"echo second"[^\n]*denied by policy/);
+    },
+    BOUND_MS,
+  );
 });

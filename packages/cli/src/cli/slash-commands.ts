@@ -83,13 +83,19 @@ function printHistory(renderer: TurnRenderer, steps: readonly Step[], turnStarts
   }
   turnStarts.forEach((start, i) => {
     const turn = steps.slice(start, turnStarts[i + 1] ?? steps.length);
-    const prompt = turn.filter((step) => step.source === StepSource.User).map((step) => step.content).join(" ");
+    const prompt = turn
+      .filter((step) => step.source === StepSource.User)
+      .map((step) => step.content)
+      .join(" ");
     const tools = new Map<string, string>();
     for (const step of turn) {
       const call = step.toolCalls[0];
       if (step.type === StepType.ToolCall && call !== undefined && !isSyntheticToolStep(step)) tools.set(call.id || step.id, call.name);
     }
-    const answer = turn.filter((step) => step.source === StepSource.Model && step.type === StepType.TextResponse).map((step) => step.content).join(" ");
+    const answer = turn
+      .filter((step) => step.source === StepSource.Model && step.type === StepType.TextResponse)
+      .map((step) => step.content)
+      .join(" ");
     renderer.note(`${i + 1} › ${clip(prompt, 200)}`);
     if (tools.size > 0) renderer.note(`  tools: ${[...tools.values()].join(", ")}`, "dim");
     if (answer !== "") renderer.note(`  ${clip(answer, 300)}`);

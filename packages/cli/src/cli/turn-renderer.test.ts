@@ -19,20 +19,18 @@ describe("TurnRenderer", () => {
     // The harness's customTool step and the SDK's synthetic step of the same call (§7, §18).
     renderer.onStep(mockStep({ stepIndex: 3, toolCalls: [call], status: StepStatus.Active, target: StepTarget.Environment }));
     renderer.onStep(mockStep({ id: "call-1", stepIndex: 50_000, toolCalls: [call], status: StepStatus.Active, target: StepTarget.Environment }));
-    renderer.onStep(mockStep({ id: "call-1", stepIndex: 50_000, toolCalls: [{ ...call, args: { temperatureC: 21 } }], content: '{"temperatureC":21}', status: StepStatus.Done, target: StepTarget.Environment }));
+    renderer.onStep(
+      mockStep({ id: "call-1", stepIndex: 50_000, toolCalls: [{ ...call, args: { temperatureC: 21 } }], content: '{"temperatureC":21}', status: StepStatus.Done, target: StepTarget.Environment }),
+    );
     renderer.onStep(mockStep({ stepIndex: 3, toolCalls: [call], status: StepStatus.Done, target: StepTarget.Environment }));
     renderer.onStep(mockStep({ stepIndex: 4, toolCalls: [{ id: "4", name: "run_command", args: {} }], status: StepStatus.Error, error: "denied by policy", target: StepTarget.Environment }));
     renderer.onStep(mockStep({ stepIndex: 5, contentDelta: "Sunny.", status: StepStatus.Done }));
     renderer.finish();
-    expect(out.text()).toBe([
-      "thinking: Let me think.",
-      "Looking it up.",
-      '… get_weather({"city":"Paris"})',
-      '✔ get_weather({"city":"Paris"}) → {"temperatureC":21}',
-      "✖ run_command(): denied by policy",
-      "Sunny.",
-      "",
-    ].join("\n"));
+    expect(out.text()).toBe(
+      ["thinking: Let me think.", "Looking it up.", '… get_weather({"city":"Paris"})', '✔ get_weather({"city":"Paris"}) → {"temperatureC":21}', "✖ run_command(): denied by policy", "Sunny.", ""].join(
+        "\n",
+      ),
+    );
   });
 
   it("draws a spinner for a running tool on a TTY, clears it when the tool is done, and dims thoughts", () => {

@@ -93,7 +93,10 @@ describe("spawnStreamingSession over the antigravity CLI (a real child process)"
     const queued = session.sendUserMessage("hello there");
     const events = await until(session, (e) => e.type === "result" && e.turnIndex === 1, "the queued turn's result");
     expect(await queued).toEqual({ messageIndex: 1, turnIndex: 1 });
-    expect(results(events).map((r) => [r.turnIndex, r.success, r.interrupted])).toEqual([[0, true, false], [1, true, false]]);
+    expect(results(events).map((r) => [r.turnIndex, r.success, r.interrupted])).toEqual([
+      [0, true, false],
+      [1, true, false],
+    ]);
     expect(text(events)).toContain("word199");
     expect(text(events.slice(events.findIndex((e) => e.type === "result") + 1))).toBe("Hello! Streaming this answer in chunks.");
   });

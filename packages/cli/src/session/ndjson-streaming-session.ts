@@ -2,16 +2,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
-import {
-  ErrorCode,
-  MID_TURN_SEMANTICS,
-  SdkError,
-  type MessageReceipt,
-  type MidTurnSemantics,
-  type SessionEvent,
-  type StreamingSessionCapabilities,
-  type ToolCall,
-} from "@antigravity-ts/sdk";
+import { ErrorCode, MID_TURN_SEMANTICS, SdkError, type MessageReceipt, type MidTurnSemantics, type SessionEvent, type StreamingSessionCapabilities, type ToolCall } from "@antigravity-ts/sdk";
 import { AsyncQueue } from "@antigravity-ts/sdk/internal";
 import { boundedLines } from "../cli/bounded-lines.js";
 import { MAX_NDJSON_LINE, ndjsonInputLine, parseNdjsonOutputLine, type NdjsonInput, type NdjsonOutputLine } from "../cli/ndjson-protocol.js";
@@ -257,7 +248,10 @@ export class NdjsonStreamingSession implements AsyncIterable<NdjsonSessionEvent>
       if (stdout !== null) {
         for await (const read of boundedLines(stdout as AsyncIterable<Buffer>, MAX_NDJSON_LINE)) {
           if ("tooLong" in read) {
-            this.#events.push({ type: "error", error: new SdkError(ErrorCode.ProtocolError, `bad output line from the NDJSON child: the line has ${read.tooLong} characters; the limit is ${MAX_NDJSON_LINE} (docs/ndjson.md)`) });
+            this.#events.push({
+              type: "error",
+              error: new SdkError(ErrorCode.ProtocolError, `bad output line from the NDJSON child: the line has ${read.tooLong} characters; the limit is ${MAX_NDJSON_LINE} (docs/ndjson.md)`),
+            });
             continue;
           }
           try {

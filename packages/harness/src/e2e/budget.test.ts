@@ -66,7 +66,7 @@ describe("session budgets (BudgetConfig)", () => {
     client.close();
   });
 
-  it("maxInputTokens: \"50\" stops a call of ~1,400 input tokens before it is dispatched: the model server gets no request", async () => {
+  it('maxInputTokens: "50" stops a call of ~1,400 input tokens before it is dispatched: the model server gets no request', async () => {
     // Without a limit the same first call has well over 50 input tokens (the scripted model's count).
     const unlimited = await fixture.connect();
     const calibration = await runTurn(unlimited, "ping");
@@ -133,7 +133,7 @@ describe("session budgets (BudgetConfig)", () => {
     forward.close();
   });
 
-  it("maxToolCalls counts across turns; the calls it stops get a \"not run\" result and the turn its stop reason", async () => {
+  it('maxToolCalls counts across turns; the calls it stops get a "not run" result and the turn its stop reason', async () => {
     const client = await fixture.connect({ tools: [ADD_TOOL], budgetConfig: { maxToolCalls: 1 } });
     const first = await runTurn(client, "tool please", true);
     expect(first.end).toEqual(idle);

@@ -16,7 +16,10 @@ const SCRIPT = {
   ],
 };
 const rule = (tool: string, decision: string, extra: Frame = {}): Frame => ({ tool, decision: `POLICY_DECISION_${decision}`, name: `${tool}-${decision}`, isDynamic: false, ruleId: "", ...extra });
-const isHook = (type: string) => (f: Frame): boolean => f["callHookRequest"]?.type === `LIFECYCLE_HOOK_${type}`;
+const isHook =
+  (type: string) =>
+  (f: Frame): boolean =>
+    f["callHookRequest"]?.type === `LIFECYCLE_HOOK_${type}`;
 
 describe("control: confirmations, questions, hooks, policies", () => {
   const fixture = useHarnessFixture({
@@ -29,7 +32,11 @@ describe("control: confirmations, questions, hooks, policies", () => {
     },
   });
   const connect = fixture.connect;
-  const exists = (file: string): Promise<boolean> => access(path.join(fixture.workspace, file)).then(() => true, () => false);
+  const exists = (file: string): Promise<boolean> =>
+    access(path.join(fixture.workspace, file)).then(
+      () => true,
+      () => false,
+    );
 
   for (const accepted of [true, false]) {
     it(`asks for confirmation when a static rule says ASK_USER, and ${accepted ? "runs" : "refuses"} the command`, async () => {
@@ -110,7 +117,13 @@ describe("control: confirmations, questions, hooks, policies", () => {
     client.prompt("ask me");
     const waiting = (await client.next((f) => f["stepUpdate"]?.state === "STATE_WAITING_FOR_USER"))["stepUpdate"] as Frame;
     expect(waiting["questionsRequest"]).toEqual({ questions: [{ multipleChoice: { question: "Color?", choices: ["red", "blue"], isMultiSelect: false } }] });
-    client.send({ questionResponse: { trajectoryId: waiting["trajectoryId"], stepIndex: waiting["stepIndex"], response: { answers: [{ multipleChoiceAnswer: { selectedChoiceIndices: [1], freeformResponse: "navy" } }] } } });
+    client.send({
+      questionResponse: {
+        trajectoryId: waiting["trajectoryId"],
+        stepIndex: waiting["stepIndex"],
+        response: { answers: [{ multipleChoiceAnswer: { selectedChoiceIndices: [1], freeformResponse: "navy" } }] },
+      },
+    });
     const final = finalSteps(await client.turn());
     expect(final.find((s) => s.stepIndex === waiting["stepIndex"])?.["state"]).toBe("STATE_DONE");
     expect(JSON.parse(final.at(-1)?.["text"])).toEqual({ answers: [{ question: "Color?", selected: ["blue"], freeform: "navy" }] });
@@ -134,7 +147,13 @@ describe("control: confirmations, questions, hooks, policies", () => {
     expect(beforeTool[0]?.["trajectoryStateUpdate"]?.state).toBe("STATE_RUNNING");
     const preTool = beforeTool.at(-1)?.["callHookRequest"] as Frame;
     const toolStep = finalSteps(client.frames).find((s) => s.listDirectory) as Frame;
-    expect(preTool["preToolArgs"]).toEqual({ toolName: "list_directory", argumentsJson: '{"directory_path":"."}', callId: expect.any(String), trajectoryId: toolStep["trajectoryId"], stepIndex: toolStep["stepIndex"] });
+    expect(preTool["preToolArgs"]).toEqual({
+      toolName: "list_directory",
+      argumentsJson: '{"directory_path":"."}',
+      callId: expect.any(String),
+      trajectoryId: toolStep["trajectoryId"],
+      stepIndex: toolStep["stepIndex"],
+    });
     client.send({ callHookResponse: { requestId: preTool["requestId"], preToolResult: { decision: "ALLOW", modifiedArgumentsJson: '{"directory_path":"sub"}' } } });
     const postTool = (await client.next(isHook("POST_TOOL")))["callHookRequest"] as Frame;
     expect(postTool["postToolArgs"]).toMatchObject({ toolName: "list_directory", callId: preTool["preToolArgs"].callId, stepIndex: toolStep["stepIndex"] });

@@ -61,10 +61,12 @@ describe("disconnects and shutdown", () => {
     a.send({ config });
     b.send({ config });
     const outcome = (client: TestClient): Promise<string> =>
-      client.next((f) => f["initializeConversationResponse"] !== undefined, "initializeConversationResponse").then(
-        () => "ready",
-        async () => `closed ${JSON.stringify(await client.closed)}`,
-      );
+      client
+        .next((f) => f["initializeConversationResponse"] !== undefined, "initializeConversationResponse")
+        .then(
+          () => "ready",
+          async () => `closed ${JSON.stringify(await client.closed)}`,
+        );
     const outcomes = await Promise.all([outcome(a), outcome(b)]);
     expect([...outcomes].sort()).toEqual([`closed ${JSON.stringify({ code: 1008, reason: `session ${id} is already open on another connection` })}`, "ready"]);
     const winner = outcomes[0] === "ready" ? a : b;

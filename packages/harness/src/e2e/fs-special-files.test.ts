@@ -122,7 +122,10 @@ describe("special files never block a tool (issue 8 item 3)", () => {
     await client.init(harnessConfig(fixture.workspace));
     client.prompt("special files");
     const final = finalSteps(await client.turn());
-    expectRefused(final.find((s) => s.viewFile !== undefined), /is not a regular file/);
+    expectRefused(
+      final.find((s) => s.viewFile !== undefined),
+      /is not a regular file/,
+    );
     harness.child.stdin.end();
     expect(await exitWithin(harness)).toEqual({ code: 0, signal: null });
   });

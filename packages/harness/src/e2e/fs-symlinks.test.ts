@@ -34,7 +34,18 @@ const SCRIPT = {
         { text: "done" },
       ],
     },
-    { match: "workspace link", calls: [{ toolCalls: [{ name: "create_file", args: { file_path: "dangling.txt", contents: "x", overwrite: true } }, { name: "create_file", args: { file_path: "ok.txt", contents: "ok" } }] }, { text: "done" }] },
+    {
+      match: "workspace link",
+      calls: [
+        {
+          toolCalls: [
+            { name: "create_file", args: { file_path: "dangling.txt", contents: "x", overwrite: true } },
+            { name: "create_file", args: { file_path: "ok.txt", contents: "ok" } },
+          ],
+        },
+        { text: "done" },
+      ],
+    },
     { match: "list", calls: [{ toolCalls: [{ name: "list_directory", args: { directory_path: "." } }] }, { text: "listing: {{results.list_directory}}" }] },
   ],
 };

@@ -41,7 +41,12 @@ describe("halt and triggers", () => {
     expect(Number(usage["thoughtsTokenCount"])).toBe(Math.ceil("thinking first".length / 4));
     expect(Number(usage["promptTokenCount"])).toBeGreaterThan(0);
     // Everything the model said before the halt went out: the deltas add up to the ERROR step's text.
-    expect(steps(client.frames).filter((s) => s.stepIndex === delta["stepIndex"]).map((s) => s.textDelta ?? "").join("")).toBe(last["text"]);
+    expect(
+      steps(client.frames)
+        .filter((s) => s.stepIndex === delta["stepIndex"])
+        .map((s) => s.textDelta ?? "")
+        .join(""),
+    ).toBe(last["text"]);
 
     // The next turn starts cleanly: its RUNNING is the very next frame, no straggler of the halted step.
     client.prompt("ping");

@@ -74,7 +74,10 @@ describe("media to the model, end to end", () => {
     const turn = await client.turn();
     expect(finalSteps(turn).at(-1)?.["text"]).toBe("The screenshot shows a login page.");
     const last = contents(4).at(-1);
-    expect(last).toEqual({ role: "user", parts: [{ functionResponse: { name: "screenshot", id: "shot-1", response: { saved: "shot.jpg" }, parts: [{ inlineData: { mimeType: "image/jpeg", data: JPEG } }] } }] });
+    expect(last).toEqual({
+      role: "user",
+      parts: [{ functionResponse: { name: "screenshot", id: "shot-1", response: { saved: "shot.jpg" }, parts: [{ inlineData: { mimeType: "image/jpeg", data: JPEG } }] } }],
+    });
     client.close();
   });
 

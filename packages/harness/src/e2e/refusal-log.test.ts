@@ -13,12 +13,20 @@ describe("refused connections", () => {
     const harness = await startListeningHarness();
     const attempts = 300;
     const outcomes = await Promise.all(
-      Array.from({ length: attempts }, (_, i) => TestClient.connect(harness.port, `wrong-key-${i}`).then(() => "open", (error: Error) => error.message)),
+      Array.from({ length: attempts }, (_, i) =>
+        TestClient.connect(harness.port, `wrong-key-${i}`).then(
+          () => "open",
+          (error: Error) => error.message,
+        ),
+      ),
     );
     expect(outcomes.every((outcome) => outcome === "HTTP 401")).toBe(true);
     const exit = await harness.stop();
     expect(exit.code).toBe(0);
-    const lines = harness.stderr().split("\n").filter((line) => /refused (a connection|connections)/.test(line));
+    const lines = harness
+      .stderr()
+      .split("\n")
+      .filter((line) => /refused (a connection|connections)/.test(line));
     expect(lines.length).toBeLessThanOrEqual(6);
     const counted = lines.reduce((sum, line) => sum + Number(/(\d+) more refused connections/.exec(line)?.[1] ?? 1), 0);
     expect(counted).toBe(attempts);

@@ -64,7 +64,10 @@ describe("resilience", () => {
     other.close();
   });
 
-  for (const [marker, kind] of [["inject-uncaught-fault", "uncaught exception"], ["inject-rejected-fault", "unhandled rejection"]] as const) {
+  for (const [marker, kind] of [
+    ["inject-uncaught-fault", "uncaught exception"],
+    ["inject-rejected-fault", "unhandled rejection"],
+  ] as const) {
     it(`closes only the session whose code raised an ${kind}, and logs it`, async () => {
       const bystander = await fixture.connect();
       const faulty = await fixture.connect();

@@ -78,7 +78,12 @@ function readOutputConfig(harness: HarnessProcess): Promise<{ raw: Buffer; port:
 
 function upgradeStatus(port: number, headers: Record<string, string>, urlPath = "/"): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: "127.0.0.1", port, path: urlPath, headers: { connection: "Upgrade", upgrade: "websocket", "sec-websocket-version": "13", "sec-websocket-key": "dGhlIHNhbXBsZSBub25jZQ==", ...headers } });
+    const req = request({
+      host: "127.0.0.1",
+      port,
+      path: urlPath,
+      headers: { connection: "Upgrade", upgrade: "websocket", "sec-websocket-version": "13", "sec-websocket-key": "dGhlIHNhbXBsZSBub25jZQ==", ...headers },
+    });
     req.once("upgrade", (response, socket) => {
       socket.destroy();
       resolve({ status: response.statusCode ?? 0, body: "" });

@@ -38,7 +38,9 @@ describe("the STOP hook", () => {
     expect(second["stopArgs"]).toEqual({ responseText: "continued after: [system message] run the tests first", trajectoryId, continuationCount: 1 });
     answer(client, second, { stopResult: { decision: "ALLOW_STOP" } });
     const turn = await client.turn();
-    const texts = finalSteps(client.frames).filter((s) => s["source"] === "SOURCE_MODEL").map((s) => s["text"]);
+    const texts = finalSteps(client.frames)
+      .filter((s) => s["source"] === "SOURCE_MODEL")
+      .map((s) => s["text"]);
     expect(texts).toEqual(["first answer", "continued after: [system message] run the tests first"]);
     expect(turn.at(-1)?.["trajectoryStateUpdate"]).toEqual({ trajectoryId, state: "STATE_FULLY_IDLE" });
     client.close();

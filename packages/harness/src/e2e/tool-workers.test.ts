@@ -135,7 +135,10 @@ describe("tool calls off the event loop", () => {
     expect(edit["editFile"]["diffBlock"][0]).toEqual({
       startLine: 1,
       endLine: 1,
-      lines: [{ text: "0 x x x x x", action: "LINE_ACTION_DELETE" }, { text: "0 yy yy yy yy yy", action: "LINE_ACTION_INSERT" }],
+      lines: [
+        { text: "0 x x x x x", action: "LINE_ACTION_DELETE" },
+        { text: "0 yy yy yy yy yy", action: "LINE_ACTION_INSERT" },
+      ],
     });
     expect(finalSteps(turn).at(-1)?.["text"]).toMatch(/^edited many\.txt: replaced 200000 occurrences \(the step's diff shows the first \d+ blocks\)$/);
     expect(await readFile(file, "utf8")).toBe(original.replaceAll("x", "yy"));

@@ -36,7 +36,12 @@ describe("the model transcript (seed 002)", () => {
   const serve = <T extends FakeModelServer>(server: T): T => (servers.push(server), server);
 
   it("a halt mid-text keeps the partial answer: the next Gemini request carries it, and its usage was reported", async () => {
-    const server = serve(await startFakeGeminiServer([{ type: "chunks", chunks: [geminiText("Partial "), geminiText("answer "), geminiText("so far")], hold: true }, { type: "turn", text: "Second answer." }]));
+    const server = serve(
+      await startFakeGeminiServer([
+        { type: "chunks", chunks: [geminiText("Partial "), geminiText("answer "), geminiText("so far")], hold: true },
+        { type: "turn", text: "Second answer." },
+      ]),
+    );
     const client = await fixture.connect(gemini(server));
     client.prompt("first question");
     // The harness shows a delta once the next one arrived: "Partial answer " on screen means all three are in.
@@ -64,7 +69,14 @@ describe("the model transcript (seed 002)", () => {
   it("a halt mid-tool-call gives every call without a result a (cancelled) result, sent with the next request", async () => {
     const server = serve(
       await startFakeOpenAIServer([
-        { type: "turn", text: "Adding.", toolCalls: [{ id: "call_a", name: "add", args: { a: 1, b: 2 } }, { id: "call_b", name: "add", args: { a: 3, b: 4 } }] },
+        {
+          type: "turn",
+          text: "Adding.",
+          toolCalls: [
+            { id: "call_a", name: "add", args: { a: 1, b: 2 } },
+            { id: "call_b", name: "add", args: { a: 3, b: 4 } },
+          ],
+        },
         { type: "turn", text: "One of two." },
       ]),
     );
@@ -96,7 +108,12 @@ describe("the model transcript (seed 002)", () => {
   });
 
   it("a halt before any output keeps the prompt; the next one is merged with it (no two user messages in a row)", async () => {
-    const server = serve(await startFakeOpenAIServer([{ type: "chunks", chunks: [], hold: true }, { type: "turn", text: "Both noted." }]));
+    const server = serve(
+      await startFakeOpenAIServer([
+        { type: "chunks", chunks: [], hold: true },
+        { type: "turn", text: "Both noted." },
+      ]),
+    );
     const client = await fixture.connect(openai(server));
     client.prompt("first thought");
     await requestsReach(server, 1);
@@ -109,7 +126,12 @@ describe("the model transcript (seed 002)", () => {
   });
 
   it("an error exit drops the unanswered prompt, so the next request does not start with two user messages", async () => {
-    const server = serve(await startFakeOpenAIServer([{ type: "error", status: 400, message: "context too long" }, { type: "turn", text: "Fine now." }]));
+    const server = serve(
+      await startFakeOpenAIServer([
+        { type: "error", status: 400, message: "context too long" },
+        { type: "turn", text: "Fine now." },
+      ]),
+    );
     const client = await fixture.connect(openai(server));
     client.prompt("doomed");
     expect((await client.turn()).at(-1)?.["trajectoryStateUpdate"]).toMatchObject({ state: "STATE_FULLY_IDLE", error: expect.stringContaining("context too long") });
@@ -166,6 +188,9 @@ describe("the model transcript (seed 002)", () => {
     client.close();
     await client.closed;
     const saved = JSON.parse(await readFile(path.join(storage, `${cascadeId}.json`), "utf8")) as Frame;
-    expect(saved["transcript"]).toEqual([{ role: "user", text: "ping" }, { role: "model", text: "pong to ping", toolCalls: [] }]);
+    expect(saved["transcript"]).toEqual([
+      { role: "user", text: "ping" },
+      { role: "model", text: "pong to ping", toolCalls: [] },
+    ]);
   });
 });

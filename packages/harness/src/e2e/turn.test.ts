@@ -114,7 +114,12 @@ describe("a turn over a real socket (protocol §6)", () => {
 
     const list = final.find((s) => s.listDirectory !== undefined) as Frame;
     expect(list).toMatchObject({ state: "STATE_DONE", source: "SOURCE_MODEL", target: "TARGET_USER" });
-    expect(list["listDirectory"].results).toEqual(expect.arrayContaining([{ name: "README.md", fileSize: "7" }, { name: "link", fileSize: String((await lstat(path.join(fixture.workspace, "link"))).size) }]));
+    expect(list["listDirectory"].results).toEqual(
+      expect.arrayContaining([
+        { name: "README.md", fileSize: "7" },
+        { name: "link", fileSize: String((await lstat(path.join(fixture.workspace, "link"))).size) },
+      ]),
+    );
 
     const custom = final.find((s) => s.customTool !== undefined) as Frame;
     expect(custom).toMatchObject({ state: "STATE_DONE", source: "SOURCE_MODEL", target: "TARGET_USER" });
@@ -173,7 +178,16 @@ describe("a turn over a real socket (protocol §6)", () => {
     expect(final.find((s) => s.createFile)?.["createFile"]).toEqual({ filePath: file, contents: "alpha\nbeta\n" });
     expect(final.find((s) => s.editFile)?.["editFile"]).toEqual({
       filePath: file,
-      diffBlock: [{ startLine: 2, endLine: 2, lines: [{ text: "beta", action: "LINE_ACTION_DELETE" }, { text: "gamma", action: "LINE_ACTION_INSERT" }] }],
+      diffBlock: [
+        {
+          startLine: 2,
+          endLine: 2,
+          lines: [
+            { text: "beta", action: "LINE_ACTION_DELETE" },
+            { text: "gamma", action: "LINE_ACTION_INSERT" },
+          ],
+        },
+      ],
     });
     expect(final.find((s) => s.viewFile)?.["viewFile"]).toEqual({ filePath: file, startLine: 1, endLine: 3 });
     expect(final.find((s) => s.findFile)?.["findFile"]).toEqual({ directoryPath: real, query: "*.txt", output: "notes/a.txt" });
@@ -223,7 +237,11 @@ describe("a turn over a real socket (protocol §6)", () => {
     limited.prompt("files once more");
     const byToolCalls = await limited.turn();
     expect(byToolCalls.at(-1)?.["trajectoryStateUpdate"]).toMatchObject({ stopReason: "STOP_REASON_MAX_TOOL_CALLS_EXCEEDED" });
-    expect(finalSteps(byToolCalls).filter((s) => s.source === "SOURCE_MODEL").map((s) => Object.keys(s).find((k) => k.endsWith("File")))).toEqual(["createFile", "editFile"]);
+    expect(
+      finalSteps(byToolCalls)
+        .filter((s) => s.source === "SOURCE_MODEL")
+        .map((s) => Object.keys(s).find((k) => k.endsWith("File"))),
+    ).toEqual(["createFile", "editFile"]);
     limited.close();
   });
 

@@ -30,7 +30,14 @@ const SCRIPT = {
 };
 
 /** upstream policy.workspace_only([...]): deny(tool, name="workspace_only") for BuiltinTools.file_tools(). */
-const WORKSPACE_ONLY_RULES = ["view_file", "create_file", "edit_file"].map((tool) => ({ tool, serverName: "", name: "workspace_only", decision: "POLICY_DECISION_DENY", isDynamic: false, ruleId: "" }));
+const WORKSPACE_ONLY_RULES = ["view_file", "create_file", "edit_file"].map((tool) => ({
+  tool,
+  serverName: "",
+  name: "workspace_only",
+  decision: "POLICY_DECISION_DENY",
+  isDynamic: false,
+  ruleId: "",
+}));
 /** upstream policy.confirm_run_command() without a handler: the default policy of LocalAgentConfig. */
 const CONFIRM_RUN_COMMAND = [
   { tool: "run_command", serverName: "", name: "confirm_run_command", decision: "POLICY_DECISION_DENY", isDynamic: false, ruleId: "" },
@@ -103,9 +110,19 @@ describe("HarnessConfig as upstream's client fills it", () => {
     await client.turn();
     client.close();
     await fixture.harness.waitForStderr(/session [0-9a-f-]{36}/);
-    const lines = fixture.harness.stderr().slice(before).split("\n").filter((line) => line.includes("does not honour"));
+    const lines = fixture.harness
+      .stderr()
+      .slice(before)
+      .split("\n")
+      .filter((line) => line.includes("does not honour"));
     expect(lines).toHaveLength(1);
-    for (const field of ["mcpServers (github)", "skillsPaths", "retryConfig.modelOutputRetry", '"gemini-3.1-flash-lite-image" (geminiApiEndpoint) is not a text model', '"gemini-3.7-flash" (geminiApiEndpoint) is not used: ANTIGRAVITY_MODEL_PROVIDER=scripted']) {
+    for (const field of [
+      "mcpServers (github)",
+      "skillsPaths",
+      "retryConfig.modelOutputRetry",
+      '"gemini-3.1-flash-lite-image" (geminiApiEndpoint) is not a text model',
+      '"gemini-3.7-flash" (geminiApiEndpoint) is not used: ANTIGRAVITY_MODEL_PROVIDER=scripted',
+    ]) {
       expect(lines[0]).toContain(field);
     }
   });

@@ -1,5 +1,14 @@
 import type { UserInput } from "@antigravity-ts/sdk/wire";
-import { LifecycleHook, StepUpdate_Source, StepUpdate_State, StepUpdate_Target, TrajectoryStateUpdate_State, TrajectoryStateUpdate_StopReason as StopReason, errorText, definedProperties } from "@antigravity-ts/sdk/internal";
+import {
+  LifecycleHook,
+  StepUpdate_Source,
+  StepUpdate_State,
+  StepUpdate_Target,
+  TrajectoryStateUpdate_State,
+  TrajectoryStateUpdate_StopReason as StopReason,
+  errorText,
+  definedProperties,
+} from "@antigravity-ts/sdk/internal";
 import { compactTranscript, shouldCompact } from "./compaction.js";
 import type { ModelMedia } from "../model/media.js";
 import { ModelError, type ModelRequest, type ModelToolCall, type ModelUsage } from "../model/provider.js";

@@ -35,7 +35,9 @@ describe("policy", () => {
       const outcome = outcomes[r.ruleId ?? ""];
       return create(PolicyDecisionResponseSchema, outcome === undefined ? {} : { outcome, denyReason: "because" });
     };
-    expect(await evaluatePolicy(rules, { toolName: "t", serverName: "" }, answer({ rule_0: PolicyEvaluationOutcome.NO_MATCH, rule_1: PolicyEvaluationOutcome.ALLOW }))).toMatchObject({ decision: "allow" });
+    expect(await evaluatePolicy(rules, { toolName: "t", serverName: "" }, answer({ rule_0: PolicyEvaluationOutcome.NO_MATCH, rule_1: PolicyEvaluationOutcome.ALLOW }))).toMatchObject({
+      decision: "allow",
+    });
     expect(asked).toEqual(["rule_0", "rule_1"]);
     expect(await evaluatePolicy(rules, { toolName: "t", serverName: "" }, answer({ rule_0: PolicyEvaluationOutcome.DENY }))).toMatchObject({ decision: "deny", reason: "because" });
     expect(await evaluatePolicy(rules, { toolName: "t", serverName: "" }, answer({}))).toMatchObject({ decision: "deny", reason: "client gave no outcome for policy rule rule_0" });
@@ -47,7 +49,10 @@ describe("policy", () => {
     for (const tool of ["view_file", "create_file", "edit_file"]) {
       expect(await evaluatePolicy(markers, { toolName: tool, serverName: "" }, noDynamic)).toEqual({ decision: "allow" });
     }
-    expect(await evaluatePolicy([...markers, rule("*", PolicyDecision.DENY)], { toolName: "view_file", serverName: "" }, noDynamic)).toMatchObject({ decision: "deny", rule: { name: `*:${PolicyDecision.DENY}` } });
+    expect(await evaluatePolicy([...markers, rule("*", PolicyDecision.DENY)], { toolName: "view_file", serverName: "" }, noDynamic)).toMatchObject({
+      decision: "deny",
+      rule: { name: `*:${PolicyDecision.DENY}` },
+    });
     // the markers hide nothing: a real deny of the same tool still applies
     const denied = await evaluatePolicy([...markers, rule("view_file", PolicyDecision.DENY, { name: "no_reads" })], { toolName: "view_file", serverName: "" }, noDynamic);
     expect(denied).toMatchObject({ decision: "deny", reason: 'denied by policy "no_reads"' });

@@ -2,10 +2,7 @@ import { rulesInPrecedence, type PrecedenceDecision, type RuleTarget, PolicyDeci
 import type { PolicyDecisionResponse, PolicyRule } from "@antigravity-ts/sdk/wire";
 
 /** What the policy says about one tool call. */
-export type PolicyVerdict =
-  | { decision: "allow"; rule?: PolicyRule }
-  | { decision: "deny"; reason: string; rule?: PolicyRule }
-  | { decision: "ask"; rule: PolicyRule };
+export type PolicyVerdict = { decision: "allow"; rule?: PolicyRule } | { decision: "deny"; reason: string; rule?: PolicyRule } | { decision: "ask"; rule: PolicyRule };
 
 /** The call being judged. `serverName` is empty for built-in and custom tools. */
 export interface PolicyCall {
@@ -61,10 +58,14 @@ export async function evaluatePolicy(rules: readonly PolicyRule[], call: PolicyC
       return { decision: "deny", reason, rule };
     }
     switch (rule.decision) {
-      case PolicyDecision.ALLOW: return { decision: "allow", rule };
-      case PolicyDecision.DENY: return { decision: "deny", reason: nonEmpty(rule.denyReason) ?? defaultReason(rule), rule };
-      case PolicyDecision.ASK_USER: return { decision: "ask", rule };
-      default: continue;
+      case PolicyDecision.ALLOW:
+        return { decision: "allow", rule };
+      case PolicyDecision.DENY:
+        return { decision: "deny", reason: nonEmpty(rule.denyReason) ?? defaultReason(rule), rule };
+      case PolicyDecision.ASK_USER:
+        return { decision: "ask", rule };
+      default:
+        continue;
     }
   }
   return { decision: "allow" };

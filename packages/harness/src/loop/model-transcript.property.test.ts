@@ -90,7 +90,10 @@ function playSession(seed: number): void {
         const partial = `partial ${++ids}`;
         transcript.addModel({ text: partial, thinking: "", toolCalls: d.chance(0.3) ? [{ id: `call_${++ids}`, name: "add", args: {} }] : [] });
         transcript.cancelTurn();
-        expect(transcript.messages.some((m) => m.role === "model" && m.text === partial), `seed ${seed}: partial text kept`).toBe(true);
+        expect(
+          transcript.messages.some((m) => m.role === "model" && m.text === partial),
+          `seed ${seed}: partial text kept`,
+        ).toBe(true);
         ended = true;
       } else if (outcome === "error") {
         const hadOrphan = transcript.messages.length > transcript.turnStart && transcript.messages.at(-1)?.role === "user";
@@ -162,9 +165,30 @@ describe("transcript invariants over random sessions (seed 002)", () => {
 
   it("the checkers catch what they check", () => {
     const call = { id: "x", name: "f", args: {} };
-    expect(pairingProblem([{ role: "model", text: "", toolCalls: [call] }, { role: "user", text: "u" }])).toMatch(/no result/);
-    expect(pairingProblem([{ role: "model", text: "", toolCalls: [call] }, { role: "tool", results: [{ id: "x", name: "f", response: {} }, { id: "x", name: "f", response: {} }] }])).toMatch(/two results/);
+    expect(
+      pairingProblem([
+        { role: "model", text: "", toolCalls: [call] },
+        { role: "user", text: "u" },
+      ]),
+    ).toMatch(/no result/);
+    expect(
+      pairingProblem([
+        { role: "model", text: "", toolCalls: [call] },
+        {
+          role: "tool",
+          results: [
+            { id: "x", name: "f", response: {} },
+            { id: "x", name: "f", response: {} },
+          ],
+        },
+      ]),
+    ).toMatch(/two results/);
     expect(viewProblem([{ role: "tool", results: [] }])).toMatch(/starts on a tool result/);
-    expect(viewProblem([{ role: "user", text: "a" }, { role: "user", text: "b" }])).toMatch(/two user messages/);
+    expect(
+      viewProblem([
+        { role: "user", text: "a" },
+        { role: "user", text: "b" },
+      ]),
+    ).toMatch(/two user messages/);
   });
 });

@@ -206,7 +206,10 @@ export function isRealPrompt(text: string): boolean {
  */
 export function providerMessages(messages: readonly ModelMessage[]): ModelMessage[] {
   const out: ModelMessage[] = [];
-  for (const message of pairCalls(messages.filter((m) => m.role !== "model" || m.text !== "" || m.toolCalls.length > 0), true)) {
+  for (const message of pairCalls(
+    messages.filter((m) => m.role !== "model" || m.text !== "" || m.toolCalls.length > 0),
+    true,
+  )) {
     const last = out.at(-1);
     if (message.role === "user" && last?.role === "user") out[out.length - 1] = userMessage(`${last.text}\n\n${message.text}`, [...(last.media ?? []), ...(message.media ?? [])]);
     else if (message.role === "model" && last?.role === "model" && last.toolCalls.length === 0) {

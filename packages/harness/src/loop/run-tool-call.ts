@@ -105,9 +105,7 @@ async function runBuiltin(state: SessionState, scope: TurnScope, step: StepHandl
       return answer;
     },
   };
-  const outcome = ToolWorkerPool.runs(tool.name)
-    ? await state.settings.toolWorkers.run({ tool: tool.name, args, workspace: context.workspace }, scope.signal)
-    : await tool.run(args, context);
+  const outcome = ToolWorkerPool.runs(tool.name) ? await state.settings.toolWorkers.run({ tool: tool.name, args, workspace: context.workspace }, scope.signal) : await tool.run(args, context);
   step.update({ ...outcome.action, ...definedProperties({ text: outcome.text }), state: StepUpdate_State.DONE });
   return outcome.response;
 }
@@ -116,7 +114,13 @@ async function runBuiltin(state: SessionState, scope: TurnScope, step: StepHandl
  * §7: `toolCall` to the client, wait for the `toolResponse` with the same id. Its
  * `supplementalMedia` reach the model inline beside the JSON (model/media.ts).
  */
-async function runCustom(state: SessionState, scope: TurnScope, step: StepHandle, call: ModelToolCall, args: Record<string, unknown>): Promise<{ response: Record<string, unknown>; media?: ModelMedia[] }> {
+async function runCustom(
+  state: SessionState,
+  scope: TurnScope,
+  step: StepHandle,
+  call: ModelToolCall,
+  args: Record<string, unknown>,
+): Promise<{ response: Record<string, unknown>; media?: ModelMedia[] }> {
   const toolCall = customCall(call, args);
   const reply = state.toolResponses.wait(call.id, scope.signal);
   scope.send({ case: "toolCall", value: toolCall });

@@ -6,7 +6,14 @@ import { emptyUsage } from "../model/usage.js";
 
 const none: SessionBudget = { maxModelCalls: 0, maxToolCalls: 0, maxInputTokens: 0, maxOutputTokens: 0, maxTotalTokens: 0, forwardLooking: false };
 const calls = (modelCalls: number, toolCalls = 0) => ({ modelCalls, toolCalls });
-const usage = (prompt: number, cached: number, candidates: number, thoughts: number) => ({ ...emptyUsage(), promptTokens: prompt, cachedTokens: cached, candidatesTokens: candidates, thoughtsTokens: thoughts, totalTokens: prompt + candidates + thoughts });
+const usage = (prompt: number, cached: number, candidates: number, thoughts: number) => ({
+  ...emptyUsage(),
+  promptTokens: prompt,
+  cachedTokens: cached,
+  candidatesTokens: candidates,
+  thoughtsTokens: thoughts,
+  totalTokens: prompt + candidates + thoughts,
+});
 
 describe("session budget checks (protocol.md BudgetConfig, upstream types.BudgetConfig)", () => {
   it("0 means unlimited", () => {

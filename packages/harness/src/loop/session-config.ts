@@ -67,7 +67,11 @@ export async function resolveSessionSettings(config: HarnessConfig, defaults: Se
     if (!tool.name) continue;
     customTools.set(tool.name, { name: tool.name, description: tool.description ?? "", parameters: parseSchema(tool.parametersJsonSchema) });
   }
-  const builtins = new Map(enabledBuiltins(config.harnessSideTools).filter((t) => !customTools.has(t.name)).map((t) => [t.name, t] as const));
+  const builtins = new Map(
+    enabledBuiltins(config.harnessSideTools)
+      .filter((t) => !customTools.has(t.name))
+      .map((t) => [t.name, t] as const),
+  );
   const finish = createFinishTool(config.finishToolSchemaJson);
   const budget = config.budgetConfig;
   const runCommandMs = config.harnessSideTools?.runCommand?.maxTimeoutMs ?? 0;

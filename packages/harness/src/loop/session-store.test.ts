@@ -44,15 +44,27 @@ describe("file session store", () => {
   const corrupt: [string, (file: string) => Promise<void>, RegExp][] = [
     ["not JSON", (file) => writeFile(file, "{ not json"), /is not valid JSON|Unexpected token|Expected property name/],
     ["another session's file", (file) => writeFile(file, JSON.stringify(session("other", "x"))), /holds session "other"/],
-    ["a transcript of the wrong shape", async (file) => writeFile(file, JSON.stringify({ ...session(path.basename(file, ".json"), "x"), transcript: [{ role: "robot" }] })), /transcript\[0\]\.role "robot"/],
-    ["a history entry that is no StepUpdate", async (file) => writeFile(file, JSON.stringify({ ...session(path.basename(file, ".json"), "x"), history: [{ stepIndex: "many" }] })), /history\[0\] is not a StepUpdate/],
+    [
+      "a transcript of the wrong shape",
+      async (file) => writeFile(file, JSON.stringify({ ...session(path.basename(file, ".json"), "x"), transcript: [{ role: "robot" }] })),
+      /transcript\[0\]\.role "robot"/,
+    ],
+    [
+      "a history entry that is no StepUpdate",
+      async (file) => writeFile(file, JSON.stringify({ ...session(path.basename(file, ".json"), "x"), history: [{ stepIndex: "many" }] })),
+      /history\[0\] is not a StepUpdate/,
+    ],
     ["a FIFO (read without blocking)", async (file) => void execFileSync("mkfifo", [file]), /it is a FIFO/],
     ["a directory", (file) => mkdir(file), /it is a directory/],
-    ["a symlink, even to a valid session", async (file) => {
-      const target = path.join(dir, "elsewhere.json");
-      await writeFile(target, JSON.stringify(session(path.basename(file, ".json"), "x")));
-      await symlink(target, file);
-    }, /symbolic link/],
+    [
+      "a symlink, even to a valid session",
+      async (file) => {
+        const target = path.join(dir, "elsewhere.json");
+        await writeFile(target, JSON.stringify(session(path.basename(file, ".json"), "x")));
+        await symlink(target, file);
+      },
+      /symbolic link/,
+    ],
     ["a dangling symlink", (file) => symlink(path.join(dir, "missing-target.json"), file), /symbolic link/],
   ];
   for (const [what, make, problem] of corrupt) {

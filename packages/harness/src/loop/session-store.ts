@@ -106,21 +106,25 @@ export function createFileSessionStore(directory: string, options: FileSessionSt
     save(session) {
       const file = fileOf(session.cascadeId);
       const previous = chains.get(session.cascadeId) ?? Promise.resolve();
-      const next = previous.catch(() => {}).then(async () => {
-        await mkdir(root, { recursive: true });
-        const temporary = `${file}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
-        try {
-          await writeFile(temporary, JSON.stringify(session), "utf8");
-          await rename(temporary, file);
-        } catch (error) {
-          await unlink(temporary).catch(() => {});
-          throw error;
-        }
-      });
+      const next = previous
+        .catch(() => {})
+        .then(async () => {
+          await mkdir(root, { recursive: true });
+          const temporary = `${file}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
+          try {
+            await writeFile(temporary, JSON.stringify(session), "utf8");
+            await rename(temporary, file);
+          } catch (error) {
+            await unlink(temporary).catch(() => {});
+            throw error;
+          }
+        });
       chains.set(session.cascadeId, next);
-      void next.finally(() => {
-        if (chains.get(session.cascadeId) === next) chains.delete(session.cascadeId);
-      }).catch(() => {});
+      void next
+        .finally(() => {
+          if (chains.get(session.cascadeId) === next) chains.delete(session.cascadeId);
+        })
+        .catch(() => {});
       return next;
     },
   };

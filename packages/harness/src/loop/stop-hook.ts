@@ -37,10 +37,13 @@ export async function askStopHook(state: SessionState, scope: TurnScope, ending:
     return undefined;
   }
   const cannot =
-    ending.stopReason !== undefined ? "a budget ended the turn"
-    : ending.errorMessage !== undefined ? "an error ended the turn"
-    : ending.continuationCount >= MAX_STOP_CONTINUATIONS ? `the turn was continued ${MAX_STOP_CONTINUATIONS} times already`
-    : undefined;
+    ending.stopReason !== undefined
+      ? "a budget ended the turn"
+      : ending.errorMessage !== undefined
+        ? "an error ended the turn"
+        : ending.continuationCount >= MAX_STOP_CONTINUATIONS
+          ? `the turn was continued ${MAX_STOP_CONTINUATIONS} times already`
+          : undefined;
   if (cannot !== undefined) {
     state.log.warn(`the STOP hook asked to continue, but ${cannot}; the turn stops`);
     return undefined;

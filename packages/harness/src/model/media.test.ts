@@ -4,7 +4,11 @@ import { jsonForEstimate, mediaByteLength, mediaFromWire, mediaKind } from "./me
 describe("inline media", () => {
   it("takes wire media with a type/subtype and data, and says what is wrong otherwise", () => {
     const bytes = new Uint8Array([0, 1, 2, 250, 251, 252, 253]);
-    expect(mediaFromWire({ mimeType: "Image/PNG; charset=x", data: bytes, description: "d" }, "part 0")).toEqual({ mimeType: "image/png", data: Buffer.from(bytes).toString("base64"), description: "d" });
+    expect(mediaFromWire({ mimeType: "Image/PNG; charset=x", data: bytes, description: "d" }, "part 0")).toEqual({
+      mimeType: "image/png",
+      data: Buffer.from(bytes).toString("base64"),
+      description: "d",
+    });
     for (const mimeType of ["", "png", "image/", "image/png\r\nX-Injected: 1", "a/b/c", `${"x".repeat(200)}/y`]) {
       expect(mediaFromWire({ mimeType, data: bytes }, "part 0")).toMatch(/^part 0 has mimeType .*give a type\/subtype/);
     }
@@ -13,7 +17,15 @@ describe("inline media", () => {
 
   it("knows byte lengths and kinds", () => {
     for (const n of [1, 2, 3, 4, 1000]) expect(mediaByteLength({ mimeType: "x/y", data: Buffer.alloc(n).toString("base64") })).toBe(n);
-    expect(["image/webp", "audio/mpeg", "video/mp4", "text/markdown", "application/json", "application/ld+json", "application/pdf"].map(mediaKind)).toEqual(["image", "audio", "video", "text", "text", "text", "document"]);
+    expect(["image/webp", "audio/mpeg", "video/mp4", "text/markdown", "application/json", "application/ld+json", "application/pdf"].map(mediaKind)).toEqual([
+      "image",
+      "audio",
+      "video",
+      "text",
+      "text",
+      "text",
+      "document",
+    ]);
   });
 
   it("counts media in estimates by what they cost, not by their base64", () => {

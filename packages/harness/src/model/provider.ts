@@ -55,11 +55,7 @@ export interface ModelUsage {
 }
 
 /** What a provider streams back. Text and thinking arrive as deltas; tool calls whole. */
-export type ModelEvent =
-  | { type: "thinking"; delta: string }
-  | { type: "text"; delta: string }
-  | { type: "toolCall"; call: ModelToolCall }
-  | { type: "usage"; usage: ModelUsage };
+export type ModelEvent = { type: "thinking"; delta: string } | { type: "text"; delta: string } | { type: "toolCall"; call: ModelToolCall } | { type: "usage"; usage: ModelUsage };
 
 /**
  * A model backend. `generate` is called once per model call; the stream ends when the model's
@@ -74,7 +70,11 @@ export interface ModelProvider {
 /** A failure of the model backend; `httpCode` feeds the ERROR step's `error.httpCode` (protocol §16). */
 export class ModelError extends Error {
   override readonly name = "ModelError";
-  constructor(message: string, readonly httpCode = 0, options?: { cause?: unknown }) {
+  constructor(
+    message: string,
+    readonly httpCode = 0,
+    options?: { cause?: unknown },
+  ) {
     super(message, options);
   }
 }

@@ -45,7 +45,15 @@ describe("model endpoints of HarnessConfig.models", () => {
   it("sends httpHeaders and serviceTier to the Gemini API; the key header wins over a user's", async () => {
     const server = track(await startFakeGeminiServer([{ type: "turn", text: "ok" }], { apiKey: "k" }));
     const selection = selectProvider(
-      [model({ name: "gemini-t", endpoint: { case: "geminiApiEndpoint", value: { apiKey: "k", baseUrl: server.baseUrl, httpHeaders: { "X-Team": "blue", "X-Goog-Api-Key": "spoofed" }, options: { serviceTier: "priority", thinkingLevel: "low" } } } })],
+      [
+        model({
+          name: "gemini-t",
+          endpoint: {
+            case: "geminiApiEndpoint",
+            value: { apiKey: "k", baseUrl: server.baseUrl, httpHeaders: { "X-Team": "blue", "X-Goog-Api-Key": "spoofed" }, options: { serviceTier: "priority", thinkingLevel: "low" } },
+          },
+        }),
+      ],
       { env },
     );
     expect((await summarizeTurn(selection.provider, request)).text).toBe("ok");
@@ -73,12 +81,24 @@ describe("model endpoints of HarnessConfig.models", () => {
   });
 
   it("retries transient failures as retryConfig.apiRetry says, then gives up with the last error", async () => {
-    const gemini = track(await startFakeGeminiServer([{ type: "error", status: 503, message: "overloaded" }, { type: "error", status: 429, message: "slow down" }, { type: "turn", text: "third time" }]));
+    const gemini = track(
+      await startFakeGeminiServer([
+        { type: "error", status: 503, message: "overloaded" },
+        { type: "error", status: 429, message: "slow down" },
+        { type: "turn", text: "third time" },
+      ]),
+    );
     const selection = selectProvider([model({ name: "g", endpoint: { case: "geminiApiEndpoint", value: { apiKey: "k", baseUrl: gemini.baseUrl } } })], { env, retryConfig: fastRetries });
     expect((await summarizeTurn(selection.provider, request)).text).toBe("third time");
     expect(gemini.requests).toHaveLength(3);
 
-    const openai = track(await startFakeOpenAIServer([{ type: "error", status: 502, message: "bad gateway" }, { type: "error", status: 503, message: "still down" }, { type: "error", status: 503, message: "down for good" }]));
+    const openai = track(
+      await startFakeOpenAIServer([
+        { type: "error", status: 502, message: "bad gateway" },
+        { type: "error", status: 503, message: "still down" },
+        { type: "error", status: 503, message: "down for good" },
+      ]),
+    );
     const gemma = selectProvider([model({ name: "m", endpoint: { case: "gemmaEndpoint", value: { baseUrl: openai.baseUrl } } })], { env, retryConfig: fastRetries });
     const error = await rejectionOf(summarizeTurn(gemma.provider, request));
     expect(error).toBeInstanceOf(ModelError);
@@ -86,10 +106,20 @@ describe("model endpoints of HarnessConfig.models", () => {
     expect(openai.requests).toHaveLength(3);
 
     // a permanent failure is not retried, and without retryConfig nothing is
-    const once = track(await startFakeGeminiServer([{ type: "error", status: 400, message: "bad request" }, { type: "turn", text: "never" }]));
+    const once = track(
+      await startFakeGeminiServer([
+        { type: "error", status: 400, message: "bad request" },
+        { type: "turn", text: "never" },
+      ]),
+    );
     const strict = selectProvider([model({ name: "g", endpoint: { case: "geminiApiEndpoint", value: { apiKey: "k", baseUrl: once.baseUrl } } })], { env, retryConfig: fastRetries });
     await expect(summarizeTurn(strict.provider, request)).rejects.toMatchObject({ httpCode: 400 });
-    const plain = track(await startFakeGeminiServer([{ type: "error", status: 503, message: "busy" }, { type: "turn", text: "never" }]));
+    const plain = track(
+      await startFakeGeminiServer([
+        { type: "error", status: 503, message: "busy" },
+        { type: "turn", text: "never" },
+      ]),
+    );
     const noRetry = selectProvider([model({ name: "g", endpoint: { case: "geminiApiEndpoint", value: { apiKey: "k", baseUrl: plain.baseUrl } } })], { env });
     await expect(summarizeTurn(noRetry.provider, request)).rejects.toMatchObject({ httpCode: 503 });
     expect([once.requests.length, plain.requests.length]).toEqual([1, 1]);

@@ -65,10 +65,7 @@ export interface BuildGeminiRequestOptions {
 }
 
 /** Maps the transcript, system instruction and tools onto a Gemini request body. */
-export function buildGeminiRequestBody(
-  request: ModelRequest,
-  options: BuildGeminiRequestOptions,
-): GeminiRequestBody {
+export function buildGeminiRequestBody(request: ModelRequest, options: BuildGeminiRequestOptions): GeminiRequestBody {
   const contents: GeminiContent[] = [];
   for (const message of request.messages) {
     const content = toContent(message, options);

@@ -41,11 +41,7 @@ async function postOnce(options: PostForEventStreamOptions): Promise<ReadableStr
     });
   } catch (error) {
     signal.throwIfAborted();
-    throw new ModelError(
-      `${label}: could not reach ${describeEndpoint(options.url)} (${describeCause(error)}); check the base URL and that the server is running`,
-      0,
-      { cause: error },
-    );
+    throw new ModelError(`${label}: could not reach ${describeEndpoint(options.url)} (${describeCause(error)}); check the base URL and that the server is running`, 0, { cause: error });
   }
   if (!response.ok) {
     let text = "";
@@ -67,11 +63,7 @@ async function postOnce(options: PostForEventStreamOptions): Promise<ReadableStr
  * Yields the `data` of each SSE event of `body`. Aborts surface as the signal's reason; a broken
  * connection becomes a {@link ModelError}.
  */
-export async function* readEventData(
-  body: ReadableStream<Uint8Array>,
-  signal: AbortSignal,
-  label: string,
-): AsyncGenerator<string, void, undefined> {
+export async function* readEventData(body: ReadableStream<Uint8Array>, signal: AbortSignal, label: string): AsyncGenerator<string, void, undefined> {
   try {
     for await (const event of readSseEvents(body, signal)) yield event.data;
   } catch (error) {

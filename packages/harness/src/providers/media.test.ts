@@ -72,7 +72,13 @@ describe("media to the model", () => {
     // a tool message is text only: the tool's media follow in a user message naming the call
     expect(sent.slice(2)).toEqual([
       { role: "tool", tool_call_id: "shot-1", content: '{"ok":true}' },
-      { role: "user", content: [{ type: "text", text: "Media returned by screenshot (call shot-1):" }, { type: "image_url", image_url: { url: `data:image/jpeg;base64,${b64("jpeg bytes")}` } }] },
+      {
+        role: "user",
+        content: [
+          { type: "text", text: "Media returned by screenshot (call shot-1):" },
+          { type: "image_url", image_url: { url: `data:image/jpeg;base64,${b64("jpeg bytes")}` } },
+        ],
+      },
     ]);
   });
 

@@ -117,4 +117,3 @@ function contentParts(media: ModelMedia): OpenAIContentPart[] {
       throw new ModelError(`OpenAI-compatible server: Chat Completions has no video input, so the ${type} attachment cannot be sent; use a Gemini model for video`);
   }
 }
-

@@ -2,12 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { ModelError, type ModelRequest, type ToolDeclaration } from "../model/provider.js";
 import { createOpenAIProvider } from "./openai.js";
 import { collectEvents, rejectionOf, summarizeEvents, summarizeTurn } from "./testing/collect.js";
-import {
-  startFakeOpenAIServer,
-  type FakeModelServer,
-  type FakeOpenAIReply,
-  type FakeScript,
-} from "./testing/index.js";
+import { startFakeOpenAIServer, type FakeModelServer, type FakeOpenAIReply, type FakeScript } from "./testing/index.js";
 
 const TOOLS: ToolDeclaration[] = [
   {
@@ -249,10 +244,7 @@ describe("createOpenAIProvider", () => {
       "invalid tool-call arguments",
       {
         type: "chunks",
-        chunks: [
-          choiceChunk({ tool_calls: [{ index: 0, id: "c1", function: { name: "read_file", arguments: '{"path": README' } }] }),
-          choiceChunk({}, "tool_calls"),
-        ],
+        chunks: [choiceChunk({ tool_calls: [{ index: 0, id: "c1", function: { name: "read_file", arguments: '{"path": README' } }] }), choiceChunk({}, "tool_calls")],
       },
       /invalid JSON arguments for tool call read_file: \{"path": README/,
       0,
@@ -261,20 +253,12 @@ describe("createOpenAIProvider", () => {
       "tool-call arguments that are not an object",
       {
         type: "chunks",
-        chunks: [
-          choiceChunk({ tool_calls: [{ index: 0, id: "c1", function: { name: "read_file", arguments: '"README.md"' } }] }),
-          choiceChunk({}, "tool_calls"),
-        ],
+        chunks: [choiceChunk({ tool_calls: [{ index: 0, id: "c1", function: { name: "read_file", arguments: '"README.md"' } }] }), choiceChunk({}, "tool_calls")],
       },
       /arguments for tool call read_file that are not a JSON object/,
       0,
     ],
-    [
-      "a truncated stream",
-      { type: "chunks", chunks: [choiceChunk({ content: "Hal" })], done: false },
-      /stream ended before the answer was complete/,
-      0,
-    ],
+    ["a truncated stream", { type: "chunks", chunks: [choiceChunk({ content: "Hal" })], done: false }, /stream ended before the answer was complete/, 0],
     [
       "an in-stream error",
       { type: "chunks", chunks: [choiceChunk({ content: "Hal" }), { error: { message: "context length exceeded", code: 400 } }] },

@@ -25,16 +25,21 @@ function example(schema: unknown, counter: { next: number }, depth: number): unk
   const types = Array.isArray(s["type"]) ? (s["type"] as unknown[]) : [s["type"]];
   const type = types.find((t) => t !== "null") ?? (typeof s["properties"] === "object" ? "object" : undefined);
   switch (typeof type === "string" ? type.toLowerCase() : type) {
-    case "string": return "demo";
+    case "string":
+      return "demo";
     case "integer":
-    case "number": return counter.next++;
-    case "boolean": return true;
-    case "array": return [example(s["items"], counter, depth + 1)];
+    case "number":
+      return counter.next++;
+    case "boolean":
+      return true;
+    case "array":
+      return [example(s["items"], counter, depth + 1)];
     case "object": {
       const properties = (typeof s["properties"] === "object" && s["properties"] !== null ? s["properties"] : {}) as Record<string, unknown>;
       const required = Array.isArray(s["required"]) ? s["required"].filter((k): k is string => typeof k === "string") : [];
       return Object.fromEntries(required.map((key) => [key, example(properties[key], counter, depth + 1)]));
     }
-    default: return null;
+    default:
+      return null;
   }
 }

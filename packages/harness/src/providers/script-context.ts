@@ -34,7 +34,12 @@ export function turnPosition(messages: readonly ModelMessage[]): TurnPosition {
 }
 
 /** Builds the interpolation context of the current model call. */
-export function scriptContext(request: ModelRequest, position: TurnPosition, found: { match: readonly string[]; groups: Readonly<Record<string, string>> }, clientTool: string | undefined): ScriptContext {
+export function scriptContext(
+  request: ModelRequest,
+  position: TurnPosition,
+  found: { match: readonly string[]; groups: Readonly<Record<string, string>> },
+  clientTool: string | undefined,
+): ScriptContext {
   const results = new Map<string, Record<string, unknown>>();
   let lastResult: Record<string, unknown> | undefined;
   for (const message of request.messages.slice(position.promptIndex + 1)) {

@@ -4,7 +4,11 @@ import { ModelError } from "../model/provider.js";
 import { parseScript, ScriptError } from "./script-format.js";
 import { chunk, createScriptedProvider } from "./scripted.js";
 
-const ADD: ToolDeclaration = { name: "add", description: "", parameters: { type: "object", properties: { a: { type: "integer" }, b: { type: "integer" }, note: { type: "string" } }, required: ["a", "b"] } };
+const ADD: ToolDeclaration = {
+  name: "add",
+  description: "",
+  parameters: { type: "object", properties: { a: { type: "integer" }, b: { type: "integer" }, note: { type: "string" } }, required: ["a", "b"] },
+};
 const LIST: ToolDeclaration = { name: "list_directory", description: "", parameters: { type: "object" } };
 const FINISH: ToolDeclaration = { name: "finish", description: "", parameters: { type: "object", properties: { answer: { type: "string", enum: ["yes", "no"] } }, required: ["answer"] } };
 
@@ -30,7 +34,10 @@ const signal = new AbortController().signal;
 describe("scripted model", () => {
   const script = parseScript({
     turns: [
-      { regex: "^add (\\d+) and (\\d+)$", calls: [{ text: "adding", toolCalls: [{ name: "add", args: { a: "{{match.1}}", b: 3, note: "from {{prompt}}" } }] }, { text: "sum is {{result.sum}}, via {{results.add}}" }] },
+      {
+        regex: "^add (\\d+) and (\\d+)$",
+        calls: [{ text: "adding", toolCalls: [{ name: "add", args: { a: "{{match.1}}", b: 3, note: "from {{prompt}}" } }] }, { text: "sum is {{result.sum}}, via {{results.add}}" }],
+      },
       { match: "skip", calls: [{ text: "one.", toolCalls: [{ name: "missing_tool", ifAvailable: true }] }, { text: "two." }] },
       { match: "boom", calls: [{ text: "partial", error: { message: "quota", httpCode: 429 } }] },
     ],
@@ -97,14 +104,20 @@ describe("scripted model", () => {
           [
             { role: "user", text: "hi" },
             { role: "model", text: first.text, toolCalls: [] },
-            { role: "tool", results: [{ id: "1", name: "list_directory", response: { count: 4 } }, { id: "2", name: "add", response: { sum: 5 } }] },
+            {
+              role: "tool",
+              results: [
+                { id: "1", name: "list_directory", response: { count: 4 } },
+                { id: "2", name: "add", response: { sum: 5 } },
+              ],
+            },
           ],
           [ADD, LIST, FINISH],
         ),
         signal,
       ),
     );
-    expect(second.text).toContain("Workspace entries: 4. Your tool's answer: {\"sum\":5}.");
+    expect(second.text).toContain('Workspace entries: 4. Your tool\'s answer: {"sum":5}.');
     expect(second.calls).toEqual([{ name: "finish", args: { answer: "yes" } }]);
   });
 
@@ -127,7 +140,8 @@ describe("scripted model", () => {
 
   it("asks the demo's client weather tool about the place the prompt names, else about its example", async () => {
     const weather: ToolDeclaration = { name: "get_weather", description: "", parameters: { type: "object", properties: { city: { type: "string", examples: ["Paris"] } }, required: ["city"] } };
-    const cityAsked = async (prompt: string): Promise<unknown> => (await collect(createScriptedProvider().generate(request([{ role: "user", text: prompt }], [weather]), signal))).calls[0]?.args["city"];
+    const cityAsked = async (prompt: string): Promise<unknown> =>
+      (await collect(createScriptedProvider().generate(request([{ role: "user", text: prompt }], [weather]), signal))).calls[0]?.args["city"];
     expect(await cityAsked("What's the weather like in Tokyo, and what is in this workspace?")).toBe("Tokyo");
     expect(await cityAsked("Weather for New York today?")).toBe("New York");
     expect(await cityAsked("what is the temperature in oslo")).toBe("oslo");

@@ -101,9 +101,7 @@ function planCalls(calls: readonly ScriptCall[], offered: ReadonlyMap<string, To
 }
 
 function fallbackCall(unmatched: boolean, prompt: string): PlannedCall {
-  const text = unmatched
-    ? `(scripted model) No scripted reply matches the prompt ${JSON.stringify(prompt.slice(0, 200))}.`
-    : "(scripted model) The script has no further calls for this prompt.";
+  const text = unmatched ? `(scripted model) No scripted reply matches the prompt ${JSON.stringify(prompt.slice(0, 200))}.` : "(scripted model) The script has no further calls for this prompt.";
   return { thinking: "", text, toolCalls: [], chunkDelayMs: 0, chunkWords: 3 };
 }
 

@@ -106,7 +106,10 @@ export function selectProvider(models: readonly ModelConfig[], options: SelectPr
     }
     case "gemmaEndpoint": {
       const baseUrl = endpoint.value.baseUrl ?? "";
-      if (baseUrl === "" || !model?.name) throw new ProviderConfigError(`gemmaEndpoint needs baseUrl (e.g. http://localhost:11434/v1) and the ModelConfig name of the model the server serves; got baseUrl ${JSON.stringify(baseUrl)}, name ${JSON.stringify(model?.name ?? "")}`);
+      if (baseUrl === "" || !model?.name)
+        throw new ProviderConfigError(
+          `gemmaEndpoint needs baseUrl (e.g. http://localhost:11434/v1) and the ModelConfig name of the model the server serves; got baseUrl ${JSON.stringify(baseUrl)}, name ${JSON.stringify(model?.name ?? "")}`,
+        );
       checkUrl(baseUrl, "gemmaEndpoint.baseUrl");
       return openai(baseUrl, undefined, model.name, `openai-compatible (gemmaEndpoint ${model.name})`);
     }

@@ -54,7 +54,12 @@ describe("createSseParser", () => {
   });
 
   it("gives the same events when fed one byte at a time", () => {
-    expect(parseInPieces(bytes, Array.from({ length: bytes.length - 1 }, (_, i) => i + 1))).toEqual(EXPECTED);
+    expect(
+      parseInPieces(
+        bytes,
+        Array.from({ length: bytes.length - 1 }, (_, i) => i + 1),
+      ),
+    ).toEqual(EXPECTED);
   });
 
   it("treats a lone CR at a chunk end followed by LF as one line break", () => {

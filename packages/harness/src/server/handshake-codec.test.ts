@@ -28,7 +28,12 @@ describe("handshake codec without the schema registry (protocol §3)", () => {
   });
 
   it("writes OutputConfig as protobuf-es reads it", () => {
-    for (const [port, apiKey] of [[1, "k"], [65_535, "x".repeat(300)], [0, ""], [2 ** 31 - 1, "ключ"]] as const) {
+    for (const [port, apiKey] of [
+      [1, "k"],
+      [65_535, "x".repeat(300)],
+      [0, ""],
+      [2 ** 31 - 1, "ключ"],
+    ] as const) {
       const decoded = decodeOutputConfig(encodeOutputConfig(port, apiKey));
       expect({ port: decoded.port, apiKey: decoded.apiKey }).toEqual({ port, apiKey });
     }

@@ -94,7 +94,10 @@ function pushVarint(out: number[], value: number): void {
 
 class ProtoReader {
   #offset = 0;
-  constructor(readonly data: Uint8Array, readonly message: string) {}
+  constructor(
+    readonly data: Uint8Array,
+    readonly message: string,
+  ) {}
 
   get done(): boolean {
     return this.#offset >= this.data.length;
@@ -142,6 +145,8 @@ class ProtoReader {
   }
 
   #fail(reason: string): never {
-    throw new HandshakeFormatError(`malformed ${this.message} in the stdio handshake: ${reason} (at byte ${this.#offset}); the client must write a u32-LE length and a binary InputConfig (protocol §3)`);
+    throw new HandshakeFormatError(
+      `malformed ${this.message} in the stdio handshake: ${reason} (at byte ${this.#offset}); the client must write a u32-LE length and a binary InputConfig (protocol §3)`,
+    );
   }
 }

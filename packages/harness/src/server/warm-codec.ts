@@ -26,7 +26,9 @@ export function warmSessionCodec(): void {
   setImmediate(() => {
     Promise.resolve()
       .then(() => decodeInitFrame(TYPICAL_INIT_FRAME))
-      .then(() => encodeOutputFrame({ seqNum: 1n, timestampMicros: 0n, event: { case: "initializeConversationResponse", value: { cascadeId: "", history: [], cumulativeUsage: {}, trajectoryUsage: [] } } }))
+      .then(() =>
+        encodeOutputFrame({ seqNum: 1n, timestampMicros: 0n, event: { case: "initializeConversationResponse", value: { cascadeId: "", history: [], cumulativeUsage: {}, trajectoryUsage: [] } } }),
+      )
       .catch(() => undefined);
   });
 }

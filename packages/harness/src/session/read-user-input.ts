@@ -12,9 +12,12 @@ export function userInputText(input: UserInput): string {
   return input.parts
     .map((part) => {
       switch (part.part.case) {
-        case "text": return part.part.value;
-        case "slashCommand": return `/${part.part.value.name ?? ""}`;
-        default: return "";
+        case "text":
+          return part.part.value;
+        case "slashCommand":
+          return `/${part.part.value.name ?? ""}`;
+        default:
+          return "";
       }
     })
     .filter((text) => text !== "")

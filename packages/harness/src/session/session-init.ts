@@ -31,7 +31,10 @@ export interface SessionDependencies {
 /** Initialisation failed; the socket is closed with `code` and this message as reason. */
 export class SessionInitError extends Error {
   override readonly name = "SessionInitError";
-  constructor(readonly code: number, message: string) {
+  constructor(
+    readonly code: number,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -57,7 +60,7 @@ export async function initializeSession(frame: string, deps: SessionDependencies
   try {
     json = JSON.parse(frame);
   } catch {
-    throw new SessionInitError(CloseCode.invalidPayload, "the first frame is not JSON; send an InitializeConversationEvent {\"config\": …}");
+    throw new SessionInitError(CloseCode.invalidPayload, 'the first frame is not JSON; send an InitializeConversationEvent {"config": …}');
   }
   if (typeof json !== "object" || json === null || Array.isArray(json) || !("config" in json)) {
     const keys = typeof json === "object" && json !== null ? Object.keys(json).join(",") : typeof json;

@@ -51,10 +51,7 @@ export function useHarnessFixture(options: FixtureOptions): HarnessFixture {
     if (value === undefined) throw new Error("the harness fixture is used before its beforeAll ran");
     return value;
   };
-  const baseArgs = (): string[] => [
-    ...(options.script === undefined ? [] : ["--script", path.join(ready(root), "script.json")]),
-    ...(options.args?.(ready(root)) ?? []),
-  ];
+  const baseArgs = (): string[] => [...(options.script === undefined ? [] : ["--script", path.join(ready(root), "script.json")]), ...(options.args?.(ready(root)) ?? [])];
   const fixture: HarnessFixture = {
     get root() {
       return ready(root);

@@ -6,16 +6,7 @@ import { OutputEventSchema, fromJson, toJson } from "@antigravity-ts/sdk/wire";
 // JSON checks come first, so the schema cannot hide a misunderstanding it shares with the harness.
 
 /** JSON names of the `OutputEvent.event` oneof (§19). */
-const EVENT_NAMES = new Set([
-  "stepUpdate",
-  "trajectoryStateUpdate",
-  "toolCall",
-  "initializeConversationResponse",
-  "callHookRequest",
-  "sessionEndResponse",
-  "policyDecisionRequest",
-  "usageUpdate",
-]);
+const EVENT_NAMES = new Set(["stepUpdate", "trajectoryStateUpdate", "toolCall", "initializeConversationResponse", "callHookRequest", "sessionEndResponse", "policyDecisionRequest", "usageUpdate"]);
 const INT64_STRING = /^(0|[1-9]\d*)$/;
 
 /**

@@ -26,7 +26,9 @@ describe("extractUpstreamToolResult (upstream event_processor._extract_tool_resu
   });
 
   it("validates like pydantic's lax mode: aliases, coercions, wrong types", () => {
-    expect(extractUpstreamToolResult("list_directory", '{"entries": [{"name": "d", "is_directory": true, "file_size": "12"}]}')).toEqual({ entries: [{ name: "d", is_directory: true, file_size: 12 }] });
+    expect(extractUpstreamToolResult("list_directory", '{"entries": [{"name": "d", "is_directory": true, "file_size": "12"}]}')).toEqual({
+      entries: [{ name: "d", is_directory: true, file_size: 12 }],
+    });
     // the old {name, type, size} shape validates, but every entry reads as a 0-byte file
     expect(extractUpstreamToolResult("list_directory", '{"results": [{"name": "src", "type": "directory"}]}')).toEqual({ entries: [{ name: "src", is_directory: false, file_size: 0 }] });
     expect(extractUpstreamToolResult("search_directory", '{"num_results": "many"}')).toBeUndefined();

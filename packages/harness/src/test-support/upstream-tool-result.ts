@@ -43,19 +43,23 @@ const bool = (value: unknown, at: string): boolean => {
   return fail(at, "Input should be a valid boolean", value);
 };
 
-const model = (fields: Record<string, Field>) => (value: unknown, at: string): Record<string, unknown> => {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) return fail(at, "Input should be an object", value);
-  const input = value as Record<string, unknown>;
-  const out: Record<string, unknown> = {};
-  for (const [name, field] of Object.entries(fields)) {
-    const alias = field.aliases.find((a) => Object.hasOwn(input, a));
-    out[name] = alias === undefined ? field.fallback : field.parse(input[alias], `${at}.${alias}`);
-  }
-  return out;
-};
+const model =
+  (fields: Record<string, Field>) =>
+  (value: unknown, at: string): Record<string, unknown> => {
+    if (typeof value !== "object" || value === null || Array.isArray(value)) return fail(at, "Input should be an object", value);
+    const input = value as Record<string, unknown>;
+    const out: Record<string, unknown> = {};
+    for (const [name, field] of Object.entries(fields)) {
+      const alias = field.aliases.find((a) => Object.hasOwn(input, a));
+      out[name] = alias === undefined ? field.fallback : field.parse(input[alias], `${at}.${alias}`);
+    }
+    return out;
+  };
 
-const list = (item: (value: unknown, at: string) => unknown) => (value: unknown, at: string): unknown[] =>
-  Array.isArray(value) ? value.map((v, i) => item(v, `${at}[${i}]`)) : fail(at, "Input should be a valid list", value);
+const list =
+  (item: (value: unknown, at: string) => unknown) =>
+  (value: unknown, at: string): unknown[] =>
+    Array.isArray(value) ? value.map((v, i) => item(v, `${at}[${i}]`)) : fail(at, "Input should be a valid list", value);
 
 const field = (parse: Field["parse"], fallback: unknown, ...aliases: string[]): Field => ({ parse, fallback, aliases });
 

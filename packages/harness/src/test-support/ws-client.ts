@@ -69,7 +69,8 @@ export class TestClient {
           return taken;
         }
       }
-      if (this.#closeInfo !== undefined) throw new Error(`connection closed (${this.#closeInfo.code} ${this.#closeInfo.reason}) while waiting for ${what}; unread: ${JSON.stringify(this.frames.slice(this.#cursor)).slice(0, 2000)}`);
+      if (this.#closeInfo !== undefined)
+        throw new Error(`connection closed (${this.#closeInfo.code} ${this.#closeInfo.reason}) while waiting for ${what}; unread: ${JSON.stringify(this.frames.slice(this.#cursor)).slice(0, 2000)}`);
       const remaining = deadline - Date.now();
       if (remaining <= 0) throw new Error(`no ${what} within ${WAIT_MS} ms; unread: ${JSON.stringify(this.frames.slice(this.#cursor)).slice(0, 2000)}`);
       await new Promise<void>((resolve) => {

@@ -94,7 +94,9 @@ function processExists(pid: number): boolean {
 
 /** This process's cgroup v2 directory: `0::<path>` of /proc/self/cgroup under the cgroup2 mount. */
 function ownCgroupDirectory(): string | undefined {
-  const line = readFileSync("/proc/self/cgroup", "utf8").split("\n").find((l) => l.startsWith("0::"));
+  const line = readFileSync("/proc/self/cgroup", "utf8")
+    .split("\n")
+    .find((l) => l.startsWith("0::"));
   if (line === undefined) return undefined;
   const relative = line.slice(3);
   // mountinfo(5): "id parent major:minor root mountpoint options … - fstype source superoptions".

@@ -7,10 +7,10 @@ export const createFileTool = defineBuiltinTool({
   name: "create_file",
   toolSwitch: "writeToFile",
   description: "Create a text file in the workspace (parent directories are created). Fails if the file exists unless overwrite is true.",
-  parameters: objectSchema(
-    { file_path: param("string", "File to create."), contents: param("string", "Full text of the file."), overwrite: param("boolean", "Replace an existing file.") },
-    ["file_path", "contents"],
-  ),
+  parameters: objectSchema({ file_path: param("string", "File to create."), contents: param("string", "Full text of the file."), overwrite: param("boolean", "Replace an existing file.") }, [
+    "file_path",
+    "contents",
+  ]),
   describe: (args) => ({ createFile: { filePath: displayArg(args, "file_path"), contents: displayArg(args, "contents") } }),
   async run(args, context) {
     const file = await pathArg(args, "file_path", context.workspace, { allowMissing: true, writeTarget: true });

@@ -12,7 +12,8 @@ import { defineBuiltinTool, objectSchema, param } from "./tool.js";
 export const editFileTool = defineBuiltinTool({
   name: "edit_file",
   toolSwitch: "fileEdit",
-  description: "Edit a text file in the workspace by replacing old_string with new_string. old_string must match exactly once (include surrounding lines to make it unique) unless replace_all is true.",
+  description:
+    "Edit a text file in the workspace by replacing old_string with new_string. old_string must match exactly once (include surrounding lines to make it unique) unless replace_all is true.",
   parameters: objectSchema(
     {
       file_path: param("string", "File to edit."),

@@ -29,7 +29,14 @@ describe("planEdit", () => {
     expect(plan.content).toBe(text.split("x").join("yy"));
     expect(plan.diffComplete).toBe(false);
     expect(plan.blocks.reduce((n, b) => n + b.lines.length, 0)).toBeLessThanOrEqual(MAX_DIFF_LINES);
-    expect(plan.blocks[0]).toEqual({ startLine: 1, endLine: 1, lines: [{ text: "0: x x x x x", action: LineAction.DELETE }, { text: "0: yy yy yy yy yy", action: LineAction.INSERT }] });
+    expect(plan.blocks[0]).toEqual({
+      startLine: 1,
+      endLine: 1,
+      lines: [
+        { text: "0: x x x x x", action: LineAction.DELETE },
+        { text: "0: yy yy yy yy yy", action: LineAction.INSERT },
+      ],
+    });
     expect(plan.blocks.map((b) => b.startLine)).toEqual(plan.blocks.map((_, i) => i + 1));
   });
 
@@ -52,7 +59,10 @@ describe("planEdit", () => {
 
     const spanning = planEdit("1\nx\ny\nx\ny\n2", all("x\ny", "w"));
     expect(spanning.content).toBe("1\nw\nw\n2");
-    expect(spanning.blocks.map((b) => [b.startLine, b.endLine])).toEqual([[2, 3], [4, 5]]);
+    expect(spanning.blocks.map((b) => [b.startLine, b.endLine])).toEqual([
+      [2, 3],
+      [4, 5],
+    ]);
     const joined = planEdit("ab\nab", all("b\na", "-"));
     expect(joined.blocks).toEqual([referenceBlock("ab\nab", 1, "b\na", "-")]);
   });

@@ -12,11 +12,11 @@ const MAX_RESULTS = 500;
 export const findFileTool = defineBuiltinTool({
   name: "find_file",
   toolSwitch: "find",
-  description: "Find files and directories by glob pattern (e.g. \"*.ts\", \"src/**/test-*.js\") under a directory of the workspace.",
-  parameters: objectSchema(
-    { directory_path: param("string", "Directory to search, e.g. \".\"."), pattern: param("string", "Glob: * ? ** {a,b}. Without a slash it matches names.") },
-    ["directory_path", "pattern"],
-  ),
+  description: 'Find files and directories by glob pattern (e.g. "*.ts", "src/**/test-*.js") under a directory of the workspace.',
+  parameters: objectSchema({ directory_path: param("string", 'Directory to search, e.g. ".".'), pattern: param("string", "Glob: * ? ** {a,b}. Without a slash it matches names.") }, [
+    "directory_path",
+    "pattern",
+  ]),
   describe: (args) => ({ findFile: { directoryPath: displayArg(args, "directory_path"), query: displayArg(args, "pattern") } }),
   async run(args, context) {
     const directory = await pathArg(args, "directory_path", context.workspace, { fallback: "." });
@@ -30,7 +30,10 @@ export const findFileTool = defineBuiltinTool({
     for await (const entry of walkFiles(directory.absolute, context.signal)) {
       const subject = byPath ? entry.relative : entry.relative.slice(entry.relative.lastIndexOf("/") + 1);
       if (!matches(subject)) continue;
-      if (found.length === MAX_RESULTS) { truncated = true; break; }
+      if (found.length === MAX_RESULTS) {
+        truncated = true;
+        break;
+      }
       found.push(entry.isDirectory ? `${entry.relative}/` : entry.relative);
     }
     const output = found.join("\n");

@@ -8,7 +8,9 @@ describe("finish tool", () => {
   });
 
   it("uses an object schema as its parameters and checks the arguments", () => {
-    const finish = createFinishTool(JSON.stringify({ type: "object", properties: { n: { type: "integer" }, tags: { type: "array", items: { type: "string" } } }, required: ["n"], additionalProperties: false }));
+    const finish = createFinishTool(
+      JSON.stringify({ type: "object", properties: { n: { type: "integer" }, tags: { type: "array", items: { type: "string" } } }, required: ["n"], additionalProperties: false }),
+    );
     expect(finish?.outputString({ n: 3, tags: ["a"] })).toBe('{"n":3,"tags":["a"]}');
     expect(() => finish?.outputString({})).toThrow("$.n is required");
     expect(() => finish?.outputString({ n: 1.5, tags: [1], extra: true })).toThrow(/\$\.n must be integer.*\$\.tags\[0\] must be string.*\$\.extra is not allowed/);

@@ -37,9 +37,13 @@ export function globToRe2(glob: string): string {
         source += "[^/]*";
       }
     } else if (char === "?") source += "[^/]";
-    else if (char === "{") { braces++; source += "(?:"; }
-    else if (char === "}" && braces > 0) { braces--; source += ")"; }
-    else if (char === "," && braces > 0) source += "|";
+    else if (char === "{") {
+      braces++;
+      source += "(?:";
+    } else if (char === "}" && braces > 0) {
+      braces--;
+      source += ")";
+    } else if (char === "," && braces > 0) source += "|";
     else source += char.replace(/[\\^$.|?*+()[\]{}]/g, "\\$&");
   }
   if (braces > 0) throw new ToolError(`pattern ${JSON.stringify(glob)} has an unclosed "{": close every {a,b} group`);

@@ -12,7 +12,7 @@ export const listDirectoryTool = defineBuiltinTool({
   name: "list_directory",
   toolSwitch: "listDir",
   description: "List the files and subdirectories of a directory in the workspace. Paths are relative to the workspace root unless absolute.",
-  parameters: objectSchema({ directory_path: param("string", "Directory to list, e.g. \".\" for the workspace root.") }, ["directory_path"]),
+  parameters: objectSchema({ directory_path: param("string", 'Directory to list, e.g. "." for the workspace root.') }, ["directory_path"]),
   describe: (args) => ({ listDirectory: { directoryPath: displayArg(args, "directory_path") } }),
   async run(args, context) {
     const directory = await pathArg(args, "directory_path", context.workspace, { fallback: "." });

@@ -149,7 +149,14 @@ function currentSupervisor(): Supervisor {
     options.log?.(`commands are contained ${how}`);
   }
   if (supervisor.watchdog === undefined || supervisor.watchdog.exited) {
-    supervisor.watchdog = process.platform === "win32" ? undefined : startWatchdog(supervisor.id, supervisor.cgroup, [...running].flatMap((command) => (command.pid === undefined ? [] : [command.pid])));
+    supervisor.watchdog =
+      process.platform === "win32"
+        ? undefined
+        : startWatchdog(
+            supervisor.id,
+            supervisor.cgroup,
+            [...running].flatMap((command) => (command.pid === undefined ? [] : [command.pid])),
+          );
   }
   return supervisor;
 }

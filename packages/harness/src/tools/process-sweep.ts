@@ -53,7 +53,7 @@ export function sweepOnce(target: SweepTarget): number {
     else siblings.push(entry.pid);
   }
   for (const pid of [...matched]) {
-    for (const queue = [pid]; queue.length > 0;) {
+    for (const queue = [pid]; queue.length > 0; ) {
       for (const child of children.get(queue.pop() as number) ?? []) {
         if (matched.has(child)) continue;
         matched.add(child);

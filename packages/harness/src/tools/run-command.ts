@@ -19,10 +19,7 @@ export const runCommandTool = defineBuiltinTool({
   name: "run_command",
   toolSwitch: "runCommand",
   description: "Run a shell command (/bin/sh -c) in the workspace and return its exit code and combined stdout/stderr.",
-  parameters: objectSchema(
-    { CommandLine: param("string", "The command line to run."), Cwd: param("string", "Working directory (default: the workspace root).") },
-    ["CommandLine"],
-  ),
+  parameters: objectSchema({ CommandLine: param("string", "The command line to run."), Cwd: param("string", "Working directory (default: the workspace root).") }, ["CommandLine"]),
   describe: (args) => ({ runCommand: { commandLine: displayArg(args, "CommandLine"), workingDir: displayArg(args, "Cwd") } }),
   async run(args, context) {
     const commandLine = stringArg(args, "CommandLine");

@@ -16,7 +16,7 @@ export const searchDirectoryTool = defineBuiltinTool({
   description: "Search the text files under a directory of the workspace for a string or regular expression; returns path:line: text matches.",
   parameters: objectSchema(
     {
-      directory_path: param("string", "Directory to search, e.g. \".\"."),
+      directory_path: param("string", 'Directory to search, e.g. ".".'),
       query: param("string", "Text to find (or a regular expression when is_regex is true)."),
       is_regex: param("boolean", "Treat query as a regular expression in RE2 syntax (as ripgrep: no lookaround or backreferences)."),
       case_insensitive: param("boolean", "Ignore case."),
@@ -41,7 +41,10 @@ export const searchDirectoryTool = defineBuiltinTool({
       for (let i = 0; i < fileLines.length; i++) {
         const line = fileLines[i] as string;
         if (!matcher.test(line)) continue;
-        if (lines.length === MAX_MATCHES) { truncated = true; break outer; }
+        if (lines.length === MAX_MATCHES) {
+          truncated = true;
+          break outer;
+        }
         lines.push(`${entry.relative}:${i + 1}: ${line.length > MAX_LINE ? `${line.slice(0, MAX_LINE)}…` : line}`);
       }
     }

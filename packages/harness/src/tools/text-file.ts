@@ -31,12 +31,7 @@ export async function readTextFile(workspace: WorkspaceRoots, absolute: string, 
  * the file read is the file written. Nothing is written when `edit` throws. Returns `edit`'s
  * result.
  */
-export async function editTextFile<T extends { content: string }>(
-  workspace: WorkspaceRoots,
-  absolute: string,
-  shownAs: string,
-  edit: (original: string) => T | Promise<T>,
-): Promise<T> {
+export async function editTextFile<T extends { content: string }>(workspace: WorkspaceRoots, absolute: string, shownAs: string, edit: (original: string) => T | Promise<T>): Promise<T> {
   const file = await openWorkspaceFile(workspace, absolute, shownAs, { access: "read-write" });
   try {
     checkSize(file.stats.size, shownAs);

@@ -133,7 +133,8 @@ export class ToolWorkerPool {
               : new ToolError(`the tool worker running ${request.tool} failed: ${error.message}`),
           ),
         );
-      const onExit = (code: number): void => finish(false, () => reject(this.#closed ? shuttingDown() : new ToolError(`the tool worker running ${request.tool} stopped unexpectedly (exit code ${code})`)));
+      const onExit = (code: number): void =>
+        finish(false, () => reject(this.#closed ? shuttingDown() : new ToolError(`the tool worker running ${request.tool} stopped unexpectedly (exit code ${code})`)));
       const onAbort = (): void => finish(false, () => reject(signal.reason));
       const timer = setTimeout(() => {
         finish(false, () => reject(new ToolError(`${request.tool} did not finish within ${formatMs(this.timeoutMs)} and was stopped (the harness's tool time limit). Narrow the call: ${narrow}.`)));

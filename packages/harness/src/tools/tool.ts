@@ -33,15 +33,7 @@ export interface ToolOutcome {
 }
 
 /** Names of the built-in tools, as the model sees them (the SDK names of §11.1). */
-export type BuiltinToolName =
-  | "list_directory"
-  | "view_file"
-  | "find_file"
-  | "search_directory"
-  | "create_file"
-  | "edit_file"
-  | "run_command"
-  | "ask_question";
+export type BuiltinToolName = "list_directory" | "view_file" | "find_file" | "search_directory" | "create_file" | "edit_file" | "run_command" | "ask_question";
 
 /** A harness-side tool (§11). */
 export interface BuiltinTool {

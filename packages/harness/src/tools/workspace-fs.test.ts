@@ -54,7 +54,9 @@ for (const mode of ["proc", "fallback"] as const) {
     });
 
     it("refuses a parent that leads out, and does not make directories there", async () => {
-      await expect(openWorkspaceFile(workspace, path.join(ws, "out", "x", "new.txt"), "out/x/new.txt", { access: "write", create: "exclusive", makeParents: true })).rejects.toThrow("outside the workspace");
+      await expect(openWorkspaceFile(workspace, path.join(ws, "out", "x", "new.txt"), "out/x/new.txt", { access: "write", create: "exclusive", makeParents: true })).rejects.toThrow(
+        "outside the workspace",
+      );
       await expect(pinDirectory(workspace, path.join(ws, "out"), "out")).rejects.toThrow("outside the workspace");
       await expect(pinDirectory(workspace, path.join(root, "outside"), "outside")).rejects.toThrow("outside the workspace");
     });
@@ -68,7 +70,7 @@ for (const mode of ["proc", "fallback"] as const) {
       try {
         expect(await readRegularFileIn(pinned, "fifo", 100)).toBeUndefined();
         expect(await readRegularFileIn(pinned, "dangling", 100)).toBeUndefined();
-        expect((await readRegularFileIn(pinned, "d", 100))).toBeUndefined();
+        expect(await readRegularFileIn(pinned, "d", 100)).toBeUndefined();
       } finally {
         await pinned.close();
       }

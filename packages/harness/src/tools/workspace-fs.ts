@@ -119,7 +119,10 @@ export async function pinDirectory(workspace: WorkspaceRoots, absolute: string, 
   let current = await openDirectory(start, start, shown, false);
   try {
     checkInside(workspace, current.real, shown);
-    for (const name of path.relative(start, absolute).split(path.sep).filter((part) => part !== "")) {
+    for (const name of path
+      .relative(start, absolute)
+      .split(path.sep)
+      .filter((part) => part !== "")) {
       const next = await openDirectory(path.join(current.via, name), path.join(current.real, name), shown, options.create === true);
       await current.close();
       current = next;

@@ -1,17 +1,7 @@
 import { stat } from "node:fs/promises";
 import { isAbsolute, resolve } from "node:path";
 import type { IncomingMessage } from "node:http";
-import {
-  BuiltinTool,
-  ErrorCode,
-  SdkError,
-  activeBuiltinTools,
-  askUser,
-  buildHarnessConfig,
-  deny,
-  toPolicyConfig,
-  type HarnessConfigOptions,
-} from "@antigravity-ts/sdk";
+import { BuiltinTool, ErrorCode, SdkError, activeBuiltinTools, askUser, buildHarnessConfig, deny, toPolicyConfig, type HarnessConfigOptions } from "@antigravity-ts/sdk";
 import { PolicyRuleSchema, create, type HarnessConfig, type PolicyRule } from "@antigravity-ts/sdk/wire";
 
 /** The page behind one connection, as the operator's callbacks see it. */
@@ -30,8 +20,7 @@ export type GatewayRuleTarget = string | { tool: string; reason?: string };
  * Pages configure the rest (their client tools, hooks, instructions, compaction…); what they send
  * for these fields is overridden or refused, as docs/gateway.md tabulates.
  */
-export interface GatewaySessionOptions
-  extends Pick<HarnessConfigOptions, "model" | "apiKey" | "models" | "mcpServers" | "systemInstructions" | "skillsPaths" | "appDataDir" | "budget"> {
+export interface GatewaySessionOptions extends Pick<HarnessConfigOptions, "model" | "apiKey" | "models" | "mcpServers" | "systemInstructions" | "skillsPaths" | "appDataDir" | "budget"> {
   /** Absolute directories the sessions work in (required). A page may name some of them exactly; any other directory is refused. */
   workspaces: readonly string[];
   /** Keep file tools inside the workspaces (`WORKSPACE_CONTAINMENT_ENABLED`, §12). Default `true`; a page cannot turn it off. */
@@ -54,13 +43,7 @@ export interface GatewaySessionOptions
 }
 
 /** Built-ins a page gets when the operator names none: the read-only ones and questions to the user. */
-export const DEFAULT_GATEWAY_TOOLS: readonly BuiltinTool[] = [
-  BuiltinTool.ListDirectory,
-  BuiltinTool.SearchDirectory,
-  BuiltinTool.FindFile,
-  BuiltinTool.ViewFile,
-  BuiltinTool.AskQuestion,
-];
+export const DEFAULT_GATEWAY_TOOLS: readonly BuiltinTool[] = [BuiltinTool.ListDirectory, BuiltinTool.SearchDirectory, BuiltinTool.FindFile, BuiltinTool.ViewFile, BuiltinTool.AskQuestion];
 
 /** The operator's options, validated and resolved once, at gateway creation. */
 export interface SessionRules {

@@ -50,10 +50,13 @@ async function startHarness(): Promise<{ url: string; connections: WebSocket[]; 
     socket.on("message", (data) => received.push(rawToString(data)));
     waiters.shift()?.(socket);
   });
-  cleanups.push(() => new Promise<void>((resolve) => {
-    for (const socket of connections) socket.terminate();
-    server.close(() => resolve());
-  }));
+  cleanups.push(
+    () =>
+      new Promise<void>((resolve) => {
+        for (const socket of connections) socket.terminate();
+        server.close(() => resolve());
+      }),
+  );
   const nextConnection = (): Promise<WebSocket> => new Promise((resolve) => waiters.push(resolve));
   return { url: `ws://127.0.0.1:${(server.address() as AddressInfo).port}/`, connections, requests, received, nextConnection };
 }
@@ -246,10 +249,13 @@ describe("createHarnessGateway", () => {
     const harness = await startHarness();
     const server: Server = createServer((_request, response) => response.end("page"));
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
-    cleanups.push(() => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }));
+    cleanups.push(
+      () =>
+        new Promise<void>((resolve) => {
+          server.closeAllConnections();
+          server.close(() => resolve());
+        }),
+    );
     const base = `127.0.0.1:${(server.address() as AddressInfo).port}`;
     const gateway = await startGateway({ target: { url: harness.url, apiKey: HARNESS_KEY }, server, path: "/harness" });
     expect(gateway.url).toBeUndefined();

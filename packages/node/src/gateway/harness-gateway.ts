@@ -98,9 +98,11 @@ export async function createHarnessGateway(options: HarnessGatewayOptions): Prom
   let admitting = 0;
   let closed = false;
 
-  const server = options.server ?? createServer((_request, response) => {
-    response.writeHead(426, { "content-type": "text/plain" }).end("this endpoint only accepts WebSocket upgrades\n");
-  });
+  const server =
+    options.server ??
+    createServer((_request, response) => {
+      response.writeHead(426, { "content-type": "text/plain" }).end("this endpoint only accepts WebSocket upgrades\n");
+    });
   const onUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer): void => {
     if (new URL(request.url ?? "/", "http://gateway.invalid").pathname !== path) {
       // Another upgrade handler on a shared server may own this path.

@@ -135,14 +135,13 @@ function parseFirstFrame(frame: string): HarnessConfig {
   try {
     json = JSON.parse(frame);
   } catch {
-    throw new ConfigRefusal("the first frame is not JSON; send an InitializeConversationEvent {\"config\": …}");
+    throw new ConfigRefusal('the first frame is not JSON; send an InitializeConversationEvent {"config": …}');
   }
   const config = typeof json === "object" && json !== null && !Array.isArray(json) ? (json as Record<string, unknown>)["config"] : undefined;
   if (typeof config !== "object" || config === null || Array.isArray(config)) {
-    throw new ConfigRefusal("the first frame must be an InitializeConversationEvent {\"config\": {…}}");
+    throw new ConfigRefusal('the first frame must be an InitializeConversationEvent {"config": {…}}');
   }
   const decoded = decodeInitializeConversationEvent(frame).config;
   if (decoded === undefined) throw new ConfigRefusal("the first frame has no config");
   return decoded;
 }
-

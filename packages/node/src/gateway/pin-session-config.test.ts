@@ -26,7 +26,10 @@ async function pin(config: HarnessConfig, session: Partial<GatewaySessionOptions
   return { config, notes };
 }
 async function refusal(config: HarnessConfig, session: Partial<GatewaySessionOptions> = {}): Promise<string> {
-  const error = await pin(config, session).then(() => undefined, (e: unknown) => e);
+  const error = await pin(config, session).then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(error).toBeInstanceOf(ConfigRefusal);
   return (error as Error).message;
 }

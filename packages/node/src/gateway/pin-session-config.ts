@@ -29,7 +29,9 @@ export class ConfigRefusal extends Error {
 export function pinSessionConfig(config: HarnessConfig, rules: SessionRules): string[] {
   const notes: string[] = [];
   const { template } = rules;
-  config.workspaces = pinnedPaths("workspace", directoriesOf(config), rules.workspaces).map((directory) => create(WorkspaceSchema, { workspaceType: { case: "filesystemWorkspace", value: { directory } } }));
+  config.workspaces = pinnedPaths("workspace", directoriesOf(config), rules.workspaces).map((directory) =>
+    create(WorkspaceSchema, { workspaceType: { case: "filesystemWorkspace", value: { directory } } }),
+  );
   config.skillsPaths = pinnedPaths("skills path", config.skillsPaths, template.skillsPaths);
   if (config.appDataDir && config.appDataDir !== template.appDataDir) refuse(`appDataDir is set by the gateway; omit it`);
   setOrClear(config, "appDataDir", template.appDataDir);

@@ -2,8 +2,7 @@ import { describe, expect, it } from "vitest";
 import { PolicyDecision, PolicyRuleSchema, create, type PolicyRule } from "@antigravity-ts/sdk/wire";
 import { applyPolicyFloor, describeRule } from "./policy-floor.js";
 
-const rule = (tool: string, decision: PolicyDecision, extra: Partial<PolicyRule> = {}): PolicyRule =>
-  create(PolicyRuleSchema, { tool, decision, name: tool, isDynamic: false, ruleId: "", ...extra });
+const rule = (tool: string, decision: PolicyDecision, extra: Partial<PolicyRule> = {}): PolicyRule => create(PolicyRuleSchema, { tool, decision, name: tool, isDynamic: false, ruleId: "", ...extra });
 const dynamic = (tool: string, decision: PolicyDecision, index: number): PolicyRule => rule(tool, decision, { isDynamic: true, ruleId: `rule_${index}` });
 const described = (rules: readonly PolicyRule[]): string[] => rules.map(describeRule);
 

@@ -65,7 +65,14 @@ export async function connectHarnessSocket(options: ConnectHarnessSocketOptions)
 /** The key came from the harness's own handshake, so the usual "pass the right key" advice does not apply. */
 function refusedOwnKey(port: number, refused: SdkError): SdkError {
   const why = refused.message.match(/\(HTTP [^)]*\)/)?.[0] ?? "";
-  return new SdkError(ErrorCode.PermissionDenied, `the server on port ${port} refused the api key the harness's handshake gave ${why}; another program may be listening on that port, or the harness is not speaking the localharness protocol`.replace("  ", " "), { cause: refused, details: refused.details });
+  return new SdkError(
+    ErrorCode.PermissionDenied,
+    `the server on port ${port} refused the api key the harness's handshake gave ${why}; another program may be listening on that port, or the harness is not speaking the localharness protocol`.replace(
+      "  ",
+      " ",
+    ),
+    { cause: refused, details: refused.details },
+  );
 }
 
 function deadlineError(port: number, lastError: SdkError | undefined): SdkError {

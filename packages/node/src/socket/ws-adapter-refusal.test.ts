@@ -134,7 +134,7 @@ describe("WebSocketTransport refusals and aborts (ws)", () => {
     await server.clientGone();
   });
 
-  it("reads the refused status from Deno's wording too (\"Invalid status code: 401\")", async () => {
+  it('reads the refused status from Deno\'s wording too ("Invalid status code: 401")', async () => {
     // Deno's WebSocket reports a refused upgrade only as an error event with this message.
     class DenoLikeSocket extends EventTarget {
       binaryType = "blob";

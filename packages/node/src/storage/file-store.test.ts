@@ -194,7 +194,10 @@ describe("createFileConversationStore: several processes", () => {
     child.stderr?.on("data", (chunk: Buffer) => (err += chunk.toString()));
     await new Promise<void>((resolve, reject) => {
       child.stdout?.on("data", (chunk: Buffer) => {
-        seen += chunk.toString().split("\n").filter((l) => l.startsWith("saved")).length;
+        seen += chunk
+          .toString()
+          .split("\n")
+          .filter((l) => l.startsWith("saved")).length;
         if (seen >= times) resolve();
       });
       child.once("exit", (code) => (seen >= times ? resolve() : reject(new Error(`writer exited (${code}) after ${seen} saves: ${err}`))));
@@ -213,7 +216,10 @@ describe("createFileConversationStore: several processes", () => {
       const text = await readFile(file, "utf8").catch(() => undefined);
       if (text !== undefined) seen.add(parseConversationSnapshot(JSON.parse(text)).turnCount);
     }
-    expect(await done).toEqual([[0, null], [0, null]]);
+    expect(await done).toEqual([
+      [0, null],
+      [0, null],
+    ]);
     expect([...seen].every((n) => (n > 1000 && n <= 1025) || (n > 2000 && n <= 2025))).toBe(true);
     const last = (await createFileConversationStore(dir).load(ID))?.turnCount;
     expect([1025, 2025]).toContain(last);

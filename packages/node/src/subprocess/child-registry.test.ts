@@ -14,7 +14,9 @@ afterEach(() => {
 });
 
 /** Starts `parent-process.mjs <mode>` and resolves with the harness pid it prints. */
-async function startParent(mode: "throw" | "wait"): Promise<{ parent: ChildProcess; harnessPid: number; exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>; stderr: () => string }> {
+async function startParent(
+  mode: "throw" | "wait",
+): Promise<{ parent: ChildProcess; harnessPid: number; exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>; stderr: () => string }> {
   const parent = spawn(process.execPath, ["--conditions=antigravity-source", "--import", tsxLoader, fakePath("parent-process.mjs"), mode], { stdio: ["ignore", "pipe", "pipe"] });
   parents.push(parent);
   let stderr = "";

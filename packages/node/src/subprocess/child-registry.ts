@@ -58,10 +58,13 @@ function onSignal(signal: NodeJS.Signals): void {
   // SIGTERM): they decide whether the process ends; our 'exit' hook still covers the children.
   if (process.listenerCount(signal) > 1) return;
   const children = [...live];
-  const exited = children.map((child) => new Promise<void>((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) resolve();
-    else child.once("exit", () => resolve());
-  }));
+  const exited = children.map(
+    (child) =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) resolve();
+        else child.once("exit", () => resolve());
+      }),
+  );
   for (const child of children) {
     try {
       child.kill("SIGTERM");

@@ -1,13 +1,7 @@
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { statSync } from "node:fs";
 import { ErrorCode, SdkError } from "@antigravity-ts/sdk";
-import {
-  LengthPrefixedReader,
-  decodeOutputConfig,
-  encodeInputConfig,
-  frameLengthPrefixed,
-  type InputConfig,
-} from "@antigravity-ts/sdk/wire";
+import { LengthPrefixedReader, decodeOutputConfig, encodeInputConfig, frameLengthPrefixed, type InputConfig } from "@antigravity-ts/sdk/wire";
 import { registerChild, unregisterChild } from "./child-registry.js";
 import type { HarnessBinary } from "./discover-harness.js";
 import { mapSpawnError } from "./spawn-errors.js";

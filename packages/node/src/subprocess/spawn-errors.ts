@@ -40,7 +40,10 @@ export function mapSpawnError(cause: unknown, binaryPath: string, source?: Harne
       return new SdkError(ErrorCode.PermissionDenied, `harness binary at ${binaryPath} cannot be executed (${code}): make it executable (chmod +x), or: ${hint}`, { cause, details });
     case "ENOEXEC":
     case "EBADARCH":
-      return new SdkError(ErrorCode.Unavailable, `harness binary at ${binaryPath} is not an executable for this platform (${code}): install the build for ${process.platform}/${process.arch}`, { cause, details });
+      return new SdkError(ErrorCode.Unavailable, `harness binary at ${binaryPath} is not an executable for this platform (${code}): install the build for ${process.platform}/${process.arch}`, {
+        cause,
+        details,
+      });
     case "ENOTDIR":
     case "EISDIR":
       return new SdkError(ErrorCode.InvalidArgument, `harness path ${binaryPath} is not a file (${code}): ${hint}`, { cause, details });
@@ -48,7 +51,10 @@ export function mapSpawnError(cause: unknown, binaryPath: string, source?: Harne
     case "ENFILE":
     case "EAGAIN":
     case "ENOMEM":
-      return new SdkError(ErrorCode.Unavailable, `could not start the harness at ${binaryPath}: the system is out of resources (${code}); close other processes or raise the limits`, { cause, details });
+      return new SdkError(ErrorCode.Unavailable, `could not start the harness at ${binaryPath}: the system is out of resources (${code}); close other processes or raise the limits`, {
+        cause,
+        details,
+      });
     default:
       return new SdkError(ErrorCode.Unavailable, `could not start the harness at ${binaryPath}: ${reason}`, { cause, details });
   }

@@ -31,18 +31,23 @@ async function roundTrip(channel: SubprocessChannel, frame: string): Promise<str
 }
 
 async function failure(promise: Promise<unknown>): Promise<SdkError> {
-  const error = await promise.then(() => undefined, (e: unknown) => e);
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(error).toBeInstanceOf(SdkError);
   return error as SdkError;
 }
 
 /** How `frames()` ends when the harness goes away (no frames expected before). */
 function framesFailure(channel: SubprocessChannel): Promise<SdkError> {
-  return failure((async () => {
-    for await (const _ of channel.frames()) {
-      // no frames expected
-    }
-  })());
+  return failure(
+    (async () => {
+      for await (const _ of channel.frames()) {
+        // no frames expected
+      }
+    })(),
+  );
 }
 
 /** After a fault, the next connect must work as if nothing happened. */
@@ -200,10 +205,7 @@ describe("SubprocessTransport faults", () => {
   });
 
   it("refuses a wrong api key with PermissionDenied without retrying, and accepts the right one", async () => {
-    const harness = await HarnessProcess.spawn(
-      { path: fakePath("fake-harness.mjs"), source: "option", isJavaScript: true },
-      { env: process.env },
-    );
+    const harness = await HarnessProcess.spawn({ path: fakePath("fake-harness.mjs"), source: "option", isJavaScript: true }, { env: process.env });
     processes.push(harness);
     const { create, InputConfigSchema } = await import("@antigravity-ts/sdk/wire");
     const output = await harness.handshake(create(InputConfigSchema, { storageDirectory: process.cwd() }), new AbortController().signal);
@@ -228,13 +230,15 @@ describe("SubprocessTransport faults", () => {
     const channel = await connectFake();
     channel.send("stream");
     let received = 0;
-    const error = await failure((async () => {
-      for await (const frame of channel.frames()) {
-        expect(JSON.parse(frame)).toEqual({ seqNum: String(received) });
-        received++;
-        if (received === 100) process.kill(channel.pid, "SIGKILL");
-      }
-    })());
+    const error = await failure(
+      (async () => {
+        for await (const frame of channel.frames()) {
+          expect(JSON.parse(frame)).toEqual({ seqNum: String(received) });
+          received++;
+          if (received === 100) process.kill(channel.pid, "SIGKILL");
+        }
+      })(),
+    );
     expect(received).toBeGreaterThanOrEqual(100);
     expect(error.code).toBe(ErrorCode.HarnessCrashed);
     expect(error.message).toContain("was killed by SIGKILL unexpectedly");

@@ -138,9 +138,7 @@ export class SubprocessTransport implements Transport {
       const binary = this.resolveBinary();
       const userEnv = this.#options.env ?? {};
       if (this.#options.saveDir === undefined) void removeStaleTemporaryStorage();
-      storage = this.#options.saveDir === undefined
-        ? { path: await createTemporaryStorage(), owned: true }
-        : { path: this.#options.saveDir, owned: false };
+      storage = this.#options.saveDir === undefined ? { path: await createTemporaryStorage(), owned: true } : { path: this.#options.saveDir, owned: false };
       harness = await HarnessProcess.spawn(binary, {
         env: { ...process.env, ...userEnv },
         cwd: this.#options.cwd,
@@ -191,7 +189,11 @@ export class SubprocessTransport implements Transport {
   async #openSocket(harness: HarnessProcess, { port, apiKey }: HarnessEndpoint, signal: AbortSignal, peer: { closed: boolean }): Promise<Channel> {
     const died = new AbortController();
     void harness.exited.then((exit) => {
-      died.abort(new SdkError(ErrorCode.HarnessCrashed, `harness ${describeExit(exit)} before accepting the WebSocket on port ${port}: ${harness.stderr.toString()}`, { details: { exitCode: exit.code, exitSignal: exit.signal, stderrTail: harness.stderr.toString() } }));
+      died.abort(
+        new SdkError(ErrorCode.HarnessCrashed, `harness ${describeExit(exit)} before accepting the WebSocket on port ${port}: ${harness.stderr.toString()}`, {
+          details: { exitCode: exit.code, exitSignal: exit.signal, stderrTail: harness.stderr.toString() },
+        }),
+      );
     });
     const link = linkSignal({ signal }, died.signal);
     try {
@@ -208,7 +210,10 @@ export class SubprocessTransport implements Transport {
     } catch (error) {
       if (died.signal.aborted) throw died.signal.reason;
       const sdkError = SdkError.from(error, ErrorCode.Unavailable);
-      throw new SdkError(sdkError.code, `${sdkError.message}; harness stderr:\n${harness.stderr.toString()}`, { cause: sdkError, details: { ...sdkError.details, stderrTail: harness.stderr.toString() } });
+      throw new SdkError(sdkError.code, `${sdkError.message}; harness stderr:\n${harness.stderr.toString()}`, {
+        cause: sdkError,
+        details: { ...sdkError.details, stderrTail: harness.stderr.toString() },
+      });
     } finally {
       link.dispose();
     }
@@ -249,7 +254,11 @@ async function crashOnPeerClose(harness: HarnessProcess, { code, reason, error }
   if (error?.code === ErrorCode.NotFound) return error; // the harness refused a resume: it did not crash
   const exit = await harness.waitForExit(CRASH_PROBE_MS);
   if (exit === undefined) {
-    return new SdkError(ErrorCode.ConnectionClosed, `the harness closed the WebSocket (code ${code}${reason ? `: ${reason}` : ""}) but is still running; harness stderr:\n${harness.stderr.toString()}`, { details: { closeCode: code } });
+    return new SdkError(
+      ErrorCode.ConnectionClosed,
+      `the harness closed the WebSocket (code ${code}${reason ? `: ${reason}` : ""}) but is still running; harness stderr:\n${harness.stderr.toString()}`,
+      { details: { closeCode: code } },
+    );
   }
   return crashError(harness, exit, code);
 }

@@ -1,26 +1,14 @@
 import { watch, type FSWatcher } from "node:fs";
 import { lstat, stat } from "node:fs/promises";
 import path from "node:path";
-import {
-  ErrorCode,
-  FileChangeBatcher,
-  SdkError,
-  type FileChange,
-  type Trigger,
-  type TriggerContext,
-  type TriggerDelivery,
-} from "@antigravity-ts/sdk";
+import { ErrorCode, FileChangeBatcher, SdkError, type FileChange, type Trigger, type TriggerContext, type TriggerDelivery } from "@antigravity-ts/sdk";
 
 /**
  * Called with each debounced batch of changes (upstream `on_file_change` callback, `(ctx, changes)`).
  * Return a message to send it to the agent as a trigger, or `undefined` to send nothing (the
  * callback may also call `context.sendTrigger` itself).
  */
-export type FileChangeCallback = (
-  context: TriggerContext,
-  changes: readonly FileChange[],
-  info: { dropped: number },
-) => string | undefined | void | Promise<string | undefined | void>;
+export type FileChangeCallback = (context: TriggerContext, changes: readonly FileChange[], info: { dropped: number }) => string | undefined | void | Promise<string | undefined | void>;
 
 /** Options of {@link onFileChange}. */
 export interface OnFileChangeOptions {
@@ -64,7 +52,11 @@ export function onFileChange(target: string, callback: FileChangeCallback, optio
     async start(context) {
       const root = path.resolve(target);
       const info = await stat(root).catch((error: NodeJS.ErrnoException) => {
-        throw new SdkError(ErrorCode.InvalidArgument, `onFileChange(): cannot watch ${root}: ${error.code ?? error.message}${error.code === "ENOENT" ? " (it does not exist, or is a dangling link)" : ""}`, { cause: error });
+        throw new SdkError(
+          ErrorCode.InvalidArgument,
+          `onFileChange(): cannot watch ${root}: ${error.code ?? error.message}${error.code === "ENOENT" ? " (it does not exist, or is a dangling link)" : ""}`,
+          { cause: error },
+        );
       });
       const directory = info.isDirectory();
       const batcher = new FileChangeBatcher({

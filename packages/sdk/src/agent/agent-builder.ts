@@ -1,12 +1,5 @@
 import type { CapabilitiesOptions, BuiltinTool } from "../config/builtin-tools.js";
-import type {
-  AgentBehaviorOption,
-  BudgetOptions,
-  CompactionOptions,
-  HarnessConfigOptions,
-  SessionContinuationMode,
-  SystemInstructionsOption,
-} from "../config/harness-config.js";
+import type { AgentBehaviorOption, BudgetOptions, CompactionOptions, HarnessConfigOptions, SessionContinuationMode, SystemInstructionsOption } from "../config/harness-config.js";
 import type { GeminiModelOptions, RetryOptions, ThinkingLevel, VertexOptions } from "../config/model-options.js";
 import type { ServiceTier } from "../step.js";
 import type { ConversationStore } from "../conversation/conversation-store.js";
@@ -318,5 +311,4 @@ export type ResponseOutput<Schema> = Schema extends StandardSchemaV1 ? StandardS
  */
 export interface CallAllowAllReadOnlyOrPoliciesBeforeBuild extends AgentBuilder<true | { readonly policy: true; readonly output: unknown }> {}
 
-const NO_POLICY_MESSAGE =
-  "no policy chosen: call allowAll(), readOnly(), confirmRunCommand() or policies(...) before build() (buildUnchecked() builds with confirmRunCommand())";
+const NO_POLICY_MESSAGE = "no policy chosen: call allowAll(), readOnly(), confirmRunCommand() or policies(...) before build() (buildUnchecked() builds with confirmRunCommand())";

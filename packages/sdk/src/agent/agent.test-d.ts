@@ -24,9 +24,18 @@ expectTypeOf(Agent.builder().allowAll()).toEqualTypeOf<AgentBuilder<true>>();
 // Every policy-choosing method enables build(), and later setters keep it enabled.
 expectTypeOf(Agent.builder().allowAll().build()).toEqualTypeOf<Agent>();
 expectTypeOf(Agent.builder().readOnly().model("m").tool(add).build()).toEqualTypeOf<Agent>();
-expectTypeOf(Agent.builder().confirmRunCommand(() => true).transport(() => transport).build()).toEqualTypeOf<Agent>();
+expectTypeOf(
+  Agent.builder()
+    .confirmRunCommand(() => true)
+    .transport(() => transport)
+    .build(),
+).toEqualTypeOf<Agent>();
 expectTypeOf(Agent.builder().policy(deny("run_command")).build()).toEqualTypeOf<Agent>();
-expectTypeOf(Agent.builder().policies(allow("view_file"), [deny("run_command")]).build()).toEqualTypeOf<Agent>();
+expectTypeOf(
+  Agent.builder()
+    .policies(allow("view_file"), [deny("run_command")])
+    .build(),
+).toEqualTypeOf<Agent>();
 
 // The escape hatch compiles in any state.
 expectTypeOf(Agent.builder().buildUnchecked()).toEqualTypeOf<Agent>();

@@ -5,14 +5,7 @@ import { defineTool } from "../tools/tool.js";
 import { createFakeHarnessTransport, type FakeHarness, type FakeHarnessTransport } from "../transport/in-memory-harness.js";
 import type { Transport } from "../transport/transport.js";
 import type { Trigger } from "../triggers/trigger.js";
-import {
-  LifecycleHook,
-  StepUpdate_Source,
-  StepUpdate_State,
-  StepUpdate_Target,
-  TrajectoryStateUpdate_State,
-  type InitializeConversationEvent,
-} from "../wire/index.js";
+import { LifecycleHook, StepUpdate_Source, StepUpdate_State, StepUpdate_Target, TrajectoryStateUpdate_State, type InitializeConversationEvent } from "../wire/index.js";
 import { Agent } from "./agent.js";
 import type { TransportContext } from "./agent-options.js";
 import { deferred } from "@antigravity-ts/test-kit";
@@ -95,7 +88,12 @@ describe("Agent", () => {
 
   it("validates options before connecting", async () => {
     let connects = 0;
-    const counting: Transport = { connect: () => { connects++; return Promise.reject(new Error("unreachable")); } };
+    const counting: Transport = {
+      connect: () => {
+        connects++;
+        return Promise.reject(new Error("unreachable"));
+      },
+    };
     const conflicting = Agent.builder().transport(counting).enabledTools("view_file").disabledTools("run_command").allowAll().build();
     await expect(conflicting.start()).rejects.toMatchObject({ code: ErrorCode.InvalidArgument, message: expect.stringContaining("mutually exclusive") });
     const unsafe = Agent.builder().transport(counting).policies().build();
@@ -123,7 +121,11 @@ describe("Agent", () => {
     const t = fake(async (harness) => {
       expect(await harness.closedBySdk()).toBe(true);
     });
-    const broken: Trigger = { start: () => { throw new Error("watcher failed"); } };
+    const broken: Trigger = {
+      start: () => {
+        throw new Error("watcher failed");
+      },
+    };
     await expect(Agent.builder().transport(t).trigger(broken).allowAll().build().start()).rejects.toThrow("watcher failed");
   });
 
@@ -171,7 +173,13 @@ describe("Agent", () => {
     });
     const started = await Agent.builder()
       .transport(t)
-      .policies(askUser("run_command", (call) => { asked.push(call.args); return false; }), allowAll())
+      .policies(
+        askUser("run_command", (call) => {
+          asked.push(call.args);
+          return false;
+        }),
+        allowAll(),
+      )
       .build()
       .start();
     await started.chatToCompletion("clean up");
@@ -182,7 +190,12 @@ describe("Agent", () => {
   it("builds the transport from a factory with the session's context, or refuses to guess", async () => {
     const contexts: TransportContext[] = [];
     const t = fake(async (harness) => void (await harness.closedBySdk()));
-    const agent = Agent.builder({ defaultTransport: (context) => { contexts.push(context); return t; } })
+    const agent = Agent.builder({
+      defaultTransport: (context) => {
+        contexts.push(context);
+        return t;
+      },
+    })
       .allowAll()
       .build();
     await (await agent.start()).stop();

@@ -38,7 +38,10 @@ async function startError(builder: AgentBuilder<true>): Promise<SdkError> {
     .transport(createFakeHarnessTransport(async () => undefined))
     .build()
     .start({ timeoutMs: 5_000 })
-    .then(() => undefined, (e: unknown) => e);
+    .then(
+      () => undefined,
+      (e: unknown) => e,
+    );
   expect(error).toBeInstanceOf(SdkError);
   return error as SdkError;
 }
@@ -51,12 +54,20 @@ describe("retryConfig (HarnessConfig.retry_config)", () => {
   });
 
   it("sends apiRetry alone (test_retry_config_api_retry_only)", async () => {
-    const config = await initFrame(Agent.builder().allowAll().retryConfig({ apiRetry: { maxRetries: 5, initialSleepDurationMs: 500, exponentialMultiplier: 1.5, jitterRange: 0.1 } }));
+    const config = await initFrame(
+      Agent.builder()
+        .allowAll()
+        .retryConfig({ apiRetry: { maxRetries: 5, initialSleepDurationMs: 500, exponentialMultiplier: 1.5, jitterRange: 0.1 } }),
+    );
     expect(config["retryConfig"]).toEqual({ apiRetry: { maxRetries: 5, initialSleepDurationMs: 500, exponentialMultiplier: 1.5, jitterRange: 0.1 } });
   });
 
   it("sends modelOutputRetry alone (test_retry_config_model_output_retry_only)", async () => {
-    const config = await initFrame(Agent.builder().allowAll().retryConfig({ modelOutputRetry: { maxRetries: 3 } }));
+    const config = await initFrame(
+      Agent.builder()
+        .allowAll()
+        .retryConfig({ modelOutputRetry: { maxRetries: 3 } }),
+    );
     expect(config["retryConfig"]).toEqual({ modelOutputRetry: { maxRetries: 3 } });
   });
 
@@ -71,7 +82,14 @@ describe("retryConfig (HarnessConfig.retry_config)", () => {
   });
 
   it("refuses values upstream's pydantic model refuses, before connecting", async () => {
-    for (const retry of [{ apiRetry: { maxRetries: -1 } }, { apiRetry: { maxRetries: 1.5 } }, { apiRetry: { initialSleepDurationMs: 2 ** 32 } }, { apiRetry: { jitterRange: -0.1 } }, { apiRetry: { exponentialMultiplier: Number.NaN } }, { modelOutputRetry: { maxRetries: -3 } }]) {
+    for (const retry of [
+      { apiRetry: { maxRetries: -1 } },
+      { apiRetry: { maxRetries: 1.5 } },
+      { apiRetry: { initialSleepDurationMs: 2 ** 32 } },
+      { apiRetry: { jitterRange: -0.1 } },
+      { apiRetry: { exponentialMultiplier: Number.NaN } },
+      { modelOutputRetry: { maxRetries: -3 } },
+    ]) {
       const error = await startError(Agent.builder().allowAll().retryConfig(retry));
       expect(error.code).toBe(ErrorCode.InvalidArgument);
       expect(error.message).toMatch(/^retryConfig\.\w+\.\w+ must be/);
@@ -103,7 +121,11 @@ describe("model options (GeminiModelOptions)", () => {
   });
 
   it("refuses an unknown thinking level or a blank tier from JavaScript callers", async () => {
-    const level = await startError(Agent.builder().allowAll().thinkingLevel("huge" as never));
+    const level = await startError(
+      Agent.builder()
+        .allowAll()
+        .thinkingLevel("huge" as never),
+    );
     expect(level.code).toBe(ErrorCode.InvalidArgument);
     expect(level.message).toContain("minimal, low, medium, high, extra_high");
     const tier = await startError(Agent.builder().allowAll().serviceTier(" "));
@@ -149,7 +171,10 @@ describe("serviceTier in usage (UsageMetadata.service_tier)", () => {
         harness.state(T, TrajectoryStateUpdate_State.RUNNING);
         harness.step({ trajectoryId: T, cascadeId: T, stepIndex: turn, state: StepUpdate_State.DONE, source: StepUpdate_Source.MODEL, target: StepUpdate_Target.USER, text: "ok", textDelta: "ok" });
         // The first call was asked as priority and downgraded; the second reports no tier.
-        const total = turn === 1 ? { promptTokenCount: 100n, candidatesTokenCount: 75n, totalTokenCount: 250n, cachedContentTokenCount: 50n, thoughtsTokenCount: 25n, serviceTier: "standard" } : { promptTokenCount: 110n, totalTokenCount: 260n };
+        const total =
+          turn === 1
+            ? { promptTokenCount: 100n, candidatesTokenCount: 75n, totalTokenCount: 250n, cachedContentTokenCount: 50n, thoughtsTokenCount: 25n, serviceTier: "standard" }
+            : { promptTokenCount: 110n, totalTokenCount: 260n };
         harness.send({ event: { case: "usageUpdate", value: { total } } });
         harness.state(T, TrajectoryStateUpdate_State.FULLY_IDLE);
         if (turn === 2) return;

@@ -16,13 +16,17 @@ describe("responseSchema with a Standard Schema", () => {
 
   it("valibot: refused at the builder without its JSON Schema, sent as given with it", () => {
     const schema = v.object({ answer: v.string() });
-    expect(() => Agent.builder().responseSchema(schema)).toThrow(expect.objectContaining({ code: ErrorCode.InvalidArgument, message: expect.stringContaining("responseSchema: the valibot schema cannot produce a JSON Schema by itself") }));
+    expect(() => Agent.builder().responseSchema(schema)).toThrow(
+      expect.objectContaining({ code: ErrorCode.InvalidArgument, message: expect.stringContaining("responseSchema: the valibot schema cannot produce a JSON Schema by itself") }),
+    );
     const options = Agent.builder().responseSchema(schema, { jsonSchema: toJsonSchema(schema) }).options;
     expect(finishSchema(options)).toMatchObject({ type: "object", properties: { answer: { type: "string" } }, required: ["answer"] });
   });
 
   it("a later JSON Schema replaces the Standard Schema and its derived JSON Schema", () => {
-    const options = Agent.builder().responseSchema(z.object({ a: z.string() })).responseSchema({ type: "object", properties: { b: { type: "integer" } } }).options;
+    const options = Agent.builder()
+      .responseSchema(z.object({ a: z.string() }))
+      .responseSchema({ type: "object", properties: { b: { type: "integer" } } }).options;
     expect(options.responseJsonSchema).toBeUndefined();
     expect(finishSchema(options)).toEqual({ type: "object", properties: { b: { type: "integer" } } });
     expect(buildHarnessConfig(Agent.builder().responseSchema('{"type":"string"}').options).finishToolSchemaJson).toBe('{"type":"string"}');

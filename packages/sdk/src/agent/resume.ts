@@ -58,9 +58,14 @@ export async function resumeContinuation(
 ): Promise<ResumedTurn> {
   const continuation = await verifyContinuation(value, secret);
   const awaited = awaitedCall(continuation);
-  if (typeof decision !== "object" || decision === null || typeof decision.approved !== "boolean") throw new SdkError(ErrorCode.InvalidArgument, "resume needs a decision { toolCallId, approved: true | false }");
+  if (typeof decision !== "object" || decision === null || typeof decision.approved !== "boolean")
+    throw new SdkError(ErrorCode.InvalidArgument, "resume needs a decision { toolCallId, approved: true | false }");
   if (decision.toolCallId !== awaited.id) {
-    throw new SdkError(ErrorCode.InvalidArgument, `the decision is for ${JSON.stringify(decision.toolCallId)}, but the continuation awaits a decision for ${JSON.stringify(awaited.id)} (${awaited.name})`, { details: { reason: "wrong-call" } });
+    throw new SdkError(
+      ErrorCode.InvalidArgument,
+      `the decision is for ${JSON.stringify(decision.toolCallId)}, but the continuation awaits a decision for ${JSON.stringify(awaited.id)} (${awaited.name})`,
+      { details: { reason: "wrong-call" } },
+    );
   }
   const { conversationId } = continuation.payload;
   RESUMED.consume(`${conversationId}/${awaited.trajectoryId}`, awaited.stepIndex);
@@ -71,10 +76,17 @@ export async function resumeContinuation(
     const held = agent.connection.initialHistory.find((step) => step.trajectoryId === awaited.trajectoryId && step.stepIndex === awaited.stepIndex);
     if (held === undefined || held.status !== StepStatus.WaitingForUser) {
       const now = held === undefined ? "has no such step" : `has it ${held.status}${held.error === "" ? "" : ` (${held.error})`}`;
-      throw new SdkError(ErrorCode.NotFound, `the harness no longer holds the confirmation of ${awaited.name} (step ${key}): conversation ${conversationId} ${now}. It expired, the harness restarted, or it was already answered; the conversation goes on without it`, { details: { reason: "confirmation-gone" } });
+      throw new SdkError(
+        ErrorCode.NotFound,
+        `the harness no longer holds the confirmation of ${awaited.name} (step ${key}): conversation ${conversationId} ${now}. It expired, the harness restarted, or it was already answered; the conversation goes on without it`,
+        { details: { reason: "confirmation-gone" } },
+      );
     }
     const name = held.toolCalls[0]?.name;
-    if (name !== undefined && name !== awaited.name) throw new SdkError(ErrorCode.FailedPrecondition, `step ${key} of conversation ${conversationId} is a ${name} call, but the continuation awaits ${awaited.name}`, { details: { reason: "mismatch" } });
+    if (name !== undefined && name !== awaited.name)
+      throw new SdkError(ErrorCode.FailedPrecondition, `step ${key} of conversation ${conversationId} is a ${name} call, but the continuation awaits ${awaited.name}`, {
+        details: { reason: "mismatch" },
+      });
     // The connection drops the harness's re-send of the held step; the step's next update, after
     // the decision, starts the turn here (observed: the conversation exists by now).
     const turns = agent.conversation().turns({ signal: link.signal })[Symbol.asyncIterator]();

@@ -32,7 +32,17 @@ describe("customSubagents", () => {
     const mine = tool("my_custom_tool");
     const another = tool("another_one");
     const config = build(
-      { customSubagents: [{ name: "test_helper", description: "A helpful subagent for testing", systemInstructions: "Always say hello.", capabilities: { enabledTools: [BuiltinTool.EditFile] }, tools: [mine, "another_one"] }] },
+      {
+        customSubagents: [
+          {
+            name: "test_helper",
+            description: "A helpful subagent for testing",
+            systemInstructions: "Always say hello.",
+            capabilities: { enabledTools: [BuiltinTool.EditFile] },
+            tools: [mine, "another_one"],
+          },
+        ],
+      },
       [mine, another],
     );
     expect(config.customSubagents).toHaveLength(1);
@@ -45,7 +55,10 @@ describe("customSubagents", () => {
     expect(agent?.tools.map((t) => t.name)).toEqual(["my_custom_tool", "another_one"]);
     // A name the runner knows gets that tool's declaration.
     expect(agent?.tools[1]?.description).toBe("another_one tool");
-    expect(agent?.systemInstructions?.type).toEqual({ case: "appended", value: expect.objectContaining({ appendedSections: [expect.objectContaining({ title: "user_system_instructions", content: "Always say hello." })] }) });
+    expect(agent?.systemInstructions?.type).toEqual({
+      case: "appended",
+      value: expect.objectContaining({ appendedSections: [expect.objectContaining({ title: "user_system_instructions", content: "Always say hello." })] }),
+    });
     expect(agent?.agentBehavior).toBe(AgentBehavior.AUTONOMOUS);
   });
 
@@ -67,7 +80,12 @@ describe("customSubagents", () => {
   });
 
   it("defaults to the read-only built-ins and sets the behaviour (test_subagent_agent_behavior_config_produces_valid_proto)", () => {
-    const config = build({ customSubagents: [{ name: "reader", description: "d" }, { name: "interactive_subagent", description: "d", capabilities: { agentBehavior: "interactive" } }] });
+    const config = build({
+      customSubagents: [
+        { name: "reader", description: "d" },
+        { name: "interactive_subagent", description: "d", capabilities: { agentBehavior: "interactive" } },
+      ],
+    });
     const [reader, interactive] = config.customSubagents;
     const on = (name: string): boolean => (reader?.harnessSideTools as unknown as Record<string, { enabled?: boolean }>)[name]?.enabled === true;
     expect(["listDir", "grepSearch", "find", "viewFile", "readUrlContent"].every(on)).toBe(true);
@@ -104,7 +122,10 @@ describe("customSubagents", () => {
 
   it("passes names the SDK does not know as bare tools (test_subagent_string_named_tools_builds_tool_protos)", () => {
     const config = build({ customSubagents: [{ name: "string_tool_helper", description: "d", tools: ["view_file", "code_search"] }] });
-    expect(config.customSubagents[0]?.tools.map((t) => [t.name, t.description ?? ""])).toEqual([["view_file", ""], ["code_search", ""]]);
+    expect(config.customSubagents[0]?.tools.map((t) => [t.name, t.description ?? ""])).toEqual([
+      ["view_file", ""],
+      ["code_search", ""],
+    ]);
   });
 
   it("refuses an invalid tool, and two different tools with one name", () => {

@@ -127,9 +127,13 @@ export function customSubagentsConfig(subagents: readonly SubagentOptions[], run
   const known = new Map((runner?.declarations() ?? []).map((declaration) => [declaration.name ?? "", declaration] as const));
   return subagents.map((sub) => {
     const caps = sub.capabilities ?? { enabledTools: READ_ONLY };
-    const switches = harnessSideTools(activeBuiltinTools(caps), { ...definedProperties({ runCommand: caps.runCommand }), ...(caps.allowedSubagents === undefined ? {} : { subagents: { allowedSubagents: caps.allowedSubagents } }) });
-    const tools = (sub.tools ?? []).map((tool): MessageInitShape<typeof ToolSchema> =>
-      typeof tool === "string" ? (known.get(tool) ?? { name: tool }) : (new ToolRunner([tool]).declarations()[0] as MessageInitShape<typeof ToolSchema>),
+    const switches = harnessSideTools(activeBuiltinTools(caps), {
+      ...definedProperties({ runCommand: caps.runCommand }),
+      ...(caps.allowedSubagents === undefined ? {} : { subagents: { allowedSubagents: caps.allowedSubagents } }),
+    });
+    const tools = (sub.tools ?? []).map(
+      (tool): MessageInitShape<typeof ToolSchema> =>
+        typeof tool === "string" ? (known.get(tool) ?? { name: tool }) : (new ToolRunner([tool]).declarations()[0] as MessageInitShape<typeof ToolSchema>),
     );
     const instructions = systemInstructionsOf(sub.systemInstructions);
     if (caps.agentBehavior !== undefined && !Object.hasOwn(BEHAVIOR, caps.agentBehavior)) {

@@ -58,7 +58,12 @@ describe("buildHarnessConfig (protocol §5.1)", () => {
   it("switches built-ins with enabledTools or disabledTools, never both", () => {
     const only = json(buildHarnessConfig({ capabilities: { enabledTools: ["view_file", "run_command"], runCommand: { maxTimeoutMs: 5000 } } }));
     const tools = only["harnessSideTools"] as Record<string, { enabled: boolean; maxTimeoutMs?: number }>;
-    expect(Object.entries(tools).filter(([, v]) => v.enabled).map(([k]) => k).sort()).toEqual(["runCommand", "viewFile"]);
+    expect(
+      Object.entries(tools)
+        .filter(([, v]) => v.enabled)
+        .map(([k]) => k)
+        .sort(),
+    ).toEqual(["runCommand", "viewFile"]);
     expect(tools["runCommand"]?.maxTimeoutMs).toBe(5000);
     const but = json(buildHarnessConfig({ capabilities: { disabledTools: ["run_command"] } }))["harnessSideTools"] as Record<string, { enabled: boolean }>;
     expect(but["runCommand"]?.enabled).toBe(false);
@@ -70,13 +75,15 @@ describe("buildHarnessConfig (protocol §5.1)", () => {
 
   it("maps custom and sectioned system instructions, continuation modes and budgets", () => {
     const id = "0123456789abcdef0123456789abcdef";
-    const config = json(buildHarnessConfig({
-      systemInstructions: { custom: "You are a pirate." },
-      conversationId: id,
-      sessionContinuationMode: "resume",
-      agentBehavior: "interactive",
-      budget: { maxModelCalls: 3, maxTotalTokens: 10_000 },
-    }));
+    const config = json(
+      buildHarnessConfig({
+        systemInstructions: { custom: "You are a pirate." },
+        conversationId: id,
+        sessionContinuationMode: "resume",
+        agentBehavior: "interactive",
+        budget: { maxModelCalls: 3, maxTotalTokens: 10_000 },
+      }),
+    );
     expect(config).toMatchObject({
       cascadeId: id,
       sessionContinuationMode: "RESUME",

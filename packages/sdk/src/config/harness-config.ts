@@ -6,15 +6,7 @@ import type { Policy } from "../policies/policy.js";
 import type { ToolRunner } from "../tools/tool-runner.js";
 import type { JsonSchema } from "../tools/tool.js";
 import { isStandardSchema, jsonSchemaOf, type StandardSchemaV1 } from "../tools/standard-schema.js";
-import type {
-  HarnessConfigSchema,
-  BudgetConfigSchema,
-  CompactionConfigSchema,
-  HarnessConfig,
-  McpServerConfigSchema,
-  ModelConfigSchema,
-  SystemInstructionsSchema,
-} from "../wire/index.js";
+import type { HarnessConfigSchema, BudgetConfigSchema, CompactionConfigSchema, HarnessConfig, McpServerConfigSchema, ModelConfigSchema, SystemInstructionsSchema } from "../wire/index.js";
 import { AgentBehavior, BudgetConfig_BudgetScope, HarnessConfig_SessionContinuationMode, ModelType } from "../wire/wire-enums.gen.js";
 import { activeBuiltinTools, harnessSideTools, type CapabilitiesOptions } from "./builtin-tools.js";
 import { createMessage } from "../wire/plain-message.js";
@@ -33,10 +25,7 @@ export const DEFAULT_MODEL = "gemini-3.7-flash";
  * `user_system_instructions`); `{ custom }` replaces it; `{ sections }` appends titled sections,
  * optionally with a custom identity (protocol §5.1).
  */
-export type SystemInstructionsOption =
-  | string
-  | { custom: string }
-  | { identity?: string; sections: readonly { title: string; content: string }[] };
+export type SystemInstructionsOption = string | { custom: string } | { identity?: string; sections: readonly { title: string; content: string }[] };
 
 /** How to treat `conversationId` (protocol §5.1): resume it, resume or create, or create only. */
 export type SessionContinuationMode = "resume" | "createOrResume" | "createOnly";
@@ -236,7 +225,9 @@ function responseSchemaOf(schema: JsonSchema | string | StandardSchemaV1 | undef
   if (isStandardSchema(schema)) return JSON.stringify(jsonSchemaOf(schema, "responseSchema", jsonSchema));
   // Runtime check for JavaScript callers (issue 10 item 13): `responseSchema(42)` is no schema.
   if (typeof schema !== "string" && (typeof schema !== "object" || schema === null || Array.isArray(schema))) {
-    invalid(`responseSchema must be a JSON Schema object (e.g. { type: "object", properties: {...} }) or its JSON text, got ${schema === null ? "null" : Array.isArray(schema) ? "an array" : typeof schema}`);
+    invalid(
+      `responseSchema must be a JSON Schema object (e.g. { type: "object", properties: {...} }) or its JSON text, got ${schema === null ? "null" : Array.isArray(schema) ? "an array" : typeof schema}`,
+    );
   }
   if (typeof schema !== "string") return JSON.stringify(schema);
   let parsed: unknown;

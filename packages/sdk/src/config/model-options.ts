@@ -13,7 +13,6 @@ export type ThinkingLevel = "minimal" | "low" | "medium" | "high" | "extra_high"
 /** The values of {@link ThinkingLevel}, in upstream's order. */
 export const THINKING_LEVELS: readonly ThinkingLevel[] = ["minimal", "low", "medium", "high", "extra_high"];
 
-
 /** Options of a Gemini or Vertex model (upstream `types.GeminiModelOptions`). */
 export interface GeminiModelOptions {
   thinkingLevel?: ThinkingLevel;
@@ -108,7 +107,8 @@ export function geminiOptionsOf(options: GeminiModelOptions | undefined): Messag
     init.thinkingLevel = options.thinkingLevel;
   }
   if (options.serviceTier !== undefined) {
-    if (typeof options.serviceTier !== "string" || options.serviceTier.trim() === "") invalid(`modelOptions.serviceTier must be a tier name such as "priority", got ${JSON.stringify(options.serviceTier)}`);
+    if (typeof options.serviceTier !== "string" || options.serviceTier.trim() === "")
+      invalid(`modelOptions.serviceTier must be a tier name such as "priority", got ${JSON.stringify(options.serviceTier)}`);
     init.serviceTier = options.serviceTier;
   }
   return Object.keys(init).length === 0 ? undefined : init;
@@ -119,7 +119,11 @@ export function geminiOptionsOf(options: GeminiModelOptions | undefined): Messag
  * express mode (`apiKey`) and standard mode (`project` + `location`) exclude each other, and one
  * of them is needed.
  */
-export function vertexEndpointOf(vertex: VertexOptions, apiKey: string | undefined, options: MessageInitShape<typeof GeminiModelOptionsSchema> | undefined): MessageInitShape<typeof VertexEndpointSchema> {
+export function vertexEndpointOf(
+  vertex: VertexOptions,
+  apiKey: string | undefined,
+  options: MessageInitShape<typeof GeminiModelOptionsSchema> | undefined,
+): MessageInitShape<typeof VertexEndpointSchema> {
   const project = vertex.project || undefined;
   const location = vertex.location || undefined;
   const key = apiKey || undefined;

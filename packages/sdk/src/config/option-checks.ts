@@ -44,7 +44,7 @@ export function assertOptionTypes(options: HarnessConfigOptions): void {
 
 function systemInstructions(value: unknown): void {
   if (value === undefined || typeof value === "string") return;
-  const help = 'systemInstructions must be a string, { custom: string } or { identity?: string, sections: [{ title, content }] }';
+  const help = "systemInstructions must be a string, { custom: string } or { identity?: string, sections: [{ title, content }] }";
   if (!isObject(value)) fail(`${help}, got ${kind(value)}`);
   if ("custom" in value) {
     if (typeof value["custom"] !== "string") fail(`${help}: custom is ${kind(value["custom"])}`);

@@ -27,7 +27,9 @@ describe("workspaces and appDataDir (upstream normalize_workspace_path, _validat
   it("accepts an absolute appDataDir and refuses a relative one (test_app_data_dir_relative_path_raises)", () => {
     expect(buildHarnessConfig({ appDataDir: "/custom/app/data" }).appDataDir).toBe("/custom/app/data");
     expect(buildHarnessConfig({ appDataDir: "C:\\Users\\me\\ag" }).appDataDir).toBe("C:\\Users\\me\\ag");
-    expect(() => buildHarnessConfig({ appDataDir: "relative/path" })).toThrow(expect.objectContaining({ code: ErrorCode.InvalidArgument, message: 'appDataDir must be an absolute path, got "relative/path"' }));
+    expect(() => buildHarnessConfig({ appDataDir: "relative/path" })).toThrow(
+      expect.objectContaining({ code: ErrorCode.InvalidArgument, message: 'appDataDir must be an absolute path, got "relative/path"' }),
+    );
     expect(() => buildHarnessConfig({ appDataDir: "~/x" })).toThrow(invalid);
     expect(() => buildHarnessConfig({ appDataDir: "file:///x" })).toThrow(invalid);
     expect(() => buildHarnessConfig({ appDataDir: 7 as unknown as string })).toThrow(invalid);
@@ -37,7 +39,9 @@ describe("workspaces and appDataDir (upstream normalize_workspace_path, _validat
 describe("runtime checks for JavaScript callers (item 13)", () => {
   it("refuses a response schema that is not an object or JSON text", () => {
     for (const schema of [42, true, null, ["a"]]) {
-      expect(() => buildHarnessConfig({ responseSchema: schema as unknown as string })).toThrow(expect.objectContaining({ code: ErrorCode.InvalidArgument, message: expect.stringContaining("responseSchema must be a JSON Schema object") }));
+      expect(() => buildHarnessConfig({ responseSchema: schema as unknown as string })).toThrow(
+        expect.objectContaining({ code: ErrorCode.InvalidArgument, message: expect.stringContaining("responseSchema must be a JSON Schema object") }),
+      );
     }
     expect(buildHarnessConfig({ responseSchema: { type: "object" } }).finishToolSchemaJson).toBe('{"type":"object"}');
   });

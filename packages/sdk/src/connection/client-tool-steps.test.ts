@@ -103,7 +103,10 @@ describe("client tool calls in the step and chunk streams (§7.1)", () => {
     ]);
     expect(registered[2]).toMatchObject({ content: '{"sum":5}', toolCalls: [{ id: "c-2", name: "add", args: { sum: 5 } }] });
     // A refused call never reached the SDK: no synthetic steps, only the harness's step, ending in ERROR.
-    expect(steps.filter((s) => s.id === `${T}:14`).map((s) => [s.status, s.toolCalls.map((c) => c.id)])).toEqual([["ACTIVE", ["d-2"]], ["ERROR", ["d-2"]]]);
+    expect(steps.filter((s) => s.id === `${T}:14`).map((s) => [s.status, s.toolCalls.map((c) => c.id)])).toEqual([
+      ["ACTIVE", ["d-2"]],
+      ["ERROR", ["d-2"]],
+    ]);
     expect(steps.some((s) => isSyntheticToolStep(s) && s.id === "d-2")).toBe(false);
     await conversation.disconnect();
   });
@@ -132,7 +135,10 @@ describe("tool call ids across turns (§7)", () => {
       await connection.send(prompt);
       const synthetic: Step[] = [];
       for await (const step of connection.receiveSteps({ timeoutMs: 5_000 })) if (isSyntheticToolStep(step)) synthetic.push(step);
-      expect(synthetic.map((s) => [s.id, s.status])).toEqual([["call_1", "ACTIVE"], ["call_1", "DONE"]]);
+      expect(synthetic.map((s) => [s.id, s.status])).toEqual([
+        ["call_1", "ACTIVE"],
+        ["call_1", "DONE"],
+      ]);
     }
     await connection.disconnect();
   });

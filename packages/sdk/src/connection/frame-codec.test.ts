@@ -63,7 +63,12 @@ describe("encodeInputFrame and encodeInitFrame", () => {
       { event: { case: "callHookResponse" as const, value: { requestId: "r", hookName: "pre_tool" } } },
     ];
     for (const event of events) expect(encodeInputFrame(event)).toBe(encodeInputEvent(create(InputEventSchema, event)));
-    const config = create(HarnessConfigSchema, { cascadeId: "", enabledHooks: [LifecycleHook.ON_SESSION_END], tools: [{ name: "add", parametersJsonSchema: "{}" }], initialTrajectory: new Uint8Array([1, 2, 3]) });
+    const config = create(HarnessConfigSchema, {
+      cascadeId: "",
+      enabledHooks: [LifecycleHook.ON_SESSION_END],
+      tools: [{ name: "add", parametersJsonSchema: "{}" }],
+      initialTrajectory: new Uint8Array([1, 2, 3]),
+    });
     expect(encodeInitFrame(config)).toBe(encodeInitializeConversationEvent(create(InitializeConversationEventSchema, { config })));
   });
 });
@@ -95,7 +100,11 @@ describe("decodeInputEventFrame and decodeInitFrame", () => {
 describe("encodeOutputFrame", () => {
   it("writes what encodeOutputEvent(create()) writes", () => {
     const events: MessageInitShape<typeof OutputEventSchema>[] = [
-      { seqNum: 1n, timestampMicros: 1_700_000_000_000_000n, event: { case: "stepUpdate" as const, value: { trajectoryId: "t", stepIndex: 0, state: StepUpdate_State.DONE, text: "é", textDelta: "" } } },
+      {
+        seqNum: 1n,
+        timestampMicros: 1_700_000_000_000_000n,
+        event: { case: "stepUpdate" as const, value: { trajectoryId: "t", stepIndex: 0, state: StepUpdate_State.DONE, text: "é", textDelta: "" } },
+      },
       { seqNum: 2n, event: { case: "toolCall" as const, value: { id: "c", name: "add", argumentsJson: "{}" } } },
       { seqNum: 3n, event: { case: "initializeConversationResponse" as const, value: { cascadeId: "c", history: [], cumulativeUsage: { promptTokenCount: 0n } } } },
     ];

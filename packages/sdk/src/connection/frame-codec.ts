@@ -1,14 +1,6 @@
 import type { DescMessage, MessageInitShape, MessageShape } from "@bufbuild/protobuf";
 import { ErrorCode, SdkError } from "../errors.js";
-import type {
-  HarnessConfig,
-  InitializeConversationEvent,
-  InitializeConversationEventSchema,
-  InputEvent,
-  InputEventSchema,
-  OutputEvent,
-  OutputEventSchema,
-} from "../wire/index.js";
+import type { HarnessConfig, InitializeConversationEvent, InitializeConversationEventSchema, InputEvent, InputEventSchema, OutputEvent, OutputEventSchema } from "../wire/index.js";
 import { readJsonFast } from "../wire/json-reader.js";
 import { writeJson } from "../wire/json-writer.js";
 import { errorText } from "../error-text.js";
@@ -83,7 +75,11 @@ function decodeFrame<Desc extends DescMessage>(
 function loadFullDecoder(): Promise<FullDecoder> {
   fullDecoder ??= import("../wire/frames.js").catch((cause: unknown) => {
     fullDecoder = undefined; // a later frame tries again (the chunk may load once the network is back)
-    throw new SdkError(ErrorCode.Unavailable, `could not load the SDK's full frame decoder (a lazily imported chunk): ${errorText(cause)}; check that the bundle's chunks are served next to the entry`, { cause });
+    throw new SdkError(
+      ErrorCode.Unavailable,
+      `could not load the SDK's full frame decoder (a lazily imported chunk): ${errorText(cause)}; check that the bundle's chunks are served next to the entry`,
+      { cause },
+    );
   });
   return fullDecoder;
 }

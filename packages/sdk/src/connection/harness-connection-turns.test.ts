@@ -73,7 +73,10 @@ describe("HarnessConnection turns", () => {
     nextTurnRunning.resolve();
     expect((await steps(connection)).steps.map((s) => s.content)).toEqual(["next"]);
     expect(late.map((s) => [s.id, s.content, s.status])).toEqual([[`${T}:1`, "Hello", "DONE"]]);
-    expect(turns.map((t) => [t.solicited, t.settled])).toEqual([[true, true], [true, true]]);
+    expect(turns.map((t) => [t.solicited, t.settled])).toEqual([
+      [true, true],
+      [true, true],
+    ]);
     await connection.disconnect();
   });
 

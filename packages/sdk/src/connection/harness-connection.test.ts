@@ -6,15 +6,7 @@ import { defineTool } from "../tools/tool.js";
 import { ToolRunner } from "../tools/tool-runner.js";
 import { createFakeHarnessTransport, type FakeHarness, type FakeHarnessTransport } from "../transport/in-memory-harness.js";
 import type { Step } from "../step.js";
-import {
-  LifecycleHook,
-  PolicyDecision,
-  StepUpdate_Source,
-  StepUpdate_State,
-  StepUpdate_Target,
-  TrajectoryStateUpdate_State,
-  TrajectoryStateUpdate_StopReason,
-} from "../wire/index.js";
+import { LifecycleHook, PolicyDecision, StepUpdate_Source, StepUpdate_State, StepUpdate_Target, TrajectoryStateUpdate_State, TrajectoryStateUpdate_StopReason } from "../wire/index.js";
 import { createHarnessConnection, type HarnessConnection } from "./harness-connection.js";
 import type { HarnessConnectionOptions } from "./harness-connection-options.js";
 import { deferred, textStep } from "@antigravity-ts/test-kit";
@@ -29,10 +21,7 @@ afterEach(async () => {
   await Promise.all(transports.splice(0).map((t) => t.settled()));
 });
 
-async function open(
-  script: (harness: FakeHarness) => Promise<void>,
-  options: Partial<HarnessConnectionOptions> = {},
-): Promise<{ connection: HarnessConnection; settled: () => Promise<void> }> {
+async function open(script: (harness: FakeHarness) => Promise<void>, options: Partial<HarnessConnectionOptions> = {}): Promise<{ connection: HarnessConnection; settled: () => Promise<void> }> {
   const transport = createFakeHarnessTransport(script);
   transports.push(transport);
   const connection = await createHarnessConnection({ transport, config: {}, timeoutMs: 5_000, ...options });
@@ -284,15 +273,18 @@ describe("HarnessConnection turns", () => {
           }),
       }),
     ]);
-    const { connection } = await open(async (harness) => {
-      await handshake(harness);
-      await harness.expect("userInput");
-      harness.state(T, RUNNING);
-      harness.send({ event: { case: "toolCall", value: { id: "c1", name: "wait", argumentsJson: "{}" } } });
-      expect(await harness.expect("haltRequest")).toBe(true);
-      expect(await harness.expect("toolResponse")).toMatchObject({ id: "c1", responseJson: '{"result":"stopped"}' });
-      harness.state(T, CANCELLED);
-    }, { tools });
+    const { connection } = await open(
+      async (harness) => {
+        await handshake(harness);
+        await harness.expect("userInput");
+        harness.state(T, RUNNING);
+        harness.send({ event: { case: "toolCall", value: { id: "c1", name: "wait", argumentsJson: "{}" } } });
+        expect(await harness.expect("haltRequest")).toBe(true);
+        expect(await harness.expect("toolResponse")).toMatchObject({ id: "c1", responseJson: '{"result":"stopped"}' });
+        harness.state(T, CANCELLED);
+      },
+      { tools },
+    );
     await connection.send("go");
     const iterator = connection.receiveSteps()[Symbol.asyncIterator]();
     expect((await iterator.next()).value).toMatchObject({ stepIndex: 50_000, status: "ACTIVE" });
@@ -367,7 +359,9 @@ describe("HarnessConnection turns", () => {
       await handshake(harness);
       await harness.expect("userInput");
       text(harness, 1, "a");
-      harness.sendRaw(`{"seqNum":null,"stepUpdate":{"trajectoryId":"${T}","cascadeId":"${T}","stepIndex":1,"state":"STATE_ACTIVE","source":"SOURCE_MODEL","target":"TARGET_USER","text":"ab","textDelta":"b"}}`);
+      harness.sendRaw(
+        `{"seqNum":null,"stepUpdate":{"trajectoryId":"${T}","cascadeId":"${T}","stepIndex":1,"state":"STATE_ACTIVE","source":"SOURCE_MODEL","target":"TARGET_USER","text":"ab","textDelta":"b"}}`,
+      );
       text(harness, 1, "abc", StepUpdate_State.ACTIVE);
       harness.sendRaw(`{"stepUpdate":{"trajectoryId":"${T}","cascadeId":"${T}","stepIndex":"2","state":"STATE_DONE","source":"SOURCE_MODEL","target":"TARGET_USER","text":"d","textDelta":"d"}}`);
       harness.state(T, FULLY_IDLE);
@@ -404,18 +398,21 @@ describe("HarnessConnection turns", () => {
   it("runs the session-end round trip on disconnect when ON_SESSION_END hooks exist", async () => {
     const events: string[] = [];
     const hooks = new HookRunner([{ onSessionEnd: () => void events.push("hook") }]);
-    const { connection, settled } = await open(async (harness) => {
-      const init = await harness.readInit();
-      expect(init.config?.enabledHooks).toEqual([LifecycleHook.ON_SESSION_END]);
-      harness.respondInit({ cascadeId: T });
-      expect(await harness.expect("sessionEndRequest")).toBe(true);
-      harness.send({ event: { case: "callHookRequest", value: { requestId: "end-1", type: LifecycleHook.ON_SESSION_END } } });
-      const answer = await harness.expect("callHookResponse");
-      expect(answer.result.case).toBe("emptyResult");
-      events.push("response");
-      harness.send({ event: { case: "sessionEndResponse", value: true } });
-      expect(await harness.closedBySdk()).toBe(true);
-    }, { hooks });
+    const { connection, settled } = await open(
+      async (harness) => {
+        const init = await harness.readInit();
+        expect(init.config?.enabledHooks).toEqual([LifecycleHook.ON_SESSION_END]);
+        harness.respondInit({ cascadeId: T });
+        expect(await harness.expect("sessionEndRequest")).toBe(true);
+        harness.send({ event: { case: "callHookRequest", value: { requestId: "end-1", type: LifecycleHook.ON_SESSION_END } } });
+        const answer = await harness.expect("callHookResponse");
+        expect(answer.result.case).toBe("emptyResult");
+        events.push("response");
+        harness.send({ event: { case: "sessionEndResponse", value: true } });
+        expect(await harness.closedBySdk()).toBe(true);
+      },
+      { hooks },
+    );
     await connection.disconnect();
     await connection.disconnect(); // idempotent
     await settled();

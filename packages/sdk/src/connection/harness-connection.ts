@@ -7,14 +7,7 @@ import type { Step, StopReason, ToolResult } from "../step.js";
 import { StepStatus } from "../step.js";
 import type { Channel } from "../transport/transport.js";
 import { linkSignal, raceSignal, throwIfAborted } from "../util/abort.js";
-import type {
-  HarnessConfig,
-  InputEventSchema,
-  InitializeConversationResponse,
-  OutputEvent,
-  StepUpdate,
-  TrajectoryStateUpdate,
-} from "../wire/index.js";
+import type { HarnessConfig, InputEventSchema, InitializeConversationResponse, OutputEvent, StepUpdate, TrajectoryStateUpdate } from "../wire/index.js";
 import { LifecycleHook } from "../wire/wire-enums.gen.js";
 import type { Connection, UsageSnapshot } from "./connection.js";
 import type { QuestionResponse } from "../step.js";
@@ -310,7 +303,11 @@ export class HarnessConnection implements Connection {
    * answers, `maxAttempts` fail, or the harness no longer has the session (`NotFound`).
    */
   async #read(): Promise<void> {
-    let failure = await readFrames(this.#channel, (event) => this.#route(event), (error, frame) => this.#protocolError(error, frame));
+    let failure = await readFrames(
+      this.#channel,
+      (event) => this.#route(event),
+      (error, frame) => this.#protocolError(error, frame),
+    );
     const policy = this.#options.transport.reconnect;
     while (policy !== undefined && this.#closed === undefined && this.#initialized && !FINAL_CODES.has(failure.code)) {
       const state = (this.#reconnecting ??= this.#onDrop(failure));
@@ -329,7 +326,11 @@ export class HarnessConnection implements Connection {
         failure = SdkError.from(error, ErrorCode.Unavailable);
         continue;
       }
-      failure = await readFrames(this.#channel, (event) => this.#route(event), (error, frame) => this.#protocolError(error, frame));
+      failure = await readFrames(
+        this.#channel,
+        (event) => this.#route(event),
+        (error, frame) => this.#protocolError(error, frame),
+      );
     }
     this.#shutdown(failure);
   }
@@ -376,7 +377,11 @@ export class HarnessConnection implements Connection {
     if (this.#closed !== undefined) return;
     this.#closed = reason;
     this.#session.abort(reason);
-    this.#rejectReady(reason.code === ErrorCode.ConnectionClosed ? new SdkError(ErrorCode.Unavailable, `the harness closed the connection before answering the session configuration: ${reason.message}`, { cause: reason }) : reason);
+    this.#rejectReady(
+      reason.code === ErrorCode.ConnectionClosed
+        ? new SdkError(ErrorCode.Unavailable, `the harness closed the connection before answering the session configuration: ${reason.message}`, { cause: reason })
+        : reason,
+    );
     this.#turns.latest?.end({ error: reason });
     this.#sessionEnded?.();
     this.#idle.fail(reason);

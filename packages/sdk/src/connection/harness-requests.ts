@@ -5,15 +5,7 @@ import { canonicalToolCall, parseToolArguments } from "../mapping/index.js";
 import { decidePolicyRequest } from "../policies/policy-config.js";
 import { toToolResponse, type ClientToolResult } from "../tools/tool-runner.js";
 import { SYNTHETIC_STEP_INDEX_BASE, type Step, type ToolCall } from "../step.js";
-import type {
-  CallHookRequest,
-  InputEventSchema,
-  PolicyDecisionRequest,
-  StepUpdate,
-  ToolCall as WireToolCall,
-  UserQuestionAnswerSchema,
-  UserQuestionsResponseSchema,
-} from "../wire/index.js";
+import type { CallHookRequest, InputEventSchema, PolicyDecisionRequest, StepUpdate, ToolCall as WireToolCall, UserQuestionAnswerSchema, UserQuestionsResponseSchema } from "../wire/index.js";
 import type { QuestionAnswer, QuestionResponse } from "../step.js";
 import type { HarnessConnectionOptions } from "./harness-connection-options.js";
 import { activeToolStep, finishedToolStep } from "./synthetic-steps.js";
@@ -148,7 +140,15 @@ export class HarnessRequests {
             if (decision === "defer") {
               // Unanswered on purpose: the turn ends here, the harness holds the call (docs/continuations.md).
               const options = this.#context.options;
-              turn?.end({ awaitingConfirmation: { conversationId: this.#context.conversationId(), toolCall: call, trajectoryId, stepIndex, ...(options.continuationSecret === undefined ? {} : { secret: options.continuationSecret }) } });
+              turn?.end({
+                awaitingConfirmation: {
+                  conversationId: this.#context.conversationId(),
+                  toolCall: call,
+                  trajectoryId,
+                  stepIndex,
+                  ...(options.continuationSecret === undefined ? {} : { secret: options.continuationSecret }),
+                },
+              });
               options.onConfirmationDeferred?.();
               return;
             }
@@ -257,8 +257,9 @@ export class HarnessRequests {
 
 function wireAnswer(answer: QuestionAnswer): MessageInitShape<typeof UserQuestionAnswerSchema> {
   if ("unanswered" in answer) return { answer: { case: "unanswered", value: true } };
-  const value = answer.freeformResponse === undefined
-    ? { selectedChoiceIndices: answer.selectedChoiceIndices }
-    : { selectedChoiceIndices: answer.selectedChoiceIndices, freeformResponse: answer.freeformResponse };
+  const value =
+    answer.freeformResponse === undefined
+      ? { selectedChoiceIndices: answer.selectedChoiceIndices }
+      : { selectedChoiceIndices: answer.selectedChoiceIndices, freeformResponse: answer.freeformResponse };
   return { answer: { case: "multipleChoiceAnswer", value } };
 }

@@ -30,7 +30,10 @@ describe("older harnesses (no initializeConversationResponse)", () => {
     let byClient: boolean | undefined;
     const transport = createFakeHarnessTransport((harness) => eraAHarness(harness, (c) => (byClient = c)));
     const agent = Agent.builder().transport(transport).allowAll().build();
-    const error = await agent.start({ timeoutMs: 100 }).then(() => undefined, (e: unknown) => e);
+    const error = await agent.start({ timeoutMs: 100 }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expectUnsupportedEra(error);
     await transport.settled();
     expect(byClient).toBe(true);
@@ -39,7 +42,10 @@ describe("older harnesses (no initializeConversationResponse)", () => {
   it("is bounded even when the caller sets no timeout (initializeTimeoutMs, default 60 s)", async () => {
     let byClient: boolean | undefined;
     const transport = createFakeHarnessTransport((harness) => eraAHarness(harness, (c) => (byClient = c)));
-    const error = await createHarnessConnection({ transport, config: { cascadeId: "" }, initializeTimeoutMs: 50 }).then(() => undefined, (e: unknown) => e);
+    const error = await createHarnessConnection({ transport, config: { cascadeId: "" }, initializeTimeoutMs: 50 }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expectUnsupportedEra(error);
     await transport.settled();
     expect(byClient).toBe(true);
@@ -53,7 +59,10 @@ describe("older harnesses (no initializeConversationResponse)", () => {
     const controller = new AbortController();
     const pending = createHarnessConnection({ transport: aborted, config: {}, signal: controller.signal });
     controller.abort();
-    const error = await pending.then(() => undefined, (e: unknown) => e);
+    const error = await pending.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect((error as SdkError).code).toBe(ErrorCode.Canceled);
     await aborted.settled();
 

@@ -79,7 +79,12 @@ export class SessionTelemetry {
   /** Starts the `invoke_agent` span (once). */
   startSession(): void {
     if (this.#session !== undefined) return;
-    this.#session = this.#start(`invoke_agent ${this.#agentName}`, OtelSpanKind.CLIENT, { [GenAiAttributes.operationName]: "invoke_agent", [GenAiAttributes.agentName]: this.#agentName }, this.#parent);
+    this.#session = this.#start(
+      `invoke_agent ${this.#agentName}`,
+      OtelSpanKind.CLIENT,
+      { [GenAiAttributes.operationName]: "invoke_agent", [GenAiAttributes.agentName]: this.#agentName },
+      this.#parent,
+    );
     if (this.#session !== undefined) this.#sessionContext = contextWithSpan(this.#parent, this.#session);
   }
 
@@ -145,7 +150,8 @@ export class SessionTelemetry {
 
   #turnEnded(span: OtelSpan, outcome: TurnOutcome, usage: UsageMetadata): void {
     setUsage(span, usage);
-    if (outcome.error?.code === ErrorCode.Canceled) safely(() => span.setAttribute(GenAiAttributes.turnCanceled, true)); // the user's stop is no failure
+    if (outcome.error?.code === ErrorCode.Canceled)
+      safely(() => span.setAttribute(GenAiAttributes.turnCanceled, true)); // the user's stop is no failure
     else if (outcome.error !== undefined) setError(span, outcome.error);
     safely(() => span.end());
   }

@@ -60,11 +60,5 @@ export function finishedToolStep(call: ToolCall, result: ToolResult, context: Sy
  * if (isSyntheticToolStep(step) && step.status === StepStatus.Active) showSpinner(step.toolCalls[0]);
  */
 export function isSyntheticToolStep(step: Step): boolean {
-  return (
-    step.target === StepTarget.Environment &&
-    step.type === StepType.ToolCall &&
-    step.stepIndex >= SYNTHETIC_STEP_INDEX_BASE &&
-    step.toolCalls.length === 1 &&
-    step.toolCalls[0]?.id === step.id
-  );
+  return step.target === StepTarget.Environment && step.type === StepType.ToolCall && step.stepIndex >= SYNTHETIC_STEP_INDEX_BASE && step.toolCalls.length === 1 && step.toolCalls[0]?.id === step.id;
 }

@@ -110,9 +110,5 @@ export class TurnEntries {
 }
 /** True when `next` extends `previous`'s text and that text is long enough to be worth sharing. */
 function extends_(previous: Step, next: Step): boolean {
-  return (
-    previous.content.length + previous.thinking.length >= COMPACT_MIN_CHARS &&
-    next.content.startsWith(previous.content) &&
-    next.thinking.startsWith(previous.thinking)
-  );
+  return previous.content.length + previous.thinking.length >= COMPACT_MIN_CHARS && next.content.startsWith(previous.content) && next.thinking.startsWith(previous.thinking);
 }

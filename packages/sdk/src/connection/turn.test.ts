@@ -35,9 +35,11 @@ describe("Turn", () => {
     turn.end({ error });
     for (let i = 0; i < 2; i++) {
       const seen: string[] = [];
-      await expect((async () => {
-        for await (const s of stepsOf(turn)) seen.push(s.content);
-      })()).rejects.toBe(error);
+      await expect(
+        (async () => {
+          for await (const s of stepsOf(turn)) seen.push(s.content);
+        })(),
+      ).rejects.toBe(error);
       expect(seen).toEqual(["a"]);
     }
   });
@@ -109,9 +111,7 @@ describe("Turn", () => {
       }
       turn.end();
       expect(await readAll(stepsOf(turn))).toEqual(pushed);
-      expect(turn.latestSteps().map((s) => [s.stepIndex, s.content, s.thinking])).toEqual(
-        [...new Map(pushed.map((s) => [s.id, s])).values()].map((s) => [s.stepIndex, s.content, s.thinking]),
-      );
+      expect(turn.latestSteps().map((s) => [s.stepIndex, s.content, s.thinking])).toEqual([...new Map(pushed.map((s) => [s.id, s])).values()].map((s) => [s.stepIndex, s.content, s.thinking]));
     }
   });
 });

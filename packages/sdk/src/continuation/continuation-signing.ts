@@ -47,7 +47,8 @@ export async function signContinuation(continuation: Continuation, secret: Conti
 export async function verifyContinuation(value: unknown, secret?: ContinuationSecret): Promise<Continuation> {
   const continuation = parseContinuation(value);
   if (secret === undefined) {
-    if (continuation.signature !== undefined) throw new SdkError(ErrorCode.InvalidArgument, "the continuation is signed: pass the secret it was signed with to check it", { details: { reason: "secret-missing" } });
+    if (continuation.signature !== undefined)
+      throw new SdkError(ErrorCode.InvalidArgument, "the continuation is signed: pass the secret it was signed with to check it", { details: { reason: "secret-missing" } });
     return continuation;
   }
   if (continuation.signature === undefined) throw denied("the continuation is not signed, but a secret was given: refusing an unsigned continuation", "unsigned");

@@ -82,9 +82,14 @@ export function parseContinuation(value: unknown): Continuation {
   const envelope = record(value, "the continuation");
   onlyKeys(envelope, ["version", "payload", "signature"], "the continuation");
   if (envelope["version"] !== CONTINUATION_VERSION) {
-    throw new SdkError(ErrorCode.FailedPrecondition, `continuation version ${JSON.stringify(envelope["version"])} is not supported: this SDK reads version ${CONTINUATION_VERSION}; resume it with the SDK version that made it`, { details: { reason: "unknown-version" } });
+    throw new SdkError(
+      ErrorCode.FailedPrecondition,
+      `continuation version ${JSON.stringify(envelope["version"])} is not supported: this SDK reads version ${CONTINUATION_VERSION}; resume it with the SDK version that made it`,
+      { details: { reason: "unknown-version" } },
+    );
   }
-  if (envelope["signature"] !== undefined && (typeof envelope["signature"] !== "string" || !/^hmac-sha256:[A-Za-z0-9_-]{43}$/.test(envelope["signature"]))) throw malformed("signature is not of the form hmac-sha256:<base64url of 32 bytes>");
+  if (envelope["signature"] !== undefined && (typeof envelope["signature"] !== "string" || !/^hmac-sha256:[A-Za-z0-9_-]{43}$/.test(envelope["signature"])))
+    throw malformed("signature is not of the form hmac-sha256:<base64url of 32 bytes>");
   const p = record(envelope["payload"], "payload");
   onlyKeys(p, ["conversationId", "turnIndex", "totalUsage", "turnUsage", "pendingToolCalls", "awaitingIndex", "completedResults", "responseContent", "stopReason", "createdAt"], "payload");
   const pendingToolCalls = array(p["pendingToolCalls"], "payload.pendingToolCalls").map((item, i) => pendingCall(item, `payload.pendingToolCalls[${i}]`));
@@ -116,7 +121,13 @@ export function parseContinuation(value: unknown): Continuation {
 function pendingCall(value: unknown, where: string): PendingToolCall {
   const call = record(value, where);
   onlyKeys(call, ["id", "name", "args", "trajectoryId", "stepIndex"], where);
-  return { id: nonEmpty(call["id"], `${where}.id`), name: nonEmpty(call["name"], `${where}.name`), args: call["args"] ?? null, trajectoryId: nonEmpty(call["trajectoryId"], `${where}.trajectoryId`), stepIndex: count(call["stepIndex"], `${where}.stepIndex`) };
+  return {
+    id: nonEmpty(call["id"], `${where}.id`),
+    name: nonEmpty(call["name"], `${where}.name`),
+    args: call["args"] ?? null,
+    trajectoryId: nonEmpty(call["trajectoryId"], `${where}.trajectoryId`),
+    stepIndex: count(call["stepIndex"], `${where}.stepIndex`),
+  };
 }
 
 function toolResult(value: unknown, where: string): ToolResult {

@@ -71,7 +71,10 @@ describe("aborting a chat", () => {
   });
 
   it("chatToCompletion and receiveSteps honour abort the same way", async () => {
-    const { connection, conversation } = setup([{ steps: [{ content: "x" }], delayMs: LONG }, { steps: [{ content: "y" }], delayMs: LONG }]);
+    const { connection, conversation } = setup([
+      { steps: [{ content: "x" }], delayMs: LONG },
+      { steps: [{ content: "y" }], delayMs: LONG },
+    ]);
     await expect(conversation.chatToCompletion("one", { timeoutMs: 10 })).rejects.toMatchObject({ code: ErrorCode.DeadlineExceeded });
     expect(connection.sent.halts).toBe(1);
     await conversation.send("two");
@@ -98,10 +101,7 @@ describe("aborting a chat", () => {
 
 describe("breaking out of a stream", () => {
   it("records the rest of the turn in background; the next turn works", async () => {
-    const { connection, conversation } = setup([
-      { steps: [{ content: "a" }, { content: "b" }, { content: "c" }], usage: { totalTokenCount: 9 }, delayMs: 1 },
-      { steps: [{ content: "d" }] },
-    ]);
+    const { connection, conversation } = setup([{ steps: [{ content: "a" }, { content: "b" }, { content: "c" }], usage: { totalTokenCount: 9 }, delayMs: 1 }, { steps: [{ content: "d" }] }]);
     for await (const chunk of conversation.chat("one")) {
       expect(chunk).toEqual({ type: "text", stepIndex: 0, text: "a" });
       break;
@@ -219,7 +219,12 @@ describe("cancellation keeps a well-formed history (seed 002)", () => {
 
   it("stream.abort(): every view ends at once with Canceled, one halt, steps and late usage kept, open client calls closed, next turn works", async () => {
     const { connection, conversation } = setup([
-      { steps: [{ stepIndex: 1, toolCalls: [call], status: StepStatus.Active }, clientTool(StepStatus.Active), { stepIndex: 2, content: "meanwhile" }], untilHalted: true, usage: { totalTokenCount: 5 }, lateUsage: { totalTokenCount: 2 } },
+      {
+        steps: [{ stepIndex: 1, toolCalls: [call], status: StepStatus.Active }, clientTool(StepStatus.Active), { stepIndex: 2, content: "meanwhile" }],
+        untilHalted: true,
+        usage: { totalTokenCount: 5 },
+        lateUsage: { totalTokenCount: 2 },
+      },
       { steps: [{ content: "next" }] },
     ]);
     const stream = conversation.chat("go");
@@ -266,7 +271,14 @@ describe("cancellation keeps a well-formed history (seed 002)", () => {
   it("cancelIncludingUser() also removes the turn, its prompt and late updates from this client's history", async () => {
     const { conversation } = setup([
       { steps: [{ content: "kept" }] },
-      { steps: [{ stepIndex: 1, source: StepSource.User, content: "the prompt" }, { stepIndex: 2, content: "partial", status: StepStatus.Active }], untilHalted: true, lateSteps: [{ stepIndex: 2, content: "partial and late" }] },
+      {
+        steps: [
+          { stepIndex: 1, source: StepSource.User, content: "the prompt" },
+          { stepIndex: 2, content: "partial", status: StepStatus.Active },
+        ],
+        untilHalted: true,
+        lateSteps: [{ stepIndex: 2, content: "partial and late" }],
+      },
       { steps: [{ stepIndex: 3, content: "after" }] },
     ]);
     await conversation.chatToCompletion("one");
@@ -327,12 +339,7 @@ describe("cancellation keeps a well-formed history (seed 002)", () => {
     controller.signal.addEventListener = ((type: string, fn: EventListener, o?: AddEventListenerOptions) => (listeners++, add(type, fn, o))) as typeof add;
     controller.signal.removeEventListener = ((type: string, fn: EventListener) => (listeners--, remove(type, fn))) as typeof remove;
     const signal = controller.signal;
-    const { conversation } = setup([
-      { steps: [{ content: "a" }] },
-      { steps: [{ content: "b" }], untilHalted: true },
-      { steps: [{ content: "c" }] },
-      { steps: [{ content: "d" }] },
-    ]);
+    const { conversation } = setup([{ steps: [{ content: "a" }] }, { steps: [{ content: "b" }], untilHalted: true }, { steps: [{ content: "c" }] }, { steps: [{ content: "d" }] }]);
     await collect(conversation.chat("one", { signal }).events());
     expect(listeners).toBe(0);
     const aborted = conversation.chat("two", { signal });

@@ -35,21 +35,29 @@ describe("parseConversationSnapshot", () => {
   });
 
   it.each([
-    ["not an object", () => "hello", "snapshot: expected an object, got \"hello\""],
-    ["another format", (s: Record<string, unknown>) => ({ ...s, format: "other" }), "format: expected \"antigravity-ts.conversation\""],
+    ["not an object", () => "hello", 'snapshot: expected an object, got "hello"'],
+    ["another format", (s: Record<string, unknown>) => ({ ...s, format: "other" }), 'format: expected "antigravity-ts.conversation"'],
     ["a newer version", (s: Record<string, unknown>) => ({ ...s, version: 2 }), "written by a newer SDK, upgrade to read it"],
-    ["a version as a string", (s: Record<string, unknown>) => ({ ...s, version: "1" }), "version: this SDK reads version 1, got \"1\""],
+    ["a version as a string", (s: Record<string, unknown>) => ({ ...s, version: "1" }), 'version: this SDK reads version 1, got "1"'],
     ["an empty id", (s: Record<string, unknown>) => ({ ...s, conversationId: "" }), "conversationId: expected a non-empty string"],
     ["steps not an array", (s: Record<string, unknown>) => ({ ...s, steps: {} }), "steps: expected an array, got an object"],
     ["a step without status", (s: ConversationSnapshot) => ({ ...s, steps: s.steps.map((st, i) => (i === 1 ? { ...st, status: undefined } : st)) }), "steps[1].status: expected one of"],
     ["an unknown step type", (s: ConversationSnapshot) => ({ ...s, steps: s.steps.map((st, i) => (i === 2 ? { ...st, type: "MAGIC" } : st)) }), "steps[2].type: expected one of TEXT_RESPONSE"],
     ["a fractional step index", (s: ConversationSnapshot) => ({ ...s, steps: s.steps.map((st, i) => (i === 0 ? { ...st, stepIndex: 1.5 } : st)) }), "steps[0].stepIndex"],
-    ["a tool call without a name", (s: ConversationSnapshot) => ({ ...s, steps: s.steps.map((st) => ({ ...st, toolCalls: st.toolCalls.map((c) => ({ ...c, name: 3 })) })) }), "steps[2].toolCalls[0].name"],
+    [
+      "a tool call without a name",
+      (s: ConversationSnapshot) => ({ ...s, steps: s.steps.map((st) => ({ ...st, toolCalls: st.toolCalls.map((c) => ({ ...c, name: 3 })) })) }),
+      "steps[2].toolCalls[0].name",
+    ],
     ["a duplicate step id", (s: ConversationSnapshot) => ({ ...s, steps: [...s.steps, s.steps[0]] }), "appears twice"],
     ["turn starts out of order", (s: ConversationSnapshot) => ({ ...s, turnStartIndices: [4, 0] }), "turnStartIndices[1]: the list must be in ascending order"],
     ["a turn start past the end", (s: ConversationSnapshot) => ({ ...s, turnStartIndices: [0, 9] }), "turnStartIndices[1]: expected an integer in [0, 8]"],
     ["fewer turns than turn starts", (s: ConversationSnapshot) => ({ ...s, turnCount: 1 }), "turnCount: expected an integer >= 2"],
-    ["compaction indices that miss a COMPACTION step", (s: ConversationSnapshot) => ({ ...s, steps: s.steps.map((st, i) => (i === 3 ? { ...st, type: StepType.Compaction } : st)) }), "compactionIndices: expected [3]"],
+    [
+      "compaction indices that miss a COMPACTION step",
+      (s: ConversationSnapshot) => ({ ...s, steps: s.steps.map((st, i) => (i === 3 ? { ...st, type: StepType.Compaction } : st)) }),
+      "compactionIndices: expected [3]",
+    ],
     ["negative usage", (s: ConversationSnapshot) => ({ ...s, usage: { ...s.usage, total: { ...s.usage.total, totalTokenCount: -1 } } }), "usage.total.totalTokenCount: expected a number >= 0, got -1"],
     ["no harness total", (s: ConversationSnapshot) => ({ ...s, usage: { total: s.usage.total } }), "usage.harnessTotal: expected an object, got nothing"],
   ] as const)("refuses %s with InvalidArgument naming the field", (_, mutate, text) => {
@@ -85,7 +93,15 @@ describe("ConversationState snapshot data", () => {
       let total = 0;
       for (let op = 0; op < 60; op++) {
         const r = rand();
-        if (r < 0.5) state.record(mockStep({ stepIndex: next++, content: `s${op}`, status: rand() < 0.3 ? StepStatus.Active : StepStatus.Done, ...(rand() < 0.2 ? { toolCalls: [{ id: `c${op}`, name: "t", args: { n: op, nested: [1, "x", null] } }] } : {}) }));
+        if (r < 0.5)
+          state.record(
+            mockStep({
+              stepIndex: next++,
+              content: `s${op}`,
+              status: rand() < 0.3 ? StepStatus.Active : StepStatus.Done,
+              ...(rand() < 0.2 ? { toolCalls: [{ id: `c${op}`, name: "t", args: { n: op, nested: [1, "x", null] } }] } : {}),
+            }),
+          );
         else if (r < 0.65 && next > 0) state.record(mockStep({ stepIndex: Math.floor(rand() * next), content: `u${op}`, ...(rand() < 0.2 ? { type: StepType.Compaction } : {}) }));
         else if (r < 0.75) state.record(mockStep({ stepIndex: next++, type: StepType.Compaction }));
         else if (r < 0.9) state.startTurn();

@@ -58,7 +58,10 @@ describe("Conversation with a store", () => {
 
   it("a cancelled turn is saved with what arrived, its unfinished steps closed as (cancelled)", async () => {
     const store = createMemoryConversationStore();
-    const running: MockTurn = { steps: [prompt("go", 0), { stepIndex: 1, type: StepType.ToolCall, status: StepStatus.Active, toolCalls: [{ id: "c1", name: "run_command", args: {} }] }], untilHalted: true };
+    const running: MockTurn = {
+      steps: [prompt("go", 0), { stepIndex: 1, type: StepType.ToolCall, status: StepStatus.Active, toolCalls: [{ id: "c1", name: "run_command", args: {} }] }],
+      untilHalted: true,
+    };
     const conversation = await Conversation.load(createMockConnection({ conversationId: ID, turns: [running] }), { store });
     const stream = conversation.chat("go");
     for await (const step of stream.steps()) if (step.stepIndex === 1) break;
@@ -75,7 +78,10 @@ describe("Conversation with a store", () => {
   it("a step left running in the snapshot or the replay is closed on restore: every tool call has a result", async () => {
     const replay: Partial<Step>[] = [prompt("go", 0), { stepIndex: 1, type: StepType.ToolCall, status: StepStatus.Active, toolCalls: [{ id: "c1", name: "run_command", args: {} }] }];
     const conversation = new Conversation(createMockConnection({ conversationId: ID, initialHistory: replay }));
-    expect((await conversation.history()).map((s) => [s.status, s.error])).toEqual([[StepStatus.Done, ""], [StepStatus.Error, "(cancelled)"]]);
+    expect((await conversation.history()).map((s) => [s.status, s.error])).toEqual([
+      [StepStatus.Done, ""],
+      [StepStatus.Error, "(cancelled)"],
+    ]);
     expect(await conversation.turnCount()).toBe(1);
   });
 

@@ -162,7 +162,10 @@ describe("views", () => {
   });
 
   it("toReadableStream(): a failed turn ends with an error event; cancelling the bytes aborts the turn", async () => {
-    const { connection, conversation } = setup([{ steps: [{ content: "x" }], untilHalted: true }, { steps: [{ content: "y" }], untilHalted: true }]);
+    const { connection, conversation } = setup([
+      { steps: [{ content: "x" }], untilHalted: true },
+      { steps: [{ content: "y" }], untilHalted: true },
+    ]);
     const failing = conversation.chat("   ").toReadableStream();
     expect(await new Response(failing).text()).toMatch(/^id: 0\nevent: error\ndata: \{"type":"error","code":"InvalidArgument","message":".+"\}\n\n$/);
     const stream = conversation.chat("go");

@@ -125,10 +125,16 @@ describe("Conversation.waitForIdle", () => {
     const conversation = agent.conversation();
     const stream = conversation.chat("go");
     for await (const step of stream.steps()) if (step.content === "slow") break;
-    const timedOut = await conversation.waitForIdle({ timeoutMs: 1 }).then(() => undefined, (e: unknown) => e);
+    const timedOut = await conversation.waitForIdle({ timeoutMs: 1 }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(timedOut).toBeInstanceOf(SdkError);
     expect((timedOut as SdkError).code).toBe(ErrorCode.DeadlineExceeded);
-    const aborted = await conversation.waitForIdle({ signal: AbortSignal.abort() }).then(() => undefined, (e: unknown) => e);
+    const aborted = await conversation.waitForIdle({ signal: AbortSignal.abort() }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect((aborted as SdkError).code).toBe(ErrorCode.Canceled);
     release.resolve();
     expect((await stream.final()).text).toBe("slow");

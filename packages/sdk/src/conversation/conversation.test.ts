@@ -141,10 +141,7 @@ describe("Conversation state", () => {
   });
 
   it("records compaction indices (§15)", async () => {
-    const { conversation } = conversationOf([
-      { steps: [{ content: "a" }, { type: StepType.Compaction }, { content: "b" }] },
-      { steps: [{ type: StepType.Compaction }] },
-    ]);
+    const { conversation } = conversationOf([{ steps: [{ content: "a" }, { type: StepType.Compaction }, { content: "b" }] }, { steps: [{ type: StepType.Compaction }] }]);
     await conversation.chatToCompletion("one");
     await conversation.chatToCompletion("two");
     expect(await conversation.compactionIndices()).toEqual([1, 3]);
@@ -212,7 +209,7 @@ describe("Conversation state", () => {
     // Reading when idle reads the last turn again, from its start; it is not a new turn.
     expect((await collect(conversation.receiveSteps())).map((s) => s.content)).toEqual(["two"]);
     expect(await conversation.turnCount()).toBe(2);
-    expect((await conversation.lastTurnUsage())).toEqual(emptyUsage());
+    expect(await conversation.lastTurnUsage()).toEqual(emptyUsage());
   });
 });
 
@@ -277,10 +274,7 @@ describe("Conversation maxHistorySize", () => {
   });
 
   it("trims from the front, dropping turn starts that fall off", async () => {
-    const { conversation } = conversationOf(
-      [{ steps: [{ content: "a" }, { content: "b" }] }, { steps: [{ content: "c" }, { type: StepType.Compaction }] }, { steps: [{ content: "e" }] }],
-      3,
-    );
+    const { conversation } = conversationOf([{ steps: [{ content: "a" }, { content: "b" }] }, { steps: [{ content: "c" }, { type: StepType.Compaction }] }, { steps: [{ content: "e" }] }], 3);
     for (const p of ["1", "2", "3"]) await conversation.chatToCompletion(p);
     const history = await conversation.history();
     expect(history.map((s) => s.stepIndex)).toEqual([2, 3, 4]);

@@ -196,12 +196,22 @@ export class Conversation<Output = unknown> implements AsyncDisposable {
    * leaves this reader.
    */
   receiveSteps(options?: CallOptions): AsyncIterable<Step> {
-    return receiveLatest(() => this.#latest, (pump) => this.#streamOf(pump), options, (stream) => stream.steps());
+    return receiveLatest(
+      () => this.#latest,
+      (pump) => this.#streamOf(pump),
+      options,
+      (stream) => stream.steps(),
+    );
   }
 
   /** {@link receiveSteps} turned into chunks by the seed 000 rules. */
   receiveChunks(options?: CallOptions): AsyncIterable<StreamChunk> {
-    return receiveLatest(() => this.#latest, (pump) => this.#streamOf(pump), options, (stream) => stream[Symbol.asyncIterator]());
+    return receiveLatest(
+      () => this.#latest,
+      (pump) => this.#streamOf(pump),
+      options,
+      (stream) => stream[Symbol.asyncIterator](),
+    );
   }
 
   /**

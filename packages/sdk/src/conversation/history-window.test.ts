@@ -142,7 +142,12 @@ describe("history windows and tool calls (seed 002)", () => {
         const first = window[0];
         if (first !== undefined && window.length < state.length) {
           // The window starts at a step that is no result of a call before it.
-          const before = new Set(state.history().slice(0, state.length - window.length).flatMap((s) => s.toolCalls.map((c) => c.id)));
+          const before = new Set(
+            state
+              .history()
+              .slice(0, state.length - window.length)
+              .flatMap((s) => s.toolCalls.map((c) => c.id)),
+          );
           expect(window.flatMap((s) => s.toolCalls.map((c) => c.id)).filter((c) => c !== "" && before.has(c))).toEqual([]);
         }
       }

@@ -31,7 +31,8 @@ export async function continuationOf(turn: PausedTurn): Promise<{ toolCall: Tool
     pendingToolCalls.push({ id: awaited ? paused.toolCall.id : call.id, name: call.name, args: call.args ?? null, trajectoryId: step.trajectoryId, stepIndex: step.stepIndex });
     if (awaited) continue;
     if (step.status === StepStatus.Done) completedResults.push({ id: call.id, name: call.name, result: step.content });
-    else if (step.status === StepStatus.Error || step.status === StepStatus.Canceled || step.status === StepStatus.TerminalError) completedResults.push({ id: call.id, name: call.name, error: step.error });
+    else if (step.status === StepStatus.Error || step.status === StepStatus.Canceled || step.status === StepStatus.TerminalError)
+      completedResults.push({ id: call.id, name: call.name, error: step.error });
   }
   let awaitingIndex = pendingToolCalls.findIndex((call) => call.stepIndex === paused.stepIndex);
   if (awaitingIndex < 0) {

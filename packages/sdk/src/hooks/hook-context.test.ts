@@ -11,8 +11,10 @@ const stopRequest = (value: Record<string, unknown> = {}): CallHookRequest =>
   request({ type: LifecycleHook.STOP, args: { case: "stopArgs", value: { responseText: "done", trajectoryId: "t", continuationCount: 0, ...value } } });
 const preTurn = (): CallHookRequest => request({ type: LifecycleHook.PRE_TURN, args: { case: "preTurnArgs", value: { trajectoryId: "t" } } });
 const postTurn = (): CallHookRequest => request({ type: LifecycleHook.POST_TURN, args: { case: "postTurnArgs", value: { trajectoryId: "t", responseText: "x" } } });
-const preTool = (callId: string): CallHookRequest => request({ type: LifecycleHook.PRE_TOOL, args: { case: "preToolArgs", value: { toolName: "view_file", callId, trajectoryId: "t", argumentsJson: "{}" } } });
-const postTool = (callId: string): CallHookRequest => request({ type: LifecycleHook.POST_TOOL, args: { case: "postToolArgs", value: { toolName: "view_file", callId, trajectoryId: "t", result: "{}" } } });
+const preTool = (callId: string): CallHookRequest =>
+  request({ type: LifecycleHook.PRE_TOOL, args: { case: "preToolArgs", value: { toolName: "view_file", callId, trajectoryId: "t", argumentsJson: "{}" } } });
+const postTool = (callId: string): CallHookRequest =>
+  request({ type: LifecycleHook.POST_TOOL, args: { case: "postToolArgs", value: { toolName: "view_file", callId, trajectoryId: "t", result: "{}" } } });
 
 describe("HookContext (upstream hooks.py SessionContext / TurnContext / OperationContext)", () => {
   it("reads through enclosing scopes and writes only its own", () => {
@@ -75,9 +77,24 @@ describe("HookRunner: STOP hook and contexts", () => {
   it("continues on the first CONTINUE, in registration order", async () => {
     const order: string[] = [];
     const runner = new HookRunner([
-      { stop: () => { order.push("a"); return { decision: "ALLOW_STOP" }; } },
-      { stop: async () => { order.push("b"); return { decision: "CONTINUE", reason: "tests are missing" }; } },
-      { stop: () => { order.push("c"); return { decision: "CONTINUE", reason: "never asked" }; } },
+      {
+        stop: () => {
+          order.push("a");
+          return { decision: "ALLOW_STOP" };
+        },
+      },
+      {
+        stop: async () => {
+          order.push("b");
+          return { decision: "CONTINUE", reason: "tests are missing" };
+        },
+      },
+      {
+        stop: () => {
+          order.push("c");
+          return { decision: "CONTINUE", reason: "never asked" };
+        },
+      },
     ]);
     const response = await runner.handle(stopRequest());
     expect(response.result).toEqual({ case: "stopResult", value: { decision: StopResult_Decision.CONTINUE, reason: "tests are missing" } });
@@ -85,20 +102,43 @@ describe("HookRunner: STOP hook and contexts", () => {
   });
 
   it("a throwing STOP hook answers errorMessage, which the harness takes as ALLOW_STOP", async () => {
-    const runner = new HookRunner([{ stop: () => { throw new Error("bug"); } }]);
+    const runner = new HookRunner([
+      {
+        stop: () => {
+          throw new Error("bug");
+        },
+      },
+    ]);
     expect((await runner.handle(stopRequest())).result).toEqual({ case: "errorMessage", value: "Hook failed: bug" });
   });
 
   it("hands every hook the context of its scope", async () => {
     const scopes: string[] = [];
     const hook: Hook = {
-      onSessionStart: (ctx) => { scopes.push(`start:${ctx.scope}`); ctx.setState("session", 1); },
-      preTurn: (_p, _l, ctx) => { scopes.push(`preTurn:${ctx.scope}`); ctx.setState("turn", "t1"); },
-      preToolCall: (call, ctx) => { scopes.push(`preTool:${ctx.scope}:${String(ctx.getState("turn"))}:${String(ctx.getState("session"))}`); ctx.setState("op", call.id); },
-      postToolCall: (result, ctx) => { scopes.push(`postTool:${String(ctx.getState("op"))}:${result.id}`); },
-      stop: (_a, ctx) => { scopes.push(`stop:${ctx.scope}:${String(ctx.getState("turn"))}:${String(ctx.getState("op"))}`); },
-      postTurn: (_t, _l, ctx) => { scopes.push(`postTurn:${String(ctx.getState("turn"))}`); },
-      onSessionEnd: (ctx) => { scopes.push(`end:${String(ctx.getState("session"))}:${String(ctx.getState("turn"))}`); },
+      onSessionStart: (ctx) => {
+        scopes.push(`start:${ctx.scope}`);
+        ctx.setState("session", 1);
+      },
+      preTurn: (_p, _l, ctx) => {
+        scopes.push(`preTurn:${ctx.scope}`);
+        ctx.setState("turn", "t1");
+      },
+      preToolCall: (call, ctx) => {
+        scopes.push(`preTool:${ctx.scope}:${String(ctx.getState("turn"))}:${String(ctx.getState("session"))}`);
+        ctx.setState("op", call.id);
+      },
+      postToolCall: (result, ctx) => {
+        scopes.push(`postTool:${String(ctx.getState("op"))}:${result.id}`);
+      },
+      stop: (_a, ctx) => {
+        scopes.push(`stop:${ctx.scope}:${String(ctx.getState("turn"))}:${String(ctx.getState("op"))}`);
+      },
+      postTurn: (_t, _l, ctx) => {
+        scopes.push(`postTurn:${String(ctx.getState("turn"))}`);
+      },
+      onSessionEnd: (ctx) => {
+        scopes.push(`end:${String(ctx.getState("session"))}:${String(ctx.getState("turn"))}`);
+      },
     };
     const runner = new HookRunner([hook]);
     await runner.handle(request({ type: LifecycleHook.ON_SESSION_START }));
@@ -124,7 +164,14 @@ describe("HookRunner: STOP hook and contexts", () => {
   });
 
   it("ends the turn's context even when a POST_TURN hook throws", async () => {
-    const runner = new HookRunner([{ preTurn: (_p, _l, ctx) => ctx.setState("x", 1), postTurn: () => { throw new Error("bad"); } }]);
+    const runner = new HookRunner([
+      {
+        preTurn: (_p, _l, ctx) => ctx.setState("x", 1),
+        postTurn: () => {
+          throw new Error("bad");
+        },
+      },
+    ]);
     await runner.handle(preTurn());
     const turn = runner.contexts.turn();
     expect(turn.getState("x")).toBe(1);

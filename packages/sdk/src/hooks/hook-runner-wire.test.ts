@@ -15,18 +15,25 @@ function request(type: string, args: Record<string, unknown>): CallHookRequest {
 }
 
 function recording<K extends keyof Hook>(method: K, seen: unknown[], answer?: unknown): Hook {
-  return { [method]: (value: unknown) => { seen.push(value); return answer; } } as Hook;
+  return {
+    [method]: (value: unknown) => {
+      seen.push(value);
+      return answer;
+    },
+  } as Hook;
 }
 
 describe("PRE_TOOL hooks see the SDK's spelling (item 8; hook_router._handle_pre_tool)", () => {
   it("translates invoke_subagent to start_subagent, so a hook matching start_subagent fires (test_handle_pre_tool_tool_name_translation)", async () => {
     const seen: HookToolCall[] = [];
-    const runner = new HookRunner([{
-      preToolCall: (call) => {
-        seen.push(call);
-        return call.name === "start_subagent" ? { allow: false, reason: "no subagents here" } : undefined;
+    const runner = new HookRunner([
+      {
+        preToolCall: (call) => {
+          seen.push(call);
+          return call.name === "start_subagent" ? { allow: false, reason: "no subagents here" } : undefined;
+        },
       },
-    }]);
+    ]);
     const response = await runner.handle(request("PRE_TOOL", { preToolArgs: { toolName: "invoke_subagent", argumentsJson: "{}", callId: "c1", trajectoryId: "t", stepIndex: 4 } }));
     expect(seen.map((c) => c.name)).toEqual(["start_subagent"]);
     expect(response.result).toEqual({ case: "preToolResult", value: { decision: PreToolResult_Decision.DENY, reason: "no subagents here" } });
@@ -37,7 +44,10 @@ describe("PRE_TOOL hooks see the SDK's spelling (item 8; hook_router._handle_pre
     const runner = new HookRunner([recording("preToolCall", seen)]);
     await runner.handle(request("PRE_TOOL", { preToolArgs: { toolName: "pirate_multiply", argumentsJson: '{"a": 5, "b": 7}', serverName: "pirate_math" } }));
     await runner.handle(request("PRE_TOOL", { preToolArgs: { toolName: "invoke_subagent", argumentsJson: "{}", serverName: "agents" } }));
-    expect(seen.map((c) => [c.name, c.serverName, c.args])).toEqual([["pirate_multiply", "pirate_math", { a: 5, b: 7 }], ["invoke_subagent", "agents", {}]]);
+    expect(seen.map((c) => [c.name, c.serverName, c.args])).toEqual([
+      ["pirate_multiply", "pirate_math", { a: 5, b: 7 }],
+      ["invoke_subagent", "agents", {}],
+    ]);
   });
 
   it("normalises file:// and cns:// paths of the arguments and sets canonicalPath (test_handle_pre_tool_normalizes_wire_paths)", async () => {
@@ -95,14 +105,24 @@ describe("POST_TOOL and ON_TOOL_ERROR (items 8 and 10; hook_router._handle_post_
     ]);
   });
 
-  it("names errors by SDK name, reads an empty message as \"Tool failed\" and sends a replacement trimmed, blank ones not at all", async () => {
+  it('names errors by SDK name, reads an empty message as "Tool failed" and sends a replacement trimmed, blank ones not at all', async () => {
     const seen: HookToolError[] = [];
     let replacement = "   ";
-    const runner = new HookRunner([{ onToolError: (error) => { seen.push(error); return replacement; } }]);
+    const runner = new HookRunner([
+      {
+        onToolError: (error) => {
+          seen.push(error);
+          return replacement;
+        },
+      },
+    ]);
     const blank = await runner.handle(request("ON_TOOL_ERROR", { onToolErrorArgs: { toolName: "invoke_subagent", errorMessage: "" } }));
     replacement = "  try view_file instead \n";
     const replaced = await runner.handle(request("ON_TOOL_ERROR", { onToolErrorArgs: { toolName: "edit_file", errorMessage: "no match", serverName: "" } }));
-    expect(seen.map((e) => [e.name, e.message])).toEqual([["start_subagent", "Tool failed"], ["edit_file", "no match"]]);
+    expect(seen.map((e) => [e.name, e.message])).toEqual([
+      ["start_subagent", "Tool failed"],
+      ["edit_file", "no match"],
+    ]);
     expect(blank.result).toEqual({ case: "emptyResult", value: {} });
     expect(replaced.result).toEqual({ case: "onToolErrorResult", value: { customErrorMessage: "try view_file instead" } });
   });

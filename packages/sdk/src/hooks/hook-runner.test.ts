@@ -18,13 +18,35 @@ describe("HookRunner", () => {
   it("chains PRE_TOOL hooks: merges modified args over the call, stops at the first deny", async () => {
     const calls: unknown[] = [];
     const runner = new HookRunner([
-      { preToolCall: (call) => { calls.push(call.args); return { allow: true, modifiedArgs: { b: 2 } }; } },
-      { preToolCall: async (call) => { calls.push(call.args); return { allow: true, modifiedArgs: { c: 3, a: 0 } }; } },
-      { preToolCall: (call) => { calls.push(call.args); return undefined; } },
+      {
+        preToolCall: (call) => {
+          calls.push(call.args);
+          return { allow: true, modifiedArgs: { b: 2 } };
+        },
+      },
+      {
+        preToolCall: async (call) => {
+          calls.push(call.args);
+          return { allow: true, modifiedArgs: { c: 3, a: 0 } };
+        },
+      },
+      {
+        preToolCall: (call) => {
+          calls.push(call.args);
+          return undefined;
+        },
+      },
     ]);
     expect(await runner.preToolCall({ id: "1", name: "t", args: { a: 1 }, trajectoryId: "" })).toEqual({ allow: true, modifiedArgs: { a: 0, b: 2, c: 3 } });
     expect(calls).toEqual([{ a: 1 }, { a: 1, b: 2 }, { a: 0, b: 2, c: 3 }]);
-    const denying = new HookRunner([{ preToolCall: () => ({ allow: false, reason: "no" }) }, { preToolCall: () => { throw new Error("must not run"); } }]);
+    const denying = new HookRunner([
+      { preToolCall: () => ({ allow: false, reason: "no" }) },
+      {
+        preToolCall: () => {
+          throw new Error("must not run");
+        },
+      },
+    ]);
     expect(await denying.preToolCall({ id: "1", name: "t", args: {}, trajectoryId: "" })).toEqual({ allow: false, reason: "no" });
   });
 

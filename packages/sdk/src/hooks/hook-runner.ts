@@ -1,13 +1,7 @@
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import type { QuestionResponse } from "../step.js";
 import { sdkToolName, toolCallFromPreToolArgs } from "../mapping/canonical-tool-call.js";
-import type {
-  HarnessConfig,
-  CallHookRequest,
-  CallHookResponseSchema,
-  PreToolArgs,
-  UserInput,
-} from "../wire/index.js";
+import type { HarnessConfig, CallHookRequest, CallHookResponseSchema, PreToolArgs, UserInput } from "../wire/index.js";
 import { LifecycleHook, PreToolResult_Decision, PreTurnResult_Decision, StopResult_Decision } from "../wire/wire-enums.gen.js";
 import { stopReasonFromWire } from "../mapping/usage-from-wire.js";
 import { HookContexts } from "./hook-context.js";
@@ -175,9 +169,8 @@ export class HookRunner {
         }
         return {
           case: "preToolResult",
-          value: outcome.modifiedArgs === undefined
-            ? { decision: PreToolResult_Decision.ALLOW }
-            : { decision: PreToolResult_Decision.ALLOW, modifiedArgumentsJson: JSON.stringify(outcome.modifiedArgs) },
+          value:
+            outcome.modifiedArgs === undefined ? { decision: PreToolResult_Decision.ALLOW } : { decision: PreToolResult_Decision.ALLOW, modifiedArgumentsJson: JSON.stringify(outcome.modifiedArgs) },
         };
       }
       case LifecycleHook.POST_TOOL: {

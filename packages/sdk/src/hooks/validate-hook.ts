@@ -11,7 +11,10 @@ const HOOK_METHODS = ["onSessionStart", "onSessionEnd", "preTurn", "postTurn", "
  */
 export function validateHook(hook: unknown): asserts hook is Hook {
   if (typeof hook !== "object" || hook === null || Array.isArray(hook)) {
-    throw new SdkError(ErrorCode.InvalidArgument, `a hook must be an object with methods such as preToolCall(call) or postTurn(text), got ${hook === null ? "null" : Array.isArray(hook) ? "an array" : typeof hook}`);
+    throw new SdkError(
+      ErrorCode.InvalidArgument,
+      `a hook must be an object with methods such as preToolCall(call) or postTurn(text), got ${hook === null ? "null" : Array.isArray(hook) ? "an array" : typeof hook}`,
+    );
   }
   for (const method of HOOK_METHODS) {
     const value = (hook as Record<string, unknown>)[method];

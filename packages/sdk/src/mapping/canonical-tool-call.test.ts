@@ -39,10 +39,17 @@ describe("canonicalToolCall", () => {
   });
 
   it("renames only the fields of built-in actions, and only the listed ones; results keep their names", () => {
-    expect(canonicalToolCall({ id: "1", name: "run_command", args: { command_line: "ls", working_dir: "/w", exit_code: 0, combined_output: "x" } }, "action").args)
-      .toEqual({ CommandLine: "ls", Cwd: "/w", exit_code: 0, combined_output: "x" });
-    expect(canonicalToolCall({ id: "1", name: "find_file", args: { directory_path: "/w", query: "*.ts", output: "a.ts" } }, "action").args)
-      .toEqual({ directory_path: "/w", pattern: "*.ts", output: "a.ts" });
+    expect(canonicalToolCall({ id: "1", name: "run_command", args: { command_line: "ls", working_dir: "/w", exit_code: 0, combined_output: "x" } }, "action").args).toEqual({
+      CommandLine: "ls",
+      Cwd: "/w",
+      exit_code: 0,
+      combined_output: "x",
+    });
+    expect(canonicalToolCall({ id: "1", name: "find_file", args: { directory_path: "/w", query: "*.ts", output: "a.ts" } }, "action").args).toEqual({
+      directory_path: "/w",
+      pattern: "*.ts",
+      output: "a.ts",
+    });
     // Arguments as the model wrote them are never renamed: a client tool may well call its field command_line.
     expect(canonicalToolCall({ id: "1", name: "run_command", args: { command_line: "ls" } }, "arguments").args).toEqual({ command_line: "ls" });
     expect(canonicalToolCall({ id: "1", name: "search_directory", args: { query: "q" } }, "action").args).toEqual({ query: "q" });

@@ -189,7 +189,9 @@ describe("structuredOutput (FINISH steps)", () => {
 
 describe("end to end from §22 frames", () => {
   it("maps the final model step of the example turn", () => {
-    const step = stepFromUpdate(stepUpdateFromJson({ cascadeId: "c1", trajectoryId: "c1", stepIndex: 2, state: "STATE_DONE", source: "SOURCE_MODEL", target: "TARGET_USER", text: "It is 5.", textDelta: " 5." }));
+    const step = stepFromUpdate(
+      stepUpdateFromJson({ cascadeId: "c1", trajectoryId: "c1", stepIndex: 2, state: "STATE_DONE", source: "SOURCE_MODEL", target: "TARGET_USER", text: "It is 5.", textDelta: " 5." }),
+    );
     expect(step).toEqual({
       id: "c1:2",
       stepIndex: 2,

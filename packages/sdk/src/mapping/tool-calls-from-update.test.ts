@@ -13,23 +13,79 @@ function fromFrame(stepUpdate: Record<string, unknown>): StepUpdate {
 
 describe("built-in actions (§11.1 names, §11.2 payloads)", () => {
   it.each([
-    ["listDirectory", { directoryPath: "/w", results: [{ name: "a.txt", fileSize: "12" }, { name: "src", isDirectory: true }] }, "list_directory",
-      { directory_path: "/w", results: [{ name: "a.txt", file_size: "12" }, { name: "src", is_directory: true }] }],
+    [
+      "listDirectory",
+      {
+        directoryPath: "/w",
+        results: [
+          { name: "a.txt", fileSize: "12" },
+          { name: "src", isDirectory: true },
+        ],
+      },
+      "list_directory",
+      {
+        directory_path: "/w",
+        results: [
+          { name: "a.txt", file_size: "12" },
+          { name: "src", is_directory: true },
+        ],
+      },
+    ],
     ["searchDirectory", { directoryPath: "/w", query: "TODO", numResults: 3 }, "search_directory", { directory_path: "/w", query: "TODO", num_results: 3 }],
     ["findFile", { directoryPath: "/w", query: "*.ts", output: "a.ts" }, "find_file", { directory_path: "/w", pattern: "*.ts", output: "a.ts" }],
     ["viewFile", { filePath: "/w/a.ts", startLine: 1, endLine: 9, contentOffset: 0 }, "view_file", { file_path: "/w/a.ts", start_line: 1, end_line: 9, content_offset: 0 }],
     ["createFile", { filePath: "/w/n.txt", contents: "hi" }, "create_file", { file_path: "/w/n.txt", contents: "hi" }],
-    ["editFile", { filePath: "/w/a.ts", diffBlock: [{ startLine: 2, endLine: 3, lines: [{ text: "x", action: "LINE_ACTION_INSERT" }, { text: "y", action: 2 }] }] }, "edit_file",
-      { file_path: "/w/a.ts", diff_block: [{ start_line: 2, end_line: 3, lines: [{ text: "x", action: "LINE_ACTION_INSERT" }, { text: "y", action: "LINE_ACTION_DELETE" }] }] }],
+    [
+      "editFile",
+      {
+        filePath: "/w/a.ts",
+        diffBlock: [
+          {
+            startLine: 2,
+            endLine: 3,
+            lines: [
+              { text: "x", action: "LINE_ACTION_INSERT" },
+              { text: "y", action: 2 },
+            ],
+          },
+        ],
+      },
+      "edit_file",
+      {
+        file_path: "/w/a.ts",
+        diff_block: [
+          {
+            start_line: 2,
+            end_line: 3,
+            lines: [
+              { text: "x", action: "LINE_ACTION_INSERT" },
+              { text: "y", action: "LINE_ACTION_DELETE" },
+            ],
+          },
+        ],
+      },
+    ],
     ["runCommand", { commandLine: "ls -la", workingDir: "/w", exitCode: 0, combinedOutput: "ok" }, "run_command", { CommandLine: "ls -la", Cwd: "/w", exit_code: 0, combined_output: "ok" }],
     ["invokeSubagent", {}, "start_subagent", {}],
-    ["generateImage", { prompt: "a cat", imagePaths: ["/w/in.png"], imageName: "cat", aspectRatio: "1:1", outputPath: "/w/cat.png" }, "generate_image",
-      { prompt: "a cat", image_paths: ["/w/in.png"], image_name: "cat", aspect_ratio: "1:1", output_path: "/w/cat.png" }],
+    [
+      "generateImage",
+      { prompt: "a cat", imagePaths: ["/w/in.png"], imageName: "cat", aspectRatio: "1:1", outputPath: "/w/cat.png" },
+      "generate_image",
+      { prompt: "a cat", image_paths: ["/w/in.png"], image_name: "cat", aspect_ratio: "1:1", output_path: "/w/cat.png" },
+    ],
     ["searchWeb", { query: "bun", domain: "example.com", summary: "s" }, "search_web", { query: "bun", domain: "example.com", summary: "s" }],
-    ["readUrlContent", { url: "https://example.com", title: "T", summary: "S", contentPath: "/tmp/c.md" }, "read_url_content",
-      { url: "https://example.com", title: "T", summary: "S", content_path: "/tmp/c.md" }],
-    ["questionsRequest", { questions: [{ multipleChoice: { question: "Which?", choices: ["a", "b"], isMultiSelect: false } }] }, "ask_question",
-      { questions: [{ multiple_choice: { question: "Which?", choices: ["a", "b"], is_multi_select: false } }] }],
+    [
+      "readUrlContent",
+      { url: "https://example.com", title: "T", summary: "S", contentPath: "/tmp/c.md" },
+      "read_url_content",
+      { url: "https://example.com", title: "T", summary: "S", content_path: "/tmp/c.md" },
+    ],
+    [
+      "questionsRequest",
+      { questions: [{ multipleChoice: { question: "Which?", choices: ["a", "b"], isMultiSelect: false } }] },
+      "ask_question",
+      { questions: [{ multiple_choice: { question: "Which?", choices: ["a", "b"], is_multi_select: false } }] },
+    ],
   ])("%s → %s with snake_case args, action fields spelled as the model's arguments", (field, payload, name, args) => {
     const update = fromFrame({ [field]: payload });
     expect(toolCallsFromUpdate(update, "t:4")).toEqual([expect.objectContaining({ id: "t:4", name, args })]);

@@ -18,7 +18,9 @@ describe("usageFromWire (§14)", () => {
   });
 
   it("reads the string counters of a usageUpdate frame", () => {
-    const event = decodeOutputEvent('{"seqNum":"7","usageUpdate":{"agents":[{"trajectoryId":"t","usage":{"promptTokenCount":"812","candidatesTokenCount":9}}],"total":{"promptTokenCount":"812","candidatesTokenCount":"9","totalTokenCount":"821"}}}');
+    const event = decodeOutputEvent(
+      '{"seqNum":"7","usageUpdate":{"agents":[{"trajectoryId":"t","usage":{"promptTokenCount":"812","candidatesTokenCount":9}}],"total":{"promptTokenCount":"812","candidatesTokenCount":"9","totalTokenCount":"821"}}}',
+    );
     if (event.event.case !== "usageUpdate") throw new Error("expected usageUpdate");
     expect(usageFromWire(event.event.value.total)).toMatchObject({ promptTokenCount: 812, candidatesTokenCount: 9, totalTokenCount: 821, thoughtsTokenCount: 0 });
     expect(usageFromWire(event.event.value.agents[0]?.usage).candidatesTokenCount).toBe(9);

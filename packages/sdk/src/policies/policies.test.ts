@@ -4,21 +4,7 @@ import type { ToolCall } from "../step.js";
 import { PolicyConfig_WorkspaceContainment, PolicyDecision } from "../wire/index.js";
 import { evaluatePolicies } from "./evaluate.js";
 import { toPolicyConfig } from "./policy-config.js";
-import {
-  allow,
-  allowAll,
-  allowMcp,
-  askUser,
-  askUserMcp,
-  confirmRunCommand,
-  deny,
-  denyAll,
-  denyMcp,
-  flattenPolicies,
-  readOnly,
-  workspaceOnly,
-  type Policy,
-} from "./policy.js";
+import { allow, allowAll, allowMcp, askUser, askUserMcp, confirmRunCommand, deny, denyAll, denyMcp, flattenPolicies, readOnly, workspaceOnly, type Policy } from "./policy.js";
 
 const call = (name: string, extra: Partial<ToolCall> = {}): ToolCall => ({ id: "1", name, args: {}, ...extra });
 const yes = (): boolean => true;
@@ -62,11 +48,7 @@ describe("evaluatePolicies: the 9-bucket precedence", () => {
       order.push(`${verdict.decision}:${verdict.policy?.tool}`);
       remaining = remaining.filter((p) => p !== verdict.policy);
     }
-    expect(order).toEqual([
-      "deny:run_command", "ask_user:run_command", "allow:run_command",
-      "deny:gh/*", "ask_user:gh/*", "allow:gh/*",
-      "deny:*", "ask_user:*", "allow:*",
-    ]);
+    expect(order).toEqual(["deny:run_command", "ask_user:run_command", "allow:run_command", "deny:gh/*", "ask_user:gh/*", "allow:gh/*", "deny:*", "ask_user:*", "allow:*"]);
   });
 
   it("lets the first policy of a bucket decide, in declaration order", async () => {
@@ -83,7 +65,9 @@ describe("evaluatePolicies: the 9-bucket precedence", () => {
     expect(await decide([rm, allowAll()], call("run_command", { args: { CommandLine: "ls" } }))).toBe("allow:allow_all");
     const denied = await evaluatePolicies([rm, allowAll()], call("run_command", { args: { CommandLine: "rm -rf /" } }));
     expect(denied).toMatchObject({ decision: "deny", reason: "no rm" });
-    const broken = allow("view_file").when(async () => { throw new Error("oops"); });
+    const broken = allow("view_file").when(async () => {
+      throw new Error("oops");
+    });
     expect(await evaluatePolicies([broken, allowAll()], call("view_file"))).toMatchObject({ decision: "deny", reason: "Policy evaluation failed for 'view_file': oops" });
   });
 

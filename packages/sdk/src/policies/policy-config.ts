@@ -85,9 +85,7 @@ export async function decide(policy: Policy, call: ToolCall): Promise<PolicyDeci
       return { outcome: PolicyEvaluationOutcome.DENY, denyReason: denialReason(policy) };
     case Decision.AskUser: {
       const accepted = policy.handler === undefined ? false : await policy.handler(call);
-      return accepted
-        ? { outcome: PolicyEvaluationOutcome.ALLOW }
-        : { outcome: PolicyEvaluationOutcome.DENY, denyReason: `User denied tool '${call.name}' (policy '${policy.name}').` };
+      return accepted ? { outcome: PolicyEvaluationOutcome.ALLOW } : { outcome: PolicyEvaluationOutcome.DENY, denyReason: `User denied tool '${call.name}' (policy '${policy.name}').` };
     }
   }
 }

@@ -50,14 +50,7 @@ export type PolicyLike = Policy | readonly PolicyLike[];
 export const WORKSPACE_ONLY = "workspace_only";
 
 /** Built-in tools that cannot change anything (protocol §11.1, upstream read-only set). */
-export const READ_ONLY_TOOLS = [
-  "list_directory",
-  "search_directory",
-  "find_file",
-  "view_file",
-  "read_url_content",
-  "finish",
-] as const;
+export const READ_ONLY_TOOLS = ["list_directory", "search_directory", "find_file", "view_file", "read_url_content", "finish"] as const;
 
 interface PolicySpec {
   tool: string;
@@ -73,12 +66,15 @@ interface PolicySpec {
 
 function makePolicy(spec: PolicySpec): Policy {
   // Runtime checks for JavaScript callers, whom no compiler stops (issue 10 item 13).
-  if (typeof spec.tool !== "string" || spec.tool.trim() === "") throw new SdkError(ErrorCode.InvalidArgument, `a policy needs a tool name, "*" or "server/tool" as a string, got ${describeValue(spec.tool)}`);
+  if (typeof spec.tool !== "string" || spec.tool.trim() === "")
+    throw new SdkError(ErrorCode.InvalidArgument, `a policy needs a tool name, "*" or "server/tool" as a string, got ${describeValue(spec.tool)}`);
   const target = JSON.stringify(spec.tool);
   if (spec.name !== undefined && typeof spec.name !== "string") invalidPolicy(`the name of the policy for ${target} must be a string, got ${describeValue(spec.name)}`);
   if (spec.reason !== undefined && typeof spec.reason !== "string") invalidPolicy(`the reason of the policy for ${target} must be a string (the model reads it), got ${describeValue(spec.reason)}`);
-  if (spec.predicate !== undefined && typeof spec.predicate !== "function") invalidPolicy(`when(...) of the policy for ${target} takes a function (call) => boolean, got ${describeValue(spec.predicate)}`);
-  if (spec.decision === Decision.AskUser && spec.deferred !== true && typeof spec.handler !== "function") invalidPolicy(`askUser(${target}, handler) needs a function (call) => boolean | Promise<boolean>, got ${describeValue(spec.handler)}`);
+  if (spec.predicate !== undefined && typeof spec.predicate !== "function")
+    invalidPolicy(`when(...) of the policy for ${target} takes a function (call) => boolean, got ${describeValue(spec.predicate)}`);
+  if (spec.decision === Decision.AskUser && spec.deferred !== true && typeof spec.handler !== "function")
+    invalidPolicy(`askUser(${target}, handler) needs a function (call) => boolean | Promise<boolean>, got ${describeValue(spec.handler)}`);
   const policy: Policy = {
     tool: spec.tool,
     decision: spec.decision,
@@ -147,9 +143,7 @@ export function deferToUser(tool: string, options: Omit<PolicyOptions, "when"> =
  */
 export function confirmRunCommand(handler?: AskUserHandler): Policy[] {
   const name = "confirm_run_command";
-  const gate = handler === undefined
-    ? makePolicy({ tool: "run_command", decision: Decision.Deny, name })
-    : makePolicy({ tool: "run_command", decision: Decision.AskUser, name, handler });
+  const gate = handler === undefined ? makePolicy({ tool: "run_command", decision: Decision.Deny, name }) : makePolicy({ tool: "run_command", decision: Decision.AskUser, name, handler });
   return [gate, makePolicy({ tool: "*", decision: Decision.Allow, name })];
 }
 
@@ -198,7 +192,10 @@ export function flattenPolicies(policies: readonly PolicyLike[]): Policy[] {
   const visit = (item: PolicyLike): void => {
     if (isPolicyList(item)) item.forEach(visit);
     else if (isPolicy(item)) out.push(item);
-    else invalidPolicy(`policies must be made with allow(), deny(), askUser(), allowAll(), denyAll(), readOnly(), confirmRunCommand(), workspaceOnly() or the *Mcp() helpers (or lists of them), got ${describeValue(item)}`);
+    else
+      invalidPolicy(
+        `policies must be made with allow(), deny(), askUser(), allowAll(), denyAll(), readOnly(), confirmRunCommand(), workspaceOnly() or the *Mcp() helpers (or lists of them), got ${describeValue(item)}`,
+      );
   };
   policies.forEach(visit);
   return out;

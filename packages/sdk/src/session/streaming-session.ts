@@ -8,14 +8,7 @@ import { TurnView } from "../connection/turn-view.js";
 import { ErrorCode, SdkError } from "../errors.js";
 import type { Prompt } from "../prompt.js";
 import { AsyncQueue } from "../util/async-queue.js";
-import {
-  MID_TURN_SEMANTICS,
-  type MessageReceipt,
-  type MidTurnSemantics,
-  type SessionEvent,
-  type StreamingSessionCapabilities,
-  type TurnResultEvent,
-} from "./session-events.js";
+import { MID_TURN_SEMANTICS, type MessageReceipt, type MidTurnSemantics, type SessionEvent, type StreamingSessionCapabilities, type TurnResultEvent } from "./session-events.js";
 
 // `await using` support in the published declarations: Agent, Conversation and StreamingSession
 // implement AsyncDisposable. These two declarations (the same as TypeScript's esnext.disposable lib
@@ -104,7 +97,7 @@ export class StreamingSession implements AsyncIterable<SessionEvent>, AsyncDispo
       if (this.capabilities.streamingInput.semantics === "between-turns-only" && this.#busy()) {
         throw new SdkError(
           ErrorCode.FailedPrecondition,
-          "a turn is running and this session takes input between turns only: wait for the turn's turnComplete event before sending (or open the session with midTurn \"queue\" or \"interrupt\")",
+          'a turn is running and this session takes input between turns only: wait for the turn\'s turnComplete event before sending (or open the session with midTurn "queue" or "interrupt")',
         );
       }
     } catch (error) {
@@ -171,7 +164,11 @@ export class StreamingSession implements AsyncIterable<SessionEvent>, AsyncDispo
     const reason = new SdkError(ErrorCode.Canceled, "the turn was interrupted by a newer user message");
     const current = this.#current;
     if (current !== undefined) void haltWhenAccepted(current, reason); // also a turn the session did not send (a trigger's)
-    for (const earlier of this.#open) void earlier.stream.started().then((pump) => haltWhenAccepted(pump, reason), () => undefined);
+    for (const earlier of this.#open)
+      void earlier.stream.started().then(
+        (pump) => haltWhenAccepted(pump, reason),
+        () => undefined,
+      );
   }
 
   async #accept(message: Message): Promise<MessageReceipt> {

@@ -130,8 +130,15 @@ export function createDurableObjectConversationStore(storage: DurableObjectStora
 function manifestProblem(value: unknown): string | undefined {
   const m = value as Partial<Manifest> | null | undefined;
   const ok =
-    typeof m === "object" && m !== null && m.layout === LAYOUT && typeof m.generation === "string" && /^[a-z0-9]+$/.test(m.generation) &&
-    Number.isSafeInteger(m.chunks) && (m.chunks as number) >= 1 && Number.isSafeInteger(m.length) && (m.length as number) >= 0;
+    typeof m === "object" &&
+    m !== null &&
+    m.layout === LAYOUT &&
+    typeof m.generation === "string" &&
+    /^[a-z0-9]+$/.test(m.generation) &&
+    Number.isSafeInteger(m.chunks) &&
+    (m.chunks as number) >= 1 &&
+    Number.isSafeInteger(m.length) &&
+    (m.length as number) >= 0;
   return ok ? undefined : "its index entry is not one this store wrote";
 }
 
@@ -151,7 +158,9 @@ async function readChunks(txn: DurableObjectKeyValue, keys: string[], length: nu
 
 /** A key part unique to this write: time plus randomness, `[a-z0-9]+`. */
 function newGeneration(): string {
-  return `${Date.now().toString(36)}${Math.floor(Math.random() * 36 ** 6).toString(36).padStart(6, "0")}`;
+  return `${Date.now().toString(36)}${Math.floor(Math.random() * 36 ** 6)
+    .toString(36)
+    .padStart(6, "0")}`;
 }
 
 function* batches<T>(items: readonly T[]): Generator<T[]> {

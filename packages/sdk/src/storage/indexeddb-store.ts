@@ -153,7 +153,10 @@ export function createIndexedDbConversationStore(options: IndexedDbConversationS
     close() {
       const pending = opening;
       opening = undefined;
-      void pending?.then((db) => db.close(), () => undefined);
+      void pending?.then(
+        (db) => db.close(),
+        () => undefined,
+      );
     },
   };
 }

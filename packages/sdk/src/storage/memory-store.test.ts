@@ -18,7 +18,10 @@ describe("createMemoryConversationStore", () => {
     await store.load("a");
     await writeRaw("a", "garbage 2");
     await store.load("a");
-    expect([...store.movedAside]).toEqual([["a#1", "garbage 1"], ["a#2", "garbage 2"]]);
+    expect([...store.movedAside]).toEqual([
+      ["a#1", "garbage 1"],
+      ["a#2", "garbage 2"],
+    ]);
     expect(warnings.map((w) => w.movedTo)).toEqual(["memory key a#1", "memory key a#2"]);
     expect(warnings[0]?.message).toMatch(/^stored conversation a at memory is unusable: it is not JSON \(.+\)\. It was moved to memory key a#1; the conversation starts empty\.$/);
   });
@@ -39,7 +42,11 @@ describe("createMemoryConversationStore", () => {
     } finally {
       warn.mockRestore();
     }
-    const throwing = createMemoryConversationStore({ onWarning: () => { throw new Error("handler bug"); } });
+    const throwing = createMemoryConversationStore({
+      onWarning: () => {
+        throw new Error("handler bug");
+      },
+    });
     throwing.entries.set("x", "{");
     await expect(throwing.load("x")).resolves.toBeUndefined();
     expect(throwing.movedAside.size).toBe(1);

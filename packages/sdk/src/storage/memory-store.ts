@@ -36,18 +36,22 @@ export function createMemoryConversationStore(options: MemoryConversationStoreOp
     movedAside,
     async load(conversationId) {
       assertStorableConversationId(conversationId);
-      return loadOrMoveAside<unknown>(conversationId, {
-        where: "memory",
-        read: async () => (entries.has(conversationId) ? { value: entries.get(conversationId), token: entries.get(conversationId) } : undefined),
-        moveAside: async (token) => {
-          if (!entries.has(conversationId) || entries.get(conversationId) !== token) return undefined;
-          let n = 1;
-          while (movedAside.has(`${conversationId}#${n}`)) n++;
-          movedAside.set(`${conversationId}#${n}`, token);
-          entries.delete(conversationId);
-          return `memory key ${conversationId}#${n}`;
+      return loadOrMoveAside<unknown>(
+        conversationId,
+        {
+          where: "memory",
+          read: async () => (entries.has(conversationId) ? { value: entries.get(conversationId), token: entries.get(conversationId) } : undefined),
+          moveAside: async (token) => {
+            if (!entries.has(conversationId) || entries.get(conversationId) !== token) return undefined;
+            let n = 1;
+            while (movedAside.has(`${conversationId}#${n}`)) n++;
+            movedAside.set(`${conversationId}#${n}`, token);
+            entries.delete(conversationId);
+            return `memory key ${conversationId}#${n}`;
+          },
         },
-      }, options);
+        options,
+      );
     },
     async save(snapshot: ConversationSnapshot) {
       // Encoding is synchronous and the map write one step: atomic by construction.

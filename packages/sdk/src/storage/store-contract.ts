@@ -104,12 +104,7 @@ export async function loadOrMoveAside<Token>(conversationId: string, access: Sto
  * The warning a store reports for an unusable entry: what was wrong, and where it went (`movedTo`)
  * or why moving it failed (`failed`).
  */
-export function unusableWarning(
-  conversationId: string,
-  where: string,
-  problem: string,
-  outcome: { movedTo: string; cause?: unknown } | { failed: unknown },
-): ConversationStoreWarning {
+export function unusableWarning(conversationId: string, where: string, problem: string, outcome: { movedTo: string; cause?: unknown } | { failed: unknown }): ConversationStoreWarning {
   const head = `stored conversation ${conversationId} at ${where} is unusable: ${problem}.`;
   if ("failed" in outcome) {
     const reason = errorText(outcome.failed);

@@ -93,7 +93,12 @@ describe("createMockConnection", () => {
     const c = createMockConnection({
       initialHistory: [{ content: "old" }],
       turns: [
-        { steps: [{ stepIndex: 1, contentDelta: "He", status: StepStatus.Active }, { stepIndex: 1, contentDelta: "y" }] },
+        {
+          steps: [
+            { stepIndex: 1, contentDelta: "He", status: StepStatus.Active },
+            { stepIndex: 1, contentDelta: "y" },
+          ],
+        },
         { steps: [{ content: "next" }] },
       ],
     });

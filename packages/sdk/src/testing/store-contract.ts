@@ -25,7 +25,13 @@ export function sampleSnapshot(conversationId: string, options: { turns?: number
     steps.push(mockStep({ ...at(0), source: StepSource.User, target: StepTarget.Unknown, content: `question ${t}` }));
     steps.push(mockStep({ ...at(0), thinking: `thinking about ${t}` }));
     steps.push(mockStep({ ...at(0), type: StepType.ToolCall, toolCalls: [{ id: `call-${t}`, name: "list_directory", args: { directory_path: "." } }] }));
-    steps.push(mockStep({ ...at(0), content: `answer ${t} ${filler}`, usageMetadata: { promptTokenCount: 10, candidatesTokenCount: 5, totalTokenCount: 15, cachedContentTokenCount: 0, thoughtsTokenCount: 2 } }));
+    steps.push(
+      mockStep({
+        ...at(0),
+        content: `answer ${t} ${filler}`,
+        usageMetadata: { promptTokenCount: 10, candidatesTokenCount: 5, totalTokenCount: 15, cachedContentTokenCount: 0, thoughtsTokenCount: 2 },
+      }),
+    );
   }
   const usage = { promptTokenCount: 10 * turns, candidatesTokenCount: 5 * turns, totalTokenCount: 15 * turns, cachedContentTokenCount: 0, thoughtsTokenCount: 2 * turns };
   return {
@@ -137,22 +143,24 @@ export const storeContractChecks: readonly StoreContractCheck[] = [
       ["a snapshot of a newer version", () => JSON.stringify({ ...sampleSnapshot(ID), version: CONVERSATION_SNAPSHOT_VERSION + 1 })],
       ["another conversation's snapshot", () => JSON.stringify(sampleSnapshot(`${ID}-other`))],
     ] as const
-  ).map(([what, text]): StoreContractCheck => ({
-    name: `an entry holding ${what} is moved aside with one warning, load gives undefined, and the next save works`,
-    async run({ store, warnings, writeRaw }) {
-      await writeRaw(ID, text());
-      equal(await store.load(ID), undefined, "load of the unusable entry");
-      equal(warnings.length, 1, "warnings after the first load");
-      const warning = warnings[0] as ConversationStoreWarning;
-      equal(warning.conversationId, ID, "warning.conversationId");
-      truthy(typeof warning.movedTo === "string" && warning.movedTo !== "", `warning.movedTo is set (message: ${warning.message})`);
-      truthy(warning.message.includes(warning.movedTo as string), "the message says where the entry went");
-      equal(await store.load(ID), undefined, "a second load");
-      equal(warnings.length, 1, "warnings after the second load (the entry is no longer there)");
-      await store.save(sampleSnapshot(ID));
-      equal((await store.load(ID))?.turnCount, 2, "turnCount after saving again");
-    },
-  })),
+  ).map(
+    ([what, text]): StoreContractCheck => ({
+      name: `an entry holding ${what} is moved aside with one warning, load gives undefined, and the next save works`,
+      async run({ store, warnings, writeRaw }) {
+        await writeRaw(ID, text());
+        equal(await store.load(ID), undefined, "load of the unusable entry");
+        equal(warnings.length, 1, "warnings after the first load");
+        const warning = warnings[0] as ConversationStoreWarning;
+        equal(warning.conversationId, ID, "warning.conversationId");
+        truthy(typeof warning.movedTo === "string" && warning.movedTo !== "", `warning.movedTo is set (message: ${warning.message})`);
+        truthy(warning.message.includes(warning.movedTo as string), "the message says where the entry went");
+        equal(await store.load(ID), undefined, "a second load");
+        equal(warnings.length, 1, "warnings after the second load (the entry is no longer there)");
+        await store.save(sampleSnapshot(ID));
+        equal((await store.load(ID))?.turnCount, 2, "turnCount after saving again");
+      },
+    }),
+  ),
   {
     name: "delete forgets a conversation, and deleting a missing one is fine",
     async run({ store }) {

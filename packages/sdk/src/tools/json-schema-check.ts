@@ -69,14 +69,22 @@ function isOneOf(value: unknown, options: unknown[]): boolean {
 
 function hasType(value: unknown, type: string): boolean {
   switch (type.toLowerCase()) {
-    case "string": return typeof value === "string";
-    case "number": return typeof value === "number" && Number.isFinite(value);
-    case "integer": return typeof value === "number" && Number.isInteger(value);
-    case "boolean": return typeof value === "boolean";
-    case "null": return value === null;
-    case "array": return Array.isArray(value);
-    case "object": return typeof value === "object" && value !== null && !Array.isArray(value);
-    default: return true;
+    case "string":
+      return typeof value === "string";
+    case "number":
+      return typeof value === "number" && Number.isFinite(value);
+    case "integer":
+      return typeof value === "number" && Number.isInteger(value);
+    case "boolean":
+      return typeof value === "boolean";
+    case "null":
+      return value === null;
+    case "array":
+      return Array.isArray(value);
+    case "object":
+      return typeof value === "object" && value !== null && !Array.isArray(value);
+    default:
+      return true;
   }
 }
 

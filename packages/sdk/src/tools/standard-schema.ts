@@ -66,7 +66,8 @@ export function isStandardSchema(value: unknown): value is StandardSchemaV1 {
  */
 export function jsonSchemaOf(schema: StandardSchemaV1, what: string, explicit?: object): Record<string, unknown> {
   if (explicit !== undefined) {
-    if (typeof explicit !== "object" || explicit === null || Array.isArray(explicit)) throw new SdkError(ErrorCode.InvalidArgument, `${what}: jsonSchema must be a JSON Schema object such as { type: "object", properties: {...} }`);
+    if (typeof explicit !== "object" || explicit === null || Array.isArray(explicit))
+      throw new SdkError(ErrorCode.InvalidArgument, `${what}: jsonSchema must be a JSON Schema object such as { type: "object", properties: {...} }`);
     return explicit as Record<string, unknown>;
   }
   const props = schema["~standard"] as StandardSchemaV1.Props & { jsonSchema?: Partial<StandardJSONSchemaV1Converter> };
@@ -77,14 +78,20 @@ export function jsonSchemaOf(schema: StandardSchemaV1, what: string, explicit?: 
     else if (typeof methods.toJSONSchema === "function") converted = (methods.toJSONSchema as () => unknown).call(schema);
     else if (typeof methods.toJsonSchema === "function") converted = (methods.toJsonSchema as () => unknown).call(schema);
     else {
-      const hint = props.vendor === "valibot" ? ` (for valibot: jsonSchema: toJsonSchema(schema) from "@valibot/to-json-schema")` : props.vendor === "zod" ? " (zod ≥ 4.2 converts by itself: upgrade zod, or pass jsonSchema: z.toJSONSchema(schema))" : "";
+      const hint =
+        props.vendor === "valibot"
+          ? ` (for valibot: jsonSchema: toJsonSchema(schema) from "@valibot/to-json-schema")`
+          : props.vendor === "zod"
+            ? " (zod ≥ 4.2 converts by itself: upgrade zod, or pass jsonSchema: z.toJSONSchema(schema))"
+            : "";
       throw new SdkError(ErrorCode.InvalidArgument, `${what}: the ${props.vendor} schema cannot produce a JSON Schema by itself; pass the JSON Schema as jsonSchema${hint}`);
     }
   } catch (cause) {
     if (cause instanceof SdkError) throw cause;
     throw new SdkError(ErrorCode.InvalidArgument, `${what}: the ${props.vendor} schema could not be converted to JSON Schema (${errorText(cause)}); pass the JSON Schema as jsonSchema`, { cause });
   }
-  if (typeof converted !== "object" || converted === null || Array.isArray(converted)) throw new SdkError(ErrorCode.InvalidArgument, `${what}: the ${props.vendor} schema's JSON Schema conversion did not return an object; pass the JSON Schema as jsonSchema`);
+  if (typeof converted !== "object" || converted === null || Array.isArray(converted))
+    throw new SdkError(ErrorCode.InvalidArgument, `${what}: the ${props.vendor} schema's JSON Schema conversion did not return an object; pass the JSON Schema as jsonSchema`);
   const { $schema: _dropped, ...jsonSchema } = converted as Record<string, unknown>;
   return jsonSchema;
 }

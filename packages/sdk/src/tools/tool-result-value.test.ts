@@ -6,8 +6,9 @@ import { defineTool, ErrorCode, toolResultValue, ToolRunner, toToolResponse, typ
 // become supplementalMedia (event_processor._extract_media_from_result, _send_tool_results).
 
 const JPEG = new Uint8Array([0xff, 0xd8, 0xff, 0xd9]);
-const image = (description?: string): { media: { mimeType: string; data: Uint8Array; description?: string } } =>
-  ({ media: description === undefined ? { mimeType: "image/jpeg", data: JPEG } : { mimeType: "image/jpeg", data: JPEG, description } });
+const image = (description?: string): { media: { mimeType: string; data: Uint8Array; description?: string } } => ({
+  media: description === undefined ? { mimeType: "image/jpeg", data: JPEG } : { mimeType: "image/jpeg", data: JPEG, description },
+});
 
 const context: ToolContext = { conversationId: "c", callId: "1", signal: new AbortController().signal, state: new Map(), sendTrigger: async () => undefined };
 
@@ -16,7 +17,11 @@ describe("toolResultValue: values JSON cannot represent", () => {
     const when = new Date(Date.UTC(2026, 0, 2, 3, 4, 5));
     const { json, media } = toolResultValue({
       set: new Set([1, "a", 1]),
-      map: new Map<unknown, unknown>([["k", 1], [2, "two"], [true, null]]),
+      map: new Map<unknown, unknown>([
+        ["k", 1],
+        [2, "two"],
+        [true, null],
+      ]),
       bytes: new TextEncoder().encode("héllo"),
       binary: new Uint8Array([0xff, 0x00, 0xfe]),
       buffer: new TextEncoder().encode("ab").buffer,
@@ -104,7 +109,15 @@ describe("client tool results on the wire (upstream test_tool_result_image_sent_
       defineTool({ name: "image_tool", description: "", call: () => ["here is the snapshot", image()] }),
       defineTool({ name: "photo_tool", description: "", call: () => image("a deck photo") }),
       defineTool({ name: "set_tool", description: "", call: () => ({ tags: new Set(["x", "y"]), raw: new TextEncoder().encode("ok") }) }),
-      defineTool({ name: "cyclic_tool", description: "", call: () => { const a: unknown[] = []; a.push(a); return a; } }),
+      defineTool({
+        name: "cyclic_tool",
+        description: "",
+        call: () => {
+          const a: unknown[] = [];
+          a.push(a);
+          return a;
+        },
+      }),
     ]);
     const run = async (name: string) => toToolResponse(await runner.run({ id: name, name, args: {} }, context));
     expect(await run("image_tool")).toEqual({ id: "image_tool", responseJson: '{"result":["here is the snapshot"]}', supplementalMedia: [{ mimeType: "image/jpeg", data: JPEG }] });
@@ -114,7 +127,10 @@ describe("client tool results on the wire (upstream test_tool_result_image_sent_
       supplementalMedia: [{ mimeType: "image/jpeg", data: JPEG, description: "a deck photo" }],
     });
     expect(await run("set_tool")).toEqual({ id: "set_tool", responseJson: '{"tags":["x","y"],"raw":"ok"}' });
-    expect(await run("cyclic_tool")).toEqual({ id: "cyclic_tool", errorMessage: expect.stringContaining("Tool cyclic_tool returned a value that is not JSON: the result holds a circular reference at $[0]") });
+    expect(await run("cyclic_tool")).toEqual({
+      id: "cyclic_tool",
+      errorMessage: expect.stringContaining("Tool cyclic_tool returned a value that is not JSON: the result holds a circular reference at $[0]"),
+    });
   });
 
   it("converts a raw result given straight to toToolResponse the same way", () => {

@@ -146,5 +146,8 @@ function isMedia(value: object): value is { media: ToolMedia } {
 }
 
 function refuse(path: string, what: string): SdkError {
-  return new SdkError(ErrorCode.InvalidArgument, `the result holds ${what} at ${path}; return JSON data (objects, arrays, strings, numbers, booleans, null), media parts, Map, Set, Date, bytes or bigint`);
+  return new SdkError(
+    ErrorCode.InvalidArgument,
+    `the result holds ${what} at ${path}; return JSON data (objects, arrays, strings, numbers, booleans, null), media parts, Map, Set, Date, bytes or bigint`,
+  );
 }

@@ -34,7 +34,13 @@ describe("ToolRunner", () => {
   it("runs calls: results, thrown errors, unknown tools and values that are not JSON", async () => {
     const runner = new ToolRunner([
       defineTool({ name: "echo", description: "", call: (args: { v: unknown }, ctx) => ({ v: args.v, call: ctx.callId }) }),
-      defineTool({ name: "boom", description: "", call: async () => { throw new Error("kaput"); } }),
+      defineTool({
+        name: "boom",
+        description: "",
+        call: async () => {
+          throw new Error("kaput");
+        },
+      }),
       defineTool({ name: "big", description: "", call: () => 1n }),
       defineTool({ name: "nothing", description: "", call: () => undefined }),
     ]);

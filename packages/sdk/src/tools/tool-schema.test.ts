@@ -77,13 +77,22 @@ describe("defineTool with a Standard Schema", () => {
 
   it("a schema whose conversion fails is refused at definition, naming the fix", () => {
     const date = z.object({ when: z.date() });
-    expect(() => defineTool({ name: "d", description: "", parameters: date, call: () => 0 })).toThrow(expect.objectContaining({ code: ErrorCode.InvalidArgument, message: expect.stringMatching(/^tool "d": the zod schema could not be converted to JSON Schema .*pass the JSON Schema as jsonSchema$/) }));
+    expect(() => defineTool({ name: "d", description: "", parameters: date, call: () => 0 })).toThrow(
+      expect.objectContaining({
+        code: ErrorCode.InvalidArgument,
+        message: expect.stringMatching(/^tool "d": the zod schema could not be converted to JSON Schema .*pass the JSON Schema as jsonSchema$/),
+      }),
+    );
     const tool = defineTool({ name: "d", description: "", parameters: date, jsonSchema: { type: "object", properties: { when: { type: "string" } } }, call: ({ when }) => when.getTime() });
     expect(tool.parameters).toEqual({ type: "object", properties: { when: { type: "string" } } });
   });
 
   it("JavaScript misuse: a Standard Schema in a hand-made tool, jsonSchema beside a JSON Schema", () => {
-    expect(() => validateTool({ name: "x", description: "", parameters: z.object({}), call: () => 0 })).toThrow(expect.objectContaining({ code: ErrorCode.InvalidArgument, message: expect.stringContaining("make the tool with defineTool") }));
-    expect(() => defineTool({ name: "x", description: "", parameters: { type: "object" }, jsonSchema: {}, call: () => 0 } as never)).toThrow(expect.objectContaining({ code: ErrorCode.InvalidArgument, message: expect.stringContaining("jsonSchema goes with a Standard Schema") }));
+    expect(() => validateTool({ name: "x", description: "", parameters: z.object({}), call: () => 0 })).toThrow(
+      expect.objectContaining({ code: ErrorCode.InvalidArgument, message: expect.stringContaining("make the tool with defineTool") }),
+    );
+    expect(() => defineTool({ name: "x", description: "", parameters: { type: "object" }, jsonSchema: {}, call: () => 0 } as never)).toThrow(
+      expect.objectContaining({ code: ErrorCode.InvalidArgument, message: expect.stringContaining("jsonSchema goes with a Standard Schema") }),
+    );
   });
 });

@@ -36,7 +36,11 @@ defineTool({
 });
 // @ts-expect-error `town` is not in the schema (issue 12: this used to compile and return {"doubled": null})
 defineTool({ name: "weather", description: "", parameters: citySchema, call: ({ town }: { town: number }) => ({ doubled: town * 2 }) });
-const listSchema = { type: "object", properties: { ids: { type: "array", items: { type: "integer" } }, note: { type: "string", nullable: true }, ok: { type: "boolean" } }, required: ["ids", "note", "ok"] } as const;
+const listSchema = {
+  type: "object",
+  properties: { ids: { type: "array", items: { type: "integer" } }, note: { type: "string", nullable: true }, ok: { type: "boolean" } },
+  required: ["ids", "note", "ok"],
+} as const;
 defineTool({
   name: "list",
   description: "",

@@ -117,7 +117,8 @@ export function defineTool(definition: { name: string; description: string; para
     return Object.freeze({ name, description, parameters: declared, call: async (args: unknown, context: ToolContext) => call(await validArguments(parameters, name, args), context) });
   }
   validateTool(definition);
-  if (jsonSchema !== undefined) throw new SdkError(ErrorCode.InvalidArgument, `tool ${JSON.stringify(name)}: jsonSchema goes with a Standard Schema (zod, valibot, …) in parameters; put a JSON Schema in parameters itself`);
+  if (jsonSchema !== undefined)
+    throw new SdkError(ErrorCode.InvalidArgument, `tool ${JSON.stringify(name)}: jsonSchema goes with a Standard Schema (zod, valibot, …) in parameters; put a JSON Schema in parameters itself`);
   if (parameters === undefined) return Object.freeze({ name, description, call: (args: unknown, context: ToolContext) => call(args, context) });
   const schema = parameters as JsonSchema;
   return Object.freeze({
@@ -144,7 +145,9 @@ async function validArguments(schema: StandardSchemaV1, name: string, args: unkn
 
 /** The error of a call whose arguments its schema refuses; the tool runner sends the message to the model. */
 function invalidArguments(name: string, issues: string[]): SdkError {
-  return new SdkError(ErrorCode.InvalidArgument, `Invalid arguments for tool ${name}: ${issues.join("; ")}. The tool did not run; call it again with arguments that match its schema.`, { details: { issues } });
+  return new SdkError(ErrorCode.InvalidArgument, `Invalid arguments for tool ${name}: ${issues.join("; ")}. The tool did not run; call it again with arguments that match its schema.`, {
+    details: { issues },
+  });
 }
 
 /**
@@ -153,13 +156,18 @@ function invalidArguments(name: string, issues: string[]): SdkError {
  * any, and a `call` function.
  */
 export function validateTool(tool: unknown): asserts tool is Tool {
-  if (typeof tool !== "object" || tool === null) throw new SdkError(ErrorCode.InvalidArgument, `a tool must be an object { name, description, parameters?, call }, got ${tool === null ? "null" : typeof tool}`);
+  if (typeof tool !== "object" || tool === null)
+    throw new SdkError(ErrorCode.InvalidArgument, `a tool must be an object { name, description, parameters?, call }, got ${tool === null ? "null" : typeof tool}`);
   const t = tool as Record<string, unknown>;
   validateToolName(t["name"] as string);
   const name = JSON.stringify(t["name"]);
   if (typeof t["description"] !== "string") throw new SdkError(ErrorCode.InvalidArgument, `tool ${name}: description must be a string (the model reads it to decide when to call the tool)`);
   const parameters = t["parameters"];
-  if (isStandardSchema(parameters)) throw new SdkError(ErrorCode.InvalidArgument, `tool ${name}: parameters is a Standard Schema (${parameters["~standard"].vendor}); make the tool with defineTool({ ... }), which validates the arguments and derives the JSON Schema the model sees`);
+  if (isStandardSchema(parameters))
+    throw new SdkError(
+      ErrorCode.InvalidArgument,
+      `tool ${name}: parameters is a Standard Schema (${parameters["~standard"].vendor}); make the tool with defineTool({ ... }), which validates the arguments and derives the JSON Schema the model sees`,
+    );
   if (parameters !== undefined && (typeof parameters !== "object" || parameters === null || Array.isArray(parameters))) {
     throw new SdkError(ErrorCode.InvalidArgument, `tool ${name}: parameters must be a JSON Schema object such as { type: "object", properties: {...} }, or omitted`);
   }

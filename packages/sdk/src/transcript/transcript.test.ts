@@ -58,7 +58,9 @@ describe("Transcript over recorded ChatStream.events()", () => {
   it("shows a client tool that throws as one card in error, with its arguments", async () => {
     const message = await new Transcript().follow(replay(turns.clientToolThrows), turns.clientToolThrows.prompt);
     expect(message.status).toBe("done");
-    expect(cards(message)).toEqual([{ type: "tool", id: "call_2", name: "read_page", args: { selector: "#no-such-element" }, state: "error", error: "no element matches #no-such-element", client: true }]);
+    expect(cards(message)).toEqual([
+      { type: "tool", id: "call_2", name: "read_page", args: { selector: "#no-such-element" }, state: "error", error: "no element matches #no-such-element", client: true },
+    ]);
     expect(textOf(message, "text")).toContain("The page tool failed: no element matches #no-such-element");
   });
 
@@ -104,11 +106,17 @@ describe("Transcript over recorded ChatStream.events()", () => {
     const restored = new Transcript();
     restored.restore(turns.history.steps, turns.history.turnStarts);
     expect(restored.state.messages).toHaveLength(10);
-    expect(restored.state.messages.filter((m) => m.role === "user").map((m) => m.text)).toEqual([...Object.values(turns).slice(0, 5).map((t) => (t as RecordedTurn).prompt)]);
+    expect(restored.state.messages.filter((m) => m.role === "user").map((m) => m.text)).toEqual([
+      ...Object.values(turns)
+        .slice(0, 5)
+        .map((t) => (t as RecordedTurn).prompt),
+    ]);
     // A history keeps a built-in step's final state only: its arguments come back as the action
     // record the harness filled in (the command line is there, the output too).
     const strip = (m: unknown): unknown =>
-      (m as AssistantMessage).blocks.map((block) => (block.type === "tool" && !block.client ? { ...block, args: (block.args as { CommandLine: string }).CommandLine, result: "(run_command's record)" } : block));
+      (m as AssistantMessage).blocks.map((block) =>
+        block.type === "tool" && !block.client ? { ...block, args: (block.args as { CommandLine: string }).CommandLine, result: "(run_command's record)" } : block,
+      );
     for (let i = 1; i < 8; i += 2) expect(strip(restored.state.messages[i])).toEqual(strip(live.state.messages[i]));
     for (const message of restored.state.messages) if (message.role === "assistant") expect(message.status).toBe("done");
   });

@@ -32,7 +32,10 @@ function switchingProtocols(webSocket: unknown): Response {
 }
 
 async function rejection(promise: Promise<unknown>): Promise<SdkError> {
-  const error = await promise.then(() => undefined, (e: unknown) => e);
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(error).toBeInstanceOf(SdkError);
   return error as SdkError;
 }
@@ -45,9 +48,7 @@ describe("fetchUpgradeWebSocket", () => {
     const result = await fetchUpgradeWebSocket("ws://127.0.0.1:8765/path?x=1", { "x-goog-api-key": "KEY" }, { fetch, protocols: ["a", "b"] });
     expect(result).toBe(socket);
     expect(accepted).toBe(1);
-    expect(calls).toEqual([
-      { url: "http://127.0.0.1:8765/path?x=1", headers: { "x-goog-api-key": "KEY", Upgrade: "websocket", "Sec-WebSocket-Protocol": "a, b" }, signal: undefined },
-    ]);
+    expect(calls).toEqual([{ url: "http://127.0.0.1:8765/path?x=1", headers: { "x-goog-api-key": "KEY", Upgrade: "websocket", "Sec-WebSocket-Protocol": "a, b" }, signal: undefined }]);
   });
 
   it("maps wss:// to https:// and leaves http(s) URLs alone", async () => {
@@ -91,9 +92,12 @@ describe("fetchUpgradeWebSocket", () => {
 
   it("passes the signal to fetch and reports an abort as Canceled", async () => {
     const controller = new AbortController();
-    const { fetch, calls } = fakeFetch(({ signal }) => new Promise((_resolve, reject) => {
-      signal?.addEventListener("abort", () => reject(signal.reason));
-    }));
+    const { fetch, calls } = fakeFetch(
+      ({ signal }) =>
+        new Promise((_resolve, reject) => {
+          signal?.addEventListener("abort", () => reject(signal.reason));
+        }),
+    );
     const pending = fetchUpgradeWebSocket("ws://127.0.0.1:1/", {}, { fetch, signal: controller.signal });
     controller.abort();
     expect((await rejection(pending)).code).toBe(ErrorCode.Canceled);
@@ -104,9 +108,12 @@ describe("fetchUpgradeWebSocket", () => {
   });
 
   it("reports timeoutMs as DeadlineExceeded", async () => {
-    const { fetch } = fakeFetch(({ signal }) => new Promise((_resolve, reject) => {
-      signal?.addEventListener("abort", () => reject(signal.reason));
-    }));
+    const { fetch } = fakeFetch(
+      ({ signal }) =>
+        new Promise((_resolve, reject) => {
+          signal?.addEventListener("abort", () => reject(signal.reason));
+        }),
+    );
     expect((await rejection(fetchUpgradeWebSocket("ws://127.0.0.1:1/", {}, { fetch, timeoutMs: 10 }))).code).toBe(ErrorCode.DeadlineExceeded);
   });
 

@@ -34,11 +34,7 @@ export interface FetchUpgradeOptions extends CallOptions {
  * const socket = await fetchUpgradeWebSocket("ws://127.0.0.1:8765/", { "x-goog-api-key": env.HARNESS_KEY });
  * socket.send("{}");
  */
-export async function fetchUpgradeWebSocket(
-  url: string | URL,
-  headers: Readonly<Record<string, string>> = {},
-  options: FetchUpgradeOptions = {},
-): Promise<WebSocket> {
+export async function fetchUpgradeWebSocket(url: string | URL, headers: Readonly<Record<string, string>> = {}, options: FetchUpgradeOptions = {}): Promise<WebSocket> {
   const target = toHttpUrl(url);
   const doFetch = options.fetch ?? (globalThis.fetch as FetchUpgradeOptions["fetch"]);
   if (doFetch === undefined) {
@@ -70,7 +66,9 @@ export async function fetchUpgradeWebSocket(
   const detail = body.trim().slice(0, 200);
   const details = { httpCode: response.status };
   if (response.status === 401 || response.status === 403) {
-    throw new SdkError(ErrorCode.PermissionDenied, `harness at ${target} refused the api key (HTTP ${response.status}); check the key you pass in the headers${detail ? `: ${detail}` : ""}`, { details });
+    throw new SdkError(ErrorCode.PermissionDenied, `harness at ${target} refused the api key (HTTP ${response.status}); check the key you pass in the headers${detail ? `: ${detail}` : ""}`, {
+      details,
+    });
   }
   throw new SdkError(
     ErrorCode.Unavailable,

@@ -13,8 +13,16 @@ import { Agent, ErrorCode, SdkError, defineTool } from "../index.js";
 // harness never sends.
 
 defineE2ESuite("the reference harness in memory", async (context) => {
-  const script = await context.shared("script", () => loadScriptFile(context.script), async () => undefined);
-  return context.shared("in-memory-harness", async () => createInMemoryHarness({ workspace: context.workspace, script }), (harness) => harness.close());
+  const script = await context.shared(
+    "script",
+    () => loadScriptFile(context.script),
+    async () => undefined,
+  );
+  return context.shared(
+    "in-memory-harness",
+    async () => createInMemoryHarness({ workspace: context.workspace, script }),
+    (harness) => harness.close(),
+  );
 });
 
 describe("the reference harness in memory", () => {
@@ -24,10 +32,7 @@ describe("the reference harness in memory", () => {
   beforeAll(async () => {
     workspace = await mkdtemp(path.join(tmpdir(), "antigravity-in-memory-"));
     const script = parseScript({
-      turns: [
-        { match: "wait for the halt", calls: [{ toolCalls: [{ name: "wait_for_halt", args: {} }] }, { text: "not reached" }] },
-        { calls: [{ text: "Hello after the halt." }] },
-      ],
+      turns: [{ match: "wait for the halt", calls: [{ toolCalls: [{ name: "wait_for_halt", args: {} }] }, { text: "not reached" }] }, { calls: [{ text: "Hello after the halt." }] }],
     });
     harness = createInMemoryHarness({ workspace, script });
   });
@@ -52,7 +57,10 @@ describe("the reference harness in memory", () => {
       const stream = agent.chat("wait for the halt");
       const signal = await started.promise;
       const halted = stream.abort();
-      const failure = await stream.final().then(() => undefined, (error: unknown) => SdkError.from(error));
+      const failure = await stream.final().then(
+        () => undefined,
+        (error: unknown) => SdkError.from(error),
+      );
       await halted;
       expect(failure?.code).toBe(ErrorCode.Canceled);
       expect(signal.aborted).toBe(true);
@@ -65,9 +73,18 @@ describe("the reference harness in memory", () => {
   });
 
   it("ends a refused resume with the error the same WebSocket close gives (NotFound, close code 1008); the harness serves on", async () => {
-    const error = await Agent.builder().transport(harness).workspaces(workspace).allowAll()
-      .conversationId("00000000-0000-4000-8000-00000000dead").sessionContinuationMode("resume")
-      .build().start().then(() => undefined, (e: unknown) => SdkError.from(e));
+    const error = await Agent.builder()
+      .transport(harness)
+      .workspaces(workspace)
+      .allowAll()
+      .conversationId("00000000-0000-4000-8000-00000000dead")
+      .sessionContinuationMode("resume")
+      .build()
+      .start()
+      .then(
+        () => undefined,
+        (e: unknown) => SdkError.from(e),
+      );
     expect(error).toMatchObject({ code: ErrorCode.NotFound, details: { closeCode: 1008 } });
     expect(error?.message).toContain("no stored session 00000000-0000-4000-8000-00000000dead to resume");
     const agent = await Agent.builder().transport(harness).workspaces(workspace).allowAll().build().start();
@@ -85,7 +102,10 @@ describe("the reference harness in memory", () => {
     await agent.stop();
     await own.close();
     expect(own.sessionCount).toBe(0);
-    const refused = await own.connect().then(() => undefined, (error: unknown) => SdkError.from(error));
+    const refused = await own.connect().then(
+      () => undefined,
+      (error: unknown) => SdkError.from(error),
+    );
     expect(refused?.code).toBe(ErrorCode.Unavailable);
     expect(refused?.message).toMatch(/closed; create a new one/);
   });

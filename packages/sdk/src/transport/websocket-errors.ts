@@ -85,7 +85,11 @@ export function peerCloseError(url: string, code: number, reason: string): SdkEr
   }
   // 1006: no close frame (RFC 6455 §7.1.5), so the reason is ours to tell.
   const why = reason || (code === 1006 ? "no close frame; the harness stopped or the network dropped" : "");
-  return new SdkError(ErrorCode.ConnectionClosed, `the WebSocket to ${url} closed unexpectedly (code ${code}${why ? `: ${why}` : ""}); start the agent again to reconnect (a saved session resumes with its conversationId)`, { details });
+  return new SdkError(
+    ErrorCode.ConnectionClosed,
+    `the WebSocket to ${url} closed unexpectedly (code ${code}${why ? `: ${why}` : ""}); start the agent again to reconnect (a saved session resumes with its conversationId)`,
+    { details },
+  );
 }
 
 /** The URL without its query, fragment and credentials, for error messages: a gateway token travels in the query. */

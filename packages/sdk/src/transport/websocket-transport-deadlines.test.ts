@@ -65,7 +65,10 @@ async function refusingServer(status: number, body = ""): Promise<number> {
 }
 
 async function rejection(promise: Promise<unknown>): Promise<SdkError> {
-  const error = await promise.then(() => new Error("expected a failure"), (e: unknown) => e);
+  const error = await promise.then(
+    () => new Error("expected a failure"),
+    (e: unknown) => e,
+  );
   expect(error).toBeInstanceOf(SdkError);
   return error as SdkError;
 }
@@ -105,9 +108,11 @@ describe("WebSocketTransport deadlines", () => {
     const server = await mutedWebSocketServer();
     const channel = await new WebSocketTransport({ port: server.port, env: {}, initTimeoutMs: 100 }).connect();
     channel.send("{}");
-    const error = await rejection((async () => {
-      for await (const _frame of channel.frames()) throw new Error("no frame expected");
-    })());
+    const error = await rejection(
+      (async () => {
+        for await (const _frame of channel.frames()) throw new Error("no frame expected");
+      })(),
+    );
     expect(error).toMatchObject({ code: ErrorCode.DeadlineExceeded, details: { stage: "init", timeoutMs: 100 } });
     expect(error.message).toContain("opened the WebSocket but did not answer the session configuration");
     await server.closed;

@@ -136,9 +136,11 @@ describe("WebSocketTransport", () => {
     mode = "crash";
     const crashed = await new WebSocketTransport({ port: server.port, apiKey: KEY, env: {} }).connect();
     const seen: string[] = [];
-    await expect((async () => {
-      for await (const frame of crashed.frames()) seen.push(frame);
-    })()).rejects.toMatchObject({ code: ErrorCode.ConnectionClosed, details: { closeCode: 1006 } });
+    await expect(
+      (async () => {
+        for await (const frame of crashed.frames()) seen.push(frame);
+      })(),
+    ).rejects.toMatchObject({ code: ErrorCode.ConnectionClosed, details: { closeCode: 1006 } });
     expect(seen).toEqual(["last words"]);
   });
 

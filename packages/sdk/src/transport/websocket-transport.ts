@@ -144,8 +144,7 @@ export class WebSocketTransport implements Transport {
     const apiKey = options.apiKey ?? env("ANTIGRAVITY_API_KEY");
     this.#headers = { ...options.headers, ...(apiKey === undefined || apiKey === "" ? {} : { "x-goog-api-key": apiKey }) };
     this.#options = options;
-    this.#adapter =
-      options.adapter ?? (options.WebSocket === undefined ? (registeredWebSocketAdapter() ?? whatwgWebSocketAdapter(DefaultWebSocket)) : whatwgWebSocketAdapter(options.WebSocket));
+    this.#adapter = options.adapter ?? (options.WebSocket === undefined ? (registeredWebSocketAdapter() ?? whatwgWebSocketAdapter(DefaultWebSocket)) : whatwgWebSocketAdapter(options.WebSocket));
     this.reconnect = options.reconnect === undefined ? undefined : reconnectPolicy(options.reconnect);
   }
 
@@ -175,7 +174,10 @@ export class WebSocketTransport implements Transport {
           opened = await raceSignal(opening, link.signal);
         } catch (error) {
           // Aborted first: a factory that ignores the signal must not leave an open socket behind.
-          opening.then((late) => adapter.terminate(late), () => undefined);
+          opening.then(
+            (late) => adapter.terminate(late),
+            () => undefined,
+          );
           throw error;
         }
         return new WebSocketChannel(opened, channelOptions);

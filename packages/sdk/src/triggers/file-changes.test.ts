@@ -30,7 +30,16 @@ describe("FileChangeBatcher", () => {
     b.record("deleted", "/w/d");
     b.record("added", "/w/d"); // replaced
     await b.flush();
-    expect(batches).toEqual([{ changes: [{ kind: "modified", path: "/w/a" }, { kind: "added", path: "/w/b" }, { kind: "modified", path: "/w/d" }], dropped: 0 }]);
+    expect(batches).toEqual([
+      {
+        changes: [
+          { kind: "modified", path: "/w/a" },
+          { kind: "added", path: "/w/b" },
+          { kind: "modified", path: "/w/d" },
+        ],
+        dropped: 0,
+      },
+    ]);
     await b.flush(); // nothing pending: no empty batch
     expect(batches).toHaveLength(1);
     await b.close();
@@ -40,7 +49,15 @@ describe("FileChangeBatcher", () => {
     const { batcher: b, batches } = batcher(2);
     for (let i = 0; i < 10_000; i++) b.record("modified", `/w/${i % 5}`);
     await b.flush();
-    expect(batches).toEqual([{ changes: [{ kind: "modified", path: "/w/0" }, { kind: "modified", path: "/w/1" }], dropped: 6_000 }]);
+    expect(batches).toEqual([
+      {
+        changes: [
+          { kind: "modified", path: "/w/0" },
+          { kind: "modified", path: "/w/1" },
+        ],
+        dropped: 6_000,
+      },
+    ]);
     await b.close();
   });
 
@@ -62,7 +79,11 @@ describe("FileChangeBatcher", () => {
     b.record("added", "/w/y");
     await b.flush();
     expect(batches).toEqual([]);
-    for (const options of [{ debounceMs: -1, maxPaths: 1 }, { debounceMs: Number.NaN, maxPaths: 1 }, { debounceMs: 0, maxPaths: 0 }]) {
+    for (const options of [
+      { debounceMs: -1, maxPaths: 1 },
+      { debounceMs: Number.NaN, maxPaths: 1 },
+      { debounceMs: 0, maxPaths: 0 },
+    ]) {
       expect(() => new FileChangeBatcher({ ...options, deliver: async () => undefined, onError: () => undefined })).toThrow(expect.objectContaining({ code: ErrorCode.InvalidArgument }));
     }
   });

@@ -86,10 +86,18 @@ describe("TriggerRunner", () => {
     const events: string[] = [];
     const errors: SdkError[] = [];
     const ok: Trigger = { start: () => void events.push("ok start"), stop: () => void events.push("ok stop") };
-    const bad: Trigger = { start: () => { throw new Error("no watcher"); } };
+    const bad: Trigger = {
+      start: () => {
+        throw new Error("no watcher");
+      },
+    };
     await expect(new TriggerRunner([ok, bad]).start(fakeContext().context)).rejects.toThrow("no watcher");
     expect(events).toEqual(["ok start", "ok stop"]);
-    const failing: Trigger = { run: async () => { throw new Error("poll failed"); } };
+    const failing: Trigger = {
+      run: async () => {
+        throw new Error("poll failed");
+      },
+    };
     const runner = new TriggerRunner([failing], { onError: (error) => errors.push(error) });
     await runner.start(fakeContext().context);
     await vi.waitFor(() => expect(errors.map((e) => e.message)).toEqual(["poll failed"]));

@@ -9,14 +9,7 @@ import {
   TrajectoryStateUpdate_State,
   type OutputEvent,
 } from "../gen/antigravity/localharness/localharness_pb.js";
-import {
-  decodeInitializeConversationEvent,
-  decodeInputFrame,
-  decodeOutputEvent,
-  encodeInitializeConversationEvent,
-  encodeInputEvent,
-  encodeOutputEvent,
-} from "./frames.js";
+import { decodeInitializeConversationEvent, decodeInputFrame, decodeOutputEvent, encodeInitializeConversationEvent, encodeInputEvent, encodeOutputEvent } from "./frames.js";
 
 function trajectoryState(frame: string): TrajectoryStateUpdate_State | undefined {
   const event = decodeOutputEvent(frame);

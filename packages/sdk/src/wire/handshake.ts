@@ -1,10 +1,5 @@
 import { fromBinary, toBinary } from "@bufbuild/protobuf";
-import {
-  InputConfigSchema,
-  OutputConfigSchema,
-  type InputConfig,
-  type OutputConfig,
-} from "../gen/antigravity/localharness/localharness_pb.js";
+import { InputConfigSchema, OutputConfigSchema, type InputConfig, type OutputConfig } from "../gen/antigravity/localharness/localharness_pb.js";
 import { ErrorCode, SdkError } from "../errors.js";
 import { errorText } from "../error-text.js";
 

@@ -2,13 +2,7 @@ import { readFileSync } from "node:fs";
 import { equals, fromJson, ScalarType, type DescField, type DescMessage, type JsonValue } from "@bufbuild/protobuf";
 import { describe, expect, it } from "vitest";
 import { ErrorCode, SdkError } from "../errors.js";
-import {
-  InitializeConversationEventSchema,
-  InputEventSchema,
-  OutputEventSchema,
-  StepUpdateSchema,
-  UsageMetadataSchema,
-} from "../gen/antigravity/localharness/localharness_pb.js";
+import { InitializeConversationEventSchema, InputEventSchema, OutputEventSchema, StepUpdateSchema, UsageMetadataSchema } from "../gen/antigravity/localharness/localharness_pb.js";
 import { seededRandom } from "../testing/seeded-random.js";
 import { decodeJsonFrame } from "./json-codec.js";
 import { readJsonFast } from "./json-reader.js";
@@ -59,7 +53,35 @@ function check(schema: DescMessage, json: unknown): boolean {
 function generator(random: () => number, mutate: number) {
   const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
   const text = (): string => pick(["", "hello", "héllo wörld", "line\nbreak", "emoji 😀", '{"a":1}', "file:///tmp/x.txt", "x".repeat(200)]);
-  const oddValues: unknown[] = [null, "", "12", " 7", "1.5", "-1", "1e3", "0x10", "NaN", "Infinity", 1.5, -1, 2 ** 31, 2 ** 32, 2 ** 53, -(2 ** 63), 1e300, true, false, [], {}, [1], { a: 1 }, "\ud800", "a\udc00b", "STATE_NOPE", "99999999999999999999"];
+  const oddValues: unknown[] = [
+    null,
+    "",
+    "12",
+    " 7",
+    "1.5",
+    "-1",
+    "1e3",
+    "0x10",
+    "NaN",
+    "Infinity",
+    1.5,
+    -1,
+    2 ** 31,
+    2 ** 32,
+    2 ** 53,
+    -(2 ** 63),
+    1e300,
+    true,
+    false,
+    [],
+    {},
+    [1],
+    { a: 1 },
+    "\ud800",
+    "a\udc00b",
+    "STATE_NOPE",
+    "99999999999999999999",
+  ];
 
   function scalar(type: ScalarType): unknown {
     switch (type) {
@@ -109,7 +131,9 @@ function generator(random: () => number, mutate: number) {
       }
       case "map": {
         const out: Record<string, unknown> = {};
-        for (let i = Math.floor(random() * 3); i > 0; i--) out[pick(["k", "key", "x-goog-api-key", "1"])] = field.mapKind === "scalar" ? scalar(field.scalar) : field.mapKind === "enum" ? pick(field.enum.values).name : message(field.message, depth + 1);
+        for (let i = Math.floor(random() * 3); i > 0; i--)
+          out[pick(["k", "key", "x-goog-api-key", "1"])] =
+            field.mapKind === "scalar" ? scalar(field.scalar) : field.mapKind === "enum" ? pick(field.enum.values).name : message(field.message, depth + 1);
         return out;
       }
     }
@@ -151,14 +175,20 @@ describe("readJsonFast against protobuf-es fromJson", () => {
   });
 
   it.each(SCHEMAS.map((schema) => [schema.typeName, schema] as const))("agrees on fuzzed %s frames (bad types, nulls, ranges, duplicates, oneofs)", (_name, schema) => {
-    for (const [seed, rate] of [[1, 0.05], [2, 0.2], [3, 0.5]] as const) {
+    for (const [seed, rate] of [
+      [1, 0.05],
+      [2, 0.2],
+      [3, 0.5],
+    ] as const) {
       const message = generator(seededRandom(seed), rate);
       for (let i = 0; i < 600; i++) check(schema, message(schema, 0));
     }
   });
 
   it("decides every era-D fixture frame itself, and agrees on mutations of them", () => {
-    const fixture = JSON.parse(readFileSync(new URL("../../../../test/node/contract/fixtures/era-d-frames.json", import.meta.url), "utf8")) as { frames: { message: string; frame: Record<string, unknown> }[] };
+    const fixture = JSON.parse(readFileSync(new URL("../../../../test/node/contract/fixtures/era-d-frames.json", import.meta.url), "utf8")) as {
+      frames: { message: string; frame: Record<string, unknown> }[];
+    };
     const schemas: Record<string, DescMessage> = { OutputEvent: OutputEventSchema, InputEvent: InputEventSchema, InitializeConversationEvent: InitializeConversationEventSchema };
     const random = seededRandom(7);
     const odd: unknown[] = [null, "x", 1.5, -1, "12", "\ud800", [], {}, true, "STATE_NOPE", "99999999999999999999"];
@@ -169,7 +199,11 @@ describe("readJsonFast against protobuf-es fromJson", () => {
       if (schema === undefined) continue;
       expect(check(schema, frame), JSON.stringify(frame)).toBe(true);
       // Mutate one leaf at a time, everywhere in the frame.
-      for (let i = 0; i < 60; i++) check(schema, mutateLeaf(frame, () => odd[Math.floor(random() * odd.length)], random));
+      for (let i = 0; i < 60; i++)
+        check(
+          schema,
+          mutateLeaf(frame, () => odd[Math.floor(random() * odd.length)], random),
+        );
     }
   });
 
@@ -214,7 +248,7 @@ function mutateLeaf(value: Record<string, unknown>, odd: () => unknown, random: 
   const paths: { parent: Record<string, unknown> | unknown[]; key: string | number }[] = [];
   const walk = (node: unknown): void => {
     if (Array.isArray(node)) node.forEach((item, index) => (paths.push({ parent: node, key: index }), walk(item)));
-    else if (typeof node === "object" && node !== null) for (const [key, item] of Object.entries(node)) (paths.push({ parent: node as Record<string, unknown>, key }), walk(item));
+    else if (typeof node === "object" && node !== null) for (const [key, item] of Object.entries(node)) paths.push({ parent: node as Record<string, unknown>, key }), walk(item);
   };
   walk(copy);
   const target = paths[Math.floor(random() * paths.length)];

@@ -12,12 +12,18 @@ interface Input {
 }
 
 const input = JSON.parse(process.env["RESUME_INPUT"] ?? "{}") as Input;
-const agent = new Agent({ transport: new WebSocketTransport({ host: "127.0.0.1", port: input.port, apiKey: input.apiKey }), policies: [deferToUser("run_command"), allowAll()], continuationSecret: input.secret });
+const agent = new Agent({
+  transport: new WebSocketTransport({ host: "127.0.0.1", port: input.port, apiKey: input.apiKey }),
+  policies: [deferToUser("run_command"), allowAll()],
+  continuationSecret: input.secret,
+});
 try {
   const { agent: started, stream } = await agent.resume(input.continuation, { toolCallId: input.toolCallId, approved: input.approved }, { timeoutMs: 20_000 });
   const final = await stream.final();
   await started.stop();
-  process.stdout.write(`${JSON.stringify({ text: final.text, steps: final.steps.map((s) => ({ stepIndex: s.stepIndex, status: s.status, name: s.toolCalls[0]?.name })), awaiting: final.awaitingConfirmation ?? null })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ text: final.text, steps: final.steps.map((s) => ({ stepIndex: s.stepIndex, status: s.status, name: s.toolCalls[0]?.name })), awaiting: final.awaitingConfirmation ?? null })}\n`,
+  );
 } catch (error) {
   const e = SdkError.from(error);
   process.stdout.write(`${JSON.stringify({ error: { code: e.code, message: e.message } })}\n`);

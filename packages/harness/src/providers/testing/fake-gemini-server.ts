@@ -5,16 +5,7 @@
  * `usageMetadata`, and Google-style JSON error bodies.
  */
 import type { ServerResponse } from "node:http";
-import {
-  countTokens,
-  formatSse,
-  sendEventStream,
-  sendJson,
-  splitText,
-  startFakeHttpServer,
-  type FakeModelServer,
-  type FakeScript,
-} from "./fake-http-server.js";
+import { countTokens, formatSse, sendEventStream, sendJson, splitText, startFakeHttpServer, type FakeModelServer, type FakeScript } from "./fake-http-server.js";
 
 /** A function call the fake model makes. Without `id`, the part carries none (like Gemini). */
 export interface FakeGeminiToolCall {
@@ -92,10 +83,7 @@ export function geminiErrorBody(status: number, message: string): { error: { cod
  * await using server = await startFakeGeminiServer([{ type: "turn", text: "Hello" }]);
  * const provider = createGeminiProvider({ apiKey: "k", baseUrl: server.baseUrl, model: "gemini-test" });
  */
-export function startFakeGeminiServer(
-  script: FakeScript<FakeGeminiReply>,
-  options: FakeGeminiServerOptions = {},
-): Promise<FakeModelServer> {
+export function startFakeGeminiServer(script: FakeScript<FakeGeminiReply>, options: FakeGeminiServerOptions = {}): Promise<FakeModelServer> {
   return startFakeHttpServer<FakeGeminiReply>({
     script,
     basePath: "",
@@ -103,9 +91,7 @@ export function startFakeGeminiServer(
     errorBody: geminiErrorBody,
     isRoute: (request) => request.method === "POST" && ROUTE.test(request.path) && request.query.get("alt") === "sse",
     refuseKey: (request) =>
-      options.apiKey !== undefined && request.headers["x-goog-api-key"] !== options.apiKey
-        ? { status: 400, message: "API key not valid. Please pass a valid API key." }
-        : undefined,
+      options.apiKey !== undefined && request.headers["x-goog-api-key"] !== options.apiKey ? { status: 400, message: "API key not valid. Please pass a valid API key." } : undefined,
     invalidJsonMessage: "Invalid JSON payload received.",
     respond: (reply, res, index, request) => respond(reply, res, index, ROUTE.exec(request.path)?.[1] ?? "gemini-fake"),
   });
@@ -120,14 +106,28 @@ async function respond(reply: FakeGeminiReply, res: ServerResponse, index: numbe
       await sendEventStream(res, reply.body, { hold: reply.hold, status: reply.status, contentType: reply.contentType });
       return;
     case "chunks":
-      await sendEventStream(res, formatSse(reply.chunks.map((chunk) => JSON.stringify(chunk)), "\r\n"), {
-        hold: reply.hold,
-      });
+      await sendEventStream(
+        res,
+        formatSse(
+          reply.chunks.map((chunk) => JSON.stringify(chunk)),
+          "\r\n",
+        ),
+        {
+          hold: reply.hold,
+        },
+      );
       return;
     case "turn":
-      await sendEventStream(res, formatSse(geminiTurnChunks(reply, index, model).map((c) => JSON.stringify(c)), "\r\n"), {
-        hold: reply.hold,
-      });
+      await sendEventStream(
+        res,
+        formatSse(
+          geminiTurnChunks(reply, index, model).map((c) => JSON.stringify(c)),
+          "\r\n",
+        ),
+        {
+          hold: reply.hold,
+        },
+      );
       return;
   }
 }
@@ -136,11 +136,7 @@ async function respond(reply: FakeGeminiReply, res: ServerResponse, index: numbe
  * The `GenerateContentResponse` chunks of a scripted turn, as Gemini streams them: each chunk
  * carries the running `usageMetadata`; the last one carries `finishReason`.
  */
-export function geminiTurnChunks(
-  turn: Extract<FakeGeminiReply, { type: "turn" }>,
-  index: number,
-  model = "gemini-fake",
-): Record<string, unknown>[] {
+export function geminiTurnChunks(turn: Extract<FakeGeminiReply, { type: "turn" }>, index: number, model = "gemini-fake"): Record<string, unknown>[] {
   const prompt = turn.usage?.promptTokenCount ?? 10;
   const thoughtsTotal = turn.usage?.thoughtsTokenCount ?? countTokens(turn.thinking);
   const candidatesTotal = turn.usage?.candidatesTokenCount ?? countTokens(turn.text) + (turn.toolCalls?.length ?? 0) * 5;

@@ -44,9 +44,7 @@ export interface FakeModelServer {
  * Replies, in order, to the scripted requests; or a function choosing the reply for each
  * scripted request (`index` counts scripted requests only, from 0).
  */
-export type FakeScript<Reply> =
-  | readonly Reply[]
-  | ((request: RecordedRequest, index: number) => Reply | Promise<Reply>);
+export type FakeScript<Reply> = readonly Reply[] | ((request: RecordedRequest, index: number) => Reply | Promise<Reply>);
 
 /** An HTTP error the fake answers with, in the API's own error body. */
 export interface FakeHttpError {
