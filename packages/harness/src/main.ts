@@ -93,10 +93,13 @@ async function runStdio(options: StdioModeOptions, script: ScriptFile | undefine
     log.error(`cannot listen on ${host}:${input.port ?? 0}: ${(error as Error).message}`);
     return 1;
   }
+  // The signal handlers go in before the client can know the port: a SIGTERM sent as soon as it
+  // does must find them, not the default action (which would skip the orderly shutdown).
+  const terminated = terminationSignal();
   await writeOutputConfig(process.stdout, server.port, apiKey);
   warmSessionCodec();
   log.info(`listening on ${server.url} (stdio mode; sessions in ${store.location}; client ${input.clientInfo?.language ?? "unknown"} ${input.clientInfo?.version ?? ""})`.trimEnd());
-  const signal = await Promise.race([stdinClosed.then(() => "Stdin closed, cleaning up..."), terminationSignal()]);
+  const signal = await Promise.race([stdinClosed.then(() => "Stdin closed, cleaning up..."), terminated]);
   return shutdown(server, signal, log);
 }
 
@@ -131,10 +134,12 @@ async function runListen(options: ListenModeOptions, script: ScriptFile | undefi
     return 1;
   }
   log.info(`sessions in ${store.location}`);
+  // As in stdio mode, the handlers go in before anyone is told where to connect.
+  const terminated = terminationSignal();
   // Other runtimes and the tests wait for exactly this line.
   log.info(`listening on ${server.url}`);
   warmSessionCodec();
-  return shutdown(server, await terminationSignal(), log);
+  return shutdown(server, await terminated, log);
 }
 
 function terminationSignal(): Promise<string> {

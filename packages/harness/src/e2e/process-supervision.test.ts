@@ -43,6 +43,19 @@ async function sleepers(m: string): Promise<number[]> {
   return pids;
 }
 
+/**
+ * Polls (bounded) until `count` sleepers with marker `m` run: "started" can be printed before a
+ * backgrounded `setsid sleep` has exec'd sleep (its command line still reads setsid), so one
+ * immediate look may count one short on a busy machine.
+ */
+async function untilSleepers(m: string, count: number): Promise<number[]> {
+  for (const deadline = Date.now() + WAIT_MS; Date.now() < deadline; await sleep(50)) {
+    const found = await sleepers(m);
+    if (found.length >= count) return found;
+  }
+  return sleepers(m);
+}
+
 /** Polls (bounded) until no process has `text` in its command line; returns what is left. */
 async function untilNoneWith(text: string): Promise<number[]> {
   for (const deadline = Date.now() + WAIT_MS; Date.now() < deadline; await sleep(50)) {
@@ -143,7 +156,7 @@ describe.runIf(linux && haveTools)("run_command leaves nothing behind", () => {
       it("kills a long command and its detached jobs on halt", async () => {
         const [background, foreground] = [marker(), marker()];
         const client = await begin(`setsid sleep ${background} & setsid -f sleep ${background}; echo started; sleep ${foreground}`);
-        expect(await sleepers(background)).toHaveLength(2);
+        expect(await untilSleepers(background, 2)).toHaveLength(2);
         client.send({ haltRequest: true });
         await client.turn();
         expect(await untilNoneWith(background)).toEqual([]);
@@ -176,7 +189,7 @@ describe.runIf(linux && haveTools)("run_command leaves nothing behind", () => {
         const [background, forked, foreground] = [marker(), marker(), marker()];
         await begin(`setsid sleep ${background} & setsid -f sleep ${forked}; (sh -c "sleep ${forked} &" &); echo started; sleep ${foreground}`, own);
         await untilWatchdog(own);
-        expect(await sleepers(forked)).toHaveLength(2);
+        expect(await untilSleepers(forked, 2)).toHaveLength(2);
         own.child.kill("SIGKILL");
         await own.exited;
         expect(await untilNoneWith(background)).toEqual([]);
