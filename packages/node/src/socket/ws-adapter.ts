@@ -7,6 +7,12 @@ import { WebSocket } from "ws";
 const REFUSAL_BODY_WAIT_MS = 200;
 
 /**
+ * A `ws`-compatible WebSocket class: the `ws` package's `WebSocket` (the default) or a subclass of
+ * it. Typed by shape, so the package's declarations need no `@types/ws` in a user's project.
+ */
+export type WsWebSocketClass = new (url: string, protocols: string[], options: { headers: Record<string, string>; maxPayload: number; perMessageDeflate: boolean }) => unknown;
+
+/**
  * The {@link WebSocketAdapter} over `ws`, which `@antigravity-ts/node` registers on import: the
  * key travels in the upgrade's headers, no frame-size cap (protocol §4: large tool results), no
  * compression; `terminate()` drops a socket at once; a refused upgrade's HTTP status and the start
@@ -15,10 +21,11 @@ const REFUSAL_BODY_WAIT_MS = 200;
  * @example
  * new WebSocketTransport({ url, adapter: wsWebSocketAdapter() });
  */
-export function wsWebSocketAdapter(WebSocketClass: typeof WebSocket = WebSocket): WebSocketAdapter {
+export function wsWebSocketAdapter(WebSocketClass?: WsWebSocketClass): WebSocketAdapter {
+  const Class = (WebSocketClass ?? WebSocket) as unknown as typeof WebSocket;
   return {
     open: (url, protocols, headers) => {
-      const socket = new WebSocketClass(url, [...protocols], { headers: { ...headers }, maxPayload: 0, perMessageDeflate: false });
+      const socket = new Class(url, [...protocols], { headers: { ...headers }, maxPayload: 0, perMessageDeflate: false });
       // An 'error' with no listener crashes `ws`'s EventEmitter (e.g. the "closed before the
       // connection was established" error that terminate() emits on a later tick). This listener is
       // never removed, so it stays until the socket is fully closed; 'close' always follows and reports it.
