@@ -43,25 +43,33 @@ async function sleepers(m: string): Promise<number[]> {
   return pids;
 }
 
+/** Reads `read()` every 50 ms until `done` accepts it or WAIT_MS passes; returns the last reading. */
+async function pollUntil<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
+  for (const deadline = Date.now() + WAIT_MS; Date.now() < deadline; await sleep(50)) {
+    const value = await read();
+    if (done(value)) return value;
+  }
+  return read();
+}
+
 /**
  * Polls (bounded) until `count` sleepers with marker `m` run: "started" can be printed before a
  * backgrounded `setsid sleep` has exec'd sleep (its command line still reads setsid), so one
  * immediate look may count one short on a busy machine.
  */
-async function untilSleepers(m: string, count: number): Promise<number[]> {
-  for (const deadline = Date.now() + WAIT_MS; Date.now() < deadline; await sleep(50)) {
-    const found = await sleepers(m);
-    if (found.length >= count) return found;
-  }
-  return sleepers(m);
+function untilSleepers(m: string, count: number): Promise<number[]> {
+  return pollUntil(
+    () => sleepers(m),
+    (found) => found.length >= count,
+  );
 }
 
 /** Polls (bounded) until no process has `text` in its command line; returns what is left. */
-async function untilNoneWith(text: string): Promise<number[]> {
-  for (const deadline = Date.now() + WAIT_MS; Date.now() < deadline; await sleep(50)) {
-    if ((await processesWith(text)).length === 0) return [];
-  }
-  return processesWith(text);
+function untilNoneWith(text: string): Promise<number[]> {
+  return pollUntil(
+    () => processesWith(text),
+    (found) => found.length === 0,
+  );
 }
 
 const linux = process.platform === "linux";
@@ -204,11 +212,12 @@ describe.runIf(linux && haveTools)("run_command leaves nothing behind", () => {
 
 /** Waits (bounded) for the harness's watchdog process; returns its pid. */
 async function untilWatchdog(harness: ListeningHarness): Promise<number> {
-  for (const deadline = Date.now() + WAIT_MS; Date.now() < deadline; await sleep(50)) {
-    const [pid] = await processesWith(`command-watchdog.ts ${harness.child.pid} `);
-    if (pid !== undefined) return pid;
-  }
-  throw new Error(`no watchdog for harness ${harness.child.pid}:\n${harness.stderr()}`);
+  const [pid] = await pollUntil(
+    () => processesWith(`command-watchdog.ts ${harness.child.pid} `),
+    (found) => found.length > 0,
+  );
+  if (pid === undefined) throw new Error(`no watchdog for harness ${harness.child.pid}:\n${harness.stderr()}`);
+  return pid;
 }
 
 /** cgroups a dead harness left (found through the log line of the harness's own cgroup mount). */
