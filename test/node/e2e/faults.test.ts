@@ -45,6 +45,11 @@ async function failure(promise: Promise<unknown>): Promise<SdkError> {
   return outcome as SdkError;
 }
 
+/** What `start()` of an agent on the harness binary at `harnessPath` failed with. */
+function startFailure(harnessPath: string, timeoutMs = BOUND_MS): Promise<SdkError> {
+  return failure(Agent.builder().transport(subprocessTransportFactory({ harnessPath })).allowAll().build().start({ timeoutMs }));
+}
+
 /** Resolves with `promise`, or rejects after `BOUND_MS` saying what did not happen. */
 function bounded<T>(promise: Promise<T>, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
@@ -115,13 +120,7 @@ describe("faults end to end", () => {
     async () => {
       const watch = new ProcessWatch();
       const missing = path.join(workspace, "no-such-dir", "localharness");
-      const error = await failure(
-        Agent.builder()
-          .transport(subprocessTransportFactory({ harnessPath: missing }))
-          .allowAll()
-          .build()
-          .start({ timeoutMs: BOUND_MS }),
-      );
+      const error = await startFailure(missing);
       expect(error.code).toBe(ErrorCode.Unavailable);
       expect(error.message).toContain(`harness binary not found at ${missing}: the harnessPath option names this path; point it at the harness binary`);
       expect(await watch.leftovers()).toEqual([]);
@@ -135,13 +134,7 @@ describe("faults end to end", () => {
     async () => {
       const watch = new ProcessWatch();
       const fake = fileURLToPath(new URL("exit-before-handshake.mjs", FAKES));
-      const error = await failure(
-        Agent.builder()
-          .transport(subprocessTransportFactory({ harnessPath: fake }))
-          .allowAll()
-          .build()
-          .start({ timeoutMs: BOUND_MS }),
-      );
+      const error = await startFailure(fake);
       expect(error.code).toBe(ErrorCode.HarnessCrashed);
       expect(error.message).toContain("harness exited with code 3 before the handshake");
       expect(error.message).toContain("fatal: cannot open the model configuration (fake)");
@@ -156,13 +149,7 @@ describe("faults end to end", () => {
     async () => {
       const watch = new ProcessWatch();
       const fake = fileURLToPath(new URL("silent-harness.mjs", FAKES));
-      const error = await failure(
-        Agent.builder()
-          .transport(subprocessTransportFactory({ harnessPath: fake }))
-          .allowAll()
-          .build()
-          .start({ timeoutMs: 2_000 }),
-      );
+      const error = await startFailure(fake, 2_000);
       expect(error.code).toBe(ErrorCode.DeadlineExceeded);
       expect(error.message).toContain("deadline exceeded: the call did not finish within 2000 ms during the harness handshake");
       expect(error.message).toContain("; harness stderr:"); // what it printed by then
@@ -177,13 +164,7 @@ describe("faults end to end", () => {
     async () => {
       const watch = new ProcessWatch();
       const fake = fileURLToPath(new URL("garbage-stdout.mjs", FAKES));
-      const error = await failure(
-        Agent.builder()
-          .transport(subprocessTransportFactory({ harnessPath: fake }))
-          .allowAll()
-          .build()
-          .start({ timeoutMs: BOUND_MS }),
-      );
+      const error = await startFailure(fake);
       expect(error.code).toBe(ErrorCode.ProtocolError);
       expect(error.message).toContain("harness answered the handshake with something that is not an OutputConfig");
       expect(error.message).toContain(`is ${fake} a localharness binary?`);
