@@ -24,4 +24,5 @@ export { REFERENCE_HARNESS_BIN, REPO_ROOT, ensureReferenceHarness, ensureScripte
 export { GONE_WAIT_MS, processAlive, waitUntilGone } from "./process-probe.js";
 export { customToolStep, stepUpdate, stepUpdateFromJson, textStep, type StepPlace, type StepUpdateInit } from "./step-updates.js";
 export { defineE2ESuite, type E2EContext, type MakeTransport } from "./e2e-suite.js";
+export { silentTcpServer, type SilentTcpServer } from "./silent-tcp-server.js";
 export { PRECEDENCE_CASES, type PrecedenceCase, type PrecedenceRule } from "./precedence-cases.js";

@@ -1,9 +1,10 @@
 import { createServer, type IncomingMessage, type Server } from "node:http";
-import { createServer as createTcpServer, type AddressInfo, type Socket } from "node:net";
+import type { AddressInfo, Socket } from "node:net";
 import type { Duplex } from "node:stream";
 import { afterEach, describe, expect, it } from "vitest";
 import { WebSocket, WebSocketServer } from "ws";
 // Through the package root: importing it registers the `ws` adapter, as it does for every Node user.
+import { silentTcpServer } from "@antigravity-ts/test-kit";
 import { ErrorCode, SdkError, WebSocketTransport, type WebSocketLike } from "../index.js";
 
 // The failure paths of WebSocketTransport on Node (the `ws` adapter) against real HTTP servers: a
@@ -71,26 +72,6 @@ function refuseAndHold(status: number, text: string) {
   return (_request: IncomingMessage, socket: Duplex): void => {
     socket.write(`HTTP/1.1 ${status} ${text}\r\nContent-Type: text/plain\r\nContent-Length: 1000\r\n\r\npartial body`);
   };
-}
-
-/** A TCP server that accepts connections and never writes a byte; resolves `gone` once a client hangs up. */
-async function silentTcpServer(): Promise<{ port: number; gone: Promise<void> }> {
-  const sockets: Socket[] = [];
-  let clientGone!: () => void;
-  const gone = new Promise<void>((resolve) => (clientGone = resolve));
-  const server = createTcpServer((socket) => {
-    sockets.push(socket);
-    socket.on("error", () => undefined);
-    socket.resume(); // read (and drop) the upgrade request: a paused socket never reports the client's FIN
-    socket.once("end", clientGone);
-    socket.once("close", clientGone);
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  cleanups.push(async () => {
-    for (const socket of sockets) socket.destroy();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-  });
-  return { port: (server.address() as AddressInfo).port, gone };
 }
 
 describe("WebSocketTransport refusals and aborts (ws)", () => {
@@ -239,6 +220,7 @@ describe("WebSocketTransport refusals and aborts (ws)", () => {
 describe("WebSocketTransport on Node: what only `ws` tells", () => {
   it("gives up on a server that accepts TCP and never answers the upgrade: DeadlineExceeded, stage upgrade, URL without its query", async () => {
     const server = await silentTcpServer();
+    cleanups.push(server.close);
     const url = `ws://127.0.0.1:${server.port}/chat?token=s3cret-token`;
     const error = await new WebSocketTransport({ url, env: {}, connectTimeoutMs: 200 }).connect().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(SdkError);

@@ -1,8 +1,9 @@
-import { createServer as createTcpServer, type AddressInfo, type Socket } from "node:net";
+import type { AddressInfo } from "node:net";
 import { createServer, type IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import { afterEach, describe, expect, it } from "vitest";
 import { WebSocketServer, type WebSocket } from "ws";
+import { silentTcpServer } from "@antigravity-ts/test-kit";
 import { ErrorCode, SdkError, WebSocketTransport, createHarnessConnection, type WebSocketLike } from "../index.js";
 
 // Issue 12 item 3: a peer that never answers cannot hang a connect; refusals say what to fix.
@@ -15,26 +16,6 @@ const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
-
-/** A TCP server that accepts connections and never writes a byte; resolves `gone` once a client hangs up. */
-async function silentTcpServer(): Promise<{ port: number; gone: Promise<void> }> {
-  const sockets: Socket[] = [];
-  let clientGone!: () => void;
-  const gone = new Promise<void>((resolve) => (clientGone = resolve));
-  const server = createTcpServer((socket) => {
-    sockets.push(socket);
-    socket.on("error", () => undefined);
-    socket.resume(); // read (and drop) the upgrade request: a paused socket never reports the client's FIN
-    socket.once("end", clientGone);
-    socket.once("close", clientGone);
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  cleanups.push(async () => {
-    for (const socket of sockets) socket.destroy();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-  });
-  return { port: (server.address() as AddressInfo).port, gone };
-}
 
 /** A WebSocket server that accepts the upgrade and never sends a frame. */
 async function mutedWebSocketServer(onSocket: (socket: WebSocket) => void = () => undefined): Promise<{ port: number; closed: Promise<void> }> {
@@ -76,6 +57,7 @@ async function rejection(promise: Promise<unknown>): Promise<SdkError> {
 describe("WebSocketTransport deadlines", () => {
   it("a caller's own timeoutMs still applies under the transport's limit", async () => {
     const server = await silentTcpServer();
+    cleanups.push(server.close);
     const error = await rejection(new WebSocketTransport({ port: server.port, env: {}, connectTimeoutMs: 60_000 }).connect({ timeoutMs: 100 }));
     expect(error.code).toBe(ErrorCode.DeadlineExceeded);
     expect(error.message).toContain("within 100 ms");
