@@ -3,7 +3,7 @@
 // of the SDK, measured against the built packages (dist/, built first if stale) and, where it
 // makes sense, beside a baseline measured in the same run. Prints a table and writes it, with the
 // machine and the date, into docs/bench.md and the README's table (between its bench markers).
-//   node bench/run.mjs [--quick] [--no-write] [--only cancel | --only roundtrip,throughput]
+//   node bench/run.mjs [--quick] [--no-write] [--only cancel | --only roundtrip,throughput | --only start]
 import { spawn, spawnSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
@@ -32,9 +32,20 @@ await ensureDist({ log });
 
 // `--only cancel`: the cancel rows alone, patched into docs/bench.md and README.md.
 // `--only roundtrip,throughput` (either or both): those rows printed beside their baselines, nothing written.
+// `--only start`: the start-to-ready rows printed beside the `node -e 0` baseline, nothing written.
 const only = process.argv.includes("--only") ? String(process.argv[process.argv.indexOf("--only") + 1]).split(",") : undefined;
+if (only?.length === 1 && only[0] === "start") {
+  log(`start-to-ready: ${settings.startRuns} runs`);
+  const start = await measureStartToReady(settings.startRuns);
+  const ms = (value) => `${value.toFixed(1)} ms`;
+  const ratio = (value) => `×${(value / start.bareNodeMedianMs).toFixed(2)}`;
+  process.stdout.write(
+    `start  node -e 0 ${ms(start.bareNodeMedianMs)}  Agent.start ${ms(start.readyMedianMs)} ${ratio(start.readyMedianMs)}  connect ${ms(start.connectMedianMs)} ${ratio(start.connectMedianMs)}  prewarmed ${ms(start.prewarmedMedianMs)}\n`,
+  );
+  process.exit(0);
+}
 if (only !== undefined && only.some((name) => name !== "roundtrip" && name !== "throughput")) {
-  if (only.length !== 1 || only[0] !== "cancel") throw new Error(`--only takes "cancel" or "roundtrip,throughput" (either or both), got ${only.join(",")}`);
+  if (only.length !== 1 || only[0] !== "cancel") throw new Error(`--only takes "cancel", "start" or "roundtrip,throughput" (either or both), got ${only.join(",")}`);
   log(`cancel latency: ${settings.cancelRuns} runs`);
   const rows = cancelRows(await measureCancelLatency(settings));
   process.stdout.write(`${rows.map((row) => row.join("  ")).join("\n")}\n`);
