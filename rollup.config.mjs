@@ -147,6 +147,24 @@ function bundledEntries(dir, bundled) {
   };
 }
 
+/**
+ * One chunk per source module of the SDK (rollup's default merges modules that the same entries
+ * reach into one chunk): an app's bundler then drops, or loads lazily, each module on its own. A
+ * module that `Agent` imports only when an agent uses it (hooks, triggers, telemetry, a paused
+ * turn's continuation) would otherwise share a chunk with code every app loads at start
+ * (docs/bundle-size.md). The generated schema stays one chunk: it loads whole or not at all.
+ */
+function moduleChunks(dir) {
+  const sources = `${process.cwd()}/${dir}/src/`;
+  return (id) => {
+    if (!id.startsWith(sources)) return undefined;
+    const path = id.slice(sources.length);
+    if (path.startsWith("gen/")) return "gen";
+    // Barrels only re-export: they stay with the entry that imports them (no empty chunks).
+    return path.endsWith("/index.ts") ? undefined : path.replace(/\.ts$/, "").replaceAll("/", "-");
+  };
+}
+
 /** Generated protobuf code imports itself in cycles by design; any other warning is shown. */
 function onwarn(warning, warn) {
   if (warning.code === "CIRCULAR_DEPENDENCY" && warning.ids?.some((id) => id.includes("/src/gen/"))) return;
@@ -180,6 +198,7 @@ const packageConfigs = Object.entries(packages)
           chunkFileNames: "chunks/[name]-[hash].js",
           sourcemap: true,
           generatedCode: "es2015",
+          ...(name === "sdk" ? { manualChunks: moduleChunks(dir) } : {}),
         },
         plugins: [workerUrls(), esbuild({ target: "es2022", tsconfig: `${dir}/tsconfig.json`, sourceMap: true }), ...(bundledInput.length > 0 ? [bundledEntries(dir, bundledInput)] : [])],
       },

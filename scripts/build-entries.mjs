@@ -10,7 +10,15 @@
  */
 export const packages = {
   sdk: {
-    entries: { index: "src/index.ts", wire: "src/wire/index.ts", storage: "src/storage/index.ts", internal: "src/internal/index.ts", testing: "src/testing/index.ts" },
+    entries: {
+      index: "src/index.ts",
+      wire: "src/wire/index.ts",
+      connection: "src/connection/index.ts",
+      continuation: "src/continuation/index.ts",
+      storage: "src/storage/index.ts",
+      internal: "src/internal/index.ts",
+      testing: "src/testing/index.ts",
+    },
   },
   node: { entries: { index: "src/index.ts", internal: "src/internal.ts", "not-node": "src/not-node.ts" }, noTypes: ["not-node"] },
   harness: { entries: { index: "src/index.ts", bin: "src/bin.ts" }, noTypes: ["bin"], bundled: ["bin"] },

@@ -79,4 +79,12 @@ describe("@antigravity-ts/sdk entry points (built)", () => {
     // The snapshot type's validator stays in the root: Conversation.restore needs it anyway.
     expect(rootExports["parseConversationSnapshot"]).toBeTypeOf("function");
   });
+
+  it("serves the continuation functions from /continuation, not from the root (issue 14: a paused turn loads them)", async () => {
+    const rootExports = await load("index.js");
+    const continuation = await load("continuation.js");
+    const functions = ["parseContinuation", "signContinuation", "verifyContinuation", "awaitedCall", "canonicalJson", "ConsumedConfirmations"];
+    expect(functions.filter((name) => typeof continuation[name] !== "function")).toEqual([]);
+    expect(functions.filter((name) => name in rootExports)).toEqual([]);
+  });
 });

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Miniflare } from "miniflare";
-import { signContinuation, type Continuation } from "@antigravity-ts/sdk";
+import { signContinuation, type Continuation } from "@antigravity-ts/sdk/continuation";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { bundleWorker } from "./bundle-worker.js";
 import { harnessEnv, startListeningHarness, type ListeningHarness } from "@antigravity-ts/test-kit";

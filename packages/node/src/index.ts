@@ -13,6 +13,8 @@ registerAgentDefaults(nodeAgentDefaults());
 registerWebSocketAdapter(wsWebSocketAdapter());
 
 export * from "@antigravity-ts/sdk";
+export * from "@antigravity-ts/sdk/connection";
+export * from "@antigravity-ts/sdk/continuation";
 export { nodeAgentDefaults, prewarmHarness, subprocessTransportFactory, type PrewarmOptions } from "./agent.js";
 export { PrewarmedHarness } from "./subprocess/prewarmed-harness.js";
 export { defaultAppDataDir, resolveLocalPath } from "./local-path.js";

@@ -5,10 +5,14 @@ export * from "./errors.js";
 export type * from "./connection/connection.js";
 export * from "./conversation/index.js";
 export * from "./session/index.js";
-export * from "./continuation/index.js";
+// Continuations' functions live in `@antigravity-ts/sdk/continuation` (loaded by a paused turn and
+// `agent.resume()` on first use, so an app that never pauses does not download them); their types are here too.
+export type { Continuation, ContinuationPayload, ContinuationSecret, PendingToolCall, WebCryptoKey } from "./continuation/index.js";
 export * from "./agent/index.js";
 export * from "./config/index.js";
-export { createHarnessConnection, HarnessConnection } from "./connection/harness-connection.js";
+// The protocol layer (createHarnessConnection and its runners) is `@antigravity-ts/sdk/connection`.
+export type { HarnessConnection } from "./connection/harness-connection.js";
+export type { ClientToolResult, PreToolOutcome, SessionTelemetry, SessionTelemetryOptions, TelemetrySource, TriggerRunnerOptions } from "./connection/index.js";
 export type { ConfirmTool, HarnessConnectionOptions } from "./connection/harness-connection-options.js";
 export { isSyntheticToolStep } from "./connection/synthetic-steps.js";
 export type { ReconnectOptions, ReconnectedEvent, ReconnectPolicy } from "./transport/reconnect.js";
@@ -18,7 +22,6 @@ export * from "./policies/index.js";
 export * from "./tools/index.js";
 export * from "./triggers/index.js";
 export * from "./telemetry/index.js";
-export { GenAiAttributes, SessionTelemetry, type SessionTelemetryOptions, type TelemetrySource } from "./connection/session-telemetry.js";
 export * from "./transcript/index.js";
 export {
   WebSocketTransport,

@@ -13,7 +13,8 @@
  * it and send it back, but not alter it (403). Each pause can be answered once (409 afterwards).
  * Bindings: HARNESS_URL, HARNESS_API_KEY, CONTINUATION_SECRET (≥ 32 bytes), PENDING (the object).
  */
-import { Agent, SdkError, WebSocketTransport, allowAll, awaitedCall, deferToUser, fetchUpgradeWebSocket, verifyContinuation, type ChatResponse, type Continuation } from "@antigravity-ts/sdk";
+import { Agent, SdkError, WebSocketTransport, allowAll, deferToUser, fetchUpgradeWebSocket, type ChatResponse, type Continuation } from "@antigravity-ts/sdk";
+import { awaitedCall, verifyContinuation } from "@antigravity-ts/sdk/continuation";
 import { APPROVAL_PAGE } from "./approval-page.js";
 import type { TakeRequest } from "./pending-confirmation.js";
 

@@ -1,5 +1,6 @@
 import type { CapabilitiesOptions, BuiltinTool } from "../config/builtin-tools.js";
-import type { AgentBehaviorOption, BudgetOptions, CompactionOptions, HarnessConfigOptions, SessionContinuationMode, SystemInstructionsOption } from "../config/harness-config.js";
+import type { AgentBehaviorOption, BudgetOptions, CompactionOptions, HarnessConfigOptions, SessionContinuationMode } from "../config/harness-config.js";
+import type { SystemInstructionsOption } from "../config/system-instructions.js";
 import type { GeminiModelOptions, RetryOptions, ThinkingLevel, VertexOptions } from "../config/model-options.js";
 import type { ServiceTier } from "../step.js";
 import type { ConversationStore } from "../conversation/conversation-store.js";

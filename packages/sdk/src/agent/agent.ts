@@ -8,16 +8,17 @@ import { ErrorCode, SdkError } from "../errors.js";
 import { definedProperties } from "../defined-properties.js";
 import type { ResumeDecision, ResumedTurn, ResumeTarget } from "./resume.js";
 import { subagentOnlyTools } from "../config/custom-subagents.js";
-import { HookRunner } from "../hooks/hook-runner.js";
+import type { HookRunner } from "../hooks/hook-runner.js";
 import { evaluatePolicies } from "../policies/evaluate.js";
 import { confirmRunCommand, flattenPolicies, type Policy } from "../policies/policy.js";
-import { SessionTelemetry } from "../connection/session-telemetry.js";
+import type { SessionTelemetry } from "../connection/session-telemetry.js";
 import { isStandardSchema, type StandardSchemaV1 } from "../tools/standard-schema.js";
 import { ToolRunner } from "../tools/tool-runner.js";
 import type { Transport } from "../transport/transport.js";
 import { readEnvironment, WebSocketTransport } from "../transport/websocket-transport.js";
-import { TriggerRunner } from "../triggers/trigger-runner.js";
+import type { TriggerRunner } from "../triggers/trigger-runner.js";
 import type { ChatStream } from "../conversation/chat-stream.js";
+import type { HarnessConfig } from "../wire/index.js";
 import { StreamingSession, type StreamingSessionOptions } from "../session/streaming-session.js";
 import type { CallOptions } from "../call-options.js";
 import type { ChatResponse } from "../conversation/chat-response.js";
@@ -63,6 +64,7 @@ export class Agent<Output = unknown> {
    */
   async start(options: CallOptions = {}): Promise<StartedAgent<Output>> {
     if (this.#started) throw new SdkError(ErrorCode.FailedPrecondition, "this agent was already started; build a new one for another session");
+    this.#started = true; // a second start() while this one runs fails at once
     return this.#start(options);
   }
 
@@ -82,27 +84,18 @@ export class Agent<Output = unknown> {
   }
 
   async #start(options: CallOptions, resume?: ResumeTarget): Promise<StartedAgent<Output>> {
-    const configured = this.#defaults.fromEnvironment?.(this.options) ?? this.options;
-    const o: AgentOptions = resume === undefined ? configured : { ...configured, conversationId: resume.conversationId, sessionContinuationMode: "resume" };
-    const policies = flattenPolicies(o.policies ?? [confirmRunCommand()]);
-    // Subagents' own client tools run here too, declared only in their CustomAgent (upstream).
-    const subagentTools = subagentOnlyTools(o.customSubagents ?? [], o.tools ?? []);
-    const tools = new ToolRunner([...(o.tools ?? []), ...subagentTools]);
-    const hooks = new HookRunner(o.hooks ?? []);
-    const logger = o.logger;
-    const triggers = new TriggerRunner(o.triggers ?? [], logger === undefined ? {} : { onError: (error) => logger.warn(`trigger failed: ${error.message}`) });
-    // The runtime's defaults (Node: the working directory as workspace, upstream's app data
-    // directory) describe this machine, so they go only to the runtime's own harness: no transport
-    // given, or a factory that starts one. A transport the user points elsewhere (a gateway, a
-    // remote harness) gets what the builder says, and the harness keeps its own defaults.
-    const ownHarness = o.transport === undefined || (typeof o.transport === "function" && o.transport.startsHarness === true);
-    const workspaces = workspacesWith(o.workspaces ?? (ownHarness ? this.#defaults.defaultWorkspaces?.() : undefined), this.#defaults.resolveWorkspace);
-    const appDataDir = o.appDataDir ?? (ownHarness ? this.#defaults.defaultAppDataDir?.() : undefined);
-    const config = buildHarnessConfig({ ...o, ...definedProperties({ workspaces, appDataDir }) }, { tools, hooks, policies, subagentTools: subagentTools.map((tool) => tool.name) });
-    assertSafety(o, policies, hooks);
-    const transport = this.#transport();
+    let o: AgentOptions;
+    let session: SessionParts;
+    try {
+      const configured = this.#defaults.fromEnvironment?.(this.options) ?? this.options;
+      o = resume === undefined ? configured : { ...configured, conversationId: resume.conversationId, sessionContinuationMode: "resume" };
+      session = await this.#prepare(o);
+    } catch (error) {
+      if (resume === undefined) this.#started = false; // nothing is running: the agent may try again
+      throw error;
+    }
     this.#started = true;
-    const telemetry = o.tracer === undefined ? undefined : new SessionTelemetry(o.tracer, definedProperties({ parentContext: o.traceContext }));
+    const { config, transport, tools, hooks, policies, triggers, telemetry, logger } = session;
     telemetry?.startSession();
     let connection: HarnessConnection;
     let started: StartedAgent<Output> | undefined;
@@ -111,10 +104,9 @@ export class Agent<Output = unknown> {
         transport,
         config,
         tools,
-        hooks,
         policies,
         confirmTool: confirmWith(policies, hooks),
-        ...definedProperties({ onProtocolError: o.onProtocolError, logger, telemetry, continuationSecret: o.continuationSecret }),
+        ...definedProperties({ hooks, onProtocolError: o.onProtocolError, logger, telemetry, continuationSecret: o.continuationSecret }),
         ...(resume === undefined ? {} : { heldConfirmations: resume.heldConfirmations }),
         // A deferred confirmation ends the turn; the session closes and the harness holds the call (docs/continuations.md).
         onConfirmationDeferred: () => void started?.stop().catch(() => undefined),
@@ -135,7 +127,7 @@ export class Agent<Output = unknown> {
       };
       // Seed 002: restore what the store holds for this session; save after every turn.
       const conversation = o.conversationStore === undefined ? new Conversation<Output>(connection, history) : await Conversation.load<Output>(connection, { ...history, store: o.conversationStore });
-      await triggers.start({
+      await triggers?.start({
         conversationId: connection.conversationId,
         isIdle: () => connection.isIdle,
         waitForIdle: (wait) => connection.waitForIdle(wait),
@@ -151,6 +143,34 @@ export class Agent<Output = unknown> {
       telemetry?.endSession(error);
       throw SdkError.from(error);
     }
+  }
+
+  /**
+   * Validates the options and builds what a session needs: its configuration, transport and
+   * runners. Hooks, triggers and telemetry load only when the agent has them (dynamic imports): a
+   * browser app without them does not download their code (docs/bundle-size.md).
+   */
+  async #prepare(o: AgentOptions): Promise<SessionParts> {
+    const policies = flattenPolicies(o.policies ?? [confirmRunCommand()]);
+    // Subagents' own client tools run here too, declared only in their CustomAgent (upstream).
+    const subagentTools = subagentOnlyTools(o.customSubagents ?? [], o.tools ?? []);
+    const tools = new ToolRunner([...(o.tools ?? []), ...subagentTools]);
+    const logger = o.logger;
+    const hooks = (o.hooks ?? []).length === 0 ? undefined : new (await import("../hooks/hook-runner.js")).HookRunner(o.hooks ?? []);
+    const onError = (error: SdkError): void => logger?.warn(`trigger failed: ${error.message}`);
+    const triggers = (o.triggers ?? []).length === 0 ? undefined : new (await import("../triggers/trigger-runner.js")).TriggerRunner(o.triggers ?? [], logger === undefined ? {} : { onError });
+    // The runtime's defaults (Node: the working directory as workspace, upstream's app data
+    // directory) describe this machine, so they go only to the runtime's own harness: no transport
+    // given, or a factory that starts one. A transport the user points elsewhere (a gateway, a
+    // remote harness) gets what the builder says, and the harness keeps its own defaults.
+    const ownHarness = o.transport === undefined || (typeof o.transport === "function" && o.transport.startsHarness === true);
+    const workspaces = workspacesWith(o.workspaces ?? (ownHarness ? this.#defaults.defaultWorkspaces?.() : undefined), this.#defaults.resolveWorkspace);
+    const appDataDir = o.appDataDir ?? (ownHarness ? this.#defaults.defaultAppDataDir?.() : undefined);
+    const config = buildHarnessConfig({ ...o, ...definedProperties({ workspaces, appDataDir }) }, definedProperties({ tools, hooks, policies, subagentTools: subagentTools.map((tool) => tool.name) }));
+    assertSafety(o, policies, hooks);
+    const transport = this.#transport();
+    const telemetry = o.tracer === undefined ? undefined : new (await import("../connection/session-telemetry.js")).SessionTelemetry(o.tracer, definedProperties({ parentContext: o.traceContext }));
+    return { config, transport, tools, hooks, policies, triggers, telemetry, logger };
   }
 
   #transport(): Transport {
@@ -187,12 +207,12 @@ export class Agent<Output = unknown> {
 export class StartedAgent<Output = unknown> implements AsyncDisposable {
   readonly #connection: HarnessConnection;
   readonly #conversation: Conversation<Output>;
-  readonly #triggers: TriggerRunner;
+  readonly #triggers: TriggerRunner | undefined;
   readonly #telemetry: SessionTelemetry | undefined;
   #stopping: Promise<void> | undefined;
 
   /** @internal Created by {@link Agent.start}. */
-  constructor(connection: HarnessConnection, conversation: Conversation<Output>, triggers: TriggerRunner, telemetry?: SessionTelemetry) {
+  constructor(connection: HarnessConnection, conversation: Conversation<Output>, triggers?: TriggerRunner, telemetry?: SessionTelemetry) {
     this.#connection = connection;
     this.#conversation = conversation;
     this.#triggers = triggers;
@@ -242,7 +262,7 @@ export class StartedAgent<Output = unknown> implements AsyncDisposable {
   stop(options?: CallOptions): Promise<void> {
     this.#stopping ??= (async () => {
       try {
-        await this.#triggers.stop(options);
+        await this.#triggers?.stop(options);
       } finally {
         try {
           await this.#conversation.disconnect(options);
@@ -259,6 +279,18 @@ export class StartedAgent<Output = unknown> implements AsyncDisposable {
   }
 }
 
+/** What {@link Agent}'s `#prepare` builds for a session. */
+interface SessionParts {
+  config: HarnessConfig;
+  transport: Transport;
+  tools: ToolRunner;
+  hooks: HookRunner | undefined;
+  policies: readonly Policy[];
+  triggers: TriggerRunner | undefined;
+  telemetry: SessionTelemetry | undefined;
+  logger: AgentOptions["logger"];
+}
+
 /** Workspaces normalised with the runtime's resolver (upstream `normalize_workspace_paths`). */
 function workspacesWith(workspaces: readonly string[] | undefined, resolve: LocalPathResolver | undefined): readonly string[] | undefined {
   if (workspaces === undefined || resolve === undefined || !Array.isArray(workspaces)) return workspaces;
@@ -269,8 +301,8 @@ function workspacesWith(workspaces: readonly string[] | undefined, resolve: Loca
  * Upstream's safety rule (antigravity-api.md §3.2): write tools enabled with an explicitly empty
  * policy list and no pre-tool hook is refused.
  */
-function assertSafety(options: AgentOptions, policies: readonly Policy[], hooks: HookRunner): void {
-  if (policies.length > 0 || hooks.has("preToolCall")) return;
+function assertSafety(options: AgentOptions, policies: readonly Policy[], hooks: HookRunner | undefined): void {
+  if (policies.length > 0 || hooks?.has("preToolCall") === true) return;
   const active = activeBuiltinTools(options.capabilities);
   const writers = WRITE_TOOLS.filter((tool) => active.has(tool));
   if (writers.length === 0 && (options.mcpServers ?? []).length === 0) return;
@@ -284,13 +316,13 @@ function assertSafety(options: AgentOptions, policies: readonly Policy[], hooks:
  * Decides built-in confirmations (§8): the policies' verdict (ASK_USER asks its handler), then
  * the PRE_TOOL hooks. Nothing matching means accept, as upstream does.
  */
-function confirmWith(policies: readonly Policy[], hooks: HookRunner): ConfirmTool {
+function confirmWith(policies: readonly Policy[], hooks: HookRunner | undefined): ConfirmTool {
   return async (call, step) => {
     const verdict = await evaluatePolicies(policies, call);
     if (verdict.decision === "deny") return false;
     // An ask-user policy without a handler (deferToUser) defers: the turn pauses (docs/continuations.md).
     if (verdict.decision === "ask_user") return verdict.policy?.handler === undefined ? "defer" : await verdict.policy.handler(call);
-    if (!hooks.has("preToolCall")) return true;
+    if (hooks === undefined || !hooks.has("preToolCall")) return true;
     return (await hooks.preToolCall({ ...call, trajectoryId: step.trajectoryId, stepIndex: step.stepIndex })).allow;
   };
 }

@@ -5,7 +5,7 @@ import type { Tool } from "../tools/tool.js";
 import type { CustomAgentSchema, ToolSchema } from "../wire/index.js";
 import { AgentBehavior } from "../wire/wire-enums.gen.js";
 import { activeBuiltinTools, BuiltinTool, harnessSideTools } from "./builtin-tools.js";
-import { systemInstructionsOf, type SystemInstructionsOption } from "./harness-config.js";
+import { systemInstructionsOf, type SystemInstructionsOption } from "./system-instructions.js";
 import { definedProperties } from "../defined-properties.js";
 
 /** How autonomous a subagent is (upstream `types.AgentBehavior`, protocol §19). */

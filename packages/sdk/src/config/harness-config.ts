@@ -6,12 +6,13 @@ import type { Policy } from "../policies/policy.js";
 import type { ToolRunner } from "../tools/tool-runner.js";
 import type { JsonSchema } from "../tools/tool.js";
 import { isStandardSchema, jsonSchemaOf, type StandardSchemaV1 } from "../tools/standard-schema.js";
-import type { HarnessConfigSchema, BudgetConfigSchema, CompactionConfigSchema, HarnessConfig, McpServerConfigSchema, ModelConfigSchema, SystemInstructionsSchema } from "../wire/index.js";
+import type { HarnessConfigSchema, BudgetConfigSchema, CompactionConfigSchema, HarnessConfig, McpServerConfigSchema, ModelConfigSchema } from "../wire/index.js";
 import { AgentBehavior, BudgetConfig_BudgetScope, HarnessConfig_SessionContinuationMode, ModelType } from "../wire/wire-enums.gen.js";
 import { activeBuiltinTools, harnessSideTools, type CapabilitiesOptions } from "./builtin-tools.js";
 import { createMessage } from "../wire/plain-message.js";
 import { assertOptionTypes } from "./option-checks.js";
 import { assertAppDataDir, normalizeWorkspacePath } from "./workspace-path.js";
+import { systemInstructionsOf, type SystemInstructionsOption } from "./system-instructions.js";
 import { customSubagentsConfig, validateSubagents, type SubagentOptions } from "./custom-subagents.js";
 import { geminiOptionsOf, retryConfigOf, vertexEndpointOf, type GeminiModelOptions, type RetryOptions, type VertexOptions } from "./model-options.js";
 import { errorText } from "../error-text.js";
@@ -19,13 +20,6 @@ import { definedProperties } from "../defined-properties.js";
 
 /** The text model used when an API key is given without a model name (upstream default, §5.1). */
 export const DEFAULT_MODEL = "gemini-3.7-flash";
-
-/**
- * System instructions: a string is appended to the harness's own prompt (section
- * `user_system_instructions`); `{ custom }` replaces it; `{ sections }` appends titled sections,
- * optionally with a custom identity (protocol §5.1).
- */
-export type SystemInstructionsOption = string | { custom: string } | { identity?: string; sections: readonly { title: string; content: string }[] };
 
 /** How to treat `conversationId` (protocol §5.1): resume it, resume or create, or create only. */
 export type SessionContinuationMode = "resume" | "createOrResume" | "createOnly";
@@ -202,22 +196,6 @@ function appDataDirOf(appDataDir: string): string {
 
 function invalid(message: string): never {
   throw new SdkError(ErrorCode.InvalidArgument, message);
-}
-
-/** `SystemInstructions` of an option (upstream `to_system_instructions_proto`), also for subagents. */
-export function systemInstructionsOf(option: SystemInstructionsOption | undefined): MessageInitShape<typeof SystemInstructionsSchema> | undefined {
-  if (option === undefined) return undefined;
-  if (typeof option === "string") {
-    if (option.trim() === "") return undefined;
-    return { type: { case: "appended", value: { appendedSections: [{ title: "user_system_instructions", content: option }] } } };
-  }
-  if ("custom" in option) return { type: { case: "custom", value: { part: [{ part: { case: "text", value: option.custom } }] } } };
-  return {
-    type: {
-      case: "appended",
-      value: { ...definedProperties({ customIdentity: option.identity }), appendedSections: option.sections.map((s) => ({ title: s.title, content: s.content })) },
-    },
-  };
 }
 
 function responseSchemaOf(schema: JsonSchema | string | StandardSchemaV1 | undefined, jsonSchema: JsonSchema | undefined): string {

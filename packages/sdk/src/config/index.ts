@@ -13,8 +13,8 @@ export {
   type HarnessConfigOptions,
   type HarnessConfigRunners,
   type SessionContinuationMode,
-  type SystemInstructionsOption,
 } from "./harness-config.js";
+export type { SystemInstructionsOption } from "./system-instructions.js";
 export {
   THINKING_LEVELS,
   type GeminiModelOptions,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { allow, buildHarnessConfig, defineTool, ErrorCode, HookRunner, normalizeWorkspacePath, ToolRunner, type Tool } from "../index.js";
+import { HookRunner, ToolRunner } from "../connection/index.js";
+import { allow, buildHarnessConfig, defineTool, ErrorCode, normalizeWorkspacePath, type Tool } from "../index.js";
 import { toUserInput } from "../connection/user-input.js";
 
 // Issue 10 items 11 and 13 in the core: workspace URIs normalised, appDataDir absolute, and the

@@ -4,7 +4,6 @@ import { ErrorCode, SdkError } from "../errors.js";
 import { StepType } from "../step.js";
 import type { ChatResponse } from "./chat-response.js";
 import type { Step, StreamChunk, UsageMetadata } from "../step.js";
-import { continuationOf } from "./paused-turn.js";
 import { eventMapper, type ChatEvent } from "./chat-events.js";
 import { stepToChunks } from "./chunks.js";
 import { serverSentEvents } from "./server-sent-events.js";
@@ -116,6 +115,8 @@ export class ChatStream<Output = unknown> implements AsyncIterable<StreamChunk> 
       const paused = turn.outcome?.awaitingConfirmation;
       const pump = this.#pump;
       if (paused !== undefined && pump !== undefined) {
+        // Loaded when a turn pauses (a dynamic import): an app that never defers does not download it.
+        const { continuationOf } = await import("./paused-turn.js");
         response.awaitingConfirmation = await continuationOf({
           paused,
           turnIndex: pump.index,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_COMPACTION_SUMMARY, HookRunner, type CompactionEvent, type Hook, type HookToolCall, type HookToolError, type HookToolResult } from "../index.js";
+import { DEFAULT_COMPACTION_SUMMARY, HookRunner } from "../connection/index.js";
+import type { CompactionEvent, Hook, HookToolCall, HookToolError, HookToolResult } from "../index.js";
 import { decodeOutputEvent, PreToolResult_Decision, type CallHookRequest } from "../wire/index.js";
 
 // Issue 10 items 8 and 10, mirroring upstream's hook_router_test.py (google-antigravity/

@@ -1,6 +1,6 @@
 /**
- * Lifecycle hooks: the `Hook` interface and the `HookRunner` that answers the harness's
- * `callHookRequest`s (protocol §10).
+ * Lifecycle hooks: the `Hook` interface and its contexts (protocol §10). The `HookRunner` that
+ * answers the harness's `callHookRequest`s is in `@antigravity-ts/sdk/connection`.
  * @module
  */
 export type {
@@ -18,4 +18,3 @@ export type {
   StopResult,
 } from "./hook.js";
 export { HookContext, HookContexts, type HookScope, type HookState } from "./hook-context.js";
-export { DEFAULT_COMPACTION_SUMMARY, HookRunner, type PreToolOutcome } from "./hook-runner.js";

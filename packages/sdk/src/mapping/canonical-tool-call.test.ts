@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { decidePolicyRequest, deny, HookRunner, type ToolCall } from "../index.js";
+import { HookRunner } from "../connection/index.js";
+import { decidePolicyRequest, deny, type ToolCall } from "../index.js";
 import { stepUpdateFromJson } from "@antigravity-ts/test-kit";
 import { decodeOutputEvent, PolicyEvaluationOutcome, type PolicyDecisionRequest } from "../wire/index.js";
 import { canonicalToolCall, sdkToolName, toolCallFromPreToolArgs } from "./canonical-tool-call.js";

@@ -1,6 +1,6 @@
 /**
- * Client tools: the `Tool` interface, `defineTool`, and the `ToolRunner` that declares tools to
- * the harness and answers its `toolCall`s (protocol §7).
+ * Client tools: the `Tool` interface and `defineTool` (protocol §7). The `ToolRunner` that declares
+ * tools to the harness and answers its `toolCall`s is in `@antigravity-ts/sdk/connection`.
  * @module
  */
 export {
@@ -16,7 +16,6 @@ export {
   type SchemaInput,
   type SchemaOutput,
 } from "./tool.js";
-export { ToolRunner, toToolResponse, type ClientToolResult } from "./tool-runner.js";
 export { toolResultValue, type JsonValue, type ToolMedia, type ToolResultValue } from "./tool-result-value.js";
 export type { StandardSchemaV1 } from "./standard-schema.js";
-export type { JsonSchemaType } from "./json-schema-type.js";
+export type { IsLiteralJsonSchema, JsonSchemaType } from "./json-schema-type.js";

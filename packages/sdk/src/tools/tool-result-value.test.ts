@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { defineTool, ErrorCode, toolResultValue, ToolRunner, toToolResponse, type ToolContext } from "../index.js";
+import { ToolRunner, toToolResponse } from "../connection/index.js";
+import { defineTool, ErrorCode, toolResultValue, type ToolContext } from "../index.js";
 
 // Issue 10 item 12: tool results JSON cannot represent are converted as upstream converts them
 // (event_processor.tool_result_to_dict: pydantic's JSON mode) instead of silently lost, and media

@@ -4,7 +4,8 @@ import type { Duplex } from "node:stream";
 import { afterEach, describe, expect, it } from "vitest";
 import { WebSocketServer, type WebSocket } from "ws";
 import { silentTcpServer } from "@antigravity-ts/test-kit";
-import { ErrorCode, SdkError, WebSocketTransport, createHarnessConnection, type WebSocketLike } from "../index.js";
+import { createHarnessConnection } from "../connection/index.js";
+import { ErrorCode, SdkError, WebSocketTransport, type WebSocketLike } from "../index.js";
 
 // Issue 12 item 3: a peer that never answers cannot hang a connect; refusals say what to fix.
 // The core's own adapter here; what only `ws` tells (the upgrade stage, a refusal's body) is

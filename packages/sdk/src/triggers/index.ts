@@ -3,6 +3,5 @@
  * @module
  */
 export type { SendTriggerOptions, Trigger, TriggerContext, TriggerDelivery } from "./trigger.js";
-export { TriggerRunner, type TriggerRunnerOptions } from "./trigger-runner.js";
 export { every, type EveryOptions, type TriggerMessage } from "./every.js";
 export { FileChangeBatcher, type FileChange, type FileChangeBatcherOptions, type FileChangeKind } from "./file-changes.js";
