@@ -99,6 +99,25 @@ describe("Agent", () => {
     const unsafe = Agent.builder().transport(counting).policies().build();
     await expect(unsafe.start()).rejects.toMatchObject({ code: ErrorCode.InvalidArgument, message: expect.stringContaining("without a safety policy") });
     expect(connects).toBe(0);
+    // Options refused before connecting leave the agent startable: the same refusal again, not FailedPrecondition.
+    await expect(unsafe.start()).rejects.toMatchObject({ code: ErrorCode.InvalidArgument });
+  });
+
+  it("refuses a second start() while the first one runs, and connects once", async () => {
+    let connects = 0;
+    const t = createFakeHarnessTransport(async (harness) => {
+      connects++;
+      await harness.readInit();
+      harness.respondInit({ cascadeId: T });
+      await harness.closedBySdk();
+    });
+    transport = t;
+    // Hooks and triggers load while start() runs (dynamic imports): the second call must not slip in then.
+    const agent = Agent.builder().transport(t).hook({ preToolCall: () => undefined }).allowAll().build();
+    const first = agent.start({ timeoutMs: 5_000 });
+    await expect(agent.start()).rejects.toMatchObject({ code: ErrorCode.FailedPrecondition });
+    await (await first).stop();
+    expect(connects).toBe(1);
   });
 
   it("leaves nothing behind when start fails, and can be started again", async () => {
