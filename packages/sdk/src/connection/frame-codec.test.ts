@@ -71,6 +71,21 @@ describe("encodeInputFrame and encodeInitFrame", () => {
     });
     expect(encodeInitFrame(config)).toBe(encodeInitializeConversationEvent(create(InitializeConversationEventSchema, { config })));
   });
+
+  it("write every shape of toolResponse as encodeInputEvent(create()) writes it", () => {
+    const answers = [
+      { id: 'c "1" \\ é 😀\n', responseJson: '{"text":"a \\"quote\\" 😀\\n"}' },
+      { id: "", responseJson: "{}" },
+      { id: "c2", responseJson: "" },
+      { id: "c3", errorMessage: "boom" },
+      { id: "c4", responseJson: '{"result":"Returned 1 media attachment(s)."}', supplementalMedia: [{ mimeType: "image/png", data: new Uint8Array([1, 2]) }] },
+      { id: "c5", responseJson: "{}", supplementalMedia: [] },
+    ];
+    for (const value of answers) {
+      const event = { event: { case: "toolResponse" as const, value } };
+      expect(encodeInputFrame(event), JSON.stringify(value)).toBe(encodeInputEvent(create(InputEventSchema, event)));
+    }
+  });
 });
 
 // The harness's half (the reference harness imports these through /internal).

@@ -22,6 +22,13 @@ let fullDecoder: Promise<FullDecoder> | undefined;
 
 /** An SDK frame after the first (§4): the JSON of an InputEvent. */
 export function encodeInputFrame(event: MessageInitShape<typeof InputEventSchema>): string {
+  const answer = event.event?.case === "toolResponse" ? event.event.value : undefined;
+  // A client tool's usual answer (§7), an id and JSON, written as writeJson writes it without walking the plan.
+  if (answer !== undefined && answer.supplementalMedia == null && answer.errorMessage == null && answer.response == null) {
+    const { id, responseJson } = answer;
+    if (typeof id === "string" && id !== "" && typeof responseJson === "string" && responseJson !== "")
+      return `{"toolResponse":{"id":${JSON.stringify(id)},"responseJson":${JSON.stringify(responseJson)}}}`;
+  }
   return JSON.stringify(writeJson("antigravity.localharness.InputEvent", event));
 }
 

@@ -68,9 +68,7 @@ export class HarnessRequests {
     const call: ToolCall = canonicalToolCall({ id, name: wire.name ?? "", args }, "arguments");
     // §18: synthetic steps from 50,000, one index per call, shared by its ACTIVE and final step.
     const where = { stepIndex: this.#nextSyntheticIndex++, trajectoryId: this.#context.mainTrajectory(), cascadeId: this.#context.conversationId() };
-    turn.push(activeToolStep(call, where));
-    this.#spawn(`tool ${call.name}`, key, async () => {
-      const result = await this.#runTool({ id, name: wire.name ?? "", args }, turn);
+    const answer = (result: ClientToolResult): void => {
       // The harness waits for the answer; the finished step is for local readers, so it goes second.
       try {
         this.sendToolResult(result);
@@ -78,7 +76,14 @@ export class HarnessRequests {
         // A result after the turn is over reached no one: the turn closed the call as "(cancelled)".
         if (!turn.settled) turn.push(finishedToolStep(call, result, where));
       }
+    };
+    // Spawned before the ACTIVE step wakes the turn's readers: a tool that answers at once is
+    // answered before they run (its steps still reach them in order, ACTIVE first).
+    this.#spawn(`tool ${call.name}`, key, () => {
+      const result = this.#runTool({ id, name: wire.name ?? "", args }, turn);
+      return result instanceof Promise ? result.then(answer) : answer(result);
     });
+    turn.push(activeToolStep(call, where));
   }
 
   /** §10: answers a `callHookRequest` (emptyResult when there are no hooks). */
@@ -183,7 +188,8 @@ export class HarnessRequests {
     this.#context.send({ event: { case: "questionResponse", value } });
   }
 
-  async #runTool(call: ToolCall, turn: Turn): Promise<ClientToolResult> {
+  /** Runs a client tool call; the result comes back at once when the tool answers at once (no telemetry). */
+  #runTool(call: ToolCall, turn: Turn): ClientToolResult | Promise<ClientToolResult> {
     const tools = this.#context.options.tools;
     if (tools === undefined) return { id: call.id, name: call.name, error: `No tool registered with name ${call.name}` };
     const context = new ToolCallContext({
@@ -194,13 +200,17 @@ export class HarnessRequests {
       sessionSignal: this.#context.sessionSignal,
       turnSignal: turn.signal,
     });
+    const done = (result: ClientToolResult): ClientToolResult => {
+      context.finish();
+      return result;
+    };
+    const failed = (error: unknown): ClientToolResult => done({ id: call.id, name: call.name, error: `Internal SDK error: ${errorText(error)}` });
     try {
       const telemetry = this.#context.options.telemetry;
-      return await (telemetry === undefined ? tools.run(call, context) : telemetry.executeTool(call, turn, () => tools.run(call, context)));
+      const result = telemetry === undefined ? tools.runNow(call, context) : telemetry.executeTool(call, turn, () => tools.run(call, context));
+      return result instanceof Promise ? result.then(done, failed) : done(result);
     } catch (error) {
-      return { id: call.id, name: call.name, error: `Internal SDK error: ${errorText(error)}` };
-    } finally {
-      context.finish();
+      return failed(error);
     }
   }
 
@@ -238,15 +248,16 @@ export class HarnessRequests {
    * Runs `task` detached from the reader; a failure (e.g. the connection closed) is reported, not
    * thrown. Releases `key` (from {@link #begin}) when the task is over.
    */
-  #spawn(what: string, key: string | undefined, task: () => Promise<void>): void {
+  #spawn(what: string, key: string | undefined, task: () => void | Promise<void>): void {
     void this.#detached(what, key, task);
   }
 
-  /** {@link #spawn}'s task: one async frame instead of a then/catch/finally chain of promises. */
-  async #detached(what: string, key: string | undefined, task: () => Promise<void>): Promise<void> {
+  /** {@link #spawn}'s task: one async frame instead of a then/catch/finally chain of promises; a task done at once costs no further turn. */
+  async #detached(what: string, key: string | undefined, task: () => void | Promise<void>): Promise<void> {
     try {
       await undefined; // the task starts after the reader's current frame, never inside it
-      await task();
+      const running = task();
+      if (running !== undefined) await running;
     } catch (error) {
       if (!this.#context.sessionSignal.aborted) this.#context.warn(`could not answer a ${what} request: ${SdkError.from(error).message}`);
     } finally {

@@ -60,29 +60,49 @@ export class ToolRunner {
    * ({@link toolResultValue}), with the media it held in `media`.
    */
   async run(call: ToolCall, context: ToolContext): Promise<ClientToolResult> {
+    return this.runNow(call, context);
+  }
+
+  /**
+   * @internal {@link run} without the promise when the tool answers at once (returns a value that
+   * is not a promise): the connection then sends the answer in the same turn of the event loop.
+   */
+  runNow(call: ToolCall, context: ToolContext): ClientToolResult | Promise<ClientToolResult> {
     const tool = this.#tools.get(call.name);
     if (tool === undefined) return { id: call.id, name: call.name, error: `No tool registered with name ${call.name}` };
     let value: unknown;
     try {
       value = tool.call(call.args, context);
-      // Awaited only when it is a promise (or thenable): a tool that answers at once costs no extra turn.
-      if (isThenable(value)) value = await value;
     } catch (error) {
-      return { id: call.id, name: call.name, error: errorText(error) };
+      return failed(call, error);
     }
-    try {
-      const { json, media } = toolResultValue(value);
-      const result: ClientToolResult = media.length === 0 ? { id: call.id, name: call.name, result: json } : { id: call.id, name: call.name, result: json, media };
-      converted.add(result);
-      return result;
-    } catch (error) {
-      return { id: call.id, name: call.name, error: `Tool ${call.name} returned a value that is not JSON: ${errorText(error)}` };
-    }
+    return isThenable(value)
+      ? Promise.resolve(value).then(
+          (awaited) => converted(call, awaited),
+          (error: unknown) => failed(call, error),
+        )
+      : converted(call, value);
+  }
+}
+
+function failed(call: ToolCall, error: unknown): ClientToolResult {
+  return { id: call.id, name: call.name, error: errorText(error) };
+}
+
+/** A tool's value as {@link ToolRunner.run}'s result: converted to JSON, media apart, marked as converted. */
+function converted(call: ToolCall, value: unknown): ClientToolResult {
+  try {
+    const { json, media } = toolResultValue(value);
+    const result: ClientToolResult = media.length === 0 ? { id: call.id, name: call.name, result: json } : { id: call.id, name: call.name, result: json, media };
+    convertedResults.add(result);
+    return result;
+  } catch (error) {
+    return { id: call.id, name: call.name, error: `Tool ${call.name} returned a value that is not JSON: ${errorText(error)}` };
   }
 }
 
 /** Results made by {@link ToolRunner.run}: already converted, so {@link toToolResponse} does not walk them again. */
-const converted = new WeakSet<ClientToolResult>();
+const convertedResults = new WeakSet<ClientToolResult>();
 
 /**
  * The `toolResponse` for a result (protocol §7, upstream `_send_tool_results`): `errorMessage`
@@ -93,7 +113,7 @@ const converted = new WeakSet<ClientToolResult>();
 export function toToolResponse(result: ClientToolResult): MessageInitShape<typeof ToolResponseSchema> {
   if (result.error !== undefined) return { id: result.id, errorMessage: result.error };
   let value: ReturnType<typeof toolResultValue>;
-  if (converted.has(result)) {
+  if (convertedResults.has(result)) {
     value = { json: result.result as JsonValue, media: [] }; // ToolRunner.run's own result: JSON already, its media in `media`
   } else {
     try {

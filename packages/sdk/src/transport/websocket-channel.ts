@@ -46,7 +46,7 @@ export class WebSocketChannel implements Channel {
     this.#options = options;
     socket.binaryType = "arraybuffer";
     socket.addEventListener("message", (event) => {
-      this.#answer();
+      if (!this.#answered) this.#answer();
       this.#queue.push(frameText(event.data));
     });
     socket.addEventListener("error", () => {

@@ -110,24 +110,25 @@ export class AsyncQueue<T> implements AsyncIterable<T> {
     if (this.#waiter !== undefined) {
       return Promise.reject(new SdkError(ErrorCode.FailedPrecondition, "AsyncQueue has a single consumer: wait for the pending read before reading again"));
     }
-    if (signal?.aborted) return Promise.reject(abortError(signal));
+    if (signal === undefined) return new Promise((resolve, reject) => (this.#waiter = { resolve, reject })); // nothing to detach: the common read costs one promise
+    if (signal.aborted) return Promise.reject(abortError(signal));
     return new Promise((resolve, reject) => {
       const onAbort = (): void => {
         if (this.#waiter === waiter) this.#waiter = undefined;
-        reject(abortError(signal as AbortSignal));
+        reject(abortError(signal));
       };
       const waiter: Waiter<T> = {
         resolve: (result) => {
-          signal?.removeEventListener("abort", onAbort);
+          signal.removeEventListener("abort", onAbort);
           resolve(result);
         },
         reject: (error) => {
-          signal?.removeEventListener("abort", onAbort);
+          signal.removeEventListener("abort", onAbort);
           reject(error);
         },
       };
       this.#waiter = waiter;
-      signal?.addEventListener("abort", onAbort, { once: true });
+      signal.addEventListener("abort", onAbort, { once: true });
     });
   }
 
