@@ -148,20 +148,43 @@ function bundledEntries(dir, bundled) {
 }
 
 /**
- * One chunk per source module of the SDK (rollup's default merges modules that the same entries
- * reach into one chunk): an app's bundler then drops, or loads lazily, each module on its own. A
- * module that `Agent` imports only when an agent uses it (hooks, triggers, telemetry, a paused
- * turn's continuation) would otherwise share a chunk with code every app loads at start
- * (docs/bundle-size.md). The generated schema stays one chunk: it loads whole or not at all.
+ * The SDK's chunks. Everything the root entry reaches through static imports is one `core` chunk,
+ * which an app's bundler tree-shakes; the code `Agent` loads only when an agent uses it (hooks,
+ * triggers, telemetry, continuations, `resume()`) gets chunks of its own, and rollup places the
+ * rest (the generated schema of the lazy full decoder, `/wire`, `/testing`, `/storage`). Rollup's
+ * default merged modules that different entries reach, which put lazily loaded code into a chunk
+ * every app loads at start (a bundler cannot split a file); one chunk per module avoids that too
+ * but makes Node read ~120 files to import the SDK (about 50 ms more). docs/bundle-size.md.
  */
-function moduleChunks(dir) {
+const SDK_LAZY_CHUNKS = {
+  hooks: ["hooks/hook-runner.ts", "hooks/validate-hook.ts"],
+  triggers: ["triggers/trigger-runner.ts"],
+  telemetry: ["connection/session-telemetry.ts", "telemetry/otel-shapes.ts"],
+  continuation: ["continuation/", "conversation/paused-turn.ts"],
+  resume: ["agent/resume.ts"],
+};
+
+function sdkChunks(dir) {
   const sources = `${process.cwd()}/${dir}/src/`;
-  return (id) => {
+  const lazyGroupOf = (path) => Object.entries(SDK_LAZY_CHUNKS).find(([, members]) => members.some((m) => (m.endsWith("/") ? path.startsWith(m) : path === m)))?.[0];
+  let core;
+  return (id, { getModuleInfo }) => {
     if (!id.startsWith(sources)) return undefined;
     const path = id.slice(sources.length);
-    if (path.startsWith("gen/")) return "gen";
-    // Barrels only re-export: they stay with the entry that imports them (no empty chunks).
-    return path.endsWith("/index.ts") ? undefined : path.replace(/\.ts$/, "").replaceAll("/", "-");
+    const lazy = lazyGroupOf(path);
+    if (lazy !== undefined) return lazy;
+    if (core === undefined) {
+      // The root entry's static import closure, stopping at the lazily loaded groups.
+      core = new Set();
+      const pending = [`${sources}index.ts`];
+      while (pending.length > 0) {
+        const next = pending.pop();
+        if (core.has(next) || !next.startsWith(sources) || lazyGroupOf(next.slice(sources.length)) !== undefined) continue;
+        core.add(next);
+        pending.push(...(getModuleInfo(next)?.importedIds ?? []));
+      }
+    }
+    return core.has(id) && !path.endsWith("index.ts") ? "core" : undefined;
   };
 }
 
@@ -198,7 +221,7 @@ const packageConfigs = Object.entries(packages)
           chunkFileNames: "chunks/[name]-[hash].js",
           sourcemap: true,
           generatedCode: "es2015",
-          ...(name === "sdk" ? { manualChunks: moduleChunks(dir) } : {}),
+          ...(name === "sdk" ? { manualChunks: sdkChunks(dir) } : {}),
         },
         plugins: [workerUrls(), esbuild({ target: "es2022", tsconfig: `${dir}/tsconfig.json`, sourceMap: true }), ...(bundledInput.length > 0 ? [bundledEntries(dir, bundledInput)] : [])],
       },

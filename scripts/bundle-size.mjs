@@ -18,14 +18,14 @@ import { bundleForBrowser, forbiddenReach, repoRoot } from "./bundle-for-browser
  * `Agent` + `WebSocketTransport` is issue 14's measure. Before the schema-free wire plan it was
  * 74.3 KB (about 39 KB of it the schema and the runtime); with them out of the start-up graph it
  * was 46.7 KB; with hooks, triggers, telemetry and continuations loaded only by an agent that has
- * them, and the sdk's dist one chunk per module, 42.4 KB. The budget is what the code meets plus a
+ * them, and the sdk's dist chunked so that code stays out of the start-up chunk, 40.6 KB. The budget is what the code meets plus a
  * small margin, not yet the issue's 30 KB: what remains is the SDK's core (harness connection and
  * turns, conversation, config, wire plan; `--modules` lists it; docs/bundle-size.md says what
  * would shrink it). Everything the root exports keeps a separate, larger budget because it adds
  * modules an app pulls only when it uses them (in-memory transport, transcript, stores).
  */
-const AGENT_BUDGET_GZIP = 43 * 1024;
-const EVERYTHING_BUDGET_GZIP = 48 * 1024;
+const AGENT_BUDGET_GZIP = 41.5 * 1024;
+const EVERYTHING_BUDGET_GZIP = 47 * 1024;
 
 /** What is measured: a label, the runtime whose conditions apply, the module a user would write, its budget. */
 const entries = [
@@ -144,9 +144,11 @@ if (write) {
     "  `agent.resume()` when it resumes.",
     "",
     "The root exports their types, and `@antigravity-ts/node` re-exports everything. The SDK's",
-    "`dist/` keeps one chunk per source module (`rollup.config.mjs`, `moduleChunks`) so an app's",
-    "bundler can drop or defer each on its own; Rollup's default merged modules that the same entries",
-    "reach, which put lazily loaded code back into the start-up chunk.",
+    "`dist/` puts what the root reaches statically into one `core` chunk and each of those features",
+    "into a chunk of its own (`rollup.config.mjs`, `sdkChunks`): Rollup's default chunking merged",
+    "modules that several entries reach, which put the lazily loaded code back into the start-up",
+    "chunk. One chunk per module would do as well for bundlers (42.4 KB) but made Node read about",
+    "120 files to import the SDK (100 ms instead of 53 ms).",
     "",
     "What remains at start is the core every session runs (`--modules` lists it): the harness",
     "connection and its turn tracking, the conversation and its snapshots (`Conversation.restore` is",
