@@ -68,22 +68,26 @@ export class HarnessRequests {
     const call: ToolCall = canonicalToolCall({ id, name: wire.name ?? "", args }, "arguments");
     // §18: synthetic steps from 50,000, one index per call, shared by its ACTIVE and final step.
     const where = { stepIndex: this.#nextSyntheticIndex++, trajectoryId: this.#context.mainTrajectory(), cascadeId: this.#context.conversationId() };
-    const answer = (result: ClientToolResult): void => {
-      // The harness waits for the answer; the finished step is for local readers, so it goes second.
+    const answer = (result: ClientToolResult, started: boolean): void => {
+      // The harness waits for the answer; the steps are for local readers, so they go second.
       try {
         this.sendToolResult(result);
       } finally {
         // A result after the turn is over reached no one: the turn closed the call as "(cancelled)".
-        if (!turn.settled) turn.push(finishedToolStep(call, result, where));
+        if (!turn.settled) {
+          if (!started) turn.push(activeToolStep(call, where));
+          turn.push(finishedToolStep(call, result, where));
+        }
       }
     };
-    // Spawned before the ACTIVE step wakes the turn's readers: a tool that answers at once is
-    // answered before they run (its steps still reach them in order, ACTIVE first).
     this.#spawn(`tool ${call.name}`, key, () => {
       const result = this.#runTool({ id, name: wire.name ?? "", args }, turn);
-      return result instanceof Promise ? result.then(answer) : answer(result);
+      // A tool that answered at once is answered first, then its ACTIVE and final steps go into the
+      // turn together; one still running shows its ACTIVE step while readers wait for the result.
+      if (!(result instanceof Promise)) return answer(result, false);
+      turn.push(activeToolStep(call, where));
+      return result.then((done) => answer(done, true));
     });
-    turn.push(activeToolStep(call, where));
   }
 
   /** §10: answers a `callHookRequest` (emptyResult when there are no hooks). */

@@ -73,32 +73,46 @@ function convert(value: unknown, path: string, ancestors: object[], media: ToolM
     media.push(object.media);
     return MEDIA;
   }
-  const inner = [...ancestors, object];
-  const child = (item: unknown, at: string): Converted => convert(item, at, inner, media);
-  if (object instanceof Uint8Array) return bytesText(object);
-  if (object instanceof ArrayBuffer) return bytesText(new Uint8Array(object));
-  if (object instanceof DataView) return bytesText(new Uint8Array(object.buffer, object.byteOffset, object.byteLength));
-  if (ArrayBuffer.isView(object)) return Array.from(object as unknown as ArrayLike<unknown>, (item, i) => child(item, `${path}[${i}]`));
+  // One stack of the objects being converted (a refusal ends the whole conversion, so no pop is owed then).
+  ancestors.push(object);
+  const out = convertObject(object, path, ancestors, media);
+  ancestors.pop();
+  return out;
+}
+
+function convertObject(object: object, path: string, ancestors: object[], media: ToolMedia[]): Converted {
+  const child = (item: unknown, at: string): Converted => convert(item, at, ancestors, media);
   if (Array.isArray(object)) return Array.from(object, (item: unknown, i) => child(item, `${path}[${i}]`));
-  if (object instanceof Set) return Array.from(object, (item: unknown, i) => child(item, `${path}[${i}]`));
-  if (object instanceof Map) {
-    const out: Record<string, Converted> = {};
-    for (const [key, item] of object) {
-      const name = mapKey(key, path, inner, media);
-      out[name] = child(item, `${path}[${JSON.stringify(name)}]`);
+  // A plain object, the usual result, is none of the built-in types checked here: it skips their checks.
+  const prototype: unknown = Object.getPrototypeOf(object);
+  const plain = prototype === Object.prototype || prototype === null;
+  if (!plain) {
+    if (object instanceof Uint8Array) return bytesText(object);
+    if (object instanceof ArrayBuffer) return bytesText(new Uint8Array(object));
+    if (object instanceof DataView) return bytesText(new Uint8Array(object.buffer, object.byteOffset, object.byteLength));
+    if (ArrayBuffer.isView(object)) return Array.from(object as unknown as ArrayLike<unknown>, (item, i) => child(item, `${path}[${i}]`));
+    if (object instanceof Set) return Array.from(object, (item: unknown, i) => child(item, `${path}[${i}]`));
+    if (object instanceof Map) {
+      const out: Record<string, Converted> = {};
+      for (const [key, item] of object) {
+        const name = mapKey(key, path, ancestors, media);
+        out[name] = child(item, `${path}[${JSON.stringify(name)}]`);
+      }
+      return out;
     }
-    return out;
   }
   if (typeof (object as { then?: unknown }).then === "function") throw refuse(path, "a promise (await it before returning)");
-  if (object instanceof RegExp) return object.source;
-  if (object instanceof Boolean || object instanceof Number || object instanceof String) return child(object.valueOf(), path);
+  if (!plain) {
+    if (object instanceof RegExp) return object.source;
+    if (object instanceof Boolean || object instanceof Number || object instanceof String) return child(object.valueOf(), path);
+  }
   if (typeof (object as { toJSON?: unknown }).toJSON === "function") return child((object as { toJSON(key: string): unknown }).toJSON(""), path);
   const out: Record<string, Converted> = {};
-  if (object instanceof Error) {
+  if (!plain && object instanceof Error) {
     out["name"] = object.name;
     out["message"] = object.message;
   }
-  for (const [key, item] of Object.entries(object)) out[key] = child(item, `${path}.${key}`);
+  for (const key of Object.keys(object)) out[key] = child((object as Record<string, unknown>)[key], `${path}.${key}`);
   return out;
 }
 
