@@ -15,8 +15,9 @@ const TYPICAL_INIT_FRAME = JSON.stringify({
 });
 
 /**
- * Decodes one typical init frame and encodes one init response, on no session, once the harness
- * waits for its first client (after the stdio handshake reply, or once listening). The frame codec
+ * Reads the clock output frames are stamped with, decodes one typical init frame and encodes one
+ * init response, on no session, once the harness waits for its first client (after the stdio
+ * handshake reply, or once listening). The frame codec
  * builds its per-type plans and V8 compiles it on first use: measured 5–20 ms on a loaded 2-core
  * machine for the first real init frame, 0.1–0.2 ms after this. Done here, that time falls while
  * the client opens its WebSocket (or, for a prewarmed harness, long before `start()`), not
@@ -25,6 +26,8 @@ const TYPICAL_INIT_FRAME = JSON.stringify({
 export function warmSessionCodec(): void {
   setImmediate(() => {
     Promise.resolve()
+      // Node's global `performance` loads node:perf_hooks on first use (1–2 ms measured); every output frame is stamped with it.
+      .then(() => performance.now())
       .then(() => decodeInitFrame(TYPICAL_INIT_FRAME))
       .then(() =>
         encodeOutputFrame({ seqNum: 1n, timestampMicros: 0n, event: { case: "initializeConversationResponse", value: { cascadeId: "", history: [], cumulativeUsage: {}, trajectoryUsage: [] } } }),

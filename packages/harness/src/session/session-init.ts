@@ -74,7 +74,9 @@ export async function initializeSession(frame: string, deps: SessionDependencies
   }
   const mode = config.sessionContinuationMode ?? ContinuationMode.SESSION_CONTINUATION_MODE_UNSPECIFIED;
   let cascadeId = config.cascadeId ?? "";
-  if (cascadeId === "") {
+  // A random UUID made here names no stored session, so storage is not read for it (a file store's read is a round trip of the thread pool before the init response).
+  const generated = cascadeId === "";
+  if (generated) {
     if (mode === ContinuationMode.RESUME) throw new SessionInitError(CloseCode.policy, "sessionContinuationMode RESUME needs the cascadeId of the session to resume");
     cascadeId = randomUUID();
   } else if (!CASCADE_ID_PATTERN.test(cascadeId)) {
@@ -89,7 +91,7 @@ export async function initializeSession(frame: string, deps: SessionDependencies
   try {
     let stored;
     try {
-      stored = await deps.store.load(cascadeId);
+      stored = generated ? undefined : await deps.store.load(cascadeId);
     } catch (error) {
       throw new SessionInitError(CloseCode.internal, error instanceof StorageError ? error.message : `storage failed: ${(error as Error).message}`);
     }
