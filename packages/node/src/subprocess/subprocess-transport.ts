@@ -132,19 +132,23 @@ export class SubprocessTransport implements Transport {
   /** Phase 1 (protocol §2–§3): binary, storage, spawn, handshake. Nothing is left behind when it rejects. */
   async #start(signal: AbortSignal): Promise<StartedHarness> {
     let harness: HarnessProcess | undefined;
-    let storage: { path: string; owned: boolean } | undefined;
+    let pendingStorage: Promise<Storage> | undefined;
     try {
       throwIfAborted(signal);
       const binary = this.resolveBinary();
       const userEnv = this.#options.env ?? {};
-      if (this.#options.saveDir === undefined) void removeStaleTemporaryStorage();
-      storage = this.#options.saveDir === undefined ? { path: await createTemporaryStorage(), owned: true } : { path: this.#options.saveDir, owned: false };
+      const { saveDir } = this.#options;
+      if (saveDir === undefined) void removeStaleTemporaryStorage();
+      // Made while the harness boots (its path goes in the InputConfig, written after the spawn).
+      pendingStorage = saveDir === undefined ? createTemporaryStorage().then((path) => ({ path, owned: true })) : Promise.resolve({ path: saveDir, owned: false });
+      pendingStorage.catch(() => {}); // a failure is thrown by the await below, or cleaned up after a failed spawn
       harness = await HarnessProcess.spawn(binary, {
         env: { ...process.env, ...userEnv },
         cwd: this.#options.cwd,
         stderrTailLines: this.#options.stderrTailLines,
         onStderr: this.#options.onStderr,
       });
+      const storage = await pendingStorage;
       const input = create(InputConfigSchema, { storageDirectory: storage.path, clientInfo: this.#clientInfo(), env: { ...userEnv } });
       // While the harness boots: `connect()` and a prewarmed `start()` then open their socket without this cost.
       warmHostCheck();
@@ -158,7 +162,8 @@ export class SubprocessTransport implements Transport {
       }
     } catch (error) {
       await harness?.kill();
-      if (storage?.owned === true) await rm(storage.path, { recursive: true, force: true }).catch(() => {});
+      const made = await pendingStorage?.catch(() => undefined);
+      if (made?.owned === true) await rm(made.path, { recursive: true, force: true }).catch(() => {});
       throw SdkError.from(error, ErrorCode.Unavailable);
     }
   }
@@ -231,11 +236,17 @@ export class SubprocessTransport implements Transport {
   }
 }
 
+/** The `storage_directory` of a harness, and whether it is a temporary one of ours (removed on close). */
+interface Storage {
+  path: string;
+  owned: boolean;
+}
+
 /** A spawned harness past its handshake: what `connect()` and a prewarmed harness open the socket to. */
 interface StartedHarness {
   harness: HarnessProcess;
   endpoint: HarnessEndpoint;
-  storage: { path: string; owned: boolean };
+  storage: Storage;
 }
 
 /** Kills a started harness and removes its temporary storage. */
