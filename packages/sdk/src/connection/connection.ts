@@ -46,6 +46,13 @@ export interface Connection {
    */
   onClosed?(listener: (reason: SdkError) => void): void;
   /**
+   * Optional: `ids` are steps an earlier harness session recorded that this harness does not
+   * know (a conversation restored onto a harness without its storage: it numbers steps from 0
+   * again). A step it sends later under one of them is a new step and gets the id `<id>~<n>`,
+   * so that it never overwrites the restored one (seed 002). `Conversation.restore` calls it.
+   */
+  retireStepIds?(ids: Iterable<string>): void;
+  /**
    * Starts a turn with a user prompt, after the running turn (if any) is over. Rejects an empty
    * prompt with `InvalidArgument`; sends nothing when `signal` is already aborted.
    */

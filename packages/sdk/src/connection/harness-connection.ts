@@ -141,6 +141,10 @@ export class HarnessConnection implements Connection {
     return this.#initialHistory;
   }
 
+  retireStepIds(ids: Iterable<string>): void {
+    this.#turns.retiredIds.retire(ids);
+  }
+
   /**
    * Calls `listener` with the history the harness replays each time the connection resumed the
    * session after an unexpected close (transport `reconnect`; docs/runtimes.md "Reconnect"). Step
@@ -354,7 +358,7 @@ export class HarnessConnection implements Connection {
     const state = this.#reconnecting;
     if (state === undefined) return;
     this.#reconnecting = undefined;
-    const history = response.history.map(stepFromUpdate);
+    const history = response.history.map((update) => this.#turns.retiredIds.live(stepFromUpdate(update)));
     this.#usage.update(response.cumulativeUsage, response.trajectoryUsage);
     let interrupted = state.interrupted;
     // A kept turn goes on only if the harness held it: its step is still WAITING_FOR_USER.

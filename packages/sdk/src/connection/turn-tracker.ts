@@ -3,6 +3,7 @@ import { stopReasonFromWire } from "../mapping/index.js";
 import { StepStatus, type Step, type StopReason } from "../step.js";
 import type { TrajectoryStateUpdate } from "../wire/index.js";
 import { TrajectoryStateUpdate_State } from "../wire/wire-enums.gen.js";
+import { RetiredStepIds } from "./retired-step-ids.js";
 import { Turn, type TurnObserver } from "./turn.js";
 import { observerTaken } from "./turn-view.js";
 import { definedProperties } from "../defined-properties.js";
@@ -16,6 +17,8 @@ export type StateEffect = "running" | "idle" | undefined;
  * every new turn is reported to. Pure bookkeeping: it sends nothing.
  */
 export class TurnTracker {
+  /** Ids of steps an earlier harness session recorded (see {@link RetiredStepIds}); every turn renames them. */
+  readonly retiredIds = new RetiredStepIds();
   #observer: TurnObserver | undefined;
   /** The latest turn, running or over. */
   #turn: Turn | undefined;
@@ -128,7 +131,7 @@ export class TurnTracker {
 
   /** A new turn, reported to the observer before anything is pushed into it. */
   #start(solicited: boolean): Turn {
-    const turn = new Turn({ solicited });
+    const turn = new Turn({ solicited, retiredIds: this.retiredIds });
     this.#previous = this.#turn;
     this.#turn = turn;
     this.#previousOpen = this.#open;

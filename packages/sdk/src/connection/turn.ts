@@ -2,6 +2,7 @@ import { ErrorCode, SdkError } from "../errors.js";
 import type { ContinuationSecret } from "../continuation/continuation-signing.js";
 import type { Step, StopReason, ToolCall, UsageMetadata } from "../step.js";
 import { TurnEntries, UsageMark, type TurnEntry } from "./turn-entries.js";
+import type { RetiredStepIds } from "./retired-step-ids.js";
 
 export { UsageMark, type TurnEntry } from "./turn-entries.js";
 
@@ -43,6 +44,8 @@ export interface TurnRecorder {
 export interface TurnOptions {
   /** True when `send()` started the turn; false when the harness did on its own (a trigger, §13). */
   solicited: boolean;
+  /** Ids an earlier harness session used: a step pushed under one of them is renamed (see {@link RetiredStepIds}). */
+  retiredIds?: RetiredStepIds | undefined;
 }
 
 /**
@@ -59,6 +62,7 @@ export interface TurnOptions {
  */
 export class Turn {
   readonly solicited: boolean;
+  readonly #retiredIds: RetiredStepIds | undefined;
   readonly #entries = new TurnEntries();
   readonly #controller = new AbortController();
   #recorder: TurnRecorder | undefined;
@@ -71,6 +75,7 @@ export class Turn {
 
   constructor(options: TurnOptions) {
     this.solicited = options.solicited;
+    this.#retiredIds = options.retiredIds;
     this.#over = new Promise((resolve) => (this.#resolveOver = resolve));
   }
 
@@ -146,7 +151,8 @@ export class Turn {
    * recorder's `late` (the buffer is closed) and `true` is returned; any other step is refused
    * with `false` (it belongs to no turn the caller knows of).
    */
-  push(step: Step): boolean {
+  push(pushed: Step): boolean {
+    const step = this.#retiredIds === undefined ? pushed : this.#retiredIds.live(pushed);
     if (this.#outcome !== undefined) {
       if (!this.#entries.has(step.id)) return false;
       this.#recorder?.late(step);

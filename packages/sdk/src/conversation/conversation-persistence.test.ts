@@ -29,6 +29,17 @@ function errorOf(fn: () => unknown): SdkError {
 }
 
 describe("takeSnapshot / restoreSnapshot", () => {
+  it("retires the restored step ids when the harness replayed no history (it lost the conversation), not when it resumed", () => {
+    const snapshot = sampleSnapshot(ID);
+    const retired: string[][] = [];
+    const lost = { ...connection(), retireStepIds: (ids: Iterable<string>) => void retired.push([...ids]) } as Connection;
+    restoreSnapshot(new ConversationState(0), lost, snapshot);
+    expect(retired).toEqual([snapshot.steps.map((step) => step.id)]);
+    const resumed = { ...connection({ history: snapshot.steps }), retireStepIds: (ids: Iterable<string>) => void retired.push([...ids]) } as Connection;
+    restoreSnapshot(new ConversationState(0), resumed, snapshot);
+    expect(retired).toHaveLength(1);
+  });
+
   it("round-trips a state through JSON, and the restored state is independent of the snapshot", () => {
     const state = new ConversationState(0);
     state.startTurn();

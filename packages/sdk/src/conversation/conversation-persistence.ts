@@ -37,6 +37,9 @@ export function restoreSnapshot(state: ConversationState, connection: Connection
   // The same harness session went on since the snapshot when its total did not go back (§14).
   const sameSession = USAGE_COUNTERS.every((key) => total[key] >= valid.usage.harnessTotal[key]);
   state.restore(valid, total, sameSession);
+  // A resumed session replays its history (§5). A harness that replays none does not know these
+  // steps (its storage is gone) and numbers new ones from 0 again: they must not overwrite them.
+  if (connection.initialHistory.length === 0 && valid.steps.length > 0) connection.retireStepIds?.(valid.steps.map((step) => step.id));
   state.replay(connection.initialHistory);
 }
 
