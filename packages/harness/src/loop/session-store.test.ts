@@ -36,6 +36,16 @@ describe("file session store", () => {
     expect(await store.load("abc")).toEqual(session("abc", "three"));
   });
 
+  it("makes its directory again when it was removed after the first save", async () => {
+    const root = path.join(dir, "removed");
+    const store = createFileSessionStore(root);
+    await store.save(session("abc", "one"));
+    await rm(root, { recursive: true });
+    await store.save(session("abc", "two"));
+    expect(await readdir(root)).toEqual(["abc.json"]);
+    expect(await store.load("abc")).toEqual(session("abc", "two"));
+  });
+
   it("refuses unusable ids", async () => {
     const store = createFileSessionStore(dir, { log });
     await expect(store.load("../escape")).rejects.toThrow(StorageError);

@@ -109,10 +109,16 @@ export function createFileSessionStore(directory: string, options: FileSessionSt
       const next = previous
         .catch(() => {})
         .then(async () => {
-          await mkdir(root, { recursive: true });
           const temporary = `${file}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
+          const text = JSON.stringify(session);
           try {
-            await writeFile(temporary, JSON.stringify(session), "utf8");
+            // The directory is made when a write finds it missing: one thread-pool round trip less on
+            // every other save, the first of a new session included (it precedes the init response).
+            await writeFile(temporary, text, "utf8").catch(async (error: NodeJS.ErrnoException) => {
+              if (error.code !== "ENOENT") throw error;
+              await mkdir(root, { recursive: true });
+              await writeFile(temporary, text, "utf8");
+            });
             await rename(temporary, file);
           } catch (error) {
             await unlink(temporary).catch(() => {});
