@@ -78,7 +78,7 @@ export class Agent<Output = unknown> {
    * `NotFound` (the harness no longer holds the confirmation). The resume steps load on the
    * first call (a dynamic import): an app that never resumes does not download them.
    */
-  async resume(continuation: unknown, decision: ResumeDecision, options: CallOptions = {}): Promise<ResumedTurn> {
+  async resume(continuation: unknown, decision: ResumeDecision, options: CallOptions = {}): Promise<ResumedTurn<Output>> {
     const { resumeContinuation } = await import("./resume.js");
     return resumeContinuation((target, call) => this.#start(call, target), continuation, decision, this.options.continuationSecret, options);
   }

@@ -5,7 +5,7 @@ import * as z from "zod";
 import type { ChatStream } from "../conversation/chat-stream.js";
 import type { ChatResponse } from "../conversation/chat-response.js";
 import type { CallAllowAllReadOnlyOrPoliciesBeforeBuild } from "./agent-builder.js";
-import { Agent, AgentBuilder, StartedAgent } from "./index.js";
+import { Agent, AgentBuilder, StartedAgent, type ResumedTurn } from "./index.js";
 
 declare const started: <T>(agent: Agent<T>) => StartedAgent<T>;
 const answer = z.object({ city: z.string(), temperature: z.number() });
@@ -17,6 +17,9 @@ expectTypeOf(Agent.builder().allowAll().responseSchema(answer).build()).toEqualT
 expectTypeOf(started(typed).chatToCompletion("hi")).resolves.toEqualTypeOf<ChatResponse<{ city: string; temperature: number }>>();
 expectTypeOf(started(typed).chat("hi")).toEqualTypeOf<ChatStream<{ city: string; temperature: number }>>();
 expectTypeOf<ChatResponse<{ city: string }>["structuredOutput"]>().toEqualTypeOf<{ city: string } | undefined>();
+// The rest of a resumed turn (docs/continuations.md) is typed by the same schema.
+expectTypeOf(typed.resume({}, { toolCallId: "c", approved: true })).resolves.toEqualTypeOf<ResumedTurn<{ city: string; temperature: number }>>();
+expectTypeOf<ResumedTurn<{ city: string }>["stream"]>().toEqualTypeOf<ChatStream<{ city: string }>>();
 void (async () => {
   const response = await started(typed).chatToCompletion("hi");
   // @ts-expect-error `town` is not in the response schema

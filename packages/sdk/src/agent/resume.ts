@@ -22,11 +22,11 @@ export interface ResumeDecision {
 }
 
 /** A resumed turn: the agent connected to the conversation, and the rest of the turn. */
-export interface ResumedTurn {
+export interface ResumedTurn<Output = unknown> {
   /** Connected to the continuation's conversation; stop it when done. */
-  agent: StartedAgent;
-  /** The rest of the paused turn, from the call that awaited the decision. May pause again (`final().awaitingConfirmation`). */
-  stream: ChatStream;
+  agent: StartedAgent<Output>;
+  /** The rest of the paused turn, from the call that awaited the decision (typed by the agent's `responseSchema`). May pause again (`final().awaitingConfirmation`). */
+  stream: ChatStream<Output>;
 }
 
 /** Where {@link resumeContinuation} starts the agent: the conversation, resumed, with the awaited confirmation left to it. */
@@ -49,13 +49,13 @@ const DEFAULT_RESUME_TIMEOUT_MS = 30_000;
  * decision once the held turn is live again. Fails closed at every step; nothing is sent before
  * every check passed. Never re-runs a completed call: it only answers the awaited one.
  */
-export async function resumeContinuation(
-  start: (target: ResumeTarget, options: CallOptions) => Promise<StartedAgent>,
+export async function resumeContinuation<Output>(
+  start: (target: ResumeTarget, options: CallOptions) => Promise<StartedAgent<Output>>,
   value: unknown,
   decision: ResumeDecision,
   secret: ContinuationSecret | undefined,
   options: CallOptions = {},
-): Promise<ResumedTurn> {
+): Promise<ResumedTurn<Output>> {
   const continuation = await verifyContinuation(value, secret);
   const awaited = awaitedCall(continuation);
   if (typeof decision !== "object" || decision === null || typeof decision.approved !== "boolean")
