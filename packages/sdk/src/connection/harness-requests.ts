@@ -62,12 +62,15 @@ export class HarnessRequests {
     if (key !== undefined && this.#inFlight.has(key)) return; // its answer is on the way
     const turn = this.#context.turnForRequest();
     if (key !== undefined && !this.#begin(key)) return;
+    const name = wire.name ?? "";
     const args = parseToolArguments(wire.argumentsJson, { nonObject: "empty" });
-    // Steps show the canonical spelling (paths normalised, as the harness's own customTool step
-    // shows them); the tool gets the arguments as the model wrote them (upstream `handle_tool_call`).
-    const call: ToolCall = canonicalToolCall({ id, name: wire.name ?? "", args }, "arguments");
     // §18: synthetic steps from 50,000, one index per call, shared by its ACTIVE and final step.
     const where = { stepIndex: this.#nextSyntheticIndex++, trajectoryId: this.#context.mainTrajectory(), cascadeId: this.#context.conversationId() };
+    // Steps show the canonical spelling (paths normalised, as the harness's own customTool step
+    // shows them) of the arguments as they came; the tool gets them as the model wrote them
+    // (upstream `handle_tool_call`) and may change them. Made off the round trip, when the steps are.
+    let call: ToolCall | undefined;
+    const stepCall = (): ToolCall => (call ??= canonicalToolCall({ id, name, args: parseToolArguments(wire.argumentsJson, { nonObject: "empty" }) }, "arguments"));
     const answer = (result: ClientToolResult, started: boolean): void => {
       // The harness waits for the answer; the steps are for local readers, so they go second.
       try {
@@ -75,17 +78,17 @@ export class HarnessRequests {
       } finally {
         // A result after the turn is over reached no one: the turn closed the call as "(cancelled)".
         if (!turn.settled) {
-          if (!started) turn.push(activeToolStep(call, where));
-          turn.push(finishedToolStep(call, result, where));
+          if (!started) turn.push(activeToolStep(stepCall(), where));
+          turn.push(finishedToolStep(stepCall(), result, where));
         }
       }
     };
-    this.#spawn(`tool ${call.name}`, key, () => {
-      const result = this.#runTool({ id, name: wire.name ?? "", args }, turn);
+    this.#spawn(`tool ${name}`, key, () => {
+      const result = this.#runTool({ id, name, args }, turn);
       // A tool that answered at once is answered first, then its ACTIVE and final steps go into the
       // turn together; one still running shows its ACTIVE step while readers wait for the result.
       if (!(result instanceof Promise)) return answer(result, false);
-      turn.push(activeToolStep(call, where));
+      turn.push(activeToolStep(stepCall(), where));
       return result.then((done) => answer(done, true));
     });
   }
