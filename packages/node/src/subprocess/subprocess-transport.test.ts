@@ -188,7 +188,9 @@ describe("SubprocessTransport faults", () => {
   });
 
   it("bounds the handshake by handshakeTimeoutMs and by the caller's signal", async () => {
-    const silent = new SubprocessTransport({ harnessPath: fakePath("silent-harness.mjs"), handshakeTimeoutMs: 300 });
+    // Long enough for the silent harness to start and say so on stderr on a loaded machine (its
+    // words are in the error); the deadline itself is what is tested.
+    const silent = new SubprocessTransport({ harnessPath: fakePath("silent-harness.mjs"), handshakeTimeoutMs: 2_000 });
     const timedOut = await failure(silent.connect());
     expect(timedOut.code).toBe(ErrorCode.DeadlineExceeded);
     expect(timedOut.message).toContain("during the harness handshake");
