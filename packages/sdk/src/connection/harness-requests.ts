@@ -3,7 +3,7 @@ import { SdkError } from "../errors.js";
 import type { Question } from "../hooks/hook.js";
 import { canonicalToolCall, parseToolArguments } from "../mapping/index.js";
 import { decidePolicyRequest } from "../policies/policy-config.js";
-import { toToolResponse, type ClientToolResult } from "../tools/tool-runner.js";
+import { runnerToolResponse, toToolResponse, type ClientToolResult } from "../tools/tool-runner.js";
 import { SYNTHETIC_STEP_INDEX_BASE, type Step, type ToolCall } from "../step.js";
 import type { CallHookRequest, InputEventSchema, PolicyDecisionRequest, StepUpdate, ToolCall as WireToolCall, UserQuestionAnswerSchema, UserQuestionsResponseSchema } from "../wire/index.js";
 import type { QuestionAnswer, QuestionResponse } from "../step.js";
@@ -74,7 +74,7 @@ export class HarnessRequests {
     const answer = (result: ClientToolResult, started: boolean): void => {
       // The harness waits for the answer; the steps are for local readers, so they go second.
       try {
-        this.sendToolResult(result);
+        this.#context.send({ event: { case: "toolResponse", value: runnerToolResponse(result) } });
       } finally {
         // A result after the turn is over reached no one: the turn closed the call as "(cancelled)".
         if (!turn.settled) {

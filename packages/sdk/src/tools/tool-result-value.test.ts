@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ToolRunner, toToolResponse } from "../connection/index.js";
+import { runnerToolResponse } from "./tool-runner.js";
 import { defineTool, ErrorCode, toolResultValue, type ToolContext } from "../index.js";
 
 // Issue 10 item 12: tool results JSON cannot represent are converted as upstream converts them
@@ -120,7 +121,12 @@ describe("client tool results on the wire (upstream test_tool_result_image_sent_
         },
       }),
     ]);
-    const run = async (name: string) => toToolResponse(await runner.run({ id: name, name, args: {} }, context));
+    const run = async (name: string) => {
+      const result = await runner.run({ id: name, name, args: {} }, context);
+      // The connection's answer (the runner's result is JSON already) is the one toToolResponse makes.
+      expect(runnerToolResponse(result)).toEqual(toToolResponse(result));
+      return toToolResponse(result);
+    };
     expect(await run("image_tool")).toEqual({ id: "image_tool", responseJson: '{"result":["here is the snapshot"]}', supplementalMedia: [{ mimeType: "image/jpeg", data: JPEG }] });
     expect(await run("photo_tool")).toEqual({
       id: "photo_tool",

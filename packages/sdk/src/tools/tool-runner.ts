@@ -89,20 +89,15 @@ function failed(call: ToolCall, error: unknown): ClientToolResult {
   return { id: call.id, name: call.name, error: errorText(error) };
 }
 
-/** A tool's value as {@link ToolRunner.run}'s result: converted to JSON, media apart, marked as converted. */
+/** A tool's value as {@link ToolRunner.run}'s result: converted to JSON, media apart. */
 function converted(call: ToolCall, value: unknown): ClientToolResult {
   try {
     const { json, media } = toolResultValue(value);
-    const result: ClientToolResult = media.length === 0 ? { id: call.id, name: call.name, result: json } : { id: call.id, name: call.name, result: json, media };
-    convertedResults.add(result);
-    return result;
+    return media.length === 0 ? { id: call.id, name: call.name, result: json } : { id: call.id, name: call.name, result: json, media };
   } catch (error) {
     return { id: call.id, name: call.name, error: `Tool ${call.name} returned a value that is not JSON: ${errorText(error)}` };
   }
 }
-
-/** Results made by {@link ToolRunner.run}: already converted, so {@link toToolResponse} does not walk them again. */
-const convertedResults = new WeakSet<ClientToolResult>();
 
 /**
  * The `toolResponse` for a result (protocol §7, upstream `_send_tool_results`): `errorMessage`
@@ -113,17 +108,24 @@ const convertedResults = new WeakSet<ClientToolResult>();
 export function toToolResponse(result: ClientToolResult): MessageInitShape<typeof ToolResponseSchema> {
   if (result.error !== undefined) return { id: result.id, errorMessage: result.error };
   let value: ReturnType<typeof toolResultValue>;
-  if (convertedResults.has(result)) {
-    value = { json: result.result as JsonValue, media: [] }; // ToolRunner.run's own result: JSON already, its media in `media`
-  } else {
-    try {
-      value = toolResultValue(result.result);
-    } catch (error) {
-      return { id: result.id, errorMessage: `Tool ${result.name} returned a value that is not JSON: ${errorText(error)}` };
-    }
+  try {
+    value = toolResultValue(result.result);
+  } catch (error) {
+    return { id: result.id, errorMessage: `Tool ${result.name} returned a value that is not JSON: ${errorText(error)}` };
   }
-  const { json } = value;
-  const media = value.media.length === 0 ? (result.media ?? []) : [...(result.media ?? []), ...value.media];
+  return responseOf(result, value.json, value.media.length === 0 ? (result.media ?? []) : [...(result.media ?? []), ...value.media]);
+}
+
+/**
+ * @internal {@link toToolResponse} for a result of {@link ToolRunner.run} (or `runNow`): its value
+ * is JSON already and its media are in `media`, so it is not walked again.
+ */
+export function runnerToolResponse(result: ClientToolResult): MessageInitShape<typeof ToolResponseSchema> {
+  if (result.error !== undefined) return { id: result.id, errorMessage: result.error };
+  return responseOf(result, result.result as JsonValue, result.media ?? []);
+}
+
+function responseOf(result: ClientToolResult, json: JsonValue, media: readonly ToolMedia[]): MessageInitShape<typeof ToolResponseSchema> {
   const object = typeof json === "object" && json !== null && !Array.isArray(json) ? json : { result: json };
   const response: MessageInitShape<typeof ToolResponseSchema> = { id: result.id, responseJson: JSON.stringify(object) };
   if (media.length > 0) {
