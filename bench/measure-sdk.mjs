@@ -1,5 +1,6 @@
 // Start-to-ready time of the subprocess transport and heap per retained step.
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
 import { performance } from "node:perf_hooks";
 import { Agent, SubprocessTransport, WebSocketTransport, findBundledHarness, prewarmHarness, subprocessTransportFactory } from "@antigravity-ts/node";
 import { median } from "./report.mjs";
@@ -42,6 +43,24 @@ export async function measureStartToReady(runs) {
     }
   }
   return { bareNodeMedianMs: median(bareNode), connectMedianMs: median(connect), readyMedianMs: median(ready), prewarmedMedianMs: median(prewarmed), runs };
+}
+
+/**
+ * The first prewarmed `Agent.start()` of a process, as an application that prewarms at launch gets
+ * it: bench/first-prewarmed-start.mjs in a fresh process per run (`prewarmHarness()`, 300 ms, then
+ * the timed `start()`), `runs` times; median in ms.
+ */
+export async function measureFirstPrewarmedStart(runs) {
+  const harnessPath = findBundledHarness();
+  if (harnessPath === undefined) throw new Error("the bundled reference harness is not built (packages/harness/dist/bin.js)");
+  const script = fileURLToPath(new URL("./first-prewarmed-start.mjs", import.meta.url));
+  const times = [];
+  for (let run = 0; run < runs; run++) {
+    const { status, stdout, stderr } = spawnSync(process.execPath, [script, harnessPath, "300"], { encoding: "utf8" });
+    if (status !== 0) throw new Error(`first-prewarmed-start.mjs exited with ${status}: ${stderr}`);
+    times.push(Number(stdout.trim()));
+  }
+  return { firstPrewarmedMedianMs: median(times), runs };
 }
 
 /** Spawns `node -e 0` and waits for its exit. */
