@@ -73,13 +73,16 @@ export class HarnessRequests {
     const stepCall = (): ToolCall => (call ??= canonicalToolCall({ id, name, args: parseToolArguments(wire.argumentsJson, { nonObject: "empty" }) }, "arguments"));
     const answer = (result: ClientToolResult, started: boolean): void => {
       // The harness waits for the answer; the steps are for local readers, so they go second.
+      let responseJson: string | undefined;
       try {
-        this.#context.send({ event: { case: "toolResponse", value: runnerToolResponse(result) } });
+        const response = runnerToolResponse(result);
+        responseJson = response.responseJson;
+        this.#context.send({ event: { case: "toolResponse", value: response } });
       } finally {
         // A result after the turn is over reached no one: the turn closed the call as "(cancelled)".
         if (!turn.settled) {
           if (!started) turn.push(activeToolStep(stepCall(), where));
-          turn.push(finishedToolStep(stepCall(), result, where));
+          turn.push(finishedToolStep(stepCall(), result, where, responseJson));
         }
       }
     };

@@ -43,12 +43,15 @@ export function activeToolStep(call: ToolCall, context: SyntheticStepContext): S
 /**
  * The step that closes a client tool call, at the same synthetic index: DONE with
  * `toolCalls[0].args` replaced by the result value (seed 001) and `content` the result as JSON,
- * or ERROR with `error` set (the call keeps its arguments).
+ * or ERROR with `error` set (the call keeps its arguments). `responseJson`: the `toolResponse`'s,
+ * when the result is JSON already (a runner's result), to reuse its text.
  */
-export function finishedToolStep(call: ToolCall, result: ToolResult, context: SyntheticStepContext): Step {
+export function finishedToolStep(call: ToolCall, result: ToolResult, context: SyntheticStepContext, responseJson?: string): Step {
   if (result.error !== undefined) return base(call, context, StepStatus.Error, call.name, result.error);
   const value = result.result === undefined ? null : result.result;
-  return base({ ...call, args: value }, context, StepStatus.Done, JSON.stringify(value), "");
+  // An object result is sent as it is: the answer's `responseJson` (when given) is its JSON already.
+  const json = responseJson !== undefined && typeof value === "object" && value !== null && !Array.isArray(value) ? responseJson : JSON.stringify(value);
+  return base({ ...call, args: value }, context, StepStatus.Done, json, "");
 }
 
 /**
