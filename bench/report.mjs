@@ -173,7 +173,7 @@ table between \`<!-- bench:start -->\` and \`<!-- bench:end -->\` is the same ta
   \`JSON.parse\`s each frame. Two warm-up turns, then the median of the runs; SDK and baseline runs alternate, so a busy machine slows both alike.
 - **Client-tool round trip.** The server sends a \`toolCall\` and waits for its \`toolResponse\`
   before sending the next, timing each round trip itself. The SDK runs a \`defineTool\` tool that
-  returns its arguments (decode → ToolRunner → synthetic steps → encode); the baseline parses the
+  returns its arguments (decode → ToolRunner → encode, then the synthetic steps); the baseline parses the
   frame and answers it. Median and 99th percentile (nearest rank) over turns of 100 calls that alternate between the two clients, after a warm-up turn of 20 calls each. \`node bench/run.mjs --quick --only roundtrip,throughput\` prints these two rows alone
   (either name on its own too), beside their baselines, and writes nothing.
 - **Start-to-ready.** \`SubprocessTransport.connect()\` with the bundled reference harness: find
