@@ -8,7 +8,7 @@ import { detachSecrets } from "./secret-environment.js";
 import { ScriptError, loadScriptFile, type ScriptFile } from "./providers/script-format.js";
 import { exitWithoutWaiting } from "./process-exit.js";
 import { startHarnessServer, type HarnessServer } from "./server/server.js";
-import { warmSessionCodec } from "./server/warm-codec.js";
+import { warmUpSessions } from "./server/warm-up.js";
 import { readInputConfig, writeOutputConfig } from "./server/stdio-handshake.js";
 import { createFileSessionStore, createMemorySessionStore, type MemorySessionStoreOptions } from "./loop/session-store.js";
 import { commandEnvironment } from "./tools/command-env.js";
@@ -76,6 +76,7 @@ async function runStdio(options: StdioModeOptions, script: ScriptFile | undefine
   const apiKey = generateApiKey();
   const store = input.storageDirectory ? createFileSessionStore(input.storageDirectory) : createMemorySessionStore(memoryLimits(options));
   const host = input.bindAddress || "localhost";
+  const workspace = options.workspace ?? process.cwd();
   let server: HarnessServer;
   try {
     server = await startHarnessServer({
@@ -83,7 +84,7 @@ async function runStdio(options: StdioModeOptions, script: ScriptFile | undefine
       host,
       port: input.port ?? 0,
       store,
-      workspace: options.workspace ?? process.cwd(),
+      workspace,
       toolEnv: commandEnvironment(env, input.env),
       env,
       log,
@@ -97,7 +98,7 @@ async function runStdio(options: StdioModeOptions, script: ScriptFile | undefine
   // does must find them, not the default action (which would skip the orderly shutdown).
   const terminated = terminationSignal();
   await writeOutputConfig(process.stdout, server.port, apiKey);
-  warmSessionCodec();
+  warmUpSessions(workspace, server);
   log.info(`listening on ${server.url} (stdio mode; sessions in ${store.location}; client ${input.clientInfo?.language ?? "unknown"} ${input.clientInfo?.version ?? ""})`.trimEnd());
   const signal = await Promise.race([stdinClosed.then(() => "Stdin closed, cleaning up..."), terminated]);
   return shutdown(server, signal, log);
@@ -116,6 +117,7 @@ async function runListen(options: ListenModeOptions, script: ScriptFile | undefi
   const apiKey = given ?? generateApiKey();
   if (given === undefined) log.info(`api key: ${apiKey}`);
   const store = options.storage === undefined ? createMemorySessionStore(memoryLimits(options)) : createFileSessionStore(options.storage);
+  const workspace = options.workspace ?? process.cwd();
   let server: HarnessServer;
   try {
     server = await startHarnessServer({
@@ -123,7 +125,7 @@ async function runListen(options: ListenModeOptions, script: ScriptFile | undefi
       host: options.host,
       port: options.port,
       store,
-      workspace: options.workspace ?? process.cwd(),
+      workspace,
       toolEnv: commandEnvironment(env),
       env,
       log,
@@ -138,7 +140,7 @@ async function runListen(options: ListenModeOptions, script: ScriptFile | undefi
   const terminated = terminationSignal();
   // Other runtimes and the tests wait for exactly this line.
   log.info(`listening on ${server.url}`);
-  warmSessionCodec();
+  warmUpSessions(workspace, server);
   return shutdown(server, await terminated, log);
 }
 

@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import { request } from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -158,6 +158,27 @@ describe("stdio mode (protocol §2.3, §3)", () => {
     expect(!processAlive(commandPid)).toBe(true);
     expect((await client.closed).code).toBe(1001);
     expect(steps(client.frames).some((s) => s.runCommand !== undefined)).toBe(true);
+  });
+
+  it("rehearses a session while it waits for its first client without touching the storage directory or the log", async () => {
+    const workspace = path.join(root, "rehearsal-ws");
+    const storage = path.join(root, "rehearsal-storage");
+    await mkdir(workspace, { recursive: true });
+    const harness = spawnHarness([], { cwd: workspace });
+    harness.child.stdin.write(inputConfigBytes(storage));
+    const { port, apiKey } = await readOutputConfig(harness);
+    await new Promise((resolve) => setTimeout(resolve, 500)); // past warm-up.ts's rehearsal delay, with time to finish
+    expect(await readdir(storage).catch((error: NodeJS.ErrnoException) => error.code)).toBe("ENOENT");
+    expect(harness.stderr().trim().split("\n")).toEqual([expect.stringMatching(/^listening on ws:\/\/localhost:\d+\/ \(stdio mode/)]);
+
+    const client = await TestClient.connect(port, apiKey);
+    await client.init(harnessConfig(workspace));
+    expect(await readdir(storage)).toHaveLength(1);
+    expect(harness.stderr()).toContain("new session");
+    client.close();
+    await client.closed;
+    harness.child.stdin.end();
+    expect(await harness.exited).toEqual({ code: 0, signal: null });
   });
 
   it("fails with a clear message when stdin closes before a complete InputConfig", async () => {
