@@ -184,8 +184,9 @@ table between \`<!-- bench:start -->\` and \`<!-- bench:end -->\` is the same ta
   *After \`prewarmHarness()\`*: the harness was spawned and handshaken beforehand; the time is the
   \`Agent.start()\` that adopts it (WebSocket open, init, response), against a cold
   \`Agent.start()\`. One warm-up, then the median. \`node bench/run.mjs --quick --only start\` prints
-  these rows alone, with the first prewarmed \`Agent.start()\` of a fresh process (which pays the SDK's
-  first-use costs; bench/first-prewarmed-start.mjs), and writes nothing.
+  these rows alone, with a prewarmed \`Agent.start()\` 100 ms after \`prewarmHarness()\` (an idle
+  harness rehearses a session meanwhile) and the first prewarmed \`Agent.start()\` of a fresh process
+  (which pays the SDK's first-use costs; bench/first-prewarmed-start.mjs), and writes nothing.
 - **Heap per retained step.** After \`global.gc()\`, \`process.memoryUsage().heapUsed\` before and
   after a turn of 10,000 steps kept in the conversation's history, divided by 10,000. It counts the
   SDK's \`Step\` objects with their text (about 100 characters each) and the history's bookkeeping.

@@ -42,7 +42,7 @@ if (only?.length === 1 && only[0] === "start") {
   const ms = (value) => `${value.toFixed(1)} ms`;
   const ratio = (value) => `×${(value / start.bareNodeMedianMs).toFixed(2)}`;
   process.stdout.write(
-    `start  node -e 0 ${ms(start.bareNodeMedianMs)}  Agent.start ${ms(start.readyMedianMs)} ${ratio(start.readyMedianMs)}  connect ${ms(start.connectMedianMs)} ${ratio(start.connectMedianMs)}  prewarmed ${ms(start.prewarmedMedianMs)}  first prewarmed of a process ${ms(firstPrewarmedMedianMs)}\n`,
+    `start  node -e 0 ${ms(start.bareNodeMedianMs)}  Agent.start ${ms(start.readyMedianMs)} ${ratio(start.readyMedianMs)}  connect ${ms(start.connectMedianMs)} ${ratio(start.connectMedianMs)}  prewarmed ${ms(start.prewarmedMedianMs)}  prewarmed 100 ms before ${ms(start.prewarmedAfterPauseMedianMs)}  first prewarmed of a process ${ms(firstPrewarmedMedianMs)}\n`,
   );
   process.exit(0);
 }
