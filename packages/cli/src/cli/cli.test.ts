@@ -163,9 +163,10 @@ describe("REPL", () => {
 
     // Without the harness's copy beside it the history comes back, and the REPL says the model lacks its context.
     await rm(`${file}.harness`, { recursive: true });
-    const third = await pipeRepl([`/load ${file}`, "/history"]);
+    // A turn after it is added to that history, not written over it (the new harness numbers its steps from 0 again).
+    const third = await pipeRepl([`/load ${file}`, "Another one", "/history"]);
     expect(third.text).toContain(`loaded 1 turn of conversation ${saved.conversationId}; the harness has no record of it`);
-    expect(third.text).toMatch(/1 › Hello there\n/);
+    expect(third.text).toMatch(/1 › Hello there\n[\s\S]*2 › Another one\n/);
     expect(liveChildCount()).toBe(0);
   });
 
