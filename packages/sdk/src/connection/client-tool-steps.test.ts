@@ -143,3 +143,39 @@ describe("tool call ids across turns (§7)", () => {
     await connection.disconnect();
   });
 });
+
+describe("synthetic steps of a tool that changes its arguments", () => {
+  it("show the arguments as the harness sent them, for a tool that answers at once and one that answers later", async () => {
+    const trim = (later: boolean) =>
+      defineTool({
+        name: later ? "trim_later" : "trim_now",
+        description: "Drops its arguments' padding",
+        call: (args: { text: string; padding?: number }) => {
+          args.text = args.text.trim();
+          delete args.padding;
+          return later ? Promise.resolve({ text: args.text }) : { text: args.text };
+        },
+      });
+    transport = createFakeHarnessTransport(async (harness) => {
+      await harness.readInit();
+      harness.respondInit({ cascadeId: T });
+      await harness.expect("userInput");
+      for (const name of ["trim_now", "trim_later"]) {
+        harness.send({ event: { case: "toolCall", value: { id: name, name, argumentsJson: '{"text":"  hi  ","padding":2}' } } });
+        expect(await harness.expect("toolResponse")).toMatchObject({ id: name, responseJson: '{"text":"hi"}' });
+      }
+      harness.state(T, TrajectoryStateUpdate_State.FULLY_IDLE);
+    });
+    const connection = await createHarnessConnection({ transport, config: {}, tools: new ToolRunner([trim(false), trim(true)]), timeoutMs: 5_000 });
+    await connection.send("trim");
+    const synthetic: Step[] = [];
+    for await (const step of connection.receiveSteps({ timeoutMs: 5_000 })) if (isSyntheticToolStep(step)) synthetic.push(step);
+    expect(synthetic.map((s) => [s.id, s.status, s.toolCalls[0]?.args])).toEqual([
+      ["trim_now", "ACTIVE", { text: "  hi  ", padding: 2 }],
+      ["trim_now", "DONE", { text: "hi" }],
+      ["trim_later", "ACTIVE", { text: "  hi  ", padding: 2 }],
+      ["trim_later", "DONE", { text: "hi" }],
+    ]);
+    await connection.disconnect();
+  });
+});
