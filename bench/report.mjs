@@ -174,7 +174,7 @@ table between \`<!-- bench:start -->\` and \`<!-- bench:end -->\` is the same ta
 - **Client-tool round trip.** The server sends a \`toolCall\` and waits for its \`toolResponse\`
   before sending the next, timing each round trip itself. The SDK runs a \`defineTool\` tool that
   returns its arguments (decode → ToolRunner → encode, then the synthetic steps); the baseline parses the
-  frame and answers it. Median and 99th percentile (nearest rank) over turns of 100 calls that alternate between the two clients, after a warm-up turn of 20 calls each. \`node bench/run.mjs --quick --only roundtrip,throughput\` prints these two rows alone
+  frame and answers it. Median and 99th percentile (nearest rank) over turns of 100 calls that alternate between the two clients, after two warm-up turns of 1,000 calls each: the SDK's call path reaches V8's optimizing tier only after about 2,000 calls (a lone SDK client's median over its first 1,000-call turns: 201, 170, 74, 63 µs), so the 20-call warm-up used before measured mostly unoptimized code (median ×1.63 of bare, p99 ×0.59 on 2026-11-24). Warm, the SDK's p99 is set by the first call of each 100-call turn, which waits while the SDK starts the turn (about 230 µs against 55 µs for the others), and by young-generation GC pauses of 3–5 ms every few hundred calls. \`node bench/run.mjs --quick --only roundtrip,throughput\` prints these two rows alone
   (either name on its own too), beside their baselines, and writes nothing.
 - **Start-to-ready.** \`SubprocessTransport.connect()\` with the bundled reference harness: find
   the binary, spawn it, stdio handshake (protocol §3), WebSocket open (§4). Then a whole
