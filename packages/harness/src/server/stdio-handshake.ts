@@ -1,12 +1,9 @@
 import type { Readable, Writable } from "node:stream";
-import { decodeInputConfig, encodeOutputConfig, type HandshakeInput } from "./handshake-codec.js";
+import { MAX_HANDSHAKE_BYTES, decodeHandshakeInput, encodeHandshakeOutput, frameLengthPrefixed, type HandshakeInput } from "@antigravity-ts/sdk/internal";
 
 // §3: one u32-LE length-prefixed binary InputConfig on stdin, one OutputConfig back on stdout.
 // stdin then stays open; its end is the signal to shut down (§2.3). Nothing here loads the
-// generated schema registry (handshake-codec.ts reads and writes the two messages by hand).
-
-/** Largest handshake message accepted; real ones are well under 1 KiB. */
-const MAX_HANDSHAKE_BYTES = 16 * 1024 * 1024;
+// generated schema registry (the SDK's wire/handshake-codec.ts reads and writes the two messages by hand).
 
 /**
  * Reads the handshake `InputConfig` from `stdin`. Bytes after it are ignored, but the stream
@@ -33,7 +30,7 @@ export function readInputConfig(stdin: Readable): Promise<HandshakeInput> {
       if (received.length - 4 < length) return;
       cleanup();
       try {
-        resolve(decodeInputConfig(received.subarray(4, 4 + length)));
+        resolve(decodeHandshakeInput(received.subarray(4, 4 + length)));
       } catch (error) {
         reject(error);
       }
@@ -54,10 +51,7 @@ export function readInputConfig(stdin: Readable): Promise<HandshakeInput> {
 
 /** Writes the handshake reply `OutputConfig{port, apiKey}` and resolves once it is flushed. */
 export function writeOutputConfig(stdout: Writable, port: number, apiKey: string): Promise<void> {
-  const message = encodeOutputConfig(port, apiKey);
-  const bytes = Buffer.alloc(4 + message.length);
-  bytes.writeUInt32LE(message.length, 0);
-  bytes.set(message, 4);
+  const bytes = frameLengthPrefixed(encodeHandshakeOutput({ port, apiKey }));
   return new Promise((resolve, reject) => {
     stdout.write(bytes, (error) => (error ? reject(error) : resolve()));
   });

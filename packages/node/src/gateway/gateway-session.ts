@@ -1,8 +1,9 @@
 import { stat } from "node:fs/promises";
 import { isAbsolute, resolve } from "node:path";
 import type { IncomingMessage } from "node:http";
-import { BuiltinTool, ErrorCode, SdkError, activeBuiltinTools, askUser, buildHarnessConfig, deny, toPolicyConfig, type HarnessConfigOptions } from "@antigravity-ts/sdk";
+import { type BuiltinTool, ErrorCode, SdkError, activeBuiltinTools, askUser, buildHarnessConfig, deny, toPolicyConfig, type HarnessConfigOptions } from "@antigravity-ts/sdk";
 import { PolicyRuleSchema, create, type HarnessConfig, type PolicyRule } from "@antigravity-ts/sdk/wire";
+import { DEFAULT_GATEWAY_TOOLS } from "./gateway-defaults.js";
 
 /** The page behind one connection, as the operator's callbacks see it. */
 export interface PageIdentity {
@@ -41,9 +42,6 @@ export interface GatewaySessionOptions extends Pick<HarnessConfigOptions, "model
   /** Called when a page's session is created, e.g. to record its owner for a later {@link authorizeResume}. */
   onSessionCreated?: (cascadeId: string, page: PageIdentity) => void;
 }
-
-/** Built-ins a page gets when the operator names none: the read-only ones and questions to the user. */
-export const DEFAULT_GATEWAY_TOOLS: readonly BuiltinTool[] = [BuiltinTool.ListDirectory, BuiltinTool.SearchDirectory, BuiltinTool.FindFile, BuiltinTool.ViewFile, BuiltinTool.AskQuestion];
 
 /** The operator's options, validated and resolved once, at gateway creation. */
 export interface SessionRules {

@@ -8,8 +8,7 @@ import { SOCKET_CLOSE_TIMEOUT_MS } from "../socket/connect-harness-socket.js";
 import { isOriginAllowed, isTokenValid, presentedToken, type OriginPolicy, type PresentedToken, type TokenPolicy } from "./gateway-auth.js";
 import { remoteAddress, stderrSink, type GatewayLogSink } from "./gateway-log.js";
 import { GatewayRelay, type OpenHarnessChannel } from "./gateway-relay.js";
-import { resolveSessionRules, type GatewaySessionOptions } from "./gateway-session.js";
-import { PageGate } from "./page-gate.js";
+import type { GatewaySessionOptions } from "./gateway-session.js";
 import { SessionOwnership } from "./session-ownership.js";
 
 /** Where the gateway sends each browser: one running harness, or a fresh transport per client. */
@@ -87,6 +86,9 @@ export async function createHarnessGateway(options: HarnessGatewayOptions): Prom
   const connectTimeoutMs = options.connectTimeoutMs ?? 30_000;
   const firstFrameTimeoutMs = options.firstFrameTimeoutMs ?? 10_000;
   const maxFirstFrameBytes = options.maxFirstFrameBytes ?? 1024 * 1024;
+  // The session rules and the page gate check configs and frames with the generated schema: they
+  // load with the first gateway, so that importing @antigravity-ts/node does not build the schema.
+  const [{ resolveSessionRules }, { PageGate }] = await Promise.all([import("./gateway-session.js"), import("./page-gate.js")]);
   const rules = await resolveSessionRules(options.session);
   const ownership = new SessionOwnership();
   const log = new LogThrottle(options.log ?? stderrSink);

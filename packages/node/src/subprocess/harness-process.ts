@@ -1,12 +1,11 @@
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { statSync } from "node:fs";
 import { ErrorCode, SdkError } from "@antigravity-ts/sdk";
-import { LengthPrefixedReader, decodeOutputConfig, encodeInputConfig, frameLengthPrefixed, type InputConfig } from "@antigravity-ts/sdk/wire";
 import { registerChild, unregisterChild } from "./child-registry.js";
 import type { HarnessBinary } from "./discover-harness.js";
 import { mapSpawnError } from "./spawn-errors.js";
 import { StderrTail } from "./stderr-tail.js";
-import { definedProperties } from "@antigravity-ts/sdk/internal";
+import { LengthPrefixedReader, decodeHandshakeOutput, definedProperties, encodeHandshakeInput, frameLengthPrefixed, type HandshakeInput } from "@antigravity-ts/sdk/internal";
 
 /** How a harness process ended. */
 export interface HarnessExit {
@@ -135,8 +134,8 @@ export class HarnessProcess {
    * Rejects with `HarnessCrashed` when the harness exits first, `ProtocolError` when stdout
    * carries something else, or the signal's error; every message ends with the stderr tail.
    */
-  async handshake(input: InputConfig, signal: AbortSignal): Promise<HarnessEndpoint> {
-    this.#child.stdin.write(frameLengthPrefixed(encodeInputConfig(input)));
+  async handshake(input: HandshakeInput, signal: AbortSignal): Promise<HarnessEndpoint> {
+    this.#child.stdin.write(frameLengthPrefixed(encodeHandshakeInput(input)));
     const stdout = this.#child.stdout;
     const reader = new LengthPrefixedReader();
     let received = 0;
@@ -172,14 +171,14 @@ export class HarnessProcess {
         if (signal.aborted) onAbort();
         else signal.addEventListener("abort", onAbort, { once: true });
       });
-      const config = decodeOutputConfig(reply);
-      const port = config.port ?? 0;
+      const config = decodeHandshakeOutput(reply);
+      const port = config.port;
       if (!(port > 0 && port < 65_536)) {
         throw new SdkError(ErrorCode.ProtocolError, `harness announced WebSocket port ${port}, which is not a TCP port`);
       }
       // §2.3: stdout carries nothing after the handshake; drain it so a chatty harness never blocks.
       stdout.resume();
-      return { port, apiKey: config.apiKey ?? "" };
+      return { port, apiKey: config.apiKey };
     } catch (error) {
       throw await this.#handshakeFailure(error, received, reader.pendingBytes, signal);
     }

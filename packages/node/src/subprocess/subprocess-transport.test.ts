@@ -209,8 +209,7 @@ describe("SubprocessTransport faults", () => {
   it("refuses a wrong api key with PermissionDenied without retrying, and accepts the right one", async () => {
     const harness = await HarnessProcess.spawn({ path: fakePath("fake-harness.mjs"), source: "option", isJavaScript: true }, { env: process.env });
     processes.push(harness);
-    const { create, InputConfigSchema } = await import("@antigravity-ts/sdk/wire");
-    const output = await harness.handshake(create(InputConfigSchema, { storageDirectory: process.cwd() }), new AbortController().signal);
+    const output = await harness.handshake({ storageDirectory: process.cwd(), env: {} }, new AbortController().signal);
     const error = await failure(connectHarnessSocket({ port: output.port, apiKey: "not-the-key", attempts: 3, timeoutMs: 10_000 }));
     expect(error.code).toBe(ErrorCode.PermissionDenied);
     expect(error.details.httpCode).toBe(401);

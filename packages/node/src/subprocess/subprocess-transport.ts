@@ -2,7 +2,6 @@ import { rm } from "node:fs/promises";
 import { release } from "node:os";
 import { ErrorCode, SDK_VERSION, SdkError, type CallOptions, type Channel, type Transport, type WebSocketPeerClose } from "@antigravity-ts/sdk";
 import { linkSignal, throwIfAborted, definedProperties } from "@antigravity-ts/sdk/internal";
-import { InputConfigSchema, create } from "@antigravity-ts/sdk/wire";
 import { connectHarnessSocket } from "../socket/connect-harness-socket.js";
 import { discoverHarnessBinary, type HarnessBinary } from "./discover-harness.js";
 import { HarnessProcess, describeExit, type HarnessEndpoint, type HarnessExit } from "./harness-process.js";
@@ -149,7 +148,7 @@ export class SubprocessTransport implements Transport {
         onStderr: this.#options.onStderr,
       });
       const storage = await pendingStorage;
-      const input = create(InputConfigSchema, { storageDirectory: storage.path, clientInfo: this.#clientInfo(), env: { ...userEnv } });
+      const input = { storageDirectory: storage.path, clientInfo: this.#clientInfo(), env: { ...userEnv } };
       // While the harness boots: `connect()` and a prewarmed `start()` then open their socket without this cost.
       warmHostCheck();
       const handshakeTimeoutMs = this.#options.handshakeTimeoutMs ?? DEFAULT_HANDSHAKE_TIMEOUT_MS;

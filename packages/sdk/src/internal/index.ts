@@ -23,3 +23,15 @@ export { writeJson } from "../wire/json-writer.js";
 export { readJsonFast } from "../wire/json-reader.js";
 export { createMessage } from "../wire/plain-message.js";
 export * from "../wire/wire-enums.gen.js";
+// The stdio handshake (protocol §3) without the schema registry: the node package's client side
+// and the reference harness's server side, so neither loads the generated schema to start.
+export { frameLengthPrefixed, LengthPrefixedReader, MAX_HANDSHAKE_BYTES } from "../wire/length-prefixed.js";
+export {
+  HandshakeFormatError,
+  decodeHandshakeInput,
+  decodeHandshakeOutput,
+  encodeHandshakeInput,
+  encodeHandshakeOutput,
+  type HandshakeInput,
+  type HandshakeOutput,
+} from "../wire/handshake-codec.js";

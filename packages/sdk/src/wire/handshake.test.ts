@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import { create } from "@bufbuild/protobuf";
 import { ErrorCode, SdkError } from "../errors.js";
 import { InputConfigSchema, OutputConfigSchema } from "../gen/antigravity/localharness/localharness_pb.js";
-import { decodeInputConfig, decodeOutputConfig, encodeInputConfig, encodeOutputConfig, frameLengthPrefixed, LengthPrefixedReader, MAX_HANDSHAKE_BYTES } from "./handshake.js";
+import { decodeInputConfig, decodeOutputConfig, encodeInputConfig, encodeOutputConfig } from "./handshake.js";
+import { frameLengthPrefixed, LengthPrefixedReader, MAX_HANDSHAKE_BYTES } from "./length-prefixed.js";
 
 function bytes(...values: number[]): Uint8Array {
   return new Uint8Array(values);

@@ -15,12 +15,5 @@ export {
   decodeInitializeConversationEvent,
   encodeInitializeConversationEvent,
 } from "./frames.js";
-export {
-  frameLengthPrefixed,
-  LengthPrefixedReader,
-  MAX_HANDSHAKE_BYTES,
-  encodeInputConfig,
-  decodeInputConfig,
-  encodeOutputConfig,
-  decodeOutputConfig,
-} from "./handshake.js";
+export { frameLengthPrefixed, LengthPrefixedReader, MAX_HANDSHAKE_BYTES } from "./length-prefixed.js";
+export { encodeInputConfig, decodeInputConfig, encodeOutputConfig, decodeOutputConfig } from "./handshake.js";
