@@ -113,7 +113,11 @@ describe("Agent", () => {
     });
     transport = t;
     // Hooks and triggers load while start() runs (dynamic imports): the second call must not slip in then.
-    const agent = Agent.builder().transport(t).hook({ preToolCall: () => undefined }).allowAll().build();
+    const agent = Agent.builder()
+      .transport(t)
+      .hook({ preToolCall: () => undefined })
+      .allowAll()
+      .build();
     const first = agent.start({ timeoutMs: 5_000 });
     await expect(agent.start()).rejects.toMatchObject({ code: ErrorCode.FailedPrecondition });
     await (await first).stop();
