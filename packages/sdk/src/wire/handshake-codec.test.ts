@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { InputConfigSchema, OutputConfigSchema, create, decodeInputConfig, decodeOutputConfig, encodeInputConfig, encodeOutputConfig } from "./index.js";
+import { seededRandom } from "../testing/seeded-random.js";
 import { HandshakeFormatError, decodeHandshakeInput, decodeHandshakeOutput, encodeHandshakeInput, encodeHandshakeOutput, type HandshakeInput } from "./handshake-codec.js";
 
 const hex = (text: string): Uint8Array => Uint8Array.from(text.split(" ").map((byte) => Number.parseInt(byte, 16)));
@@ -72,5 +73,25 @@ describe("handshake codec without the schema registry (protocol §3)", () => {
   it("refuses to write a port that is no uint32", () => {
     expect(() => encodeHandshakeOutput({ port: -1, apiKey: "" })).toThrow(RangeError);
     expect(() => encodeHandshakeInput({ port: 1.5, env: {} })).toThrow(RangeError);
+  });
+
+  it("answers any bytes a hostile peer writes with a decoded message or a HandshakeFormatError, never another throw or a hang", () => {
+    const random = seededRandom(0x5eed);
+    const valid = [...encodeHandshakeInput(inputs[2] as HandshakeInput), ...encodeHandshakeOutput({ port: 443, apiKey: "k" })];
+    for (let round = 0; round < 3_000; round++) {
+      const length = Math.floor(random() * 64);
+      // Half pure noise, half a valid message with a few bytes flipped or cut short.
+      const bytes =
+        round % 2 === 0
+          ? Uint8Array.from({ length }, () => Math.floor(random() * 256))
+          : Uint8Array.from(valid.slice(0, Math.max(1, Math.floor(random() * valid.length))), (byte) => (random() < 0.1 ? Math.floor(random() * 256) : byte));
+      for (const decode of [decodeHandshakeInput, decodeHandshakeOutput]) {
+        try {
+          decode(bytes);
+        } catch (error) {
+          expect(error, `seed 0x5eed round ${round}`).toBeInstanceOf(HandshakeFormatError);
+        }
+      }
+    }
   });
 });
