@@ -9,7 +9,10 @@ export type JsonSchema = { readonly [key: string]: unknown };
 /** The schema sent for a tool that takes no arguments (protocol §5.1). */
 export const NO_ARGUMENTS_SCHEMA: JsonSchema = Object.freeze({ type: "object", properties: {} });
 
-/** What a client tool receives besides its arguments. */
+/**
+ * What a client tool receives besides its arguments. `signal` is a getter (the signal is made on
+ * first read): destructuring reads it, a spread copy (`{ ...context }`) does not carry it.
+ */
 export interface ToolContext {
   /** The conversation the call belongs to. */
   readonly conversationId: string;
