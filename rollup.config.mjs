@@ -148,43 +148,32 @@ function bundledEntries(dir, bundled) {
 }
 
 /**
- * The SDK's chunks. Everything the root entry reaches through static imports is one `core` chunk,
- * which an app's bundler tree-shakes; the code `Agent` loads only when an agent uses it (hooks,
- * triggers, telemetry, continuations, `resume()`) gets chunks of its own, and rollup places the
- * rest (the generated schema of the lazy full decoder, `/wire`, `/testing`, `/storage`). Rollup's
- * default merged modules that different entries reach, which put lazily loaded code into a chunk
- * every app loads at start (a bundler cannot split a file); one chunk per module avoids that too
- * but makes Node read ~120 files to import the SDK (about 50 ms more). docs/bundle-size.md.
+ * The SDK's chunks: everything the root entry reaches through static imports is one `core` chunk,
+ * which an app's bundler tree-shakes; rollup places the rest, so the code `Agent` imports only when
+ * an agent uses it (hooks, triggers, telemetry, continuations, `resume()`), the lazy full decoder's
+ * schema and the other entries' own modules stay out of it. Rollup's default merged modules that
+ * different entries reach, which put lazily loaded code into a chunk every app loads at start (a
+ * bundler cannot split a file); one chunk per module avoids that too but makes Node read ~120
+ * files to import the SDK (about 50 ms more). docs/bundle-size.md.
  */
-const SDK_LAZY_CHUNKS = {
-  hooks: ["hooks/hook-runner.ts", "hooks/validate-hook.ts"],
-  triggers: ["triggers/trigger-runner.ts"],
-  telemetry: ["connection/session-telemetry.ts", "telemetry/otel-shapes.ts"],
-  continuation: ["continuation/", "conversation/paused-turn.ts"],
-  resume: ["agent/resume.ts"],
-};
-
 function sdkChunks(dir) {
   const sources = `${process.cwd()}/${dir}/src/`;
-  const lazyGroupOf = (path) => Object.entries(SDK_LAZY_CHUNKS).find(([, members]) => members.some((m) => (m.endsWith("/") ? path.startsWith(m) : path === m)))?.[0];
   let core;
   return (id, { getModuleInfo }) => {
     if (!id.startsWith(sources)) return undefined;
-    const path = id.slice(sources.length);
-    const lazy = lazyGroupOf(path);
-    if (lazy !== undefined) return lazy;
     if (core === undefined) {
-      // The root entry's static import closure, stopping at the lazily loaded groups.
+      // The root entry's static import closure (dynamic imports are where it stops).
       core = new Set();
       const pending = [`${sources}index.ts`];
       while (pending.length > 0) {
         const next = pending.pop();
-        if (core.has(next) || !next.startsWith(sources) || lazyGroupOf(next.slice(sources.length)) !== undefined) continue;
+        if (core.has(next) || !next.startsWith(sources)) continue;
         core.add(next);
         pending.push(...(getModuleInfo(next)?.importedIds ?? []));
       }
     }
-    return core.has(id) && !path.endsWith("index.ts") ? "core" : undefined;
+    const barrel = id.endsWith("/index.ts");
+    return core.has(id) && !barrel ? "core" : undefined;
   };
 }
 
