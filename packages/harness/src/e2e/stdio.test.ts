@@ -187,4 +187,11 @@ describe("stdio mode (protocol §2.3, §3)", () => {
     expect((await harness.exited).code).toBe(1);
     expect(harness.stderr()).toContain("stdin closed before a complete InputConfig arrived");
   });
+
+  it("refuses a handshake frame that announces more than 16 MiB at once, without waiting for it", async () => {
+    const harness = spawnHarness([]);
+    harness.child.stdin.write(Buffer.from([0xff, 0xff, 0xff, 0xff, 0x0a])); // u32-LE 4 GiB, stdin left open
+    expect((await harness.exited).code).toBe(1);
+    expect(harness.stderr()).toContain("handshake frame announces 4294967295 bytes (limit 16777216); the peer is not speaking the localharness stdio protocol");
+  });
 });

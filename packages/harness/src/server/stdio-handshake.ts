@@ -1,5 +1,5 @@
 import type { Readable, Writable } from "node:stream";
-import { MAX_HANDSHAKE_BYTES, decodeHandshakeInput, encodeHandshakeOutput, frameLengthPrefixed, type HandshakeInput } from "@antigravity-ts/sdk/internal";
+import { LengthPrefixedReader, decodeHandshakeInput, encodeHandshakeOutput, frameLengthPrefixed, type HandshakeInput } from "@antigravity-ts/sdk/internal";
 
 // §3: one u32-LE length-prefixed binary InputConfig on stdin, one OutputConfig back on stdout.
 // stdin then stays open; its end is the signal to shut down (§2.3). Nothing here loads the
@@ -11,7 +11,8 @@ import { MAX_HANDSHAKE_BYTES, decodeHandshakeInput, encodeHandshakeOutput, frame
  */
 export function readInputConfig(stdin: Readable): Promise<HandshakeInput> {
   return new Promise((resolve, reject) => {
-    let received: Buffer = Buffer.alloc(0);
+    const reader = new LengthPrefixedReader();
+    let received = 0;
     const cleanup = (): void => {
       stdin.off("data", onData);
       stdin.off("end", onEnd);
@@ -19,25 +20,21 @@ export function readInputConfig(stdin: Readable): Promise<HandshakeInput> {
       stdin.on("data", () => {});
     };
     const onData = (chunk: Buffer): void => {
-      received = received.length === 0 ? chunk : Buffer.concat([received, chunk]);
-      if (received.length < 4) return;
-      const length = received.readUInt32LE(0);
-      if (length > MAX_HANDSHAKE_BYTES) {
-        cleanup();
-        reject(new Error(`handshake frame announces ${length} bytes (limit ${MAX_HANDSHAKE_BYTES}); the client is not speaking the localharness stdio protocol`));
-        return;
-      }
-      if (received.length - 4 < length) return;
-      cleanup();
+      received += chunk.length;
       try {
-        resolve(decodeHandshakeInput(received.subarray(4, 4 + length)));
+        // Throws ProtocolError for a length past MAX_HANDSHAKE_BYTES: the client is not speaking §3.
+        const [message] = reader.push(chunk);
+        if (message === undefined) return;
+        cleanup();
+        resolve(decodeHandshakeInput(message));
       } catch (error) {
+        cleanup();
         reject(error);
       }
     };
     const onEnd = (): void => {
       cleanup();
-      reject(new Error(`stdin closed before a complete InputConfig arrived (${received.length} bytes received); the client must write a u32-LE length and a binary InputConfig (protocol §3)`));
+      reject(new Error(`stdin closed before a complete InputConfig arrived (${received} bytes received); the client must write a u32-LE length and a binary InputConfig (protocol §3)`));
     };
     const onError = (error: Error): void => {
       cleanup();
