@@ -3,7 +3,7 @@ import { SdkError } from "../errors.js";
 import type { Question } from "../hooks/hook.js";
 import { canonicalToolCall, parseToolArguments } from "../mapping/index.js";
 import { decidePolicyRequest } from "../policies/policy-config.js";
-import { runnerToolResponse, toToolResponse, type ClientToolResult } from "../tools/tool-runner.js";
+import { noSuchTool, runnerToolResponse, toToolResponse, type ClientToolResult } from "../tools/tool-runner.js";
 import { SYNTHETIC_STEP_INDEX_BASE, type Step, type ToolCall } from "../step.js";
 import type { CallHookRequest, InputEventSchema, PolicyDecisionRequest, StepUpdate, ToolCall as WireToolCall, UserQuestionAnswerSchema, UserQuestionsResponseSchema } from "../wire/index.js";
 import type { QuestionAnswer, QuestionResponse } from "../step.js";
@@ -201,7 +201,7 @@ export class HarnessRequests {
   /** Runs a client tool call; the result comes back at once when the tool answers at once (no telemetry). */
   #runTool(call: ToolCall, turn: Turn): ClientToolResult | Promise<ClientToolResult> {
     const tools = this.#context.options.tools;
-    if (tools === undefined) return { id: call.id, name: call.name, error: `No tool registered with name ${call.name}` };
+    if (tools === undefined) return noSuchTool(call);
     const context = new ToolCallContext({
       conversationId: this.#context.conversationId(),
       callId: call.id,

@@ -69,7 +69,7 @@ export class ToolRunner {
    */
   runNow(call: ToolCall, context: ToolContext): ClientToolResult | Promise<ClientToolResult> {
     const tool = this.#tools.get(call.name);
-    if (tool === undefined) return { id: call.id, name: call.name, error: `No tool registered with name ${call.name}` };
+    if (tool === undefined) return noSuchTool(call);
     let value: unknown;
     try {
       value = tool.call(call.args, context);
@@ -83,6 +83,11 @@ export class ToolRunner {
         )
       : converted(call, value);
   }
+}
+
+/** The answer to a call of a tool nobody registered (upstream's text). */
+export function noSuchTool(call: ToolCall): ClientToolResult {
+  return { id: call.id, name: call.name, error: `No tool registered with name ${call.name}` };
 }
 
 function failed(call: ToolCall, error: unknown): ClientToolResult {
