@@ -141,7 +141,9 @@ export class HarnessProcess {
     let received = 0;
     try {
       const reply = await new Promise<Uint8Array>((resolve, reject) => {
+        let settled = false;
         const cleanup = (): void => {
+          settled = true;
           stdout.off("data", onData);
           stdout.off("end", onEnd);
           signal.removeEventListener("abort", onAbort);
@@ -168,6 +170,11 @@ export class HarnessProcess {
         };
         stdout.on("data", onData);
         stdout.once("end", onEnd);
+        // A harness that exits before anyone reads its stdout (a native binary failing at once) has
+        // that stream drained by Node on exit: its 'end' came and went, so its exit says it instead.
+        void this.exited.then(() => {
+          if (!settled) onEnd();
+        });
         if (signal.aborted) onAbort();
         else signal.addEventListener("abort", onAbort, { once: true });
       });

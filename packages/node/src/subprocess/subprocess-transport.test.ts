@@ -1,4 +1,5 @@
-import { existsSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { ErrorCode, SdkError } from "@antigravity-ts/sdk";
@@ -176,6 +177,28 @@ describe("SubprocessTransport faults", () => {
     expect(error.message).toContain("fatal: cannot open the model configuration (fake)");
     expect(await waitUntilGone(error.details.pid as number)).toBe(true);
     await expectNextConnectWorks();
+  });
+
+  it("reports a native harness that fails before its stdout is read as HarnessCrashed at once, not at the deadline", async () => {
+    // Node drains the stdout of a child that exits before anything listens to it, so the stream's
+    // 'end' is gone by the time the handshake reads: the exit must be what ends the wait.
+    const dir = mkdtempSync(join(tmpdir(), "failing-harness-"));
+    const path = join(dir, "harness");
+    writeFileSync(path, "#!/bin/sh\necho 'harness: cannot start' >&2\nexit 9\n", { mode: 0o755 });
+    try {
+      const harness = await HarnessProcess.spawn({ path, source: "option", isJavaScript: false }, { env: process.env });
+      processes.push(harness);
+      expect(await harness.exited).toEqual({ code: 9, signal: null });
+      const error = await failure(harness.handshake({ env: {} }, AbortSignal.timeout(20_000)));
+      expect(error.code).toBe(ErrorCode.HarnessCrashed);
+      expect(error.message).toMatch(/^harness exited with code 9 before the handshake: harness: cannot start/);
+      const started = Date.now();
+      const viaTransport = await failure(new SubprocessTransport({ harnessPath: path }).connect({ timeoutMs: 20_000 }));
+      expect(viaTransport.code).toBe(ErrorCode.HarnessCrashed);
+      expect(Date.now() - started).toBeLessThan(15_000); // the deadline is 20 s; a hang would reach it
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("reports garbage on stdout as ProtocolError with the stderr tail, and kills the child", async () => {
