@@ -1,5 +1,6 @@
 import { mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import { request } from "node:http";
+import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -128,6 +129,12 @@ describe("stdio mode (protocol §2.3, §3)", () => {
     const client = await TestClient.connect(reply.port, reply.apiKey, "localhost");
     client.close();
     await client.closed;
+    // "localhost" is both loopbacks: ::1 too, where this machine has it (server.ts, compile-ipv6-check.ts).
+    if (await hasIpv6Loopback()) {
+      const v6 = await TestClient.connect(reply.port, reply.apiKey, "[::1]");
+      v6.close();
+      await v6.closed;
+    }
     expect(harness.stderr()).not.toContain(reply.apiKey);
 
     harness.child.stdin.end();
@@ -195,3 +202,12 @@ describe("stdio mode (protocol §2.3, §3)", () => {
     expect(harness.stderr()).toContain("handshake frame announces 4294967295 bytes (limit 16777216); the peer is not speaking the localharness stdio protocol");
   });
 });
+
+/** Whether this machine can listen on ::1. */
+function hasIpv6Loopback(): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once("error", () => resolve(false));
+    server.listen(0, "::1", () => server.close(() => resolve(true)));
+  });
+}

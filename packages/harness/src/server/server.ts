@@ -3,6 +3,7 @@ import type { Duplex } from "node:stream";
 import { LogThrottle } from "@antigravity-ts/sdk/internal";
 import { WebSocketServer } from "ws";
 import { apiKeyMatches } from "./auth.js";
+import { compileIpv6Check } from "./compile-ipv6-check.js";
 import type { Logger } from "../log.js";
 import type { ScriptFile } from "../providers/script-format.js";
 import { SessionHost } from "../session/session-host.js";
@@ -131,6 +132,7 @@ async function listen(host: string, port: number, setup: (server: Server) => voi
     const address = v4.address();
     const actual = typeof address === "object" && address !== null ? address.port : port;
     try {
+      compileIpv6Check();
       return [v4, await listenOne("::1", actual, setup)];
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;

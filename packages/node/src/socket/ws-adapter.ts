@@ -1,6 +1,7 @@
 import type { ConnectStage, Refusal, WebSocketAdapter, WebSocketLike } from "@antigravity-ts/sdk";
 import { closeSocket } from "@antigravity-ts/sdk/internal";
 import type { IncomingMessage } from "node:http";
+import type { LookupFunction } from "node:net";
 import { WebSocket } from "ws";
 
 /** How long a refused upgrade's body may take to arrive before the socket is dropped without it. */
@@ -10,22 +11,23 @@ const REFUSAL_BODY_WAIT_MS = 200;
  * A `ws`-compatible WebSocket class: the `ws` package's `WebSocket` (the default) or a subclass of
  * it. Typed by shape, so the package's declarations need no `@types/ws` in a user's project.
  */
-export type WsWebSocketClass = new (url: string, protocols: string[], options: { headers: Record<string, string>; maxPayload: number; perMessageDeflate: boolean }) => unknown;
+export type WsWebSocketClass = new (url: string, protocols: string[], options: { headers: Record<string, string>; maxPayload: number; perMessageDeflate: boolean; lookup?: LookupFunction }) => unknown;
 
 /**
  * The {@link WebSocketAdapter} over `ws`, which `@antigravity-ts/node` registers on import: the
  * key travels in the upgrade's headers, no frame-size cap (protocol §4: large tool results), no
  * compression; `terminate()` drops a socket at once; a refused upgrade's HTTP status and the start
  * of its body reach the error message; a connect that times out tells the TCP stage from the upgrade.
+ * `connection.lookup` replaces the host-name lookup of every socket it opens (`net.connect`'s option).
  *
  * @example
  * new WebSocketTransport({ url, adapter: wsWebSocketAdapter() });
  */
-export function wsWebSocketAdapter(WebSocketClass?: WsWebSocketClass): WebSocketAdapter {
+export function wsWebSocketAdapter(WebSocketClass?: WsWebSocketClass, connection: { lookup?: LookupFunction } = {}): WebSocketAdapter {
   const Class = (WebSocketClass ?? WebSocket) as unknown as typeof WebSocket;
   return {
     open: (url, protocols, headers) => {
-      const socket = new Class(url, [...protocols], { headers: { ...headers }, maxPayload: 0, perMessageDeflate: false });
+      const socket = new Class(url, [...protocols], { headers: { ...headers }, maxPayload: 0, perMessageDeflate: false, ...connection });
       // An 'error' with no listener crashes `ws`'s EventEmitter (e.g. the "closed before the
       // connection was established" error that terminate() emits on a later tick). This listener is
       // never removed, so it stays until the socket is fully closed; 'close' always follows and reports it.

@@ -1,8 +1,10 @@
 import { rm } from "node:fs/promises";
+import type { LookupFunction } from "node:net";
 import { release } from "node:os";
 import { ErrorCode, SDK_VERSION, SdkError, type CallOptions, type Channel, type Transport, type WebSocketPeerClose } from "@antigravity-ts/sdk";
 import { linkSignal, throwIfAborted, definedProperties } from "@antigravity-ts/sdk/internal";
 import { connectHarnessSocket } from "../socket/connect-harness-socket.js";
+import { resolveAhead } from "../socket/resolve-ahead.js";
 import { discoverHarnessBinary, type HarnessBinary } from "./discover-harness.js";
 import { HarnessProcess, describeExit, type HarnessEndpoint, type HarnessExit } from "./harness-process.js";
 import { PrewarmedHarness } from "./prewarmed-harness.js";
@@ -138,6 +140,8 @@ export class SubprocessTransport implements Transport {
       const userEnv = this.#options.env ?? {};
       const { saveDir } = this.#options;
       if (saveDir === undefined) void removeStaleTemporaryStorage();
+      // Resolved while the harness boots, for the socket opened after the handshake (protocol §4).
+      const lookup = resolveAhead("localhost");
       // Made while the harness boots (its path goes in the InputConfig, written after the spawn).
       pendingStorage = saveDir === undefined ? createTemporaryStorage().then((path) => ({ path, owned: true })) : Promise.resolve({ path: saveDir, owned: false });
       pendingStorage.catch(() => {}); // a failure is thrown by the await below, or cleaned up after a failed spawn
@@ -155,7 +159,7 @@ export class SubprocessTransport implements Transport {
       const handshakeLink = linkSignal({ signal, timeoutMs: handshakeTimeoutMs });
       try {
         const endpoint = await harness.handshake(input, handshakeLink.signal);
-        return { harness, endpoint, storage };
+        return { harness, endpoint, storage, lookup };
       } finally {
         handshakeLink.dispose();
       }
@@ -173,7 +177,7 @@ export class SubprocessTransport implements Transport {
     try {
       throwIfAborted(signal);
       const peer = { closed: false };
-      const socket = await this.#openSocket(harness, endpoint, signal, peer);
+      const socket = await this.#openSocket(started, signal, peer);
       return new SubprocessChannel(socket, harness, {
         storageDirectory: storage.path,
         ownsStorage: storage.owned,
@@ -190,7 +194,7 @@ export class SubprocessTransport implements Transport {
    * Phase 2 (protocol §4), abandoned early with `HarnessCrashed` if the child exits meanwhile.
    * `peer.closed` turns true when the harness side closes the socket.
    */
-  async #openSocket(harness: HarnessProcess, { port, apiKey }: HarnessEndpoint, signal: AbortSignal, peer: { closed: boolean }): Promise<Channel> {
+  async #openSocket({ harness, endpoint: { port, apiKey }, lookup }: StartedHarness, signal: AbortSignal, peer: { closed: boolean }): Promise<Channel> {
     const died = new AbortController();
     void harness.exited.then((exit) => {
       died.abort(
@@ -205,6 +209,7 @@ export class SubprocessTransport implements Transport {
         port,
         apiKey,
         attempts: this.#options.connectAttempts ?? 5,
+        lookup,
         signal: link.signal,
         onPeerClose: (close) => {
           peer.closed = true;
@@ -246,6 +251,8 @@ interface StartedHarness {
   harness: HarnessProcess;
   endpoint: HarnessEndpoint;
   storage: Storage;
+  /** Answers for `localhost` from a resolution made while the harness booted. */
+  lookup: LookupFunction;
 }
 
 /** Kills a started harness and removes its temporary storage. */
