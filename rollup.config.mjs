@@ -8,6 +8,7 @@ import { build as esbuildBuild } from "esbuild";
 import esbuild from "rollup-plugin-esbuild";
 import { dts } from "rollup-plugin-dts";
 import { packages } from "./scripts/build-entries.mjs";
+import { writeHarnessCodeCache } from "./scripts/write-harness-code-cache.mjs";
 
 /** Examples bundled for their runtime after the packages (rollup runs an array of configs in order). */
 const examples = {
@@ -70,11 +71,14 @@ function workerUrls() {
 }
 
 /**
- * The `bundled` entries of scripts/build-entries.mjs (the harness's `bin`): one ESM file each,
- * built by esbuild after rollup wrote the package, with every dependency inlined (the SDK from its
- * sources) so Node resolves and reads one file at start-up. Dynamic imports (providers, re2js)
- * become `dist/lazy-*.js` chunks beside it. Worker entries point at the ones rollup emitted for
- * the package (`dist/tool-worker.js`, `dist/command-watchdog.js`).
+ * The `bundled` entries of scripts/build-entries.mjs (the harness's `bin`): each built by esbuild,
+ * after rollup wrote the package, into one CommonJS file with every dependency inlined (the SDK
+ * from its sources), `dist/<name>.cjs`; `dist/<name>.js` is its loader (src/bin-loader.ts), which
+ * runs it from V8's code cache, `dist/<name>.cjs.cache`, written by starting it once
+ * (scripts/write-harness-code-cache.mjs; packages/harness/src/code-cache.ts says why). Modules the
+ * sources import dynamically (providers, re2js, the schema) are in the file but evaluated on first
+ * use. Worker entries point at the ones rollup emitted for the package (`dist/tool-worker.js`,
+ * `dist/command-watchdog.js`).
  */
 function bundledEntries(dir, bundled) {
   const workerPattern = /new URL\((["'])(\.{1,2}\/[^"']+)\.ts\1, import\.meta\.url\)/g;
@@ -82,22 +86,49 @@ function bundledEntries(dir, bundled) {
     name: "bundled-entries",
     async writeBundle() {
       await esbuildBuild({
-        entryPoints: Object.fromEntries(bundled.map(([out, src]) => [out, `${dir}/${src}`])),
+        entryPoints: Object.fromEntries(bundled.map(([out]) => [out, `${dir}/src/bin-loader.ts`])),
         outdir: `${dir}/dist`,
         entryNames: "[name]",
-        chunkNames: "lazy-[name]-[hash]",
         bundle: true,
-        splitting: true,
         format: "esm",
+        platform: "node",
+        target: "node20",
+        legalComments: "none",
+        logLevel: "warning",
+        plugins: [
+          {
+            // The loader runs the .cjs of its own name.
+            name: "loader-target",
+            setup(build) {
+              build.onLoad({ filter: /[\\/]bin-loader\.ts$/ }, async ({ path }) => {
+                const { readFile } = await import("node:fs/promises");
+                const out = bundled.length === 1 ? bundled[0][0] : undefined;
+                if (out === undefined) throw new Error("bundledEntries: one bundled entry per package (src/bin-loader.ts names its .cjs)");
+                return { contents: (await readFile(path, "utf8")).replace('"./bin.cjs"', JSON.stringify(`./${out}.cjs`)), loader: "ts", resolveDir: path.replace(/[\\/][^\\/]+$/, "") };
+              });
+            },
+          },
+        ],
+      });
+      await esbuildBuild({
+        entryPoints: Object.fromEntries(bundled.map(([out, src]) => [out, `${dir}/${src}`])),
+        outdir: `${dir}/dist`,
+        outExtension: { ".js": ".cjs" },
+        entryNames: "[name]",
+        bundle: true,
+        format: "cjs",
         platform: "node",
         target: "node20",
         conditions: ["antigravity-source"],
         tsconfig: `${dir}/tsconfig.json`,
         sourcemap: true,
         legalComments: "none",
-        // ws and other CommonJS dependencies call require(); optional native add-ons stay optional.
-        banner: { js: 'import { createRequire as __antigravityCreateRequire } from "node:module";\nconst require = __antigravityCreateRequire(import.meta.url);' },
-        // Whitespace and syntax minified (names kept, so stack traces still read): less to parse at start-up.
+        // import.meta in CommonJS: the file's own URL (worker entries and createRequire resolve from it), and resolve().
+        define: { "import.meta.url": "__importMetaUrl", "import.meta.resolve": "__importMetaResolve" },
+        banner: {
+          js: 'const __importMetaUrl = require("node:url").pathToFileURL(__filename).href;\nconst __importMetaResolve = (specifier) => require("node:url").pathToFileURL(require.resolve(specifier)).href;',
+        },
+        // Whitespace and syntax minified (names kept, so stack traces still read): less to read at start-up.
         minifyWhitespace: true,
         minifySyntax: true,
         logLevel: "warning",
@@ -143,6 +174,7 @@ function bundledEntries(dir, bundled) {
           },
         ],
       });
+      for (const [out] of bundled) await writeHarnessCodeCache(`${dir}/dist/${out}.js`, `${dir}/dist/${out}.cjs.cache`);
     },
   };
 }

@@ -1,33 +1,105 @@
+import { spawn } from "node:child_process";
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { describe, expect, it } from "vitest";
+import { createHash } from "node:crypto";
+import { build } from "esbuild";
+import { afterAll, describe, expect, it } from "vitest";
+import { compileWithCodeCache } from "../../packages/harness/src/code-cache.js";
 import { REGISTRY_MARKERS, staticClosure } from "./static-closure.js";
 
-// Issue 14: the bundled reference harness starts without the generated schema registry and the
-// protobuf-es runtime. Its frames are written and read schema-free (the SDK's frame-codec.ts
-// through /internal); the registry sits in a chunk imported dynamically, for a frame the fast
-// reader leaves undecided or a stored step it cannot read. This follows the static imports of
-// dist/bin.js, which is what Node loads before the first line of the harness runs.
+// Issue 14: the bundled reference harness starts from V8's code cache (dist/bin.js runs dist/bin.cjs
+// through packages/harness/src/code-cache.ts), and without evaluating what only some sessions need:
+// the generated schema registry and the protobuf-es runtime (read schema-free by the SDK's
+// frame-codec.ts until a frame needs them) and the built-ins only tools need. bin.cjs holds every
+// module; a module the sources import dynamically is evaluated on first use, so what start-up
+// evaluates is the static import closure of src/bin.ts, checked here on an ESM build of it.
 
-const dist = fileURLToPath(new URL("../../packages/harness/dist/", import.meta.url));
+const harness = fileURLToPath(new URL("../../packages/harness/", import.meta.url));
+const dist = path.join(harness, "dist");
+const scratch = mkdtempSync(path.join(tmpdir(), "harness-start-"));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
-describe("the bundled harness starts without the schema registry", () => {
-  it("bin.js and its static chunks hold no protobuf-es runtime or generated schema; a lazy chunk does", () => {
-    const start = staticClosure(dist, "bin.js").files;
+/** src/bin.ts built as ESM with code splitting into `scratch/esm`: dynamic imports become chunks of their own. */
+async function esmBuild(): Promise<string> {
+  const outdir = path.join(scratch, "esm");
+  await build({
+    entryPoints: { bin: path.join(harness, "src/bin.ts") },
+    outdir,
+    bundle: true,
+    splitting: true,
+    format: "esm",
+    platform: "node",
+    target: "node20",
+    conditions: ["antigravity-source"],
+    tsconfig: path.join(harness, "tsconfig.json"),
+    external: ["bufferutil", "utf-8-validate"],
+    logLevel: "error",
+  });
+  return outdir;
+}
+
+describe("what the bundled harness evaluates at start", () => {
+  it("neither the protobuf-es runtime nor the generated schema (a lazily imported chunk holds them), nor node:worker_threads or node:child_process", async () => {
+    const outdir = await esmBuild();
+    const start = staticClosure(outdir, "bin.js").files;
     expect(start.size).toBeGreaterThan(1); // the walk follows bin.js's chunk imports
-    for (const [name, code] of start) for (const marker of REGISTRY_MARKERS) expect(code.includes(marker), `${name} holds ${marker}`).toBe(false);
-    const bin = start.get("bin.js") ?? "";
-    const lazy = [...bin.matchAll(/import\(["']\.\/([^"']+)["']\)/g)].map((match) => match[1] as string);
-    const lazyCode = lazy.flatMap((name) => [...staticClosure(dist, name).files.values()]).join("\n");
+    for (const [name, code] of start) {
+      for (const marker of REGISTRY_MARKERS) expect(code.includes(marker), `${name} holds ${marker}`).toBe(false);
+      for (const builtin of ["node:worker_threads", "node:child_process"]) {
+        expect(new RegExp(`(from\\s*|require\\()["']${builtin}["']`).test(code), `${name} imports ${builtin} at start`).toBe(false);
+      }
+    }
+    const lazy = [...(start.get("bin.js") ?? "").matchAll(/import\(["']\.\/([^"']+)["']\)/g)].map((match) => match[1] as string);
+    const lazyCode = lazy.flatMap((name) => [...staticClosure(outdir, name).files.values()]).join("\n");
     expect(lazyCode.includes("function fileDesc(")).toBe(true);
   });
 });
 
-describe("the bundled harness starts without the built-ins only tools need", () => {
-  it("bin.js and its static chunks import neither node:worker_threads nor node:child_process (loaded at the first tool call)", () => {
-    for (const [name, code] of staticClosure(dist, "bin.js").files) {
-      for (const builtin of ["node:worker_threads", "node:child_process"]) {
-        expect(new RegExp(`from\\s*["']${builtin}["']`).test(code), `${name} imports ${builtin} statically`).toBe(false);
-      }
-    }
+describe("the bundled harness's code cache", () => {
+  it("bin.js is a loader of node: built-ins only; the cache dist ships is made from bin.cjs and V8 takes it", () => {
+    const loader = staticClosure(dist, "bin.js");
+    expect([...loader.files.keys()]).toEqual(["bin.js"]);
+    expect([...loader.packages].every((specifier) => specifier.startsWith("node:"))).toBe(true);
+    const cache = readFileSync(path.join(dist, "bin.cjs.cache"));
+    expect(
+      cache.subarray(0, 32).equals(
+        createHash("sha256")
+          .update(readFileSync(path.join(dist, "bin.cjs")))
+          .digest(),
+      ),
+    ).toBe(true);
+    expect(compileWithCodeCache(path.join(dist, "bin.cjs")).use).toBe("used");
+  });
+
+  it("a copy without a cache writes one as it exits and starts from it the next time, without rewriting it", async () => {
+    const copy = mkdtempSync(path.join(scratch, "copy-"));
+    for (const name of ["bin.js", "bin.cjs"]) copyFileSync(path.join(dist, name), path.join(copy, name));
+    const cacheFile = path.join(copy, "bin.cjs.cache");
+    await handshakeAndExit(path.join(copy, "bin.js"));
+    const written = statSync(cacheFile);
+    expect(written.size).toBeGreaterThan(100_000);
+    await handshakeAndExit(path.join(copy, "bin.js"));
+    expect(statSync(cacheFile).mtimeMs).toBe(written.mtimeMs);
   });
 });
+
+/** Starts `bin` in stdio mode, reads its OutputConfig, closes its stdin and waits for exit code 0. */
+async function handshakeAndExit(bin: string): Promise<void> {
+  const child = spawn(process.execPath, [bin], { stdio: ["pipe", "pipe", "pipe"], env: { ...process.env, ANTIGRAVITY_MODEL_PROVIDER: "scripted" } });
+  let stderr = "";
+  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once("close", resolve));
+  child.stdin.write(Buffer.alloc(4)); // an empty InputConfig
+  await new Promise<void>((resolve, reject) => {
+    let received = 0;
+    child.stdout.on("data", (chunk: Buffer) => {
+      received += chunk.length;
+      if (received >= 4) resolve();
+    });
+    child.stdout.once("end", () => reject(new Error(`no OutputConfig: ${stderr}`)));
+  });
+  child.stdin.end();
+  expect(await exited, stderr).toBe(0);
+}

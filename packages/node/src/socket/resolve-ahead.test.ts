@@ -3,7 +3,11 @@ import { createServer, connect, type LookupFunction } from "node:net";
 import { describe, expect, it } from "vitest";
 import { resolveAhead } from "./resolve-ahead.js";
 
-function ask(lookup: LookupFunction, hostname: string, options: Parameters<LookupFunction>[1]): Promise<{ error: NodeJS.ErrnoException | null; address: string | LookupAddress[]; family?: number | undefined }> {
+function ask(
+  lookup: LookupFunction,
+  hostname: string,
+  options: Parameters<LookupFunction>[1],
+): Promise<{ error: NodeJS.ErrnoException | null; address: string | LookupAddress[]; family?: number | undefined }> {
   return new Promise((resolve) => lookup(hostname, options, (error, address, family) => resolve({ error, address, family })));
 }
 
