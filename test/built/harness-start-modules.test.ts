@@ -1,3 +1,4 @@
+import { isAscii } from "node:buffer";
 import { spawn } from "node:child_process";
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -71,6 +72,10 @@ describe("the bundled harness's code cache", () => {
       ),
     ).toBe(true);
     expect(compileWithCodeCache(path.join(dist, "bin.cjs")).use).toBe("used");
+  });
+
+  it("bin.cjs is ASCII, so the loader makes its source string without UTF-8 decoding", () => {
+    expect(isAscii(readFileSync(path.join(dist, "bin.cjs")))).toBe(true);
   });
 
   it("a copy without a cache writes one as it exits and starts from it the next time, without rewriting it", async () => {

@@ -7,7 +7,7 @@ export const DEMO_NOTICE = "(scripted demo model — set GEMINI_API_KEY for a re
  * "weather … in <Place>": the place (a word, then capitalised words: "Tokyo", "New York",
  * "São Paulo") as the named group `city`. Case-sensitive (flag `u` only) so the capitals end it.
  */
-const PLACE_AFTER_WEATHER_WORD = String.raw`(?:[Ww]eather|[Tt]emperature|[Ff]orecast)\b[^.?!]*?\b(?:in|for|at)\s+(?<city>\p{L}[\p{L}'’.-]*(?:[ -]\p{Lu}[\p{L}'’.-]*)*)`;
+const PLACE_AFTER_WEATHER_WORD = String.raw`(?:[Ww]eather|[Tt]emperature|[Ff]orecast)\b[^.?!]*?\b(?:in|for|at)\s+(?<city>\p{L}[\p{L}'\u2019.-]*(?:[ -]\p{Lu}[\p{L}'\u2019.-]*)*)`;
 
 /** A prompt not about running something: look at the workspace, call the client's first tool, answer quoting both. */
 const LOOK_AND_ANSWER: ScriptCall[] = [
