@@ -116,6 +116,10 @@ function bundledEntries(dir, bundled) {
         outExtension: { ".js": ".cjs" },
         entryNames: "[name]",
         bundle: true,
+        // The two large dependencies only some sessions load (re2js for find_file/search_directory
+        // patterns, protobuf-es for a frame the fast reader leaves undecided): required from
+        // node_modules on first use instead of read, hashed and deserialized at every start.
+        external: ["re2js", "@bufbuild/protobuf", "@bufbuild/protobuf/*"],
         format: "cjs",
         platform: "node",
         target: "node20",

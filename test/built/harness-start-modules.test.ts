@@ -1,5 +1,6 @@
 import { isAscii } from "node:buffer";
 import { spawn } from "node:child_process";
+import { createRequire, isBuiltin } from "node:module";
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -76,6 +77,14 @@ describe("the bundled harness's code cache", () => {
 
   it("bin.cjs is ASCII, so the loader makes its source string without UTF-8 decoding", () => {
     expect(isAscii(readFileSync(path.join(dist, "bin.cjs")))).toBe(true);
+  });
+
+  it("the dependencies bin.cjs leaves to node_modules (loaded on first use) resolve from it", () => {
+    const code = readFileSync(path.join(dist, "bin.cjs"), "utf8");
+    const required = new Set([...code.matchAll(/require\("([^"]+)"\)/g)].map((match) => match[1] as string).filter((specifier) => !isBuiltin(specifier)));
+    expect([...required].sort()).toEqual(["@bufbuild/protobuf", "@bufbuild/protobuf/codegenv2", "@bufbuild/protobuf/wkt", "re2js"]);
+    const resolve = createRequire(path.join(dist, "bin.cjs")).resolve;
+    for (const specifier of required) expect(resolve(specifier)).toMatch(/node_modules/);
   });
 
   it("a copy without a cache writes one as it exits and starts from it the next time, without rewriting it", async () => {
