@@ -71,50 +71,38 @@ function workerUrls() {
 }
 
 /**
- * The `bundled` entries of scripts/build-entries.mjs (the harness's `bin`): each built by esbuild,
- * after rollup wrote the package, into one CommonJS file with every dependency inlined (the SDK
- * from its sources), `dist/<name>.cjs`; `dist/<name>.js` is its loader (src/bin-loader.ts), which
- * runs it from V8's code cache, `dist/<name>.cjs.cache`, written by starting it once
- * (scripts/write-harness-code-cache.mjs; packages/harness/src/code-cache.ts says why). Modules the
- * sources import dynamically (providers, re2js, the schema) are in the file but evaluated on first
- * use. Worker entries point at the ones rollup emitted for the package (`dist/tool-worker.js`,
- * `dist/command-watchdog.js`).
+ * The `bundled` entry of scripts/build-entries.mjs (the harness's `bin`), built by esbuild after
+ * rollup wrote the package: `dist/bin.bundle.cjs`, one CommonJS file with every dependency inlined
+ * (the SDK from its sources) but the two large ones only some sessions need; `dist/bin.cjs`, the
+ * executable, its loader (src/bin-loader.ts), which runs it from V8's code cache,
+ * `dist/bin.bundle.cjs.cache`, written by starting it once (scripts/write-harness-code-cache.mjs;
+ * packages/harness/src/code-cache.ts says why). Modules the sources import dynamically (providers,
+ * the schema) are in the file but evaluated on first use. Worker entries point at the ones rollup
+ * emitted for the package (`dist/tool-worker.js`, `dist/command-watchdog.js`).
  */
 function bundledEntries(dir, bundled) {
   const workerPattern = /new URL\((["'])(\.{1,2}\/[^"']+)\.ts\1, import\.meta\.url\)/g;
   return {
     name: "bundled-entries",
     async writeBundle() {
+      if (bundled.length !== 1 || bundled[0][0] !== "bin") throw new Error("bundledEntries: src/bin-loader.ts runs dist/bin.bundle.cjs, so the one bundled entry is bin");
       await esbuildBuild({
-        entryPoints: Object.fromEntries(bundled.map(([out]) => [out, `${dir}/src/bin-loader.ts`])),
+        entryPoints: { bin: `${dir}/src/bin-loader.ts` },
         outdir: `${dir}/dist`,
+        outExtension: { ".js": ".cjs" },
         entryNames: "[name]",
         bundle: true,
-        format: "esm",
+        format: "cjs",
         platform: "node",
         target: "node20",
         legalComments: "none",
         logLevel: "warning",
-        plugins: [
-          {
-            // The loader runs the .cjs of its own name.
-            name: "loader-target",
-            setup(build) {
-              build.onLoad({ filter: /[\\/]bin-loader\.ts$/ }, async ({ path }) => {
-                const { readFile } = await import("node:fs/promises");
-                const out = bundled.length === 1 ? bundled[0][0] : undefined;
-                if (out === undefined) throw new Error("bundledEntries: one bundled entry per package (src/bin-loader.ts names its .cjs)");
-                return { contents: (await readFile(path, "utf8")).replace('"./bin.cjs"', JSON.stringify(`./${out}.cjs`)), loader: "ts", resolveDir: path.replace(/[\\/][^\\/]+$/, "") };
-              });
-            },
-          },
-        ],
       });
       await esbuildBuild({
         entryPoints: Object.fromEntries(bundled.map(([out, src]) => [out, `${dir}/${src}`])),
         outdir: `${dir}/dist`,
         outExtension: { ".js": ".cjs" },
-        entryNames: "[name]",
+        entryNames: "[name].bundle",
         bundle: true,
         // The two large dependencies only some sessions load (re2js for find_file/search_directory
         // patterns, protobuf-es for a frame the fast reader leaves undecided): required from
@@ -178,7 +166,7 @@ function bundledEntries(dir, bundled) {
           },
         ],
       });
-      for (const [out] of bundled) await writeHarnessCodeCache(`${dir}/dist/${out}.js`, `${dir}/dist/${out}.cjs.cache`);
+      await writeHarnessCodeCache(`${dir}/dist/bin.cjs`, `${dir}/dist/bin.bundle.cjs.cache`);
     },
   };
 }

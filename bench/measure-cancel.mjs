@@ -24,7 +24,7 @@ const SCRIPT = {
  */
 export async function measureCancelLatency({ cancelRuns }) {
   const harnessPath = findBundledHarness();
-  if (harnessPath === undefined) throw new Error("the bundled reference harness is not built (packages/harness/dist/bin.js)");
+  if (harnessPath === undefined) throw new Error("the bundled reference harness is not built (packages/harness/dist/bin.cjs)");
   const dir = await mkdtemp(path.join(tmpdir(), "antigravity-bench-cancel-"));
   const script = path.join(dir, "script.json");
   await writeFile(script, JSON.stringify(SCRIPT));

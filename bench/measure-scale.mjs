@@ -29,7 +29,7 @@ const SCRIPT = {
  */
 export async function measureScale({ scaleSessions }) {
   const harnessPath = findBundledHarness();
-  if (harnessPath === undefined) throw new Error("the bundled reference harness is not built (packages/harness/dist/bin.js)");
+  if (harnessPath === undefined) throw new Error("the bundled reference harness is not built (packages/harness/dist/bin.cjs)");
   const dir = await mkdtemp(path.join(tmpdir(), "antigravity-bench-scale-"));
   const script = path.join(dir, "script.json");
   await writeFile(script, JSON.stringify(SCRIPT));

@@ -20,7 +20,7 @@ const PREWARM_PAUSE_MS = 100;
  */
 export async function measureStartToReady(runs) {
   const harnessPath = findBundledHarness();
-  if (harnessPath === undefined) throw new Error("the bundled reference harness is not built (packages/harness/dist/bin.js)");
+  if (harnessPath === undefined) throw new Error("the bundled reference harness is not built (packages/harness/dist/bin.cjs)");
   const connect = [];
   const ready = [];
   const prewarmed = [];
@@ -74,7 +74,7 @@ export async function measureStartToReady(runs) {
  */
 export async function measureFirstPrewarmedStart(runs) {
   const harnessPath = findBundledHarness();
-  if (harnessPath === undefined) throw new Error("the bundled reference harness is not built (packages/harness/dist/bin.js)");
+  if (harnessPath === undefined) throw new Error("the bundled reference harness is not built (packages/harness/dist/bin.cjs)");
   const script = fileURLToPath(new URL("./first-prewarmed-start.mjs", import.meta.url));
   const times = [];
   for (let run = 0; run < runs; run++) {

@@ -5,8 +5,9 @@
  * Entry points per package: output name -> source file. Every `exports` target and `bin` of the
  * package's package.json must be one of these outputs (test/built/package-exports.test.ts checks).
  * `noTypes` lists executables and guards that need no declarations. `bundled` lists executables
- * built by esbuild into one self-contained file (their dependencies inlined, modules loaded on
- * first use split into `dist/lazy-*.js`) so that they start without resolving a module graph.
+ * built by esbuild into one CommonJS file run from V8's code cache by a CommonJS loader,
+ * `dist/<name>.cjs` (rollup.config.mjs, `bundledEntries`), so that they start without resolving a
+ * module graph or compiling their start-up again.
  */
 export const packages = {
   sdk: {
@@ -24,3 +25,8 @@ export const packages = {
   harness: { entries: { index: "src/index.ts", bin: "src/bin.ts" }, noTypes: ["bin"], bundled: ["bin"] },
   cli: { entries: { index: "src/index.ts", cli: "src/cli.ts" }, noTypes: ["cli"] },
 };
+
+/** The file an entry point is built to: `dist/<out>.cjs` for a bundled executable, else `dist/<out>.js`. */
+export function outputFile(name, out) {
+  return packages[name].bundled?.includes(out) ? `${out}.cjs` : `${out}.js`;
+}

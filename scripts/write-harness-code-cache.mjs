@@ -1,5 +1,5 @@
-// Writes the bundled harness's V8 code cache (dist/bin.cjs.cache; packages/harness/src/code-cache.ts):
-// starts dist/bin.js once in stdio mode with no cache, so it compiles everything and writes the
+// Writes the bundled harness's V8 code cache (dist/bin.bundle.cjs.cache; packages/harness/src/code-cache.ts):
+// starts dist/bin.cjs once in stdio mode with no cache, so it compiles everything and writes the
 // cache as it exits, after the stdio handshake (protocol §3) and one session's initialisation over
 // the WebSocket (§4), the path every `Agent.start()` takes. The scripted model, an empty
 // workspace, no storage: nothing outside a temporary folder is touched. Called by rollup.config.mjs.
@@ -13,7 +13,7 @@ import WebSocket from "ws";
 const INIT_FRAME = JSON.stringify({ config: { policyConfig: { rules: [{ tool: "*", name: "allow_all", decision: "POLICY_DECISION_ALLOW" }] }, agentBehavior: "AGENT_BEHAVIOR_AUTONOMOUS" } });
 const TIMEOUT_MS = 30_000;
 
-/** Starts `bin` (dist/bin.js) once so that it writes `cacheFile`; throws when it did not. */
+/** Starts `bin` (dist/bin.cjs) once so that it writes `cacheFile`; throws when it did not. */
 export async function writeHarnessCodeCache(bin, cacheFile) {
   cacheFile = resolve(cacheFile);
   rmSync(cacheFile, { force: true });

@@ -6,7 +6,7 @@ import { startListeningHarness, type ListeningHarness } from "@antigravity-ts/te
 import { TestClient, finalSteps, harnessConfig, type Frame } from "../../packages/harness/src/test-support/ws-client.js";
 
 // The built harness leaves re2js and protobuf-es out of dist/bin.cjs and requires them from
-// node_modules on first use (rollup.config.mjs, docs/harness.md): a session of dist/bin.js that
+// node_modules on first use (rollup.config.mjs, docs/harness.md): a session of dist/bin.cjs that
 // needs both gets them. An init frame with a `null` is one the fast reader leaves to protobuf-es's
 // fromJson, in bin.cjs (this test fails when bin.cjs cannot require it); find_file and a regex
 // search_directory match with re2js in the tool workers (dist/tool-worker.js), which import it.
@@ -45,7 +45,7 @@ describe("the built harness's lazily required dependencies", () => {
     await rm(root, { recursive: true, force: true });
   });
 
-  it("re2js: find_file and search_directory match in a session of dist/bin.js", async () => {
+  it("re2js: find_file and search_directory match in a session of dist/bin.cjs", async () => {
     const client = await TestClient.connect(harness.port, harness.apiKey);
     await client.init(harnessConfig(workspace));
     client.prompt("files please");

@@ -11,10 +11,10 @@ import { afterAll, describe, expect, it } from "vitest";
 import { compileWithCodeCache } from "../../packages/harness/src/code-cache.js";
 import { REGISTRY_MARKERS, staticClosure } from "./static-closure.js";
 
-// Issue 14: the bundled reference harness starts from V8's code cache (dist/bin.js runs dist/bin.cjs
+// Issue 14: the bundled reference harness starts from V8's code cache (dist/bin.cjs runs dist/bin.bundle.cjs
 // through packages/harness/src/code-cache.ts), and without evaluating what only some sessions need:
 // the generated schema registry and the protobuf-es runtime (read schema-free by the SDK's
-// frame-codec.ts until a frame needs them) and the built-ins only tools need. bin.cjs holds every
+// frame-codec.ts until a frame needs them) and the built-ins only tools need. bin.bundle.cjs holds every
 // module; a module the sources import dynamically is evaluated on first use, so what start-up
 // evaluates is the static import closure of src/bin.ts, checked here on an ESM build of it.
 
@@ -60,41 +60,43 @@ describe("what the bundled harness evaluates at start", () => {
 });
 
 describe("the bundled harness's code cache", () => {
-  it("bin.js is a loader of node: built-ins only; the cache dist ships is made from bin.cjs and V8 takes it", () => {
-    const loader = staticClosure(dist, "bin.js");
-    expect([...loader.files.keys()]).toEqual(["bin.js"]);
-    expect([...loader.packages].every((specifier) => specifier.startsWith("node:"))).toBe(true);
-    const cache = readFileSync(path.join(dist, "bin.cjs.cache"));
+  it("bin.cjs is a CommonJS loader of node: built-ins only; the cache dist ships is made from bin.bundle.cjs and V8 takes it", () => {
+    const loader = readFileSync(path.join(dist, "bin.cjs"), "utf8");
+    const required = [...loader.matchAll(/require\("([^"]+)"\)/g)].map((match) => match[1] as string);
+    expect(required.length).toBeGreaterThan(0);
+    expect(required.every((specifier) => specifier.startsWith("node:"))).toBe(true);
+    expect(loader).toContain('"bin.bundle.cjs"');
+    const cache = readFileSync(path.join(dist, "bin.bundle.cjs.cache"));
     expect(
       cache.subarray(0, 32).equals(
         createHash("sha256")
-          .update(readFileSync(path.join(dist, "bin.cjs")))
+          .update(readFileSync(path.join(dist, "bin.bundle.cjs")))
           .digest(),
       ),
     ).toBe(true);
-    expect(compileWithCodeCache(path.join(dist, "bin.cjs")).use).toBe("used");
+    expect(compileWithCodeCache(path.join(dist, "bin.bundle.cjs")).use).toBe("used");
   });
 
-  it("bin.cjs is ASCII, so the loader makes its source string without UTF-8 decoding", () => {
-    expect(isAscii(readFileSync(path.join(dist, "bin.cjs")))).toBe(true);
+  it("bin.bundle.cjs is ASCII, so the loader makes its source string without UTF-8 decoding", () => {
+    expect(isAscii(readFileSync(path.join(dist, "bin.bundle.cjs")))).toBe(true);
   });
 
-  it("the dependencies bin.cjs leaves to node_modules (loaded on first use) resolve from it", () => {
-    const code = readFileSync(path.join(dist, "bin.cjs"), "utf8");
+  it("the dependencies bin.bundle.cjs leaves to node_modules (loaded on first use) resolve from it", () => {
+    const code = readFileSync(path.join(dist, "bin.bundle.cjs"), "utf8");
     const required = new Set([...code.matchAll(/require\("([^"]+)"\)/g)].map((match) => match[1] as string).filter((specifier) => !isBuiltin(specifier)));
     expect([...required].sort()).toEqual(["@bufbuild/protobuf", "@bufbuild/protobuf/codegenv2", "@bufbuild/protobuf/wkt", "re2js"]);
-    const resolve = createRequire(path.join(dist, "bin.cjs")).resolve;
+    const resolve = createRequire(path.join(dist, "bin.bundle.cjs")).resolve;
     for (const specifier of required) expect(resolve(specifier)).toMatch(/node_modules/);
   });
 
   it("a copy without a cache writes one as it exits and starts from it the next time, without rewriting it", async () => {
     const copy = mkdtempSync(path.join(scratch, "copy-"));
-    for (const name of ["bin.js", "bin.cjs"]) copyFileSync(path.join(dist, name), path.join(copy, name));
-    const cacheFile = path.join(copy, "bin.cjs.cache");
-    await handshakeAndExit(path.join(copy, "bin.js"));
+    for (const name of ["bin.cjs", "bin.bundle.cjs"]) copyFileSync(path.join(dist, name), path.join(copy, name));
+    const cacheFile = path.join(copy, "bin.bundle.cjs.cache");
+    await handshakeAndExit(path.join(copy, "bin.cjs"));
     const written = statSync(cacheFile);
     expect(written.size).toBeGreaterThan(100_000);
-    await handshakeAndExit(path.join(copy, "bin.js"));
+    await handshakeAndExit(path.join(copy, "bin.cjs"));
     expect(statSync(cacheFile).mtimeMs).toBe(written.mtimeMs);
   });
 });

@@ -1,5 +1,5 @@
 // Starts the built reference harness as a real child process for the Deno suite:
-// `ANTIGRAVITY_API_KEY=<random> node packages/harness/dist/bin.js --listen 127.0.0.1:0`, ready once it prints
+// `ANTIGRAVITY_API_KEY=<random> node packages/harness/dist/bin.cjs --listen 127.0.0.1:0`, ready once it prints
 // `listening on ws://HOST:PORT/` to stderr. Node comes from $NODE_BINARY (set by scripts/test-all.mjs)
 // or PATH.
 
@@ -16,7 +16,7 @@ const root = new URL("../../", import.meta.url);
 export async function startListeningHarness(options: { timeoutMs?: number; args?: string[] } = {}): Promise<ListeningHarness> {
   const apiKey = `key-${crypto.randomUUID()}`;
   const node = Deno.env.get("NODE_BINARY") ?? "node";
-  const bin = new URL("packages/harness/dist/bin.js", root);
+  const bin = new URL("packages/harness/dist/bin.cjs", root);
   const child = new Deno.Command(node, {
     args: [bin.pathname, "--listen", "127.0.0.1:0", ...(options.args ?? [])],
     env: { ANTIGRAVITY_API_KEY: apiKey },

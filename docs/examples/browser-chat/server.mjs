@@ -127,7 +127,7 @@ harness?.child.on("exit", (code, signal) => {
 /** Starts the reference harness in --listen mode on a free loopback port. */
 async function startHarness() {
   const require = createRequire(import.meta.url);
-  const bin = join(dirname(require.resolve("@antigravity-ts/harness/package.json")), "dist/bin.js");
+  const bin = join(dirname(require.resolve("@antigravity-ts/harness/package.json")), "dist/bin.cjs");
   const apiKey = randomBytes(24).toString("base64url");
   const harnessArgs = [bin, "--listen", "127.0.0.1:0", ...(args.script ? ["--script", args.script] : [])];
   // The key goes in the environment: on the command line, `ps` would show it.

@@ -5,7 +5,7 @@ import { createRequire } from "node:module";
 import { dirname } from "node:path";
 import { Script } from "node:vm";
 
-// The bundled harness (dist/bin.cjs) runs from V8's code cache (dist/bin.cjs.cache): the bytecode
+// The bundled harness (dist/bin.bundle.cjs) runs from V8's code cache (dist/bin.bundle.cjs.cache): the bytecode
 // of every function its start and a first session ran, so the harness neither parses its source
 // nor compiles those functions again (Node 20 keeps no code cache for modules). The build writes the
 // cache by starting the harness once (scripts/write-harness-code-cache.mjs). V8 refuses a cache

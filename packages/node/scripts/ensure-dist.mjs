@@ -6,7 +6,7 @@ import { execFile } from "node:child_process";
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { packages } from "../../../scripts/build-entries.mjs";
+import { outputFile, packages } from "../../../scripts/build-entries.mjs";
 
 const root = fileURLToPath(new URL("../../../", import.meta.url));
 const BUILD_TIMEOUT_MS = 5 * 60_000;
@@ -47,7 +47,7 @@ export function rollupBuild(names, options = {}) {
  */
 export function isStale(name) {
   const dir = join(root, "packages", name);
-  const outputs = Object.keys(packages[name].entries).map((out) => join(dir, "dist", `${out}.js`));
+  const outputs = Object.keys(packages[name].entries).map((out) => join(dir, "dist", outputFile(name, out)));
   if (!outputs.every((file) => existsSync(file))) return true;
   const built = Math.min(...outputs.map((file) => statSync(file).mtimeMs));
   return newestSource(join(dir, "src")) > built;

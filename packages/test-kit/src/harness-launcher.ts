@@ -28,7 +28,7 @@ export interface HarnessExit {
 
 /** The node arguments that run the harness `build`, the script last. */
 function harnessArgs(build: HarnessBuild): string[] {
-  if (build === "dist") return [path.join(harnessDir, "dist/bin.js")];
+  if (build === "dist") return [path.join(harnessDir, "dist/bin.cjs")];
   return ["--conditions=antigravity-source", "--import", pathToFileURL(require.resolve("tsx")).href, path.join(harnessDir, "src/bin.ts")];
 }
 

@@ -9,13 +9,13 @@ import { harnessEnv } from "./harness-launcher.js";
 /** Root of the repository (this file is packages/test-kit/src/). */
 export const REPO_ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 /** The reference harness entry that `@antigravity-ts/harness`'s bin points to. */
-export const REFERENCE_HARNESS_BIN = join(REPO_ROOT, "packages", "harness", "dist", "bin.js");
+export const REFERENCE_HARNESS_BIN = join(REPO_ROOT, "packages", "harness", "dist", "bin.cjs");
 
 const BUILD_TIMEOUT_MS = 240_000;
 
 /**
  * Builds the reference harness (`BUILD_ONLY=sdk,harness rollup`) when its dist is missing or
- * older than its sources, and returns the path of `dist/bin.js`. Test files running in
+ * older than its sources, and returns the path of `dist/bin.cjs`. Test files running in
  * parallel share one build through a lock directory.
  */
 export async function ensureReferenceHarness(): Promise<string> {
