@@ -6,6 +6,9 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { Agent, SubprocessTransport, WebSocketTransport, findBundledHarness, prewarmHarness, subprocessTransportFactory } from "@antigravity-ts/node";
 import { median } from "./report.mjs";
 
+/** The least a harness can do for `Agent.start()` (bench/floor-harness.cjs): the floor of a start. */
+const FLOOR_HARNESS = fileURLToPath(new URL("./floor-harness.cjs", import.meta.url));
+
 /** The pause between `prewarmHarness()` and `start()` of the paused prewarmed measurement. */
 const PREWARM_PAUSE_MS = 100;
 
@@ -26,6 +29,7 @@ export async function measureStartToReady(runs) {
   const prewarmed = [];
   const prewarmedAfterPause = [];
   const bareNode = [];
+  const floor = [];
   for (let run = -1; run < runs; run++) {
     let start = performance.now();
     await runBareNode();
@@ -49,18 +53,28 @@ export async function measureStartToReady(runs) {
     const adoptedLater = await Agent.builder().transport(paused).allowAll().build().start({ timeoutMs: 30_000 });
     const prewarmedAfterPauseMs = performance.now() - start;
     await adoptedLater.stop();
+    start = performance.now();
+    const minimal = await Agent.builder()
+      .transport(subprocessTransportFactory({ harnessPath: FLOOR_HARNESS }))
+      .allowAll()
+      .build()
+      .start({ timeoutMs: 30_000 });
+    const floorMs = performance.now() - start;
+    await minimal.stop();
     if (run >= 0) {
       bareNode.push(bareNodeMs);
       connect.push(connectMs);
       ready.push(readyMs);
       prewarmed.push(prewarmedMs);
       prewarmedAfterPause.push(prewarmedAfterPauseMs);
+      floor.push(floorMs);
     }
   }
   return {
     bareNodeMedianMs: median(bareNode),
     connectMedianMs: median(connect),
     readyMedianMs: median(ready),
+    floorMedianMs: median(floor),
     prewarmedMedianMs: median(prewarmed),
     prewarmedAfterPauseMedianMs: median(prewarmedAfterPause),
     runs,
