@@ -85,36 +85,20 @@ function bundledEntries(dir, bundled) {
   return {
     name: "bundled-entries",
     async writeBundle() {
-      if (bundled.length !== 1 || bundled[0][0] !== "bin") throw new Error("bundledEntries: src/bin-loader.ts runs dist/bin.bundle.cjs, so the one bundled entry is bin");
+      const [[out, src], ...others] = bundled;
+      if (out !== "bin" || others.length > 0) throw new Error("bundledEntries: src/bin-loader.ts runs dist/bin.bundle.cjs, so the one bundled entry is bin");
+      const commonJs = { outdir: `${dir}/dist`, outExtension: { ".js": ".cjs" }, bundle: true, format: "cjs", platform: "node", target: "node20", legalComments: "none", logLevel: "warning" };
+      await esbuildBuild({ ...commonJs, entryPoints: { bin: `${dir}/src/bin-loader.ts` } });
       await esbuildBuild({
-        entryPoints: { bin: `${dir}/src/bin-loader.ts` },
-        outdir: `${dir}/dist`,
-        outExtension: { ".js": ".cjs" },
-        entryNames: "[name]",
-        bundle: true,
-        format: "cjs",
-        platform: "node",
-        target: "node20",
-        legalComments: "none",
-        logLevel: "warning",
-      });
-      await esbuildBuild({
-        entryPoints: Object.fromEntries(bundled.map(([out, src]) => [out, `${dir}/${src}`])),
-        outdir: `${dir}/dist`,
-        outExtension: { ".js": ".cjs" },
-        entryNames: "[name].bundle",
-        bundle: true,
+        ...commonJs,
+        entryPoints: { "bin.bundle": `${dir}/${src}` },
         // The two large dependencies only some sessions load (re2js for find_file/search_directory
         // patterns, protobuf-es for a frame the fast reader leaves undecided): required from
         // node_modules on first use instead of read, hashed and deserialized at every start.
         external: ["re2js", "@bufbuild/protobuf", "@bufbuild/protobuf/*"],
-        format: "cjs",
-        platform: "node",
-        target: "node20",
         conditions: ["antigravity-source"],
         tsconfig: `${dir}/tsconfig.json`,
         sourcemap: true,
-        legalComments: "none",
         // import.meta in CommonJS: the file's own URL (worker entries and createRequire resolve from it), and resolve().
         define: { "import.meta.url": "__importMetaUrl", "import.meta.resolve": "__importMetaResolve" },
         banner: {
@@ -123,7 +107,6 @@ function bundledEntries(dir, bundled) {
         // Whitespace and syntax minified (names kept, so stack traces still read): less to read at start-up.
         minifyWhitespace: true,
         minifySyntax: true,
-        logLevel: "warning",
         plugins: [
           {
             // ws's optional native add-ons (not dependencies of the harness): a require() that fails at

@@ -46,7 +46,11 @@ export async function writeHarnessCodeCache(bin, cacheFile) {
   }
 }
 
-/** Reads the u32-LE length-prefixed `OutputConfig{port = 1, api_key = 2}` (protocol §3). */
+/**
+ * Reads the u32-LE length-prefixed `OutputConfig{port = 1, api_key = 2}` (protocol §3). By hand,
+ * not with the SDK's `decodeHandshakeOutput`: `npm pack` of the harness (scripts/prepack.mjs,
+ * `BUILD_ONLY=harness`) builds it where the SDK's dist may not be built yet.
+ */
 function readOutputConfig(stdout) {
   return new Promise((resolve, reject) => {
     let bytes = Buffer.alloc(0);

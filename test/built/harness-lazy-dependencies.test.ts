@@ -1,15 +1,14 @@
-import { mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, realpath, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startListeningHarness, type ListeningHarness } from "@antigravity-ts/test-kit";
-import { TestClient, finalSteps, harnessConfig, type Frame } from "../../packages/harness/src/test-support/ws-client.js";
+import { describe, expect, it } from "vitest";
+import { useHarnessFixture } from "../../packages/harness/src/test-support/fixture.js";
+import { finalSteps, harnessConfig, type Frame } from "../../packages/harness/src/test-support/ws-client.js";
 
-// The built harness leaves re2js and protobuf-es out of dist/bin.cjs and requires them from
+// The built harness leaves re2js and protobuf-es out of dist/bin.bundle.cjs and requires them from
 // node_modules on first use (rollup.config.mjs, docs/harness.md): a session of dist/bin.cjs that
 // needs both gets them. An init frame with a `null` is one the fast reader leaves to protobuf-es's
-// fromJson, in bin.cjs (this test fails when bin.cjs cannot require it); find_file and a regex
-// search_directory match with re2js in the tool workers (dist/tool-worker.js), which import it.
+// fromJson, in the bundle (this test fails when the bundle cannot require it); find_file and a
+// regex search_directory match with re2js in the tool workers (dist/tool-worker.js), which import it.
 
 const SCRIPT = {
   turns: [
@@ -29,36 +28,29 @@ const SCRIPT = {
 };
 
 describe("the built harness's lazily required dependencies", () => {
-  let root: string;
-  let workspace: string;
-  let harness: ListeningHarness;
-  beforeAll(async () => {
-    root = await mkdtemp(path.join(tmpdir(), "harness-lazy-"));
-    workspace = path.join(root, "ws");
-    await mkdir(path.join(workspace, "notes"), { recursive: true });
-    await writeFile(path.join(workspace, "notes", "a.txt"), "alpha\ngamma\n");
-    await writeFile(path.join(root, "script.json"), JSON.stringify(SCRIPT));
-    harness = await startListeningHarness({ build: "dist", args: ["--script", path.join(root, "script.json")] });
-  });
-  afterAll(async () => {
-    await harness?.stop();
-    await rm(root, { recursive: true, force: true });
+  const fixture = useHarnessFixture({
+    name: "lazy-dependencies",
+    build: "dist",
+    script: SCRIPT,
+    prepare: async (_root, workspace) => {
+      await mkdir(path.join(workspace, "notes"));
+      await writeFile(path.join(workspace, "notes", "a.txt"), "alpha\ngamma\n");
+    },
   });
 
   it("re2js: find_file and search_directory match in a session of dist/bin.cjs", async () => {
-    const client = await TestClient.connect(harness.port, harness.apiKey);
-    await client.init(harnessConfig(workspace));
+    const client = await fixture.connect();
     client.prompt("files please");
     const final = finalSteps(await client.turn());
-    const real = await realpath(workspace);
+    const real = await realpath(fixture.workspace);
     expect(final.find((step) => step.findFile)?.["findFile"]).toEqual({ directoryPath: real, query: "*.txt", output: "notes/a.txt" });
     expect((final.find((step) => step.searchDirectory) as Frame)["text"]).toBe("notes/a.txt:2: gamma");
     client.close();
   });
 
   it("protobuf-es: an init frame only fromJson reads is answered", async () => {
-    const client = await TestClient.connect(harness.port, harness.apiKey);
-    const init = await client.init(harnessConfig(workspace, { compactionThreshold: null }));
+    const client = await fixture.open();
+    const init = await client.init(harnessConfig(fixture.workspace, { compactionThreshold: null }));
     expect(init["cascadeId"]).toMatch(/^[a-zA-Z0-9-]{32,}$/);
     client.close();
   });

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createRequire } from "node:module";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { compileWithCodeCache, writeCodeCache } from "./code-cache.js";
+import { compileWithCodeCache, evaluate, writeCodeCache, type CompiledScript } from "./code-cache.js";
 
 const codeCacheModule = pathToFileURL(fileURLToPath(new URL("./code-cache.ts", import.meta.url))).href;
 const tsx = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href;
@@ -22,23 +22,17 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-/** Runs a compiled module the way runWithCodeCache does and returns its exports. */
-function exportsOf(compiled: ReturnType<typeof compileWithCodeCache>): Record<string, unknown> {
-  const module = { exports: {} as Record<string, unknown> };
-  (compiled.script.runInThisContext() as (...args: unknown[]) => void)(module.exports, undefined, module, file, dir);
-  return module.exports;
-}
+/** The exports of a compiled module, run as runWithCodeCache runs it. */
+const exportsOf = (compiled: CompiledScript): Record<string, unknown> => evaluate(compiled) as Record<string, unknown>;
 
 /**
  * How a fresh process compiles `file` (V8 consults a code cache only for a source it has not
  * compiled before; in this process it has): its `use`, and the module's `value`.
  */
 function compileInChild(): { use: string; value: unknown } {
-  const script = `import { compileWithCodeCache } from ${JSON.stringify(codeCacheModule)};
+  const script = `import { compileWithCodeCache, evaluate } from ${JSON.stringify(codeCacheModule)};
 const compiled = compileWithCodeCache(${JSON.stringify(file)});
-const module = { exports: {} };
-compiled.script.runInThisContext()(module.exports, undefined, module, "", "");
-process.stdout.write(JSON.stringify({ use: compiled.use, value: module.exports.value }));`;
+process.stdout.write(JSON.stringify({ use: compiled.use, value: evaluate(compiled).value }));`;
   const output = execFileSync(process.execPath, ["--import", tsx, "--input-type=module", "-e", script], { encoding: "utf8" });
   return JSON.parse(output) as { use: string; value: unknown };
 }

@@ -24,6 +24,8 @@ export type CodeCacheUse = "used" | "absent" | "refused";
 
 /** A CommonJS file compiled in Node's module wrapper, with what became of its code cache. */
 export interface CompiledScript {
+  /** The CommonJS file compiled. */
+  readonly file: string;
   readonly script: Script;
   readonly use: CodeCacheUse;
   /** SHA-256 of the source, the first bytes of its cache file. */
@@ -40,20 +42,25 @@ export function compileWithCodeCache(file: string, cacheFile = `${file}.cache`):
   // An ASCII source (esbuild's output, bin.cjs) becomes a one-byte string without UTF-8 decoding (5 ms for bin.cjs).
   const script = new Script(wrap(isAscii(source) ? source.toString("latin1") : source.toString("utf8")), { filename: file, ...(cachedData === undefined ? {} : { cachedData }) });
   const use: CodeCacheUse = cachedData === undefined ? (cache === undefined ? "absent" : "refused") : script.cachedDataRejected === true ? "refused" : "used";
-  return { script, use, hash };
+  return { file, script, use, hash };
+}
+
+/** Runs a compiled module as Node would (`exports`, `require`, `module`, `__filename`, `__dirname`); returns its `module.exports`. */
+export function evaluate({ file, script }: CompiledScript): unknown {
+  const module = { exports: {} };
+  (script.runInThisContext() as (...args: unknown[]) => void)(module.exports, createRequire(file), module, file, dirname(file));
+  return module.exports;
 }
 
 /**
- * Runs the CommonJS file `file` as Node would (`exports`, `require`, `module`, `__filename`,
- * `__dirname`), compiled by {@link compileWithCodeCache}; without a usable cache, a fresh one is
- * written as the process exits. Returns how the cache was used.
+ * Runs the CommonJS file `file`, compiled by {@link compileWithCodeCache}, with {@link evaluate};
+ * without a usable cache, a fresh one is written as the process exits. Returns how the cache was used.
  */
 export function runWithCodeCache(file: string, cacheFile = `${file}.cache`): CodeCacheUse {
-  const { script, use, hash } = compileWithCodeCache(file, cacheFile);
-  if (use !== "used") process.once("exit", () => writeCodeCache(cacheFile, { script, use, hash }));
-  const module = { exports: {} };
-  (script.runInThisContext() as (...args: unknown[]) => void)(module.exports, createRequire(file), module, file, dirname(file));
-  return use;
+  const compiled = compileWithCodeCache(file, cacheFile);
+  if (compiled.use !== "used") process.once("exit", () => writeCodeCache(cacheFile, compiled));
+  evaluate(compiled);
+  return compiled.use;
 }
 
 /** The CommonJS wrapper, on the source's first line so that line numbers stay; a `#!` line becomes a comment. */

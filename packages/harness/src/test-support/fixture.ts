@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll } from "vitest";
-import { killAllHarnesses, startListeningHarness, type ListeningHarness } from "@antigravity-ts/test-kit";
+import { killAllHarnesses, startListeningHarness, type HarnessBuild, type ListeningHarness } from "@antigravity-ts/test-kit";
 import { TestClient, harnessConfig, type Frame } from "./ws-client.js";
 import { definedProperties } from "@antigravity-ts/sdk/internal";
 
@@ -19,6 +19,8 @@ export interface FixtureOptions {
   args?: (root: string) => string[];
   /** Extra Node options of the harness process (e.g. a preloaded module). */
   nodeArgs?: readonly string[];
+  /** Which harness runs: the sources (default) or the built `dist/bin.cjs`. */
+  build?: HarnessBuild;
   /** `HarnessConfig` fields every {@link HarnessFixture.connect} sends. */
   config?: Frame;
   /** Creates files before the harness starts. */
@@ -62,7 +64,7 @@ export function useHarnessFixture(options: FixtureOptions): HarnessFixture {
     get harness() {
       return ready(harness);
     },
-    start: (args = []) => startListeningHarness({ args: [...baseArgs(), ...args], ...definedProperties({ nodeArgs: options.nodeArgs }) }),
+    start: (args = []) => startListeningHarness({ args: [...baseArgs(), ...args], ...definedProperties({ nodeArgs: options.nodeArgs, build: options.build }) }),
     async restart() {
       const exit = await ready(harness).stop();
       harness = await fixture.start();

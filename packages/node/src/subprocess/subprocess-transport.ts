@@ -173,7 +173,7 @@ export class SubprocessTransport implements Transport {
 
   /** Phase 2 (protocol §4) on a started harness; the harness is killed when it rejects. */
   async #open(started: StartedHarness, signal: AbortSignal): Promise<SubprocessChannel> {
-    const { harness, endpoint, storage } = started;
+    const { harness, storage } = started;
     try {
       throwIfAborted(signal);
       const peer = { closed: false };
