@@ -87,10 +87,15 @@ export class StepHandle {
 
   /** Merges `patch` into the step, records it and emits one update carrying `deltas`. */
   update(patch: StepFields, deltas: StepDeltas = {}, emit: StepEmitter = this.emit): boolean {
-    this.#fields = { ...this.#fields, ...patch };
-    const ids = { cascadeId: this.ledger.cascadeId, trajectoryId: this.ledger.cascadeId, stepIndex: this.index };
-    this.ledger.record(this.index, createMessage<StepUpdate>(STEP_UPDATE, { ...ids, ...this.#fields }));
-    return emit(createMessage<StepUpdate>(STEP_UPDATE, { ...ids, ...this.#fields, ...deltas }));
+    // Object.assign, not `{ ...a, ...b }`: V8 11 (Node 20) takes a slow path for an object literal
+    // with a second spread, microseconds each, and this runs for every streamed chunk.
+    // A spread copy of a message is slow to make and to write as well; createMessage's are not.
+    this.#fields = Object.assign({}, this.#fields, patch);
+    const init = Object.assign({ cascadeId: this.ledger.cascadeId, trajectoryId: this.ledger.cascadeId, stepIndex: this.index }, this.#fields);
+    const step = createMessage<StepUpdate>(STEP_UPDATE, init);
+    this.ledger.record(this.index, step);
+    const withDeltas = deltas.textDelta != null || deltas.thinkingDelta != null;
+    return emit(withDeltas ? createMessage<StepUpdate>(STEP_UPDATE, Object.assign(init, deltas)) : step);
   }
 
   /** Drops fields (e.g. `toolConfirmationRequest` once answered) without emitting. */

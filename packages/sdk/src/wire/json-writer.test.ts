@@ -166,6 +166,31 @@ describe("createMessage and cloneMessage against protobuf-es create and clone", 
     });
   }
 
+  it("sets members in declaration order whatever order the init object names them in, and reads a class instance's inherited getters", () => {
+    for (const schema of [...SENT, ...RECEIVED]) {
+      const generate = initGenerator(seededRandom(0x5eed + schema.typeName.length));
+      for (let i = 0; i < 100; i++) {
+        const init = generate(schema, 0) as Record<string, unknown>;
+        // Without `$typeName`: an init that is a message already is returned as it is.
+        const plain = Object.entries(init).filter(([key]) => key !== "$typeName");
+        const reversed = Object.fromEntries([...plain].reverse());
+        const expected = create(schema, Object.fromEntries(plain) as never);
+        const actual = createMessage<typeof expected>(schema.typeName, reversed);
+        expect(actual).toStrictEqual(expected);
+        expect(keyOrder(actual)).toStrictEqual(keyOrder(expected));
+      }
+    }
+    class StepFields {
+      readonly state = 3;
+      get text(): string {
+        return "from a getter";
+      }
+    }
+    const fromClass = createMessage(StepUpdateSchema.typeName, new StepFields());
+    expect(fromClass).toStrictEqual(create(StepUpdateSchema, new StepFields() as never));
+    expect((fromClass as { text?: string }).text).toBe("from a getter");
+  });
+
   it("returns a message of the type as it is, like create()", () => {
     const message = create(InputEventSchema, { event: { case: "haltRequest", value: true } });
     expect(createMessage(InputEventSchema.typeName, message)).toBe(message);

@@ -26,6 +26,34 @@ export function isMessageOf<T extends { readonly $typeName: string }>(value: unk
   return typeof value === "object" && value !== null && (value as { $typeName?: unknown }).$typeName === typeName;
 }
 
+/**
+ * What {@link createPlanned} and {@link clonePlanned} need of a message type, built once per type:
+ * its fields in declaration order, and the position each member an init object can name (a
+ * field outside a oneof, or a oneof group) has in that order.
+ */
+interface CreatePlan {
+  readonly fields: readonly WireField[];
+  /** Member name → index in `fields` of the field (for a group, its first member). */
+  readonly positions: ReadonlyMap<string, number>;
+}
+
+const createPlans = new Map<string, CreatePlan>();
+
+function createPlanOf(typeName: string): CreatePlan {
+  let plan = createPlans.get(typeName);
+  if (plan === undefined) {
+    const { fields } = requireWireMessage(typeName);
+    const positions = new Map<string, number>();
+    fields.forEach((field, index) => {
+      const member = field.oneof ?? field.name;
+      if (!positions.has(member)) positions.set(member, index);
+    });
+    plan = { fields, positions };
+    createPlans.set(typeName, plan);
+  }
+  return plan;
+}
+
 function zeroMessage(typeName: string, fields: readonly WireField[]): Record<string, unknown> {
   const message: Record<string, unknown> = { $typeName: typeName };
   for (const field of fields) {
@@ -39,27 +67,47 @@ function zeroMessage(typeName: string, fields: readonly WireField[]): Record<str
 
 function createPlanned(typeName: string, init: Record<string, unknown>): Record<string, unknown> {
   if (isMessageOf(init, typeName)) return init;
-  const { fields } = requireWireMessage(typeName);
-  const message = zeroMessage(typeName, fields);
-  let group: string | undefined;
-  for (const field of fields) {
-    if (field.oneof !== undefined) {
-      if (field.oneof === group) continue; // a group is set once, at its first member
-      group = field.oneof;
-      const chosen = init[field.oneof] as { case?: unknown; value?: unknown } | null | undefined;
-      if (chosen == null) continue;
-      const member = fields.find((f) => f.oneof === field.oneof && f.name === chosen.case);
-      if (member === undefined) continue;
-      message[field.oneof] = { case: member.name, value: initValue(member, chosen.value) };
-      continue;
-    }
-    const value = init[field.name];
-    if (value == null) continue; // create() ignores null and undefined
-    if (field.kind === FieldKind.List) message[field.name] = Array.isArray(value) ? value.map((item: unknown) => initValue(field, item)) : value;
-    else if (field.kind === FieldKind.StringMap || field.kind === FieldKind.OtherMap) message[field.name] = mapValues(value, (item) => initValue(field, item));
-    else message[field.name] = initValue(field, value);
-  }
+  const plan = createPlanOf(typeName);
+  const message = zeroMessage(typeName, plan.fields);
+  // Members are set in declaration order, as create() sets them (the order of a message's keys).
+  // A plain init object names them by its own keys: reading those few, rather than probing it for
+  // every field of the type, is many times faster (absent keys of an object built by spreads miss
+  // V8's caches). Another init (a class instance, whose members may be inherited getters) is
+  // probed field by field, as create() reads it.
+  const prototype = Object.getPrototypeOf(init);
+  const positions = prototype === Object.prototype || prototype === null ? ownPositions(plan, init) : plan.positions.values();
+  for (const position of positions) setMember(message, plan.fields, plan.fields[position] as WireField, init);
   return message;
+}
+
+/** Positions of the members `init` names with own keys, in declaration order. */
+function ownPositions(plan: CreatePlan, init: Record<string, unknown>): number[] {
+  const positions: number[] = [];
+  for (const key of Object.keys(init)) {
+    const position = plan.positions.get(key);
+    if (position === undefined) continue;
+    // Insertion sort: an init object names a handful of members.
+    let at = positions.length;
+    while (at > 0 && (positions[at - 1] as number) > position) at--;
+    positions.splice(at, 0, position);
+  }
+  return positions;
+}
+
+/** Sets the member `field` stands for (itself, or its oneof group) from `init`. */
+function setMember(message: Record<string, unknown>, fields: readonly WireField[], field: WireField, init: Record<string, unknown>): void {
+  if (field.oneof !== undefined) {
+    const chosen = init[field.oneof] as { case?: unknown; value?: unknown } | null | undefined;
+    if (chosen == null) return;
+    const member = fields.find((f) => f.oneof === field.oneof && f.name === chosen.case);
+    if (member !== undefined) message[field.oneof] = { case: member.name, value: initValue(member, chosen.value) };
+    return;
+  }
+  const value = init[field.name];
+  if (value == null) return; // create() ignores null and undefined
+  if (field.kind === FieldKind.List) message[field.name] = Array.isArray(value) ? value.map((item: unknown) => initValue(field, item)) : value;
+  else if (field.kind === FieldKind.StringMap || field.kind === FieldKind.OtherMap) message[field.name] = mapValues(value, (item) => initValue(field, item));
+  else message[field.name] = initValue(field, value);
 }
 
 function initValue(field: WireField, value: unknown): unknown {
