@@ -208,7 +208,7 @@ export class HarnessRequests {
       state: this.#toolState,
       sendTrigger: this.#sendTrigger,
       sessionSignal: this.#context.sessionSignal,
-      turnSignal: turn.signal,
+      turn,
     });
     const done = (result: ClientToolResult): ClientToolResult => {
       context.finish();

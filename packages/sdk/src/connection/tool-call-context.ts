@@ -16,22 +16,30 @@ export class ToolCallContext implements ToolContext {
   /** An own property, so `const { sendTrigger } = context` works as it does for a plain object. */
   readonly sendTrigger: (text: string) => Promise<void>;
   readonly #sessionSignal: AbortSignal;
-  readonly #turnSignal: AbortSignal;
+  /** The call's turn; its signal is read only when the tool reads `signal` (the turn makes it on demand). */
+  readonly #turn: { readonly signal: AbortSignal };
   #link: LinkedSignal | undefined;
   #finished = false;
 
-  constructor(fields: { conversationId: string; callId: string; state: Map<string, unknown>; sendTrigger: (text: string) => Promise<void>; sessionSignal: AbortSignal; turnSignal: AbortSignal }) {
+  constructor(fields: {
+    conversationId: string;
+    callId: string;
+    state: Map<string, unknown>;
+    sendTrigger: (text: string) => Promise<void>;
+    sessionSignal: AbortSignal;
+    turn: { readonly signal: AbortSignal };
+  }) {
     this.conversationId = fields.conversationId;
     this.callId = fields.callId;
     this.state = fields.state;
     this.sendTrigger = fields.sendTrigger;
     this.#sessionSignal = fields.sessionSignal;
-    this.#turnSignal = fields.turnSignal;
+    this.#turn = fields.turn;
   }
 
   get signal(): AbortSignal {
     // Read after the call returned: a signal that no longer follows the turn, as a disposed link's.
-    this.#link ??= this.#finished ? { signal: new AbortController().signal, dispose: () => {} } : linkSignal(undefined, this.#sessionSignal, this.#turnSignal);
+    this.#link ??= this.#finished ? { signal: new AbortController().signal, dispose: () => {} } : linkSignal(undefined, this.#sessionSignal, this.#turn.signal);
     return this.#link.signal;
   }
 

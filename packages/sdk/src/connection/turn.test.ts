@@ -92,6 +92,33 @@ describe("Turn", () => {
     expect(await ended.over()).toEqual({});
   });
 
+  it("makes its signal when it is first read, aborted already with the reason it would have had", async () => {
+    const reasonOf = (turn: Turn): unknown => (turn.signal.aborted ? (turn.signal.reason as SdkError).message : "running");
+    const running = new Turn({ solicited: true });
+    expect(reasonOf(running)).toBe("running");
+    const halted = new Turn({ solicited: true });
+    halted.halt();
+    expect(reasonOf(halted)).toBe("the turn was halted");
+    const haltedThenEnded = new Turn({ solicited: true });
+    haltedThenEnded.halt();
+    haltedThenEnded.end({ error: new SdkError(ErrorCode.ExecutionError, "model failed") });
+    expect(reasonOf(haltedThenEnded)).toBe("the turn was halted");
+    const failed = new Turn({ solicited: true });
+    failed.end({ error: new SdkError(ErrorCode.ExecutionError, "model failed") });
+    expect(reasonOf(failed)).toBe("model failed");
+    const over = new Turn({ solicited: true });
+    over.end();
+    expect(reasonOf(over)).toBe("the turn is over");
+    // Read while running, then ended: aborted at the end, once, with the same signal object.
+    const watched = new Turn({ solicited: true });
+    const signal = watched.signal;
+    let aborts = 0;
+    signal.addEventListener("abort", () => aborts++);
+    watched.end();
+    watched.halt();
+    expect([watched.signal === signal, signal.aborted, aborts, (signal.reason as SdkError).message]).toEqual([true, true, 1, "the turn is over"]);
+  });
+
   it("property: every update reads back exactly as it arrived, though superseded text is shared", async () => {
     const rand = seededRandom(42);
     for (let run = 0; run < 40; run++) {

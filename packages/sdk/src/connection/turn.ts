@@ -64,7 +64,12 @@ export class Turn {
   readonly solicited: boolean;
   readonly #retiredIds: RetiredStepIds | undefined;
   readonly #entries = new TurnEntries();
-  readonly #controller = new AbortController();
+  /**
+   * Made when {@link signal} is first read: a turn whose signal nobody asked for (no client tool
+   * read it) makes no AbortController and no abort reason, an error whose stack capture was the
+   * largest single cost of a short turn's bookkeeping.
+   */
+  #controller: AbortController | undefined;
   #recorder: TurnRecorder | undefined;
   #outcome: TurnOutcome | undefined;
   #ending = false;
@@ -81,6 +86,10 @@ export class Turn {
 
   /** Aborted when the turn is halted or over: the signal client tools of this turn get. */
   get signal(): AbortSignal {
+    if (this.#controller === undefined) {
+      this.#controller = new AbortController();
+      this.#abort(); // a turn already halted or over gives an aborted signal
+    }
     return this.#controller.signal;
   }
 
@@ -175,7 +184,7 @@ export class Turn {
   halt(): void {
     if (this.#outcome !== undefined) return;
     this.#halted = true;
-    if (!this.#controller.signal.aborted) this.#controller.abort(new SdkError(ErrorCode.Canceled, "the turn was halted"));
+    this.#abort();
   }
 
   /** Ends the turn once; later calls are ignored. Readers see the end after the recorder's `ending`. */
@@ -184,9 +193,17 @@ export class Turn {
     this.#ending = true;
     this.#recorder?.ending(outcome);
     this.#outcome = outcome;
-    if (!this.#controller.signal.aborted) this.#controller.abort(outcome.error ?? new SdkError(ErrorCode.Canceled, "the turn is over"));
+    this.#abort();
     this.#wake();
     this.#resolveOver(outcome);
+  }
+
+  /** Aborts the signal, if one was made, once the turn is halted (first) or over; the first reason stays. */
+  #abort(): void {
+    const controller = this.#controller;
+    if (controller === undefined || controller.signal.aborted) return;
+    if (this.#halted) controller.abort(new SdkError(ErrorCode.Canceled, "the turn was halted"));
+    else if (this.#outcome !== undefined) controller.abort(this.#outcome.error ?? new SdkError(ErrorCode.Canceled, "the turn is over"));
   }
 
   /** Wakes the readers waiting in {@link changed} (e.g. to see an interrupt). */

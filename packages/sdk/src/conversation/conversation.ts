@@ -156,8 +156,9 @@ export class Conversation<Output = unknown> implements AsyncDisposable {
     const controller = new AbortController();
     let link: LinkedSignal | undefined;
     try {
-      link = linkSignal(options);
-      if (link.signal.aborted) controller.abort(abortError(link.signal));
+      // Without a signal or a deadline there is nothing to link (and one AbortController less per turn).
+      link = options?.signal === undefined && options?.timeoutMs === undefined ? undefined : linkSignal(options);
+      if (link?.signal.aborted === true) controller.abort(abortError(link.signal));
     } catch (error) {
       controller.abort(SdkError.from(error));
     }
