@@ -1,4 +1,4 @@
-// Throughput and client-tool round trips: the SDK (transport → codec → connection → conversation
+// Throughput, client-tool round trips and one-step turns: the SDK (transport → codec → connection → conversation
 // → chunk consumer) beside a bare `ws` client that only JSON.parses the same frames. Runs of the
 // two alternate, so a busy machine slows both alike.
 import { performance } from "node:perf_hooks";
@@ -131,4 +131,27 @@ export async function measureToolRoundTrips(server, { toolCalls }) {
   }
   const summarize = (values) => ({ medianMs: median(values), p99Ms: percentile(values, 0.99), count: values.length });
   return { sdk: summarize(rtts.sdk), baseline: summarize(rtts.baseline) };
+}
+
+/**
+ * One-step turns (`stream:1`: RUNNING, one text step, FULLY_IDLE), each timed from the prompt to
+ * the end of its chunk stream by the client: what a turn costs beyond the frames it carries.
+ * Turns alternate between the clients, after as many warm-up turns each.
+ */
+export async function measureShortTurns(server, { shortTurns }) {
+  const clients = { sdk: await sdkClient(server), baseline: await bareClient(server) };
+  const times = { sdk: [], baseline: [] };
+  try {
+    for (let turn = -shortTurns; turn < shortTurns; turn++) {
+      for (const name of ["baseline", "sdk"]) {
+        const start = performance.now();
+        if ((await clients[name].stream(1)) !== 1) throw new Error(`${name} did not see the turn's one step`);
+        if (turn >= 0) times[name].push(performance.now() - start);
+      }
+    }
+  } finally {
+    await Promise.all(Object.values(clients).map((client) => client.close()));
+  }
+  const summarize = (values) => ({ medianMs: median(values), p99Ms: percentile(values, 0.99), count: values.length });
+  return { sdk: summarize(times.sdk), baseline: summarize(times.baseline) };
 }

@@ -54,6 +54,13 @@ function rows(r) {
     ],
     ["Client-tool round trip, p99", `${n(r.sdkTools.p99Ms, 3)} ms`, `${n(r.baselineTools.p99Ms, 3)} ms`, ratio(r.sdkTools.p99Ms, r.baselineTools.p99Ms)],
     [
+      `One-step turn: prompt → end of its chunk stream, median (${n(r.settings.shortTurns)} turns); baseline: bare \`ws\` client`,
+      `${n(r.shortTurns.sdk.medianMs, 3)} ms`,
+      `${n(r.shortTurns.baseline.medianMs, 3)} ms`,
+      ratio(r.shortTurns.sdk.medianMs, r.shortTurns.baseline.medianMs),
+    ],
+    ["One-step turn, p99", `${n(r.shortTurns.sdk.p99Ms, 3)} ms`, `${n(r.shortTurns.baseline.p99Ms, 3)} ms`, ratio(r.shortTurns.sdk.p99Ms, r.shortTurns.baseline.p99Ms)],
+    [
       `Start-to-ready: spawn → handshake → WebSocket open (median of ${s.runs}); baseline: spawn \`node -e 0\` → exit`,
       `${n(s.connectMedianMs, 1)} ms`,
       `${n(s.bareNodeMedianMs, 1)} ms`,
@@ -180,8 +187,16 @@ table between \`<!-- bench:start -->\` and \`<!-- bench:end -->\` is the same ta
 - **Client-tool round trip.** The server sends a \`toolCall\` and waits for its \`toolResponse\`
   before sending the next, timing each round trip itself. The SDK runs a \`defineTool\` tool that
   returns its arguments (decode → ToolRunner → encode, then the synthetic steps); the baseline parses the
-  frame and answers it. Median and 99th percentile (nearest rank) over turns of 100 calls that alternate between the two clients, after two warm-up turns of 1,000 calls each: the SDK's call path reaches V8's optimizing tier only after about 2,000 calls (a lone SDK client's median over its first 1,000-call turns: 201, 170, 74, 63 µs), so the 20-call warm-up used before measured mostly unoptimized code (median ×1.63 of bare, p99 ×0.59 on 2026-11-24). Warm, the SDK's p99 is set by garbage-collection pauses of 1–9 ms every few hundred calls (in 40 turns of 100 calls on 2026-11-24 the slowest 1% fell at any index of the turn; V8's sampling heap profiler counted about 9 KB allocated per call, spread over decoding, the tool runner, the synthetic steps and the socket writes), not by the first call of each turn, which waits while the SDK takes in the turn's opening frames (median about 260 µs against 65 µs for the others). The p99 ratio therefore swings from run to run (1.15× to 2.7× on that day); fewer bytes per call would steady it. \`node bench/run.mjs --quick --only roundtrip,throughput\` prints these two rows alone
-  (either name on its own too), beside their baselines, and writes nothing.
+  frame and answers it. Median and 99th percentile (nearest rank) over 10,000 calls per client, in turns of 100 calls that alternate between the two clients, after two warm-up turns of 5,000 calls each. The SDK's call path reaches V8's optimizing tier only after about 2,000 calls (a lone SDK client's median over its first 1,000-call turns: 201, 170, 74, 63 µs), and its tail settles later still: after 2 × 1,000 warm-up calls the SDK's p99 was 0.36–0.42 ms (bare 0.19–0.20), after 2 × 5,000 it is 0.26–0.29 ms (bare 0.14–0.15). 1,000 measured calls, as before 2026-11-24, put the p99 on the tenth-slowest call, and the ratio swung between 1.1× and 5.9× from run to run; with 10,000 it moves less, but depends on what ran before: in \`npm run bench\`, after the throughput rows, mostly 1.26×–1.59× (SDK 0.17–0.25 ms) and 1.96× in the one of six runs on 2026-11-24 made while the machine was busy (load 1.8); run alone (\`--only roundtrip\`), 1.6×–1.9× (SDK 0.28–0.30 ms, bare 0.15–0.20 ms; a larger young generation from the start did not change that). What sets the SDK's tail (measured on 2026-11-24): each call, after its answer has gone out, records the call's two synthetic steps (ACTIVE and DONE, §18) in the turn and the conversation's history, about 5 µs at the median and 50 µs at the 99th percentile; the harness does not wait for that work, but a next call that arrives meanwhile does. The event loop is busy about 58 µs per call against 36 µs for the bare client; with the synthetic steps switched off (an experiment, not an option), 44 µs, and the p99 ratio falls to about 1.25×. Of the 100 slowest of 10,000 calls, about 11 overlap a scavenge (11–12 per 10,000 calls) and 2–14 are the first call of a turn, which waits while the SDK takes in the turn's opening frames; the rest are spread over the turn. From the SDK's reception of a \`toolCall\` to its \`toolResponse\` leaving takes 3.3 µs at the median (27 µs at the 99th percentile). \`node bench/run.mjs --quick --only roundtrip,throughput,turn\` prints these rows alone
+  (any of the names on its own too), beside their baselines, and writes nothing.
+- **One-step turn.** The prompt \`stream:1\`: \`STATE_RUNNING\`, one finished text step,
+  \`STATE_FULLY_IDLE\`. Each turn is timed by the client from the prompt to the end of its chunk
+  stream (the SDK's \`conversation.chat()\`, the bare client's idle frame), turns alternating
+  between the clients, after as many warm-up turns. It is what a turn costs beyond its frames:
+  the send queue and lock, the turn's tracking and recording, the chunk stream. On 2026-11-24 the
+  SDK's median fell from 124–137 µs to 87–101 µs (bare 58–75 µs) when a turn stopped making an
+  AbortController and an abort reason (an \`SdkError\`, whose stack capture was the largest single
+  cost) that no one had asked for.
 - **Start-to-ready.** \`SubprocessTransport.connect()\` with the bundled reference harness: find
   the binary, spawn it, stdio handshake (protocol §3), WebSocket open (§4). Then a whole
   \`Agent.start()\`, which adds the \`InitializeConversationEvent\` and waits for the harness's
@@ -216,7 +231,13 @@ table between \`<!-- bench:start -->\` and \`<!-- bench:end -->\` is the same ta
   session while all of them run a turn at once; the baseline is the same turn in one session
   alone on the same harness. *Memory per idle session*: the harness's RSS (\`/proc/<pid>/status\`)
   and the bench process's heap after \`global.gc()\`, before and after opening the sessions,
-  divided by their number.
+  divided by their number. The sessions run in step: every 20 ms the harness has 1,000 chunks to
+  send at once, and the lateness is mostly how long that burst takes it (one \`writev\` per frame,
+  about a third of its busy time). On 2026-11-24 the median lateness fell from 78 ms to 39 ms
+  when the harness stopped building each streamed step from object spreads: V8 11 (Node 20) takes
+  a slow path for an object literal with a second spread (about 4 µs), and \`createMessage\` probed
+  such an object for every field of \`StepUpdate\` (about 13 µs a message; it now reads the object's
+  own keys).
 - **Trimming.** A conversation with \`maxHistorySize(1000)\` reads turns of ${results.trim.results.map((t) => n(t.steps)).join(", ")} steps
   from \`bench-server.mjs\` (\`steps:N\`: frames made as they are sent, so a million steps never sit
   in memory). Past 1,000 steps every step trims the oldest one; the time per step of each turn is

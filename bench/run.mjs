@@ -3,7 +3,7 @@
 // of the SDK, measured against the built packages (dist/, built first if stale) and, where it
 // makes sense, beside a baseline measured in the same run. Prints a table and writes it, with the
 // machine and the date, into docs/bench.md and the README's table (between its bench markers).
-//   node bench/run.mjs [--quick] [--no-write] [--only cancel | --only roundtrip,throughput | --only start]
+//   node bench/run.mjs [--quick] [--no-write] [--only cancel | --only roundtrip,throughput,turn | --only start]
 import { spawn, spawnSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
@@ -11,7 +11,7 @@ import { ensureDist } from "../packages/node/scripts/ensure-dist.mjs";
 import { measureCancelLatency } from "./measure-cancel.mjs";
 import { measureFirstPrewarmedStart, measureHeapPerStep, measureStartToReady } from "./measure-sdk.mjs";
 import { measureScale } from "./measure-scale.mjs";
-import { measureThroughput, measureToolRoundTrips } from "./measure-throughput.mjs";
+import { measureShortTurns, measureThroughput, measureToolRoundTrips } from "./measure-throughput.mjs";
 import { measureTrimming } from "./measure-trim.mjs";
 import { cancelRows, machineInfo, patchCancelRows, patchReadmeTable, renderMarkdown, renderReadmeBlock, renderTable } from "./report.mjs";
 
@@ -24,14 +24,14 @@ if (typeof globalThis.gc !== "function") {
 const quick = process.argv.includes("--quick");
 const write = !process.argv.includes("--no-write");
 const settings = quick
-  ? { steps: 5_000, runs: 3, toolCalls: 200, startRuns: 3, heapSteps: 10_000, cancelRuns: 10, scaleSessions: 1_000, trimSteps: [10_000, 100_000, 1_000_000] }
-  : { steps: 20_000, runs: 7, toolCalls: 10_000, startRuns: 20, heapSteps: 10_000, cancelRuns: 30, scaleSessions: 1_000, trimSteps: [10_000, 100_000, 1_000_000] };
+  ? { steps: 5_000, runs: 3, toolCalls: 200, shortTurns: 500, startRuns: 3, heapSteps: 10_000, cancelRuns: 10, scaleSessions: 1_000, trimSteps: [10_000, 100_000, 1_000_000] }
+  : { steps: 20_000, runs: 7, toolCalls: 10_000, shortTurns: 3_000, startRuns: 20, heapSteps: 10_000, cancelRuns: 30, scaleSessions: 1_000, trimSteps: [10_000, 100_000, 1_000_000] };
 
 const log = (line) => process.stderr.write(`${line}\n`);
 await ensureDist({ log });
 
 // `--only cancel`: the cancel rows alone, patched into docs/bench.md and README.md.
-// `--only roundtrip,throughput` (either or both): those rows printed beside their baselines, nothing written.
+// `--only roundtrip,throughput,turn` (any of them): those rows printed beside their baselines, nothing written.
 // `--only start`: the start-to-ready rows printed beside the `node -e 0` baseline, and the first
 // prewarmed start of a fresh process (not a table row), nothing written.
 const only = process.argv.includes("--only") ? String(process.argv[process.argv.indexOf("--only") + 1]).split(",") : undefined;
@@ -46,8 +46,8 @@ if (only?.length === 1 && only[0] === "start") {
   );
   process.exit(0);
 }
-if (only !== undefined && only.some((name) => name !== "roundtrip" && name !== "throughput")) {
-  if (only.length !== 1 || only[0] !== "cancel") throw new Error(`--only takes "cancel", "start" or "roundtrip,throughput" (either or both), got ${only.join(",")}`);
+if (only !== undefined && only.some((name) => name !== "roundtrip" && name !== "throughput" && name !== "turn")) {
+  if (only.length !== 1 || only[0] !== "cancel") throw new Error(`--only takes "cancel", "start" or any of "roundtrip,throughput,turn", got ${only.join(",")}`);
   log(`cancel latency: ${settings.cancelRuns} runs`);
   const rows = cancelRows(await measureCancelLatency(settings));
   process.stdout.write(`${rows.map((row) => row.join("  ")).join("\n")}\n`);
@@ -70,6 +70,14 @@ if (only !== undefined) {
       const ratio = sdk.stepsPerSecond / baseline.stepsPerSecond;
       process.stdout.write(`throughput  sdk ${Math.round(sdk.stepsPerSecond)} steps/s  bare ${Math.round(baseline.stepsPerSecond)} steps/s  ratio ${ratio.toFixed(2)}\n`);
     }
+    if (only.includes("turn")) {
+      log(`one-step turns: ${settings.shortTurns} each`);
+      const { sdk, baseline } = await measureShortTurns(server, settings);
+      const ms = (value) => value.toFixed(3);
+      process.stdout.write(
+        `one-step turn  median sdk ${ms(sdk.medianMs)} ms  bare ${ms(baseline.medianMs)} ms  ×${(sdk.medianMs / baseline.medianMs).toFixed(2)}  p99 sdk ${ms(sdk.p99Ms)} ms  bare ${ms(baseline.p99Ms)} ms  ×${(sdk.p99Ms / baseline.p99Ms).toFixed(2)}\n`,
+      );
+    }
     if (only.includes("roundtrip")) {
       log(`tool round trips: ${settings.toolCalls} calls each`);
       const { sdk, baseline } = await measureToolRoundTrips(server, settings);
@@ -90,6 +98,8 @@ try {
   const { sdk, baseline } = await measureThroughput(server, settings);
   log(`tool round trips: ${settings.toolCalls} calls each`);
   const tools = await measureToolRoundTrips(server, settings);
+  log(`one-step turns: ${settings.shortTurns} each`);
+  const shortTurns = await measureShortTurns(server, settings);
   log(`start-to-ready: ${settings.startRuns} runs`);
   const start = await measureStartToReady(settings.startRuns);
   log(`heap: ${settings.heapSteps}-step history`);
@@ -101,7 +111,7 @@ try {
   log(`scale: ${settings.scaleSessions} concurrent sessions on one listening harness`);
   const scale = await measureScale(settings);
 
-  const results = { settings, sdk, baseline, sdkTools: tools.sdk, baselineTools: tools.baseline, start, heap, cancel, trim, scale, machine: machineInfo(), date: new Date().toISOString() };
+  const results = { settings, sdk, baseline, sdkTools: tools.sdk, baselineTools: tools.baseline, shortTurns, start, heap, cancel, trim, scale, machine: machineInfo(), date: new Date().toISOString() };
   process.stdout.write(`\n${renderTable(results)}\n`);
   const ratio = sdk.stepsPerSecond / baseline.stepsPerSecond;
   process.stdout.write(`\nSDK/baseline throughput ratio: ${ratio.toFixed(2)} (issue 14 target ≥ 0.90: ${ratio >= 0.9 ? "met" : "NOT MET"})\n`);
