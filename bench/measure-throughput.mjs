@@ -90,23 +90,38 @@ async function bareClient(server) {
   };
 }
 
-/** Steps per second of both clients (median of `runs`, after warm-up), runs alternating. */
-export async function measureThroughput(server, { steps, runs }) {
+/**
+ * Opens both clients and runs rounds `from` … `to - 1`, the baseline then the SDK in each, so a
+ * busy machine slows both alike; `measure(client, name, round)` returns a round's samples, kept
+ * for rounds ≥ 0 (the negative ones warm up). Closes both clients.
+ */
+async function alternating(server, from, to, measure) {
   const clients = { sdk: await sdkClient(server), baseline: await bareClient(server) };
-  const rates = { sdk: [], baseline: [] };
+  const samples = { sdk: [], baseline: [] };
   try {
-    for (let run = -WARM_UP_RUNS; run < runs; run++) {
+    for (let round = from; round < to; round++) {
       for (const name of ["baseline", "sdk"]) {
-        const start = performance.now();
-        const seen = await clients[name].stream(steps);
-        const seconds = (performance.now() - start) / 1000;
-        if (seen !== steps) throw new Error(`${name} delivered ${seen} of ${steps} steps`);
-        if (run >= 0) rates[name].push(steps / seconds);
+        const values = await measure(clients[name], name, round);
+        if (round >= 0) samples[name].push(...values);
       }
     }
   } finally {
     await Promise.all(Object.values(clients).map((client) => client.close()));
   }
+  return samples;
+}
+
+const latencies = (values) => ({ medianMs: median(values), p99Ms: percentile(values, 0.99), count: values.length });
+
+/** Steps per second of both clients (median of `runs`, after warm-up), runs alternating. */
+export async function measureThroughput(server, { steps, runs }) {
+  const rates = await alternating(server, -WARM_UP_RUNS, runs, async (client, name) => {
+    const start = performance.now();
+    const seen = await client.stream(steps);
+    const seconds = (performance.now() - start) / 1000;
+    if (seen !== steps) throw new Error(`${name} delivered ${seen} of ${steps} steps`);
+    return [steps / seconds];
+  });
   return {
     sdk: { stepsPerSecond: median(rates.sdk), runs: rates.sdk },
     baseline: { stepsPerSecond: median(rates.baseline), runs: rates.baseline },
@@ -115,22 +130,12 @@ export async function measureThroughput(server, { steps, runs }) {
 
 /** Client-tool round trips (timed by the bench server) of both clients, turns alternating. */
 export async function measureToolRoundTrips(server, { toolCalls }) {
-  const clients = { sdk: await sdkClient(server), baseline: await bareClient(server) };
-  const rtts = { sdk: [], baseline: [] };
-  try {
-    const turns = Math.max(1, Math.round(toolCalls / TOOL_CALLS_PER_TURN));
-    for (let turn = -WARM_UP_RUNS; turn < turns; turn++) {
-      for (const name of ["baseline", "sdk"]) {
-        await clients[name].tools(turn < 0 ? WARM_UP_TOOL_CALLS : TOOL_CALLS_PER_TURN);
-        const report = await server.nextReport();
-        if (turn >= 0) rtts[name].push(...report.rtts);
-      }
-    }
-  } finally {
-    await Promise.all(Object.values(clients).map((client) => client.close()));
-  }
-  const summarize = (values) => ({ medianMs: median(values), p99Ms: percentile(values, 0.99), count: values.length });
-  return { sdk: summarize(rtts.sdk), baseline: summarize(rtts.baseline) };
+  const turns = Math.max(1, Math.round(toolCalls / TOOL_CALLS_PER_TURN));
+  const rtts = await alternating(server, -WARM_UP_RUNS, turns, async (client, _name, turn) => {
+    await client.tools(turn < 0 ? WARM_UP_TOOL_CALLS : TOOL_CALLS_PER_TURN);
+    return (await server.nextReport()).rtts;
+  });
+  return { sdk: latencies(rtts.sdk), baseline: latencies(rtts.baseline) };
 }
 
 /**
@@ -139,19 +144,10 @@ export async function measureToolRoundTrips(server, { toolCalls }) {
  * Turns alternate between the clients, after as many warm-up turns each.
  */
 export async function measureShortTurns(server, { shortTurns }) {
-  const clients = { sdk: await sdkClient(server), baseline: await bareClient(server) };
-  const times = { sdk: [], baseline: [] };
-  try {
-    for (let turn = -shortTurns; turn < shortTurns; turn++) {
-      for (const name of ["baseline", "sdk"]) {
-        const start = performance.now();
-        if ((await clients[name].stream(1)) !== 1) throw new Error(`${name} did not see the turn's one step`);
-        if (turn >= 0) times[name].push(performance.now() - start);
-      }
-    }
-  } finally {
-    await Promise.all(Object.values(clients).map((client) => client.close()));
-  }
-  const summarize = (values) => ({ medianMs: median(values), p99Ms: percentile(values, 0.99), count: values.length });
-  return { sdk: summarize(times.sdk), baseline: summarize(times.baseline) };
+  const times = await alternating(server, -shortTurns, shortTurns, async (client, name) => {
+    const start = performance.now();
+    if ((await client.stream(1)) !== 1) throw new Error(`${name} did not see the turn's one step`);
+    return [performance.now() - start];
+  });
+  return { sdk: latencies(times.sdk), baseline: latencies(times.baseline) };
 }
