@@ -27,9 +27,9 @@ export function isMessageOf<T extends { readonly $typeName: string }>(value: unk
 }
 
 /**
- * What {@link createPlanned} and {@link clonePlanned} need of a message type, built once per type:
- * its fields in declaration order, and the position each member an init object can name (a
- * field outside a oneof, or a oneof group) has in that order.
+ * What {@link createPlanned} needs of a message type, built once per type: its fields in
+ * declaration order, and the position each member an init object can name (a field outside a
+ * oneof, or a oneof group) has in that order.
  */
 interface CreatePlan {
   readonly fields: readonly WireField[];
