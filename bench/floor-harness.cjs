@@ -31,6 +31,7 @@ process.stdin.on("data", (chunk) => {
   });
 });
 
+/** A protobuf varint, by hand: loading the SDK's handshake encoder would add its modules to the floor this measures. */
 function varint(value) {
   const bytes = [];
   do {

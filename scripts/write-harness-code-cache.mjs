@@ -59,12 +59,17 @@ function readOutputConfig(stdout) {
       if (bytes.length < 4 || bytes.length < 4 + bytes.readUInt32LE(0)) return;
       const message = bytes.subarray(4, 4 + bytes.readUInt32LE(0));
       const fields = {};
-      for (let at = 0; at < message.length; ) {
-        const [tag, afterTag] = varint(message, at);
-        const [value, afterValue] = varint(message, afterTag);
-        if (tag === 1 << 3) [fields.port, at] = [value, afterValue];
-        else if (tag === ((2 << 3) | 2)) [fields.apiKey, at] = [message.subarray(afterValue, afterValue + value).toString("utf8"), afterValue + value];
-        else return reject(new Error(`unexpected OutputConfig field tag ${tag}`));
+      try {
+        for (let at = 0; at < message.length; ) {
+          const [tag, afterTag] = varint(message, at);
+          const [value, afterValue] = varint(message, afterTag);
+          if (tag === 1 << 3) [fields.port, at] = [value, afterValue];
+          else if (tag === ((2 << 3) | 2)) [fields.apiKey, at] = [message.subarray(afterValue, afterValue + value).toString("utf8"), afterValue + value];
+          else throw new Error(`unexpected OutputConfig field tag ${tag}`);
+        }
+      } catch (error) {
+        reject(error); // a truncated varint too: thrown in this 'data' listener, it would be uncaught
+        return;
       }
       resolve(fields);
     });
