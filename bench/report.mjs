@@ -207,8 +207,17 @@ table between \`<!-- bench:start -->\` and \`<!-- bench:end -->\` is the same ta
   \`Agent.start()\`. *Against a minimal harness*: the same \`Agent.start()\` with bench/floor-harness.cjs,
   which reads the handshake, listens with Node's HTTP server and \`ws\` and answers the init frame
   with a fixed response, and nothing else: the start no harness in Node can beat (the reference
-  harness adds its sessions, tools and model, loaded from V8's code cache: docs/harness.md). One
-  warm-up, then the median; the kinds of start alternate in one loop, so a busy machine slows
+  harness adds its sessions, tools and model, loaded from V8's code cache: docs/harness.md). Where
+  the reference harness's extra time goes (timestamps in the harness, median of 12–20 starts,
+  2026-11-24; 11–24 ms over the minimal harness then): loading up to the handshake reply 0–10 ms
+  more (V8 code cache deserialisation, about 9 ms, against \`ws\` compiled from source); the
+  WebSocket accepted 3–4 ms later (the warm-up of the session path runs while the client connects);
+  the init frame answered in about 8 ms instead of 1: the workspace's real path 1.4–1.9 ms (the
+  first use of libuv's thread pool), the session state 1 ms, and the new session's first save
+  2.2 ms, which comes before the response on purpose (storage that cannot be written fails the
+  start, not the first turn). The harness's main thread is busy throughout, so moving work into the
+  wait for the client does not help: starting the thread pool there made init 1.1 ms shorter and
+  the accept 1.2 ms later. One warm-up, then the median; the kinds of start alternate in one loop, so a busy machine slows
   them alike. \`node bench/run.mjs --quick --only start\` prints
   these rows alone, with a prewarmed \`Agent.start()\` 100 ms after \`prewarmHarness()\` (an idle
   harness rehearses a session meanwhile) and the first prewarmed \`Agent.start()\` of a fresh process
@@ -238,7 +247,10 @@ table between \`<!-- bench:start -->\` and \`<!-- bench:end -->\` is the same ta
   build), when the harness stopped building each streamed step from object spreads: V8 11 (Node 20) takes
   a slow path for an object literal with a second spread (about 4 µs), and \`createMessage\` probed
   such an object for every field of \`StepUpdate\` (about 13 µs a message; it now reads the object's
-  own keys).
+  own keys). Later that day it fell again, from 55–79 ms to 25–49 ms (the turn from 4.1–4.5 s to
+  2.6–4.0 s, three alternating runs), when the scripted model stopped adding and removing an abort
+  listener on its signal for every pause between chunks (\`timers/promises\` with a signal does;
+  one listener now serves the model call): an \`EventTarget\` listener cost more than the timer.
 - **Trimming.** A conversation with \`maxHistorySize(1000)\` reads turns of ${results.trim.results.map((t) => n(t.steps)).join(", ")} steps
   from \`bench-server.mjs\` (\`steps:N\`: frames made as they are sent, so a million steps never sit
   in memory). Past 1,000 steps every step trims the oldest one; the time per step of each turn is

@@ -1,3 +1,4 @@
+import { getEventListeners } from "node:events";
 import { describe, expect, it } from "vitest";
 import type { ModelEvent, ModelMessage, ModelRequest, ToolDeclaration } from "../model/provider.js";
 import { ModelError } from "../model/provider.js";
@@ -160,6 +161,29 @@ describe("scripted model", () => {
     };
     await expect(run()).rejects.toThrow();
     expect(seen).toEqual(["a ", "b "]);
+  });
+
+  it("ends a pause at once when aborted during it, with the signal's reason, and leaves no listener on the signal", async () => {
+    const controller = new AbortController();
+    const endless = parseScript({ turns: [{ calls: [{ text: "a b", chunkWords: 1, chunkDelayMs: 600_000 }] }] });
+    const events = createScriptedProvider({ script: endless })
+      .generate(request([{ role: "user", text: "x" }]), controller.signal)
+      [Symbol.asyncIterator]();
+    const next = events.next();
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(getEventListeners(controller.signal, "abort")).toHaveLength(1);
+    const reason = new Error("stop now");
+    controller.abort(reason);
+    await expect(next).rejects.toBe(reason);
+    expect(getEventListeners(controller.signal, "abort")).toHaveLength(0);
+  });
+
+  it("removes its abort listener when a call streams to its end, so a session's signal does not collect them", async () => {
+    const controller = new AbortController();
+    const quick = parseScript({ turns: [{ calls: [{ thinking: "t u", text: "a b c", chunkWords: 1, chunkDelayMs: 1 }] }] });
+    const provider = createScriptedProvider({ script: quick });
+    for (let call = 0; call < 3; call++) expect((await collect(provider.generate(request([{ role: "user", text: "x" }]), controller.signal))).text).toBe("a b c");
+    expect(getEventListeners(controller.signal, "abort")).toHaveLength(0);
   });
 
   it("chunks text into word groups that concatenate back to the text", () => {
