@@ -241,11 +241,12 @@ table between \`<!-- bench:start -->\` and \`<!-- bench:end -->\` is the same ta
   alone on the same harness. *Memory per idle session*: the harness's RSS (\`/proc/<pid>/status\`)
   and the bench process's heap after \`global.gc()\`, before and after opening the sessions,
   divided by their number. The sessions run in step: every 20 ms the harness has 1,000 chunks to
-  send at once, and the lateness is mostly how long that burst takes it (one \`writev\` per frame,
-  about a third of its busy time). On 2026-11-24 the median lateness fell from 74–94 ms to 39–61 ms,
-  and the whole concurrent turn from 4.7–5.6 s to 3.3–4.0 s (three alternating runs of each harness
-  build), when the harness stopped building each streamed step from object spreads: V8 11 (Node 20) takes
-  a slow path for an object literal with a second spread (about 4 µs), and \`createMessage\` probed
+  send at once, and the lateness is mostly how long that burst takes it: one \`writev\` per frame,
+  about 25 µs each on this machine, is 45% of the harness's busy time during the turn and garbage
+  collection 16% (a profile taken after the changes below). On 2026-11-24 the median lateness fell
+  from 74–94 ms to 39–61 ms, and the whole concurrent turn from 4.7–5.6 s to 3.3–4.0 s (three
+  alternating runs of each harness build), when the harness stopped building each streamed step
+  from object spreads: V8 11 (Node 20) takes a slow path for an object literal with a second spread (about 4 µs), and \`createMessage\` probed
   such an object for every field of \`StepUpdate\` (about 13 µs a message; it now reads the object's
   own keys). Later that day it fell again, from 55–79 ms to 25–49 ms (the turn from 4.1–4.5 s to
   2.6–4.0 s, three alternating runs), when the scripted model stopped adding and removing an abort
