@@ -8,6 +8,8 @@ import { median, percentile } from "./report.mjs";
 
 /** Turns run before measuring, so the JIT has compiled the hot paths. */
 const WARM_UP_RUNS = 2;
+/** Warm-up turns of the throughput rows: after two, V8 was still optimising the SDK's path (docs/bench.md, Throughput). */
+const THROUGHPUT_WARM_UP_RUNS = 4;
 /** Tool calls per measured turn; turns alternate between the SDK and the baseline. */
 const TOOL_CALLS_PER_TURN = 100;
 /**
@@ -115,7 +117,7 @@ const latencies = (values) => ({ medianMs: median(values), p99Ms: percentile(val
 
 /** Steps per second of both clients (median of `runs`, after warm-up), runs alternating. */
 export async function measureThroughput(server, { steps, runs }) {
-  const rates = await alternating(server, -WARM_UP_RUNS, runs, async (client, name) => {
+  const rates = await alternating(server, -THROUGHPUT_WARM_UP_RUNS, runs, async (client, name) => {
     const start = performance.now();
     const seen = await client.stream(steps);
     const seconds = (performance.now() - start) / 1000;

@@ -25,7 +25,7 @@ const quick = process.argv.includes("--quick");
 const write = !process.argv.includes("--no-write");
 const settings = quick
   ? { steps: 5_000, runs: 3, toolCalls: 200, shortTurns: 500, startRuns: 3, heapSteps: 10_000, cancelRuns: 10, scaleSessions: 1_000, trimSteps: [10_000, 100_000, 1_000_000] }
-  : { steps: 20_000, runs: 7, toolCalls: 10_000, shortTurns: 3_000, startRuns: 20, heapSteps: 10_000, cancelRuns: 30, scaleSessions: 1_000, trimSteps: [10_000, 100_000, 1_000_000] };
+  : { steps: 20_000, runs: 11, toolCalls: 10_000, shortTurns: 3_000, startRuns: 20, heapSteps: 10_000, cancelRuns: 30, scaleSessions: 1_000, trimSteps: [10_000, 100_000, 1_000_000] };
 
 const log = (line) => process.stderr.write(`${line}\n`);
 await ensureDist({ log });
