@@ -86,10 +86,15 @@ function ownPositions(plan: CreatePlan, init: Record<string, unknown>): number[]
   for (const key of Object.keys(init)) {
     const position = plan.positions.get(key);
     if (position === undefined) continue;
-    // Insertion sort: an init object names a handful of members.
+    // Insertion sort, in place: an init object names a handful of members, mostly in order
+    // (`splice` would allocate the array of removed items on every call).
     let at = positions.length;
-    while (at > 0 && (positions[at - 1] as number) > position) at--;
-    positions.splice(at, 0, position);
+    positions.push(position);
+    while (at > 0 && (positions[at - 1] as number) > position) {
+      positions[at] = positions[at - 1] as number;
+      at--;
+    }
+    positions[at] = position;
   }
   return positions;
 }
