@@ -186,8 +186,9 @@ table between \`<!-- bench:start -->\` and \`<!-- bench:end -->\` is the same ta
   \`JSON.parse\`s each frame. Four warm-up turns, then the median of the runs; SDK and baseline
   runs alternate, so a busy machine slows both alike. With two warm-up turns and 7 measured ones,
   the ratio swung between 0.81 and 1.09 from run to run (2026-11-24): the SDK's first turns after
-  the warm-up still ran up to 30% slower while V8 finished optimising its path; with four and 11,
-  1.04–1.08 in three runs.
+  the warm-up still ran up to 30% slower while V8 finished optimising its path. With four and 11,
+  1.04–1.08 in three runs of these rows alone and 0.94–1.18 in eight whole runs of the bench; once,
+  while the machine was slow (\`node -e 0\` 171 ms instead of 110), 0.79.
 - **Client-tool round trip.** The server sends a \`toolCall\` and waits for its \`toolResponse\`
   before sending the next, timing each round trip itself. The SDK runs a \`defineTool\` tool that
   returns its arguments (decode → ToolRunner → encode, then the synthetic steps); the baseline parses the
