@@ -1,4 +1,4 @@
-import { FieldKind, Scalar, requireWireMessage, scalarZero, type WireField } from "./wire-plan.js";
+import { FieldKind, Scalar, requireWireMessage, scalarZero, type WireField, type WireMessage } from "./wire-plan.js";
 
 // protobuf-es `create()` and `clone()` for the frames' messages, from the schema-free wire plan
 // (wire-plan.ts): the SDK builds its config and messages with these, so its hot path never loads
@@ -26,34 +26,6 @@ export function isMessageOf<T extends { readonly $typeName: string }>(value: unk
   return typeof value === "object" && value !== null && (value as { $typeName?: unknown }).$typeName === typeName;
 }
 
-/**
- * What {@link createPlanned} needs of a message type, built once per type: its fields in
- * declaration order, and the position each member an init object can name (a field outside a
- * oneof, or a oneof group) has in that order.
- */
-interface CreatePlan {
-  readonly fields: readonly WireField[];
-  /** Member name → index in `fields` of the field (for a group, its first member). */
-  readonly positions: ReadonlyMap<string, number>;
-}
-
-const createPlans = new Map<string, CreatePlan>();
-
-function createPlanOf(typeName: string): CreatePlan {
-  let plan = createPlans.get(typeName);
-  if (plan === undefined) {
-    const { fields } = requireWireMessage(typeName);
-    const positions = new Map<string, number>();
-    fields.forEach((field, index) => {
-      const member = field.oneof ?? field.name;
-      if (!positions.has(member)) positions.set(member, index);
-    });
-    plan = { fields, positions };
-    createPlans.set(typeName, plan);
-  }
-  return plan;
-}
-
 function zeroMessage(typeName: string, fields: readonly WireField[]): Record<string, unknown> {
   const message: Record<string, unknown> = { $typeName: typeName };
   for (const field of fields) {
@@ -67,7 +39,7 @@ function zeroMessage(typeName: string, fields: readonly WireField[]): Record<str
 
 function createPlanned(typeName: string, init: Record<string, unknown>): Record<string, unknown> {
   if (isMessageOf(init, typeName)) return init;
-  const plan = createPlanOf(typeName);
+  const plan = requireWireMessage(typeName);
   const message = zeroMessage(typeName, plan.fields);
   // Members are set in declaration order, as create() sets them (the order of a message's keys).
   // A plain init object names them by its own keys: reading those few, rather than probing it for
@@ -75,16 +47,16 @@ function createPlanned(typeName: string, init: Record<string, unknown>): Record<
   // V8's caches). Another init (a class instance, whose members may be inherited getters) is
   // probed field by field, as create() reads it.
   const prototype = Object.getPrototypeOf(init);
-  const positions = prototype === Object.prototype || prototype === null ? ownPositions(plan, init) : plan.positions.values();
+  const positions = prototype === Object.prototype || prototype === null ? ownPositions(plan, init) : plan.memberPositions.values();
   for (const position of positions) setMember(message, plan.fields, plan.fields[position] as WireField, init);
   return message;
 }
 
 /** Positions of the members `init` names with own keys, in declaration order. */
-function ownPositions(plan: CreatePlan, init: Record<string, unknown>): number[] {
+function ownPositions(plan: WireMessage, init: Record<string, unknown>): number[] {
   const positions: number[] = [];
   for (const key of Object.keys(init)) {
-    const position = plan.positions.get(key);
+    const position = plan.memberPositions.get(key);
     if (position === undefined) continue;
     // Insertion sort, in place: an init object names a handful of members, mostly in order
     // (`splice` would allocate the array of removed items on every call).

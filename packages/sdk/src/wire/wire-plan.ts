@@ -80,6 +80,11 @@ export interface WireMessage {
   readonly fields: readonly WireField[];
   /** In field-number order, as `toJson` writes them. */
   readonly sortedFields: readonly WireField[];
+  /**
+   * The position in {@link fields} of each member a `MessageInitShape` can name: a field outside a
+   * oneof, or a oneof group (its first field), in declaration order.
+   */
+  readonly memberPositions: ReadonlyMap<string, number>;
 }
 
 /** The package the generated tables leave out of type names: `"StepUpdate"` is `"antigravity.localharness.StepUpdate"`, `"ActionEditFile.DiffLine"` a nested type of it. */
@@ -95,7 +100,12 @@ export function wireMessage(typeName: string): WireMessage | undefined {
     const source = wirePlanSource.messages[shortName(typeName)];
     if (source === undefined) return undefined;
     const fields = source.map(fieldOf);
-    plan = { typeName, fields, sortedFields: [...fields].sort((a, b) => a.number - b.number) };
+    const memberPositions = new Map<string, number>();
+    fields.forEach((field, index) => {
+      const member = field.oneof ?? field.name;
+      if (!memberPositions.has(member)) memberPositions.set(member, index);
+    });
+    plan = { typeName, fields, sortedFields: [...fields].sort((a, b) => a.number - b.number), memberPositions };
     messages.set(typeName, plan);
   }
   return plan;
