@@ -69,6 +69,8 @@ if (only !== undefined) {
       const { sdk, baseline } = await measureThroughput(server, settings);
       const ratio = sdk.stepsPerSecond / baseline.stepsPerSecond;
       process.stdout.write(`throughput  sdk ${Math.round(sdk.stepsPerSecond)} steps/s  bare ${Math.round(baseline.stepsPerSecond)} steps/s  ratio ${ratio.toFixed(2)}\n`);
+      const rates = (runs) => runs.map((rate) => Math.round(rate / 1000)).join(" ");
+      process.stdout.write(`  runs, thousand steps/s: sdk ${rates(sdk.runs)}  bare ${rates(baseline.runs)}\n`);
     }
     if (only.includes("turn")) {
       log(`one-step turns: ${settings.shortTurns} each`);

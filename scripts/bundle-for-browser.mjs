@@ -28,7 +28,7 @@ export const runtimeConditions = {
  * SDK's full frame decoder, fetched on the first frame its fast reader leaves undecided).
  * `fromSource` bundles the TypeScript sources (the "antigravity-source" condition) instead of the
  * built dist, so `startInputBytes` names the source modules: what `bundle-size.mjs --modules` lists.
- * @returns {Promise<{ code: string, minifiedBytes: number, gzipBytes: number, lazyMinifiedBytes: number, lazyGzipBytes: number, inputs: string[], startInputs: string[], startInputBytes: Record<string, number>, imports: string[] }>}
+ * @returns {Promise<{ code: string, startCode: string, minifiedBytes: number, gzipBytes: number, lazyMinifiedBytes: number, lazyGzipBytes: number, inputs: string[], startInputs: string[], startInputBytes: Record<string, number>, imports: string[] }>}
  */
 export async function bundleForBrowser(entry, { runtime = "browser", minify = true, fromSource = false } = {}) {
   const input = typeof entry === "string" ? { contents: entry } : entry;
@@ -70,6 +70,7 @@ export async function bundleForBrowser(entry, { runtime = "browser", minify = tr
   }
   return {
     code: Object.keys(outputs).map(textOf).join("\n"),
+    startCode: [...initial].map(textOf).join("\n"),
     minifiedBytes: start.min,
     gzipBytes: start.gzip,
     lazyMinifiedBytes: lazy.min,
