@@ -123,6 +123,38 @@ describe("built-in actions (§11.1 names, §11.2 payloads)", () => {
     const [call] = toolCallsFromUpdate(fromFrame({ viewFile: { filePath: "/a" }, createFile: { filePath: "/b" } }), "s");
     expect(call?.name).toBe("create_file");
   });
+
+  // Upstream's BUILTIN_TOOL_PROTO_FIELDS order, then questions_request (§11.1).
+  const upstreamOrder = [
+    ["createFile", "create_file"],
+    ["editFile", "edit_file"],
+    ["findFile", "find_file"],
+    ["listDirectory", "list_directory"],
+    ["runCommand", "run_command"],
+    ["searchDirectory", "search_directory"],
+    ["viewFile", "view_file"],
+    ["invokeSubagent", "start_subagent"],
+    ["generateImage", "generate_image"],
+    ["searchWeb", "search_web"],
+    ["readUrlContent", "read_url_content"],
+    ["finish", "finish"],
+    ["questionsRequest", "ask_question"],
+  ] as const;
+
+  it("with every built-in field set, names the call by each in upstream order as the earlier ones go", () => {
+    const names: string[] = [];
+    for (let first = 0; first < upstreamOrder.length; first++) {
+      const update = Object.fromEntries(upstreamOrder.slice(first).map(([field]) => [field, {}]));
+      names.push(toolCallsFromUpdate(fromFrame(update), "s")[0]?.name ?? "(none)");
+    }
+    expect(names).toEqual(upstreamOrder.map(([, name]) => name));
+  });
+
+  it.each(upstreamOrder)("a step with only %s set is a tool step named %s", (field, name) => {
+    const step = stepFromUpdate(fromFrame({ [field]: {} }));
+    expect(step.type).toBe(field === "finish" ? StepType.Finish : StepType.ToolCall);
+    expect(step.toolCalls.map((call) => call.name)).toEqual([name]);
+  });
 });
 
 describe("mcpTool", () => {

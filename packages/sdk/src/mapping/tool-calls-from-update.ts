@@ -4,52 +4,39 @@ import type { ToolCall } from "../step.js";
 import { canonicalToolCall, type ToolCallOrigin } from "./canonical-tool-call.js";
 import { parseToolArguments } from "./tool-arguments.js";
 
-/** A built-in action field of `StepUpdate` and the SDK tool name it stands for (§11.1). */
+/** A built-in action set on a step update: the SDK tool name it stands for (§11.1) and its sub-message. */
 interface BuiltinAction {
   readonly name: string;
-  /** Whether the field is set. */
-  readonly present: (update: StepUpdate) => boolean;
-  /** The action sub-message as a snake_case dict, or undefined when the field is unset. */
-  readonly args: (update: StepUpdate) => Record<string, unknown> | undefined;
-}
-
-function builtin(name: string, pick: (update: StepUpdate) => { readonly $typeName: string } | undefined): BuiltinAction {
-  return {
-    name,
-    present: (update) => pick(update) !== undefined,
-    args: (update) => {
-      const action = pick(update);
-      // §6.4: args are the sub-message with proto (snake_case) field names, as upstream's
-      // MessageToDict(preserving_proto_field_name=True) gives them.
-      return action === undefined ? undefined : writeJson(action.$typeName, action, { protoNames: true });
-    },
-  };
+  readonly action: { readonly $typeName: string };
 }
 
 /**
- * Built-in action fields in upstream's lookup order (`BUILTIN_TOOL_PROTO_FIELDS`), plus
- * `questions_request` → `ask_question` from the §11.1 table. `finish` is one of them: a FINISH
+ * The first built-in action field set, in upstream's lookup order (`BUILTIN_TOOL_PROTO_FIELDS`),
+ * plus `questions_request` → `ask_question` from the §11.1 table. `finish` is one of them: a FINISH
  * step carries a `finish` tool call whose args are `{ output_string }`, as upstream's does.
+ * Plain property reads: every step update is checked (twice), and a table of accessor closures
+ * cost more than the rest of mapping a text step.
  */
-const BUILTIN_ACTIONS: readonly BuiltinAction[] = [
-  builtin("create_file", (u) => u.createFile),
-  builtin("edit_file", (u) => u.editFile),
-  builtin("find_file", (u) => u.findFile),
-  builtin("list_directory", (u) => u.listDirectory),
-  builtin("run_command", (u) => u.runCommand),
-  builtin("search_directory", (u) => u.searchDirectory),
-  builtin("view_file", (u) => u.viewFile),
-  builtin("start_subagent", (u) => u.invokeSubagent),
-  builtin("generate_image", (u) => u.generateImage),
-  builtin("search_web", (u) => u.searchWeb),
-  builtin("read_url_content", (u) => u.readUrlContent),
-  builtin("finish", (u) => u.finish),
-  builtin("ask_question", (u) => u.questionsRequest),
-];
+function builtinActionOf(u: StepUpdate): BuiltinAction | undefined {
+  if (u.createFile !== undefined) return { name: "create_file", action: u.createFile };
+  if (u.editFile !== undefined) return { name: "edit_file", action: u.editFile };
+  if (u.findFile !== undefined) return { name: "find_file", action: u.findFile };
+  if (u.listDirectory !== undefined) return { name: "list_directory", action: u.listDirectory };
+  if (u.runCommand !== undefined) return { name: "run_command", action: u.runCommand };
+  if (u.searchDirectory !== undefined) return { name: "search_directory", action: u.searchDirectory };
+  if (u.viewFile !== undefined) return { name: "view_file", action: u.viewFile };
+  if (u.invokeSubagent !== undefined) return { name: "start_subagent", action: u.invokeSubagent };
+  if (u.generateImage !== undefined) return { name: "generate_image", action: u.generateImage };
+  if (u.searchWeb !== undefined) return { name: "search_web", action: u.searchWeb };
+  if (u.readUrlContent !== undefined) return { name: "read_url_content", action: u.readUrlContent };
+  if (u.finish !== undefined) return { name: "finish", action: u.finish };
+  if (u.questionsRequest !== undefined) return { name: "ask_question", action: u.questionsRequest };
+  return undefined;
+}
 
 /** True when the update carries a built-in action, `mcpTool` or `customTool` (§6.4 TOOL_CALL rule). */
 export function hasToolAction(update: StepUpdate): boolean {
-  return update.mcpTool !== undefined || update.customTool !== undefined || BUILTIN_ACTIONS.some((action) => action.present(update));
+  return update.mcpTool !== undefined || update.customTool !== undefined || builtinActionOf(update) !== undefined;
 }
 
 /**
@@ -81,10 +68,10 @@ interface RawCall {
 }
 
 function toolCallOf(update: StepUpdate, stepId: string): RawCall | undefined {
-  for (const action of BUILTIN_ACTIONS) {
-    const args = action.args(update);
-    if (args !== undefined) return { id: stepId, name: action.name, args, origin: "action" };
-  }
+  const builtin = builtinActionOf(update);
+  // §6.4: args are the sub-message with proto (snake_case) field names, as upstream's
+  // MessageToDict(preserving_proto_field_name=True) gives them.
+  if (builtin !== undefined) return { id: stepId, name: builtin.name, args: writeJson(builtin.action.$typeName, builtin.action, { protoNames: true }), origin: "action" };
   if (update.mcpTool !== undefined) {
     const mcp = update.mcpTool;
     return { id: stepId, name: mcp.toolName ?? "", args: parseToolArguments(mcp.argumentsJson, { nonObject: "empty" }), serverName: mcp.serverName ?? "", origin: "arguments" };
