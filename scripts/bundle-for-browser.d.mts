@@ -1,9 +1,13 @@
 /** Declarations of scripts/bundle-for-browser.mjs, for the TypeScript tests that use it. */
 export declare const repoRoot: string;
+/** Bytes of `text` gzipped at level 9, as every size here is measured. */
+export declare function gzipSize(text: string): number;
 export declare const runtimeConditions: Record<"browser" | "workerd", string[]>;
 export interface BrowserBundle {
   /** Every output chunk's code, the lazily loaded ones too. */
   code: string;
+  /** The code of the start-up chunks alone. */
+  startCode: string;
   /** The start-up download: the entry chunk and the chunks it imports statically. */
   minifiedBytes: number;
   gzipBytes: number;

@@ -9,6 +9,11 @@ import { build } from "esbuild";
 /** Repository root (this file lives in scripts/). */
 export const repoRoot = fileURLToPath(new URL("..", import.meta.url));
 
+/** Bytes of `text` gzipped at level 9, as every size here is measured. */
+export function gzipSize(text) {
+  return gzipSync(text, { level: 9 }).length;
+}
+
 /** Export conditions per target runtime, as its usual bundler sets them. */
 export const runtimeConditions = {
   browser: ["browser"],
@@ -60,7 +65,7 @@ export async function bundleForBrowser(entry, { runtime = "browser", minify = tr
   for (const path of initial) {
     for (const i of outputs[path].imports) if (i.kind === "import-statement" && i.external !== true) initial.add(i.path);
   }
-  const size = (paths) => paths.reduce((sum, path) => ({ min: sum.min + outputs[path].bytes, gzip: sum.gzip + gzipSync(textOf(path), { level: 9 }).length }), { min: 0, gzip: 0 });
+  const size = (paths) => paths.reduce((sum, path) => ({ min: sum.min + outputs[path].bytes, gzip: sum.gzip + gzipSize(textOf(path)) }), { min: 0, gzip: 0 });
   const start = size([...initial]);
   const lazy = size(Object.keys(outputs).filter((path) => !initial.has(path)));
   /** Minified bytes each input file puts into the start-up chunks. */

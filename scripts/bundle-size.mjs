@@ -7,8 +7,7 @@
 //   node scripts/bundle-size.mjs [--write] [--modules]
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { gzipSync } from "node:zlib";
-import { bundleForBrowser, forbiddenReach, repoRoot } from "./bundle-for-browser.mjs";
+import { bundleForBrowser, forbiddenReach, gzipSize, repoRoot } from "./bundle-for-browser.mjs";
 
 /**
  * Budgets, gzipped, of what a page loads at start (the entry chunk and its static imports; the
@@ -74,6 +73,7 @@ for (const entry of entries) {
   if (overBudget) problems.push(`${entry.label}: ${kb(result.gzipBytes)} gzipped at start exceeds the ${kb(entry.budget)} budget`);
   rows.push({
     ...entry,
+    startCode: result.startCode,
     minified: result.minifiedBytes,
     gzip: result.gzipBytes,
     lazy: result.lazyGzipBytes,
@@ -106,18 +106,16 @@ if (listModules) {
     const top = files.sort((a, b) => b[1] - a[1]).map(([name, n]) => `${name} ${kb(n)}`);
     console.log(`${kb(bytes).padStart(9)}  ${folder}: ${top.join(", ")}`);
   }
-}
-
-if (listModules) {
-  // How much of the start-up download is text: string and template literals (error messages, JSON
-  // keys, type names), found by a regular expression over esbuild's minified output (close, not exact).
-  const { startCode } = await bundleForBrowser({ contents: entries[0].contents }, { runtime: "browser" });
-  const literal = /"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|`(?:[^`\\]|\\.)*`/g;
-  const gzip = (text) => gzipSync(text, { level: 9 }).length;
-  const literals = startCode.match(literal) ?? [];
-  console.log(
-    `\n${entries[0].label}, at start: ${kb(gzip(startCode))} gzipped; its ${literals.length} string literals ${kb(gzip(literals.join("\n")))} gzipped on their own; the code with every literal emptied ${kb(gzip(startCode.replace(literal, '""')))}`,
-  );
+  // How much of the built start-up download is text: string and template literals (error messages,
+  // JSON keys, type names), found by a regular expression over esbuild's minified output (close, not exact).
+  const agent = rows.find((row) => row.label === entries[0].label);
+  if (agent !== undefined) {
+    const literal = /"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|`(?:[^`\\]|\\.)*`/g;
+    const literals = agent.startCode.match(literal) ?? [];
+    console.log(
+      `\n${agent.label}, at start: ${kb(gzipSize(agent.startCode))} gzipped; its ${literals.length} string literals ${kb(gzipSize(literals.join("\n")))} gzipped on their own; the code with every literal emptied ${kb(gzipSize(agent.startCode.replace(literal, '""')))}`,
+    );
+  }
 }
 
 if (write) {
