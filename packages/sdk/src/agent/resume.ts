@@ -4,8 +4,9 @@ import { ErrorCode, SdkError } from "../errors.js";
 import { StepStatus } from "../step.js";
 import type { CallOptions } from "../call-options.js";
 import { linkSignal, raceSignal } from "../util/abort.js";
-import { ConsumedConfirmations } from "../continuation/consumed-confirmations.js";
+import { ConsumedConfirmations, signedCallKey } from "../continuation/consumed-confirmations.js";
 import { awaitedCall } from "../continuation/continuation.js";
+import { checkSignedCalls } from "../continuation/signed-calls.js";
 import { verifyContinuation, type ContinuationSecret } from "../continuation/continuation-signing.js";
 
 /** The decision a continuation is resumed with. */
@@ -68,7 +69,7 @@ export async function resumeContinuation<Output>(
     );
   }
   const { conversationId } = continuation.payload;
-  RESUMED.consume(`${conversationId}/${awaited.trajectoryId}`, awaited.stepIndex);
+  RESUMED.consume(await signedCallKey(conversationId, awaited), awaited.stepIndex);
   const key = `${awaited.trajectoryId}:${awaited.stepIndex}`;
   const agent = await start({ conversationId, heldConfirmations: new Set([key]) }, options);
   const link = linkSignal({ timeoutMs: DEFAULT_RESUME_TIMEOUT_MS, ...options });
@@ -82,11 +83,7 @@ export async function resumeContinuation<Output>(
         { details: { reason: "confirmation-gone" } },
       );
     }
-    const name = held.toolCalls[0]?.name;
-    if (name !== undefined && name !== awaited.name)
-      throw new SdkError(ErrorCode.FailedPrecondition, `step ${key} of conversation ${conversationId} is a ${name} call, but the continuation awaits ${awaited.name}`, {
-        details: { reason: "mismatch" },
-      });
+    checkSignedCalls(continuation, agent.connection.initialHistory);
     // The connection drops the harness's re-send of the held step; the step's next update, after
     // the decision, starts the turn here (observed: the conversation exists by now).
     const turns = agent.conversation().turns({ signal: link.signal })[Symbol.asyncIterator]();

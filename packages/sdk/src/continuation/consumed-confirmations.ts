@@ -1,4 +1,6 @@
 import { ErrorCode, SdkError } from "../errors.js";
+import { canonicalJson } from "./canonical-json.js";
+import type { PendingToolCall } from "./continuation.js";
 
 /** Consumed keys remembered per guard; the oldest are forgotten past this (a guard lives as long as its agent). */
 const LIMIT = 4096;
@@ -30,4 +32,19 @@ export class ConsumedConfirmations {
   has(trajectoryId: string, stepIndex: number): boolean {
     return this.#keys.has(`${trajectoryId}:${stepIndex}`);
   }
+}
+
+/**
+ * What a {@link ConsumedConfirmations} guard keys a resumed call by, besides its step: the
+ * conversation and a SHA-256 of the signed call (tool and canonical arguments), so another call
+ * that a re-created conversation holds at the same step is not taken for a replay of this one.
+ */
+export async function signedCallKey(conversationId: string, call: PendingToolCall): Promise<string> {
+  const bytes = new TextEncoder().encode(canonicalJson([call.name, call.args ?? null]));
+  const subtle = (globalThis as { crypto?: { subtle?: { digest(algorithm: "SHA-256", data: Uint8Array<ArrayBuffer>): Promise<ArrayBuffer> } } }).crypto?.subtle;
+  if (subtle === undefined) throw new SdkError(ErrorCode.FailedPrecondition, "this runtime has no WebCrypto (globalThis.crypto.subtle); continuations cannot be resumed here");
+  const digest = new Uint8Array(await subtle.digest("SHA-256", bytes));
+  let hex = "";
+  for (const byte of digest) hex += byte.toString(16).padStart(2, "0");
+  return `${conversationId}/${hex}/${call.trajectoryId}`;
 }
