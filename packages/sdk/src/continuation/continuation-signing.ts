@@ -42,7 +42,9 @@ export async function signContinuation(continuation: Continuation, secret: Conti
  * {@link parseContinuation}'s checks, and a signed envelope is refused (it cannot be checked).
  * With `secret`: the envelope must be signed, and the signature must match the canonical JSON of
  * its `{ version, payload }` under that secret — otherwise `PermissionDenied` (altered, forged,
- * or signed with another secret). The comparison is WebCrypto's `verify` (constant time).
+ * or signed with another secret). The comparison is WebCrypto's `verify` (constant time). A
+ * signature has one accepted spelling, the canonical base64url of its bytes (`InvalidArgument`
+ * otherwise): a page cannot present the same signature under four names.
  */
 export async function verifyContinuation(value: unknown, secret?: ContinuationSecret): Promise<Continuation> {
   const continuation = parseContinuation(value);
@@ -90,9 +92,18 @@ function base64url(bytes: Uint8Array): string {
   return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
 }
 
+/**
+ * Decodes the canonical base64url of a MAC and only that: 43 characters carry 258 bits for 32
+ * bytes, and `atob` ignores the 2 left over, so four spellings would decode to one signature.
+ * One that does not re-encode to itself is refused like any other malformed signature.
+ */
 function fromBase64url(text: string): Uint8Array<ArrayBuffer> {
   const binary = atob(text.replace(/-/g, "+").replace(/_/g, "/"));
   const bytes = new Uint8Array(binary.length);
   for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+  if (base64url(bytes) !== text)
+    throw new SdkError(ErrorCode.InvalidArgument, "not a usable continuation: its signature is not the canonical base64url of its bytes (unused bits are set)", {
+      details: { reason: "malformed" },
+    });
   return bytes;
 }

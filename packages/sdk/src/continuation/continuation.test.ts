@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { ErrorCode, SdkError } from "../errors.js";
 import { canonicalJson } from "./canonical-json.js";
 import { ConsumedConfirmations } from "./consumed-confirmations.js";
-import { CONTINUATION_VERSION, awaitedCall, parseContinuation, type Continuation } from "./continuation.js";
+import { CONTINUATION_VERSION, MAX_CONTINUATION_DEPTH, awaitedCall, parseContinuation, type Continuation } from "./continuation.js";
 import { signContinuation, verifyContinuation } from "./continuation-signing.js";
 
 const SECRET = "s".repeat(16) + "0123456789abcdef";
@@ -61,6 +61,86 @@ describe("canonicalJson", () => {
     const cycle: Record<string, unknown> = {};
     cycle["self"] = cycle;
     expect(thrown(() => canonicalJson(cycle)).message).toContain("cycle");
+  });
+});
+
+/** `depth` arrays, one inside the other, as text (`[[[]]]`) or as an object. */
+const nestedText = (depth: number): string => `${"[".repeat(depth)}${"]".repeat(depth)}`;
+function nested(depth: number): unknown {
+  let value: unknown = [];
+  for (let i = 1; i < depth; i++) value = [value];
+  return value;
+}
+
+/** {@link sample} with `args` of the first call replaced, as an object or its JSON text. */
+function withArgs(args: unknown): Continuation {
+  const continuation = sample();
+  (continuation.payload.pendingToolCalls[0] as { args: unknown }).args = args;
+  return continuation;
+}
+
+describe("continuation bounds (issue: deep and huge continuations)", () => {
+  // The envelope is level 1, a call's args level 5.
+  const ARGS_LEVEL = 5;
+
+  it("canonicalJson refuses a value nested 200,000 deep with a typed error, not a RangeError", () => {
+    const error = thrown(() => canonicalJson(nested(200_000)));
+    expect(error.code).toBe(ErrorCode.InvalidArgument);
+    expect(error.details["reason"]).toBe("too-deep");
+  });
+
+  it("accepts args nested up to MAX_CONTINUATION_DEPTH and refuses one level more, text and object alike", () => {
+    const deepest = MAX_CONTINUATION_DEPTH - ARGS_LEVEL + 1;
+    expect(parseContinuation(withArgs(nested(deepest))).payload.pendingToolCalls[0]?.args).toEqual(nested(deepest));
+    expect(parseContinuation(JSON.stringify(withArgs(nested(deepest)))).payload.pendingToolCalls[0]?.args).toEqual(nested(deepest));
+    for (const value of [withArgs(nested(deepest + 1)), JSON.stringify(withArgs(nested(deepest + 1)))]) {
+      const error = thrown(() => parseContinuation(value));
+      expect(error.code).toBe(ErrorCode.InvalidArgument);
+      expect(error.details["reason"]).toBe("too-deep");
+    }
+  });
+
+  it("refuses text nested 1,000,000 deep and an object nested 200,000 deep, in parse and verify (with or without a secret)", async () => {
+    const text = JSON.stringify(withArgs(null)).replace('"args":null', `"args":${nestedText(1_000_000)}`);
+    const object = withArgs(nested(200_000));
+    const signedObject = { ...object, signature: `hmac-sha256:${"A".repeat(43)}` };
+    for (const value of [text, object]) expect(thrown(() => parseContinuation(value)).details["reason"]).toBe("too-deep");
+    for (const value of [text, object, signedObject]) {
+      for (const secret of [undefined, SECRET]) {
+        const error = await rejection(verifyContinuation(value, secret));
+        expect(error.code).toBe(ErrorCode.InvalidArgument);
+        expect(error.details["reason"]).toBe("too-deep");
+      }
+    }
+  });
+
+  it("refuses a cycle as too deep", () => {
+    const cycle: Record<string, unknown> = {};
+    cycle["self"] = cycle;
+    expect(thrown(() => parseContinuation(withArgs(cycle))).details["reason"]).toBe("too-deep");
+  });
+
+  it("refuses a 20 MiB object as too large without reading all of it", async () => {
+    const mib = "x".repeat(1024 * 1024);
+    let reads = 0;
+    const big: string[] = [];
+    for (let i = 0; i < 20; i++)
+      Object.defineProperty(big, i, {
+        enumerable: true,
+        get: () => {
+          reads++;
+          return mib;
+        },
+      });
+    const error = thrown(() => parseContinuation(withArgs(big)));
+    expect(error.code).toBe(ErrorCode.InvalidArgument);
+    expect(error.details["reason"]).toBe("too-large");
+    expect(reads).toBeLessThanOrEqual(5); // stopped past 4 MiB, not at 20
+    reads = 0;
+    expect((await rejection(verifyContinuation(withArgs(big), SECRET))).details["reason"]).toBe("too-large");
+    expect(reads).toBeLessThanOrEqual(5);
+    // Text over the limit is refused by its length, before it is parsed.
+    expect(thrown(() => parseContinuation(JSON.stringify(withArgs(["x".repeat(4 * 1024 * 1024)])))).details["reason"]).toBe("too-large");
   });
 });
 
@@ -125,6 +205,23 @@ describe("signing", () => {
     expect((await rejection(verifyContinuation(signed))).details["reason"]).toBe("secret-missing");
     const flipped = { ...signed, signature: `${(signed.signature as string).slice(0, -1)}${(signed.signature as string).endsWith("A") ? "B" : "A"}` };
     expect((await rejection(verifyContinuation(flipped, SECRET))).code).toBe(ErrorCode.PermissionDenied);
+  });
+
+  it("accepts only the canonical spelling of a signature (the last character's 2 unused bits are zero)", async () => {
+    const signed = await signContinuation(sample(), SECRET);
+    const canonical = (signed.signature as string).slice("hmac-sha256:".length);
+    const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    const last = alphabet.indexOf(canonical.at(-1) as string);
+    expect(last % 4).toBe(0);
+    const spellings = [1, 2, 3].map((bits) => `${canonical.slice(0, -1)}${alphabet[last + bits]}`);
+    // Each decodes to the same bytes as the canonical one.
+    for (const spelling of spellings) expect(atob(spelling.replace(/-/g, "+").replace(/_/g, "/"))).toBe(atob(canonical.replace(/-/g, "+").replace(/_/g, "/")));
+    for (const spelling of spellings) {
+      const error = await rejection(verifyContinuation({ ...signed, signature: `hmac-sha256:${spelling}` }, SECRET));
+      expect(error.code).toBe(ErrorCode.InvalidArgument);
+      expect(error.details["reason"]).toBe("malformed");
+    }
+    expect(await verifyContinuation(signed, SECRET)).toEqual(signed);
   });
 
   it("refuses a short secret and accepts an HMAC CryptoKey", async () => {

@@ -4,8 +4,19 @@ import type { StopReason, ToolResult, UsageMetadata } from "../step.js";
 /** The envelope version this SDK writes and the only one it reads. */
 export const CONTINUATION_VERSION = 1;
 
-/** Largest serialised continuation accepted, in UTF-16 code units (a hostile page cannot make us parse megabytes of nesting). */
+/**
+ * Largest continuation accepted, in UTF-16 code units of its JSON: text longer than this is
+ * refused before it is parsed, an object whose JSON would be longer is refused part-way through
+ * the walk that measures it (a hostile page cannot make us parse or walk megabytes).
+ */
 export const MAX_CONTINUATION_CHARS = 4 * 1024 * 1024;
+
+/**
+ * Deepest nesting of objects and arrays accepted in a continuation, the envelope being level 1
+ * (a call's `args` are level 5: their values may nest 59 levels further). Anything deeper is refused
+ * before any recursive walk (serialisation, signing) could exhaust the stack.
+ */
+export const MAX_CONTINUATION_DEPTH = 64;
 
 /** A tool call of the paused turn that needs (or needed) a decision. */
 export interface PendingToolCall {
@@ -67,18 +78,26 @@ export function awaitedCall(continuation: Continuation): PendingToolCall {
  * Checks that `value` is a continuation this SDK can resume, failing closed: a version other than
  * {@link CONTINUATION_VERSION} is `FailedPrecondition` (made by another SDK version: upgrade
  * rather than guess); anything malformed or ambiguous (unknown fields, an awaiting index out of
- * range, duplicate call ids, a completed result for the awaited call) is `InvalidArgument`.
+ * range, duplicate call ids, a completed result for the awaited call) is `InvalidArgument`
+ * (`details.reason` `"malformed"`), and so is a continuation longer than
+ * {@link MAX_CONTINUATION_CHARS} (`"too-large"`) or nested deeper than
+ * {@link MAX_CONTINUATION_DEPTH} (`"too-deep"`, a cycle included), text or object alike.
  * Accepts the object or its JSON text. Does not check a signature (`verifyContinuation` does).
+ *
+ * @example
+ * const continuation = parseContinuation(await store.get("pending")); // JSON text
  */
 export function parseContinuation(value: unknown): Continuation {
   if (typeof value === "string") {
-    if (value.length > MAX_CONTINUATION_CHARS) throw malformed(`it is ${value.length} characters long, more than ${MAX_CONTINUATION_CHARS}`);
+    if (value.length > MAX_CONTINUATION_CHARS) throw tooLarge(`it is ${value.length} characters long, more than ${MAX_CONTINUATION_CHARS}`);
+    checkTextDepth(value);
     try {
       value = JSON.parse(value);
     } catch {
       throw malformed("it is not JSON");
     }
   }
+  checkBounds(value);
   const envelope = record(value, "the continuation");
   onlyKeys(envelope, ["version", "payload", "signature"], "the continuation");
   if (envelope["version"] !== CONTINUATION_VERSION) {
@@ -116,6 +135,57 @@ export function parseContinuation(value: unknown): Continuation {
     createdAt: string(p["createdAt"], "payload.createdAt"),
   };
   return envelope["signature"] === undefined ? { version: CONTINUATION_VERSION, payload } : { version: CONTINUATION_VERSION, payload, signature: envelope["signature"] as string };
+}
+
+/**
+ * Refuses JSON text that opens more than {@link MAX_CONTINUATION_DEPTH} brackets, before
+ * `JSON.parse` builds (or, in an engine whose parser recurses, overflows the stack on) a million
+ * nested arrays. Brackets inside strings do not count.
+ */
+function checkTextDepth(text: string): void {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c)
+        i++; // a backslash escapes the next character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > MAX_CONTINUATION_DEPTH) throw tooDeep();
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+}
+
+/**
+ * One walk over `value` that stops as soon as it nests deeper than {@link MAX_CONTINUATION_DEPTH}
+ * or its JSON grows past {@link MAX_CONTINUATION_CHARS} (counted as strings, keys and punctuation;
+ * escapes are not, so the count never exceeds the real length).
+ */
+function checkBounds(value: unknown): void {
+  let chars = 0;
+  const visit = (item: unknown, depth: number): void => {
+    if (typeof item === "string") chars += item.length + 2;
+    else if (typeof item !== "object" || item === null) chars += typeof item === "number" ? String(item).length : 4;
+    else {
+      if (depth > MAX_CONTINUATION_DEPTH) throw tooDeep();
+      chars += 2;
+      if (Array.isArray(item)) {
+        for (let i = 0; i < item.length; i++) {
+          chars += 1;
+          visit(item[i], depth + 1);
+        }
+      } else {
+        for (const key of Object.keys(item)) {
+          chars += key.length + 4;
+          visit((item as Record<string, unknown>)[key], depth + 1);
+        }
+      }
+    }
+    if (chars > MAX_CONTINUATION_CHARS) throw tooLarge(`its JSON would be longer than ${MAX_CONTINUATION_CHARS} characters`);
+  };
+  visit(value, 1);
 }
 
 function pendingCall(value: unknown, where: string): PendingToolCall {
@@ -178,6 +248,16 @@ function nonEmpty(value: unknown, where: string): string {
 function count(value: unknown, where: string): number {
   if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 0) throw malformed(`${where} must be a whole number >= 0`);
   return value;
+}
+
+function tooLarge(message: string): SdkError {
+  return new SdkError(ErrorCode.InvalidArgument, `not a usable continuation: ${message}`, { details: { reason: "too-large" } });
+}
+
+function tooDeep(): SdkError {
+  return new SdkError(ErrorCode.InvalidArgument, `not a usable continuation: it nests deeper than ${MAX_CONTINUATION_DEPTH} levels (or contains a cycle)`, {
+    details: { reason: "too-deep" },
+  });
 }
 
 function malformed(message: string): SdkError {
