@@ -60,9 +60,10 @@ describe("parseCliArgs", () => {
     expect(() => parseCliArgs(["--confirmation-hold-ms", "-1"], {})).toThrow(/whole number/);
   });
 
-  it("keeps --api-key values out of the process title", () => {
+  it("keeps --api-key values and --api-key-file paths out of the process title", () => {
     expect(processTitle(["--listen", "127.0.0.1:0", "--api-key", "s3cret", "--storage", "/st"])).toBe("antigravity-harness --listen 127.0.0.1:0 --api-key *** --storage /st");
     expect(processTitle(["--api-key=s3cret", "--api-key"])).toBe("antigravity-harness --api-key=*** --api-key");
+    expect(processTitle(["--listen", "--api-key-file", "/etc/k", "--api-key-file=/etc/k"])).toBe("antigravity-harness --listen --api-key-file *** --api-key-file=***");
   });
 
   it("rejects what it cannot run, saying why", () => {

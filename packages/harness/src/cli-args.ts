@@ -83,8 +83,12 @@ const OPTIONS: NonNullable<ParseArgsConfig["options"]> = {
   listen: { type: "string" },
   ...Object.fromEntries(VALUE_FLAGS.map((flag) => [flag, { type: "string" }])),
 };
-/** Flags whose value is a secret: never shown in the process title. */
-const SECRET_FLAGS = new Set(["--api-key"]);
+/**
+ * Flags whose value is a secret, or says where one is: never shown in the process title. A key
+ * file stays readable by the harness's OS user, so its path is as good as the key to a command
+ * that runs as that user.
+ */
+const SECRET_FLAGS = new Set(["--api-key", "--api-key-file"]);
 
 /**
  * Parses argv (without node and script) with `node:util`'s `parseArgs`. Environment variables
@@ -163,7 +167,8 @@ function parse(argv: readonly string[]): Record<string, string | boolean | undef
 /**
  * The process title for `argv`: `antigravity-harness <args>` with the values of secret flags
  * replaced by `***`. Setting it overwrites the kernel's copy of argv (`/proc/<pid>/cmdline`, what
- * `ps` shows), so a key given with `--api-key` is visible only until the harness has started.
+ * `ps` shows), so a key given with `--api-key`, or the path of `--api-key-file`, is visible only
+ * until the harness has started.
  */
 export function processTitle(argv: readonly string[]): string {
   const shown: string[] = ["antigravity-harness"];

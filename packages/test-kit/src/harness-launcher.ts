@@ -130,15 +130,25 @@ export interface ListeningHarnessOptions extends Omit<SpawnHarnessOptions, "cwd"
   workspace?: string | undefined;
   /** More harness arguments. */
   args?: readonly string[] | undefined;
+  /** Pass the key as `--api-key-file FILE`: `apiKey` is written to this path (mode 0600) and kept out of the environment. */
+  apiKeyFile?: string | undefined;
 }
 
 /** Starts `antigravity-harness --listen 127.0.0.1:0` and waits for its "listening on ws://…" line. */
 export async function startListeningHarness(options: ListeningHarnessOptions = {}): Promise<ListeningHarness> {
   const apiKey = options.apiKey ?? "test-key-0123456789";
   const workspace = options.workspace === undefined ? [] : ["--workspace", options.workspace];
-  // The key travels in the environment, never on the command line where `ps` would show it.
-  const harness = spawnHarness(["--listen", "127.0.0.1:0", ...workspace, ...(options.args ?? [])], {
-    env: { ...(options.env ?? harnessEnv()), ANTIGRAVITY_API_KEY: apiKey },
+  // The key travels in the environment or a file, never on the command line where `ps` would show it.
+  const env = { ...(options.env ?? harnessEnv()) };
+  let keyArgs: string[] = [];
+  if (options.apiKeyFile === undefined) env["ANTIGRAVITY_API_KEY"] = apiKey;
+  else {
+    delete env["ANTIGRAVITY_API_KEY"];
+    await writeFile(options.apiKeyFile, `${apiKey}\n`, { mode: 0o600 });
+    keyArgs = ["--api-key-file", options.apiKeyFile];
+  }
+  const harness = spawnHarness(["--listen", "127.0.0.1:0", ...workspace, ...keyArgs, ...(options.args ?? [])], {
+    env,
     nodeArgs: options.nodeArgs,
     build: options.build,
   });

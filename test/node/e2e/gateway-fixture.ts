@@ -8,14 +8,17 @@ import { harnessEnv, killAllHarnesses, startListeningHarness, type ListeningHarn
 import { PageClient } from "./page-client.js";
 
 // One listening reference harness (scripted model, scripts/gateway-script.json) behind gateways
-// the tests create with the operator settings they need. The harness holds its key in its argv and
-// its environment, and a stand-in for the gateway's own secrets in its environment, the way an
-// operator starts it by hand (README), so tests can look for them in what a page receives.
+// the tests create with the operator settings they need. The harness holds its key in its
+// environment (a second one, started on demand, in a file named by --api-key-file), and a stand-in
+// for the gateway's own secrets in its environment, the way an operator starts it by hand (README),
+// so tests can look for them in what a page receives.
 
 const SCRIPT = fileURLToPath(new URL("./scripts/gateway-script.json", import.meta.url));
 export const ORIGIN = "http://app.test";
 export const HARNESS_KEY = "harness-key-do-not-leak-4a1f9c";
 export const GATEWAY_SECRET = "gateway-env-secret-77b2e0";
+/** The file name of the key file of {@link GatewayFixture.keyFileHarness}: a page must not learn where the key is. */
+export const KEY_FILE_NAME = "harness-key-file-8e21d4";
 /** Page tokens the gateways accept; each is another page (user). */
 export const TOKENS = ["alice-token", "bob-token", "carol-token"] as const;
 
@@ -34,6 +37,8 @@ export interface GatewayFixture {
   page(gateway: HarnessGateway, token?: string): Promise<PageClient>;
   /** How many sessions the harness has started so far (its "new session"/"resumed session" log lines). */
   sessionsStarted(): number;
+  /** A second harness like {@link harness} whose key is in a file (`--api-key-file keyFile`), not its environment; started once. */
+  keyFileHarness(): Promise<{ harness: ListeningHarness; keyFile: string }>;
 }
 
 export const OUTSIDE_SECRET = "outside-secret-content-5d03";
@@ -45,6 +50,7 @@ export function useGatewayFixture(name: string): GatewayFixture {
   const gateways: HarnessGateway[] = [];
   const pages: PageClient[] = [];
   const logs: string[] = [];
+  let keyFileHarness: Promise<{ harness: ListeningHarness; keyFile: string }> | undefined;
   const fixture: GatewayFixture = {
     get workspace() {
       return path.join(root, "ws");
@@ -75,6 +81,16 @@ export function useGatewayFixture(name: string): GatewayFixture {
       return page;
     },
     sessionsStarted: () => (fixture.harness.stderr().match(/(new|resumed) session /g) ?? []).length,
+    keyFileHarness() {
+      keyFileHarness ??= (async () => {
+        const keyFile = path.join(root, "operator-keys", KEY_FILE_NAME);
+        await mkdir(path.dirname(keyFile));
+        const env = { ...harnessEnv(SCRIPT), GATEWAY_SECRET };
+        const harness = await startListeningHarness({ env, workspace: path.join(root, "harness-default"), apiKey: HARNESS_KEY, apiKeyFile: keyFile });
+        return { harness, keyFile };
+      })();
+      return keyFileHarness;
+    },
   };
   beforeAll(async () => {
     root = await mkdtemp(path.join(tmpdir(), `gateway-${name}-`));

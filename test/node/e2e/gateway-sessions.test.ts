@@ -1,14 +1,23 @@
-import { describe, expect, it } from "vitest";
-import { BuiltinTool, GatewayCloseCode } from "@antigravity-ts/node";
-import { GATEWAY_SECRET, HARNESS_KEY, ORIGIN, TOKENS, useGatewayFixture } from "./gateway-fixture.js";
+import { createServer } from "node:http";
+import { connect, type Socket } from "node:net";
+import { afterEach, describe, expect, it } from "vitest";
+import { BuiltinTool, ErrorCode, GatewayCloseCode } from "@antigravity-ts/node";
+import { GATEWAY_SECRET, HARNESS_KEY, KEY_FILE_NAME, ORIGIN, TOKENS, useGatewayFixture } from "./gateway-fixture.js";
 import { PageClient } from "./page-client.js";
 
 // Issue 8 items 2, 12 and 13 through a real gateway and a real harness: sessions belong to the
 // page that created them, the harness key stays out of a page's reach, pages that never speak
-// lose their slot, and a flood of refused upgrades makes a bounded number of log lines.
+// lose their slot, and a flood of refused upgrades makes a bounded number of log lines. Also: a
+// key file's path stays out of reach like the key, the harness's refusal of a session id reaches
+// the page as it was given, and half-sent upgrade requests are closed.
 
 const fixture = useGatewayFixture("sessions");
 const [ALICE, BOB, CAROL] = TOKENS;
+/** Raw TCP clients of a test, destroyed after it. */
+const sockets: Socket[] = [];
+afterEach(() => {
+  for (const socket of sockets.splice(0)) socket.destroy();
+});
 
 /** Creates a session as `token`, says `secret` in it, closes it; returns its id. */
 async function sessionWith(gateway: Parameters<typeof fixture.page>[0], token: string, secret: string): Promise<string> {
@@ -59,8 +68,18 @@ describe("sessions through the gateway", () => {
     expect(created).toEqual([(await fresh.init({}))["cascadeId"]]);
   });
 
-  it("run_command, when the operator allows it, shows a page neither the harness key nor the gateway's environment", async () => {
-    const gateway = await fixture.gateway({ session: { workspaces: [fixture.workspace], tools: [BuiltinTool.RunCommand] } });
+  it.each([
+    ["in its environment", async () => ({ url: fixture.harness.url, keyFile: undefined })],
+    [
+      "in a file (--api-key-file)",
+      async () => {
+        const { harness, keyFile } = await fixture.keyFileHarness();
+        return { url: harness.url, keyFile };
+      },
+    ],
+  ] as const)("run_command, when the operator allows it, shows a page neither the harness key (%s) nor the gateway's environment", async (_, start) => {
+    const { url, keyFile } = await start();
+    const gateway = await fixture.gateway({ target: { url, apiKey: HARNESS_KEY }, session: { workspaces: [fixture.workspace], tools: [BuiltinTool.RunCommand] } });
     const page = await fixture.page(gateway);
     await page.init({ harnessSideTools: { runCommand: { enabled: true } } });
     const env = JSON.stringify(await page.turn("run printenv"));
@@ -70,11 +89,26 @@ describe("sessions through the gateway", () => {
     expect(env).toContain("PATH=");
     expect(cmdline).toContain("--listen");
     expect(environ).toContain("PATH=");
-    // …and nothing of the key or the parent's secrets came back.
+    // …and nothing of the key, where it is kept, or the parent's secrets came back.
     for (const output of [env, cmdline, environ]) {
       expect(output).not.toContain(HARNESS_KEY);
       expect(output).not.toContain(GATEWAY_SECRET);
+      expect(output).not.toContain(KEY_FILE_NAME);
     }
+    if (keyFile !== undefined) expect(cmdline).toContain("--api-key-file");
+  });
+
+  it.each([
+    ["a leading space", " alice-session"],
+    ["a NUL", "alice\u0000session"],
+  ])("a session id the harness refuses (%s) closes the page with 1008 and the harness's reason", async (_, cascadeId) => {
+    const gateway = await fixture.gateway();
+    const before = fixture.sessionsStarted();
+    const page = await fixture.page(gateway);
+    page.send({ config: { cascadeId } });
+    const close = await page.closure();
+    expect(close).toEqual({ code: GatewayCloseCode.PolicyViolation, reason: "cascadeId must be 1-128 characters of [A-Za-z0-9_-]" });
+    expect(fixture.sessionsStarted()).toBe(before);
   });
 
   it("closes pages that never send a frame and frees their slots", async () => {
@@ -109,5 +143,26 @@ describe("sessions through the gateway", () => {
     // Every refusal is accounted for: logged one by one, or counted in a summary.
     const counted = lines.reduce((sum, line) => sum + Number(/^(\d+) more /.exec(line)?.[1] ?? 1), 0);
     expect(counted).toBe(attempts);
+  });
+
+  it("closes upgrade requests whose headers never finish", async () => {
+    const gateway = await fixture.gateway({ headersTimeoutMs: 500 });
+    const { hostname, port } = new URL(gateway.url ?? "");
+    const partial = ["", "GET / HT", `GET /?token=${ALICE} HTTP/1.1\r\nHost: gateway\r\nUpgrade: websocket\r\n`];
+    const answers = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => {
+        const socket = connect(Number(port), hostname, () => socket.write(partial[i % partial.length] ?? ""));
+        sockets.push(socket);
+        let received = "";
+        socket.on("data", (chunk: Buffer) => (received += chunk.toString("latin1")));
+        socket.on("error", () => {}); // 'close' follows
+        return new Promise<string>((resolve) => socket.once("close", () => resolve(received.split("\r\n", 1)[0] ?? "")));
+      }),
+    );
+    expect(new Set(answers)).toEqual(new Set(["HTTP/1.1 408 Request Timeout"]));
+  });
+
+  it("refuses headersTimeoutMs with a server of the caller's: its own settings apply", async () => {
+    await expect(fixture.gateway({ server: createServer(), headersTimeoutMs: 500 })).rejects.toMatchObject({ code: ErrorCode.InvalidArgument, message: expect.stringContaining("headersTimeout") });
   });
 });

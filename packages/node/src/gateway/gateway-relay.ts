@@ -129,7 +129,9 @@ export class GatewayRelay {
       }
       await this.#finish({ code: GatewayCloseCode.Normal, reason: "harness closed the session" });
     } catch (error) {
-      await this.#finish(failureClose("harness connection lost", error));
+      const refusal = harnessRefusal(error);
+      if (refusal === undefined) await this.#finish(failureClose("harness connection lost", error));
+      else await this.#refuse(refusal.code, refusal.reason);
     }
   }
 
@@ -149,8 +151,8 @@ export class GatewayRelay {
     }
     try {
       channel.send(frame);
-    } catch (error) {
-      void this.#finish(failureClose("harness connection lost", error));
+    } catch {
+      // The harness side is closing: its frames() ends with why, and #run closes the page with that.
     }
   }
 
@@ -179,6 +181,18 @@ function failureClose(what: string, error: unknown): { code: number; reason: str
   const sdkError = SdkError.from(error, ErrorCode.Unavailable);
   const firstLine = sdkError.message.split("\n", 1)[0] ?? "";
   return { code: GatewayCloseCode.HarnessFailed, reason: truncateReason(`${what} (${sdkError.code}): ${firstLine}`) };
+}
+
+/**
+ * The harness's own refusal of what the page sent (§5: it closes with 1007 or 1008 and a reason,
+ * e.g. for a cascadeId it does not accept): the page gets that code and reason, not a 1011.
+ */
+function harnessRefusal(error: unknown): { code: number; reason: string } | undefined {
+  if (!(error instanceof SdkError)) return undefined;
+  const code = error.details["closeCode"];
+  const reason = error.details["closeReason"];
+  if ((code !== GatewayCloseCode.InvalidPayload && code !== GatewayCloseCode.PolicyViolation) || typeof reason !== "string") return undefined;
+  return { code, reason };
 }
 
 /** Close reasons are capped at 123 UTF-8 bytes (RFC 6455 §5.5). */

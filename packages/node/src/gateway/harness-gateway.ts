@@ -25,12 +25,22 @@ export interface HarnessGatewayOptions {
   allowedOrigins: OriginPolicy;
   /** The token a page must present (`?token=` or subprotocol `antigravity.token.<token>`). Others get HTTP 401. */
   token: TokenPolicy;
-  /** Attach to this server's `upgrade` events instead of listening on a port. */
+  /**
+   * Attach to this server's `upgrade` events instead of listening on a port. Its own
+   * `headersTimeout`, `requestTimeout` and `connectionsCheckingInterval` then bound half-sent
+   * requests (Node's defaults: 60 s, checked every 30 s); `headersTimeoutMs` is refused with it.
+   */
   server?: Server;
   /** Standalone mode: port to listen on (0 = any free port). Default 0. */
   port?: number;
   /** Standalone mode: address to bind. Default `127.0.0.1`. */
   host?: string;
+  /**
+   * Standalone mode: a client that has not sent a whole request (an upgrade's headers) within this
+   * time gets HTTP 408 and is closed, so half-sent requests cannot hold sockets. Checked every
+   * second (more often below 1 s). Default 5 000 ms.
+   */
+  headersTimeoutMs?: number;
   /** URL path of the endpoint. Default `/`. */
   path?: string;
   /** Most browser connections at once; more get HTTP 503. Default 16. */
@@ -81,6 +91,11 @@ export interface HarnessGateway extends AsyncDisposable {
  * // page: new WebSocketTransport({ url: `ws://localhost:8787/?token=${token}` })
  */
 export async function createHarnessGateway(options: HarnessGatewayOptions): Promise<HarnessGateway> {
+  const headersTimeoutMs = options.headersTimeoutMs ?? 5_000;
+  if (options.server !== undefined && options.headersTimeoutMs !== undefined) {
+    throw new SdkError(ErrorCode.InvalidArgument, "headersTimeoutMs applies to the gateway's own server; with `server`, set headersTimeout and requestTimeout on that server");
+  }
+  if (!(headersTimeoutMs >= 1 && Number.isSafeInteger(headersTimeoutMs))) throw new SdkError(ErrorCode.InvalidArgument, `headersTimeoutMs must be a whole number of ms >= 1, got ${headersTimeoutMs}`);
   const path = options.path ?? "/";
   const maxConnections = options.maxConnections ?? 16;
   const connectTimeoutMs = options.connectTimeoutMs ?? 30_000;
@@ -100,9 +115,11 @@ export async function createHarnessGateway(options: HarnessGatewayOptions): Prom
   let admitting = 0;
   let closed = false;
 
+  // Node checks the timeouts on an interval (default 30 s): a short one makes them hold promptly.
+  const serverOptions = { headersTimeout: headersTimeoutMs, requestTimeout: headersTimeoutMs, connectionsCheckingInterval: Math.min(1_000, headersTimeoutMs) };
   const server =
     options.server ??
-    createServer((_request, response) => {
+    createServer(serverOptions, (_request, response) => {
       response.writeHead(426, { "content-type": "text/plain" }).end("this endpoint only accepts WebSocket upgrades\n");
     });
   const onUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer): void => {
