@@ -26,7 +26,8 @@ describe("transcript (seed 002)", () => {
     transcript.cancelTurn();
     transcript.startTurn("second");
     expect(transcript.messages).toHaveLength(2);
-    expect(transcript.forProvider()).toEqual([{ role: "user", text: "first\n\nsecond" }]);
+    // A model reads one message; `promptStarts` tells where the newest prompt begins.
+    expect(transcript.forProvider()).toEqual([{ role: "user", text: "first\n\nsecond", promptStarts: [0, 7] }]);
   });
 
   it("error exit: drops the unanswered prompt (and triggers) of the turn, never earlier turns", () => {
@@ -114,7 +115,7 @@ describe("transcript (seed 002)", () => {
         { role: "model", text: "more", toolCalls: [call("k")] },
       ]),
     ).toEqual([
-      { role: "user", text: "a\n\nb" },
+      { role: "user", text: "a\n\nb", promptStarts: [0, 3] },
       { role: "model", text: "partial\n\nmore", toolCalls: [call("k")] },
       { role: "tool", results: [{ id: "k", name: "view_file", response: { error: CANCELLED_RESULT } }] },
     ]);

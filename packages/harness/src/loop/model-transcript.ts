@@ -202,7 +202,8 @@ export function isRealPrompt(text: string): boolean {
  *   one becomes `(cancelled)`, results without a call (a window that started on them) and
  *   repeated ones are dropped, so the sequence never starts on a tool result nor ends on a call
  *   without its result;
- * - consecutive user messages are merged (blank line between), and so are consecutive answers.
+ * - consecutive user messages are merged (blank line between; `promptStarts` says where each
+ *   begins), and so are consecutive answers.
  */
 export function providerMessages(messages: readonly ModelMessage[]): ModelMessage[] {
   const out: ModelMessage[] = [];
@@ -211,8 +212,10 @@ export function providerMessages(messages: readonly ModelMessage[]): ModelMessag
     true,
   )) {
     const last = out.at(-1);
-    if (message.role === "user" && last?.role === "user") out[out.length - 1] = userMessage(`${last.text}\n\n${message.text}`, [...(last.media ?? []), ...(message.media ?? [])]);
-    else if (message.role === "model" && last?.role === "model" && last.toolCalls.length === 0) {
+    if (message.role === "user" && last?.role === "user") {
+      const merged = userMessage(`${last.text}\n\n${message.text}`, [...(last.media ?? []), ...(message.media ?? [])]);
+      out[out.length - 1] = { ...merged, promptStarts: [...(last.promptStarts ?? [0]), last.text.length + 2] };
+    } else if (message.role === "model" && last?.role === "model" && last.toolCalls.length === 0) {
       out[out.length - 1] = { role: "model", text: [last.text, message.text].filter((t) => t !== "").join("\n\n"), toolCalls: message.toolCalls };
     } else out.push(message);
   }
@@ -257,7 +260,7 @@ function pairCalls(messages: readonly ModelMessage[], dropThinking: boolean): Mo
 }
 
 /** A user message; `media` only when there is some. */
-function userMessage(text: string, media: readonly ModelMedia[]): ModelMessage {
+function userMessage(text: string, media: readonly ModelMedia[]): Extract<ModelMessage, { role: "user" }> {
   return media.length === 0 ? { role: "user", text } : { role: "user", text, media: [...media] };
 }
 

@@ -32,7 +32,17 @@ export interface ModelToolResult {
 
 /** One entry of the model-facing transcript. */
 export type ModelMessage =
-  | { role: "user"; text: string; media?: ModelMedia[] }
+  | {
+      role: "user";
+      text: string;
+      media?: ModelMedia[];
+      /**
+       * Set where consecutive user messages were merged into this one for a provider (a prompt
+       * after a halted turn that produced nothing, a trigger): where each starts in `text`, the
+       * first at 0. A model reads `text`; the scripted model answers the newest part.
+       */
+      promptStarts?: number[];
+    }
   | { role: "model"; text: string; thinking?: string; toolCalls: ModelToolCall[] }
   | { role: "tool"; results: ModelToolResult[] };
 

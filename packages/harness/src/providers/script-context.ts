@@ -21,13 +21,18 @@ export interface TurnPosition {
   modelCalls: number;
 }
 
-/** Finds the latest user message and counts the model messages after it. */
+/**
+ * Finds the latest user message and counts the model messages after it. The prompt is the
+ * newest part of a merged message (`promptStarts`): after a turn halted before the model said
+ * anything, the halted prompt and the next one reach the model as one message, and the
+ * scripted model answers the next one.
+ */
 export function turnPosition(messages: readonly ModelMessage[]): TurnPosition {
   for (let i = messages.length - 1; i >= 0; i--) {
     const message = messages[i] as ModelMessage;
     if (message.role === "user") {
       const modelCalls = messages.slice(i + 1).filter((m) => m.role === "model").length;
-      return { prompt: message.text, promptIndex: i, modelCalls };
+      return { prompt: message.text.slice(message.promptStarts?.at(-1) ?? 0), promptIndex: i, modelCalls };
     }
   }
   return { prompt: "", promptIndex: -1, modelCalls: 0 };

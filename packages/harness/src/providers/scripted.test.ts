@@ -186,6 +186,30 @@ describe("scripted model", () => {
     expect(getEventListeners(controller.signal, "abort")).toHaveLength(0);
   });
 
+  it("numbers its calls past the call_<n> ids the conversation holds (a resumed session), never from call_1 again", async () => {
+    const ids = async (messages: ModelMessage[]): Promise<string[]> => {
+      const out: string[] = [];
+      for await (const event of createScriptedProvider({ script }).generate(request(messages, [ADD]), signal)) if (event.type === "toolCall") out.push(event.call.id);
+      return out;
+    };
+    expect(await ids([{ role: "user", text: "add 1 and 3" }])).toEqual(["call_1"]);
+    const earlier: ModelMessage[] = [
+      { role: "user", text: "add 2 and 3" },
+      { role: "model", text: "adding", toolCalls: [{ id: "call_7", name: "add", args: {} }] },
+      { role: "tool", results: [{ id: "call_7", name: "add", response: { sum: 5 } }] },
+      { role: "model", text: "sum is 5", toolCalls: [] },
+    ];
+    expect(await ids([...earlier, { role: "user", text: "add 1 and 3" }])).toEqual(["call_8"]);
+  });
+
+  it("answers the newest prompt of a merged message (a prompt after a turn halted before the model said anything)", async () => {
+    const provider = createScriptedProvider({ script });
+    const three = await collect(provider.generate(request([{ role: "user", text: "add 2 and 3\n\nskip it\n\nadd 6 and 7", promptStarts: [0, 13, 22] }], [ADD]), signal));
+    expect(three.calls).toEqual([{ name: "add", args: { a: "6", b: 3, note: "from add 6 and 7" } }]);
+    const newest = await collect(provider.generate(request([{ role: "user", text: "skip it\n\nadd 4 and 5", promptStarts: [0, 9] }], [ADD]), signal));
+    expect(newest.calls).toEqual([{ name: "add", args: { a: "4", b: 3, note: "from add 4 and 5" } }]);
+  });
+
   it("chunks text into word groups that concatenate back to the text", () => {
     expect(chunk("one two three four five", 2)).toEqual(["one two ", "three four ", "five"]);
     expect(chunk("  lead\nnext", 1).join("")).toBe("  lead\nnext");

@@ -1,4 +1,5 @@
 import { BUILTIN_TOOL_NAMES } from "../tools/registry.js";
+import { createCallIdGenerator } from "./call-ids.js";
 import { estimatedUsage } from "../model/usage.js";
 import { DEMO_SCRIPT } from "./demo-script.js";
 import { exampleFromSchema } from "./schema-example.js";
@@ -28,15 +29,18 @@ interface PlannedCall {
  * transcript, picks the first script turn matching it, counts the model calls already made for
  * it and plays the next scripted call: streamed thinking and text (several deltas), tool calls
  * and usage derived from text lengths (ceil(chars / 4)). Text and arguments may interpolate the
- * prompt and the results of earlier tool calls (`{{result.sum}}`).
+ * prompt and the results of earlier tool calls (`{{result.sum}}`). Call ids are `call_<n>`, past
+ * every such id already in the conversation (like the Gemini and OpenAI providers' own ids).
  */
 export function createScriptedProvider(options: ScriptedProviderOptions = {}): ModelProvider {
   const script = options.script ?? DEMO_SCRIPT;
-  let callIds = 0;
+  const callIds = createCallIdGenerator();
   return {
     name: "scripted",
     async *generate(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelEvent> {
       signal.throwIfAborted();
+      // A resumed conversation carries ids from an earlier session: new ones never repeat them.
+      callIds.observe(request.messages);
       const position = turnPosition(request.messages);
       const found = findTurn(script.turns, position.prompt);
       const clientTool = request.tools.find((tool) => !BUILTIN_TOOL_NAMES.has(tool.name))?.name;
@@ -60,7 +64,7 @@ export function createScriptedProvider(options: ScriptedProviderOptions = {}): M
         pauses.dispose();
       }
       if (call.error !== undefined) throw new ModelError(call.error.message, call.error.httpCode ?? 0);
-      const calls = call.toolCalls.map((toolCall) => ({ id: `call_${++callIds}`, ...resolveToolCall(toolCall, offered, clientTool, context) }));
+      const calls = call.toolCalls.map((toolCall) => ({ id: callIds.next(), ...resolveToolCall(toolCall, offered, clientTool, context) }));
       for (const toolCall of calls) yield { type: "toolCall", call: toolCall };
       yield { type: "usage", usage: estimatedUsage(request, { text, thinking, toolCalls: calls }) };
     },

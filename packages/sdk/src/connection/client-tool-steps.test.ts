@@ -144,6 +144,43 @@ describe("tool call ids across turns (§7)", () => {
   });
 });
 
+describe("a call id the harness uses again in a later turn (security issue item 9)", () => {
+  it("is recorded as a call of its own: the earlier turn's record of call_1 stays, the later one is call_1~1 on every step", async () => {
+    const connection = await open(async (harness) => {
+      for (const turn of [1, 2, 3]) {
+        await harness.expect("userInput");
+        harness.state(T, TrajectoryStateUpdate_State.RUNNING);
+        const index = turn * 10;
+        if (turn !== 2) {
+          // As a harness whose model numbers its calls from call_1 in every session does.
+          const args = `{"a":${turn},"b":1}`;
+          harness.step(toolStep(index, StepUpdate_State.ACTIVE, "call_1", "add", args));
+          harness.send({ event: { case: "toolCall", value: { id: "call_1", name: "add", argumentsJson: args } } });
+          expect(await harness.expect("toolResponse")).toMatchObject({ id: "call_1" });
+          harness.step(toolStep(index, StepUpdate_State.DONE, "call_1", "add", args));
+        }
+        harness.step(textStep({ trajectoryId: T, stepIndex: index + 1, state: StepUpdate_State.DONE }, `answer ${turn}`));
+        harness.state(T, TrajectoryStateUpdate_State.FULLY_IDLE);
+      }
+    });
+    const conversation = new Conversation(connection);
+    for (const prompt of ["one", "two", "three"]) await conversation.chat(prompt).final();
+    const history = await conversation.history();
+    const results = history.filter(isSyntheticToolStep).map((s) => [s.id, s.status, s.toolCalls[0]?.args]);
+    expect(results).toEqual([
+      ["call_1", "DONE", { sum: 2 }],
+      ["call_1~1", "DONE", { sum: 4 }],
+    ]);
+    // The harness's own steps of each call carry the id its turn records.
+    expect(history.filter((s) => !isSyntheticToolStep(s) && s.toolCalls.length > 0).map((s) => [s.id, s.toolCalls[0]?.id])).toEqual([
+      [`${T}:10`, "call_1"],
+      [`${T}:30`, "call_1~1"],
+    ]);
+    expect(new Set(history.map((s) => s.id)).size).toBe(history.length);
+    await conversation.disconnect();
+  });
+});
+
 describe("synthetic steps of a tool that changes its arguments", () => {
   it("show the arguments as the harness sent them, for a tool that answers at once and one that answers later", async () => {
     const trim = (later: boolean) =>

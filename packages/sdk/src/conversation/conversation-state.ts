@@ -83,6 +83,19 @@ export class ConversationState {
     this.#trim();
   }
 
+  /**
+   * The id a tool call of the turn that starts at absolute position `turnStart` is recorded
+   * under: its own, unless a step of an earlier turn carries it (a harness may number calls from
+   * `call_1` again in a resumed session, §7), then the first `<id>~<n>` no step carries. So a
+   * later call never replaces an earlier turn's record of another call.
+   */
+  ownCallId(id: string, turnStart: number): string {
+    if (!this.#groups.usedBefore(id, turnStart)) return id;
+    let n = 1;
+    while (this.#groups.has(`${id}~${n}`) || this.#positionById.has(`${id}~${n}`)) n++;
+    return `${id}~${n}`;
+  }
+
   /** Marks the start of a turn at the next history position, and returns that (absolute) position. */
   startTurn(): number {
     const position = this.#firstAbs + this.#steps.length;

@@ -36,6 +36,17 @@ export class ToolGroups {
     return false;
   }
 
+  /** True when a step before absolute position `abs` carries call id `id`, or carried it and was trimmed away. */
+  usedBefore(id: string, abs: number): boolean {
+    const group = this.#byId.get(id);
+    return (group !== undefined && group.first < abs) || this.#cut.has(id);
+  }
+
+  /** True when a retained step carries call id `id`, or one that was trimmed away did. */
+  has(id: string): boolean {
+    return this.#byId.has(id) || this.#cut.has(id);
+  }
+
   /** Notes that `step` is at absolute position `abs`. */
   note(step: Step, abs: number): void {
     for (const call of step.toolCalls) {

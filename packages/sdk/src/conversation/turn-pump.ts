@@ -3,7 +3,7 @@ import type { Turn, TurnOutcome, TurnRecorder } from "../connection/turn.js";
 import { Interrupt } from "../connection/turn-view.js";
 import type { SdkError } from "../errors.js";
 import { StepStatus } from "../step.js";
-import type { Step, UsageMetadata } from "../step.js";
+import type { Step, ToolCall, UsageMetadata } from "../step.js";
 import { closedAsCancelled, type ConversationState } from "./conversation-state.js";
 import { computeTurnUsage, copyUsage, subtractUsage, type TurnUsage } from "../usage.js";
 
@@ -39,6 +39,8 @@ export class TurnPump implements TurnRecorder {
   readonly #stepUsages = new Map<string, UsageMetadata>();
   /** The turn's steps still ACTIVE or WAITING_FOR_USER, by id. */
   readonly #open = new Map<string, Step>();
+  /** The turn's call ids, as the history records them ({@link ConversationState.ownCallId}). */
+  readonly #callIds = new Map<string, string>();
   #remove = false;
   #removed = false;
 
@@ -58,7 +60,7 @@ export class TurnPump implements TurnRecorder {
   }
 
   step(step: Step): void {
-    this.#host.state.record(step);
+    this.#host.state.record(this.#recorded(step));
     if (step.usageMetadata !== undefined) this.#stepUsages.set(step.id, step.usageMetadata);
     if (step.status === StepStatus.Active || step.status === StepStatus.WaitingForUser) this.#open.set(step.id, step);
     else if (this.#open.size > 0) this.#open.delete(step.id);
@@ -79,9 +81,31 @@ export class TurnPump implements TurnRecorder {
 
   late(step: Step): void {
     if (this.#removed) return;
-    this.#host.state.record(step);
+    this.#host.state.record(this.#recorded(step));
     if (step.usageMetadata !== undefined) this.#stepUsages.set(step.id, step.usageMetadata);
     this.#host.changed?.();
+  }
+
+  /**
+   * `step` as the history records it: a call whose id an earlier turn used gets this turn's own
+   * id, on every step that carries it (the SDK's synthetic step, whose id is the call's, included).
+   */
+  #recorded(step: Step): Step {
+    let recorded: Step | undefined;
+    for (let i = 0; i < step.toolCalls.length; i++) {
+      const call = step.toolCalls[i] as ToolCall;
+      if (call.id === "") continue;
+      let id = this.#callIds.get(call.id);
+      if (id === undefined) {
+        id = this.#host.state.ownCallId(call.id, this.#start);
+        this.#callIds.set(call.id, id);
+      }
+      if (id === call.id) continue;
+      recorded ??= { ...step, toolCalls: [...step.toolCalls] };
+      recorded.toolCalls[i] = { ...call, id };
+      if (step.id === call.id) recorded.id = id;
+    }
+    return recorded ?? step;
   }
 
   /** The turn's usage so far: the session total's growth since it started (§14), else its steps' usage. */
