@@ -29,6 +29,7 @@ const sections = [
   { name: "lint", title: "Format and lint (Biome: scripts/biome.mjs ci .)", argv: [node, "scripts/biome.mjs", "ci", "."] },
   { name: "typecheck", title: "Typecheck (tsc -b tsconfig.json)", argv: [node, bin("typescript", "bin/tsc"), "-b", "tsconfig.json"] },
   { name: "build", title: "Build (rollup -c rollup.config.mjs)", argv: [node, bin("rollup", "dist/bin/rollup"), "-c", "rollup.config.mjs"] },
+  { name: "bubblewrap", title: "bubblewrap for the run_command sandbox suite (scripts/ensure-bubblewrap.mjs)", argv: [node, "scripts/ensure-bubblewrap.mjs"] },
   vitestSection("unit", "Unit and Node end-to-end tests (vitest, sources)", "vitest.config.ts"),
   vitestSection("built", "Node end-to-end tests against the built packages (vitest.built.config.ts)", "vitest.built.config.ts"),
   {

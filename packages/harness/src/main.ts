@@ -1,5 +1,6 @@
 import { readFile, stat } from "node:fs/promises";
 import { createRequire } from "node:module";
+import path from "node:path";
 import { generateApiKey } from "./server/auth.js";
 import { CliUsageError, USAGE, parseCliArgs, type HarnessCliOptions, type ListenModeOptions, type ResourceLimitOptions, type StdioModeOptions } from "./cli-args.js";
 import { installCrashGuard } from "./crash-guard.js";
@@ -11,6 +12,7 @@ import { startHarnessServer, type HarnessServer } from "./server/server.js";
 import { warmUpSessions } from "./server/warm-up.js";
 import { readInputConfig, writeOutputConfig } from "./server/stdio-handshake.js";
 import { createFileSessionStore, createMemorySessionStore, type MemorySessionStoreOptions } from "./loop/session-store.js";
+import type { CommandSandboxDefaults } from "./loop/session-config.js";
 import { commandEnvironment } from "./tools/command-env.js";
 import { configureCommandSupervision, killAllChildren, stopCommandSupervision } from "./tools/process-registry.js";
 import { definedProperties } from "@antigravity-ts/sdk/internal";
@@ -52,7 +54,7 @@ export async function runHarnessCli(argv: readonly string[]): Promise<number> {
     log.error(error.message);
     return 2;
   }
-  configureCommandSupervision({ cgroups: env["ANTIGRAVITY_HARNESS_CGROUPS"] !== "0", log: (line) => log.info(line) });
+  configureCommandSupervision({ cgroups: env["ANTIGRAVITY_HARNESS_CGROUPS"] !== "0", namespaces: env["ANTIGRAVITY_HARNESS_NAMESPACES"] !== "0", log: (line) => log.info(line) });
   process.on("exit", stopCommandSupervision);
   installCrashGuard(log);
   if (argv.some((arg) => arg === "--api-key" || arg.startsWith("--api-key="))) {
@@ -88,6 +90,7 @@ async function runStdio(options: StdioModeOptions, script: ScriptFile | undefine
       toolEnv: commandEnvironment(env, input.env),
       env,
       log,
+      sandbox: sandboxDefaults(env, [input.storageDirectory]),
       ...definedProperties({ script, toolTimeoutMs: options.toolTimeoutMs, confirmationHoldMs: options.confirmationHoldMs, maxFrameBytes: options.maxFrameBytes }),
     });
   } catch (error) {
@@ -129,6 +132,7 @@ async function runListen(options: ListenModeOptions, script: ScriptFile | undefi
       toolEnv: commandEnvironment(env),
       env,
       log,
+      sandbox: sandboxDefaults(env, [options.storage, options.apiKeyFile]),
       ...definedProperties({ script, toolTimeoutMs: options.toolTimeoutMs, confirmationHoldMs: options.confirmationHoldMs, maxFrameBytes: options.maxFrameBytes }),
     });
   } catch (error) {
@@ -189,4 +193,12 @@ async function readApiKeyFile(file: string, log: Logger): Promise<string> {
   if (key === "") throw new Error("the file is empty; write the key on its first line");
   if (process.platform !== "win32" && ((await stat(file)).mode & 0o077) !== 0) log.warn(`${file} can be read by other users; chmod 600 it`);
   return key;
+}
+
+/**
+ * What run_command's sandbox hides from every session (the session storage, which holds other
+ * sessions' transcripts, and the key file) and whether it keeps the network.
+ */
+function sandboxDefaults(env: Readonly<Record<string, string>>, hidden: readonly (string | undefined)[]): CommandSandboxDefaults {
+  return { hidden: hidden.filter((p): p is string => p !== undefined && p !== "").map((p) => path.resolve(p)), network: env["ANTIGRAVITY_HARNESS_SANDBOX_NETWORK"] !== "0" };
 }

@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 
 /** Bound of {@link waitUntilGone}: a reparented orphan is reaped by init asynchronously. */
@@ -32,6 +32,45 @@ function isZombie(pid: number): boolean {
 /** Waits until `pid` is gone, polling for at most `boundMs`. Returns whether it is gone: tests assert on that, never on the time. */
 export async function waitUntilGone(pid: number, boundMs = GONE_WAIT_MS): Promise<boolean> {
   for (const until = Date.now() + boundMs; processAlive(pid); await sleep(20)) {
+    if (Date.now() > until) return false;
+  }
+  return true;
+}
+
+/** Pids of the live processes whose argv is exactly `argv` now (Linux `/proc`). */
+export function pidsOfArgv(argv: readonly string[]): number[] {
+  const wanted = `${argv.join("\0")}\0`;
+  const pids: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    let cmdline = "";
+    try {
+      cmdline = readFileSync(`/proc/${entry}/cmdline`, "latin1");
+    } catch {
+      continue; // gone meanwhile
+    }
+    if (cmdline === wanted && processAlive(Number(entry))) pids.push(Number(entry));
+  }
+  return pids;
+}
+
+/**
+ * The pid of the live process whose argv is exactly `argv`, polling for at most `boundMs`. How a
+ * test finds a command's process: a command may run in a PID namespace of its own, where the
+ * `$$` or `$!` it could print means nothing outside. Give the argv a marker no other process has
+ * (e.g. `sleep 60.<random>`). Throws when none appears in time.
+ */
+export async function pidOfArgv(argv: readonly string[], boundMs = GONE_WAIT_MS): Promise<number> {
+  for (const until = Date.now() + boundMs; Date.now() <= until; await sleep(20)) {
+    const [pid] = pidsOfArgv(argv);
+    if (pid !== undefined) return pid;
+  }
+  throw new Error(`no process ran ${JSON.stringify(argv)} within ${boundMs} ms`);
+}
+
+/** Waits until no process runs `argv`, polling for at most `boundMs`; returns whether none does. */
+export async function argvGone(argv: readonly string[], boundMs = GONE_WAIT_MS): Promise<boolean> {
+  for (const until = Date.now() + boundMs; pidsOfArgv(argv).length > 0; await sleep(20)) {
     if (Date.now() > until) return false;
   }
   return true;

@@ -1,9 +1,14 @@
+import { spawnSync } from "node:child_process";
+import { readFile } from "node:fs/promises";
 import { createServer } from "node:http";
 import { connect, type Socket } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { BuiltinTool, ErrorCode, GatewayCloseCode } from "@antigravity-ts/node";
-import { GATEWAY_SECRET, HARNESS_KEY, KEY_FILE_NAME, ORIGIN, TOKENS, useGatewayFixture } from "./gateway-fixture.js";
+import { GATEWAY_SECRET, HARNESS_KEY, KEY_FILE_NAME, ORIGIN, OUTSIDE_SECRET, TOKENS, useGatewayFixture } from "./gateway-fixture.js";
 import { PageClient } from "./page-client.js";
+
+/** Whether bubblewrap runs here (scripts/ensure-bubblewrap.mjs installs it; command-sandbox.test.ts covers the machines where it cannot). */
+const sandboxable = process.platform === "linux" && spawnSync("bwrap", ["--ro-bind", "/", "/", "--unshare-pid", "/bin/true"]).status === 0;
 
 // Issue 8 items 2, 12 and 13 through a real gateway and a real harness: sessions belong to the
 // page that created them, the harness key stays out of a page's reach, pages that never speak
@@ -69,33 +74,49 @@ describe("sessions through the gateway", () => {
   });
 
   it.each([
-    ["in its environment", async () => ({ url: fixture.harness.url, keyFile: undefined })],
-    [
-      "in a file (--api-key-file)",
-      async () => {
-        const { harness, keyFile } = await fixture.keyFileHarness();
-        return { url: harness.url, keyFile };
-      },
-    ],
+    ["in its environment", async () => ({ harness: fixture.harness, keyFile: undefined })],
+    ["in a file (--api-key-file)", () => fixture.keyFileHarness()],
   ] as const)("run_command, when the operator allows it, shows a page neither the harness key (%s) nor the gateway's environment", async (_, start) => {
-    const { url, keyFile } = await start();
-    const gateway = await fixture.gateway({ target: { url, apiKey: HARNESS_KEY }, session: { workspaces: [fixture.workspace], tools: [BuiltinTool.RunCommand] } });
+    const { harness, keyFile } = await start();
+    const gateway = await fixture.gateway({ target: { url: harness.url, apiKey: HARNESS_KEY }, session: { workspaces: [fixture.workspace], tools: [BuiltinTool.RunCommand] } });
     const page = await fixture.page(gateway);
     await page.init({ harnessSideTools: { runCommand: { enabled: true } } });
+    const pid = harness.child.pid as number;
     const env = JSON.stringify(await page.turn("run printenv"));
-    const cmdline = JSON.stringify(await page.turn("run cat /proc/$PPID/cmdline"));
-    const environ = JSON.stringify(await page.turn("run cat /proc/$PPID/environ"));
+    // $PPID is 0 in the PID namespace a command runs in: name the harness's pid outright as well.
+    const cmdline = JSON.stringify(await page.turn(`run cat /proc/$PPID/cmdline /proc/${pid}/cmdline; echo ran`));
+    const environ = JSON.stringify(await page.turn(`run cat /proc/$PPID/environ /proc/${pid}/environ; echo ran`));
     // The commands did run (so the absence below means something)…
     expect(env).toContain("PATH=");
-    expect(cmdline).toContain("--listen");
-    expect(environ).toContain("PATH=");
-    // …and nothing of the key, where it is kept, or the parent's secrets came back.
-    for (const output of [env, cmdline, environ]) {
+    expect(cmdline).toContain("ran");
+    expect(environ).toContain("ran");
+    // …and nothing of the key, where it is kept, or the parent's secrets came back, nor is it in
+    // what any process of the harness's OS user can read of the harness.
+    const own = [await readFile(`/proc/${pid}/cmdline`, "utf8"), await readFile(`/proc/${pid}/environ`, "utf8")];
+    expect(own[0]).toContain("--listen");
+    for (const output of [env, cmdline, environ, ...own]) {
       expect(output).not.toContain(HARNESS_KEY);
       expect(output).not.toContain(GATEWAY_SECRET);
       expect(output).not.toContain(KEY_FILE_NAME);
     }
-    if (keyFile !== undefined) expect(cmdline).toContain("--api-key-file");
+    if (keyFile !== undefined) expect(own[0]).toContain("--api-key-file");
+  });
+
+  it.runIf(sandboxable)("with the operator's sandbox, a page's command reads neither the key file nor anything outside the workspace", async () => {
+    const { harness, keyFile } = await fixture.keyFileHarness();
+    const gateway = await fixture.gateway({
+      target: { url: harness.url, apiKey: HARNESS_KEY },
+      session: { workspaces: [fixture.workspace], tools: [BuiltinTool.RunCommand], runCommand: { enableSandbox: true } },
+    });
+    const page = await fixture.page(gateway);
+    // The page asks for no sandbox: the operator's holds.
+    await page.init({ harnessSideTools: { runCommand: { enabled: true, enableSandbox: false } } });
+    const out = JSON.stringify(await page.turn(`run cat ${keyFile}; cat ${fixture.outside}/*; touch ${fixture.outside}/page-was-here; echo ran`));
+    expect(out).toContain("ran");
+    expect(out).not.toContain(HARNESS_KEY);
+    expect(out).not.toContain(OUTSIDE_SECRET);
+    expect(out).toContain("cannot touch"); // under /tmp it is not there at all; elsewhere read-only
+    await expect(readFile(`${fixture.outside}/page-was-here`)).rejects.toThrow();
   });
 
   it.each([

@@ -1,16 +1,19 @@
+import { randomInt } from "node:crypto";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { useHarnessFixture } from "../test-support/fixture.js";
-import { processAlive, waitUntilGone } from "@antigravity-ts/test-kit";
+import { pidOfArgv, processAlive, waitUntilGone } from "@antigravity-ts/test-kit";
 import { finalSteps, harnessConfig, type Frame, type TestClient } from "../test-support/ws-client.js";
 
 // Clients that vanish mid-turn, two connections racing for one session, and SIGTERM while
 // sessions are busy: running commands die, nothing leaks, the process and the other sessions go
 // on, and the session is saved so that it resumes.
 
+/** The command's sleep, with a marker no other process has: the test finds it by its argv (a command runs in a PID namespace of its own, where `$$` is 1). */
+const SLEEP = `60.${randomInt(100_000, 999_999)}`;
 const SCRIPT = {
   turns: [
-    { match: "sleep", calls: [{ toolCalls: [{ name: "run_command", args: { CommandLine: "echo pid=$$; exec sleep 60" } }] }, { text: "unreachable" }] },
+    { match: "sleep", calls: [{ toolCalls: [{ name: "run_command", args: { CommandLine: `echo started; exec sleep ${SLEEP}` } }] }, { text: "unreachable" }] },
     { match: "ping", calls: [{ text: "pong to {{prompt}}" }] },
   ],
 };
@@ -21,9 +24,8 @@ const FAULTS = /unhandled rejection|uncaught exception|session failure|internal 
 /** Prompts the `sleep` script and returns the running command's step and pid. */
 async function startSleeping(client: TestClient): Promise<{ step: Frame; pid: number }> {
   client.prompt("sleep");
-  const running = (await client.next((f) => /pid=\d+/.test(f["stepUpdate"]?.runCommand?.combinedOutput ?? ""), "the command's pid"))["stepUpdate"] as Frame;
-  const pid = Number(/pid=(\d+)/.exec(running["runCommand"].combinedOutput)?.[1]);
-  expect(!processAlive(pid)).toBe(false);
+  const running = (await client.next((f) => (f["stepUpdate"]?.runCommand?.combinedOutput ?? "").includes("started"), "the command's output"))["stepUpdate"] as Frame;
+  const pid = await pidOfArgv(["sleep", SLEEP]);
   return { step: running, pid };
 }
 
@@ -42,7 +44,7 @@ describe("disconnects and shutdown", () => {
     const again = await fixture.open();
     const resumed = await again.init(harnessConfig(fixture.workspace, { cascadeId: CASCADE_ID, sessionContinuationMode: "RESUME" }));
     const abandoned = (resumed["history"] as Frame[]).find((s) => s["stepIndex"] === step["stepIndex"]);
-    expect(abandoned).toMatchObject({ state: "STATE_ERROR", errorMessage: "the client disconnected", runCommand: { commandLine: "echo pid=$$; exec sleep 60" } });
+    expect(abandoned).toMatchObject({ state: "STATE_ERROR", errorMessage: "the client disconnected", runCommand: { commandLine: `echo started; exec sleep ${SLEEP}` } });
     again.prompt("ping back");
     expect(finalSteps(await again.turn()).at(-1)?.["text"]).toBe("pong to ping back");
 

@@ -1,16 +1,19 @@
+import { randomInt } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { useHarnessFixture } from "../test-support/fixture.js";
-import { processAlive, waitUntilGone } from "@antigravity-ts/test-kit";
+import { pidOfArgv, waitUntilGone } from "@antigravity-ts/test-kit";
 import { finalSteps, steps, type Frame } from "../test-support/ws-client.js";
 
 // haltRequest (§13) mid-stream, mid-command, mid-confirmation and mid-tool-call (with the
 // client's late answers), and automatedTrigger when idle and when busy.
 
 const LONG_TEXT = Array.from({ length: 200 }, (_, i) => `word${i}`).join(" ");
+/** The command's sleep, with a marker no other process has: the test finds it by its argv (a command runs in a PID namespace of its own, where `$$` is 1). */
+const SLEEP = `60.${randomInt(100_000, 999_999)}`;
 const SCRIPT = {
   turns: [
     { match: "slow", calls: [{ thinking: "thinking first", text: LONG_TEXT, chunkWords: 1, chunkDelayMs: 25 }] },
-    { match: "sleep", calls: [{ toolCalls: [{ name: "run_command", args: { CommandLine: "echo pid=$$; exec sleep 60" } }] }, { text: "unreachable" }] },
+    { match: "sleep", calls: [{ toolCalls: [{ name: "run_command", args: { CommandLine: `echo started; exec sleep ${SLEEP}` } }] }, { text: "unreachable" }] },
     { match: "confirm", calls: [{ toolCalls: [{ name: "run_command", args: { CommandLine: "echo confirmed" } }] }, { text: "unreachable after a trigger" }] },
     { match: "tool", calls: [{ toolCalls: [{ name: "add", args: { a: 1, b: 2 } }] }, { text: "sum {{result.sum}}" }] },
     { match: "ping", calls: [{ text: "pong to {{prompt}}" }] },
@@ -60,9 +63,8 @@ describe("halt and triggers", () => {
   it("kills a running command on halt", async () => {
     const client = await connect();
     client.prompt("sleep");
-    const running = (await client.next((f) => /pid=\d+/.test(f["stepUpdate"]?.runCommand?.combinedOutput ?? ""), "the command's pid"))["stepUpdate"] as Frame;
-    const pid = Number(/pid=(\d+)/.exec(running["runCommand"].combinedOutput)?.[1]);
-    expect(!processAlive(pid)).toBe(false);
+    const running = (await client.next((f) => (f["stepUpdate"]?.runCommand?.combinedOutput ?? "").includes("started"), "the command's output"))["stepUpdate"] as Frame;
+    const pid = await pidOfArgv(["sleep", SLEEP]);
     client.send({ haltRequest: true });
     const rest = await client.until((f) => f["trajectoryStateUpdate"] !== undefined);
     expect(rest.at(-1)?.["trajectoryStateUpdate"].state).toBe("STATE_FULLY_IDLE");

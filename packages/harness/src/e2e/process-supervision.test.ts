@@ -1,6 +1,6 @@
 import { randomInt } from "node:crypto";
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, rm, rmdir, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -11,7 +11,8 @@ import { TestClient, finalSteps, harnessConfig } from "../test-support/ws-client
 // Issue 8 item 6: nothing a command starts outlives it — not `setsid`, `setsid -f`, double forks,
 // `nohup`, a new process group or a cleared environment — at command end, on halt, on
 // disconnect, at shutdown, and when the harness itself is SIGKILLed (its watchdog cleans up).
-// Run twice: with a cgroup per command (where the machine allows it) and with the /proc sweep.
+// Run three times: in a PID namespace per command (the default where the machine allows it),
+// with a cgroup per command only, and with the /proc sweep only.
 // Every sleeper carries a unique marker (its duration) so the suite can find and sweep its own.
 
 const SUITE = String(randomInt(100_000, 999_999));
@@ -99,14 +100,21 @@ describe.runIf(linux && haveTools)("run_command leaves nothing behind", () => {
     await rm(root, { recursive: true, force: true });
   });
 
-  for (const cgroups of [true, false]) {
-    describe(cgroups ? "with a cgroup per command where possible" : "with the /proc sweep only (ANTIGRAVITY_HARNESS_CGROUPS=0)", () => {
+  const modes = [
+    { name: "in a PID namespace and a cgroup per command where possible", namespaces: true, cgroups: true },
+    { name: "with a cgroup per command where possible (ANTIGRAVITY_HARNESS_NAMESPACES=0)", namespaces: false, cgroups: true },
+    { name: "with the /proc sweep only (ANTIGRAVITY_HARNESS_NAMESPACES=0, ANTIGRAVITY_HARNESS_CGROUPS=0)", namespaces: false, cgroups: false },
+  ];
+  for (const { name: mode, namespaces, cgroups } of modes) {
+    describe(mode, () => {
       let harness: ListeningHarness;
       /** Whether this harness really contains commands in cgroups (root, or a delegated subtree). */
       let inCgroup = false;
+      /** Whether this harness really runs commands in PID namespaces (unshare allowed here). */
+      let inNamespace = false;
       const start = async (): Promise<ListeningHarness> => {
-        const started = await startListeningHarness({ args: ["--script", scriptFile], env: harnessEnv(undefined, cgroups ? {} : { ANTIGRAVITY_HARNESS_CGROUPS: "0" }) });
-        return started;
+        const env = { ...(cgroups ? {} : { ANTIGRAVITY_HARNESS_CGROUPS: "0" }), ...(namespaces ? {} : { ANTIGRAVITY_HARNESS_NAMESPACES: "0" }) };
+        return startListeningHarness({ args: ["--script", scriptFile], env: harnessEnv(undefined, env) });
       };
       const connect = async (target = harness): Promise<TestClient> => {
         const client = await TestClient.connect(target.port, target.apiKey);
@@ -132,8 +140,10 @@ describe.runIf(linux && haveTools)("run_command leaves nothing behind", () => {
       beforeAll(async () => {
         harness = await start();
         await run("true");
-        inCgroup = /commands are contained in cgroup/.test(harness.stderr());
-        if (!cgroups) expect(harness.stderr()).toContain("commands are contained by /proc sweep");
+        inCgroup = / in cgroup /.test(harness.stderr());
+        inNamespace = /each in a PID namespace of its own/.test(harness.stderr());
+        if (!namespaces) expect(harness.stderr()).not.toContain("PID namespace of its own");
+        if (!cgroups) expect(harness.stderr()).toContain("by /proc sweep (no writable cgroup v2)");
       });
 
       const detached: [string, (m: string) => string][] = [
@@ -159,6 +169,44 @@ describe.runIf(linux && haveTools)("run_command leaves nothing behind", () => {
         const step = await run(`env -i setsid -f sleep ${m}; echo ok`);
         expect(step).toMatchObject({ state: "STATE_DONE" });
         expect(await processesWith(m)).toEqual([]);
+      });
+
+      // The attack run's escape: as root, a job moves itself into a cgroup of its own making.
+      // Leaving the session, the tag and the cgroup is not enough in a PID namespace.
+      const escapeCommand = (m: string, cgroup: string): string =>
+        `mkdir -p ${cgroup}; env -i /usr/bin/setsid -f sh -c "echo \\$\\$ > ${cgroup}/cgroup.procs; exec sleep ${m}" </dev/null >/dev/null 2>&1`;
+
+      it("kills a job that moved itself to another cgroup, left its session and cleared its environment (PID namespace)", async (context) => {
+        const cgroup = await writableCgroup();
+        if (!inNamespace || cgroup === undefined) context.skip();
+        const m = marker();
+        try {
+          const step = await run(`${escapeCommand(m, `${cgroup}/escape-${m}`)}; echo ok`);
+          expect(step).toMatchObject({ state: "STATE_DONE", runCommand: { combinedOutput: "ok\n" } });
+          expect(await untilNoneWith(m)).toEqual([]);
+        } finally {
+          await rmCgroup(`${cgroup}/escape-${m}`);
+        }
+      });
+
+      it("kills such a job when the harness is SIGTERMed, or SIGKILLed after its watchdog (PID namespace)", async (context) => {
+        const cgroup = await writableCgroup();
+        if (!inNamespace || cgroup === undefined) context.skip();
+        for (const ending of ["SIGTERM", "SIGKILL"] as const) {
+          const own = await start();
+          const [escaped, foreground] = [marker(), marker()];
+          try {
+            await begin(`${escapeCommand(escaped, `${cgroup}/escape-${escaped}`)}; echo started; sleep ${foreground}`, own);
+            expect(await untilSleepers(escaped, 1)).toHaveLength(1);
+            if (ending === "SIGKILL") process.kill(await untilWatchdog(own), "SIGKILL");
+            own.child.kill(ending);
+            await own.exited;
+            expect(await untilNoneWith(escaped)).toEqual([]);
+            expect(await untilNoneWith(foreground)).toEqual([]);
+          } finally {
+            await rmCgroup(`${cgroup}/escape-${escaped}`);
+          }
+        }
       });
 
       it("kills a long command and its detached jobs on halt", async () => {
@@ -209,6 +257,35 @@ describe.runIf(linux && haveTools)("run_command leaves nothing behind", () => {
     });
   }
 });
+
+/** A cgroup v2 directory this process may create cgroups in (root), or undefined. */
+async function writableCgroup(): Promise<string | undefined> {
+  for (const mount of (await readFile("/proc/self/mountinfo", "utf8")).split("\n").filter((l) => l.includes(" - cgroup2 "))) {
+    const point = mount.split(" ")[4] as string;
+    const probe = path.join(point, `antigravity-probe-${SUITE}`);
+    try {
+      await mkdir(probe);
+      await rmdir(probe);
+      return point;
+    } catch {
+      // not writable here
+    }
+  }
+  return undefined;
+}
+
+/** Removes an (emptied) cgroup a test made; a cgroup directory is removed with rmdir. */
+async function rmCgroup(directory: string): Promise<void> {
+  for (let attempt = 0; attempt < 40; attempt++) {
+    try {
+      await rmdir(directory);
+      return;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return;
+      await sleep(50);
+    }
+  }
+}
 
 /** Waits (bounded) for the harness's watchdog process; returns its pid. */
 async function untilWatchdog(harness: ListeningHarness): Promise<number> {

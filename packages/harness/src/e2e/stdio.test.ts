@@ -4,7 +4,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { harnessEnv, killAllHarnesses, processAlive, spawnHarness, type HarnessProcess } from "@antigravity-ts/test-kit";
+import { harnessEnv, killAllHarnesses, pidOfArgv, processAlive, spawnHarness, type HarnessProcess } from "@antigravity-ts/test-kit";
 import { TestClient, harnessConfig, steps } from "../test-support/ws-client.js";
 
 // The stdio mode, driven with raw bytes exactly as protocol §3 describes: no SDK code involved.
@@ -146,17 +146,21 @@ describe("stdio mode (protocol §2.3, §3)", () => {
     const workspace = path.join(root, "ws");
     const storage = path.join(root, "storage");
     const script = path.join(root, "script.json");
+    const sleepMarker = `60.${process.pid}`;
     await mkdir(workspace, { recursive: true });
-    await writeFile(script, JSON.stringify({ turns: [{ match: "sleep", calls: [{ text: "sleeping", toolCalls: [{ name: "run_command", args: { CommandLine: "echo pid=$$; exec sleep 60" } }] }] }] }));
+    await writeFile(
+      script,
+      JSON.stringify({ turns: [{ match: "sleep", calls: [{ text: "sleeping", toolCalls: [{ name: "run_command", args: { CommandLine: `echo started; exec sleep ${sleepMarker}` } }] }] }] }),
+    );
     const harness = spawnHarness([], { env: harnessEnv(undefined, { ANTIGRAVITY_SCRIPT: script }) });
     harness.child.stdin.write(inputConfigBytes(storage));
     const { port, apiKey } = await readOutputConfig(harness);
     const client = await TestClient.connect(port, apiKey);
     await client.init(harnessConfig(workspace));
     client.prompt("please sleep");
-    const running = await client.next((f) => /pid=\d+/.test(f["stepUpdate"]?.runCommand?.combinedOutput ?? ""), "run_command output with the pid");
-    const commandPid = Number(/pid=(\d+)/.exec(running["stepUpdate"].runCommand.combinedOutput)?.[1]);
-    expect(!processAlive(commandPid)).toBe(false);
+    await client.next((f) => (f["stepUpdate"]?.runCommand?.combinedOutput ?? "").includes("started"), "run_command's output");
+    // Found by its argv: the command runs in a PID namespace of its own, where `$$` is 1.
+    const commandPid = await pidOfArgv(["sleep", sleepMarker]);
 
     harness.child.stdin.end();
     expect(await harness.exited).toEqual({ code: 0, signal: null });

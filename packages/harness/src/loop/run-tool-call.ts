@@ -92,6 +92,7 @@ async function runBuiltin(state: SessionState, scope: TurnScope, step: StepHandl
     workspace: state.settings.workspace,
     env: state.settings.toolEnv,
     runCommandTimeoutMs: state.settings.runCommandTimeoutMs,
+    sandbox: state.settings.commandSandbox,
     signal: scope.signal,
     progress: (patch) => {
       // Progress updates are cumulative snapshots: while the client lags, the next one (or DONE) carries it all.

@@ -6,6 +6,7 @@ import { createFinishTool, type FinishTool } from "../tools/finish.js";
 import { enabledBuiltins } from "../tools/registry.js";
 import type { BuiltinTool } from "../tools/tool.js";
 import type { ToolWorkerPool } from "../tools/tool-pool.js";
+import { sandboxStatus, type SandboxPolicy, type SandboxStatus } from "../tools/command-launch.js";
 import { createWorkspaceRoots, type WorkspaceRoots } from "../tools/workspace-paths.js";
 
 /** Default run_command limit when `maxTimeoutMs` is 0 (§5.1: "0 = harness default, 10 min"). */
@@ -40,11 +41,25 @@ export interface SessionSettings {
   /** `AGENT_BEHAVIOR_INTERACTIVE`: run_command asks for confirmation (§8). */
   readonly interactive: boolean;
   readonly runCommandTimeoutMs: number;
+  /** `RunCommandToolConfig.enable_sandbox`: whether the session asked for run_command's OS sandbox. */
+  readonly sandboxRequested: boolean;
+  /** run_command's sandbox when asked for and enforceable here (command-launch.ts); undefined: commands run unsandboxed. */
+  readonly commandSandbox: SandboxPolicy | undefined;
+  /** What the init response reports (`sandbox_status`). */
+  readonly sandboxStatus: SandboxStatus;
   readonly budget: SessionBudget;
   /** Environment of tool subprocesses. */
   readonly toolEnv: Readonly<Record<string, string>>;
   /** Where the file tools run: the server's worker pool, shared by its sessions. */
   readonly toolWorkers: ToolWorkerPool;
+}
+
+/** The harness's side of run_command's sandbox: what no session's command may see, and the network. */
+export interface CommandSandboxDefaults {
+  /** Paths hidden from sandboxed commands: the session storage directory, the key file. */
+  readonly hidden: readonly string[];
+  /** Whether sandboxed commands keep the network (`ANTIGRAVITY_HARNESS_SANDBOX_NETWORK=0`: no). */
+  readonly network: boolean;
 }
 
 /** Defaults that do not come from `HarnessConfig`. */
@@ -55,6 +70,7 @@ export interface SettingsDefaults {
   env: Readonly<Record<string, string>>;
   /** The server's tool worker pool. */
   toolWorkers: ToolWorkerPool;
+  sandbox: CommandSandboxDefaults;
 }
 
 /** Resolves a session's settings from its `HarnessConfig`. */
@@ -75,6 +91,9 @@ export async function resolveSessionSettings(config: HarnessConfig, defaults: Se
   const finish = createFinishTool(config.finishToolSchemaJson);
   const budget = config.budgetConfig;
   const runCommandMs = config.harnessSideTools?.runCommand?.maxTimeoutMs ?? 0;
+  const sandboxRequested = config.harnessSideTools?.runCommand?.enableSandbox === true;
+  const status = await sandboxStatus();
+  const commandSandbox = sandboxRequested && status.available ? { writable: workspace.roots, ...defaults.sandbox } : undefined;
   const checkpointInterval = config.compactionConfig?.checkpointIntervalTokens ?? 0;
   return {
     systemInstruction: systemInstruction(config.systemInstructions, workspace.roots, finish !== undefined),
@@ -89,6 +108,9 @@ export async function resolveSessionSettings(config: HarnessConfig, defaults: Se
     policyRules: config.policyConfig?.rules ?? [],
     interactive: config.agentBehavior === AgentBehavior.INTERACTIVE,
     runCommandTimeoutMs: runCommandMs > 0 ? runCommandMs : DEFAULT_COMMAND_TIMEOUT_MS,
+    sandboxRequested,
+    commandSandbox,
+    sandboxStatus: status,
     budget: {
       maxModelCalls: budget?.maxModelCalls ?? 0,
       maxToolCalls: budget?.maxToolCalls ?? 0,

@@ -1,3 +1,4 @@
+import type { CommandSandboxDefaults } from "../loop/session-config.js";
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { Duplex } from "node:stream";
 import { LogThrottle } from "@antigravity-ts/sdk/internal";
@@ -26,6 +27,8 @@ export interface HarnessServerOptions {
   toolEnv: Readonly<Record<string, string>>;
   /** Environment for model selection. */
   env: Readonly<Record<string, string | undefined>>;
+  /** What run_command's sandbox hides (the storage directory, the key file) and whether it keeps the network. */
+  sandbox?: CommandSandboxDefaults;
   script?: ScriptFile;
   log: Logger;
   /** Injected into HTTP model providers (tests). */

@@ -1,4 +1,5 @@
 import type { ClientPort } from "../loop/client-port.js";
+import type { CommandSandboxDefaults } from "../loop/session-config.js";
 import type { Logger } from "../log.js";
 import type { ScriptFile } from "../providers/script-format.js";
 import { HarnessSession } from "./session.js";
@@ -17,6 +18,8 @@ export interface SessionHostOptions {
   toolEnv: Readonly<Record<string, string>>;
   /** Environment for model selection. */
   env: Readonly<Record<string, string | undefined>>;
+  /** What run_command's sandbox hides and whether it keeps the network (default: hides nothing more, network on). */
+  sandbox?: CommandSandboxDefaults | undefined;
   script?: ScriptFile | undefined;
   log: Logger;
   /** Injected into HTTP model providers (tests). */
@@ -43,7 +46,7 @@ export class SessionHost {
     this.#deps = {
       store: options.store,
       registry: new SessionRegistry(),
-      defaults: { workspace: options.workspace, env: options.toolEnv, toolWorkers: this.#toolWorkers },
+      defaults: { workspace: options.workspace, env: options.toolEnv, toolWorkers: this.#toolWorkers, sandbox: options.sandbox ?? { hidden: [], network: true } },
       env: options.env,
       log: options.log,
       ...definedProperties({ script: options.script, fetch: options.fetch, confirmationHoldMs: options.confirmationHoldMs }),

@@ -109,6 +109,9 @@ export async function initializeSession(frame: string, deps: SessionDependencies
     // Once per session, one line: every config field this harness does not honour.
     const ignored = [...unhonouredConfigFields(config), ...selection.warnings];
     if (ignored.length > 0) log.warn(`this harness does not honour: ${ignored.join("; ")}`);
+    // Upstream's words (local_connection.py `warn_if_sandbox_unavailable`), said where the sandbox is decided.
+    if (settings.sandboxRequested && settings.commandSandbox === undefined && settings.builtins.has("run_command"))
+      log.warn(`enable_sandbox=True but the OS sandbox is unavailable in this harness environment (${settings.sandboxStatus.unavailableReason}); run_command will execute UNSANDBOXED.`);
     log.info(`${stored === undefined ? "new" : "resumed"} session ${cascadeId}: model ${selection.reason}, workspace ${settings.workspace.roots.join(", ")}`);
     const history = stored === undefined ? [] : await readStoredSteps(stored.history);
     const state = new SessionState({ cascadeId, settings, provider: selection.provider, modelName: selection.model, log, ...(stored === undefined ? {} : { stored, history }) });

@@ -207,6 +207,7 @@ export class HarnessSession implements FaultOwner, ParkedSession {
         history: state.ledger.history(),
         cumulativeUsage: usage,
         trajectoryUsage: resumed ? [{ trajectoryId: state.cascadeId, usage }] : [],
+        sandboxStatus: state.settings.sandboxStatus,
       },
     });
   }

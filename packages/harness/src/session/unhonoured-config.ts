@@ -20,7 +20,6 @@ export function unhonouredConfigFields(config: HarnessConfig): string[] {
     [tools?.manageTask?.enabled === true, "harnessSideTools.manageTask"],
     [tools?.schedule?.enabled === true, "harnessSideTools.schedule"],
     [tools?.runCommand?.enableDaemonCommands === true, "runCommand.enableDaemonCommands"],
-    [tools?.runCommand?.enableSandbox === true, "runCommand.enableSandbox (commands run unsandboxed)"],
     [customToolExtras.length > 0, `tools[].responseJsonSchema / deferLoading (${customToolExtras.join(", ")})`],
     [config.skillsPaths.length > 0, "skillsPaths"],
     [config.toolOutputTruncation !== undefined, "toolOutputTruncation"],

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { ChildProcess } from "node:child_process";
+import { namespacePrefix } from "./command-launch.js";
 import { createCommandCgroup, createHarnessCgroup, joinCgroupScript, killCgroup, removeCgroup } from "./command-cgroup.js";
 import { COMMAND_TAG_VARIABLE, canSweep, sweep, sweepSync, type SweepTarget } from "./process-sweep.js";
 import { startWatchdog, type Watchdog } from "./watchdog-process.js";
@@ -16,6 +17,8 @@ import { startWatchdog, type Watchdog } from "./watchdog-process.js";
 export interface SupervisionOptions {
   /** Use a cgroup v2 per command when possible (default true; `ANTIGRAVITY_HARNESS_CGROUPS=0` turns it off). */
   cgroups?: boolean;
+  /** Run each command in a PID namespace of its own when possible (default true; `ANTIGRAVITY_HARNESS_NAMESPACES=0` turns it off). */
+  namespaces?: boolean;
   /** Receives one line when supervision starts, saying how commands are contained. */
   log?: (line: string) => void;
 }
@@ -24,6 +27,8 @@ interface Supervisor {
   /** Random per harness process; commands are tagged `<id>.<n>`. */
   readonly id: string;
   readonly cgroup: string | undefined;
+  /** The launcher prefix of command-launch.ts `namespacePrefix`, when namespaces are used. */
+  readonly namespaces: readonly string[] | undefined;
   readonly sweepable: boolean;
   watchdog: Watchdog | undefined;
 }
@@ -44,6 +49,8 @@ export class SupervisedCommand {
   readonly env: Readonly<Record<string, string>>;
   /** Shell lines to run first (joining the cgroup). */
   readonly prologue: string;
+  /** The PID-namespace launcher of the command, when the machine allows one. */
+  readonly namespaces: readonly string[] | undefined;
   readonly #supervisor: Supervisor;
   readonly #target: SweepTarget;
   readonly #cgroup: string | undefined;
@@ -56,6 +63,7 @@ export class SupervisedCommand {
     this.#cgroup = current.cgroup === undefined ? undefined : createCommandCgroup(current.cgroup, `command-${sequence}`);
     this.env = { [COMMAND_TAG_VARIABLE]: tag };
     this.prologue = this.#cgroup === undefined ? "" : joinCgroupScript(this.#cgroup);
+    this.namespaces = current.namespaces;
     this.#target = { tagPrefix: `${tag}\0`, sessions: new Set(), cgroups: this.#cgroup === undefined ? [] : [this.#cgroup], exclude: new Set([process.pid]) };
     running.add(this);
   }
@@ -116,9 +124,10 @@ export class SupervisedCommand {
 }
 
 /**
- * Starts supervising a new command: on first use creates the harness's cgroup (when possible)
- * and its watchdog. Spawn the shell with `env` added, `prologue` first, `detached: true`, then
- * call `attach`, and `kill()` when the shell exits or the command must stop.
+ * Starts supervising a new command: on first use creates the harness's cgroup (when possible),
+ * probes PID namespaces and starts its watchdog. Spawn the shell with `env` added, from
+ * command-launch.ts `commandArgv` (prologue first, then the namespace launcher), `detached: true`,
+ * then call `attach`, and `kill()` when the shell exits or the command must stop.
  */
 export function superviseCommand(): SupervisedCommand {
   return new SupervisedCommand(currentSupervisor());
@@ -144,9 +153,16 @@ function currentSupervisor(): Supervisor {
   if (supervisor === undefined) {
     const linux = process.platform === "linux";
     const cgroup = linux && options.cgroups !== false ? createHarnessCgroup() : undefined;
-    supervisor = { id: randomBytes(12).toString("hex"), cgroup, sweepable: linux && canSweep(), watchdog: undefined };
+    const namespaces = linux && options.namespaces !== false ? namespacePrefix() : undefined;
+    supervisor = { id: randomBytes(12).toString("hex"), cgroup, namespaces, sweepable: linux && canSweep(), watchdog: undefined };
     const how = cgroup !== undefined ? `in cgroup ${cgroup} and by /proc sweep` : supervisor.sweepable ? "by /proc sweep (no writable cgroup v2)" : "by process group";
-    options.log?.(`commands are contained ${how}`);
+    const pid =
+      namespaces !== undefined
+        ? `each in a PID namespace of its own (${namespaces.includes("--user") ? "user namespace" : "root"}), `
+        : linux
+          ? "without PID namespaces (unshare refused: a command that leaves its session and cgroup can outlive it), "
+          : "";
+    options.log?.(`commands are contained ${pid}${how}`);
   }
   if (supervisor.watchdog === undefined || supervisor.watchdog.exited) {
     supervisor.watchdog =

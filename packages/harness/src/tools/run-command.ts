@@ -1,4 +1,5 @@
 import { displayArg, pathArg, stringArg } from "./args.js";
+import { commandArgv } from "./command-launch.js";
 import { superviseCommand } from "./process-registry.js";
 import { ToolError, defineBuiltinTool, objectSchema, param, type ToolContext } from "./tool.js";
 
@@ -44,9 +45,10 @@ function execute(commandLine: string, cwd: string, context: ToolContext): Promis
   const windows = process.platform === "win32";
   const supervision = superviseCommand();
   // `exec 2>&1` first: stdout and stderr share one pipe, so the combined output keeps its order.
+  const argv = windows ? { file: "cmd.exe", args: ["/d", "/s", "/c", commandLine] } : commandArgv(supervision, `exec 2>&1\n${commandLine}`, cwd, context.sandbox);
   // Loaded on the first command, not imported: node:child_process is not needed to start.
   const { spawn } = process.getBuiltinModule("node:child_process");
-  const child = spawn(windows ? "cmd.exe" : "/bin/sh", windows ? ["/d", "/s", "/c", commandLine] : ["-c", `${supervision.prologue}exec 2>&1\n${commandLine}`], {
+  const child = spawn(argv.file, argv.args, {
     cwd,
     env: { ...context.env, PWD: cwd, ...supervision.env },
     detached: !windows,

@@ -16,6 +16,7 @@ async function runCall(request: ToolCallRequest): Promise<ToolCallReply> {
     workspace: request.workspace,
     env: {},
     runCommandTimeoutMs: 0,
+    sandbox: undefined,
     signal: new AbortController().signal,
     progress: () => {},
     askUser: () => Promise.reject(new Error(`${request.tool} cannot ask questions from a tool worker`)),

@@ -1,5 +1,6 @@
 import type { HarnessSideTools, MessageInitShape, UserQuestionsRequestSchema, UserQuestionsResponse } from "@antigravity-ts/sdk/wire";
 import type { StepFields } from "../step-builder.js";
+import type { SandboxPolicy } from "./command-launch.js";
 import type { WorkspaceRoots } from "./workspace-paths.js";
 
 /** A tool failure; its message becomes the step's error and what the model sees. */
@@ -14,6 +15,8 @@ export interface ToolContext {
   readonly env: Readonly<Record<string, string>>;
   /** run_command limit (`RunCommandToolConfig.maxTimeoutMs`, 0 → 10 min, §5.1). */
   readonly runCommandTimeoutMs: number;
+  /** run_command's sandbox (`RunCommandToolConfig.enable_sandbox`, where it can be enforced); undefined: none. */
+  readonly sandbox: SandboxPolicy | undefined;
   /** Aborts on halt or disconnect. */
   readonly signal: AbortSignal;
   /** Sends an ACTIVE update of the running step (e.g. command output so far). */

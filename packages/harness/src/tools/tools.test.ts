@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { processAlive } from "@antigravity-ts/test-kit";
+import { argvGone, pidOfArgv, waitUntilGone } from "@antigravity-ts/test-kit";
 import { createWorkspaceRoots } from "./workspace-paths.js";
 import { createFileTool } from "./create-file.js";
 import { editFileTool } from "./edit-file.js";
@@ -31,6 +31,7 @@ describe("built-in tools", () => {
       workspace: await createWorkspaceRoots([root]),
       env: { PATH: process.env["PATH"] ?? "/usr/bin:/bin" },
       runCommandTimeoutMs: 60_000,
+      sandbox: undefined,
       signal: new AbortController().signal,
       progress: (patch) => progress.push(patch),
       askUser: () => Promise.reject(new Error("no questions here")),
@@ -45,12 +46,12 @@ describe("built-in tools", () => {
   });
 
   it("run_command kills the whole process group on timeout", async () => {
-    const pidFile = path.join(root, "bg.pid");
-    const run = runCommandTool.run({ CommandLine: `sleep 30 & echo $! > ${pidFile}; wait` }, withSignal(new AbortController().signal, 300));
-    await expect(run).rejects.toThrow("command timed out after 300 ms and was killed");
-    const background = Number(await readFile(pidFile, "utf8"));
-    for (let i = 0; i < 100 && processAlive(background); i++) await sleep(20);
-    expect(!processAlive(background)).toBe(true);
+    // Found by argv: the command runs in a PID namespace of its own, where `$!` means nothing outside.
+    const marker = `30.${process.pid}1`;
+    const run = runCommandTool.run({ CommandLine: `sleep ${marker} & wait` }, withSignal(new AbortController().signal, 1_000));
+    const background = await pidOfArgv(["sleep", marker]);
+    await expect(run).rejects.toThrow("command timed out after 1000 ms and was killed");
+    expect(await waitUntilGone(background)).toBe(true);
   });
 
   it("run_command stops when its signal aborts, and does not leave background jobs behind", async () => {
@@ -60,11 +61,9 @@ describe("built-in tools", () => {
     controller.abort(new Error("halted"));
     await expect(run).rejects.toThrow("halted");
 
-    const pidFile = path.join(root, "daemon.pid");
-    await runCommandTool.run({ CommandLine: `(sleep 30 & echo $! > ${pidFile})` }, context);
-    const daemon = Number(await readFile(pidFile, "utf8"));
-    for (let i = 0; i < 100 && processAlive(daemon); i++) await sleep(20);
-    expect(!processAlive(daemon)).toBe(true);
+    const marker = `30.${process.pid}2`;
+    await runCommandTool.run({ CommandLine: `(sleep ${marker} &)` }, context);
+    expect(await argvGone(["sleep", marker])).toBe(true);
   });
 
   it("run_command caps the output it keeps", async () => {

@@ -28,8 +28,13 @@ export interface GatewaySessionOptions extends Pick<HarnessConfigOptions, "model
   workspaceContainment?: boolean;
   /** Built-in tools a page may enable. Default: the read-only ones plus `ask_question`. Others are switched off. */
   tools?: readonly BuiltinTool[];
-  /** Ceilings for `run_command`: the longest timeout a page gets (0 = the harness default, 10 min) and whether daemon commands are allowed (default no). */
-  runCommand?: { maxTimeoutMs?: number; enableDaemonCommands?: boolean };
+  /**
+   * Ceilings for `run_command`: the longest timeout a page gets (0 = the harness default, 10 min),
+   * whether daemon commands are allowed (default no), and whether every page's commands run in the
+   * harness's OS sandbox (`enableSandbox`, upstream `enable_sandbox`; default no, and a page may
+   * still ask for it: it can only turn the sandbox on).
+   */
+  runCommand?: { maxTimeoutMs?: number; enableDaemonCommands?: boolean; enableSandbox?: boolean };
   /** Tools no page may run, whatever its policies say (prepended; page rules that could allow them are dropped). */
   deny?: readonly GatewayRuleTarget[];
   /** Tools that must be confirmed on the page before each call (`ASK_USER`, §8); page rules that would allow them outright are dropped. */
@@ -50,7 +55,7 @@ export interface SessionRules {
   readonly workspaces: readonly string[];
   readonly containment: boolean;
   readonly tools: ReadonlySet<BuiltinTool>;
-  readonly runCommand: { maxTimeoutMs: number; enableDaemonCommands: boolean };
+  readonly runCommand: { maxTimeoutMs: number; enableDaemonCommands: boolean; enableSandbox: boolean };
   /** Static floor rules (§12): denies go before the page's rules, asks after them. */
   readonly denyRules: readonly PolicyRule[];
   readonly askRules: readonly PolicyRule[];
@@ -82,7 +87,7 @@ export async function resolveSessionRules(options: GatewaySessionOptions | undef
     workspaces,
     containment: options.workspaceContainment ?? true,
     tools,
-    runCommand: { maxTimeoutMs, enableDaemonCommands: options.runCommand?.enableDaemonCommands ?? false },
+    runCommand: { maxTimeoutMs, enableDaemonCommands: options.runCommand?.enableDaemonCommands ?? false, enableSandbox: options.runCommand?.enableSandbox ?? false },
     denyRules: floorRules((options.deny ?? []).map((target) => (typeof target === "string" ? deny(target) : deny(target.tool, target.reason)))),
     askRules: floorRules((options.ask ?? []).map((target) => askUser(target, () => false))),
     pinsSystemInstructions: template.systemInstructions !== undefined,

@@ -84,11 +84,13 @@ function pinTools(config: HarnessConfig, rules: SessionRules, notes: string[]): 
   const asked = run?.maxTimeoutMs ?? 0;
   const maxTimeoutMs = ceiling > 0 && (asked === 0 || asked > ceiling) ? ceiling : asked;
   const enableDaemonCommands = run?.enableDaemonCommands === true && rules.runCommand.enableDaemonCommands;
+  // The sandbox: the operator's when set, else the page's (a page can only turn it on).
+  const enableSandbox = rules.runCommand.enableSandbox || run?.enableSandbox === true;
   const sub = config.harnessSideTools?.subagents;
   config.harnessSideTools = create(
     HarnessSideToolsSchema,
     harnessSideTools(granted, {
-      runCommand: { maxTimeoutMs, enableDaemonCommands },
+      runCommand: { maxTimeoutMs, enableDaemonCommands, enableSandbox },
       subagents: { allowedSubagents: sub?.allowedSubagents ?? [], ...definedProperties({ maxNestingDepth: sub?.maxNestingDepth }) },
     }),
   );

@@ -2,6 +2,7 @@ import { buildHarnessConfig } from "../config/harness-config.js";
 import { activeBuiltinTools, WRITE_TOOLS } from "../config/builtin-tools.js";
 import { normalizeWorkspacePath, type LocalPathResolver } from "../config/workspace-path.js";
 import type { ConfirmTool } from "../connection/harness-connection-options.js";
+import type { SandboxStatus } from "../connection/connection.js";
 import { createHarnessConnection, type HarnessConnection } from "../connection/harness-connection.js";
 import { Conversation } from "../conversation/conversation.js";
 import { ErrorCode, SdkError } from "../errors.js";
@@ -118,6 +119,8 @@ export class Agent<Output = unknown> {
       throw error;
     }
     telemetry?.connected(connection);
+    // Loaded only when the harness says it cannot sandbox (rare): the warning stays out of the start-up bundle.
+    if (connection.sandboxStatus?.available === false) (await import("./sandbox-warning.js")).warnIfSandboxUnavailable(config, connection.sandboxStatus, logger);
     try {
       const history = {
         // A Standard Schema `responseSchema` validates every turn's structured output (docs/tools-hooks-policies.md).
@@ -229,6 +232,11 @@ export class StartedAgent<Output = unknown> implements AsyncDisposable {
     return this.#connection;
   }
 
+  /** What the harness said of run_command's OS sandbox (`capabilities.runCommand.enableSandbox`); undefined from an older harness. */
+  get sandboxStatus(): SandboxStatus | undefined {
+    return this.#connection.sandboxStatus;
+  }
+
   /** The stateful conversation: streaming chat, history, usage. */
   conversation(): Conversation<Output> {
     return this.#conversation;
@@ -326,3 +334,4 @@ function confirmWith(policies: readonly Policy[], hooks: HookRunner | undefined)
     return (await hooks.preToolCall({ ...call, trajectoryId: step.trajectoryId, stepIndex: step.stepIndex })).allow;
   };
 }
+

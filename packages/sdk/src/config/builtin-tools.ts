@@ -52,8 +52,12 @@ export interface CapabilitiesOptions {
   disabledTools?: readonly BuiltinTool[];
   /** Context size in tokens that triggers compaction; 0 = harness default (50,000), §15. */
   compactionThreshold?: number;
-  /** `run_command` limits: 0 = harness default timeout (10 min). */
-  runCommand?: { maxTimeoutMs?: number; enableDaemonCommands?: boolean };
+  /**
+   * `run_command` (upstream `RunCommandConfig`): `maxTimeoutMs` 0 = harness default (10 min);
+   * `enableSandbox` runs commands in the harness's OS sandbox where it can enforce one
+   * (`agent.sandboxStatus` says whether it could; a warning is logged when it could not).
+   */
+  runCommand?: { maxTimeoutMs?: number; enableDaemonCommands?: boolean; enableSandbox?: boolean };
   /** Subagent limits (§17). */
   subagents?: { maxNestingDepth?: number; allowedSubagents?: readonly string[] };
 }
@@ -87,7 +91,12 @@ export function harnessSideTools(active: ReadonlySet<BuiltinTool>, capabilities:
   const switches = Object.fromEntries(ALL_TOOLS.map((tool) => [BUILTIN_TOOL_SWITCH[tool], on(tool)])) as Record<(typeof BUILTIN_TOOL_SWITCH)[BuiltinTool], { enabled: boolean }>;
   return {
     ...switches,
-    runCommand: { ...on(BuiltinTool.RunCommand), maxTimeoutMs: run.maxTimeoutMs ?? 0, enableDaemonCommands: run.enableDaemonCommands ?? false },
+    runCommand: {
+      ...on(BuiltinTool.RunCommand),
+      maxTimeoutMs: run.maxTimeoutMs ?? 0,
+      enableDaemonCommands: run.enableDaemonCommands ?? false,
+      ...(run.enableSandbox === true ? { enableSandbox: true } : {}),
+    },
     subagents: {
       ...on(BuiltinTool.StartSubagent),
       ...definedProperties({ maxNestingDepth: sub.maxNestingDepth }),

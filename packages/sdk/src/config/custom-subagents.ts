@@ -24,7 +24,7 @@ export interface SubagentCapabilitiesOptions {
   enabledTools?: readonly BuiltinTool[];
   disabledTools?: readonly BuiltinTool[];
   /** `run_command` limits: 0 = harness default timeout (10 min). */
-  runCommand?: { maxTimeoutMs?: number; enableDaemonCommands?: boolean };
+  runCommand?: { maxTimeoutMs?: number; enableDaemonCommands?: boolean; enableSandbox?: boolean };
 }
 
 /**

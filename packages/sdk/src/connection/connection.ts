@@ -11,6 +11,16 @@ export interface UsageSnapshot {
 }
 
 /**
+ * Whether the harness can enforce run_command's OS sandbox (`RunCommandToolConfig.enable_sandbox`):
+ * `InitializeConversationResponse.sandbox_status` (upstream localharness.proto @257f843a, ≈0.1.18).
+ */
+export interface SandboxStatus {
+  available: boolean;
+  /** Why not, when `available` is false. */
+  unavailableReason: string;
+}
+
+/**
  * A live session with a harness, one turn at a time (seed 001). `send` starts a turn; the harness
  * may also start one on its own (a trigger, §13). Each turn is a {@link Turn}: the one buffer its
  * steps go into, reported to the {@link TurnObserver} as it starts. `receiveSteps` reads it.
@@ -23,6 +33,8 @@ export interface Connection {
   readonly isIdle: boolean;
   /** Steps replayed by the harness when the session was resumed (protocol §5). */
   readonly initialHistory: readonly Step[];
+  /** What the harness said of run_command's sandbox when the session started; undefined when it said nothing (an older harness). */
+  readonly sandboxStatus?: SandboxStatus | undefined;
   /** Usage reported so far, seeded from the init response on resume. */
   readonly usage: UsageSnapshot;
   /** Stop reason of the last turn, if the harness stopped it for budget or quota. */

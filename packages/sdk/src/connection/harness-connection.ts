@@ -9,7 +9,7 @@ import type { Channel } from "../transport/transport.js";
 import { linkSignal, raceSignal, throwIfAborted } from "../util/abort.js";
 import type { HarnessConfig, InputEventSchema, InitializeConversationResponse, OutputEvent, StepUpdate, TrajectoryStateUpdate } from "../wire/index.js";
 import { LifecycleHook } from "../wire/wire-enums.gen.js";
-import type { Connection, UsageSnapshot } from "./connection.js";
+import type { Connection, SandboxStatus, UsageSnapshot } from "./connection.js";
 import type { QuestionResponse } from "../step.js";
 import { fatalStepError } from "./fatal-step-error.js";
 import { encodeInitFrame, encodeInputFrame } from "./frame-codec.js";
@@ -88,6 +88,7 @@ export class HarnessConnection implements Connection {
   #initialized = false;
   #conversationId: string;
   #initialHistory: Step[] = [];
+  #sandboxStatus: SandboxStatus | undefined;
   readonly #usage = new UsageTracker();
   readonly #turns = new TurnTracker();
   /** Busy from `send()` or RUNNING until the main trajectory is idle or cancelled. */
@@ -139,6 +140,10 @@ export class HarnessConnection implements Connection {
 
   get initialHistory(): readonly Step[] {
     return this.#initialHistory;
+  }
+
+  get sandboxStatus(): SandboxStatus | undefined {
+    return this.#sandboxStatus;
   }
 
   retireStepIds(ids: Iterable<string>): void {
@@ -431,6 +436,8 @@ export class HarnessConnection implements Connection {
     this.#initialized = true;
     if (response.cascadeId) this.#conversationId = response.cascadeId;
     this.#initialHistory = response.history.map(stepFromUpdate);
+    const sandbox = response.sandboxStatus;
+    if (sandbox !== undefined) this.#sandboxStatus = { available: sandbox.available === true, unavailableReason: sandbox.unavailableReason ?? "" };
     this.#usage.update(response.cumulativeUsage, response.trajectoryUsage);
     this.#resolveReady();
   }
