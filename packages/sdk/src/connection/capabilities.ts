@@ -33,7 +33,7 @@ export interface ConnectionCapabilities {
   readonly perCallUsage: boolean;
   /** Context compaction the client can configure. */
   readonly compaction: boolean;
-  /** Media types a prompt may carry (`image/*` style patterns, `*/*` for any); empty: text only. */
+  /** Media types a prompt may carry, as `type/subtype` patterns with `*` wildcards; empty: text only. */
   readonly media: readonly string[];
 }
 
