@@ -1,4 +1,4 @@
-import { AsyncQueue, decodeInitFrame, encodeOutputFrame } from "@antigravity-ts/sdk/internal";
+import { AsyncQueue, encodeOutputFrame, tryDecodeInitFrame } from "@antigravity-ts/sdk/internal";
 import type { ClientFrame, ClientPort } from "../loop/client-port.js";
 import { createMemorySessionStore } from "../loop/session-store.js";
 import { createLogger } from "../log.js";
@@ -45,7 +45,7 @@ export function warmUpSessions(workspace: string, server: { readonly sessionCoun
   setImmediate(() => {
     Promise.resolve()
       .then(() => performance.now())
-      .then(() => decodeInitFrame(TYPICAL_INIT_FRAME))
+      .then(() => tryDecodeInitFrame(TYPICAL_INIT_FRAME))
       .then(() =>
         encodeOutputFrame({ seqNum: 1n, timestampMicros: 0n, event: { case: "initializeConversationResponse", value: { cascadeId: "", history: [], cumulativeUsage: {}, trajectoryUsage: [] } } }),
       )

@@ -1,4 +1,4 @@
-import { decodeInitFrame, decodeInputEventFrame, HarnessConfig_SessionContinuationMode } from "@antigravity-ts/sdk/internal";
+import { decodeInputEventFrameFully, HarnessConfig_SessionContinuationMode, tryDecodeInputEventFrame } from "@antigravity-ts/sdk/internal";
 import type { InitializeConversationEvent, InputEvent } from "@antigravity-ts/sdk/wire";
 import { normalizeLegacyInputFrame } from "./read-user-input.js";
 
@@ -27,10 +27,11 @@ export class InputFrameOrder {
       this.#behindSlowFrame.push(frame);
       return;
     }
-    const decoded = decodeInputEventFrame(normalizeLegacyInputFrame(frame));
-    if (!(decoded instanceof Promise)) return this.#dispatch(frame, decoded);
+    const normalized = normalizeLegacyInputFrame(frame);
+    const decoded = tryDecodeInputEventFrame(normalized);
+    if (decoded !== undefined) return this.#dispatch(frame, decoded);
     const waiting: string[] = (this.#behindSlowFrame = []);
-    void decoded
+    void decodeInputEventFrameFully(normalized)
       .then(
         (event) => this.#guard(() => this.#dispatch(frame, event)),
         (error: unknown) => this.#guard(() => this.#dispatch(frame, error)),
@@ -40,15 +41,6 @@ export class InputFrameOrder {
         for (const next of waiting) this.#guard(() => this.handle(next));
       });
   }
-}
-
-/**
- * The first frame as an InitializeConversationEvent, or undefined when it is not one
- * (initializeSession reports what is wrong with it); a promise while the full decoder loads.
- */
-export function initEventOf(frame: string): InitializeConversationEvent | undefined | Promise<InitializeConversationEvent | undefined> {
-  const decoded = decodeInitFrame(frame);
-  return decoded instanceof Promise ? decoded.catch(() => undefined) : decoded;
 }
 
 /** The cascade id a first frame asks to resume (any continuation mode but CREATE_ONLY), if it names one. */

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { HarnessConfig } from "@antigravity-ts/sdk/wire";
-import { HarnessConfig_SessionContinuationMode as ContinuationMode, createMessage, decodeInitFrame, definedProperties } from "@antigravity-ts/sdk/internal";
+import { HarnessConfig_SessionContinuationMode as ContinuationMode, createMessage, decodeInitFrameFully, definedProperties, tryDecodeInitFrame } from "@antigravity-ts/sdk/internal";
 import type { Logger } from "../log.js";
 import type { ScriptFile } from "../providers/script-format.js";
 import { ProviderConfigError, selectProvider } from "../providers/select-provider.js";
@@ -68,7 +68,7 @@ export async function initializeSession(frame: string, deps: SessionDependencies
   }
   let config;
   try {
-    config = (await decodeInitFrame(frame)).config ?? createMessage<HarnessConfig>("antigravity.localharness.HarnessConfig");
+    config = (tryDecodeInitFrame(frame) ?? (await decodeInitFrameFully(frame))).config ?? createMessage<HarnessConfig>("antigravity.localharness.HarnessConfig");
   } catch (error) {
     throw new SessionInitError(CloseCode.invalidPayload, `invalid HarnessConfig: ${(error as Error).message}`);
   }

@@ -1,4 +1,4 @@
-import { errorText, LifecycleHook } from "@antigravity-ts/sdk/internal";
+import { decodeInitFrameFully, errorText, LifecycleHook, tryDecodeInitFrame } from "@antigravity-ts/sdk/internal";
 import type { InitializeConversationEvent } from "@antigravity-ts/sdk/wire";
 import { type FaultOwner, runOnBehalfOf } from "../crash-guard.js";
 import type { Logger } from "../log.js";
@@ -8,7 +8,7 @@ import type { SettleResult } from "../loop/pending-replies.js";
 import type { SessionState } from "../loop/session-state.js";
 import { toUsageMetadata } from "../model/usage.js";
 import { systemErrorStep } from "../step-builder.js";
-import { describeKeys, InputFrameOrder, initEventOf, isInputEvent, resumedCascadeId } from "./input-frames.js";
+import { describeKeys, InputFrameOrder, isInputEvent, resumedCascadeId } from "./input-frames.js";
 import { CloseCode, initializeSession, type SessionDependencies, SessionInitError } from "./session-init.js";
 import type { ParkedSession, SessionClaim } from "./session-registry.js";
 import { TurnQueue } from "./turn-queue.js";
@@ -71,9 +71,9 @@ export class HarnessSession implements FaultOwner, ParkedSession {
     try {
       for await (const frame of port.frames()) {
         if (this.#phase === "awaiting-init" && "text" in frame) {
-          // Decoded here, so that no later frame overtakes it while the full decoder loads.
-          const init = initEventOf(frame.text);
-          this.#initEvent = init instanceof Promise ? await init : init;
+          // Decoded here, so that no later frame overtakes it while the full decoder loads; undefined
+          // when it is no InitializeConversationEvent (initializeSession reports what is wrong with it).
+          this.#initEvent = tryDecodeInitFrame(frame.text) ?? (await decodeInitFrameFully(frame.text).catch(() => undefined));
         }
         this.#guard(() => this.#onMessage(frame));
         if (this.#port !== port) return;

@@ -1,7 +1,7 @@
 import { ErrorCode, SdkError } from "../errors.js";
 import type { Channel } from "../transport/transport.js";
 import type { OutputEvent } from "../wire/index.js";
-import { decodeOutputFrame } from "./frame-codec.js";
+import { decodeOutputFrameFully, tryDecodeOutputFrame } from "../wire/frame-codec.js";
 
 /**
  * Decodes every frame of `channel` and hands it to `route`, in order; returns why the channel
@@ -13,8 +13,7 @@ export async function readFrames(channel: Channel, route: (event: OutputEvent) =
     for await (const frame of channel.frames()) {
       let event: OutputEvent;
       try {
-        const decoded = decodeOutputFrame(frame);
-        event = decoded instanceof Promise ? await decoded : decoded;
+        event = tryDecodeOutputFrame(frame) ?? (await decodeOutputFrameFully(frame));
       } catch (error) {
         protocolError(SdkError.from(error, ErrorCode.ProtocolError), frame);
         continue;

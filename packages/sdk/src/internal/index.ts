@@ -18,7 +18,15 @@ export { errorText } from "../error-text.js";
 export { definedProperties, type DefinedProperties } from "../defined-properties.js";
 // The frames of §4 and the schema's messages and enums without the generated schema registry, so
 // the reference harness starts without building it (it loads lazily for an undecided frame).
-export { decodeInitFrame, decodeInputEventFrame, decodeOutputFrame, encodeOutputFrame } from "../connection/frame-codec.js";
+export {
+  decodeInitFrameFully,
+  decodeInputEventFrameFully,
+  decodeOutputFrameFully,
+  encodeOutputFrame,
+  tryDecodeInitFrame,
+  tryDecodeInputEventFrame,
+  tryDecodeOutputFrame,
+} from "../wire/frame-codec.js";
 export { writeJson } from "../wire/json-writer.js";
 export { readJsonFast } from "../wire/json-reader.js";
 export { createMessage } from "../wire/plain-message.js";

@@ -60,28 +60,24 @@ export class ToolRunner {
    * ({@link toolResultValue}), with the media it held in `media`.
    */
   async run(call: ToolCall, context: ToolContext): Promise<ClientToolResult> {
-    return this.runNow(call, context);
-  }
-
-  /**
-   * @internal {@link run} without the promise when the tool answers at once (returns a value that
-   * is not a promise): the connection then sends the answer in the same turn of the event loop.
-   */
-  runNow(call: ToolCall, context: ToolContext): ClientToolResult | Promise<ClientToolResult> {
     const tool = this.#tools.get(call.name);
     if (tool === undefined) return noSuchTool(call);
     let value: unknown;
     try {
-      value = tool.call(call.args, context);
+      value = await tool.call(call.args, context);
     } catch (error) {
       return failed(call, error);
     }
-    return isThenable(value)
-      ? Promise.resolve(value).then(
-          (awaited) => converted(call, awaited),
-          (error: unknown) => failed(call, error),
-        )
-      : converted(call, value);
+    return converted(call, value);
+  }
+
+  /**
+   * @internal
+   * @deprecated {@link run}: kept only until `connection/harness-requests.ts` calls `run()`
+   * (issue 24 item 8 folds the two into one path); it returns `run()`'s promise.
+   */
+  runNow(call: ToolCall, context: ToolContext): Promise<ClientToolResult> {
+    return this.run(call, context);
   }
 }
 
@@ -122,7 +118,7 @@ export function toToolResponse(result: ClientToolResult): MessageInitShape<typeo
 }
 
 /**
- * @internal {@link toToolResponse} for a result of {@link ToolRunner.run} (or `runNow`): its value
+ * @internal {@link toToolResponse} for a result of {@link ToolRunner.run}: its value
  * is JSON already and its media are in `media`, so it is not walked again.
  */
 export function runnerToolResponse(result: ClientToolResult): MessageInitShape<typeof ToolResponseSchema> {
@@ -137,8 +133,4 @@ function responseOf(result: ClientToolResult, json: JsonValue, media: readonly T
     response.supplementalMedia = media.map((m) => (m.description === undefined ? { mimeType: m.mimeType, data: m.data } : { mimeType: m.mimeType, data: m.data, description: m.description }));
   }
   return response;
-}
-
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return (typeof value === "object" || typeof value === "function") && value !== null && typeof (value as { then?: unknown }).then === "function";
 }

@@ -5,7 +5,7 @@ import { wirePlanSource } from "./wire-plan.gen.js";
 // its names. wire-plan.gen.ts is compiled from the generated schema (wire-plan-compile.ts; the
 // wire-plan test fails when it is stale). The fast JSON reader, the JSON writer and the plain
 // message constructor read these tables, so a browser bundle loads the schema and the reflection
-// runtime only for the rare frame the fast reader leaves to `fromJson` (connection/frame-codec.ts).
+// runtime only for the rare frame the fast reader leaves to `fromJson` (frame-codec.ts).
 
 /** How a field holds its value (protobuf-es `fieldKind` + presence, flattened). */
 export const FieldKind = {

@@ -14,38 +14,47 @@ import {
   encodeInitializeConversationEvent,
   encodeInputEvent,
   encodeOutputEvent,
-} from "../wire/index.js";
-import { decodeInitFrame, decodeInputEventFrame, decodeOutputFrame, encodeInitFrame, encodeInputFrame, encodeOutputFrame } from "./frame-codec.js";
+} from "./index.js";
+import {
+  decodeInitFrameFully,
+  decodeInputEventFrameFully,
+  decodeOutputFrameFully,
+  encodeInitFrame,
+  encodeInputFrame,
+  encodeOutputFrame,
+  tryDecodeInitFrame,
+  tryDecodeInputEventFrame,
+  tryDecodeOutputFrame,
+} from "./frame-codec.js";
 
-// The connection's codec against the full one of `@antigravity-ts/sdk/wire` (protobuf-es): the
-// same text out, the same messages in, whether the fast reader decides a frame or the lazily
-// loaded decoder does.
+// The frame codec against the full one of `@antigravity-ts/sdk/wire` (protobuf-es): the same text
+// out, the same messages in, whether the fast reader decides a frame (`tryDecode…`) or the lazily
+// loaded decoder does (`decode…Fully`).
 
-describe("decodeOutputFrame", () => {
-  it("decodes a hot frame synchronously, as decodeOutputEvent does", () => {
+describe("tryDecodeOutputFrame and decodeOutputFrameFully", () => {
+  it("decode a hot frame alike, as decodeOutputEvent does", async () => {
     const frame = '{"seqNum":"3","stepUpdate":{"trajectoryId":"t","stepIndex":1,"state":"STATE_DONE","textDelta":"hé 😀"}}';
-    const decoded = decodeOutputFrame(frame);
-    expect(decoded).not.toBeInstanceOf(Promise);
-    expect(decoded).toStrictEqual(decodeOutputEvent(frame));
+    expect(tryDecodeOutputFrame(frame)).toStrictEqual(decodeOutputEvent(frame));
+    expect(await decodeOutputFrameFully(frame)).toStrictEqual(decodeOutputEvent(frame));
   });
 
-  it("loads the full decoder for a frame the fast reader leaves (nulls, bytes, numbers as text) and decodes it the same", async () => {
+  it("leave a frame with nulls, bytes or numbers as text to the full decoder, which decodes it the same", async () => {
     const frames = [
       '{"seqNum":null,"stepUpdate":{"trajectoryId":"t","stepIndex":1}}',
       '{"stepUpdate":{"trajectoryId":"t","stepIndex":"7","generateImage":{"imageData":"aGVsbG8="}}}',
       '{"initializeConversationResponse":{"cascadeId":"c","history":[{"stepIndex":0,"text":null}]}}',
     ];
     for (const frame of frames) {
-      const decoded = decodeOutputFrame(frame);
-      expect(decoded, frame).toBeInstanceOf(Promise);
-      expect(await decoded).toStrictEqual(decodeOutputEvent(frame));
+      expect(tryDecodeOutputFrame(frame), frame).toBeUndefined();
+      expect(await decodeOutputFrameFully(frame)).toStrictEqual(decodeOutputEvent(frame));
     }
   });
 
   it("rejects what is not an OutputEvent with ProtocolError, as decodeOutputEvent throws", async () => {
     for (const frame of ["not json", "[1,2]", '{"stepUpdate":{"stepIndex":"x"}}']) {
       expect(() => decodeOutputEvent(frame)).toThrow(SdkError);
-      const error = await Promise.resolve(decodeOutputFrame(frame)).catch((e: unknown) => e);
+      expect(tryDecodeOutputFrame(frame), frame).toBeUndefined();
+      const error = await decodeOutputFrameFully(frame).catch((e: unknown) => e);
       expect(error, frame).toBeInstanceOf(SdkError);
       expect((error as SdkError).code).toBe(ErrorCode.ProtocolError);
     }
@@ -89,24 +98,26 @@ describe("encodeInputFrame and encodeInitFrame", () => {
 });
 
 // The harness's half (the reference harness imports these through /internal).
-describe("decodeInputEventFrame and decodeInitFrame", () => {
-  it("decode hot frames synchronously, as decodeInputFrame and decodeInitializeConversationEvent do", () => {
+describe("the input and init frames' pairs", () => {
+  it("decode hot frames alike, as decodeInputFrame and decodeInitializeConversationEvent do", async () => {
     const input = '{"toolResponse":{"id":"c1","responseJson":"{\\"ok\\":true}"}}';
-    expect(decodeInputEventFrame(input)).toStrictEqual(decodeInputFrame(input));
+    expect(tryDecodeInputEventFrame(input)).toStrictEqual(decodeInputFrame(input));
+    expect(await decodeInputEventFrameFully(input)).toStrictEqual(decodeInputFrame(input));
     const init = '{"config":{"cascadeId":"c","enabledHooks":["ON_SESSION_END"],"sessionContinuationMode":"RESUME"}}';
-    expect(decodeInitFrame(init)).toStrictEqual(decodeInitializeConversationEvent(init));
+    expect(tryDecodeInitFrame(init)).toStrictEqual(decodeInitializeConversationEvent(init));
+    expect(await decodeInitFrameFully(init)).toStrictEqual(decodeInitializeConversationEvent(init));
   });
 
-  it("load the full decoder for undecided frames and decode or reject them the same", async () => {
+  it("leave undecided frames to the full decoder, which decodes or rejects them the same", async () => {
     for (const frame of ['{"toolConfirmation":{"trajectoryId":"t","stepIndex":"3","accepted":null}}', '{"haltRequest":true,"haltRequest":null}']) {
-      const decoded = decodeInputEventFrame(frame);
-      expect(decoded, frame).toBeInstanceOf(Promise);
-      expect(await decoded).toStrictEqual(decodeInputFrame(frame));
+      expect(tryDecodeInputEventFrame(frame), frame).toBeUndefined();
+      expect(await decodeInputEventFrameFully(frame)).toStrictEqual(decodeInputFrame(frame));
     }
     const init = '{"config":{"cascadeId":"c","initialTrajectory":"AQID"}}';
-    expect(await decodeInitFrame(init)).toStrictEqual(decodeInitializeConversationEvent(init));
+    expect(tryDecodeInitFrame(init)).toBeUndefined();
+    expect(await decodeInitFrameFully(init)).toStrictEqual(decodeInitializeConversationEvent(init));
     for (const frame of ["not json", '{"userInput":{"parts":7}}']) {
-      const error = await Promise.resolve(decodeInputEventFrame(frame)).catch((e: unknown) => e);
+      const error = await decodeInputEventFrameFully(frame).catch((e: unknown) => e);
       expect(error, frame).toMatchObject({ code: ErrorCode.ProtocolError, message: errorOf(() => decodeInputFrame(frame)) });
     }
   });
