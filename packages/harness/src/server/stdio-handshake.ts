@@ -9,41 +9,20 @@ import { LengthPrefixedReader, decodeHandshakeInput, encodeHandshakeOutput, fram
  * Reads the handshake `InputConfig` from `stdin`. Bytes after it are ignored, but the stream
  * keeps flowing so that its `end` can be observed by the caller.
  */
-export function readInputConfig(stdin: Readable): Promise<HandshakeInput> {
-  return new Promise((resolve, reject) => {
-    const reader = new LengthPrefixedReader();
-    let received = 0;
-    const cleanup = (): void => {
-      stdin.off("data", onData);
-      stdin.off("end", onEnd);
-      stdin.off("error", onError);
-      stdin.on("data", () => {});
-    };
-    const onData = (chunk: Buffer): void => {
-      received += chunk.length;
-      try {
-        // Throws ProtocolError for a length past MAX_HANDSHAKE_BYTES: the client is not speaking §3.
-        const [message] = reader.push(chunk);
-        if (message === undefined) return;
-        cleanup();
-        resolve(decodeHandshakeInput(message));
-      } catch (error) {
-        cleanup();
-        reject(error);
-      }
-    };
-    const onEnd = (): void => {
-      cleanup();
-      reject(new Error(`stdin closed before a complete InputConfig arrived (${received} bytes received); the client must write a u32-LE length and a binary InputConfig (protocol §3)`));
-    };
-    const onError = (error: Error): void => {
-      cleanup();
-      reject(error);
-    };
-    stdin.on("data", onData);
-    stdin.once("end", onEnd);
-    stdin.once("error", onError);
-  });
+export async function readInputConfig(stdin: Readable): Promise<HandshakeInput> {
+  const reader = new LengthPrefixedReader();
+  try {
+    // Rejects with ProtocolError for a length past MAX_HANDSHAKE_BYTES: the client is not speaking §3.
+    const message = await reader.readFirstMessage(stdin);
+    if (message === undefined) {
+      throw new Error(
+        `stdin closed before a complete InputConfig arrived (${reader.receivedBytes} bytes received); the client must write a u32-LE length and a binary InputConfig (protocol §3)`,
+      );
+    }
+    return decodeHandshakeInput(message);
+  } finally {
+    stdin.on("data", () => {});
+  }
 }
 
 /** Writes the handshake reply `OutputConfig{port, apiKey}` and resolves once it is flushed. */

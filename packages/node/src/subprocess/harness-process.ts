@@ -138,46 +138,11 @@ export class HarnessProcess {
     this.#child.stdin.write(frameLengthPrefixed(encodeHandshakeInput(input)));
     const stdout = this.#child.stdout;
     const reader = new LengthPrefixedReader();
-    let received = 0;
     try {
-      const reply = await new Promise<Uint8Array>((resolve, reject) => {
-        let settled = false;
-        const cleanup = (): void => {
-          settled = true;
-          stdout.off("data", onData);
-          stdout.off("end", onEnd);
-          signal.removeEventListener("abort", onAbort);
-        };
-        const onData = (chunk: Buffer): void => {
-          received += chunk.length;
-          try {
-            const [message] = reader.push(chunk);
-            if (message === undefined) return;
-            cleanup();
-            resolve(message);
-          } catch (error) {
-            cleanup();
-            reject(error);
-          }
-        };
-        const onEnd = (): void => {
-          cleanup();
-          reject(new SdkError(ErrorCode.HarnessCrashed, "stdout closed"));
-        };
-        const onAbort = (): void => {
-          cleanup();
-          reject(signal.reason);
-        };
-        stdout.on("data", onData);
-        stdout.once("end", onEnd);
-        // A harness that exits before anyone reads its stdout (a native binary failing at once) has
-        // that stream drained by Node on exit: its 'end' came and went, so its exit says it instead.
-        void this.exited.then(() => {
-          if (!settled) onEnd();
-        });
-        if (signal.aborted) onAbort();
-        else signal.addEventListener("abort", onAbort, { once: true });
-      });
+      // A harness that exits before anyone reads its stdout (a native binary failing at once) has
+      // that stream drained by Node on exit: its 'end' came and went, so its exit says it instead.
+      const reply = await reader.readFirstMessage(stdout, { signal, ended: this.exited });
+      if (reply === undefined) throw new SdkError(ErrorCode.HarnessCrashed, "stdout closed");
       const config = decodeHandshakeOutput(reply);
       const port = config.port;
       if (!(port > 0 && port < 65_536)) {
@@ -187,7 +152,7 @@ export class HarnessProcess {
       stdout.resume();
       return { port, apiKey: config.apiKey };
     } catch (error) {
-      throw await this.#handshakeFailure(error, received, reader.pendingBytes, signal);
+      throw await this.#handshakeFailure(error, reader.receivedBytes, reader.pendingBytes, signal);
     }
   }
 

@@ -1,3 +1,4 @@
+import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { create } from "@bufbuild/protobuf";
 import { ErrorCode, SdkError } from "../errors.js";
@@ -58,6 +59,47 @@ describe("LengthPrefixedReader", () => {
     const [message] = reader.push(chunk);
     chunk.fill(0);
     expect(message).toEqual(bytes(5, 6));
+  });
+});
+
+describe("LengthPrefixedReader.readFirstMessage", () => {
+  it("reads a Node stream up to its first whole message, split anywhere, and stops listening", async () => {
+    const stream = new PassThrough();
+    const reader = new LengthPrefixedReader();
+    const reading = reader.readFirstMessage(stream);
+    const framed = new Uint8Array([...frameLengthPrefixed(bytes(1, 2, 3)), 9]);
+    stream.write(framed.subarray(0, 3));
+    stream.write(framed.subarray(3));
+    expect(await reading).toEqual(bytes(1, 2, 3));
+    expect(reader.receivedBytes).toBe(8);
+    expect(reader.pendingBytes).toBe(1);
+    expect([stream.listenerCount("data"), stream.listenerCount("end"), stream.listenerCount("error")]).toEqual([0, 0, 0]);
+  });
+
+  it("resolves undefined when the stream or `ended` ends it first, with what came counted", async () => {
+    const stream = new PassThrough();
+    const reader = new LengthPrefixedReader();
+    const reading = reader.readFirstMessage(stream);
+    stream.end(bytes(5, 0, 0, 0, 1));
+    expect(await reading).toBeUndefined();
+    expect([reader.receivedBytes, reader.pendingBytes]).toEqual([5, 5]);
+    expect(await new LengthPrefixedReader().readFirstMessage(new PassThrough(), { ended: Promise.resolve() })).toBeUndefined();
+  });
+
+  it("rejects with the stream's error, the signal's reason, or ProtocolError for an absurd length", async () => {
+    const failing = new PassThrough();
+    const failed = new LengthPrefixedReader().readFirstMessage(failing);
+    failing.destroy(new Error("EPIPE"));
+    await expect(failed).rejects.toThrow("EPIPE");
+    const controller = new AbortController();
+    const aborted = new LengthPrefixedReader().readFirstMessage(new PassThrough(), { signal: controller.signal });
+    const reason = new Error("stop");
+    controller.abort(reason);
+    await expect(aborted).rejects.toBe(reason);
+    const absurd = new PassThrough();
+    const refused = new LengthPrefixedReader().readFirstMessage(absurd);
+    absurd.write(bytes(0xff, 0xff, 0xff, 0xff));
+    await expect(refused).rejects.toMatchObject({ code: ErrorCode.ProtocolError });
   });
 });
 

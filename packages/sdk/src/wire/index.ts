@@ -15,5 +15,5 @@ export {
   decodeInitializeConversationEvent,
   encodeInitializeConversationEvent,
 } from "./frames.js";
-export { frameLengthPrefixed, LengthPrefixedReader, MAX_HANDSHAKE_BYTES } from "./length-prefixed.js";
+export { frameLengthPrefixed, LengthPrefixedReader, MAX_HANDSHAKE_BYTES, type ByteEventStream, type ReadFirstMessageOptions } from "./length-prefixed.js";
 export { encodeInputConfig, decodeInputConfig, encodeOutputConfig, decodeOutputConfig } from "./handshake.js";
