@@ -35,7 +35,7 @@ export {
   type HarnessSource,
 } from "./subprocess/discover-harness.js";
 export type { HarnessExit } from "./subprocess/harness-process.js";
-export { wsWebSocketAdapter, type WsWebSocketClass } from "./socket/ws-adapter.js";
+export { wsWebSocketAdapter, type WsWebSocketAdapterOptions, type WsWebSocketClass } from "./socket/ws-adapter.js";
 export { connectHarnessSocket, type ConnectHarnessSocketOptions } from "./socket/connect-harness-socket.js";
 export { createHarnessGateway, type HarnessGateway, type HarnessGatewayOptions, type HarnessGatewayTarget } from "./gateway/harness-gateway.js";
 export { GATEWAY_TOKEN_PROTOCOL_PREFIX, type OriginPolicy, type TokenPolicy } from "./gateway/gateway-auth.js";

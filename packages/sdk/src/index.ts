@@ -23,16 +23,8 @@ export * from "./tools/index.js";
 export * from "./triggers/index.js";
 export * from "./telemetry/index.js";
 export * from "./transcript/index.js";
-export {
-  WebSocketTransport,
-  readEnvironment,
-  type WebSocketConnector,
-  type WebSocketConstructor,
-  type WebSocketEventLike,
-  type WebSocketLike,
-  type WebSocketPeerClose,
-  type WebSocketTransportOptions,
-} from "./transport/websocket-transport.js";
+export { WebSocketTransport, readEnvironment, type WebSocketConnector, type WebSocketTransportOptions } from "./transport/websocket-transport.js";
+export type { WebSocketConstructor, WebSocketEventLike, WebSocketLike, WebSocketPeerClose } from "./transport/websocket-like.js";
 export { whatwgWebSocketAdapter, type WebSocketAdapter } from "./transport/websocket-adapter.js";
 export type { ConnectStage, Refusal } from "./transport/websocket-errors.js";
 export { createChannelPair, createInMemoryTransport, type InMemoryChannel } from "./transport/in-memory.js";

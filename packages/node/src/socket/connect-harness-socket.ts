@@ -1,7 +1,7 @@
-import { ErrorCode, SdkError, WebSocketTransport, type CallOptions, type Channel, type WebSocketTransportOptions } from "@antigravity-ts/sdk";
+import { ErrorCode, SdkError, WebSocketTransport, type CallOptions, type Channel } from "@antigravity-ts/sdk";
 import { abortError, delay, definedProperties } from "@antigravity-ts/sdk/internal";
 import type { LookupFunction } from "node:net";
-import { wsWebSocketAdapter } from "./ws-adapter.js";
+import { wsWebSocketAdapter, type WsWebSocketAdapterOptions } from "./ws-adapter.js";
 
 const WS_ADAPTER = wsWebSocketAdapter();
 
@@ -24,8 +24,8 @@ export interface ConnectHarnessSocketOptions extends CallOptions {
   attemptTimeoutMs?: number;
   /** Host-name lookup for the sockets (`net.connect`'s option); default `dns.lookup`. */
   lookup?: LookupFunction;
-  /** Decides how the channel's `frames()` ends when the harness drops the socket (see `WebSocketTransportOptions`). */
-  onPeerClose?: WebSocketTransportOptions["onPeerClose"];
+  /** Decides how the channel's `frames()` ends when the harness drops the socket (see `WsWebSocketAdapterOptions`). */
+  onPeerClose?: WsWebSocketAdapterOptions["onPeerClose"];
 }
 
 /**
@@ -41,8 +41,8 @@ export async function connectHarnessSocket(options: ConnectHarnessSocketOptions)
   const hosts = options.hosts ?? ["localhost", "127.0.0.1"];
   const attempts = Math.max(1, options.attempts ?? 5);
   const backoffMs = options.backoffMs ?? 100;
-  const { signal, port, apiKey, onPeerClose } = options;
-  const adapter = options.lookup === undefined ? WS_ADAPTER : wsWebSocketAdapter(undefined, { lookup: options.lookup });
+  const { signal, port, apiKey, lookup, onPeerClose } = options;
+  const adapter = lookup === undefined && onPeerClose === undefined ? WS_ADAPTER : wsWebSocketAdapter(undefined, { lookup, onPeerClose });
   const deadline = options.timeoutMs === undefined ? undefined : Date.now() + options.timeoutMs;
   let lastError: SdkError | undefined;
   for (let attempt = 0; attempt < attempts; attempt++) {
@@ -50,7 +50,7 @@ export async function connectHarnessSocket(options: ConnectHarnessSocketOptions)
       const remaining = deadline === undefined ? Infinity : deadline - Date.now();
       if (remaining <= 0) throw deadlineError(port, lastError);
       // `env: {}`: the harness's own port and key, never ANTIGRAVITY_HARNESS_* of this process.
-      const transport = new WebSocketTransport({ host, port, apiKey, env: {}, adapter, closeTimeoutMs: SOCKET_CLOSE_TIMEOUT_MS, ...definedProperties({ onPeerClose }) });
+      const transport = new WebSocketTransport({ host, port, apiKey, env: {}, adapter, closeTimeoutMs: SOCKET_CLOSE_TIMEOUT_MS });
       try {
         return await transport.connect({ timeoutMs: Math.min(remaining, options.attemptTimeoutMs ?? 10_000), ...definedProperties({ signal }) });
       } catch (error) {

@@ -1,5 +1,5 @@
-import type { ConnectStage, Refusal, WebSocketAdapter, WebSocketLike } from "@antigravity-ts/sdk";
-import { closeSocket } from "@antigravity-ts/sdk/internal";
+import type { ConnectStage, Refusal, SdkError, WebSocketAdapter, WebSocketLike, WebSocketPeerClose } from "@antigravity-ts/sdk";
+import { closeSocket, definedProperties } from "@antigravity-ts/sdk/internal";
 import type { IncomingMessage } from "node:http";
 import type { LookupFunction } from "node:net";
 import { WebSocket } from "ws";
@@ -13,19 +13,35 @@ const REFUSAL_BODY_WAIT_MS = 200;
  */
 export type WsWebSocketClass = new (url: string, protocols: string[], options: { headers: Record<string, string>; maxPayload: number; perMessageDeflate: boolean; lookup?: LookupFunction }) => unknown;
 
+/** Options of {@link wsWebSocketAdapter}. */
+export interface WsWebSocketAdapterOptions {
+  /** Host-name lookup for the sockets it opens (`net.connect`'s option); default `dns.lookup`. */
+  lookup?: LookupFunction | undefined;
+  /**
+   * Decides how a channel's `frames()` ends when the peer closes the socket without `close()`
+   * having been called (`WebSocketAdapter.onPeerClose`); e.g. the subprocess transport turns a drop
+   * into `HarnessCrashed` when its child died. Default: `close.error`.
+   */
+  onPeerClose?: ((close: WebSocketPeerClose) => SdkError | undefined | Promise<SdkError | undefined>) | undefined;
+}
+
 /**
  * The {@link WebSocketAdapter} over `ws`, which `@antigravity-ts/node` registers on import: the
  * key travels in the upgrade's headers, no frame-size cap (protocol §4: large tool results), no
  * compression; `terminate()` drops a socket at once; a refused upgrade's HTTP status and the start
  * of its body reach the error message; a connect that times out tells the TCP stage from the upgrade.
- * `connection.lookup` replaces the host-name lookup of every socket it opens (`net.connect`'s option).
+ * `options.lookup` replaces the host-name lookup of every socket it opens (`net.connect`'s option);
+ * `options.onPeerClose` decides how a channel's `frames()` ends when the peer drops its socket.
  *
  * @example
  * new WebSocketTransport({ url, adapter: wsWebSocketAdapter() });
  */
-export function wsWebSocketAdapter(WebSocketClass?: WsWebSocketClass, connection: { lookup?: LookupFunction } = {}): WebSocketAdapter {
+export function wsWebSocketAdapter(WebSocketClass?: WsWebSocketClass, options: WsWebSocketAdapterOptions = {}): WebSocketAdapter {
   const Class = (WebSocketClass ?? WebSocket) as unknown as typeof WebSocket;
+  const connection = definedProperties({ lookup: options.lookup });
+  const { onPeerClose } = options;
   return {
+    ...(onPeerClose === undefined ? {} : { onPeerClose }),
     open: (url, protocols, headers) => {
       const socket = new Class(url, [...protocols], { headers: { ...headers }, maxPayload: 0, perMessageDeflate: false, ...connection });
       // An 'error' with no listener crashes `ws`'s EventEmitter (e.g. the "closed before the

@@ -1,5 +1,6 @@
 import type { ConnectStage, Refusal } from "./websocket-errors.js";
-import type { WebSocketConstructor, WebSocketLike } from "./websocket-transport.js";
+import type { SdkError } from "../errors.js";
+import type { WebSocketConstructor, WebSocketLike, WebSocketPeerClose } from "./websocket-like.js";
 
 const CLOSED = 3;
 
@@ -22,6 +23,13 @@ export interface WebSocketAdapter {
    * Absent where the runtime hides refusals (browsers).
    */
   watchRefusal?(socket: WebSocketLike, onRefusal: (refusal: Refusal) => void): void;
+  /**
+   * Decides how a channel's `frames()` ends when its socket closes without `close()` having been
+   * called: return (or resolve to) the error it throws, or `undefined` to end it normally. Absent:
+   * `close.error`. The node package's subprocess transport uses it to turn a drop into
+   * `HarnessCrashed` when its child died (`wsWebSocketAdapter`'s `onPeerClose` option).
+   */
+  onPeerClose?(close: WebSocketPeerClose): SdkError | undefined | Promise<SdkError | undefined>;
 }
 
 /** Deno's own WebSocket takes `{ protocols, headers }` as its second argument (browsers cannot send headers). */

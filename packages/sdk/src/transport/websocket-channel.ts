@@ -4,7 +4,8 @@ import { linkSignal, raceSignal } from "../util/abort.js";
 import { AsyncQueue } from "../util/async-queue.js";
 import type { Channel } from "./transport.js";
 import { peerCloseError, redactUrl, stageDeadlineError } from "./websocket-errors.js";
-import type { WebSocketEventLike, WebSocketLike, WebSocketTransportOptions } from "./websocket-transport.js";
+import type { WebSocketAdapter } from "./websocket-adapter.js";
+import type { WebSocketEventLike, WebSocketLike } from "./websocket-like.js";
 
 const OPEN = 1;
 const CLOSED = 3;
@@ -16,9 +17,8 @@ export interface ChannelOptions {
   readonly closeTimeoutMs: number;
   /** See `WebSocketTransportOptions.initTimeoutMs`; `0`/`Infinity`: none. */
   readonly initTimeoutMs: number;
-  readonly onPeerClose: WebSocketTransportOptions["onPeerClose"];
-  /** Drops the socket at once (the transport's adapter); never throws. */
-  readonly terminate: (socket: WebSocketLike) => void;
+  /** The transport's adapter: drops the socket at once, and may decide how a peer's close ends `frames()`. */
+  readonly adapter: WebSocketAdapter;
 }
 
 /**
@@ -87,7 +87,7 @@ export class WebSocketChannel implements Channel {
       if (this.#answered || this.#closing !== undefined) return;
       this.#timedOut = true;
       this.#queue.fail(stageDeadlineError(this.#options.url, "init", ms, "initTimeoutMs"));
-      this.#options.terminate(this.#socket);
+      this.#options.adapter.terminate(this.#socket);
     }, ms);
   }
 
@@ -103,14 +103,14 @@ export class WebSocketChannel implements Channel {
     try {
       this.#socket.close(1000);
     } catch {
-      this.#options.terminate(this.#socket);
+      this.#options.adapter.terminate(this.#socket);
       return;
     }
     const link = linkSignal({ timeoutMs: this.#options.closeTimeoutMs, ...options });
     try {
       await raceSignal(this.#closed, link.signal);
     } catch {
-      this.#options.terminate(this.#socket); // the peer did not answer the close frame in time
+      this.#options.adapter.terminate(this.#socket); // the peer did not answer the close frame in time
     } finally {
       link.dispose();
     }
@@ -125,10 +125,10 @@ export class WebSocketChannel implements Channel {
     const code = event.code ?? 1006;
     const reason = event.reason ?? "";
     const error = peerCloseError(this.#url, code, reason);
-    const decide = this.#options.onPeerClose;
-    if (decide === undefined) return this.#end(error);
+    const { adapter } = this.#options;
+    if (adapter.onPeerClose === undefined) return this.#end(error);
     // A close() while the owner decides ends the stream normally: end() wins over a later fail().
-    void (async () => decide({ code, reason, error }))().then(
+    void (async () => adapter.onPeerClose?.({ code, reason, error }))().then(
       (decided) => this.#end(decided),
       (cause: unknown) => this.#end(SdkError.from(cause, ErrorCode.ConnectionClosed)),
     );

@@ -1,5 +1,5 @@
 import { ErrorCode, SdkError } from "../errors.js";
-import type { WebSocketEventLike } from "./websocket-transport.js";
+import type { WebSocketEventLike } from "./websocket-like.js";
 
 /**
  * Where a connection to a harness stopped making progress: `connect` (no TCP connection, or the

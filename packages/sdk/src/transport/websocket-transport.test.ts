@@ -5,7 +5,9 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { WebSocket, WebSocketServer } from "ws";
 import { ErrorCode, SdkError } from "../errors.js";
 import type { Channel } from "./transport.js";
-import { WebSocketTransport, type WebSocketConstructor } from "./websocket-transport.js";
+import { whatwgWebSocketAdapter } from "./websocket-adapter.js";
+import type { WebSocketConstructor } from "./websocket-like.js";
+import { WebSocketTransport } from "./websocket-transport.js";
 
 const KEY = "k3y";
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -144,7 +146,7 @@ describe("WebSocketTransport", () => {
     expect(seen).toEqual(["last words"]);
   });
 
-  it("lets onPeerClose decide how frames() ends when the peer closes, but not after close()", async () => {
+  it("lets the adapter's onPeerClose decide how frames() ends when the peer closes, but not after close()", async () => {
     let mode: "normal" | "crash" | "hold" = "normal";
     const server = await startServer((ws) => {
       if (mode === "normal") ws.close(1000, "bye");
@@ -155,9 +157,12 @@ describe("WebSocketTransport", () => {
       port: server.port,
       apiKey: KEY,
       env: {},
-      onPeerClose: async (close) => {
-        seen.push({ code: close.code, reason: close.reason, error: close.error?.code });
-        return new SdkError(ErrorCode.HarnessCrashed, `decided for code ${close.code}`);
+      adapter: {
+        ...whatwgWebSocketAdapter(WebSocket as unknown as WebSocketConstructor),
+        onPeerClose: async (close) => {
+          seen.push({ code: close.code, reason: close.reason, error: close.error?.code });
+          return new SdkError(ErrorCode.HarnessCrashed, `decided for code ${close.code}`);
+        },
       },
     });
     const normal = await transport.connect();
@@ -177,7 +182,8 @@ describe("WebSocketTransport", () => {
     expect(seen).toHaveLength(2);
 
     mode = "crash";
-    const failing = await new WebSocketTransport({ port: server.port, apiKey: KEY, env: {}, onPeerClose: () => Promise.reject(new Error("owner failed")) }).connect();
+    const adapter = { ...whatwgWebSocketAdapter(WebSocket as unknown as WebSocketConstructor), onPeerClose: () => Promise.reject(new Error("owner failed")) };
+    const failing = await new WebSocketTransport({ port: server.port, apiKey: KEY, env: {}, adapter }).connect();
     await expect(read(failing, 1)).rejects.toMatchObject({ code: ErrorCode.ConnectionClosed, message: "owner failed" });
   });
 

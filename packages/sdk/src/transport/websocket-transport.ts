@@ -8,43 +8,13 @@ import { connectError, redactUrl, stageDeadlineError, type Offered, type Refusal
 import { DefaultWebSocket } from "./websocket-transport-default.js";
 import { registeredWebSocketAdapter, whatwgWebSocketAdapter, type WebSocketAdapter } from "./websocket-adapter.js";
 import { errorText } from "../error-text.js";
-
-/** The event shapes a {@link WebSocketLike} delivers (DOM `MessageEvent`/`CloseEvent`/`ErrorEvent`, `ws`'s twins). */
-export interface WebSocketEventLike {
-  readonly data?: unknown;
-  readonly code?: number;
-  readonly reason?: string;
-  readonly message?: string;
-  readonly error?: unknown;
-}
-
-/** The part of the WHATWG `WebSocket` the transport uses; browsers, Deno, workerd and `ws` all have it. */
-export interface WebSocketLike {
-  readonly readyState: number;
-  binaryType: string;
-  send(data: string): void;
-  close(code?: number, reason?: string): void;
-  addEventListener(type: "open" | "message" | "error" | "close", listener: (event: WebSocketEventLike) => void): void;
-  removeEventListener(type: "open" | "message" | "error" | "close", listener: (event: WebSocketEventLike) => void): void;
-}
-
-/** A `WebSocket` constructor. The third argument carries `{ headers }` where the implementation takes it (`ws`); browsers ignore it. */
-export type WebSocketConstructor = new (url: string, protocols?: string | string[], options?: Record<string, unknown>) => WebSocketLike;
+import type { WebSocketConstructor, WebSocketEventLike, WebSocketLike } from "./websocket-like.js";
 
 /**
  * Opens an already-connected socket, for runtimes that upgrade through `fetch` (workerd:
  * `fetchUpgradeWebSocket`). The socket must not have dispatched any message event yet.
  */
 export type WebSocketConnector = (url: string, headers: Readonly<Record<string, string>>, options: CallOptions) => Promise<WebSocketLike>;
-
-/** How the peer ended a channel's socket, for {@link WebSocketTransportOptions.onPeerClose}. */
-export interface WebSocketPeerClose {
-  /** The close code; 1006 when the connection dropped without a close frame. */
-  readonly code: number;
-  readonly reason: string;
-  /** What `frames()` throws by default: `ConnectionClosed`, or `undefined` for code 1000 (a normal end). */
-  readonly error: SdkError | undefined;
-}
 
 /** Options of {@link WebSocketTransport}. Unset values come from the environment where there is one. */
 export interface WebSocketTransportOptions {
@@ -66,7 +36,7 @@ export interface WebSocketTransportOptions {
    * in browsers, Deno and workerd).
    */
   WebSocket?: WebSocketConstructor;
-  /** How sockets are opened and dropped; wins over `WebSocket`. See {@link WebSocketAdapter}. */
+  /** How sockets are opened and dropped, and how a peer's close ends `frames()`; wins over `WebSocket`. See {@link WebSocketAdapter}. */
   adapter?: WebSocketAdapter;
   /** Connects instead of the constructor (e.g. `fetchUpgradeWebSocket` on Cloudflare Workers). */
   connect?: WebSocketConnector;
@@ -86,12 +56,6 @@ export interface WebSocketTransportOptions {
    * and the socket is dropped. Default 30000 ms; `0` or `Infinity`: no limit.
    */
   initTimeoutMs?: number;
-  /**
-   * Decides how `frames()` ends when the socket closes without `close()` having been called:
-   * return (or resolve to) the error it throws, or `undefined` to end it normally. Default:
-   * `close.error`. E.g. the subprocess transport turns a drop into `HarnessCrashed` when its child died.
-   */
-  onPeerClose?: (close: WebSocketPeerClose) => SdkError | undefined | Promise<SdkError | undefined>;
   /**
    * Re-open the socket after an unexpected close and resume the session by id (protocol §5
    * RESUME), with bounded exponential backoff; off by default. See docs/runtimes.md "Reconnect"
@@ -164,8 +128,7 @@ export class WebSocketTransport implements Transport {
         url: this.url,
         closeTimeoutMs: this.#options.closeTimeoutMs ?? 1_000,
         initTimeoutMs: this.#options.initTimeoutMs ?? DEFAULT_INIT_TIMEOUT_MS,
-        onPeerClose: this.#options.onPeerClose,
-        terminate: adapter.terminate,
+        adapter,
       };
       if (this.#options.connect !== undefined) {
         const opening = this.#options.connect(this.url, this.#headers, { signal: link.signal });
