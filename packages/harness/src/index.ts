@@ -11,7 +11,7 @@ export { parseCliArgs, CliUsageError, USAGE, type HarnessCliOptions, type Listen
 export { generateApiKey } from "./server/auth.js";
 export { installCrashGuard } from "./crash-guard.js";
 export { createLogger, type Logger, type LoggerOptions } from "./log.js";
-export { createFileSessionStore, createMemorySessionStore, StorageError, type MemorySessionStoreOptions, type SessionStore, type StoredSession } from "./loop/session-store.js";
+export { createFileSessionStore, createMemorySessionStore, StorageError, type MemorySessionStoreOptions, type SessionStore, type StoredSession } from "./loop/stored-sessions.js";
 export { createScriptedProvider, type ScriptedProviderOptions } from "./providers/scripted.js";
 export { DEMO_SCRIPT, DEMO_NOTICE } from "./providers/demo-script.js";
 export { loadScriptFile, parseScript, ScriptError, type ScriptFile, type ScriptTurn, type ScriptCall, type ScriptToolCall } from "./providers/script-format.js";

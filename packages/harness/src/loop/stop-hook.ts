@@ -1,6 +1,6 @@
 import type { TrajectoryStateUpdate_StopReason as StopReason } from "@antigravity-ts/sdk/wire";
 import { LifecycleHook } from "@antigravity-ts/sdk/internal";
-import type { SessionState } from "./session-state.js";
+import type { SessionState } from "./state.js";
 import { SYSTEM_MESSAGE_PREFIX } from "./model-transcript.js";
 import type { TurnScope } from "./turn-scope.js";
 

@@ -1,5 +1,5 @@
 import type { OutputChannel, OutputEventInit } from "./output-channel.js";
-import { StepHandle, type StepDeltas, type StepFields, type StepLedger } from "../step-builder.js";
+import { StepHandle, type StepDeltas, type StepFields, type StepLedger } from "../step-ledger.js";
 
 /** Work that must finish when a turn stops early; `send` reaches the client only on a halt. */
 export type StopHandler = (send: (event: OutputEventInit) => boolean) => void;

@@ -4,7 +4,7 @@ import type { ClientFrame, ClientPort } from "../loop/client-port.js";
 import { createLogger, type Logger } from "../log.js";
 import type { ScriptFile } from "../providers/script-format.js";
 import { SessionHost } from "../session/session-host.js";
-import { createMemorySessionStore, type SessionStore } from "../loop/session-store.js";
+import { createMemorySessionStore, type SessionStore } from "../loop/stored-sessions.js";
 import { commandEnvironment } from "../tools/command-env.js";
 
 /** Options of {@link createInMemoryHarness}. */

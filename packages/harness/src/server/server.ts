@@ -1,4 +1,4 @@
-import type { CommandSandboxDefaults } from "../loop/session-config.js";
+import type { CommandSandboxDefaults } from "../loop/settings.js";
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { Duplex } from "node:stream";
 import { LogThrottle } from "@antigravity-ts/sdk/internal";
@@ -8,7 +8,7 @@ import { compileIpv6Check } from "./compile-ipv6-check.js";
 import type { Logger } from "../log.js";
 import type { ScriptFile } from "../providers/script-format.js";
 import { SessionHost } from "../session/session-host.js";
-import type { SessionStore } from "../loop/session-store.js";
+import type { SessionStore } from "../loop/stored-sessions.js";
 import { killAllChildren } from "../tools/process-registry.js";
 import { wsClientPort } from "./ws-client-port.js";
 

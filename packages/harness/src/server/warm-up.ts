@@ -1,6 +1,6 @@
 import { AsyncQueue, encodeOutputFrame, tryDecodeInitFrame } from "@antigravity-ts/sdk/internal";
 import type { ClientFrame, ClientPort } from "../loop/client-port.js";
-import { createMemorySessionStore } from "../loop/session-store.js";
+import { createMemorySessionStore } from "../loop/stored-sessions.js";
 import { createLogger } from "../log.js";
 import { SessionHost } from "../session/session-host.js";
 

@@ -1,11 +1,11 @@
 import type { ClientPort } from "../loop/client-port.js";
-import type { CommandSandboxDefaults } from "../loop/session-config.js";
+import type { CommandSandboxDefaults } from "../loop/settings.js";
 import type { Logger } from "../log.js";
 import type { ScriptFile } from "../providers/script-format.js";
 import { HarnessSession } from "./session.js";
 import { CloseCode, type SessionDependencies } from "./session-init.js";
 import { SessionRegistry } from "./session-registry.js";
-import type { SessionStore } from "../loop/session-store.js";
+import type { SessionStore } from "../loop/stored-sessions.js";
 import { ToolWorkerPool } from "../tools/tool-pool.js";
 import { definedProperties } from "@antigravity-ts/sdk/internal";
 

@@ -4,11 +4,11 @@ import { HarnessConfig_SessionContinuationMode as ContinuationMode, createMessag
 import type { Logger } from "../log.js";
 import type { ScriptFile } from "../providers/script-format.js";
 import { ProviderConfigError, selectProvider } from "../providers/select-provider.js";
-import { resolveSessionSettings, type SettingsDefaults } from "../loop/session-config.js";
-import { SessionState } from "../loop/session-state.js";
+import { resolveSessionSettings, type SettingsDefaults } from "../loop/settings.js";
+import { SessionState } from "../loop/state.js";
 import { readStoredSteps } from "../loop/stored-steps.js";
 import { SessionBusyError, SessionRegistry, type SessionClaim } from "./session-registry.js";
-import { CASCADE_ID_PATTERN, StorageError, type SessionStore } from "../loop/session-store.js";
+import { CASCADE_ID_PATTERN, StorageError, type SessionStore } from "../loop/stored-sessions.js";
 import { unhonouredConfigFields } from "./unhonoured-config.js";
 
 /** What every session of a server shares. */

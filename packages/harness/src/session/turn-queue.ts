@@ -4,10 +4,10 @@ import type { Logger } from "../log.js";
 import { runTurn, type TurnInput } from "../loop/agent-loop.js";
 import { TRIGGER_PREFIX } from "../loop/model-transcript.js";
 import type { OutputChannel } from "../loop/output-channel.js";
-import type { SessionState } from "../loop/session-state.js";
+import type { SessionState } from "../loop/state.js";
 import { TurnScope } from "../loop/turn-scope.js";
 import { mediaByteLength } from "../model/media.js";
-import { systemErrorStep } from "../step-builder.js";
+import { systemErrorStep } from "../step-ledger.js";
 import { MAX_PROMPT_BYTES, userInputMedia, userInputText } from "./read-user-input.js";
 import { CloseCode } from "./session-init.js";
 

@@ -1,5 +1,5 @@
 import type { HarnessSideTools, MessageInitShape, UserQuestionsRequestSchema, UserQuestionsResponse } from "@antigravity-ts/sdk/wire";
-import type { StepFields } from "../step-builder.js";
+import type { StepFields } from "../step-ledger.js";
 import type { SandboxPolicy } from "./command-launch.js";
 import type { WorkspaceRoots } from "./workspace-paths.js";
 

@@ -1,6 +1,6 @@
 import { TrajectoryStateUpdate_StopReason as StopReason } from "@antigravity-ts/sdk/internal";
 import type { ModelUsage } from "../model/provider.js";
-import type { SessionBudget } from "./session-config.js";
+import type { SessionBudget } from "./settings.js";
 
 /** Calls a session made, counted when they are dispatched (a halted or failed call counts). Stored with the session. */
 export interface SessionCalls {

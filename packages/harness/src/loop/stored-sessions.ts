@@ -5,7 +5,7 @@ import path from "node:path";
 import type { JsonValue } from "@bufbuild/protobuf";
 import { createLogger, type Logger } from "../log.js";
 import type { ModelMessage, ModelUsage } from "../model/provider.js";
-import type { SessionCalls } from "./session-budget.js";
+import type { SessionCalls } from "./budget.js";
 import { emptyUsage } from "../model/usage.js";
 import { readStoredSteps } from "./stored-steps.js";
 

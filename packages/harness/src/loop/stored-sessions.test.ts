@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLogger } from "../log.js";
-import { createFileSessionStore, MAX_SESSION_FILE_BYTES, StorageError, type StoredSession } from "./session-store.js";
+import { createFileSessionStore, MAX_SESSION_FILE_BYTES, StorageError, type StoredSession } from "./stored-sessions.js";
 
 const session = (cascadeId: string, text: string): StoredSession => ({
   version: 1,

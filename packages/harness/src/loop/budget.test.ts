@@ -1,7 +1,7 @@
 import { TrajectoryStateUpdate_StopReason as StopReason } from "@antigravity-ts/sdk/wire";
 import { describe, expect, it } from "vitest";
-import { modelCallStop, toolCallStop } from "./session-budget.js";
-import type { SessionBudget } from "./session-config.js";
+import { modelCallStop, toolCallStop } from "./budget.js";
+import type { SessionBudget } from "./settings.js";
 import { emptyUsage } from "../model/usage.js";
 
 const none: SessionBudget = { maxModelCalls: 0, maxToolCalls: 0, maxInputTokens: 0, maxOutputTokens: 0, maxTotalTokens: 0, forwardLooking: false };
