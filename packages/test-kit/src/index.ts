@@ -1,8 +1,8 @@
 /**
  * The workspace's private test kit (never published, like connect-es's conformance kit): one of
  * each helper the test suites share — the harness launcher, the scripted-harness environment,
- * the process probe, `deferred()`, wire `StepUpdate` builders, the policy precedence cases and the
- * transport-independent end-to-end suite.
+ * the process probe, `deferred()`, wire `StepUpdate` builders, the policy precedence cases, the
+ * transport-independent end-to-end suite and the connection conformance runner.
  * @module
  */
 export { deferred, type Deferred } from "./deferred.js";
@@ -26,3 +26,15 @@ export { customToolStep, stepUpdate, stepUpdateFromJson, textStep, type StepPlac
 export { defineE2ESuite, type E2EContext, type MakeTransport } from "./e2e-suite.js";
 export { silentTcpServer, type SilentTcpServer } from "./silent-tcp-server.js";
 export { PRECEDENCE_CASES, type PrecedenceCase, type PrecedenceRule } from "./precedence-cases.js";
+export {
+  CONFORMANCE_PROMPTS,
+  CONFORMANCE_SCRIPT,
+  HARNESS_CONNECTION_KNOWN_FAILURES,
+  LATE_MARKER,
+  defineConnectionConformance,
+  harnessConformanceSubject,
+  lateStepTransport,
+  writeConformanceScript,
+  type ClosableConformanceSubject,
+  type ConnectionConformanceOptions,
+} from "./connection-conformance.js";

@@ -12,3 +12,4 @@ export { ToolRunner, toToolResponse, type ClientToolResult } from "../tools/tool
 export { DEFAULT_COMPACTION_SUMMARY, HookRunner, type PreToolOutcome } from "../hooks/hook-runner.js";
 export { TriggerRunner, type TriggerRunnerOptions } from "../triggers/trigger-runner.js";
 export { GenAiAttributes, SessionTelemetry, type SessionTelemetryOptions, type TelemetrySource } from "./session-telemetry.js";
+export { LOCALHARNESS_CAPABILITIES, type ConnectionCapabilities, type HookKind } from "./capabilities.js";
