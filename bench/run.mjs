@@ -7,7 +7,7 @@
 import { spawn, spawnSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { ensureDist } from "../packages/node/scripts/ensure-dist.mjs";
+import { ensureDist } from "@antigravity-ts/test-kit/ensure-dist";
 import { measureCancelLatency } from "./measure-cancel.mjs";
 import { measureFirstPrewarmedStart, measureHeapPerStep, measureStartToReady } from "./measure-sdk.mjs";
 import { measureScale } from "./measure-scale.mjs";

@@ -1,5 +1,5 @@
 // The packages' entry points, shared by rollup.config.mjs (the build) and
-// packages/node/scripts/ensure-dist.mjs (the staleness check before `npm start` and `npm run bench`).
+// packages/test-kit/src/ensure-dist.mjs (the staleness check before `npm start` and `npm run bench`).
 
 /**
  * Entry points per package: output name -> source file. Every `exports` target and `bin` of the

@@ -5,7 +5,7 @@
 //   npm start                    the quick start
 //   npm start -- --interactive   a REPL
 //   npm start -- "your prompt"   one turn
-import { ensureDist } from "../packages/node/scripts/ensure-dist.mjs";
+import { ensureDist } from "@antigravity-ts/test-kit/ensure-dist";
 
 const dim = (text) => (process.stderr.isTTY && !process.env.NO_COLOR ? `\x1b[2m${text}\x1b[0m` : text);
 const built = await ensureDist({ log: (line) => process.stderr.write(`${dim(line)}\n`) });

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
-import { isStale, rollupBuild } from "../../node/scripts/ensure-dist.mjs";
+import { isStale, rollupBuild } from "./ensure-dist.mjs";
 import { harnessEnv } from "./harness-launcher.js";
 
 /** Root of the repository (this file is packages/test-kit/src/). */

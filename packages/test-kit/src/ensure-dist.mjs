@@ -2,6 +2,8 @@
 // `npm start` and `npm run bench` work on a fresh clone right after `npm ci`. It runs the real
 // build (rollup.config.mjs, JavaScript only: no declarations), so worker entries, subpath entries
 // and chunks are exactly those of `npm run build`; the entry list is scripts/build-entries.mjs.
+// Reached as `@antigravity-ts/test-kit/ensure-dist` (bench/run.mjs, scripts/quickstart.mjs); the
+// test kit's own launcher of the reference harness shares its staleness check and build.
 import { execFile } from "node:child_process";
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
