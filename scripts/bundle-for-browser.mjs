@@ -33,15 +33,17 @@ export const runtimeConditions = {
  * SDK's full frame decoder, fetched on the first frame its fast reader leaves undecided).
  * `fromSource` bundles the TypeScript sources (the "antigravity-source" condition) instead of the
  * built dist, so `startInputBytes` names the source modules: what `bundle-size.mjs --modules` lists.
+ * `splitting: false` makes one file, as a bundler without code splitting would: the lazily
+ * imported parts are inlined and counted at start.
  * @returns {Promise<{ code: string, startCode: string, minifiedBytes: number, gzipBytes: number, lazyMinifiedBytes: number, lazyGzipBytes: number, inputs: string[], startInputs: string[], startInputBytes: Record<string, number>, imports: string[] }>}
  */
-export async function bundleForBrowser(entry, { runtime = "browser", minify = true, fromSource = false } = {}) {
+export async function bundleForBrowser(entry, { runtime = "browser", minify = true, fromSource = false, splitting = true } = {}) {
   const input = typeof entry === "string" ? { contents: entry } : entry;
   const result = await build({
     ...(input.file !== undefined ? { entryPoints: [input.file] } : { stdin: { contents: input.contents, resolveDir: repoRoot, sourcefile: "entry.mjs", loader: "js" } }),
     outdir: "out",
     bundle: true,
-    splitting: true,
+    splitting,
     write: false,
     format: "esm",
     platform: "browser",
