@@ -19,9 +19,10 @@ export const packages = {
       storage: "src/storage/index.ts",
       internal: "src/internal/index.ts",
       testing: "src/testing/index.ts",
+      replay: "src/replay/index.ts",
     },
   },
-  node: { entries: { index: "src/index.ts", internal: "src/internal.ts", "not-node": "src/not-node.ts" }, noTypes: ["not-node"] },
+  node: { entries: { index: "src/index.ts", internal: "src/internal.ts", replay: "src/replay/index.ts", "not-node": "src/not-node.ts" }, noTypes: ["not-node"] },
   harness: { entries: { index: "src/index.ts", bin: "src/bin.ts" }, noTypes: ["bin"], bundled: ["bin"] },
   cli: { entries: { index: "src/index.ts", cli: "src/cli.ts" }, noTypes: ["cli"] },
 };

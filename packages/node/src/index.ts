@@ -23,6 +23,7 @@ export {
   SubprocessChannel,
   createSubprocessTransport,
   type ClientInfoInit,
+  type HarnessHandshake,
   type SubprocessTransportOptions,
 } from "./subprocess/subprocess-transport.js";
 export {

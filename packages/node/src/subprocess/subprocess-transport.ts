@@ -159,7 +159,7 @@ export class SubprocessTransport implements Transport {
       const handshakeLink = linkSignal({ signal, timeoutMs: handshakeTimeoutMs });
       try {
         const endpoint = await harness.handshake(input, handshakeLink.signal);
-        return { harness, endpoint, storage, lookup };
+        return { harness, endpoint, storage, lookup, input };
       } finally {
         handshakeLink.dispose();
       }
@@ -179,6 +179,7 @@ export class SubprocessTransport implements Transport {
       const peer = { closed: false };
       const socket = await this.#openSocket(started, signal, peer);
       return new SubprocessChannel(socket, harness, {
+        handshake: { input: started.input, output: started.endpoint },
         storageDirectory: storage.path,
         ownsStorage: storage.owned,
         shutdownTimeoutMs: this.#options.shutdownTimeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS,
@@ -253,6 +254,14 @@ interface StartedHarness {
   storage: Storage;
   /** Answers for `localhost` from a resolution made while the harness booted. */
   lookup: LookupFunction;
+  /** The `InputConfig` the handshake wrote. */
+  input: HarnessHandshake["input"];
+}
+
+/** The stdio handshake of a harness (protocol §3): the `InputConfig` written and the `OutputConfig` read. */
+export interface HarnessHandshake {
+  readonly input: { readonly storageDirectory: string; readonly clientInfo: Required<ClientInfoInit>; readonly env: Readonly<Record<string, string>> };
+  readonly output: HarnessEndpoint;
 }
 
 /** Kills a started harness and removes its temporary storage. */
@@ -288,6 +297,7 @@ function crashError(harness: HarnessProcess, exit: HarnessExit, closeCode: numbe
 
 /** Options the transport hands to its channel. */
 interface SubprocessChannelInit {
+  handshake: HarnessHandshake;
   storageDirectory: string;
   ownsStorage: boolean;
   shutdownTimeoutMs: number;
@@ -303,6 +313,11 @@ interface SubprocessChannelInit {
 export class SubprocessChannel implements Channel, AsyncDisposable {
   /** The `storage_directory` sent in the handshake. */
   readonly storageDirectory: string;
+  /**
+   * The handshake that started this harness (protocol §3), for a trace recorder
+   * (`recordingTransport` of `@antigravity-ts/sdk/replay`, which redacts its key and environment).
+   */
+  readonly handshake: HarnessHandshake;
   readonly #socket: Channel;
   readonly #harness: HarnessProcess;
   readonly #init: SubprocessChannelInit;
@@ -312,6 +327,7 @@ export class SubprocessChannel implements Channel, AsyncDisposable {
 
   constructor(socket: Channel, harness: HarnessProcess, init: SubprocessChannelInit) {
     this.storageDirectory = init.storageDirectory;
+    this.handshake = init.handshake;
     this.#socket = socket;
     this.#harness = harness;
     this.#init = init;
