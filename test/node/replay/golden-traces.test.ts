@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { checkJsonSchema } from "@antigravity-ts/sdk/internal";
 import { replayTransport } from "@antigravity-ts/sdk/replay";
 import { SCENARIOS, TRACE_WORKSPACE, USER_SCENARIO, withChangedToolResult, type TraceScenario } from "../../traces/scenarios.js";
 
@@ -9,6 +10,38 @@ import { SCENARIOS, TRACE_WORKSPACE, USER_SCENARIO, withChangedToolResult, type 
 // test/workerd, test/browser).
 
 const read = (scenario: TraceScenario): string => readFileSync(new URL(`../../traces/localharness/${scenario.name}.ndjson`, import.meta.url), "utf8");
+
+type Schema = { [key: string]: unknown };
+const SCHEMA = JSON.parse(readFileSync(new URL("../../../docs/trace.schema.json", import.meta.url), "utf8")) as { version: number; $defs: Record<string, Schema> };
+
+/** A branch of docs/trace.schema.json in the keywords checkJsonSchema knows: `$ref` resolved, `const` as a one-value `enum`. */
+function plain(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(plain);
+  if (schema === null || typeof schema !== "object") return schema;
+  const s = schema as Schema;
+  if (typeof s["$ref"] === "string") return plain(SCHEMA.$defs[s["$ref"].replace("#/$defs/", "")]);
+  return Object.fromEntries(Object.entries(s).map(([key, value]) => (key === "const" ? ["enum", [value]] : [key, plain(value)])));
+}
+
+/** The problems of one trace line: the header, or the event branch its `kind` picks. */
+function lineProblems(line: Record<string, unknown>, first: boolean): string[] {
+  if (first) return checkJsonSchema(line, plain(SCHEMA.$defs["header"]));
+  const branch = (SCHEMA.$defs["event"]?.["oneOf"] as Schema[]).find((b) => (b["properties"] as Record<string, Schema>)["kind"]?.["const"] === line["kind"]);
+  if (branch === undefined) return [`no branch for kind ${String(line["kind"])}`];
+  return checkJsonSchema(line, plain(branch));
+}
+
+describe("docs/trace.schema.json", () => {
+  it.each(SCENARIOS.map((s) => [s.name, s] as const))("describes every line of the golden trace %s", (_name, scenario) => {
+    const lines = read(scenario)
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(SCHEMA.version).toBe(lines[0]?.["version"]);
+    expect(lines.flatMap((line, i) => lineProblems(line, i === 0).map((problem) => `line ${i + 1}: ${problem}`))).toEqual([]);
+    expect(lineProblems({ ...lines[1], kind: "frame", from: "server" }, false)).not.toEqual([]); // the check can fail
+  });
+});
 
 describe.each(SCENARIOS)("golden trace $name", (scenario) => {
   it(`replays ${scenario.description}`, async () => {

@@ -1,5 +1,5 @@
 import { parseArgs, type ParseArgsConfig } from "node:util";
-import { MID_TURN_SEMANTICS, type MidTurnSemantics } from "@antigravity-ts/sdk";
+import { MID_TURN_SEMANTICS, type MidTurnSemantics, type TransportFactory } from "@antigravity-ts/sdk";
 import { errorText } from "@antigravity-ts/sdk/internal";
 
 /** What the `antigravity` command was asked to do. */
@@ -17,6 +17,8 @@ export interface CliOptions {
   color?: boolean;
   /** `--mid-turn`: what a message sent while a turn runs does (ndjson mode; default queue). */
   midTurn?: MidTurnSemantics;
+  /** Set by `antigravity record`: wraps the transport of every agent the command builds (record.ts). */
+  wrapTransport?: (factory: TransportFactory) => TransportFactory;
 }
 
 /** A command line we cannot run; the message says how to fix it. */
@@ -47,6 +49,10 @@ Options:
   --verbose             show the harness's log (stderr)
   --no-color            plain output (also NO_COLOR=1)
   -h, --help, --version
+
+antigravity record --out FILE [--url URL] -- <arguments above>
+                        runs antigravity with those arguments and writes the trace of its
+                        sessions to FILE (docs/testing.md; antigravity record --help)
 
 Model: the reference harness runs an offline scripted demo model unless GEMINI_API_KEY
 (or ANTIGRAVITY_MODEL_PROVIDER, see docs/model-providers.md) is set.`;

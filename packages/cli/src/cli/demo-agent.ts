@@ -1,5 +1,5 @@
 import { resolve } from "node:path";
-import { allow, confirmRunCommand, defineTool, type AskUserHandler, type ConversationStore, type ToolCall } from "@antigravity-ts/sdk";
+import { allow, confirmRunCommand, defineTool, type AskUserHandler, type ConversationStore, type ToolCall, type TransportFactory } from "@antigravity-ts/sdk";
 import { Agent, subprocessTransportFactory } from "@antigravity-ts/node";
 import type { CliOptions } from "./cli-args.js";
 import { definedProperties } from "@antigravity-ts/sdk/internal";
@@ -40,10 +40,15 @@ export function buildDemoAgent(options: DemoAgentOptions): Agent {
     .tool(getWeather)
     .policies(confirmRunCommand(options.confirmRunCommand), allow("get_weather"))
     .workspaces(resolve(cli.workspace ?? process.cwd()))
-    .transport(subprocessTransportFactory(definedProperties({ onStderr: options.onStderr, harnessPath: cli.harnessPath, saveDir: options.saveDir })));
+    .transport(recorded(cli, subprocessTransportFactory(definedProperties({ onStderr: options.onStderr, harnessPath: cli.harnessPath, saveDir: options.saveDir }))));
   const continued = options.continueConversation;
   if (continued !== undefined) builder = builder.conversationId(continued.conversationId).sessionContinuationMode("createOrResume").conversationStore(continued.store);
   return builder.build();
+}
+
+/** `factory`, recorded when the command runs under `antigravity record`. */
+function recorded(cli: CliOptions, factory: TransportFactory): TransportFactory {
+  return cli.wrapTransport === undefined ? factory : cli.wrapTransport(factory);
 }
 
 /** The command line a `run_command` call would run, for display and policy checks. */
