@@ -80,6 +80,16 @@ describe("@antigravity-ts/sdk entry points (built)", () => {
     expect(rootExports["parseConversationSnapshot"]).toBeTypeOf("function");
   });
 
+  it("serves the wire-trace recorder and replay from /replay, not from the root (issue 29), and Node's file sink from @antigravity-ts/node/replay", async () => {
+    const rootExports = await load("index.js");
+    const replay = await load("replay.js");
+    const functions = ["recordingTransport", "replayTransport", "compareTraces", "parseTrace", "createMemoryTraceSink"];
+    expect(functions.filter((name) => typeof replay[name] !== "function")).toEqual([]);
+    expect(functions.filter((name) => name in rootExports)).toEqual([]);
+    const nodeReplay = (await import(join(root, "packages/node/dist/replay.js"))) as Record<string, unknown>;
+    expect([...functions, "fileTraceSink", "readTraceFile"].filter((name) => typeof nodeReplay[name] !== "function")).toEqual([]);
+  });
+
   it("serves the continuation functions from /continuation, not from the root (issue 14: a paused turn loads them)", async () => {
     const rootExports = await load("index.js");
     const continuation = await load("continuation.js");
