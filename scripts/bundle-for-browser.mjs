@@ -2,7 +2,7 @@
 // export conditions, built dist — never the "antigravity-source" condition) and reports what it reached.
 // Shared by scripts/bundle-size.mjs and test/built/no-node-imports.test.ts.
 import { gzipSync } from "node:zlib";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 
@@ -55,7 +55,9 @@ export async function bundleForBrowser(entry, { runtime = "browser", minify = tr
     absWorkingDir: repoRoot,
   });
   const outputs = result.metafile.outputs;
-  const entryPath = Object.keys(outputs).find((path) => outputs[path].entryPoint !== undefined);
+  // The entry's own output: esbuild marks every dynamically imported chunk as an entry point too.
+  const entryPoint = input.file !== undefined ? relative(repoRoot, input.file) : "entry.mjs";
+  const entryPath = Object.keys(outputs).find((path) => outputs[path].entryPoint === entryPoint);
   if (entryPath === undefined) throw new Error("esbuild produced no entry chunk");
   const textOf = (path) => {
     const file = result.outputFiles.find((f) => f.path === join(repoRoot, path));

@@ -30,6 +30,11 @@ export const ErrorCode = {
   NotFound: "NotFound",
   /** A quota or rate limit refused the call (HTTP 429). Retryable after a pause. */
   ResourceExhausted: "ResourceExhausted",
+  /**
+   * What an option asks for, the wire the agent uses cannot do (`details.option`, `details.wire`):
+   * refused at `build()`/`start()`, never dropped silently. Not retryable: change the option or the wire.
+   */
+  Unsupported: "Unsupported",
 } as const;
 
 /** One of the {@link ErrorCode} values. */

@@ -1,6 +1,8 @@
 export * from "./step.js";
 export type { CallOptions } from "./call-options.js";
 export type { Prompt, PromptPart } from "./prompt.js";
+// `declare global` of AsyncDisposable for consumers on older libs; a declarations file, kept in the published types by this export.
+export type { AsyncDisposableLike } from "./global-disposable.js";
 export * from "./errors.js";
 export type * from "./connection/connection.js";
 export * from "./conversation/index.js";

@@ -13,10 +13,7 @@ import { WAIT_MS } from "./harness-launcher.js";
  * {@link ConnectionConformanceOptions.knownFailures}, so fixing the bug flips them to a failure
  * that says to remove the entry.
  */
-export const HARNESS_CONNECTION_KNOWN_FAILURES: Readonly<Record<string, string>> = {
-  "isIdle is true once disconnect ended a running turn":
-    "HarnessConnection.#shutdown ends the running turn but never clears its IdleGate's busy flag (IdleGate.fail rejects the waiters only), so isIdle stays false after the close",
-};
+export const HARNESS_CONNECTION_KNOWN_FAILURES: Readonly<Record<string, string>> = {};
 
 /** A conformance subject the test closes after its check. */
 export interface ClosableConformanceSubject extends ConnectionConformanceSubject {

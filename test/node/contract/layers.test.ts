@@ -13,7 +13,7 @@ const repo = fileURLToPath(new URL("../../../", import.meta.url));
 
 /** Lowest layer first; nodes in one layer may import each other only without a cycle. */
 const SDK_LAYERS: readonly (readonly string[])[] = [
-  ["gen", "errors", "error-text", "defined-properties", "call-options"],
+  ["gen", "errors", "error-text", "defined-properties", "call-options", "global-disposable"],
   ["util"],
   ["wire"],
   ["step", "prompt", "usage"],
@@ -158,6 +158,26 @@ const PACKAGES: readonly (readonly [string, readonly (readonly string[])[]])[] =
 describe.each(PACKAGES)("packages/%s/src", (name, layers) => {
   it("imports only sideways without a cycle, or down", () => {
     expect(unexplained(layerProblems(join(repo, "packages", name, "src"), layers))).toEqual([]);
+  });
+});
+
+// Issue 24: the connection is a protocol pipe (it knows nothing of agents, continuations or the
+// conversation above it), and the streaming session is built on the conversation's public API.
+describe("packages/sdk/src, the thin middle", () => {
+  const src = join(repo, "packages", "sdk", "src");
+  const edges = folderEdges(src, new Set(SDK_LAYERS.flat()));
+
+  it("connection/ imports nothing from agent/, continuation/, conversation/ or session/", () => {
+    const above = new Set(["agent", "continuation", "conversation", "session"]);
+    expect(edges.filter((e) => e.from === "connection" && above.has(e.to)).map((e) => `${e.file} imports ${e.specifier}`)).toEqual([]);
+  });
+
+  it("session/ uses only the conversation's public API (Conversation, ChatStream, its events)", () => {
+    const publicModules = new Set(["conversation/conversation.js", "conversation/chat-stream.js", "conversation/chat-events.js"]);
+    const reached = edges.filter(
+      (e) => e.from === "session" && (e.to === "connection" || (e.to === "conversation" && !publicModules.has(relative(src, resolve(dirname(join(src, e.file)), e.specifier))))),
+    );
+    expect(reached.map((e) => `${e.file} imports ${e.specifier}`)).toEqual([]);
   });
 });
 

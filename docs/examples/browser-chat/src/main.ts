@@ -109,7 +109,7 @@ async function main(): Promise<void> {
   transcript.subscribe(draw);
   draw(transcript.state);
   // A harness or gateway that goes away shows at once, even while no turn runs.
-  agent.connection.onClosed((reason) => transcript.connectionClosed(reason));
+  agent.connection.onClosed?.((reason) => transcript.connectionClosed(reason));
   ui.prompt.focus();
   let stream: ChatStream | undefined;
 

@@ -15,9 +15,7 @@ export async function readInputConfig(stdin: Readable): Promise<HandshakeInput> 
     // Rejects with ProtocolError for a length past MAX_HANDSHAKE_BYTES: the client is not speaking §3.
     const message = await reader.readFirstMessage(stdin);
     if (message === undefined) {
-      throw new Error(
-        `stdin closed before a complete InputConfig arrived (${reader.receivedBytes} bytes received); the client must write a u32-LE length and a binary InputConfig (protocol §3)`,
-      );
+      throw new Error(`stdin closed before a complete InputConfig arrived (${reader.receivedBytes} bytes received); the client must write a u32-LE length and a binary InputConfig (protocol §3)`);
     }
     return decodeHandshakeInput(message);
   } finally {

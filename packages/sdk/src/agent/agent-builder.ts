@@ -1,3 +1,5 @@
+import { assertCapabilities } from "./capability-check.js";
+import type { ConnectionStrategy } from "./connection-strategy.js";
 import type { CapabilitiesOptions, BuiltinTool } from "../config/builtin-tools.js";
 import type { AgentBehaviorOption, BudgetOptions, CompactionOptions, HarnessConfigOptions, SessionContinuationMode } from "../config/harness-config.js";
 import type { SystemInstructionsOption } from "../config/system-instructions.js";
@@ -246,6 +248,15 @@ export class AgentBuilder<State extends BuilderState = false> {
     return this.#with({ transport });
   }
 
+  /**
+   * How the agent reaches its runtime (`localHarness(transport)`, and the ACP and hosted wires'
+   * strategies). Options the wire cannot honour are refused at `build()` with `Unsupported`,
+   * naming the option and the wire. Exclusive with {@link transport}, its localharness shorthand.
+   */
+  connection(strategy: ConnectionStrategy): AgentBuilder<State> {
+    return this.#with({ connection: strategy });
+  }
+
   /** Receives frames the SDK could not decode (default: `console.warn`). */
   onProtocolError(handler: NonNullable<AgentOptions["onProtocolError"]>): AgentBuilder<State> {
     return this.#with({ onProtocolError: handler });
@@ -277,11 +288,13 @@ export class AgentBuilder<State extends BuilderState = false> {
   build(this: CallAllowAllReadOnlyOrPoliciesBeforeBuild): Agent<OutputOf<State>> {
     const builder: AgentBuilder<BuilderState> = this;
     if (builder.#options.policies === undefined) throw new SdkError(ErrorCode.InvalidArgument, NO_POLICY_MESSAGE);
-    return builder.#newAgent(builder.#options, builder.#defaults) as Agent<OutputOf<State>>;
+    return builder.buildUnchecked() as Agent<OutputOf<State>>;
   }
 
   /** The agent, with or without a chosen policy (none means `confirmRunCommand()`). */
   buildUnchecked(): Agent<OutputOf<State>> {
+    // What the chosen wire cannot do fails here, not at start() (start() checks again for agents made without a builder).
+    if (this.#options.connection !== undefined) assertCapabilities(this.#options, this.#options.connection.capabilities);
     return this.#newAgent(this.#options, this.#defaults) as Agent<OutputOf<State>>;
   }
 }

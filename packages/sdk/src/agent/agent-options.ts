@@ -1,5 +1,7 @@
 import type { HarnessConfigOptions } from "../config/harness-config.js";
 import type { LocalPathResolver } from "../config/workspace-path.js";
+import type { ConnectionStrategy } from "./connection-strategy.js";
+import type { ResumeGuard } from "../continuation/consumed-confirmations.js";
 import type { ContinuationSecret } from "../continuation/continuation-signing.js";
 import type { ConversationStore } from "../conversation/conversation-store.js";
 import type { SdkError } from "../errors.js";
@@ -60,8 +62,10 @@ export interface AgentOptions extends HarnessConfigOptions {
   triggers?: readonly Trigger[];
   /** Policies in declaration order; nested lists are flattened. Unset: `confirmRunCommand()`. */
   policies?: readonly PolicyLike[];
-  /** A transport, or a factory called at `start()`. Unset: the builder's default. */
+  /** A transport, or a factory called at `start()`: the localharness shorthand of `connection: localHarness(transport)`. Unset: the builder's default. */
   transport?: Transport | TransportFactory;
+  /** How the agent reaches its runtime: the wire and what it can do ({@link ConnectionStrategy}). Exclusive with `transport`. */
+  connection?: ConnectionStrategy;
   /** Steps kept in the conversation's history (default 10,000; 0 = unlimited). */
   maxHistorySize?: number;
   /** Where the conversation is persisted: restored at `start()`, saved after every turn. */
@@ -73,6 +77,12 @@ export interface AgentOptions extends HarnessConfigOptions {
    * WebCrypto, at least 32 bytes; docs/continuations.md). Without it continuations are unsigned.
    */
   continuationSecret?: ContinuationSecret;
+  /**
+   * Refuses a second resume of one continuation (`agent.resume`); default: one guard shared by
+   * the agents of this process. Give a {@link ResumeGuard} backed by a shared store to refuse
+   * replays across processes too (docs/continuations.md).
+   */
+  resumeGuard?: ResumeGuard;
   /** Receives the SDK's warnings (and, from `@antigravity-ts/node`, the harness's stderr lines). Default: `console`. */
   logger?: Logger;
   /** An OpenTelemetry `Tracer`: the session gets GenAI spans (`invoke_agent`, `chat`, `execute_tool`). */

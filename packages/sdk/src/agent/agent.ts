@@ -2,8 +2,11 @@ import { buildHarnessConfig } from "../config/harness-config.js";
 import { activeBuiltinTools, WRITE_TOOLS } from "../config/builtin-tools.js";
 import { normalizeWorkspacePath, type LocalPathResolver } from "../config/workspace-path.js";
 import type { ConfirmTool } from "../connection/harness-connection-options.js";
+import type { TurnOutcome } from "../connection/turn.js";
 import type { SandboxStatus } from "../connection/connection.js";
-import { createHarnessConnection, type HarnessConnection } from "../connection/harness-connection.js";
+import type { Connection } from "../connection/connection.js";
+import { assertCapabilities } from "./capability-check.js";
+import { localHarness, type ConnectionStrategy } from "./connection-strategy.js";
 import { Conversation } from "../conversation/conversation.js";
 import { ErrorCode, SdkError } from "../errors.js";
 import { definedProperties } from "../defined-properties.js";
@@ -15,7 +18,6 @@ import { confirmRunCommand, flattenPolicies, type Policy } from "../policies/pol
 import type { SessionTelemetry } from "../connection/session-telemetry.js";
 import { isStandardSchema, type StandardSchemaV1 } from "../tools/standard-schema.js";
 import { ToolRunner } from "../tools/tool-runner.js";
-import type { Transport } from "../transport/transport.js";
 import { readEnvironment, WebSocketTransport } from "../transport/websocket-transport.js";
 import type { TriggerRunner } from "../triggers/trigger-runner.js";
 import type { ChatStream } from "../conversation/chat-stream.js";
@@ -81,7 +83,8 @@ export class Agent<Output = unknown> {
    */
   async resume(continuation: unknown, decision: ResumeDecision, options: CallOptions = {}): Promise<ResumedTurn<Output>> {
     const { resumeContinuation } = await import("./resume.js");
-    return resumeContinuation((target, call) => this.#start(call, target), continuation, decision, this.options.continuationSecret, options);
+    const guard = this.options.resumeGuard ?? (await import("../continuation/consumed-confirmations.js")).processResumeGuard;
+    return resumeContinuation((target, call) => this.#start(call, target), continuation, decision, this.options.continuationSecret, guard, options);
   }
 
   async #start(options: CallOptions, resume?: ResumeTarget): Promise<StartedAgent<Output>> {
@@ -96,23 +99,13 @@ export class Agent<Output = unknown> {
       throw error;
     }
     this.#started = true;
-    const { config, transport, tools, hooks, policies, triggers, telemetry, logger } = session;
+    const { config, strategy, tools, hooks, policies, triggers, telemetry, logger } = session;
     telemetry?.startSession();
-    let connection: HarnessConnection;
+    let connection: Connection;
     let started: StartedAgent<Output> | undefined;
     try {
-      connection = await createHarnessConnection({
-        transport,
-        config,
-        tools,
-        policies,
-        confirmTool: confirmWith(policies, hooks),
-        ...definedProperties({ hooks, onProtocolError: o.onProtocolError, logger, telemetry, continuationSecret: o.continuationSecret }),
-        ...(resume === undefined ? {} : { heldConfirmations: resume.heldConfirmations }),
-        // A deferred confirmation ends the turn; the session closes and the harness holds the call (docs/continuations.md).
-        onConfirmationDeferred: () => void started?.stop().catch(() => undefined),
-        ...options,
-      });
+      const confirmTool = confirmWith(policies, hooks, resume?.heldConfirmation);
+      connection = await strategy.connect({ config, tools, hooks, policies, confirmTool, logger, telemetry, onProtocolError: o.onProtocolError, transportContext: this.#transportContext() }, options);
     } catch (error) {
       if (resume === undefined) this.#started = false; // nothing is running: the agent may try again
       telemetry?.endSession(error);
@@ -127,6 +120,11 @@ export class Agent<Output = unknown> {
         ...(isStandardSchema(o.responseSchema) ? { structuredOutput: o.responseSchema as StandardSchemaV1<unknown, Output> } : {}),
         ...definedProperties({ maxHistorySize: o.maxHistorySize }),
         ...(logger === undefined ? {} : { onSaveError: (error: SdkError) => logger.warn(`could not save the conversation: ${error.message}`) }),
+        ...definedProperties({ continuationSecret: o.continuationSecret }),
+        // A deferred confirmation ended the turn: the session closes and the harness holds the call (docs/continuations.md).
+        onTurnEnded: (outcome: TurnOutcome) => {
+          if (outcome.awaitingConfirmation !== undefined) queueMicrotask(() => void started?.stop().catch(() => undefined));
+        },
       };
       // Seed 002: restore what the store holds for this session; save after every turn.
       const conversation = o.conversationStore === undefined ? new Conversation<Output>(connection, history) : await Conversation.load<Output>(connection, { ...history, store: o.conversationStore });
@@ -166,22 +164,31 @@ export class Agent<Output = unknown> {
     // directory) describe this machine, so they go only to the runtime's own harness: no transport
     // given, or a factory that starts one. A transport the user points elsewhere (a gateway, a
     // remote harness) gets what the builder says, and the harness keeps its own defaults.
-    const ownHarness = o.transport === undefined || (typeof o.transport === "function" && o.transport.startsHarness === true);
+    const strategy = this.#strategy(o);
+    assertCapabilities(o, strategy.capabilities);
+    const ownHarness = (o.connection === undefined && o.transport === undefined) || strategy.startsHarness === true;
     const workspaces = workspacesWith(o.workspaces ?? (ownHarness ? this.#defaults.defaultWorkspaces?.() : undefined), this.#defaults.resolveWorkspace);
     const appDataDir = o.appDataDir ?? (ownHarness ? this.#defaults.defaultAppDataDir?.() : undefined);
     const config = buildHarnessConfig({ ...o, ...definedProperties({ workspaces, appDataDir }) }, definedProperties({ tools, hooks, policies, subagentTools: subagentTools.map((tool) => tool.name) }));
     assertSafety(o, policies, hooks);
-    const transport = this.#transport();
     const telemetry = o.tracer === undefined ? undefined : new (await import("../connection/session-telemetry.js")).SessionTelemetry(o.tracer, definedProperties({ parentContext: o.traceContext }));
-    return { config, transport, tools, hooks, policies, triggers, telemetry, logger };
+    return { config, strategy, tools, hooks, policies, triggers, telemetry, logger };
   }
 
-  #transport(): Transport {
-    const chosen = this.options.transport ?? this.#defaults.defaultTransport;
-    if (chosen !== undefined) return typeof chosen === "function" ? chosen(this.#transportContext()) : chosen;
+  /**
+   * The agent's connection strategy: its own, else `.transport(t)`'s localharness shorthand, else
+   * the runtime's default transport, else a harness the environment names (§4).
+   */
+  #strategy(o: AgentOptions): ConnectionStrategy {
+    if (o.connection !== undefined && o.transport !== undefined) {
+      throw new SdkError(ErrorCode.InvalidArgument, "give either connection(...) or transport(...), not both: transport(t) is the shorthand of connection(localHarness(t))");
+    }
+    if (o.connection !== undefined) return o.connection;
+    const chosen = o.transport ?? this.#defaults.defaultTransport;
+    if (chosen !== undefined) return localHarness(chosen);
     // Core default: a harness that is already listening, named by the environment (§4).
     if (readEnvironment("ANTIGRAVITY_HARNESS_HOST") !== undefined || readEnvironment("ANTIGRAVITY_HARNESS_PORT") !== undefined) {
-      return new WebSocketTransport();
+      return localHarness(new WebSocketTransport());
     }
     throw new SdkError(
       ErrorCode.FailedPrecondition,
@@ -208,14 +215,14 @@ export class Agent<Output = unknown> {
  * const { text } = await agent.chatToCompletion("And now in one line?");
  */
 export class StartedAgent<Output = unknown> implements AsyncDisposable {
-  readonly #connection: HarnessConnection;
+  readonly #connection: Connection;
   readonly #conversation: Conversation<Output>;
   readonly #triggers: TriggerRunner | undefined;
   readonly #telemetry: SessionTelemetry | undefined;
   #stopping: Promise<void> | undefined;
 
   /** @internal Created by {@link Agent.start}. */
-  constructor(connection: HarnessConnection, conversation: Conversation<Output>, triggers?: TriggerRunner, telemetry?: SessionTelemetry) {
+  constructor(connection: Connection, conversation: Conversation<Output>, triggers?: TriggerRunner, telemetry?: SessionTelemetry) {
     this.#connection = connection;
     this.#conversation = conversation;
     this.#triggers = triggers;
@@ -228,7 +235,7 @@ export class StartedAgent<Output = unknown> implements AsyncDisposable {
   }
 
   /** The session's protocol connection. */
-  get connection(): HarnessConnection {
+  get connection(): Connection {
     return this.#connection;
   }
 
@@ -290,7 +297,7 @@ export class StartedAgent<Output = unknown> implements AsyncDisposable {
 /** What {@link Agent}'s `#prepare` builds for a session. */
 interface SessionParts {
   config: HarnessConfig;
-  transport: Transport;
+  strategy: ConnectionStrategy;
   tools: ToolRunner;
   hooks: HookRunner | undefined;
   policies: readonly Policy[];
@@ -324,8 +331,10 @@ function assertSafety(options: AgentOptions, policies: readonly Policy[], hooks:
  * Decides built-in confirmations (§8): the policies' verdict (ASK_USER asks its handler), then
  * the PRE_TOOL hooks. Nothing matching means accept, as upstream does.
  */
-function confirmWith(policies: readonly Policy[], hooks: HookRunner | undefined): ConfirmTool {
+function confirmWith(policies: readonly Policy[], hooks: HookRunner | undefined, held?: string): ConfirmTool {
   return async (call, step) => {
+    // agent.resume answers the confirmation its continuation awaits itself, once it checked it.
+    if (held !== undefined && `${step.trajectoryId}:${step.stepIndex}` === held) return "manual";
     const verdict = await evaluatePolicies(policies, call);
     if (verdict.decision === "deny") return false;
     // An ask-user policy without a handler (deferToUser) defers: the turn pauses (docs/continuations.md).
@@ -334,4 +343,3 @@ function confirmWith(policies: readonly Policy[], hooks: HookRunner | undefined)
     return (await hooks.preToolCall({ ...call, trajectoryId: step.trajectoryId, stepIndex: step.stepIndex })).allow;
   };
 }
-

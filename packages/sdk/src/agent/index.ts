@@ -7,3 +7,5 @@ export { AgentBuilder, type BuilderState, type CallAllowAllReadOnlyOrPoliciesBef
 export type { AgentBuilderDefaults, AgentOptions, ClientInfo, TransportContext, TransportFactory } from "./agent-options.js";
 export { SDK_VERSION, clientInfo } from "./client-info.js";
 export type { ResumeDecision, ResumedTurn } from "./resume.js";
+export { localHarness, type ConnectionRequest, type ConnectionStrategy } from "./connection-strategy.js";
+export type { ConnectionCapabilities, HookKind } from "../connection/capabilities.js";

@@ -4,7 +4,7 @@ import { ErrorCode, SdkError } from "../errors.js";
 import { StepStatus } from "../step.js";
 import type { CallOptions } from "../call-options.js";
 import { linkSignal, raceSignal } from "../util/abort.js";
-import { ConsumedConfirmations, signedCallKey } from "../continuation/consumed-confirmations.js";
+import { signedCallKey, type ResumeGuard } from "../continuation/consumed-confirmations.js";
 import { awaitedCall } from "../continuation/continuation.js";
 import { checkSignedCalls } from "../continuation/signed-calls.js";
 import { verifyContinuation, type ContinuationSecret } from "../continuation/continuation-signing.js";
@@ -30,14 +30,14 @@ export interface ResumedTurn<Output = unknown> {
   stream: ChatStream<Output>;
 }
 
-/** Where {@link resumeContinuation} starts the agent: the conversation, resumed, with the awaited confirmation left to it. */
+/**
+ * Where {@link resumeContinuation} starts the agent: the conversation, resumed, with the awaited
+ * confirmation (`"<trajectoryId>:<stepIndex>"`) left unanswered for resume to answer.
+ */
 export interface ResumeTarget {
   conversationId: string;
-  heldConfirmations: ReadonlySet<string>;
+  heldConfirmation: string;
 }
-
-/** Confirmations resumed by this process (a second resume of one continuation is a replay). */
-const RESUMED = new ConsumedConfirmations();
 
 /** Longest resume waits for the harness to send the held step again, unless `timeoutMs` says otherwise. */
 const DEFAULT_RESUME_TIMEOUT_MS = 30_000;
@@ -55,6 +55,7 @@ export async function resumeContinuation<Output>(
   value: unknown,
   decision: ResumeDecision,
   secret: ContinuationSecret | undefined,
+  guard: ResumeGuard,
   options: CallOptions = {},
 ): Promise<ResumedTurn<Output>> {
   const continuation = await verifyContinuation(value, secret);
@@ -69,9 +70,9 @@ export async function resumeContinuation<Output>(
     );
   }
   const { conversationId } = continuation.payload;
-  RESUMED.consume(await signedCallKey(conversationId, awaited), awaited.stepIndex);
+  await guard.consume(await signedCallKey(conversationId, awaited));
   const key = `${awaited.trajectoryId}:${awaited.stepIndex}`;
-  const agent = await start({ conversationId, heldConfirmations: new Set([key]) }, options);
+  const agent = await start({ conversationId, heldConfirmation: key }, options);
   const link = linkSignal({ timeoutMs: DEFAULT_RESUME_TIMEOUT_MS, ...options });
   try {
     const held = agent.connection.initialHistory.find((step) => step.trajectoryId === awaited.trajectoryId && step.stepIndex === awaited.stepIndex);
@@ -84,8 +85,8 @@ export async function resumeContinuation<Output>(
       );
     }
     checkSignedCalls(continuation, agent.connection.initialHistory);
-    // The connection drops the harness's re-send of the held step; the step's next update, after
-    // the decision, starts the turn here (observed: the conversation exists by now).
+    // The held step's turn: started by the harness's re-send of it (§8), which the agent leaves to
+    // us ("manual"), or else by its next update after the decision. turns() gives it either way.
     const turns = agent.conversation().turns({ signal: link.signal })[Symbol.asyncIterator]();
     const next = turns.next();
     await agent.connection.sendToolConfirmation(awaited.trajectoryId, awaited.stepIndex, decision.approved, options);

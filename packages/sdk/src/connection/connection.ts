@@ -2,7 +2,7 @@ import type { SdkError } from "../errors.js";
 import type { CallOptions } from "../call-options.js";
 import type { Prompt } from "../prompt.js";
 import type { QuestionResponse, Step, StopReason, ToolResult, UsageMetadata } from "../step.js";
-import type { TurnObserver } from "./turn.js";
+import type { Turn, TurnObserver } from "./turn.js";
 
 /** Usage as the harness reports it (protocol §14): the session total and per trajectory. */
 export interface UsageSnapshot {
@@ -65,15 +65,18 @@ export interface Connection {
    */
   retireStepIds?(ids: Iterable<string>): void;
   /**
-   * Starts a turn with a user prompt, after the running turn (if any) is over. Rejects an empty
-   * prompt with `InvalidArgument`; sends nothing when `signal` is already aborted.
+   * Starts a turn with a user prompt, after the running turn (if any) is over, and resolves with
+   * that {@link Turn} once the prompt went out (reported to the observer before). Prompts go out
+   * in call order: this queue is the one gate a prompt passes. Rejects a blank prompt with
+   * `InvalidArgument`; sends nothing when `signal` is already aborted, or aborts while waiting.
    */
-  send(prompt: Prompt, options?: CallOptions): Promise<void>;
+  send(prompt: Prompt, options?: CallOptions): Promise<Turn>;
   /**
    * Step updates of the current turn (the running one, else the last one), from its first step,
    * ending when the turn is over; nothing before the first turn. Throws the turn's `SdkError`
    * (`ExecutionError`, `Canceled`, `ConnectionClosed`, `PermissionDenied` ...) after its last
-   * step. Any number can read at once; breaking out releases only this reader, never the turn.
+   * step. Any number can read at once. Aborting `signal` (or its `timeoutMs`) stops **this
+   * reader** with that error; breaking out releases it too. Neither stops the turn: `halt()` does.
    */
   receiveSteps(options?: CallOptions): AsyncIterable<Step>;
   /** Answers a client-side tool call (normally done by the connection's ToolRunner). */
@@ -82,6 +85,8 @@ export interface Connection {
   sendToolConfirmation(trajectoryId: string, stepIndex: number, accepted: boolean, options?: CallOptions): Promise<void>;
   /** Answers an `ask_question` step (protocol §9). */
   sendQuestionResponse(trajectoryId: string, stepIndex: number, response: QuestionResponse, options?: CallOptions): Promise<void>;
+  /** Resolves when no turn runs (bounded by `signal`/`timeoutMs`); rejects with `ConnectionClosed` once closed. */
+  waitForIdle(options?: CallOptions): Promise<void>;
   /** Asks the harness to stop the current turn (protocol §13). */
   halt(options?: CallOptions): Promise<void>;
   /** Injects a background message into the conversation (protocol §13, `automatedTrigger`). */

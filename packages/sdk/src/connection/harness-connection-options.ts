@@ -11,17 +11,17 @@ import { cloneMessage, createMessage, isMessageOf } from "../wire/plain-message.
 import type { Logger } from "../telemetry/logger.js";
 import type { SessionTelemetry } from "./session-telemetry.js";
 import type { Transport } from "../transport/transport.js";
-import type { ContinuationSecret } from "../continuation/continuation-signing.js";
 
 /**
  * Decides a built-in tool waiting for confirmation (§8): `true` runs it, `false` refuses it,
  * `"defer"` leaves it unanswered and ends the turn with an `awaitingConfirmation` outcome
- * (docs/continuations.md).
+ * (docs/continuations.md), `"manual"` leaves it unanswered and the turn running: the caller
+ * answers it with `sendToolConfirmation`.
  */
 export type ConfirmTool = (call: ToolCall, step: Step) => ConfirmDecision | Promise<ConfirmDecision>;
 
 /** What a {@link ConfirmTool} answers. */
-export type ConfirmDecision = boolean | "defer";
+export type ConfirmDecision = boolean | "defer" | "manual";
 
 /** Options of {@link createHarnessConnection}. `signal`/`timeoutMs` bound connecting and the handshake. */
 export interface HarnessConnectionOptions extends CallOptions {
@@ -41,15 +41,6 @@ export interface HarnessConnectionOptions extends CallOptions {
   policies?: readonly Policy[];
   /** Decides built-in tool confirmations (§8). Default: accept (upstream ≥0.1.6; gating is harness-side). */
   confirmTool?: ConfirmTool;
-  /**
-   * Confirmations (`"<trajectoryId>:<stepIndex>"`) answered by the caller, not by `confirmTool`:
-   * `agent.resume` answers the one its continuation awaits.
-   */
-  heldConfirmations?: ReadonlySet<string>;
-  /** Called once `confirmTool` deferred a confirmation and its turn ended `awaitingConfirmation` (the agent then closes the connection; the harness holds the turn). */
-  onConfirmationDeferred?: () => void;
-  /** Signs the continuations of deferred confirmations (HMAC-SHA-256, docs/continuations.md). */
-  continuationSecret?: ContinuationSecret;
   /** Receives frames that could not be decoded; the reader goes on. Default: `console.warn`. */
   onProtocolError?: (error: SdkError, frame: string) => void;
   /** How long `disconnect()` waits for the session-end hook round trip (§13). Default 5000 ms. */

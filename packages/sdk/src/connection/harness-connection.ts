@@ -12,7 +12,7 @@ import { LifecycleHook } from "../wire/wire-enums.gen.js";
 import type { Connection, SandboxStatus, UsageSnapshot } from "./connection.js";
 import type { QuestionResponse } from "../step.js";
 import { fatalStepError } from "./fatal-step-error.js";
-import { encodeInitFrame, encodeInputFrame } from "./frame-codec.js";
+import { encodeInitFrame, encodeInputFrame } from "../wire/frame-codec.js";
 import { DEFAULT_INITIALIZE_TIMEOUT_MS, awaitInitializeResponse } from "./initialize-response.js";
 import { readFrames } from "./read-frames.js";
 import { IdleGate } from "./idle-gate.js";
@@ -20,9 +20,9 @@ import { backoffDelay, interruptedByDisconnect, resumeConfig, sleep } from "../t
 import { completeConfig, type HarnessConnectionOptions } from "./harness-connection-options.js";
 import { consoleLogger } from "../telemetry/logger.js";
 import { HarnessRequests } from "./harness-requests.js";
-import type { TurnObserver } from "./turn.js";
+import type { Turn, TurnObserver } from "./turn.js";
 import { TurnTracker } from "./turn-tracker.js";
-import { receiveTurnSteps } from "./turn-view.js";
+import { latestTurnView, STEP_MAPPER, viewOf } from "./turn-view.js";
 import { UsageTracker } from "./usage-tracker.js";
 import { toUserInput } from "./user-input.js";
 
@@ -191,14 +191,22 @@ export class HarnessConnection implements Connection {
    * `signal`/`timeoutMs`). Throws `InvalidArgument` for a blank prompt, `ConnectionClosed` once
    * closed; sends nothing when the signal is already aborted.
    */
-  async send(prompt: Prompt, options?: CallOptions): Promise<void> {
-    const input = toUserInput(prompt);
+  send(prompt: Prompt, options?: CallOptions): Promise<Turn> {
+    let input: ReturnType<typeof toUserInput>;
+    try {
+      input = toUserInput(prompt);
+    } catch (error) {
+      return Promise.reject(SdkError.from(error));
+    }
     const run = this.#sendQueue.then(() => this.#send(input, options));
-    this.#sendQueue = run.catch(() => undefined);
-    await run;
+    this.#sendQueue = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    return run;
   }
 
-  async #send(input: ReturnType<typeof toUserInput>, options?: CallOptions): Promise<void> {
+  async #send(input: ReturnType<typeof toUserInput>, options?: CallOptions): Promise<Turn> {
     this.#assertOpen();
     throwIfAborted(options?.signal);
     await this.waitForIdle(options);
@@ -214,6 +222,7 @@ export class HarnessConnection implements Connection {
       this.#idle.setBusy(false);
       throw failure;
     }
+    return turn;
   }
 
   /**
@@ -221,7 +230,11 @@ export class HarnessConnection implements Connection {
    * when the main trajectory is idle (§6.3). Throws the turn's `SdkError` after its last step.
    */
   receiveSteps(options?: CallOptions): AsyncIterable<Step> {
-    return receiveTurnSteps(() => this.#turns.latest, options);
+    return latestTurnView(
+      () => viewOf(this.#turns.latest),
+      () => STEP_MAPPER,
+      options,
+    );
   }
 
   async sendToolResponse(result: ToolResult, options?: CallOptions): Promise<void> {
@@ -446,8 +459,6 @@ export class HarnessConnection implements Connection {
     const step = stepFromUpdate(update);
     if (step.status === StepStatus.WaitingForUser) {
       const key = `${step.trajectoryId}:${step.stepIndex}`;
-      // agent.resume answers a held confirmation itself: the harness's re-send of it (§8) starts no turn here.
-      if (this.#options.heldConfirmations?.has(key) === true) return;
       if (this.#waiting.has(key)) return; // §8: the harness re-sends WAITING steps; answer once
       this.#waiting.add(key);
     } else if (this.#waiting.size > 0) {

@@ -71,7 +71,7 @@ export class HarnessRequests {
     // (upstream `handle_tool_call`) and may change them. Made off the round trip, when the steps are.
     let call: ToolCall | undefined;
     const stepCall = (): ToolCall => (call ??= canonicalToolCall({ id, name, args: parseToolArguments(wire.argumentsJson, { nonObject: "empty" }) }, "arguments"));
-    const answer = (result: ClientToolResult, started: boolean): void => {
+    const answer = (result: ClientToolResult): void => {
       // The harness waits for the answer; the steps are for local readers, so they go second.
       let responseJson: string | undefined;
       try {
@@ -80,19 +80,13 @@ export class HarnessRequests {
         this.#context.send({ event: { case: "toolResponse", value: response } });
       } finally {
         // A result after the turn is over reached no one: the turn closed the call as "(cancelled)".
-        if (!turn.settled) {
-          if (!started) turn.push(activeToolStep(stepCall(), where));
-          turn.push(finishedToolStep(stepCall(), result, where, responseJson));
-        }
+        if (!turn.settled) turn.push(finishedToolStep(stepCall(), result, where, responseJson));
       }
     };
-    this.#spawn(`tool ${name}`, key, () => {
-      const result = this.#runTool({ id, name, args }, turn);
-      // A tool that answered at once is answered first, then its ACTIVE and final steps go into the
-      // turn together; one still running shows its ACTIVE step while readers wait for the result.
-      if (!(result instanceof Promise)) return answer(result, false);
+    this.#spawn(`tool ${name}`, key, async () => {
+      // The call's ACTIVE step while readers wait for the result, then the answer, then its final step.
       turn.push(activeToolStep(stepCall(), where));
-      return result.then((done) => answer(done, true));
+      answer(await this.#runTool({ id, name, args }, turn));
     });
   }
 
@@ -143,8 +137,6 @@ export class HarnessRequests {
     }
     if (update.toolConfirmationRequest !== undefined) {
       const call = step.toolCalls[0] ?? { id: step.id, name: "", args: {} };
-      // A resumed continuation answers this one itself (agent.resume).
-      if (this.#context.options.heldConfirmations?.has(`${trajectoryId}:${stepIndex}`) === true) return;
       const turn = this.#context.currentTurn();
       this.#spawn("tool confirmation", undefined, async () => {
         let accepted = true; // upstream ≥0.1.6 accepts; gating lives in the harness (§8)
@@ -152,19 +144,10 @@ export class HarnessRequests {
         if (confirm !== undefined) {
           try {
             const decision = await confirm(call, step);
+            if (decision === "manual") return; // the caller answers it (sendToolConfirmation)
             if (decision === "defer") {
               // Unanswered on purpose: the turn ends here, the harness holds the call (docs/continuations.md).
-              const options = this.#context.options;
-              turn?.end({
-                awaitingConfirmation: {
-                  conversationId: this.#context.conversationId(),
-                  toolCall: call,
-                  trajectoryId,
-                  stepIndex,
-                  ...(options.continuationSecret === undefined ? {} : { secret: options.continuationSecret }),
-                },
-              });
-              options.onConfirmationDeferred?.();
+              turn?.end({ awaitingConfirmation: { conversationId: this.#context.conversationId(), toolCall: call, trajectoryId, stepIndex } });
               return;
             }
             accepted = decision === true;
@@ -199,7 +182,7 @@ export class HarnessRequests {
   }
 
   /** Runs a client tool call; the result comes back at once when the tool answers at once (no telemetry). */
-  #runTool(call: ToolCall, turn: Turn): ClientToolResult | Promise<ClientToolResult> {
+  async #runTool(call: ToolCall, turn: Turn): Promise<ClientToolResult> {
     const tools = this.#context.options.tools;
     if (tools === undefined) return noSuchTool(call);
     const context = new ToolCallContext({
@@ -210,17 +193,13 @@ export class HarnessRequests {
       sessionSignal: this.#context.sessionSignal,
       turn,
     });
-    const done = (result: ClientToolResult): ClientToolResult => {
-      context.finish();
-      return result;
-    };
-    const failed = (error: unknown): ClientToolResult => done({ id: call.id, name: call.name, error: `Internal SDK error: ${errorText(error)}` });
     try {
       const telemetry = this.#context.options.telemetry;
-      const result = telemetry === undefined ? tools.runNow(call, context) : telemetry.executeTool(call, turn, () => tools.run(call, context));
-      return result instanceof Promise ? result.then(done, failed) : done(result);
+      return await (telemetry === undefined ? tools.run(call, context) : telemetry.executeTool(call, turn, () => tools.run(call, context)));
     } catch (error) {
-      return failed(error);
+      return { id: call.id, name: call.name, error: `Internal SDK error: ${errorText(error)}` };
+    } finally {
+      context.finish();
     }
   }
 

@@ -33,8 +33,9 @@ export class IdleGate {
     });
   }
 
-  /** Fails every waiter with `reason` (the connection closed). */
+  /** Fails every waiter with `reason` (the connection closed): no turn runs any more. */
   fail(reason: SdkError): void {
+    this.#busy = false;
     for (const waiter of this.#waiters.splice(0)) waiter.reject(reason);
   }
 }

@@ -53,10 +53,15 @@ export class TurnTracker {
     return this.#lastStopReason;
   }
 
-  /** Sets the observer (once: `FailedPrecondition` after). */
+  /**
+   * Sets the observer (once: `FailedPrecondition` after). A turn the harness started before (e.g.
+   * the re-sent confirmation of a resumed session, right after the init response) is reported at once.
+   */
   observe(observer: TurnObserver): void {
     if (this.#observer !== undefined) throw observerTaken();
     this.#observer = observer;
+    const running = this.running;
+    if (running !== undefined) observer.turnStarted(running);
   }
 
   /** A turn for a prompt about to be sent (§6.1); stray activity that never became a turn is superseded. */

@@ -41,21 +41,17 @@ export class Interrupt {
     this.#fired?.resolve(reason);
     this.#turn.wake();
   }
-
-  /** An interrupt of `turn` that fires when `signal` aborts; call `dispose` to detach it from the signal. */
-  static fromSignal(turn: Turn, signal: AbortSignal): { interrupt: Interrupt; dispose: () => void } {
-    const interrupt = new Interrupt(turn);
-    const onAbort = (): void => interrupt.fire(abortError(signal));
-    if (signal.aborted) onAbort();
-    else signal.addEventListener("abort", onAbort, { once: true });
-    return { interrupt, dispose: () => signal.removeEventListener("abort", onAbort) };
-  }
 }
 
 /** What a view reads: a turn, and the interrupt that ends its views early. */
 export interface ViewSource {
   turn: Turn;
   interrupt?: Interrupt | undefined;
+}
+
+/** The source of a bare turn (no interrupt of its own), or none. */
+export function viewOf(turn: Turn | undefined): ViewSource | undefined {
+  return turn === undefined ? undefined : { turn };
 }
 
 /** Turns a turn's entries into a view's items. */
@@ -186,28 +182,36 @@ export function observerTaken(): SdkError {
 }
 
 /**
- * `Connection.receiveSteps`: a steps view of the turn `current()` returns at the first `next()`
- * (so a reader made before `send()` reads that turn), bounded by `options`: an abort or timeout
- * ends the view with its error and detaches every listener; the turn goes on.
+ * A view, opened at its first `next()`, of the turn `current()` gives then — the running one,
+ * else the last (none: an empty view; so a reader made before `send()` reads that turn) — from
+ * the turn's start. The one "latest turn" view of the SDK (`Connection.receiveSteps`,
+ * `Conversation.receiveSteps`/`receiveChunks`): aborting `options.signal`, or its `timeoutMs`,
+ * **stops this reader** with that error and detaches every listener; the turn goes on (cancelling
+ * a turn is `Conversation.cancel()` / `ChatStream.abort()`). The source's own interrupt (a
+ * cancel) ends it too. Leaving early leaves only this view.
  */
-export function receiveTurnSteps(current: () => Turn | undefined, options?: CallOptions): AsyncIterable<Step> {
-  let view: AsyncIterableIterator<Step, undefined> | undefined;
-  const open = (): AsyncIterableIterator<Step, undefined> => {
+export function latestTurnView<T>(current: () => ViewSource | undefined, mapper: () => ViewMapper<T>, options?: CallOptions): AsyncIterable<T> {
+  let view: AsyncIterableIterator<T, undefined> | undefined;
+  const open = (): AsyncIterableIterator<T, undefined> => {
     if (view !== undefined) return view;
-    const turn = current();
-    if (turn === undefined) {
+    const source = current();
+    if (source === undefined) {
       throwIfAborted(options?.signal);
       return (view = emptyView());
     }
-    if (options?.signal === undefined && options?.timeoutMs === undefined) return (view = new TurnView({ turn }, STEP_MAPPER));
+    if (options?.signal === undefined && options?.timeoutMs === undefined) return (view = new TurnView(source, mapper()));
     const link = linkSignal(options);
-    const { interrupt, dispose } = Interrupt.fromSignal(turn, link.signal);
-    return (view = new TurnView({ turn, interrupt }, STEP_MAPPER, () => {
-      dispose();
+    const stop = new Interrupt(source.turn);
+    const onAbort = (): void => stop.fire(abortError(link.signal));
+    if (link.signal.aborted) onAbort();
+    else link.signal.addEventListener("abort", onAbort, { once: true });
+    void source.interrupt?.whenFired().then((reason) => stop.fire(reason));
+    return (view = new TurnView({ turn: source.turn, interrupt: stop }, mapper(), () => {
+      link.signal.removeEventListener("abort", onAbort);
       link.dispose();
     }));
   };
-  const iterator: AsyncIterator<Step, undefined> = {
+  const iterator: AsyncIterator<T, undefined> = {
     next: () => {
       try {
         return open().next();

@@ -4,8 +4,16 @@ import { mockStep } from "../testing/mock-step.js";
 import { seededRandom } from "../testing/seeded-random.js";
 import { emptyUsage, StepStatus } from "../step.js";
 import type { Step } from "../step.js";
+import type { CallOptions } from "../call-options.js";
 import { Turn, UsageMark, type TurnOutcome } from "./turn.js";
-import { Interrupt, STEP_MAPPER, TurnView, receiveTurnSteps } from "./turn-view.js";
+import { Interrupt, STEP_MAPPER, TurnView, latestTurnView, viewOf } from "./turn-view.js";
+
+const receiveTurnSteps = (current: () => Turn | undefined, options?: CallOptions) =>
+  latestTurnView(
+    () => viewOf(current()),
+    () => STEP_MAPPER,
+    options,
+  );
 
 async function readAll<T>(iterable: AsyncIterable<T>): Promise<T[]> {
   const out: T[] = [];
@@ -143,7 +151,7 @@ describe("Turn", () => {
   });
 });
 
-describe("TurnView and receiveTurnSteps", () => {
+describe("TurnView and latestTurnView", () => {
   it("an interrupt ends its views at once, even with steps unread; the turn goes on", async () => {
     const turn = new Turn({ solicited: true });
     const interrupt = new Interrupt(turn);
@@ -168,7 +176,7 @@ describe("TurnView and receiveTurnSteps", () => {
     expect(await view.next()).toEqual({ done: true, value: undefined });
   });
 
-  it("receiveTurnSteps reads the turn current at its first next(), bounded by signal and timeout, and detaches its listeners", async () => {
+  it("latestTurnView reads the turn current at its first next(), bounded by signal and timeout, and detaches its listeners", async () => {
     let current: Turn | undefined;
     const reader = receiveTurnSteps(() => current);
     const iterator = reader[Symbol.asyncIterator]();

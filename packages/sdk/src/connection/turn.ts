@@ -1,5 +1,4 @@
 import { ErrorCode, SdkError } from "../errors.js";
-import type { ContinuationSecret } from "../continuation/continuation-signing.js";
 import type { Step, StopReason, ToolCall, UsageMetadata } from "../step.js";
 import { TurnEntries, UsageMark, type TurnEntry } from "./turn-entries.js";
 import type { RetiredStepIds } from "./retired-step-ids.js";
@@ -16,14 +15,15 @@ export interface TurnOutcome {
   readonly awaitingConfirmation?: PausedConfirmation;
 }
 
-/** A deferred confirmation (§8): what the turn's continuation is made from. */
+/**
+ * A confirmation left unanswered on purpose (§8, a `"defer"` decision): the turn ended here and
+ * the harness holds the call. What the agent makes its continuation from.
+ */
 export interface PausedConfirmation {
   readonly conversationId: string;
   readonly toolCall: ToolCall;
   readonly trajectoryId: string;
   readonly stepIndex: number;
-  /** Signs the continuation when set. */
-  readonly secret?: ContinuationSecret;
 }
 
 /**
@@ -145,14 +145,19 @@ export class Turn {
   }
 
   /**
-   * Attaches the recorder, before the first push (a {@link TurnObserver} does it when the turn
-   * starts). One per turn: `FailedPrecondition` otherwise.
+   * Attaches the recorder (a {@link TurnObserver} does it when the turn starts). A turn that
+   * started before anyone observed the connection hands the steps it already has to the recorder
+   * first, in order. One per turn, while it runs: `FailedPrecondition` otherwise.
    */
   record(recorder: TurnRecorder): void {
-    if (this.#recorder !== undefined || this.#entries.length > 0 || this.#outcome !== undefined) {
-      throw new SdkError(ErrorCode.FailedPrecondition, "a turn takes one recorder, attached when it starts");
+    if (this.#recorder !== undefined || this.#outcome !== undefined) {
+      throw new SdkError(ErrorCode.FailedPrecondition, "a turn takes one recorder, attached while it runs");
     }
     this.#recorder = recorder;
+    for (let i = 0; i < this.#entries.length; i++) {
+      const entry = this.#entries.at(i);
+      if (entry !== undefined && !(entry instanceof UsageMark)) recorder.step(entry);
+    }
   }
 
   /**

@@ -235,11 +235,11 @@ describe("signing", () => {
 describe("ConsumedConfirmations", () => {
   it("lets a confirmation be resumed once", () => {
     const consumed = new ConsumedConfirmations();
-    consumed.consume("t", 5);
-    expect(consumed.has("t", 5)).toBe(true);
-    const error = thrown(() => consumed.consume("t", 5));
+    consumed.consume("c/t:5");
+    expect(consumed.has("c/t:5")).toBe(true);
+    const error = thrown(() => consumed.consume("c/t:5"));
     expect(error.code).toBe(ErrorCode.FailedPrecondition);
     expect(error.details["reason"]).toBe("replayed");
-    consumed.consume("t", 6);
+    consumed.consume("c/t:6");
   });
 });

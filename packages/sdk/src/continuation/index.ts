@@ -2,5 +2,5 @@ export { CONTINUATION_VERSION, MAX_CONTINUATION_CHARS, MAX_CONTINUATION_DEPTH, a
 export type { Continuation, ContinuationPayload, PendingToolCall } from "./continuation.js";
 export { MIN_SECRET_BYTES, signContinuation, verifyContinuation } from "./continuation-signing.js";
 export type { ContinuationSecret, WebCryptoKey } from "./continuation-signing.js";
-export { ConsumedConfirmations } from "./consumed-confirmations.js";
+export { ConsumedConfirmations, processResumeGuard, replayed, type ResumeGuard } from "./consumed-confirmations.js";
 export { canonicalJson } from "./canonical-json.js";

@@ -3,12 +3,13 @@ import { STEP_MAPPER, TurnView, type ViewMapper, type ViewSource } from "../conn
 import { ErrorCode, SdkError } from "../errors.js";
 import { StepType } from "../step.js";
 import type { ChatResponse } from "./chat-response.js";
-import type { Step, StreamChunk, UsageMetadata } from "../step.js";
+import type { Step, StopReason, StreamChunk, UsageMetadata } from "../step.js";
 import { eventMapper, type ChatEvent } from "./chat-events.js";
-import { stepToChunks } from "./chunks.js";
+import { chunkMapper, stepToChunks } from "./chunks.js";
 import { serverSentEvents } from "./server-sent-events.js";
 import { validateWithSchema, type StandardSchemaV1 } from "../tools/standard-schema.js";
 import type { TurnPump } from "./turn-pump.js";
+import type { ContinuationSecret } from "../continuation/continuation-signing.js";
 import { definedProperties } from "../defined-properties.js";
 
 /** What a {@link ChatStream} needs from its conversation. */
@@ -17,6 +18,41 @@ export interface ChatStreamHost {
   totalUsage(): Promise<UsageMetadata>;
   /** Validates `ChatResponse.structuredOutput` (the agent's Standard Schema `responseSchema`). */
   readonly structuredOutput?: StandardSchemaV1 | undefined;
+  /** Signs the continuation of a paused turn. */
+  readonly continuationSecret?: ContinuationSecret | undefined;
+}
+
+/** What {@link ChatStream.accepted} resolves with. */
+export interface AcceptedTurn {
+  /** The turn's position in the conversation, from 0 (turns since the last clear). */
+  readonly turnIndex: number;
+  /** The same object for every stream of this turn (`chat()`'s, `turns()`'s): compare turns with it. */
+  readonly key: object;
+}
+
+/** How a turn ended, as {@link ChatStream.outcome} reports it (never a rejection). */
+export interface TurnSummary {
+  /** False when the prompt never went out (then `error` says why, and nothing else is set). */
+  readonly sent: boolean;
+  /** As in {@link AcceptedTurn}. */
+  readonly turnIndex?: number;
+  readonly key?: object;
+  /** The turn's usage. */
+  readonly usage?: UsageMetadata;
+  /** Why the harness stopped it early (budget or quota, §16). */
+  readonly stopReason?: StopReason;
+  /** Why it failed: `Canceled` after `abort()` or a halt, the turn's error, or why the prompt never went out. */
+  readonly error?: SdkError;
+}
+
+/** Options of {@link ChatStream.events}. */
+export interface EventsOptions {
+  /**
+   * Keep reading after `abort()` (or a cancel) to the turn's end as the harness reports it, so an
+   * interrupted turn shows everything it produced (a streaming session's view). Default false:
+   * the view ends at once with `Canceled`.
+   */
+  throughCancel?: boolean;
 }
 
 /**
@@ -66,22 +102,37 @@ export class ChatStream<Output = unknown> implements AsyncIterable<StreamChunk> 
   }
 
   /**
-   * @internal The turn's recorder once its prompt went out (rejects like the views when it never
-   * did): for sessions built on the conversation (`StreamingSession`), which read the turn to
-   * the harness's end even after a cancel and need its index and usage whatever its outcome.
+   * Resolves once the harness took the turn's prompt — its first step arrived, or it ended — with
+   * the turn's index and identity. Rejects when the prompt never went out, or when the harness
+   * refused it (the turn ended before any step with an error of its own, not a cancel's).
    */
-  started(): Promise<TurnPump> {
-    return this.#started;
+  async accepted(): Promise<AcceptedTurn> {
+    const pump = await this.#started;
+    const turn = pump.turn;
+    while (turn.size === 0 && !turn.settled) await turn.changed();
+    const error = turn.outcome?.error;
+    if (turn.size === 0 && error !== undefined && error.code !== ErrorCode.Canceled) throw error;
+    return { turnIndex: pump.index, key: turn };
+  }
+
+  /**
+   * How the turn ended, once the harness reports it over — after `abort()` too, whose halt the
+   * harness confirms. Never rejects: a prompt that never went out resolves `{ sent: false, error }`.
+   */
+  async outcome(): Promise<TurnSummary> {
+    let pump: TurnPump;
+    try {
+      pump = await this.#started;
+    } catch (error) {
+      return { sent: false, error: SdkError.from(error) };
+    }
+    const outcome = await pump.turn.over();
+    return { sent: true, turnIndex: pump.index, key: pump.turn, usage: pump.usage().usage, ...definedProperties({ stopReason: outcome.stopReason, error: outcome.error }) };
   }
 
   /** A view of the turn's chunks (seed 000), from its start. */
   [Symbol.asyncIterator](): AsyncIterator<StreamChunk, undefined> {
-    const seen = new Set<string>();
-    return this.#view<StreamChunk>({
-      map(entry, out) {
-        if (!(entry instanceof UsageMark)) for (const chunk of stepToChunks(entry, seen)) out.push(chunk);
-      },
-    });
+    return this.#view(chunkMapper());
   }
 
   /** A view of the turn's raw step updates, from its start. */
@@ -90,11 +141,11 @@ export class ChatStream<Output = unknown> implements AsyncIterable<StreamChunk> 
   }
 
   /** A view of the turn as {@link ChatEvent}s, from its start, ending with `turnComplete`. */
-  events(): AsyncIterableIterator<ChatEvent, undefined> {
+  events(options: EventsOptions = {}): AsyncIterableIterator<ChatEvent, undefined> {
     let events: ViewMapper<ChatEvent> | undefined; // needs the pump: made when the turn has started
     const source = this.#started.then((pump) => {
       events = eventMapper(pump);
-      return { turn: pump.turn, interrupt: pump.interrupt };
+      return options.throughCancel === true ? { turn: pump.turn } : { turn: pump.turn, interrupt: pump.interrupt };
     });
     return new TurnView(source, {
       map: (entry, out) => events?.map(entry, out),
@@ -117,15 +168,18 @@ export class ChatStream<Output = unknown> implements AsyncIterable<StreamChunk> 
       if (paused !== undefined && pump !== undefined) {
         // Loaded when a turn pauses (a dynamic import): an app that never defers does not download it.
         const { continuationOf } = await import("./paused-turn.js");
-        response.awaitingConfirmation = await continuationOf({
-          paused,
-          turnIndex: pump.index,
-          steps: response.steps,
-          text: response.text,
-          totalUsage: response.usageMetadata,
-          turnUsage: pump.usage().usage,
-          ...definedProperties({ stopReason: response.stopReason }),
-        });
+        response.awaitingConfirmation = await continuationOf(
+          {
+            paused,
+            turnIndex: pump.index,
+            steps: response.steps,
+            text: response.text,
+            totalUsage: response.usageMetadata,
+            turnUsage: pump.usage().usage,
+            ...definedProperties({ stopReason: response.stopReason }),
+          },
+          this.#host.continuationSecret,
+        );
       }
       return response;
     });

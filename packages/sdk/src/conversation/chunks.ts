@@ -1,5 +1,7 @@
 import { StepSource, StepTarget } from "../step.js";
 import type { Step, StreamChunk } from "../step.js";
+import { UsageMark } from "../connection/turn.js";
+import type { ViewMapper } from "../connection/turn-view.js";
 
 /**
  * The chunks one step update contributes to a chunk stream (seed 000 rules):
@@ -30,4 +32,14 @@ export function stepToChunks(step: Step, seenToolCallIds: Set<string>): StreamCh
     chunks.push({ type: "toolCall", toolCall });
   }
   return chunks;
+}
+
+/** A view mapper from a turn's entries to its chunks ({@link stepToChunks}), with a fresh de-duplication set. */
+export function chunkMapper(): ViewMapper<StreamChunk> {
+  const seen = new Set<string>();
+  return {
+    map(entry, out) {
+      if (!(entry instanceof UsageMark)) for (const chunk of stepToChunks(entry, seen)) out.push(chunk);
+    },
+  };
 }

@@ -70,16 +70,18 @@ describe("aborting a chat", () => {
     expect(await conversation.lastTurnUsage()).toEqual({ ...emptyUsage(), totalTokenCount: 3 });
   });
 
-  it("chatToCompletion and receiveSteps honour abort the same way", async () => {
+  it("an abort cancels a chat's turn, but only stops a reader of receiveSteps (as on a Connection)", async () => {
     const { connection, conversation } = setup([
       { steps: [{ content: "x" }], delayMs: LONG },
-      { steps: [{ content: "y" }], delayMs: LONG },
+      { steps: [{ content: "y" }, { content: "z" }], delayMs: 50 },
     ]);
     await expect(conversation.chatToCompletion("one", { timeoutMs: 10 })).rejects.toMatchObject({ code: ErrorCode.DeadlineExceeded });
     expect(connection.sent.halts).toBe(1);
     await conversation.send("two");
     await expect(collect(conversation.receiveSteps({ timeoutMs: 10 }))).rejects.toMatchObject({ code: ErrorCode.DeadlineExceeded });
-    expect(connection.sent.halts).toBe(2);
+    expect(connection.sent.halts).toBe(1);
+    // The turn ran on: a new reader reads it whole.
+    expect((await collect(conversation.receiveSteps())).map((s) => s.content)).toEqual(["y", "z"]);
   });
 
   it("an already aborted signal sends nothing and halts nothing", async () => {

@@ -1,6 +1,7 @@
 import { Mutex } from "async-mutex";
 import type { Connection } from "../connection/connection.js";
-import type { Turn } from "../connection/turn.js";
+import type { Turn, TurnOutcome } from "../connection/turn.js";
+import type { ContinuationSecret } from "../continuation/continuation-signing.js";
 import { ErrorCode, SdkError } from "../errors.js";
 import type { CallOptions } from "../call-options.js";
 import type { ChatResponse } from "./chat-response.js";
@@ -13,10 +14,10 @@ import { restoreSnapshot, SnapshotSaver, takeSnapshot } from "./conversation-per
 import type { ConversationSnapshot } from "./conversation-snapshot.js";
 import { ConversationState } from "./conversation-state.js";
 import type { ConversationStore } from "./conversation-store.js";
-import { assertPromptNotBlank } from "../prompt.js";
-import { SendQueue } from "./send-queue.js";
 import { TurnPump, type PumpHost } from "./turn-pump.js";
-import { receiveLatest, TurnWatchers } from "./turn-readers.js";
+import { TurnWatchers } from "./turn-readers.js";
+import { latestTurnView, STEP_MAPPER } from "../connection/turn-view.js";
+import { chunkMapper } from "./chunks.js";
 
 /** How long an automatic halt (on abort or timeout) may take before the SDK stops waiting for it. */
 const HALT_TIMEOUT_MS = 10_000;
@@ -43,6 +44,10 @@ export interface ConversationOptions<Output = unknown> {
   store?: ConversationStore | undefined;
   /** Receives failures of the automatic saves (default `console.warn`); {@link Conversation.save} rejects instead. */
   onSaveError?: ((error: SdkError) => void) | undefined;
+  /** Signs the continuation of a turn that paused on a deferred confirmation (`final().awaitingConfirmation`; docs/continuations.md). */
+  continuationSecret?: ContinuationSecret | undefined;
+  /** Told how each turn ended, as it ends (before its readers see the end): the agent closes a session whose turn paused. */
+  onTurnEnded?: ((outcome: TurnOutcome) => void) | undefined;
 }
 
 /** Options of {@link Conversation.history}. */
@@ -81,9 +86,10 @@ export class Conversation<Output = unknown> implements AsyncDisposable {
   #latest: TurnPump | undefined;
   /** The latest turn while its usage may still grow with late reports (§14); cleared by `clearHistory`. */
   #revisable: TurnPump | undefined;
-  /** The turn the connection reported during our `connection.send()`. */
-  #solicited: TurnPump | undefined;
-  readonly #sends = new SendQueue();
+  /** The pump of each turn, by the `Turn` the connection reported and `send()` returns. */
+  readonly #pumps = new WeakMap<Turn, TurnPump>();
+  /** Sends whose prompt has not gone out yet (`waitForIdle` waits for them). */
+  readonly #sending = new Set<Promise<unknown>>();
   readonly #watchers = new TurnWatchers();
   readonly #saver: SnapshotSaver | undefined;
 
@@ -101,6 +107,8 @@ export class Conversation<Output = unknown> implements AsyncDisposable {
       totalUsage: () => this.totalUsage(),
       changed: () => this.#saver?.schedule(),
       structuredOutput: options.structuredOutput,
+      continuationSecret: options.continuationSecret,
+      ended: options.onTurnEnded,
     };
     this.#saver = options.store === undefined ? undefined : new SnapshotSaver({ store: options.store, onSaveError: options.onSaveError }, () => this.snapshot());
     // §5: a resumed session starts with the steps the harness replayed (its prompts count as turns).
@@ -134,11 +142,10 @@ export class Conversation<Output = unknown> implements AsyncDisposable {
     try {
       for (;;) {
         throwIfAborted(link.signal);
-        const sending = this.#sends.settled();
-        await raceSignal(sending, link.signal);
+        if (this.#sending.size > 0) await raceSignal(Promise.allSettled([...this.#sending]), link.signal);
         const running = this.#latest;
         if (running !== undefined && !running.turn.settled) await raceSignal(running.turn.over(), link.signal);
-        else if (sending === this.#sends.settled()) return;
+        else if (this.#sending.size === 0) return;
       }
     } finally {
       link.dispose();
@@ -193,26 +200,21 @@ export class Conversation<Output = unknown> implements AsyncDisposable {
 
   /**
    * The step updates of the current turn (the running one, else the last), from its first step,
-   * ending with the turn. Aborting (`signal`, `timeoutMs`) cancels the turn; breaking out only
-   * leaves this reader.
+   * ending with the turn. Aborting (`signal`, `timeoutMs`) stops this reader, as on a
+   * `Connection`; the turn runs on (cancel it with {@link cancel} or `ChatStream.abort()`).
+   * Breaking out only leaves this reader.
    */
   receiveSteps(options?: CallOptions): AsyncIterable<Step> {
-    return receiveLatest(
+    return latestTurnView(
       () => this.#latest,
-      (pump) => this.#streamOf(pump),
+      () => STEP_MAPPER,
       options,
-      (stream) => stream.steps(),
     );
   }
 
   /** {@link receiveSteps} turned into chunks by the seed 000 rules. */
   receiveChunks(options?: CallOptions): AsyncIterable<StreamChunk> {
-    return receiveLatest(
-      () => this.#latest,
-      (pump) => this.#streamOf(pump),
-      options,
-      (stream) => stream[Symbol.asyncIterator](),
-    );
+    return latestTurnView(() => this.#latest, chunkMapper, options);
   }
 
   /**
@@ -378,29 +380,30 @@ export class Conversation<Output = unknown> implements AsyncDisposable {
     const pump = new TurnPump(turn, this.#host);
     this.#latest = pump;
     this.#revisable = pump;
-    if (turn.solicited) this.#solicited = pump;
+    this.#pumps.set(turn, pump);
     this.#watchers.push(() => this.#streamOf(pump));
   }
 
   /**
-   * Sends `prompt` once the sends before it are done and the running turn is over (upstream's
-   * `send()` drains an unfinished turn first), and returns the pump of the turn it started.
+   * Sends `prompt` through the connection — its queue is the one gate: prompts go out in call
+   * order, each once the running turn is over (upstream's `send()` drains an unfinished turn
+   * first) — and returns the pump of the turn it started.
    */
   async #begin(prompt: Prompt, signal: AbortSignal): Promise<TurnPump> {
+    let sent: Promise<Turn> | undefined;
     try {
-      assertPromptNotBlank(prompt);
       throwIfAborted(signal);
-      return await this.#sends.run(signal, async () => {
-        for (let running = this.#latest; running !== undefined && !running.turn.settled; running = this.#latest) await raceSignal(running.turn.over(), signal);
-        this.#solicited = undefined;
-        await this.connection.send(prompt, { signal });
-        const pump = this.#solicited as TurnPump | undefined;
-        this.#solicited = undefined;
-        if (pump === undefined) throw new SdkError(ErrorCode.Internal, "the connection sent the prompt but reported no turn for it: a Connection must report each turn to its observer (observeTurns)");
-        return pump;
-      });
+      sent = this.connection.send(prompt, { signal });
+      this.#sending.add(sent);
+      const turn = await sent;
+      const pump = this.#pumps.get(turn);
+      if (pump === undefined)
+        throw new SdkError(ErrorCode.Internal, "the connection sent the prompt but reported no turn for it: a Connection must report each turn to its observer (observeTurns) before send() resolves");
+      return pump;
     } catch (error) {
       throw SdkError.from(error);
+    } finally {
+      if (sent !== undefined) this.#sending.delete(sent);
     }
   }
 

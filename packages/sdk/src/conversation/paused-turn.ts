@@ -1,6 +1,6 @@
 import type { PausedConfirmation } from "../connection/turn.js";
 import { StepStatus, type Step, type StopReason, type ToolCall, type ToolResult, type UsageMetadata } from "../step.js";
-import { signContinuation } from "../continuation/continuation-signing.js";
+import { signContinuation, type ContinuationSecret } from "../continuation/continuation-signing.js";
 import { CONTINUATION_VERSION, type Continuation, type PendingToolCall } from "../continuation/continuation.js";
 
 /** What a paused turn looked like when it ended (ChatStream.final() gathers it). */
@@ -18,9 +18,9 @@ export interface PausedTurn {
 /**
  * The continuation of a turn paused on a deferred confirmation (seed 004's fields that apply):
  * the turn's tool calls of the main trajectory in order, up to the awaited one, with results for
- * those that finished. Signed when the agent has a `continuationSecret`.
+ * those that finished. Signed with `secret` (the agent's `continuationSecret`) when given.
  */
-export async function continuationOf(turn: PausedTurn): Promise<{ toolCall: ToolCall; continuation: Continuation }> {
+export async function continuationOf(turn: PausedTurn, secret?: ContinuationSecret): Promise<{ toolCall: ToolCall; continuation: Continuation }> {
   const { paused } = turn;
   const pendingToolCalls: PendingToolCall[] = [];
   const completedResults: ToolResult[] = [];
@@ -54,5 +54,5 @@ export async function continuationOf(turn: PausedTurn): Promise<{ toolCall: Tool
       createdAt: new Date().toISOString(),
     },
   };
-  return { toolCall: paused.toolCall, continuation: paused.secret === undefined ? continuation : await signContinuation(continuation, paused.secret) };
+  return { toolCall: paused.toolCall, continuation: secret === undefined ? continuation : await signContinuation(continuation, secret) };
 }

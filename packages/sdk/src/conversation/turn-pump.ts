@@ -16,6 +16,8 @@ export interface PumpHost {
   halt(pump: TurnPump): void;
   /** The turn ended, or an ended turn got a late update: the conversation changed (persistence saves it). */
   changed?(): void;
+  /** Told how the turn ended, as it ends. */
+  readonly ended?: ((outcome: TurnOutcome) => void) | undefined;
 }
 
 /**
@@ -77,6 +79,7 @@ export class TurnPump implements TurnRecorder {
       this.#removed = true;
     }
     this.#host.changed?.();
+    this.#host.ended?.(outcome);
   }
 
   late(step: Step): void {

@@ -1,10 +1,6 @@
-import { emptyView } from "../connection/turn-view.js";
-import { SdkError } from "../errors.js";
-import type { CallOptions } from "../call-options.js";
-import { abortError, linkSignal, throwIfAborted, type LinkedSignal } from "../util/abort.js";
+import { abortError } from "../util/abort.js";
 import { AsyncQueue } from "../util/async-queue.js";
 import type { ChatStream } from "./chat-stream.js";
-import type { TurnPump } from "./turn-pump.js";
 
 /**
  * The readers of `Conversation.turns()`: each gets a {@link ChatStream} for every turn that
@@ -42,50 +38,4 @@ export class TurnWatchers {
     for (const queue of this.#queues) queue.end();
     this.#queues.clear();
   }
-}
-
-/**
- * `receiveSteps`/`receiveChunks`: a view, opened at the first `next()`, of the turn `latest()`
- * gives then (none: an empty view). An abort or timeout of `options` cancels that turn (§13);
- * leaving early only leaves the view. Every listener on the caller's signal is detached when the
- * turn is over or the view is left.
- */
-export function receiveLatest<T>(
-  latest: () => TurnPump | undefined,
-  streamOf: (pump: TurnPump) => ChatStream,
-  options: CallOptions | undefined,
-  read: (stream: ChatStream) => AsyncIterator<T, undefined>,
-): AsyncIterable<T> {
-  let view: AsyncIterator<T, undefined> | undefined;
-  let link: LinkedSignal | undefined;
-  const open = (): AsyncIterator<T, undefined> => {
-    if (view !== undefined) return view;
-    const pump = latest();
-    if (pump === undefined) {
-      throwIfAborted(options?.signal);
-      return (view = emptyView());
-    }
-    if (options?.signal !== undefined || options?.timeoutMs !== undefined) {
-      const linked = (link = linkSignal(options));
-      const onAbort = (): void => pump.cancel(abortError(linked.signal));
-      if (linked.signal.aborted) onAbort();
-      else linked.signal.addEventListener("abort", onAbort, { once: true });
-      void pump.turn.over().then(linked.dispose);
-    }
-    return (view = read(streamOf(pump)));
-  };
-  const iterator: AsyncIterator<T, undefined> = {
-    next: () => {
-      try {
-        return open().next();
-      } catch (error) {
-        return Promise.reject(SdkError.from(error));
-      }
-    },
-    return: () => {
-      link?.dispose();
-      return view?.return?.() ?? Promise.resolve({ done: true, value: undefined });
-    },
-  };
-  return { [Symbol.asyncIterator]: () => iterator };
 }

@@ -1,27 +1,12 @@
 import type { ChatStream } from "../conversation/chat-stream.js";
-import { eventMapper, type ChatEvent, type TurnCompleteEvent } from "../conversation/chat-events.js";
+import type { TurnCompleteEvent } from "../conversation/chat-events.js";
 import type { Conversation } from "../conversation/conversation.js";
 import { assertPromptNotBlank } from "../prompt.js";
-import type { TurnPump } from "../conversation/turn-pump.js";
-import type { Turn } from "../connection/turn.js";
-import { TurnView } from "../connection/turn-view.js";
 import { ErrorCode, SdkError } from "../errors.js";
 import type { Prompt } from "../prompt.js";
+import { emptyUsage } from "../step.js";
 import { AsyncQueue } from "../util/async-queue.js";
 import { MID_TURN_SEMANTICS, type MessageReceipt, type MidTurnSemantics, type SessionEvent, type StreamingSessionCapabilities, type TurnResultEvent } from "./session-events.js";
-
-// `await using` support in the published declarations: Agent, Conversation and StreamingSession
-// implement AsyncDisposable. These two declarations (the same as TypeScript's esnext.disposable lib
-// and @types/node) let a project compile with lib ["es2022", "dom"] and skipLibCheck false
-// (scripts/consumer-suite.mjs checks it); with the newer lib they merge with its own.
-declare global {
-  interface SymbolConstructor {
-    readonly asyncDispose: unique symbol;
-  }
-  interface AsyncDisposable {
-    [Symbol.asyncDispose](): PromiseLike<void>;
-  }
-}
 
 /** Options of `agent.streamingSession()`. */
 export interface StreamingSessionOptions {
@@ -33,8 +18,8 @@ export interface StreamingSessionOptions {
 interface Message {
   readonly index: number;
   readonly stream: ChatStream;
-  /** Set once its prompt went out. */
-  pump?: TurnPump;
+  /** Its turn's identity (`ChatStream.accepted().key`), once the harness took the prompt. */
+  key?: object;
 }
 
 /**
@@ -61,15 +46,15 @@ export class StreamingSession implements AsyncIterable<SessionEvent>, AsyncDispo
   readonly #stop = new AbortController();
   /** Accepted messages whose turn's `result` is not out yet (or that never went out). */
   readonly #open = new Set<Message>();
-  /** Turns whose `result` is out. */
-  readonly #finished = new WeakSet<TurnPump>();
+  /** Turns whose `result` is out, by their identity (`AcceptedTurn.key`). */
+  readonly #finished = new WeakSet<object>();
   readonly #done: Promise<void>;
   #nextIndex = 0;
   /** True from a turn's start (as the session reads it) to its `turnComplete`. */
   #inTurn = false;
   #inputClosed = false;
   /** The turn being read. */
-  #current: TurnPump | undefined;
+  #current: ChatStream | undefined;
 
   /** @internal Opened by `StartedAgent.streamingSession()`. */
   constructor(conversation: Conversation, options: StreamingSessionOptions = {}) {
@@ -117,9 +102,9 @@ export class StreamingSession implements AsyncIterable<SessionEvent>, AsyncDispo
    * go out. Resolves once the turn is over.
    */
   interrupt(): Promise<void> {
-    const pump = this.#current;
-    if (pump === undefined || pump.turn.settled) return Promise.resolve();
-    return haltWhenAccepted(pump, new SdkError(ErrorCode.Canceled, "the turn was interrupted (interrupt())"));
+    const current = this.#current;
+    if (current === undefined) return Promise.resolve();
+    return haltWhenAccepted(current, new SdkError(ErrorCode.Canceled, "the turn was interrupted (interrupt())"));
   }
 
   /** The next event; `undefined` once the session is over (after `closeInput()` and the last turn). */
@@ -164,43 +149,36 @@ export class StreamingSession implements AsyncIterable<SessionEvent>, AsyncDispo
     const reason = new SdkError(ErrorCode.Canceled, "the turn was interrupted by a newer user message");
     const current = this.#current;
     if (current !== undefined) void haltWhenAccepted(current, reason); // also a turn the session did not send (a trigger's)
-    for (const earlier of this.#open)
-      void earlier.stream.started().then(
-        (pump) => haltWhenAccepted(pump, reason),
-        () => undefined,
-      );
+    for (const earlier of this.#open) void haltWhenAccepted(earlier.stream, reason);
   }
 
   async #accept(message: Message): Promise<MessageReceipt> {
-    let pump: TurnPump;
+    let accepted;
     try {
-      pump = await message.stream.started();
+      accepted = await message.stream.accepted();
     } catch (error) {
       const failure = SdkError.from(error);
-      this.#open.delete(message);
-      this.#events.push({ type: "error", error: failure, messageIndex: message.index });
+      // Never went out: the session reports it. Refused by the harness: its turn's `result` does.
+      if (!(await message.stream.outcome()).sent) {
+        this.#open.delete(message);
+        this.#events.push({ type: "error", error: failure, messageIndex: message.index });
+      }
       this.#maybeFinish();
       throw failure;
     }
-    message.pump = pump;
-    if (this.#finished.has(pump)) this.#open.delete(message);
-    const turn = pump.turn;
-    await accepted(turn);
-    const error = turn.outcome?.error;
-    // A turn that ended before any step with an error of its own (not our halt): the harness refused the prompt.
-    if (turn.size === 0 && error !== undefined && error.code !== ErrorCode.Canceled) throw error;
+    message.key = accepted.key;
+    if (this.#finished.has(accepted.key)) this.#open.delete(message);
     this.#maybeFinish();
-    return { messageIndex: message.index, turnIndex: pump.index };
+    return { messageIndex: message.index, turnIndex: accepted.turnIndex };
   }
 
   /** Forwards every turn of the conversation, in order, until the session is over. */
   async #run(): Promise<void> {
     try {
       for await (const stream of this.#conversation.turns({ signal: this.#stop.signal })) {
-        const pump = await stream.started();
         this.#inTurn = true;
-        this.#current = pump;
-        await this.#forward(pump);
+        this.#current = stream;
+        await this.#forward(stream);
         this.#maybeFinish();
       }
     } catch (error) {
@@ -216,20 +194,19 @@ export class StreamingSession implements AsyncIterable<SessionEvent>, AsyncDispo
    * One turn's events to its end as the harness reports it — also after a halt, so an
    * interrupted turn shows everything it produced — then `turnComplete` and `result`.
    */
-  async #forward(pump: TurnPump): Promise<void> {
-    const view = new TurnView<ChatEvent>({ turn: pump.turn }, eventMapper(pump));
+  async #forward(stream: ChatStream): Promise<void> {
     let complete: TurnCompleteEvent | undefined;
     try {
-      for await (const event of view) {
+      for await (const event of stream.events({ throughCancel: true })) {
         if (event.type === "turnComplete") complete = event;
         else this.#events.push(event);
       }
     } catch {
       // The turn's error is its outcome's, reported in `result` below.
     }
-    const outcome = await pump.turn.over();
+    const outcome = await stream.outcome();
     if (complete === undefined) {
-      complete = { type: "turnComplete", turnIndex: pump.index, usage: pump.usage().usage };
+      complete = { type: "turnComplete", turnIndex: outcome.turnIndex ?? -1, usage: outcome.usage ?? emptyUsage() };
       if (outcome.stopReason !== undefined) complete.stopReason = outcome.stopReason;
     }
     const result: TurnResultEvent = {
@@ -242,8 +219,11 @@ export class StreamingSession implements AsyncIterable<SessionEvent>, AsyncDispo
     if (complete.stopReason !== undefined) result.stopReason = complete.stopReason;
     if (outcome.error !== undefined) result.error = outcome.error;
     // Before the events go out: a message sent on seeing turnComplete is between turns.
-    this.#finished.add(pump);
-    for (const message of this.#open) if (message.pump === pump) this.#open.delete(message);
+    const key = outcome.key;
+    if (key !== undefined) {
+      this.#finished.add(key);
+      for (const message of this.#open) if (message.key === key) this.#open.delete(message);
+    }
     this.#inTurn = false;
     this.#events.push(complete);
     this.#events.push(result);
@@ -255,14 +235,17 @@ export class StreamingSession implements AsyncIterable<SessionEvent>, AsyncDispo
   }
 }
 
-/** Resolves once the harness took the turn's prompt: its first step arrived, or it ended. */
-async function accepted(turn: Turn): Promise<void> {
-  while (turn.size === 0 && !turn.settled) await turn.changed();
-}
-
-/** Halts `pump`'s turn once the harness took its prompt; resolves when the turn is over. */
-async function haltWhenAccepted(pump: TurnPump, reason: SdkError): Promise<void> {
-  await accepted(pump.turn);
-  pump.cancel(reason);
-  await pump.turn.over();
+/**
+ * Halts `stream`'s turn once the harness took its prompt (a halt before that could drop the
+ * prompt from the harness's transcript); resolves when the turn is over.
+ */
+async function haltWhenAccepted(stream: ChatStream, reason: SdkError): Promise<void> {
+  if (
+    (await stream.accepted().then(
+      () => true,
+      () => false,
+    )) === false
+  )
+    return;
+  await stream.abort(reason);
 }

@@ -1,7 +1,7 @@
 import type { Connection, UsageSnapshot } from "../connection/connection.js";
 import type { QuestionResponse } from "../step.js";
 import { Turn, type TurnObserver } from "../connection/turn.js";
-import { observerTaken, receiveTurnSteps } from "../connection/turn-view.js";
+import { latestTurnView, observerTaken, STEP_MAPPER, viewOf } from "../connection/turn-view.js";
 import { assertPromptNotBlank } from "../prompt.js";
 import { addUsage } from "../usage.js";
 import { ErrorCode, SdkError } from "../errors.js";
@@ -111,6 +111,7 @@ class ScriptedConnection implements MockConnection {
   #observer: TurnObserver | undefined;
   /** The latest turn, running or over. */
   #turn: Turn | undefined;
+  #sends: Promise<void> = Promise.resolve();
   /** Aborted to stop the running turn's playback (halt, disconnect). */
   #stop: AbortController | undefined;
   #closed = false;
@@ -147,6 +148,7 @@ class ScriptedConnection implements MockConnection {
   observeTurns(observer: TurnObserver): void {
     if (this.#observer !== undefined) throw observerTaken();
     this.#observer = observer;
+    if (this.#turn !== undefined && !this.#turn.settled) observer.turnStarted(this.#turn);
   }
 
   pushTurn(turn: MockTurn): void {
@@ -160,11 +162,25 @@ class ScriptedConnection implements MockConnection {
     this.#play(this.#script.pop() as PreparedTurn, false);
   }
 
-  async send(prompt: Prompt, options?: CallOptions): Promise<void> {
+  send(prompt: Prompt, options?: CallOptions): Promise<Turn> {
+    try {
+      assertPromptNotBlank(prompt);
+    } catch (error) {
+      return Promise.reject(SdkError.from(error));
+    }
+    // One gate: prompts go out in call order, each after the running turn.
+    const run = this.#sends.then(() => this.#send(prompt, options));
+    this.#sends = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    return run;
+  }
+
+  async #send(prompt: Prompt, options?: CallOptions): Promise<Turn> {
     const link = linkSignal(options);
     try {
       await this.#request({ signal: link.signal });
-      assertPromptNotBlank(prompt);
       while (this.#turn !== undefined && !this.#turn.settled) await raceSignal(this.#turn.over(), link.signal);
       if (this.#closed) throw closedError();
       throwIfAborted(link.signal);
@@ -173,14 +189,31 @@ class ScriptedConnection implements MockConnection {
         throw new SdkError(ErrorCode.FailedPrecondition, "the mock connection has no scripted turn left: add one to `turns` or call pushTurn()");
       }
       this.sent.prompts.push(prompt);
-      this.#play(next, true);
+      return this.#play(next, true);
+    } finally {
+      link.dispose();
+    }
+  }
+
+  async waitForIdle(options?: CallOptions): Promise<void> {
+    const link = linkSignal(options);
+    try {
+      while (this.#turn !== undefined && !this.#turn.settled) {
+        if (this.#closed) throw closedError();
+        await raceSignal(this.#turn.over(), link.signal);
+      }
+      if (this.#closed) throw closedError();
     } finally {
       link.dispose();
     }
   }
 
   receiveSteps(options?: CallOptions): AsyncIterable<Step> {
-    return receiveTurnSteps(() => this.#turn, options);
+    return latestTurnView(
+      () => viewOf(this.#turn),
+      () => STEP_MAPPER,
+      options,
+    );
   }
 
   async sendToolResponse(result: ToolResult, options?: CallOptions): Promise<void> {
@@ -222,7 +255,7 @@ class ScriptedConnection implements MockConnection {
   }
 
   /** Starts `prepared` as the current turn and plays it in the background. */
-  #play(prepared: PreparedTurn, solicited: boolean): void {
+  #play(prepared: PreparedTurn, solicited: boolean): Turn {
     this.#stopReason = undefined;
     const turn = new Turn({ solicited });
     const stop = new AbortController();
@@ -230,6 +263,7 @@ class ScriptedConnection implements MockConnection {
     this.#stop = stop;
     this.#observer?.turnStarted(turn);
     void this.#run(turn, prepared, stop.signal);
+    return turn;
   }
 
   async #run(turn: Turn, { spec, steps, lateSteps }: PreparedTurn, stop: AbortSignal): Promise<void> {

@@ -70,15 +70,6 @@ export class ToolRunner {
     }
     return converted(call, value);
   }
-
-  /**
-   * @internal
-   * @deprecated {@link run}: kept only until `connection/harness-requests.ts` calls `run()`
-   * (issue 24 item 8 folds the two into one path); it returns `run()`'s promise.
-   */
-  runNow(call: ToolCall, context: ToolContext): Promise<ClientToolResult> {
-    return this.run(call, context);
-  }
 }
 
 /** The answer to a call of a tool nobody registered (upstream's text). */
