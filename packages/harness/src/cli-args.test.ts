@@ -21,6 +21,12 @@ describe("parseCliArgs", () => {
     expect(parseCliArgs(["--listen=9001"], {})).toMatchObject({ host: "127.0.0.1", port: 9001 });
   });
 
+  it("serves the Interactions API with --interactions-api, only with --listen", () => {
+    expect(parseCliArgs(["--listen", "127.0.0.1:0", "--interactions-api"], {})).toEqual({ mode: "listen", host: "127.0.0.1", port: 0, interactionsApi: true });
+    expect(parseCliArgs(["--listen", "--interactions-api"], { ANTIGRAVITY_HARNESS_PORT: "7001" })).toMatchObject({ port: 7001, interactionsApi: true });
+    expect(() => parseCliArgs(["--interactions-api"], {})).toThrow(/only valid with --listen/);
+  });
+
   it("fills a bare --listen from the environment", () => {
     expect(parseCliArgs(["--listen"], { ANTIGRAVITY_HARNESS_HOST: "10.0.0.1", ANTIGRAVITY_HARNESS_PORT: "7000", ANTIGRAVITY_API_KEY: "envkey" })).toEqual({
       mode: "listen",

@@ -39,6 +39,8 @@ export interface ListenModeOptions extends ResourceLimitOptions {
   storage?: string;
   workspace?: string;
   script?: string;
+  /** `--interactions-api`: serve the Gemini Interactions API (the hosted agent's wire) instead of the localharness WebSocket. */
+  interactionsApi?: boolean;
 }
 
 /** `--help` / `--version`. */
@@ -73,6 +75,9 @@ export const USAGE = `Usage:
       --confirmation-hold-ms N  how long a session whose client left while a tool call
                                 awaited confirmation keeps that turn for a client that
                                 resumes it, in ms; 0 = end the turn at once (default 600000)
+      --interactions-api  serve the Gemini Interactions API (POST /v1beta/interactions, SSE,
+                          resumable by last_event_id) on http://HOST:PORT/ instead: an
+                          emulator of the hosted Antigravity agent (docs/hosted.md)
   Without HOST:PORT, --listen uses ANTIGRAVITY_HARNESS_HOST (default 127.0.0.1) and
   ANTIGRAVITY_HARNESS_PORT (default 8000).`;
 
@@ -81,6 +86,7 @@ const OPTIONS: NonNullable<ParseArgsConfig["options"]> = {
   help: { type: "boolean", short: "h" },
   version: { type: "boolean" },
   listen: { type: "string" },
+  "interactions-api": { type: "boolean" },
   ...Object.fromEntries(VALUE_FLAGS.map((flag) => [flag, { type: "string" }])),
 };
 /**
@@ -110,7 +116,9 @@ export function parseCliArgs(argv: readonly string[], env: Readonly<Record<strin
   const script = values.get("--script") ?? nonEmpty(env["ANTIGRAVITY_SCRIPT"]);
   const workspace = values.get("--workspace");
   const limits = parseLimits(values);
+  const interactionsApi = parsed["interactions-api"] === true;
   if (!listenGiven) {
+    if (interactionsApi) throw new CliUsageError("--interactions-api is only valid with --listen HOST:PORT");
     for (const flag of ["--api-key", "--api-key-file", "--storage"]) {
       if (values.has(flag)) throw new CliUsageError(`${flag} is only valid with --listen (stdio mode takes its storage from InputConfig and generates its key)`);
     }
@@ -126,6 +134,7 @@ export function parseCliArgs(argv: readonly string[], env: Readonly<Record<strin
     host,
     port,
     ...definedProperties({ apiKey, apiKeyFile, storage, workspace, script }),
+    ...(interactionsApi ? { interactionsApi: true } : {}),
     ...limits,
   };
 }

@@ -28,3 +28,4 @@ export {
   type ToolDeclaration,
 } from "./model/provider.js";
 export { createInMemoryHarness, type InMemoryHarness, type InMemoryHarnessOptions } from "./server/in-memory-harness.js";
+export { startInteractionsEmulator, type InteractionsEmulator, type InteractionsEmulatorOptions, type EmulatedStatus } from "./interactions/interactions-server.js";

@@ -9,6 +9,7 @@ import { detachSecrets } from "./secret-environment.js";
 import { ScriptError, loadScriptFile, type ScriptFile } from "./providers/script-format.js";
 import { exitWithoutWaiting } from "./process-exit.js";
 import { startHarnessServer, type HarnessServer } from "./server/server.js";
+import { startInteractionsEmulator } from "./interactions/interactions-server.js";
 import { warmUpSessions } from "./server/warm-up.js";
 import { readInputConfig, writeOutputConfig } from "./server/stdio-handshake.js";
 import { createFileSessionStore, createMemorySessionStore, type MemorySessionStoreOptions } from "./loop/stored-sessions.js";
@@ -119,6 +120,7 @@ async function runListen(options: ListenModeOptions, script: ScriptFile | undefi
   }
   const apiKey = given ?? generateApiKey();
   if (given === undefined) log.info(`api key: ${apiKey}`);
+  if (options.interactionsApi === true) return runInteractionsApi(options, apiKey, script, env, log);
   const store = options.storage === undefined ? createMemorySessionStore(memoryLimits(options)) : createFileSessionStore(options.storage);
   const workspace = options.workspace ?? process.cwd();
   let server: HarnessServer;
@@ -146,6 +148,26 @@ async function runListen(options: ListenModeOptions, script: ScriptFile | undefi
   log.info(`listening on ${server.url}`);
   warmUpSessions(workspace, server);
   return shutdown(server, await terminated, log);
+}
+
+/** `--listen HOST:PORT --interactions-api`: the emulator of the hosted agent's Interactions API (docs/hosted.md). */
+async function runInteractionsApi(options: ListenModeOptions, apiKey: string, script: ScriptFile | undefined, env: Readonly<Record<string, string>>, log: Logger): Promise<number> {
+  if (options.storage !== undefined) log.warn("--storage is ignored with --interactions-api: interactions live in memory");
+  let emulator;
+  try {
+    emulator = await startInteractionsEmulator({ apiKey, host: options.host, port: options.port, workspace: options.workspace ?? process.cwd(), script, env, toolEnv: commandEnvironment(env), log });
+  } catch (error) {
+    log.error(`cannot listen on ${options.host}:${options.port}: ${(error as Error).message}`);
+    return 1;
+  }
+  const terminated = terminationSignal();
+  // The same line the WebSocket mode prints: tests and other runtimes wait for it.
+  log.info(`listening on ${emulator.url}`);
+  const reason = await terminated;
+  log.info(reason);
+  killAllChildren();
+  await emulator.close();
+  return 0;
 }
 
 function terminationSignal(): Promise<string> {
