@@ -4,3 +4,4 @@ export { MIN_SECRET_BYTES, signContinuation, verifyContinuation } from "./contin
 export type { ContinuationSecret, WebCryptoKey } from "./continuation-signing.js";
 export { ConsumedConfirmations, processResumeGuard, replayed, type ResumeGuard } from "./consumed-confirmations.js";
 export { canonicalJson } from "./canonical-json.js";
+export { UI_APPROVAL_DESCRIPTOR_KEY, approvalFromUIMessages, type UIApproval } from "./ui-approval.js";

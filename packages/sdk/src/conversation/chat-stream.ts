@@ -11,6 +11,7 @@ import { validateWithSchema, type StandardSchemaV1 } from "../tools/standard-sch
 import type { TurnPump } from "./turn-pump.js";
 import type { ContinuationSecret } from "../continuation/continuation-signing.js";
 import { definedProperties } from "../defined-properties.js";
+import type { UIMessageChunk, UIMessageStreamOptions, UIMessageStreamResponseOptions } from "./ui-message-stream.js";
 
 /** What a {@link ChatStream} needs from its conversation. */
 export interface ChatStreamHost {
@@ -210,6 +211,32 @@ export class ChatStream<Output = unknown> implements AsyncIterable<StreamChunk> 
    */
   toReadableStream(): ReadableStream<Uint8Array> {
     return serverSentEvents(this.events(), () => void this.abort(new SdkError(ErrorCode.Canceled, "the reader of the event stream went away")));
+  }
+
+  /**
+   * The turn as the AI SDK's UI message stream (the `UIMessageChunk`s of `ai` 7.x that `useChat`
+   * reads): text, reasoning, one tool part per call, step boundaries, an approval request when
+   * the turn pauses on a decision, `finish` with the usage as message metadata, errors. See
+   * docs/ai-sdk.md. The mapping loads on first use (a dynamic import). Cancelling the stream
+   * cancels the turn.
+   */
+  toUIMessageStream(options?: UIMessageStreamOptions): ReadableStream<UIMessageChunk> {
+    const { readable, writable } = new TransformStream<UIMessageChunk, UIMessageChunk>();
+    import("./ui-message-stream.js").then((m) => m.uiMessageStream(this, options).pipeTo(writable)).catch((error: unknown) => writable.abort(error).catch(() => undefined));
+    return readable;
+  }
+
+  /**
+   * {@link toUIMessageStream} as the `Response` a route returns to `useChat`'s
+   * `DefaultChatTransport`: server-sent events framed and headed as `ai`'s
+   * `createUIMessageStreamResponse` does (`x-vercel-ai-ui-message-stream: v1`).
+   *
+   * @example
+   * return agent.chat(prompt).toUIMessageStreamResponse();
+   */
+  async toUIMessageStreamResponse(options?: UIMessageStreamResponseOptions): Promise<Response> {
+    const { uiMessageStreamResponse } = await import("./ui-message-stream.js");
+    return uiMessageStreamResponse(this, options);
   }
 
   #view<T>(mapper: ViewMapper<T>): TurnView<T> {

@@ -10,3 +10,4 @@ export type { TurnUsage, TurnUsageInput } from "../usage.js";
 export { CONVERSATION_SNAPSHOT_FORMAT, CONVERSATION_SNAPSHOT_VERSION, parseConversationSnapshot } from "./conversation-snapshot.js";
 export type { ConversationSnapshot, ConversationSnapshotUsage } from "./conversation-snapshot.js";
 export type { ConversationStore, ConversationStoreOptions, ConversationStoreWarning } from "./conversation-store.js";
+export type { UIFinishReason, UIMessageChunk, UIMessageMetadata, UIMessageStreamOptions, UIMessageStreamResponseOptions } from "./ui-message-stream.js";
