@@ -15,14 +15,14 @@ import type { Transport } from "../transport/transport.js";
 import type { Trigger } from "../triggers/trigger.js";
 import { ErrorCode, SdkError } from "../errors.js";
 import type { Agent } from "./agent.js";
-import type { AgentBuilderDefaults, AgentOptions, TransportFactory } from "./agent-options.js";
+import type { AgentBuilderDefaults, AgentOptions, AgentOptionsWithPolicy, TransportFactory } from "./agent-options.js";
 import { definedProperties } from "../defined-properties.js";
 
 /**
  * Makes the agent at `build()`. `Agent.builder()` passes its constructor, so that this module
  * imports `Agent` only as a type and agent.ts ↔ agent-builder.ts is no import cycle.
  */
-export type NewAgent = (options: AgentOptions, defaults: AgentBuilderDefaults) => Agent;
+export type NewAgent = (options: AgentOptionsWithPolicy, defaults: AgentBuilderDefaults) => Agent;
 
 /**
  * Fluent, immutable configuration of an {@link Agent} (antigravity-api.md §2.2). The type
@@ -295,7 +295,7 @@ export class AgentBuilder<State extends BuilderState = false> {
   buildUnchecked(): Agent<OutputOf<State>> {
     // What the chosen wire cannot do fails here, not at start() (start() checks again for agents made without a builder).
     if (this.#options.connection !== undefined) assertCapabilities(this.#options, this.#options.connection.capabilities);
-    return this.#newAgent(this.#options, this.#defaults) as Agent<OutputOf<State>>;
+    return this.#newAgent({ ...this.#options, policies: this.#options.policies ?? [confirmRunCommand()] }, this.#defaults) as Agent<OutputOf<State>>;
   }
 }
 
@@ -325,4 +325,5 @@ export type ResponseOutput<Schema> = Schema extends StandardSchemaV1 ? StandardS
  */
 export interface CallAllowAllReadOnlyOrPoliciesBeforeBuild extends AgentBuilder<true | { readonly policy: true; readonly output: unknown }> {}
 
-const NO_POLICY_MESSAGE = "no policy chosen: call allowAll(), readOnly(), confirmRunCommand() or policies(...) before build() (buildUnchecked() builds with confirmRunCommand())";
+/** @internal The advice of `build()`, `new Agent(options)` and `run()` without a policy. */
+export const NO_POLICY_MESSAGE = "no policy chosen: call allowAll(), readOnly(), confirmRunCommand() or policies(...) before build() (buildUnchecked() builds with confirmRunCommand())";

@@ -55,6 +55,14 @@ export interface AgentBuilderDefaults {
   fromEnvironment?: (options: AgentOptions) => AgentOptions;
 }
 
+/**
+ * What `new Agent(options)` and `run()` take: {@link AgentOptions} with the policies chosen
+ * explicitly, as `build()` requires (`[allowAll()]`, `[readOnly()]`, `[confirmRunCommand()]`, …).
+ */
+export interface AgentOptionsWithPolicy extends AgentOptions {
+  policies: readonly PolicyLike[];
+}
+
 /** Everything an agent is configured with (antigravity-api.md §2.1, §3.3). */
 export interface AgentOptions extends HarnessConfigOptions {
   tools?: readonly Tool[];

@@ -27,14 +27,17 @@ import type { CallOptions } from "../call-options.js";
 import type { ChatResponse } from "../conversation/chat-response.js";
 import type { Prompt } from "../prompt.js";
 import { AgentBuilder } from "./agent-builder.js";
-import type { AgentBuilderDefaults, AgentOptions, TransportContext } from "./agent-options.js";
+import type { AgentBuilderDefaults, AgentOptions, AgentOptionsWithPolicy, TransportContext } from "./agent-options.js";
+import { NO_POLICY_MESSAGE } from "./agent-builder.js";
 import { clientInfo } from "./client-info.js";
 import { registeredAgentDefaults } from "./runtime-defaults.js";
 
 /**
  * An agent that is configured but not started (antigravity-api.md §2.2): `start()` connects to
  * the harness and returns a {@link StartedAgent}, the only type with `chat`. Get one from
- * `Agent.builder()...build()`.
+ * `Agent.builder()...build()` (the one way the docs use); `new Agent(options)` is the same agent
+ * from an options object, with the same guarantees: the runtime's registered defaults and a
+ * policy chosen explicitly.
  *
  * @example
  * await using agent = await Agent.builder().transport(transport).allowAll().build().start();
@@ -45,7 +48,14 @@ export class Agent<Output = unknown> {
   readonly #defaults: AgentBuilderDefaults;
   #started = false;
 
-  constructor(options: AgentOptions, defaults: AgentBuilderDefaults = {}) {
+  /**
+   * The agent of `options`, as `Agent.builder()` would build it: it starts from the defaults a
+   * runtime package registered (importing `@antigravity-ts/node` registers Node's), which
+   * `defaults` replace, and, like `build()`, it needs `policies` chosen explicitly (the type
+   * requires them; JavaScript gets `InvalidArgument`).
+   */
+  constructor(options: AgentOptionsWithPolicy, defaults: AgentBuilderDefaults = registeredAgentDefaults()) {
+    if (options.policies === undefined) throw new SdkError(ErrorCode.InvalidArgument, NO_POLICY_MESSAGE);
     this.options = { ...options };
     this.#defaults = defaults;
   }

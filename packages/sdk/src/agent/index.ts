@@ -4,7 +4,8 @@
  */
 export { Agent, StartedAgent } from "./agent.js";
 export { AgentBuilder, type BuilderState, type CallAllowAllReadOnlyOrPoliciesBeforeBuild, type OutputOf, type PolicyOf, type ResponseOutput } from "./agent-builder.js";
-export type { AgentBuilderDefaults, AgentOptions, ClientInfo, TransportContext, TransportFactory } from "./agent-options.js";
+export { run, type RunOptions, type RunResult } from "./run.js";
+export type { AgentBuilderDefaults, AgentOptions, AgentOptionsWithPolicy, ClientInfo, TransportContext, TransportFactory } from "./agent-options.js";
 export { SDK_VERSION, clientInfo } from "./client-info.js";
 export type { ResumeDecision, ResumedTurn } from "./resume.js";
 export { localHarness, type ConnectionRequest, type ConnectionStrategy } from "./connection-strategy.js";
