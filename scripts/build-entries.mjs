@@ -20,6 +20,7 @@ export const packages = {
       internal: "src/internal/index.ts",
       testing: "src/testing/index.ts",
       replay: "src/replay/index.ts",
+      hosted: "src/hosted/index.ts",
     },
   },
   node: { entries: { index: "src/index.ts", internal: "src/internal.ts", replay: "src/replay/index.ts", "not-node": "src/not-node.ts" }, noTypes: ["not-node"] },

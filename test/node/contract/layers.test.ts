@@ -25,7 +25,7 @@ const SDK_LAYERS: readonly (readonly string[])[] = [
   ["conversation"],
   ["transcript", "session", "storage", "config"],
   ["agent"],
-  ["internal", "testing", "index", "replay"],
+  ["internal", "testing", "index", "replay", "hosted"],
 ];
 
 const HARNESS_LAYERS: readonly (readonly string[])[] = [["log", "crash-guard", "step-ledger"], ["model"], ["tools"], ["providers"], ["loop"], ["session"], ["server"], ["interactions"], [".", "e2e", "test-support"]];

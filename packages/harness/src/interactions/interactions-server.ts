@@ -386,10 +386,10 @@ export async function startInteractionsEmulator(options: InteractionsEmulatorOpt
 
   function finish(record: InteractionRecord, status: Exclude<EmulatedStatus, "in_progress">): void {
     closeOpen(record);
-    record.status = status;
     record.updated = new Date().toISOString();
     // InteractionStatusUpdate { interaction_id, status, usage? }, then InteractionCompletedEvent { interaction }.
     emit(record, { event_type: "interaction.status_update", interaction_id: record.id, status, ...(record.usage === undefined ? {} : { usage: record.usage }) });
+    record.status = status; // after the update went out: a stream ends once the status is final and every event was written
     emit(record, { event_type: "interaction.completed", interaction: lifecycle(record) });
     record.settle();
   }
@@ -454,6 +454,8 @@ export async function startInteractionsEmulator(options: InteractionsEmulatorOpt
             return;
           }
         }
+        // Resumed after the last event of a finished interaction: nothing more will come.
+        if (record.status !== "in_progress") done();
       };
       const done = (): void => {
         record.listeners.delete(pump);

@@ -1,0 +1,127 @@
+/**
+ * The hosted Antigravity agent over the Gemini Interactions API (`@antigravity-ts/sdk/hosted`,
+ * docs/hosted.md): `Agent.builder().connection(hostedAgent({ apiKey }))`. Runs on `fetch` and
+ * SSE alone — browsers (through a server route that adds the key), Workers, Deno and Node.
+ * @module
+ */
+import type { ConnectionStrategy } from "../agent/connection-strategy.js";
+import type { ConnectionCapabilities } from "../connection/capabilities.js";
+import { ErrorCode, SdkError } from "../errors.js";
+import { HostedConnection } from "./hosted-connection.js";
+import { InteractionsClient, type WireObject } from "./interactions-client.js";
+
+export { HostedConnection, usageOf, type HostedConnectionOptions } from "./hosted-connection.js";
+export { InteractionsClient, readEvents, type InteractionEvent, type InteractionsClientOptions, type WireObject } from "./interactions-client.js";
+
+/** The agent `create` names by default (`AgentOption` in genai.d.ts). */
+export const DEFAULT_HOSTED_AGENT = "antigravity-preview-09-2026";
+
+/**
+ * What the interactions wire does (docs/hosted.md, the capability table): client tools (function
+ * declarations answered through the agent's ToolRunner), halt (`interactions.cancel`), reconnect
+ * (`last_event_id`), text prompts. No hooks, client-decided policies, confirmations, questions,
+ * triggers, compaction settings or per-call usage: the hosted harness runs those itself or not at
+ * all, and the API carries none of them. Resuming a conversation by id in a new process is not
+ * yet wired (`resume: false`).
+ */
+export const INTERACTIONS_CAPABILITIES: ConnectionCapabilities = {
+  wire: "interactions",
+  clientTools: true,
+  hooks: new Set(),
+  dynamicPolicies: false,
+  confirmations: false,
+  questions: false,
+  triggers: false,
+  halt: true,
+  resume: false,
+  reconnect: true,
+  perCallUsage: false,
+  compaction: false,
+  media: [],
+};
+
+/** Options of {@link hostedAgent}. */
+export interface HostedAgentOptions {
+  /** The Gemini API key, sent as `x-goog-api-key`. Never in a page: give `baseUrl` of a server route that adds it, and `headers` for that route. */
+  apiKey?: string | undefined;
+  /** Headers on every request (e.g. the page's credentials for its own route). */
+  headers?: Readonly<Record<string, string>> | undefined;
+  /** `CreateAgentInteraction.agent`; default `antigravity-preview-09-2026`. */
+  agent?: string | undefined;
+  /** Default `https://generativelanguage.googleapis.com/`. */
+  baseUrl?: string | undefined;
+  /** Default `v1beta`. */
+  apiVersion?: string | undefined;
+  /** `CreateAgentInteraction.environment`: `{ type: "remote", sources, env, network, environment_id }` (`Environment_2`) or an environment id. */
+  environment?: WireObject | string | undefined;
+  /** Send later turns to the environment the first interaction got (`Interaction.environment_id`). */
+  reuseEnvironment?: boolean | undefined;
+  /** `AntigravityAgentConfig` without its `type`: `model`. The agent's `budget({ maxTotalTokens })` becomes its `max_total_tokens`. */
+  agentConfig?: { model?: string | undefined } | undefined;
+  /** `CreateAgentInteraction.system_instruction`. */
+  systemInstruction?: string | undefined;
+  /** Create each interaction with `background: true` and read it with `get(id, { stream: true })`. */
+  background?: boolean | undefined;
+  /** Default `globalThis.fetch`. */
+  fetch?: typeof fetch | undefined;
+  /** Resumes of a dropped event stream in a row before the turn fails (default 8). */
+  maxReconnects?: number | undefined;
+  /** Pause before the n-th resume in a row, in ms. */
+  reconnectDelayMs?: ((attempt: number) => number) | undefined;
+}
+
+/**
+ * The hosted Antigravity agent as the agent's connection.
+ *
+ * @example
+ * const agent = await Agent.builder().connection(hostedAgent({ apiKey })).allowAll().build().start();
+ * console.log((await agent.chatToCompletion("Summarise README.md")).text);
+ */
+export function hostedAgent(options: HostedAgentOptions = {}): ConnectionStrategy {
+  const client = new InteractionsClient({ apiKey: options.apiKey, headers: options.headers, baseUrl: options.baseUrl, apiVersion: options.apiVersion, fetch: options.fetch });
+  return {
+    capabilities: INTERACTIONS_CAPABILITIES,
+    async connect(request) {
+      const config = request.config;
+      const refuse = (option: string, what: string): never => {
+        throw new SdkError(
+          ErrorCode.Unsupported,
+          `${option}: ${what}, which the interactions wire cannot carry; remove it${option === "systemInstructions" ? " or give hostedAgent({ systemInstruction })" : ""}`,
+          {
+            details: { option, wire: "interactions" },
+          },
+        );
+      };
+      if (config.systemInstructions !== undefined) refuse("systemInstructions", "structured system instructions");
+      if (config.mcpServers.length > 0) refuse("mcpServers", "MCP servers run by the harness");
+      if (config.customSubagents.length > 0) refuse("customSubagents", "custom subagents");
+      if ((config.finishToolSchemaJson ?? "") !== "") refuse("responseSchema", "a finish tool schema");
+      const budget = config.budgetConfig;
+      if (budget !== undefined && (budget.maxModelCalls !== undefined || budget.maxToolCalls !== undefined || budget.maxInputTokens !== undefined || budget.maxOutputTokens !== undefined)) {
+        refuse("budget", "limits other than maxTotalTokens (AntigravityAgentConfig.max_total_tokens)");
+      }
+      // AntigravityAgentConfig { type: "antigravity", model?, max_total_tokens? (int64 as a string) }.
+      const agentConfig: WireObject | undefined =
+        options.agentConfig?.model === undefined && budget?.maxTotalTokens === undefined
+          ? undefined
+          : {
+              type: "antigravity",
+              ...(options.agentConfig?.model === undefined ? {} : { model: options.agentConfig.model }),
+              ...(budget?.maxTotalTokens === undefined ? {} : { max_total_tokens: String(budget.maxTotalTokens) }),
+            };
+      return new HostedConnection({
+        client,
+        agent: options.agent ?? DEFAULT_HOSTED_AGENT,
+        agentConfig,
+        environment: options.environment,
+        reuseEnvironment: options.reuseEnvironment,
+        systemInstruction: options.systemInstruction,
+        background: options.background,
+        tools: request.tools,
+        conversationId: (config.cascadeId ?? "") !== "" ? (config.cascadeId as string) : crypto.randomUUID(),
+        maxReconnects: options.maxReconnects,
+        reconnectDelayMs: options.reconnectDelayMs,
+      });
+    },
+  };
+}

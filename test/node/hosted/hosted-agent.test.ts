@@ -1,0 +1,147 @@
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { Agent, ErrorCode, SdkError, defineTool } from "@antigravity-ts/sdk";
+import { hostedAgent } from "@antigravity-ts/sdk/hosted";
+import { parseScript, startInteractionsEmulator, type InteractionsEmulator } from "@antigravity-ts/harness";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+// hostedAgent over the reference harness's Interactions API emulator (a real HTTP server on a real
+// socket): a turn with text, a hosted tool, a client tool, a conversation of three turns, a halt,
+// a failed turn, the budget, and the options this wire refuses.
+
+const KEY = "hosted-test-key-0123456789";
+const SLOW = Array.from({ length: 40 }, (_, i) => `s${i}`).join(" ");
+
+let root = "";
+let emulator: InteractionsEmulator;
+
+beforeAll(async () => {
+  root = await mkdtemp(path.join(tmpdir(), "antigravity-hosted-"));
+  const workspace = path.join(root, "ws");
+  await mkdir(workspace);
+  await writeFile(path.join(workspace, "notes.txt"), "hi\n");
+  const script = parseScript({
+    turns: [
+      { match: "hello", calls: [{ thinking: "Short.", text: "Hello there." }] },
+      { match: "list", calls: [{ toolCalls: [{ name: "list_directory", args: { directory_path: "." } }] }, { text: "Listed." }] },
+      { match: "weather", calls: [{ toolCalls: [{ name: "$client", args: { city: "Paris" } }] }, { text: "Done with the weather." }] },
+      { match: "slow", calls: [{ text: SLOW, chunkWords: 1, chunkDelayMs: 50 }] },
+      { match: "broken", calls: [{ error: { message: "the model is broken", httpCode: 400 } }] },
+      { calls: [{ text: "Again." }] },
+    ],
+  });
+  emulator = await startInteractionsEmulator({ apiKey: KEY, host: "127.0.0.1", port: 0, workspace, script });
+}, 60_000);
+
+afterAll(async () => {
+  await emulator?.close();
+  if (root !== "") await rm(root, { recursive: true, force: true });
+});
+
+const strategy = () => hostedAgent({ apiKey: KEY, baseUrl: emulator.url });
+
+describe("hostedAgent over the interactions emulator", () => {
+  it("runs a turn: text and thinking as chunks, usage as the API reports it", async () => {
+    await using agent = await Agent.builder().connection(strategy()).allowAll().build().start();
+    const response = await agent.chatToCompletion("hello");
+    expect(response.text).toBe("Hello there.");
+    expect(response.thinking).toBe("Short.");
+    expect(response.usageMetadata.totalTokenCount).toBeGreaterThan(0);
+    expect(await agent.conversation().lastResponse()).toBe("Hello there.");
+  });
+
+  it("shows a hosted tool's call and result", async () => {
+    await using agent = await Agent.builder().connection(strategy()).allowAll().build().start();
+    const events = [];
+    for await (const event of agent.chat("list the files").events()) events.push(event);
+    const call = events.find((e) => e.type === "toolCall");
+    expect(call).toMatchObject({ toolCall: { name: "list_directory", args: { directory_path: "." } } });
+    const result = events.find((e) => e.type === "toolResult");
+    expect(JSON.stringify(result?.type === "toolResult" ? result.result : undefined)).toContain("notes.txt");
+    expect(
+      events
+        .filter((e) => e.type === "text")
+        .map((e) => (e.type === "text" ? e.text : ""))
+        .join(""),
+    ).toBe("Listed.");
+  });
+
+  it("answers a client function through the agent's tool, once, with synthetic steps from 50,000", async () => {
+    const calls: unknown[] = [];
+    const weather = defineTool({
+      name: "get_weather",
+      description: "Weather of a city",
+      parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] } as const,
+      call: (args) => {
+        calls.push(args);
+        return { forecast: "sunny" };
+      },
+    });
+    await using agent = await Agent.builder().connection(strategy()).tool(weather).allowAll().build().start();
+    const stream = agent.chat("weather in Paris?");
+    const steps = [];
+    for await (const step of stream.steps()) steps.push(step);
+    expect(calls).toEqual([{ city: "Paris" }]);
+    expect(steps.some((s) => s.stepIndex >= 50_000 && s.toolCalls[0]?.name === "get_weather")).toBe(true);
+    expect((await stream.final()).text).toBe("Done with the weather.");
+  });
+
+  it("continues a conversation of three turns through previous_interaction_id", async () => {
+    await using agent = await Agent.builder().connection(strategy()).allowAll().build().start();
+    expect((await agent.chatToCompletion("hello")).text).toBe("Hello there.");
+    expect((await agent.chatToCompletion("and again")).text).toBe("Again.");
+    expect((await agent.chatToCompletion("once more")).text).toBe("Again.");
+    expect(await agent.conversation().turnCount()).toBe(3);
+  });
+
+  it("halts a running turn through interactions.cancel: the turn ends Canceled", async () => {
+    await using agent = await Agent.builder().connection(strategy()).allowAll().build().start();
+    const stream = agent.chat("slow please");
+    let seen = "";
+    for await (const chunk of stream) {
+      if (chunk.type === "text") seen += chunk.text;
+      if (seen.includes("s3")) break;
+    }
+    await agent.connection.halt();
+    const outcome = await stream.outcome();
+    expect(outcome.error?.code).toBe(ErrorCode.Canceled);
+    // The next turn goes on from the last finished interaction.
+    expect((await agent.chatToCompletion("and again")).text).toBe("Again.");
+  });
+
+  it("reports a failed interaction as ExecutionError with the API's message", async () => {
+    await using agent = await Agent.builder().connection(strategy()).allowAll().build().start();
+    const error = await agent.chatToCompletion("broken model").catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(SdkError);
+    expect((error as SdkError).code).toBe(ErrorCode.ExecutionError);
+    expect((error as SdkError).message).toContain("the model is broken");
+  });
+
+  it("maps budget({ maxTotalTokens }) to agent_config.max_total_tokens and budget_exceeded to its stop reason", async () => {
+    await using agent = await Agent.builder().connection(strategy()).budget({ maxTotalTokens: 1 }).allowAll().build().start();
+    const response = await agent.chatToCompletion("hello");
+    expect(response.stopReason).toBe("MAX_TOTAL_TOKENS_EXCEEDED");
+  });
+
+  it("refuses what the wire cannot do with Unsupported, naming the option and the wire", async () => {
+    const hooked = () =>
+      Agent.builder()
+        .connection(strategy())
+        .hook({ preToolCall: () => ({ allow: true }) })
+        .allowAll()
+        .build();
+    expect(hooked).toThrow(expect.objectContaining({ code: ErrorCode.Unsupported, details: expect.objectContaining({ wire: "interactions" }) }));
+    const instructed = Agent.builder().connection(strategy()).systemInstructions("Be terse.").allowAll().build();
+    await expect(instructed.start()).rejects.toMatchObject({ code: ErrorCode.Unsupported, details: { option: "systemInstructions", wire: "interactions" } });
+  });
+
+  it("refuses a wrong key with PermissionDenied", async () => {
+    await using agent = await Agent.builder()
+      .connection(hostedAgent({ apiKey: "wrong", baseUrl: emulator.url }))
+      .allowAll()
+      .build()
+      .start();
+    await expect(agent.chatToCompletion("hello")).rejects.toMatchObject({ code: ErrorCode.PermissionDenied });
+  });
+});
