@@ -16,7 +16,7 @@ import { createFileSessionStore, createMemorySessionStore, type MemorySessionSto
 import type { CommandSandboxDefaults } from "./loop/settings.js";
 import { commandEnvironment } from "./tools/command-env.js";
 import { configureCommandSupervision, killAllChildren, stopCommandSupervision } from "./tools/process-registry.js";
-import { definedProperties } from "@antigravity-ts/sdk/internal";
+import { definedProperties, eraOfClientInfo } from "@antigravity-ts/sdk/internal";
 
 /** Longest a graceful shutdown may take before the process exits anyway. */
 const SHUTDOWN_GRACE_MS = 5000;
@@ -92,6 +92,7 @@ async function runStdio(options: StdioModeOptions, script: ScriptFile | undefine
       env,
       log,
       sandbox: sandboxDefaults(env, [input.storageDirectory]),
+      ...definedProperties({ clientEra: eraOfClientInfo(input.clientInfo) }),
       ...definedProperties({ script, toolTimeoutMs: options.toolTimeoutMs, confirmationHoldMs: options.confirmationHoldMs, maxFrameBytes: options.maxFrameBytes }),
     });
   } catch (error) {

@@ -1,5 +1,5 @@
 import type { TrajectoryStateUpdate_StopReason, CallHookRequestSchema, CallHookResponse, MessageInitShape, PreToolArgsSchema, UserInput } from "@antigravity-ts/sdk/wire";
-import { LifecycleHook, PreToolResult_Decision, PreTurnResult_Decision, StopResult_Decision, definedProperties } from "@antigravity-ts/sdk/internal";
+import { LifecycleHook, PreToolResult_Decision, PreTurnResult_Decision, StopResult_Decision, definedProperties, plainOfStruct } from "@antigravity-ts/sdk/internal";
 import type { SendOutput } from "./output-channel.js";
 import { PendingReplies } from "./pending-replies.js";
 
@@ -90,8 +90,9 @@ export class HookCaller {
   }
 
   /**
-   * PRE_TOOL: DENY blocks the call; ALLOW may carry `modifiedArgumentsJson`, shallow-merged over
-   * the arguments (§10). A hook that failed (`errorMessage`) blocks the call: fail closed.
+   * PRE_TOOL: DENY blocks the call; ALLOW may carry `modifiedArgs` (upstream localharness.proto
+   * @257f843a; a 0.1.14 client's `modifiedArgumentsJson` arrives renamed by readFrameOfEitherEra),
+   * shallow-merged over the arguments (§10). A hook that failed (`errorMessage`) blocks the call: fail closed.
    */
   async preTool(target: ToolHookTarget, args: Record<string, unknown>, send: SendOutput, signal: AbortSignal): Promise<PreToolDecision> {
     const response = await this.call(LifecycleHook.PRE_TOOL, { case: "preToolArgs", value: preToolArgs(target, args) }, send, signal);
@@ -100,17 +101,8 @@ export class HookCaller {
     if (response.result.case !== "preToolResult") return { allow: true };
     const result = response.result.value;
     if (result.decision === PreToolResult_Decision.DENY) return { allow: false, reason: result.reason || "denied by the PRE_TOOL hook" };
-    if (result.modifiedArgumentsJson === undefined || result.modifiedArgumentsJson === "") return { allow: true };
-    let modified: unknown;
-    try {
-      modified = JSON.parse(result.modifiedArgumentsJson);
-    } catch {
-      return { allow: false, reason: "the PRE_TOOL hook returned modifiedArgumentsJson that is not JSON" };
-    }
-    if (typeof modified !== "object" || modified === null || Array.isArray(modified)) {
-      return { allow: false, reason: "the PRE_TOOL hook returned modifiedArgumentsJson that is not a JSON object" };
-    }
-    return { allow: true, modifiedArgs: modified as Record<string, unknown> };
+    if (result.modifiedArgs === undefined) return { allow: true };
+    return { allow: true, modifiedArgs: plainOfStruct(result.modifiedArgs) };
   }
 
   /** POST_TOOL: observe only. `result` is the JSON the model sees. */

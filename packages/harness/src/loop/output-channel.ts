@@ -1,4 +1,4 @@
-import { encodeOutputFrame } from "@antigravity-ts/sdk/internal";
+import { encodeOutputFrame, NEWEST_LOCALHARNESS_ERA, type LocalharnessEra } from "@antigravity-ts/sdk/internal";
 import type { MessageInitShape, OutputEventSchema } from "@antigravity-ts/sdk/wire";
 import type { ClientPort } from "./client-port.js";
 
@@ -30,6 +30,8 @@ export const MAX_BACKLOG = 64 * 1024 * 1024;
  * connection is terminated.
  */
 export class OutputChannel {
+  /** The client's wire era (session-init.ts): a 0.1.14 client gets no field its schema lacks. */
+  era: LocalharnessEra = NEWEST_LOCALHARNESS_ERA;
   #seq = 0n;
   #backlog = 0;
   readonly #waiters = new Set<() => void>();
@@ -53,7 +55,7 @@ export class OutputChannel {
     if (!this.port.open) return false;
     this.#seq += 1n;
     // Written from the schema-free wire plan: the same text as `encodeOutputEvent(create(…))` of /wire.
-    const frame = encodeOutputFrame({ seqNum: this.#seq, timestampMicros: nowMicros(), event });
+    const frame = encodeOutputFrame({ seqNum: this.#seq, timestampMicros: nowMicros(), event }, this.era);
     const size = frame.length;
     this.#backlog += size;
     this.port.send(frame, () => {

@@ -102,7 +102,8 @@ export async function resolveSessionSettings(config: HarnessConfig, defaults: Se
     customTools,
     finish,
     // An interval without a threshold is not capped by the default threshold (it would always fire first).
-    compactionThreshold: config.compactionThreshold || (checkpointInterval > 0 ? 0 : DEFAULT_COMPACTION_THRESHOLD),
+    // CompactionConfig.token_threshold (upstream localharness.proto @257f843a; upstream 0.1.19 sends it equal to compaction_threshold).
+    compactionThreshold: config.compactionConfig?.tokenThreshold || config.compactionThreshold || (checkpointInterval > 0 ? 0 : DEFAULT_COMPACTION_THRESHOLD),
     checkpointIntervalTokens: checkpointInterval,
     enabledHooks: new Set(config.enabledHooks),
     policyRules: config.policyConfig?.rules ?? [],
@@ -158,7 +159,7 @@ function systemInstruction(instructions: SystemInstructions | undefined, roots: 
     return kind.value.part
       .map((part) => {
         if (part.part.case === "text") return part.part.value;
-        if (part.part.case === "template") return [`[${part.part.value.templateName ?? "template"}]`, ...part.part.value.args.map((a) => `${a.name ?? ""}: ${a.value ?? ""}`)].join("\n");
+        if (part.part.case === "template") return [`[${part.part.value.name ?? "template"}]`, ...part.part.value.args.map((a) => `${a.name ?? ""}: ${a.value ?? ""}`)].join("\n");
         return "";
       })
       .join("\n");

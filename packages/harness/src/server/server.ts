@@ -1,7 +1,7 @@
 import type { CommandSandboxDefaults } from "../loop/settings.js";
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { Duplex } from "node:stream";
-import { LogThrottle } from "@antigravity-ts/sdk/internal";
+import { LogThrottle, type LocalharnessEra } from "@antigravity-ts/sdk/internal";
 import { WebSocketServer } from "ws";
 import { apiKeyMatches } from "./auth.js";
 import { compileIpv6Check } from "./compile-ipv6-check.js";
@@ -39,6 +39,12 @@ export interface HarnessServerOptions {
   toolTimeoutMs?: number;
   /** How long a session whose client left during a tool confirmation keeps that turn for a resuming client, in ms (`--confirmation-hold-ms`; default 10 min; 0 = not at all). */
   confirmationHoldMs?: number;
+  /**
+   * The wire era of the clients, when the harness knows it (stdio mode: from the handshake's
+   * `ClientInfo`, `eraOfClientInfo`). A session whose first frame shows its era's spelling uses
+   * that; otherwise this; otherwise the newest. Fields a 0.1.14 client does not know are not written to it.
+   */
+  clientEra?: LocalharnessEra;
 }
 
 /** A running harness server. */

@@ -1,3 +1,4 @@
+import { readFrameOfEitherEra } from "@antigravity-ts/sdk/internal";
 import type { UserInput } from "@antigravity-ts/sdk/wire";
 import { MAX_MEDIA_BYTES, mediaByteLength, mediaFromWire, type ModelMedia } from "../model/media.js";
 
@@ -60,5 +61,7 @@ export function normalizeLegacyInputFrame(frame: string): string {
   if (typeof legacy === "string") return JSON.stringify({ userInput: { parts: [{ text: legacy }] } });
   const complex = object["complexUserInput"] ?? object["complex_user_input"];
   if (complex !== undefined && legacy === undefined) return JSON.stringify({ userInput: complex });
-  return frame;
+  // A 0.1.14 client's PreToolResult.modifiedArgumentsJson, read as the newest era's modifiedArgs (wire-era.ts).
+  const read = readFrameOfEitherEra(object as Parameters<typeof readFrameOfEitherEra>[0]);
+  return read.frame === object ? frame : JSON.stringify(read.frame);
 }

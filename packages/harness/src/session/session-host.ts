@@ -1,3 +1,4 @@
+import type { LocalharnessEra } from "@antigravity-ts/sdk/internal";
 import type { ClientPort } from "../loop/client-port.js";
 import type { CommandSandboxDefaults } from "../loop/settings.js";
 import type { Logger } from "../log.js";
@@ -28,6 +29,12 @@ export interface SessionHostOptions {
   toolTimeoutMs?: number | undefined;
   /** How long a session whose client left during a tool confirmation keeps that turn, in ms (default 10 min; 0 = not at all). */
   confirmationHoldMs?: number | undefined;
+  /**
+   * The wire era of the clients, when the harness knows it (stdio mode: from the handshake's
+   * `ClientInfo`, `eraOfClientInfo`). A session whose first frame shows its era's spelling uses
+   * that; otherwise this; otherwise the newest. Fields a 0.1.14 client does not know are not written to it.
+   */
+  clientEra?: LocalharnessEra | undefined;
 }
 
 /**
@@ -49,7 +56,7 @@ export class SessionHost {
       defaults: { workspace: options.workspace, env: options.toolEnv, toolWorkers: this.#toolWorkers, sandbox: options.sandbox ?? { hidden: [], network: true } },
       env: options.env,
       log: options.log,
-      ...definedProperties({ script: options.script, fetch: options.fetch, confirmationHoldMs: options.confirmationHoldMs }),
+      ...definedProperties({ script: options.script, fetch: options.fetch, confirmationHoldMs: options.confirmationHoldMs, clientEra: options.clientEra }),
     };
   }
 

@@ -1,6 +1,15 @@
 import { randomUUID } from "node:crypto";
 import type { HarnessConfig } from "@antigravity-ts/sdk/wire";
-import { HarnessConfig_SessionContinuationMode as ContinuationMode, createMessage, decodeInitFrameFully, definedProperties, tryDecodeInitFrame } from "@antigravity-ts/sdk/internal";
+import {
+  HarnessConfig_SessionContinuationMode as ContinuationMode,
+  createMessage,
+  decodeInitFrameFully,
+  definedProperties,
+  NEWEST_LOCALHARNESS_ERA,
+  readFrameOfEitherEra,
+  tryDecodeInitFrame,
+  type LocalharnessEra,
+} from "@antigravity-ts/sdk/internal";
 import type { Logger } from "../log.js";
 import type { ScriptFile } from "../providers/script-format.js";
 import { ProviderConfigError, selectProvider } from "../providers/select-provider.js";
@@ -26,6 +35,12 @@ export interface SessionDependencies {
   fetch?: typeof fetch;
   /** How long a session whose client left during a tool confirmation stays resumable with its turn, in ms; 0 = not at all (session.ts). */
   confirmationHoldMs?: number;
+  /**
+   * The wire era of the clients, when the harness knows it (stdio mode: from the handshake's
+   * `ClientInfo`, `eraOfClientInfo`). A session whose first frame shows its era's spelling uses
+   * that; otherwise this; otherwise the newest. Fields a 0.1.14 client does not know are not written to it.
+   */
+  clientEra?: LocalharnessEra | undefined;
 }
 
 /** Initialisation failed; the socket is closed with `code` and this message as reason. */
@@ -48,6 +63,8 @@ export interface InitializedSession {
   resumed: boolean;
   /** The session's hold on its id; the caller releases it once the session is closed and saved. */
   claim: SessionClaim;
+  /** The client's wire era: its first frame's spelling, else `SessionDependencies.clientEra`, else the newest. */
+  era: LocalharnessEra;
 }
 
 /**
@@ -66,9 +83,13 @@ export async function initializeSession(frame: string, deps: SessionDependencies
     const keys = typeof json === "object" && json !== null ? Object.keys(json).join(",") : typeof json;
     throw new SessionInitError(CloseCode.policy, `expected InitializeConversationEvent {"config": …} as the first frame, got {${keys}}`);
   }
+  // Either era's spelling (wire-era.ts): a 0.1.14 client's templateName is read as name.
+  const read = readFrameOfEitherEra(json as Parameters<typeof readFrameOfEitherEra>[0]);
+  const era = read.era ?? deps.clientEra ?? NEWEST_LOCALHARNESS_ERA;
+  const text = read.frame === json ? frame : JSON.stringify(read.frame);
   let config;
   try {
-    config = (tryDecodeInitFrame(frame) ?? (await decodeInitFrameFully(frame))).config ?? createMessage<HarnessConfig>("antigravity.localharness.HarnessConfig");
+    config = (tryDecodeInitFrame(text) ?? (await decodeInitFrameFully(text))).config ?? createMessage<HarnessConfig>("antigravity.localharness.HarnessConfig");
   } catch (error) {
     throw new SessionInitError(CloseCode.invalidPayload, `invalid HarnessConfig: ${(error as Error).message}`);
   }
@@ -116,7 +137,7 @@ export async function initializeSession(frame: string, deps: SessionDependencies
     const history = stored === undefined ? [] : await readStoredSteps(stored.history);
     const state = new SessionState({ cascadeId, settings, provider: selection.provider, modelName: selection.model, log, ...(stored === undefined ? {} : { stored, history }) });
     if (stored === undefined) await deps.store.save(state.toStored());
-    return { state, resumed: stored !== undefined, claim };
+    return { state, resumed: stored !== undefined, claim, era };
   } catch (error) {
     claim.release();
     if (error instanceof SessionInitError) throw error;

@@ -176,6 +176,7 @@ export class HarnessSession implements FaultOwner, ParkedSession {
       return;
     }
     this.#phase = "ready";
+    this.#channel.era = initialized.era;
     this.#sendInitResponse(state, initialized.resumed);
     // §5.3: the session-start hook is dispatched by the harness after the init response.
     const sessionStart = state.hooks.enabled(LifecycleHook.ON_SESSION_START)

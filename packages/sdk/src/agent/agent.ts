@@ -249,6 +249,14 @@ export class StartedAgent<Output = unknown> implements AsyncDisposable {
     return this.#connection;
   }
 
+  /**
+   * What this session runs on: its conversation id and the era of the wire the SDK writes
+   * (`localHarness(transport, { wireEra })`, default `"0.1.19"`; undefined for a wire without eras).
+   */
+  get info(): { readonly conversationId: string; readonly wireEra: string | undefined } {
+    return { conversationId: this.#connection.conversationId, wireEra: this.#connection.wireEra };
+  }
+
   /** What the harness said of run_command's OS sandbox (`capabilities.runCommand.enableSandbox`); undefined from an older harness. */
   get sandboxStatus(): SandboxStatus | undefined {
     return this.#connection.sandboxStatus;

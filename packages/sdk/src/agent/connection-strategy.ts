@@ -11,6 +11,7 @@ import type { Logger } from "../telemetry/logger.js";
 import type { ToolRunner } from "../tools/tool-runner.js";
 import type { Transport } from "../transport/transport.js";
 import type { HarnessConfig } from "../wire/index.js";
+import type { LocalharnessEra } from "../wire/wire-era.js";
 import type { TransportContext, TransportFactory } from "./agent-options.js";
 
 /** What an agent hands its connection strategy for one session. */
@@ -44,6 +45,18 @@ export interface ConnectionStrategy {
   connect(request: ConnectionRequest, options: CallOptions): Promise<Connection>;
 }
 
+/** Options of {@link localHarness}. */
+export interface LocalHarnessOptions {
+  /**
+   * The era of the localharness wire to write: `"0.1.19"` (default; upstream's newest
+   * `localharness.proto`) or `"0.1.14"` for a harness of Google's SDK 0.1.14 and before. A harness
+   * tells nothing of its version before it reads the configuration (its handshake answers only
+   * `{port, api_key}`), so this is the user's choice; an option the era cannot carry is refused
+   * with `Unsupported` at `start()`. The choice shows in `agent.info.wireEra`.
+   */
+  wireEra?: LocalharnessEra;
+}
+
 /**
  * The localharness wire (protocol.md) over `transport` — a `Transport`, or a factory called once
  * per session (e.g. `subprocessTransportFactory` of `@antigravity-ts/node`, which spawns the harness).
@@ -51,11 +64,11 @@ export interface ConnectionStrategy {
  * @example
  * Agent.builder().connection(localHarness(new WebSocketTransport({ url, apiKey }))).allowAll().build();
  */
-export function localHarness(transport: Transport | TransportFactory): ConnectionStrategy {
+export function localHarness(transport: Transport | TransportFactory, options: LocalHarnessOptions = {}): ConnectionStrategy {
   return {
     capabilities: LOCALHARNESS_CAPABILITIES,
     ...(typeof transport === "function" && transport.startsHarness === true ? { startsHarness: true } : {}),
-    connect(request, options) {
+    connect(request, callOptions) {
       return createHarnessConnection({
         transport: typeof transport === "function" ? transport(request.transportContext) : transport,
         config: request.config,
@@ -66,7 +79,8 @@ export function localHarness(transport: Transport | TransportFactory): Connectio
         ...(request.logger === undefined ? {} : { logger: request.logger }),
         ...(request.telemetry === undefined ? {} : { telemetry: request.telemetry }),
         ...(request.onProtocolError === undefined ? {} : { onProtocolError: request.onProtocolError }),
-        ...options,
+        ...(options.wireEra === undefined ? {} : { wireEra: options.wireEra }),
+        ...callOptions,
       });
     },
   };

@@ -114,14 +114,18 @@ describe("buildHarnessConfig (protocol §5.1)", () => {
     expect(json(buildHarnessConfig({ budget: { maxToolCalls: 1, scope: "lifetime" } }))["budgetConfig"]).toEqual({ maxToolCalls: 1, scope: "BUDGET_SCOPE_LIFETIME" });
     // upstream build_budget_config_proto: a scope without any limit sends no budget at all
     expect(json(buildHarnessConfig({ budget: { scope: "lifetime" } }))["budgetConfig"]).toBeUndefined();
-    // upstream _build_harness_config: a compaction threshold is also sent as the checkpoint interval
+    // upstream 0.1.19 to_proto_compaction_config (local_connection.py @8249a379): the threshold is also sent as token_threshold
     const threshold = json(buildHarnessConfig({ capabilities: { compactionThreshold: 30_000 } }));
-    expect(threshold).toMatchObject({ compactionThreshold: 30_000, compactionConfig: { checkpointIntervalTokens: 30_000 } });
+    expect(threshold).toMatchObject({ compactionThreshold: 30_000, compactionConfig: { tokenThreshold: 30_000 } });
+    const dials = json(buildHarnessConfig({ compaction: { tokenThreshold: 9, checkpointIntervalTokens: 8, maxContextTokens: 7 } }));
+    expect(dials["compactionConfig"]).toEqual({ tokenThreshold: 9, checkpointIntervalTokens: 8, maxContextTokens: 7 });
     expect(json(buildHarnessConfig({}))["compactionConfig"]).toBeUndefined();
     const bad = [
       { compaction: { checkpointIntervalTokens: -5 } },
       { compaction: { checkpointIntervalTokens: 1.5 } },
       { compaction: { checkpointIntervalTokens: 2 ** 32 } },
+      { compaction: { tokenThreshold: -1 } },
+      { compaction: { maxContextTokens: 0.5 } },
       // a JavaScript caller's misspelt scope
       { budget: { maxModelCalls: 1, scope: "session" as "lifetime" } },
     ];

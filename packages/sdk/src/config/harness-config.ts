@@ -46,12 +46,18 @@ export interface BudgetOptions {
 }
 
 /**
- * Compaction checkpoints (upstream `CompactionConfig`, `HarnessConfig.compaction_config`): the
- * harness compacts the context each time it has grown by `checkpointIntervalTokens` since the last
- * compaction. Without it, `capabilities.compactionThreshold` is sent here too, as upstream does.
+ * Compaction (upstream `types.CompactionConfig`, `HarnessConfig.compaction_config`, localharness.proto
+ * @257f843a): `tokenThreshold` compacts once the context reaches that many tokens (without it,
+ * `capabilities.compactionThreshold` is sent here, as upstream 0.1.19's `to_proto_compaction_config`
+ * does); `checkpointIntervalTokens` compacts each time the context grew by that much;
+ * `maxContextTokens` caps the context. A 0.1.14 harness knows one dial, field 1: it gets
+ * `tokenThreshold` (or the interval) as its `checkpointIntervalTokens`, and `maxContextTokens` is
+ * refused (`wireEra`, docs/upstream-differences.md "wire eras").
  */
 export interface CompactionOptions {
-  checkpointIntervalTokens: number;
+  tokenThreshold?: number;
+  checkpointIntervalTokens?: number;
+  maxContextTokens?: number;
 }
 
 /** Everything of the agent's options that the harness configuration carries (protocol §5.1). */
@@ -256,12 +262,16 @@ function budgetOf(budget: BudgetOptions): MessageInitShape<typeof BudgetConfigSc
   return init;
 }
 
-/** Upstream `_build_harness_config`: `compaction_config` whenever a compaction threshold is set. */
+/** Upstream `to_proto_compaction_config` (local_connection.py @8249a379): `compaction_config` whenever a compaction dial is set. */
 function compactionOf(compaction: CompactionOptions | undefined, threshold: number | undefined): MessageInitShape<typeof CompactionConfigSchema> | undefined {
-  const interval = compaction?.checkpointIntervalTokens ?? threshold;
-  if (interval === undefined) return undefined;
-  if (!Number.isInteger(interval) || interval < 0 || interval > MAX_UINT32) {
-    invalid(`compaction.checkpointIntervalTokens must be an integer from 0 to ${MAX_UINT32}, got ${String(interval)}`);
+  const dials = {
+    tokenThreshold: compaction?.tokenThreshold ?? (compaction?.checkpointIntervalTokens === undefined ? threshold : undefined),
+    checkpointIntervalTokens: compaction?.checkpointIntervalTokens,
+    maxContextTokens: compaction?.maxContextTokens,
+  };
+  for (const [name, value] of Object.entries(dials)) {
+    if (value !== undefined && (!Number.isInteger(value) || value < 0 || value > MAX_UINT32)) invalid(`compaction.${name} must be an integer from 0 to ${MAX_UINT32}, got ${String(value)}`);
   }
-  return { checkpointIntervalTokens: interval };
+  const init = definedProperties(dials);
+  return Object.keys(init).length === 0 ? undefined : init;
 }

@@ -35,6 +35,8 @@ export interface Connection {
   readonly initialHistory: readonly Step[];
   /** What the harness said of run_command's sandbox when the session started; undefined when it said nothing (an older harness). */
   readonly sandboxStatus?: SandboxStatus | undefined;
+  /** The era of its wire this connection writes (localharness: `"0.1.19"` or `"0.1.14"`, docs/upstream-differences.md); undefined for a wire without eras. */
+  readonly wireEra?: string | undefined;
   /** Usage reported so far, seeded from the init response on resume. */
   readonly usage: UsageSnapshot;
   /** Stop reason of the last turn, if the harness stopped it for budget or quota. */

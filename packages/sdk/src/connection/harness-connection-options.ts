@@ -11,6 +11,7 @@ import { cloneMessage, createMessage, isMessageOf } from "../wire/plain-message.
 import type { Logger } from "../telemetry/logger.js";
 import type { SessionTelemetry } from "./session-telemetry.js";
 import type { Transport } from "../transport/transport.js";
+import type { LocalharnessEra } from "../wire/wire-era.js";
 
 /**
  * Decides a built-in tool waiting for confirmation (§8): `true` runs it, `false` refuses it,
@@ -54,6 +55,12 @@ export interface HarnessConnectionOptions extends CallOptions {
   logger?: Logger;
   /** Spans for turns (`chat`) and client tool calls (`execute_tool`); see docs/agent.md "Observability". */
   telemetry?: SessionTelemetry;
+  /**
+   * The localharness wire era to write (docs/upstream-differences.md "wire eras"): `"0.1.19"`
+   * (default, upstream's newest `localharness.proto`) or `"0.1.14"`. A harness says nothing of
+   * its era before it reads the configuration, so the caller chooses; frames of either era are read.
+   */
+  wireEra?: LocalharnessEra;
 }
 
 const HARNESS_CONFIG = "antigravity.localharness.HarnessConfig";

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { plainOfStruct } from "../wire/genai-struct.js";
 import { SdkError } from "../errors.js";
 import { HookRunner } from "../hooks/hook-runner.js";
 import type { Hook } from "../hooks/hook.js";
@@ -198,7 +199,8 @@ describe("hook RPCs", () => {
     expect(seen).toEqual([{ CommandLine: "ls -la", Extra: 1, Cwd: "/tmp" }]);
     const r1 = responses.get("r1")?.result;
     expect(r1?.case === "preToolResult" && r1.value.decision).toBe(PreToolResult_Decision.ALLOW);
-    expect(r1?.case === "preToolResult" && JSON.parse(r1.value.modifiedArgumentsJson ?? "")).toEqual({ CommandLine: "ls -la", Extra: 1, Cwd: "/work" });
+    // PreToolResult.modified_args, a genai.Struct (upstream localharness.proto @257f843a).
+    expect(r1?.case === "preToolResult" && r1.value.modifiedArgs !== undefined && plainOfStruct(r1.value.modifiedArgs)).toEqual({ CommandLine: "ls -la", Extra: 1, Cwd: "/work" });
     expect(responses.get("r2")?.result).toMatchObject({ case: "preToolResult", value: { decision: PreToolResult_Decision.DENY, reason: "never" } });
     expect(responses.get("r3")?.result).toMatchObject({ case: "preTurnResult", value: { decision: PreTurnResult_Decision.DENY, reason: "not today" } });
     expect(responses.get("r4")?.result).toEqual({ case: "errorMessage", value: "Hook failed: observer crashed" });

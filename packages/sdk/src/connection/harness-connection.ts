@@ -13,6 +13,7 @@ import type { Connection, SandboxStatus, UsageSnapshot } from "./connection.js";
 import type { QuestionResponse } from "../step.js";
 import { fatalStepError } from "./fatal-step-error.js";
 import { encodeInitFrame, encodeInputFrame } from "../wire/frame-codec.js";
+import { NEWEST_LOCALHARNESS_ERA, type LocalharnessEra } from "../wire/wire-era.js";
 import { DEFAULT_INITIALIZE_TIMEOUT_MS, awaitInitializeResponse } from "./initialize-response.js";
 import { readFrames } from "./read-frames.js";
 import { IdleGate } from "./idle-gate.js";
@@ -144,6 +145,11 @@ export class HarnessConnection implements Connection {
 
   get sandboxStatus(): SandboxStatus | undefined {
     return this.#sandboxStatus;
+  }
+
+  /** The localharness wire era this connection writes (`options.wireEra`, default the newest). */
+  get wireEra(): LocalharnessEra {
+    return this.#options.wireEra ?? NEWEST_LOCALHARNESS_ERA;
   }
 
   retireStepIds(ids: Iterable<string>): void {
@@ -307,7 +313,7 @@ export class HarnessConnection implements Connection {
 
   #sendInput(event: InputEventInit): void {
     this.#assertOpen();
-    this.#channel.send(encodeInputFrame(event));
+    this.#channel.send(encodeInputFrame(event, this.wireEra));
   }
 
   #warn(message: string): void {
@@ -316,7 +322,7 @@ export class HarnessConnection implements Connection {
 
   /** §5: the first frame of every channel is the bare InitializeConversationEvent, not an InputEvent. */
   #sendInit(config: HarnessConfig): void {
-    this.#channel.send(encodeInitFrame(config));
+    this.#channel.send(encodeInitFrame(config, this.wireEra));
   }
 
   /**

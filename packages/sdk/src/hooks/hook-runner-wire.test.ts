@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { plainOfStruct } from "../wire/genai-struct.js";
 import { DEFAULT_COMPACTION_SUMMARY, HookRunner } from "../connection/index.js";
 import type { CompactionEvent, Hook, HookToolCall, HookToolError, HookToolResult } from "../index.js";
 import { decodeOutputEvent, PreToolResult_Decision, type CallHookRequest } from "../wire/index.js";
@@ -67,10 +68,10 @@ describe("PRE_TOOL hooks see the SDK's spelling (item 8; hook_router._handle_pre
   it("answers modifiedArgs merged over the normalised arguments (test_handle_pre_tool_modified_args)", async () => {
     const runner = new HookRunner([{ preToolCall: () => ({ allow: true, modifiedArgs: { start_line: 2 } }) }]);
     const response = await runner.handle(request("PRE_TOOL", { preToolArgs: { toolName: "view_file", argumentsJson: '{"file_path": "file:///w/a.txt"}' } }));
-    expect(response.result).toEqual({
-      case: "preToolResult",
-      value: { decision: PreToolResult_Decision.ALLOW, modifiedArgumentsJson: JSON.stringify({ file_path: "/w/a.txt", start_line: 2 }) },
-    });
+    // 0.1.19: PreToolResult.modified_args, a genai.Struct (upstream localharness.proto @257f843a).
+    expect(response.result).toMatchObject({ case: "preToolResult", value: { decision: PreToolResult_Decision.ALLOW } });
+    const value = response.result?.case === "preToolResult" ? (response.result.value as { modifiedArgs?: Parameters<typeof plainOfStruct>[0] }) : undefined;
+    expect(value?.modifiedArgs === undefined ? undefined : plainOfStruct(value.modifiedArgs)).toEqual({ file_path: "/w/a.txt", start_line: 2 });
   });
 
   it("passes arguments text that is not JSON through as text, and no arguments as {} (test_handle_pre_tool_no_args)", async () => {

@@ -8,6 +8,7 @@ import { HookContexts } from "./hook-context.js";
 import { validateHook } from "./validate-hook.js";
 import type { Hook, HookLocation, HookToolCall, PreToolDecision, Question, StopArgs } from "./hook.js";
 import { isRecord, parseJsonOrText } from "../util/json-value.js";
+import { structInitOf } from "../wire/genai-struct.js";
 import { errorText } from "../error-text.js";
 import { definedProperties } from "../defined-properties.js";
 
@@ -169,8 +170,7 @@ export class HookRunner {
         }
         return {
           case: "preToolResult",
-          value:
-            outcome.modifiedArgs === undefined ? { decision: PreToolResult_Decision.ALLOW } : { decision: PreToolResult_Decision.ALLOW, modifiedArgumentsJson: JSON.stringify(outcome.modifiedArgs) },
+          value: outcome.modifiedArgs === undefined ? { decision: PreToolResult_Decision.ALLOW } : { decision: PreToolResult_Decision.ALLOW, modifiedArgs: structInitOf(outcome.modifiedArgs ?? {}) },
         };
       }
       case LifecycleHook.POST_TOOL: {

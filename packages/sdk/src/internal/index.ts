@@ -30,6 +30,8 @@ export {
 export { writeJson } from "../wire/json-writer.js";
 export { readJsonFast } from "../wire/json-reader.js";
 export { createMessage } from "../wire/plain-message.js";
+export { plainOfStruct, structInitOf } from "../wire/genai-struct.js";
+export { eraOfClientInfo, NEWEST_LOCALHARNESS_ERA, readFrameOfEitherEra, type LocalharnessEra } from "../wire/wire-era.js";
 export * from "../wire/wire-enums.gen.js";
 // The stdio handshake (protocol §3) without the schema registry: the node package's client side
 // and the reference harness's server side, so neither loads the generated schema to start.

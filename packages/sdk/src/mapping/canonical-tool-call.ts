@@ -18,7 +18,7 @@ const SDK_NAME_OF_HARNESS_NAME: Readonly<Record<string, string>> = { invoke_suba
  * → `command_line`), while the call the harness asks policies and PRE_TOOL hooks about carries the
  * arguments as the model wrote them (`CommandLine`). The canonical spelling is the model's — the
  * one upstream's policy examples read (`hooks/policy.py`: `args.get("CommandLine", "")`) and the
- * one the harness accepts back in `modifiedArgumentsJson` — so action fields are renamed to it.
+ * one the harness accepts back in `modifiedArgs` (0.1.14: `modifiedArgumentsJson`) — so action fields are renamed to it.
  * `find_file`'s `query` is the reference harness's `pattern` (docs/harness.md). Fields that only
  * report results (`exit_code`, `combined_output`, `output`…) keep their names.
  */

@@ -55,7 +55,7 @@ describe("recordingTransport", () => {
     await transport.close();
 
     const trace = parseTrace(sink.text());
-    expect(trace.header).toMatchObject({ kind: "header", format: "antigravity-trace", version: 1, wire: "localharness", era: "0.1.14", meta: { scenario: "hello" } });
+    expect(trace.header).toMatchObject({ kind: "header", format: "antigravity-trace", version: 1, wire: "localharness", era: "0.1.19", meta: { scenario: "hello" } });
     expect(trace.header.sdk.name).toBe("@antigravity-ts/sdk");
     expect(Date.parse(trace.header.recordedAt)).not.toBeNaN();
     const kinds = trace.events.map((e) => (e.kind === "frame" ? `${e.from}:${Object.keys(e.frame as object).find((k) => k !== "seqNum" && k !== "timestampMicros")}` : e.kind));

@@ -1,4 +1,5 @@
 import { ErrorCode, SdkError } from "../errors.js";
+import { NEWEST_LOCALHARNESS_ERA } from "../wire/wire-era.js";
 
 /** The `format` of a trace's header line: what tells a trace from any other NDJSON file. */
 export const TRACE_FORMAT = "antigravity-trace";
@@ -6,8 +7,11 @@ export const TRACE_FORMAT = "antigravity-trace";
 export const TRACE_VERSION = 1;
 /** What a redacted string becomes; in a recorded client frame it matches any string on replay. */
 export const REDACTED = "[REDACTED]";
-/** The localharness era this SDK speaks: the upstream release `proto/` follows (protocol.md §0). */
-export const LOCALHARNESS_ERA = "0.1.14";
+/**
+ * The localharness era the SDK writes unless told otherwise: the upstream release `proto/` follows
+ * (wire/wire-era.ts; an agent built with `localHarness(t, { wireEra: "0.1.14" })` is recorded with `era: "0.1.14"`).
+ */
+export const LOCALHARNESS_ERA: string = NEWEST_LOCALHARNESS_ERA;
 
 /** A JSON value, as a frame parses to. */
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };

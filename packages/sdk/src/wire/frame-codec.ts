@@ -4,6 +4,7 @@ import { errorText } from "../error-text.js";
 import type { HarnessConfig, InitializeConversationEvent, InitializeConversationEventSchema, InputEvent, InputEventSchema, OutputEvent, OutputEventSchema } from "./index.js";
 import { readJsonFast } from "./json-reader.js";
 import { writeJson } from "./json-writer.js";
+import { initFrameForEra, inputEventForEra, NEWEST_LOCALHARNESS_ERA, outputEventForEra, type LocalharnessEra } from "./wire-era.js";
 
 // The frames of §4 without the protobuf-es runtime on the hot path, for both peers (the reference
 // harness uses these through `@antigravity-ts/sdk/internal`). Sent frames are written from the
@@ -23,19 +24,28 @@ const INIT_EVENT = { typeName: "antigravity.localharness.InitializeConversationE
 type FullDecoder = typeof import("./frames.js");
 let fullDecoder: Promise<FullDecoder> | undefined;
 
-/** An SDK frame after the first (§4): the JSON of an InputEvent. */
-export function encodeInputFrame(event: MessageInitShape<typeof InputEventSchema>): string {
-  return JSON.stringify(writeJson("antigravity.localharness.InputEvent", event));
+/** An SDK frame after the first (§4): the JSON of an InputEvent, spelled for `era` (wire-era.ts). */
+export function encodeInputFrame(event: MessageInitShape<typeof InputEventSchema>, era: LocalharnessEra = NEWEST_LOCALHARNESS_ERA): string {
+  const json = writeJson("antigravity.localharness.InputEvent", event);
+  return JSON.stringify(era === NEWEST_LOCALHARNESS_ERA ? json : inputEventForEra(json, era));
 }
 
-/** The first SDK frame (§5): `{"config": HarnessConfig}`. */
-export function encodeInitFrame(config: HarnessConfig): string {
-  return JSON.stringify(writeJson("antigravity.localharness.InitializeConversationEvent", { config }));
+/**
+ * The first SDK frame (§5): `{"config": HarnessConfig}`, spelled for `era` (wire-era.ts).
+ * Throws `SdkError` `Unsupported` for a set field the era does not know.
+ */
+export function encodeInitFrame(config: HarnessConfig, era: LocalharnessEra = NEWEST_LOCALHARNESS_ERA): string {
+  const json = writeJson("antigravity.localharness.InitializeConversationEvent", { config });
+  return JSON.stringify(era === NEWEST_LOCALHARNESS_ERA ? json : initFrameForEra(json, era));
 }
 
-/** A harness frame (§4): the JSON of an OutputEvent, given as `create()` takes it. */
-export function encodeOutputFrame(event: MessageInitShape<typeof OutputEventSchema>): string {
-  return JSON.stringify(writeJson("antigravity.localharness.OutputEvent", event));
+/**
+ * A harness frame (§4): the JSON of an OutputEvent, given as `create()` takes it, for a client of
+ * `era` (fields a 0.1.14 client does not know are left out, wire-era.ts).
+ */
+export function encodeOutputFrame(event: MessageInitShape<typeof OutputEventSchema>, era: LocalharnessEra = NEWEST_LOCALHARNESS_ERA): string {
+  const json = writeJson("antigravity.localharness.OutputEvent", event);
+  return JSON.stringify(era === NEWEST_LOCALHARNESS_ERA ? json : outputEventForEra(json, era));
 }
 
 /**

@@ -8,6 +8,17 @@ export * from "../gen/antigravity/localharness/localharness_pb.js";
 export { create, fromJson, toJson, toBinary, fromBinary, type MessageInitShape } from "@bufbuild/protobuf";
 export { decodeJsonFrame, encodeJsonFrame } from "./json-codec.js";
 export {
+  LOCALHARNESS_ERAS,
+  NEWEST_LOCALHARNESS_ERA,
+  isLocalharnessEra,
+  eraOfClientInfo,
+  initFrameForEra,
+  inputEventForEra,
+  outputEventForEra,
+  readFrameOfEitherEra,
+  type LocalharnessEra,
+} from "./wire-era.js";
+export {
   decodeOutputEvent,
   encodeOutputEvent,
   decodeInputFrame,

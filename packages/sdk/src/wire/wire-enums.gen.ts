@@ -11,6 +11,15 @@ export const ActionEditFile_DiffLine_LineAction = {
 } as const satisfies Record<string, pb.ActionEditFile_DiffLine_LineAction>;
 export type ActionEditFile_DiffLine_LineAction = pb.ActionEditFile_DiffLine_LineAction;
 
+/** The values of {@link pb.ActionSkillLookup_Operation}. */
+export const ActionSkillLookup_Operation = {
+  UNSPECIFIED: 0,
+  LIST_SKILLS: 1,
+  LOOKUP_SKILLS: 2,
+  GET_SKILL_RESOURCES: 3,
+} as const satisfies Record<string, pb.ActionSkillLookup_Operation>;
+export type ActionSkillLookup_Operation = pb.ActionSkillLookup_Operation;
+
 /** The values of {@link pb.AgentBehavior}. */
 export const AgentBehavior = {
   UNSPECIFIED: 0,
@@ -155,6 +164,14 @@ export const StopResult_Decision = {
   CONTINUE: 2,
 } as const satisfies Record<string, pb.StopResult_Decision>;
 export type StopResult_Decision = pb.StopResult_Decision;
+
+/** The values of {@link pb.ToolExecutionMode}. */
+export const ToolExecutionMode = {
+  UNSPECIFIED: 0,
+  SYNC: 1,
+  ASYNC: 2,
+} as const satisfies Record<string, pb.ToolExecutionMode>;
+export type ToolExecutionMode = pb.ToolExecutionMode;
 
 /** The values of {@link pb.TrajectoryStateUpdate_State}. */
 export const TrajectoryStateUpdate_State = {
