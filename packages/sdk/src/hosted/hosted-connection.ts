@@ -321,8 +321,7 @@ export class HostedConnection implements Connection {
       if (stream !== undefined) {
         try {
           for await (const event of stream) {
-            failures = 0;
-            this.#onEvent(turn, state, event);
+            if (this.#onEvent(turn, state, event)) failures = 0; // progress: a new event
             if (state.end !== undefined) return state.end;
           }
           failure = new SdkError(ErrorCode.Unavailable, "the event stream ended before interaction.completed");
@@ -350,13 +349,19 @@ export class HostedConnection implements Connection {
     }
   }
 
-  #onEvent(turn: Turn, state: InteractionState, event: InteractionEvent): void {
+  /** Applies one event; false when it was seen before (a resumed stream that repeats it). */
+  #onEvent(turn: Turn, state: InteractionState, event: InteractionEvent): boolean {
     const eventId = event.event_id;
     if (eventId !== undefined) {
-      if (state.seen.has(eventId)) return; // a resumed stream that repeats an event
+      if (state.seen.has(eventId)) return false;
       state.seen.add(eventId);
       state.lastEventId = eventId;
     }
+    this.#apply(turn, state, event);
+    return true;
+  }
+
+  #apply(turn: Turn, state: InteractionState, event: InteractionEvent): void {
     switch (event.event_type) {
       case "interaction.created": {
         // InteractionCreatedEvent.interaction: InteractionSseEventInteraction { id, status, … }.
