@@ -5,6 +5,7 @@ import type { ToolResponseSchema, ToolSchema } from "../wire/index.js";
 import { NO_ARGUMENTS_SCHEMA, validateTool, type Tool, type ToolContext } from "./tool.js";
 import { toolResultValue, type JsonValue, type ToolMedia } from "./tool-result-value.js";
 import { errorText } from "../error-text.js";
+import { coerceArguments } from "./coerce-arguments.js";
 
 /** A client tool's outcome: the result already converted to JSON, with the media it returned. */
 export interface ClientToolResult extends ToolResult {
@@ -55,7 +56,8 @@ export class ToolRunner {
   }
 
   /**
-   * Runs one call. Never throws: an unknown tool, a thrown error or a result that cannot be
+   * Runs one call: the arguments brought to the declared scalar types first unless the tool is
+   * `strictArguments` ({@link coerceArguments}). Never throws: an unknown tool, a thrown error or a result that cannot be
    * converted becomes `error`; anything else becomes `result`, converted to JSON as upstream does
    * ({@link toolResultValue}), with the media it held in `media`.
    */
@@ -64,7 +66,8 @@ export class ToolRunner {
     if (tool === undefined) return noSuchTool(call);
     let value: unknown;
     try {
-      value = await tool.call(call.args, context);
+      // Upstream ToolRunner._coerce_args: unambiguous strings to the declared scalar types, then validation.
+      value = await tool.call(tool.strictArguments === true || tool.parameters === undefined ? call.args : coerceArguments(call.args, tool.parameters), context);
     } catch (error) {
       return failed(call, error);
     }

@@ -37,6 +37,12 @@ export interface Tool<Args = unknown> {
   readonly description: string;
   /** JSON Schema of the arguments object; omitted means no arguments. */
   readonly parameters?: JsonSchema;
+  /**
+   * `true`: the model's arguments reach validation and `call` exactly as sent. Default: a string
+   * that unambiguously spells a declared `integer`, `number` or `boolean` is converted first
+   * (`"7"` → `7`, `"true"` → `true`), as upstream's ToolRunner does (tools/coerce-arguments.ts).
+   */
+  readonly strictArguments?: boolean;
   call(args: Args, context: ToolContext): unknown;
 }
 
@@ -44,6 +50,8 @@ export interface Tool<Args = unknown> {
 export interface ToolDefinition<Args, Parameters extends JsonSchema = JsonSchema> {
   name: string;
   description: string;
+  /** See {@link Tool.strictArguments}. */
+  strictArguments?: boolean;
   /** JSON Schema of the arguments object; omitted means no arguments. */
   parameters?: Parameters & NotStandardSchema & NotLiteralJsonSchema<Parameters>;
   call: (args: Args, context: ToolContext) => unknown;
@@ -58,6 +66,8 @@ export interface ToolDefinition<Args, Parameters extends JsonSchema = JsonSchema
 export interface SchemaToolDefinition<Schema extends StandardSchemaV1 | JsonSchema> {
   name: string;
   description: string;
+  /** See {@link Tool.strictArguments}. */
+  strictArguments?: boolean;
   /** The arguments' schema. A Standard Schema checks every call first: an invalid call never reaches `call`. */
   parameters: Schema & (Schema extends StandardSchemaV1 ? unknown : NotStandardSchema & LiteralJsonSchema<Schema>);
   /** With a Standard Schema whose library cannot convert by itself: the JSON Schema the model sees (valibot: `toJsonSchema(schema)` from `@valibot/to-json-schema`). */
@@ -111,23 +121,32 @@ export function validateToolName(name: string): void {
  */
 export function defineTool<Args, Parameters extends JsonSchema = JsonSchema>(definition: ToolDefinition<Args, Parameters>): Tool<Args>;
 export function defineTool<Schema extends StandardSchemaV1 | JsonSchema>(definition: SchemaToolDefinition<Schema>): Tool<SchemaInput<Schema>>;
-export function defineTool(definition: { name: string; description: string; parameters?: unknown; jsonSchema?: object; call: (args: unknown, context: ToolContext) => unknown }): Tool {
+export function defineTool(definition: {
+  name: string;
+  description: string;
+  parameters?: unknown;
+  jsonSchema?: object;
+  strictArguments?: boolean;
+  call: (args: unknown, context: ToolContext) => unknown;
+}): Tool {
   if (typeof definition !== "object" || definition === null) validateTool(definition); // throws the InvalidArgument for JavaScript callers
   const { name, description, parameters, jsonSchema, call } = definition;
+  const strict = definition.strictArguments === true ? { strictArguments: true } : {};
   if (isStandardSchema(parameters)) {
     validateTool({ name, description, call });
     const declared = jsonSchemaOf(parameters, `tool ${JSON.stringify(name)}`, jsonSchema);
-    return Object.freeze({ name, description, parameters: declared, call: async (args: unknown, context: ToolContext) => call(await validArguments(parameters, name, args), context) });
+    return Object.freeze({ name, description, parameters: declared, ...strict, call: async (args: unknown, context: ToolContext) => call(await validArguments(parameters, name, args), context) });
   }
   validateTool(definition);
   if (jsonSchema !== undefined)
     throw new SdkError(ErrorCode.InvalidArgument, `tool ${JSON.stringify(name)}: jsonSchema goes with a Standard Schema (zod, valibot, …) in parameters; put a JSON Schema in parameters itself`);
-  if (parameters === undefined) return Object.freeze({ name, description, call: (args: unknown, context: ToolContext) => call(args, context) });
+  if (parameters === undefined) return Object.freeze({ name, description, ...strict, call: (args: unknown, context: ToolContext) => call(args, context) });
   const schema = parameters as JsonSchema;
   return Object.freeze({
     name,
     description,
     parameters: schema,
+    ...strict,
     call: (args: unknown, context: ToolContext) => {
       const issues = checkJsonSchema(args, schema);
       if (issues.length > 0) throw invalidArguments(name, issues);
