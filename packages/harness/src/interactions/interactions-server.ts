@@ -93,6 +93,8 @@ interface InteractionRecord {
   settled: Promise<void>;
   settle: () => void;
   deleted: boolean;
+  /** `cancel` was asked while the turn ran: it ends "cancelled" whatever its outcome. */
+  cancelRequested?: boolean;
 }
 
 /** An error answered with a Google API error body `{ error: { code, message, status } }`. */
@@ -306,6 +308,7 @@ export async function startInteractionsEmulator(options: InteractionsEmulatorOpt
 
   function endTurn(record: InteractionRecord, outcome: TurnSummary): void {
     if (outcome.usage !== undefined) record.usage = wireUsage(outcome.usage);
+    if (record.cancelRequested === true) return finish(record, "cancelled");
     if (outcome.error !== undefined) {
       if (outcome.error.code === ErrorCode.Canceled) return finish(record, "cancelled");
       // ErrorEvent_2 { error: ErrorT { code, message } }.
@@ -404,10 +407,15 @@ export async function startInteractionsEmulator(options: InteractionsEmulatorOpt
       // Its stream already ended: the resource alone changes.
       record.status = "cancelled";
       record.updated = new Date().toISOString();
-    } else {
-      finish(record, "cancelled");
+      await chain.stream?.abort().catch(() => {});
+      return;
     }
-    await chain.stream?.abort().catch(() => {});
+    // The turn ends Canceled with the usage spent so far; runTurn then finishes the interaction "cancelled".
+    record.cancelRequested = true;
+    const stream = chain.stream;
+    if (stream === undefined) return finish(record, "cancelled");
+    await stream.abort().catch(() => {});
+    await record.settled;
   }
 
   function newRecord(chain: Chain, agent: string, body: Json, background: boolean, previousInteractionId: string | undefined): InteractionRecord {

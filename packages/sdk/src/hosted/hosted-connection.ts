@@ -278,8 +278,9 @@ export class HostedConnection implements Connection {
         throw new SdkError(ErrorCode.ProtocolError, `interaction ${end.id} ended with status ${JSON.stringify(end.status)}`);
       }
     } catch (error) {
-      const reason = SdkError.from(error);
-      turn.end({ error: turn.halted && reason.code !== ErrorCode.ConnectionClosed ? new SdkError(ErrorCode.Canceled, reason.message, { cause: reason }) : reason });
+      // disconnect() ends the turn with its ConnectionClosed; a halt with Canceled whatever the stream did meanwhile.
+      const reason = this.#closed ?? SdkError.from(error);
+      turn.end({ error: turn.halted && this.#closed === undefined && reason.code !== ErrorCode.Canceled ? new SdkError(ErrorCode.Canceled, reason.message, { cause: reason }) : reason });
     } finally {
       this.#currentInteractionId = undefined;
     }
