@@ -64,7 +64,7 @@ describe("Node Agent", () => {
         (e: unknown) => e,
       );
     expect(error).toBeInstanceOf(SdkError);
-    expect((error as SdkError).code).toBe(ErrorCode.Unavailable);
+    expect((error as SdkError).code).toBe(ErrorCode.FailedPrecondition); // configuration: not retryable
     expect((error as SdkError).message).toContain("harness binary not found at /nonexistent/localharness");
     expect(liveChildCount()).toBe(0);
   });

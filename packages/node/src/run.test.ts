@@ -113,7 +113,7 @@ describe("run() from @antigravity-ts/node", () => {
     const before = handles();
     const result = run("Hello there", { policies: [confirmRunCommand()], transport: (await import("./agent.js")).subprocessTransportFactory({ harnessPath: "/nonexistent/localharness" }) });
     const error = await failure(result.final());
-    expect(error.code).toBe(ErrorCode.Unavailable);
+    expect(error.code).toBe(ErrorCode.FailedPrecondition);
     expect(error.message).toContain("/nonexistent/localharness");
     expect(liveChildCount()).toBe(0);
     expect(leakedSince(before)).toEqual([]);

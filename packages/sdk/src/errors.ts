@@ -22,7 +22,10 @@ export const ErrorCode = {
   HarnessCrashed: "HarnessCrashed",
   /** The agent's turn ended with an error reported by the harness. */
   ExecutionError: "ExecutionError",
-  /** The call is not valid in the current state (not started, already stopped, turn in progress). */
+  /**
+   * The call is not valid in the current state (not started, already stopped, turn in progress),
+   * or the setup cannot serve it (no harness binary, no transport): fix the state or the setup first.
+   */
   FailedPrecondition: "FailedPrecondition",
   /** A bug or an unexpected failure inside the SDK or user code it ran. */
   Internal: "Internal",

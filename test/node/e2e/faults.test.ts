@@ -116,12 +116,12 @@ describe("faults end to end", () => {
   }
 
   it(
-    "harness binary missing: Unavailable naming the path and the fix",
+    "harness binary missing: FailedPrecondition (not retryable) naming the path and the fix",
     async () => {
       const watch = new ProcessWatch();
       const missing = path.join(workspace, "no-such-dir", "localharness");
       const error = await startFailure(missing);
-      expect(error.code).toBe(ErrorCode.Unavailable);
+      expect(error.code).toBe(ErrorCode.FailedPrecondition);
       expect(error.message).toContain(`harness binary not found at ${missing}: the harnessPath option names this path; point it at the harness binary`);
       expect(await watch.leftovers()).toEqual([]);
       await expectFreshStartWorks();

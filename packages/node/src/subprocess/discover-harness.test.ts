@@ -32,7 +32,7 @@ describe("discoverHarnessBinary", () => {
     expect(discoverHarnessBinary({ processEnv: { PATH: "" } })).toMatchObject({ source: "bundled", isJavaScript: true });
   });
 
-  it("fails with Unavailable and what to do when nothing is found and the fallback is off", () => {
+  it("fails with FailedPrecondition (not retryable) and what to do when nothing is found and the fallback is off", () => {
     let error: unknown;
     try {
       discoverHarnessBinary({ processEnv: { PATH: "" }, allowBundled: false });
@@ -40,7 +40,8 @@ describe("discoverHarnessBinary", () => {
       error = e;
     }
     expect(error).toBeInstanceOf(SdkError);
-    expect((error as SdkError).code).toBe(ErrorCode.Unavailable);
+    expect((error as SdkError).code).toBe(ErrorCode.FailedPrecondition);
+    expect((error as SdkError).retryable).toBe(false);
     expect((error as SdkError).message).toContain("ANTIGRAVITY_HARNESS_PATH");
     expect((error as SdkError).message).toContain("install @antigravity-ts/harness");
     expect((error as SdkError).message).toContain("localharness on PATH");

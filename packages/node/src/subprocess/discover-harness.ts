@@ -65,7 +65,7 @@ export function discoverHarnessBinary(options: DiscoverHarnessOptions = {}): Har
     if (bundled !== undefined) return binary(bundled, "bundled");
   }
   throw new SdkError(
-    ErrorCode.Unavailable,
+    ErrorCode.FailedPrecondition, // configuration, not a passing failure: never retryable
     `no harness binary found: install @antigravity-ts/harness (the reference harness, an optional peer dependency of @antigravity-ts/node), ${HARNESS_PATH_HINT}, or put localharness on PATH`,
   );
 }

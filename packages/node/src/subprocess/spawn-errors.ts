@@ -33,14 +33,15 @@ export function mapSpawnError(cause: unknown, binaryPath: string, source?: Harne
   const reason = errorText(cause);
   const details = { binaryPath, errno: code, ...definedProperties({ source }) };
   switch (code) {
+    // A missing or foreign binary is configuration: the same start fails again until it is fixed (not retryable).
     case "ENOENT":
-      return new SdkError(ErrorCode.Unavailable, `harness binary not found at ${binaryPath}: ${hint}`, { cause, details });
+      return new SdkError(ErrorCode.FailedPrecondition, `harness binary not found at ${binaryPath}: ${hint}`, { cause, details });
     case "EACCES":
     case "EPERM":
       return new SdkError(ErrorCode.PermissionDenied, `harness binary at ${binaryPath} cannot be executed (${code}): make it executable (chmod +x), or: ${hint}`, { cause, details });
     case "ENOEXEC":
     case "EBADARCH":
-      return new SdkError(ErrorCode.Unavailable, `harness binary at ${binaryPath} is not an executable for this platform (${code}): install the build for ${process.platform}/${process.arch}`, {
+      return new SdkError(ErrorCode.FailedPrecondition, `harness binary at ${binaryPath} is not an executable for this platform (${code}): install the build for ${process.platform}/${process.arch}`, {
         cause,
         details,
       });

@@ -134,10 +134,11 @@ describe("SubprocessTransport handshake and channel", () => {
 });
 
 describe("SubprocessTransport faults", () => {
-  it("reports a missing binary as Unavailable with the path and what to set", async () => {
+  it("reports a missing binary as FailedPrecondition (not retryable) with the path and what to set", async () => {
     const missing = join(process.cwd(), "no-such-dir", "localharness");
     const error = await failure(new SubprocessTransport({ harnessPath: missing }).connect());
-    expect(error.code).toBe(ErrorCode.Unavailable);
+    expect(error.code).toBe(ErrorCode.FailedPrecondition);
+    expect(error.retryable).toBe(false);
     expect(error.message).toBe(`harness binary not found at ${missing}: the harnessPath option names this path; point it at the harness binary`);
     await expectNextConnectWorks();
   });
@@ -150,7 +151,7 @@ describe("SubprocessTransport faults", () => {
     process.env["ANTIGRAVITY_HARNESS_PATH"] = missing;
     try {
       const fromProcess = await failure(new SubprocessTransport({}).connect());
-      expect(fromProcess).toMatchObject({ code: ErrorCode.Unavailable, details: { source: "process-env", binaryPath: missing } });
+      expect(fromProcess).toMatchObject({ code: ErrorCode.FailedPrecondition, details: { source: "process-env", binaryPath: missing } });
       expect(fromProcess.message).toContain("the environment variable ANTIGRAVITY_HARNESS_PATH names this path; point it at the harness binary or unset it");
       expect(fromProcess.message).not.toContain("set ANTIGRAVITY_HARNESS_PATH or");
     } finally {

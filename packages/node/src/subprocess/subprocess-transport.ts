@@ -325,6 +325,11 @@ export class SubprocessChannel implements Channel, AsyncDisposable {
   /** Set when the socket outlived the child and was dropped: what `frames()` ends with. */
   #dropped: SdkError | undefined;
 
+  /** The harness's WebSocket URL (loopback), for errors that name it. */
+  get peer(): string | undefined {
+    return this.#socket.peer;
+  }
+
   constructor(socket: Channel, harness: HarnessProcess, init: SubprocessChannelInit) {
     this.storageDirectory = init.storageDirectory;
     this.handshake = init.handshake;

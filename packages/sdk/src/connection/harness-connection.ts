@@ -58,7 +58,7 @@ export async function createHarnessConnection(options: HarnessConnectionOptions)
     channel = await options.transport.connect({ signal: link.signal });
     throwIfAborted(link.signal);
     const connection = new HarnessConnection(channel, config, options);
-    await awaitInitializeResponse(connection.ready, link.signal, options.initializeTimeoutMs ?? DEFAULT_INITIALIZE_TIMEOUT_MS);
+    await awaitInitializeResponse(connection.ready, link.signal, options.initializeTimeoutMs ?? DEFAULT_INITIALIZE_TIMEOUT_MS, channel.peer);
     return connection;
   } catch (error) {
     await channel?.close().catch(() => undefined);

@@ -38,7 +38,7 @@ export async function fetchUpgradeWebSocket(url: string | URL, headers: Readonly
   const target = toHttpUrl(url);
   const doFetch = options.fetch ?? (globalThis.fetch as FetchUpgradeOptions["fetch"]);
   if (doFetch === undefined) {
-    throw new SdkError(ErrorCode.Unavailable, "fetchUpgradeWebSocket needs a global fetch (Cloudflare Workers) or options.fetch");
+    throw new SdkError(ErrorCode.FailedPrecondition, "fetchUpgradeWebSocket needs a global fetch (Cloudflare Workers) or options.fetch");
   }
   const requestHeaders: Record<string, string> = { ...headers, Upgrade: "websocket" };
   if (options.protocols !== undefined && options.protocols.length > 0) {

@@ -15,6 +15,8 @@ export interface Channel {
   frames(): AsyncIterable<string>;
   /** Closes the channel and releases everything it owns (socket, child process). Idempotent. */
   close(options?: CallOptions): Promise<void>;
+  /** Where the channel leads (a WebSocket URL without its query), for errors that name it; optional. */
+  readonly peer?: string | undefined;
 }
 
 /** Opens channels to a harness. Two methods, like connect-es transports: nothing else to learn. */

@@ -40,6 +40,11 @@ export class WebSocketChannel implements Channel {
   #timedOut = false;
   readonly #closed: Promise<void>;
 
+  /** The URL (without its query) this channel is open to. */
+  get peer(): string {
+    return this.#url;
+  }
+
   constructor(socket: WebSocketLike, options: ChannelOptions) {
     this.#socket = socket;
     this.#url = redactUrl(options.url);

@@ -24,6 +24,26 @@ export function stageDeadlineError(target: string, stage: ConnectStage, timeoutM
   );
 }
 
+/**
+ * The caller's own deadline (`timeoutMs`/`signal` of `connect()` or `start()`) that ran out while
+ * the harness at `target` was at `stage`: `DeadlineExceeded` keeping the URL and the stage (and
+ * the caller's `timeoutMs`), not a bare "deadline exceeded". Any other error is returned as is.
+ */
+export function withStage(error: SdkError, target: string, stage: ConnectStage): SdkError {
+  if (error.code !== ErrorCode.DeadlineExceeded || error.details["stage"] !== undefined) return error;
+  const url = redactUrl(target);
+  const timeoutMs = error.details["timeoutMs"];
+  const within = typeof timeoutMs === "number" ? `within the call's timeoutMs (${timeoutMs} ms)` : "before the call's deadline";
+  return new SdkError(
+    ErrorCode.DeadlineExceeded,
+    `the harness at ${url} ${STAGE_TEXT[stage]} ${within} (stage: ${stage}); check that a harness (not another server) listens there, or raise the call's timeoutMs`,
+    {
+      cause: error,
+      details: { ...error.details, url, stage },
+    },
+  );
+}
+
 /** A refused upgrade as `ws` reports it: the response's status and the start of its body. */
 export interface Refusal {
   status: number | undefined;

@@ -61,7 +61,9 @@ describe("WebSocketTransport deadlines", () => {
     cleanups.push(server.close);
     const error = await rejection(new WebSocketTransport({ port: server.port, env: {}, connectTimeoutMs: 60_000 }).connect({ timeoutMs: 100 }));
     expect(error.code).toBe(ErrorCode.DeadlineExceeded);
-    expect(error.message).toContain("within 100 ms");
+    expect(error.message).toContain("within the call's timeoutMs (100 ms)");
+    // The caller's deadline keeps the URL and the stage (the core's adapter cannot tell TCP from the upgrade: connect).
+    expect(error.details).toMatchObject({ url: `ws://127.0.0.1:${server.port}/`, stage: "connect", timeoutMs: 100 });
     await server.gone;
   });
 

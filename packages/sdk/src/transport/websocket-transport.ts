@@ -4,7 +4,7 @@ import type { CallOptions } from "../call-options.js";
 import { abortError, linkSignal, raceSignal, throwIfAborted } from "../util/abort.js";
 import type { Channel, Transport } from "./transport.js";
 import { WebSocketChannel, type ChannelOptions } from "./websocket-channel.js";
-import { connectError, redactUrl, stageDeadlineError, type Offered, type Refusal } from "./websocket-errors.js";
+import { connectError, redactUrl, stageDeadlineError, withStage, type Offered, type Refusal } from "./websocket-errors.js";
 import { DefaultWebSocket } from "./websocket-transport-default.js";
 import { registeredWebSocketAdapter, whatwgWebSocketAdapter, type WebSocketAdapter } from "./websocket-adapter.js";
 import { errorText } from "../error-text.js";
@@ -53,7 +53,9 @@ export interface WebSocketTransportOptions {
   /**
    * How long an open channel waits for the peer's first frame after its own first frame (the
    * session configuration, §5) before `frames()` fails with `DeadlineExceeded`, stage `init`,
-   * and the socket is dropped. Default 30000 ms; `0` or `Infinity`: no limit.
+   * and the socket is dropped. Default 10000 ms (a harness that starts slow work before its
+   * answer, e.g. MCP servers, may need more); `0` or `Infinity`: no limit. A `timeoutMs` of
+   * `start()` applies as well, and its error names the URL and stage too.
    */
   initTimeoutMs?: number;
   /**
@@ -66,7 +68,9 @@ export interface WebSocketTransportOptions {
 
 const OPEN = 1;
 const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
-const DEFAULT_INIT_TIMEOUT_MS = 30_000;
+// A CLI user waits about as long for a silent server after the upgrade as for one that never
+// upgrades: 10 s each, then an error naming the URL and the stage (issue 26 item 5).
+const DEFAULT_INIT_TIMEOUT_MS = 10_000;
 
 /**
  * Reads an environment variable where the runtime has one (`process.env` on Node and Bun,
@@ -156,7 +160,8 @@ export class WebSocketTransport implements Transport {
       await waitForOpen(socket, adapter, this.url, offered, link.signal);
       return channel;
     } catch (error) {
-      throw SdkError.from(error, ErrorCode.Unavailable);
+      // The caller's deadline keeps the URL and the stage, as the transport's own limit does.
+      throw withStage(SdkError.from(error, ErrorCode.Unavailable), this.url, socket === undefined ? "connect" : adapter.openingStage(socket));
     } finally {
       clearTimeout(timer);
       link.dispose();
