@@ -25,12 +25,12 @@ const SDK_LAYERS: readonly (readonly string[])[] = [
   ["conversation"],
   ["transcript", "session", "storage", "config"],
   ["agent"],
-  ["internal", "testing", "index", "replay", "hosted"],
+  ["internal", "testing", "index", "replay", "acp", "hosted"],
 ];
 
 const HARNESS_LAYERS: readonly (readonly string[])[] = [["log", "crash-guard", "step-ledger"], ["model"], ["tools"], ["providers"], ["loop"], ["session"], ["server"], ["interactions"], [".", "e2e", "test-support"]];
 
-const NODE_LAYERS: readonly (readonly string[])[] = [["socket"], ["subprocess", "local-path", "triggers"], ["storage", "gateway", "replay"], ["agent"], ["."]];
+const NODE_LAYERS: readonly (readonly string[])[] = [["socket"], ["subprocess", "local-path", "triggers"], ["storage", "gateway", "replay", "acp"], ["agent"], ["."]];
 
 const CLI_LAYERS: readonly (readonly string[])[] = [["cli"], ["session"], ["."]];
 

@@ -1,0 +1,96 @@
+import type * as acp from "@agentclientprotocol/sdk";
+import type { ConnectionStrategy } from "../agent/connection-strategy.js";
+import type { ConnectionCapabilities } from "../connection/capabilities.js";
+import { ErrorCode, SdkError } from "../errors.js";
+import { AcpConnection, type AcpConnectionOptions } from "./acp-connection.js";
+import type { AcpSessionEvent } from "./acp-steps.js";
+
+/**
+ * What the acp wire can do (docs/acp.md, the capability table). Policies are decided by the client
+ * when the agent asks (`session/request_permission`); `preToolCall` hooks run there too. ACP has no
+ * client-declared tools, no questions, no injected messages, no context compaction the client
+ * configures and no per-call usage; a confirmation cannot pause a turn (the request belongs to
+ * the running `session/prompt`). `resume` is `session/load`, checked against the agent's
+ * `loadSession` capability when the session opens.
+ */
+export const ACP_CAPABILITIES: ConnectionCapabilities = {
+  wire: "acp",
+  clientTools: false,
+  hooks: new Set(["preToolCall"]),
+  dynamicPolicies: true,
+  confirmations: false,
+  questions: false,
+  triggers: false,
+  halt: true,
+  resume: true,
+  reconnect: false,
+  perCallUsage: false,
+  compaction: false,
+  media: ["image/*", "audio/*"], // ContentBlock image/audio, when the agent's promptCapabilities say so
+};
+
+/** Options of {@link acpAgent} in the core: a stream of JSON-RPC messages per session. */
+export interface AcpAgentOptions {
+  /** The JSON-RPC messages of one session (`ndJsonStream(...)`, an in-memory pair, a WebSocket bridge); a function is called once per session. */
+  stream: acp.Stream | (() => acp.Stream | Promise<acp.Stream>);
+  /**
+   * `session/new`'s working directory (an absolute path). Default: the agent's first workspace
+   * (`.workspace(dir)`); one of the two is required.
+   */
+  cwd?: string;
+  /** MCP servers the agent should connect to (`session/new`'s `mcpServers`). */
+  mcpServers?: acp.McpServer[];
+  /** `authenticate` with this method (one of the agent's `authMethods`, e.g. `"gemini-api-key"`). */
+  authMethodId?: string;
+  /** `session/set_mode` with this mode once the session exists (e.g. `"default"`, `"yolo"`). */
+  modeId?: string;
+  /** The `session/update`s that make no step — `plan`, `available_commands_update`, `current_mode_update` ... — as the library types them. */
+  onSessionUpdate?: (event: AcpSessionEvent) => void;
+  /** How long `initialize` may take. Default 60,000 ms. */
+  initializeTimeoutMs?: number;
+  /** For the Node edge: the peer's failure as the user sees it (stderr tail, exit status). */
+  describeFailure?: AcpConnectionOptions["describeFailure"];
+  /** For the Node edge: releases what carries the stream once the session is over. */
+  release?: () => Promise<void>;
+}
+
+/**
+ * An ACP agent as the agent's runtime: `Agent.builder().connection(acpAgent({ stream })).allowAll().build()`.
+ * Every session opens the stream, `initialize`s, and creates (or, for a conversation id,
+ * loads) an ACP session. `@antigravity-ts/node`'s `acpAgent({ command })` spawns the agent.
+ *
+ * @example
+ * const agent = Agent.builder().connection(acpAgent({ stream: ndJsonStream(out, in), cwd: "/work" })).allowAll().build();
+ */
+export function acpAgent(options: AcpAgentOptions): ConnectionStrategy {
+  return {
+    capabilities: ACP_CAPABILITIES,
+    async connect(request, callOptions) {
+      const workspace = request.config.workspaces[0]?.workspaceType;
+      const cwd = options.cwd ?? (workspace?.case === "filesystemWorkspace" ? workspace.value.directory : undefined);
+      if (cwd === undefined || cwd === "") {
+        await options.release?.();
+        throw new SdkError(ErrorCode.InvalidArgument, "an ACP session needs a working directory: pass acpAgent({ cwd }) or .workspace(dir)");
+      }
+      const stream = typeof options.stream === "function" ? await options.stream() : options.stream;
+      const loadSessionId = request.config.cascadeId;
+      return AcpConnection.open(
+        {
+          stream,
+          cwd,
+          confirmTool: request.confirmTool,
+          logger: request.logger,
+          ...(options.mcpServers === undefined ? {} : { mcpServers: options.mcpServers }),
+          ...(loadSessionId === undefined || loadSessionId === "" ? {} : { loadSessionId }),
+          ...(options.authMethodId === undefined ? {} : { authMethodId: options.authMethodId }),
+          ...(options.modeId === undefined ? {} : { modeId: options.modeId }),
+          ...(options.onSessionUpdate === undefined ? {} : { onSessionUpdate: options.onSessionUpdate }),
+          ...(options.initializeTimeoutMs === undefined ? {} : { initializeTimeoutMs: options.initializeTimeoutMs }),
+          ...(options.describeFailure === undefined ? {} : { describeFailure: options.describeFailure }),
+          ...(options.release === undefined ? {} : { release: options.release }),
+        },
+        callOptions,
+      );
+    },
+  };
+}

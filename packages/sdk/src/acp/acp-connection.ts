@@ -1,0 +1,499 @@
+// A `Connection` over the Agent Client Protocol, built on the field's own library
+// `@agentclientprotocol/sdk` 2.x (stable ACP v1: `client()`, `connect(stream)`, `methods`).
+// Method and field names: that library's dist/v1/stable/acp.d.ts and dist/v1/schema/types.gen.d.ts.
+import * as acp from "@agentclientprotocol/sdk";
+import type { Usage as AcpUsage } from "@agentclientprotocol/sdk/unstable";
+import type { CallOptions } from "../call-options.js";
+import type { Connection, UsageSnapshot } from "../connection/connection.js";
+import type { ConfirmTool } from "../connection/harness-connection-options.js";
+import { Turn, type TurnObserver } from "../connection/turn.js";
+import { latestTurnView, observerTaken, STEP_MAPPER, viewOf } from "../connection/turn-view.js";
+import { ErrorCode, SdkError } from "../errors.js";
+import { assertPromptNotBlank, type Prompt } from "../prompt.js";
+import { emptyUsage, StepStatus, type QuestionResponse, type Step, type StopReason, type ToolResult, type UsageMetadata } from "../step.js";
+import type { Logger } from "../telemetry/logger.js";
+import { addUsage } from "../usage.js";
+import { linkSignal, raceSignal, throwIfAborted } from "../util/abort.js";
+import { AcpStepBuilder, type AcpSessionEvent, type AcpToolCallDetails } from "./acp-steps.js";
+
+/** What {@link AcpConnection.open} needs. */
+export interface AcpConnectionOptions {
+  /** JSON-RPC messages to and from the agent (`ndJsonStream(...)` of the library, an in-memory pair, a WebSocket bridge). */
+  stream: acp.Stream;
+  /** `session/new`'s `cwd` (ACP: an absolute path). */
+  cwd: string;
+  /** `session/new`'s `mcpServers`. */
+  mcpServers?: acp.McpServer[];
+  /** A session to load (`session/load`) instead of a new one; needs the agent's `loadSession` capability. */
+  loadSessionId?: string;
+  /** `authenticate` with this method id (one of the agent's `authMethods`) after `initialize`. */
+  authMethodId?: string;
+  /** `session/set_mode` with this mode id once the session exists. */
+  modeId?: string;
+  confirmTool: ConfirmTool;
+  logger?: Logger | undefined;
+  /** The update kinds that make no step (plan, available commands, mode, usage ...), as the library types them. */
+  onSessionUpdate?: ((event: AcpSessionEvent) => void) | undefined;
+  /** How long `initialize` may take (the agent may never answer). Default 60,000 ms. */
+  initializeTimeoutMs?: number;
+  /**
+   * Turns a failure of the peer (the stream closed, a malformed line) into the error the user sees:
+   * the Node edge adds the agent's exit status and stderr tail. Default: the error as is.
+   */
+  describeFailure?: (error: SdkError) => SdkError | Promise<SdkError>;
+  /** Called once the connection is closed, to release what carries the stream (the agent process). */
+  release?: () => Promise<void>;
+}
+
+/** `PromptResponse.stopReason` → the SDK's `StopReason` (§16) where one fits; `undefined` for a normal end. */
+const STOP_REASONS: Record<acp.StopReason, StopReason | undefined | "cancelled" | "refusal"> = {
+  end_turn: undefined,
+  max_tokens: "MAX_OUTPUT_TOKENS_EXCEEDED",
+  max_turn_requests: "MAX_MODEL_CALLS_EXCEEDED",
+  refusal: "refusal",
+  cancelled: "cancelled",
+};
+
+/**
+ * One ACP session as a {@link Connection}: `send` is `session/prompt`, its `session/update`s are the
+ * turn's steps (acp-steps.ts), `halt` is `session/cancel` (the partial turn kept), and
+ * `session/request_permission` is answered by the agent's `confirmTool` (its policies, `askUser`
+ * handlers and `preToolCall` hooks). Built by `acpAgent`.
+ */
+export class AcpConnection implements Connection {
+  readonly initialHistory: readonly Step[];
+  /** The agent's `initialize` response. */
+  readonly agentInfo: acp.InitializeResponse;
+  /** `session/new` (or `session/load`) modes, when the agent has any. */
+  readonly modes: acp.SessionModeState | undefined;
+  readonly #peer: acp.ClientConnection;
+  readonly #sessionId: string;
+  readonly #options: AcpConnectionOptions;
+  readonly #builder: AcpStepBuilder;
+  readonly #closedListeners: ((reason: SdkError) => void)[] = [];
+  /** Permission requests left to the caller (`"manual"`), by `<trajectoryId>:<stepIndex>`. */
+  readonly #manual = new Map<string, (accepted: boolean) => void>();
+  #observer: TurnObserver | undefined;
+  #turn: Turn | undefined;
+  #sends: Promise<unknown> = Promise.resolve();
+  #usage: UsageSnapshot;
+  #stopReason: StopReason | undefined;
+  #closed: SdkError | undefined;
+
+  private constructor(
+    peer: acp.ClientConnection,
+    init: acp.InitializeResponse,
+    session: { sessionId: string; modes: acp.SessionModeState | undefined; history: Step[]; builder: AcpStepBuilder },
+    options: AcpConnectionOptions,
+  ) {
+    this.#peer = peer;
+    this.agentInfo = init;
+    this.#sessionId = session.sessionId;
+    this.modes = session.modes;
+    this.initialHistory = session.history;
+    this.#builder = session.builder;
+    this.#options = options;
+    this.#usage = { total: emptyUsage(), byTrajectory: new Map() };
+  }
+
+  /**
+   * Connects: `initialize` (protocol version `PROTOCOL_VERSION`, no client capabilities),
+   * `authenticate` when asked, then `session/new` or `session/load`, then `session/set_mode` when
+   * asked. Rejects with a typed error (the peer's failure described by `describeFailure`) after
+   * releasing the stream.
+   */
+  static async open(options: AcpConnectionOptions, callOptions: CallOptions = {}): Promise<AcpConnection> {
+    let self: AcpConnection | undefined;
+    let pending: { builder: AcpStepBuilder; history: Step[] } | undefined;
+    const early: acp.SessionNotification[] = [];
+    const app = acp
+      .client({ name: "antigravity-ts" })
+      .onNotification(acp.methods.client.session.update, ({ params }) => {
+        if (self !== undefined) self.#update(params);
+        else if (pending !== undefined) {
+          // session/load replays the conversation as updates before it answers (ACP "Loading Sessions").
+          const steps = pending.builder.apply(params.update);
+          pending.history.push(...steps);
+          if (steps.length === 0) options.onSessionUpdate?.(params.update as AcpSessionEvent);
+        } else early.push(params);
+      })
+      .onRequest(acp.methods.client.session.requestPermission, async ({ params }) => {
+        if (self === undefined) return { outcome: { outcome: "cancelled" as const } };
+        return self.#permission(params);
+      });
+    const peer = app.connect(options.stream);
+    const link = linkSignal(callOptions);
+    const failed = async (error: unknown): Promise<never> => {
+      const sdkError = link.signal.aborted ? SdkError.from(link.signal.reason, ErrorCode.Canceled) : await peerFailure(error, peer, options);
+      peer.close(sdkError);
+      await options.release?.();
+      throw sdkError;
+    };
+    try {
+      const timeoutMs = options.initializeTimeoutMs ?? 60_000;
+      const initialize = peer.agent.request(acp.methods.agent.initialize, { protocolVersion: acp.PROTOCOL_VERSION, clientCapabilities: {}, clientInfo: { name: "antigravity-ts", version: "0" } });
+      const init = await raceSignal(withTimeout(initialize, timeoutMs, peer), link.signal);
+      if (options.authMethodId !== undefined) {
+        if (!(init.authMethods ?? []).some((method) => method.id === options.authMethodId)) {
+          throw new SdkError(
+            ErrorCode.InvalidArgument,
+            `the agent offers no auth method ${JSON.stringify(options.authMethodId)}; it offers ${JSON.stringify((init.authMethods ?? []).map((m) => m.id))}`,
+          );
+        }
+        await raceSignal(peer.agent.request(acp.methods.agent.authenticate, { methodId: options.authMethodId }), link.signal);
+      }
+      let builder: AcpStepBuilder;
+      let sessionId: string;
+      let modes: acp.SessionModeState | undefined;
+      let history: Step[] = [];
+      if (options.loadSessionId !== undefined && options.loadSessionId !== "") {
+        if (init.agentCapabilities?.loadSession !== true) {
+          throw new SdkError(ErrorCode.Unsupported, "resuming a conversation needs session/load, which this ACP agent does not offer (agentCapabilities.loadSession)", {
+            details: { option: "resume", wire: "acp" },
+          });
+        }
+        builder = new AcpStepBuilder(options.loadSessionId);
+        pending = { builder, history: [] };
+        const loaded = await raceSignal(peer.agent.request(acp.methods.agent.session.load, { sessionId: options.loadSessionId, cwd: options.cwd, mcpServers: options.mcpServers ?? [] }), link.signal);
+        sessionId = options.loadSessionId;
+        modes = loaded?.modes ?? undefined;
+        history = [...pending.history, ...builder.endTurn(StepStatus.Done)];
+      } else {
+        const created = await raceSignal(peer.agent.request(acp.methods.agent.session.new, { cwd: options.cwd, mcpServers: options.mcpServers ?? [] }), link.signal);
+        sessionId = created.sessionId;
+        builder = new AcpStepBuilder(sessionId);
+        modes = created.modes ?? undefined;
+      }
+      if (options.modeId !== undefined) await raceSignal(peer.agent.request(acp.methods.agent.session.setMode, { sessionId, modeId: options.modeId }), link.signal);
+      const connection = new AcpConnection(peer, init, { sessionId, modes, history, builder }, options);
+      self = connection;
+      for (const params of early) connection.#update(params);
+      void peer.closed.then(
+        () => connection.#peerClosed(undefined),
+        (error: unknown) => connection.#peerClosed(error),
+      );
+      return connection;
+    } catch (error) {
+      return failed(error);
+    } finally {
+      link.dispose();
+    }
+  }
+
+  /** The ACP session id: the conversation id (`Conversation.load` / stores keep it). */
+  get conversationId(): string {
+    return this.#sessionId;
+  }
+
+  get isIdle(): boolean {
+    return this.#turn === undefined || this.#turn.settled;
+  }
+
+  get usage(): UsageSnapshot {
+    return this.#usage;
+  }
+
+  get lastStopReason(): StopReason | undefined {
+    return this.#stopReason;
+  }
+
+  /** What ACP said of a tool step (kind, status, content, locations, diffs), by step id. */
+  toolCallDetails(stepId: string): AcpToolCallDetails | undefined {
+    return this.#builder.details(stepId);
+  }
+
+  observeTurns(observer: TurnObserver): void {
+    if (this.#observer !== undefined) throw observerTaken();
+    this.#observer = observer;
+    if (this.#turn !== undefined && !this.#turn.settled) observer.turnStarted(this.#turn);
+  }
+
+  onClosed(listener: (reason: SdkError) => void): void {
+    if (this.#closed !== undefined) listener(this.#closed);
+    else this.#closedListeners.push(listener);
+  }
+
+  send(prompt: Prompt, options?: CallOptions): Promise<Turn> {
+    try {
+      assertPromptNotBlank(prompt);
+    } catch (error) {
+      return Promise.reject(SdkError.from(error));
+    }
+    const run = this.#sends.then(() => this.#send(prompt, options));
+    this.#sends = run.catch(() => undefined);
+    return run;
+  }
+
+  async #send(prompt: Prompt, options?: CallOptions): Promise<Turn> {
+    const link = linkSignal(options);
+    try {
+      while (this.#turn !== undefined && !this.#turn.settled) await raceSignal(this.#turn.over(), link.signal);
+      if (this.#closed !== undefined) throw this.#closed;
+      throwIfAborted(link.signal);
+      const blocks = this.#promptBlocks(prompt);
+      this.#stopReason = undefined;
+      const turn = new Turn({ solicited: true });
+      this.#turn = turn;
+      this.#observer?.turnStarted(turn);
+      const response = this.#peer.agent.request(acp.methods.agent.session.prompt, { sessionId: this.#sessionId, prompt: blocks });
+      void response.then(
+        (result) => this.#turnEnded(turn, result),
+        (error: unknown) => void this.#turnFailed(turn, error),
+      );
+      return turn;
+    } finally {
+      link.dispose();
+    }
+  }
+
+  receiveSteps(options?: CallOptions): AsyncIterable<Step> {
+    return latestTurnView(
+      () => viewOf(this.#turn),
+      () => STEP_MAPPER,
+      options,
+    );
+  }
+
+  async sendToolResponse(_result: ToolResult): Promise<void> {
+    throw unsupported("client tool responses", "ACP has no client-declared tools");
+  }
+
+  /** Answers a permission request the agent's `confirmTool` left to the caller (`"manual"`). */
+  async sendToolConfirmation(trajectoryId: string, stepIndex: number, accepted: boolean, options?: CallOptions): Promise<void> {
+    throwIfAborted(options?.signal);
+    const answer = this.#manual.get(`${trajectoryId}:${stepIndex}`);
+    if (answer === undefined) throw new SdkError(ErrorCode.NotFound, `no permission request waits for step ${trajectoryId}:${stepIndex}`);
+    answer(accepted);
+  }
+
+  async sendQuestionResponse(_trajectoryId: string, _stepIndex: number, _response: QuestionResponse): Promise<void> {
+    throw unsupported("question responses", "ACP has no ask_question request");
+  }
+
+  async sendTrigger(_message: string): Promise<void> {
+    throw unsupported("triggers", "ACP has no message injected into a running session");
+  }
+
+  async waitForIdle(options?: CallOptions): Promise<void> {
+    const link = linkSignal(options);
+    try {
+      while (this.#turn !== undefined && !this.#turn.settled) await raceSignal(this.#turn.over(), link.signal);
+      if (this.#closed !== undefined) throw this.#closed;
+    } finally {
+      link.dispose();
+    }
+  }
+
+  /** `session/cancel`: the agent stops and answers the prompt with `stopReason: "cancelled"`; the turn ends `Canceled` with the steps it had. */
+  async halt(options?: CallOptions): Promise<void> {
+    throwIfAborted(options?.signal);
+    if (this.#closed !== undefined) throw this.#closed;
+    const turn = this.#turn;
+    if (turn === undefined || turn.settled) return;
+    turn.halt();
+    // ACP "Cancellation": the client answers every pending permission request with `cancelled`.
+    for (const answer of this.#manual.values()) answer(false);
+    await this.#peer.agent.notify(acp.methods.agent.session.cancel, { sessionId: this.#sessionId });
+  }
+
+  async disconnect(options?: CallOptions): Promise<void> {
+    if (this.#closed !== undefined) return;
+    throwIfAborted(options?.signal);
+    const reason = new SdkError(ErrorCode.ConnectionClosed, "the connection was disconnected: create a new one to continue");
+    if (this.#turn !== undefined && !this.#turn.settled) {
+      await this.#peer.agent.notify(acp.methods.agent.session.cancel, { sessionId: this.#sessionId }).catch(() => undefined);
+    }
+    this.#close(reason);
+    this.#peer.close(reason);
+    await this.#options.release?.();
+  }
+
+  #update(params: acp.SessionNotification): void {
+    if (params.sessionId !== this.#sessionId) return;
+    const steps = this.#builder.apply(params.update);
+    if (steps.length === 0) {
+      this.#options.onSessionUpdate?.(params.update as AcpSessionEvent);
+      return;
+    }
+    const turn = this.#turn;
+    if (turn === undefined) return;
+    for (const step of steps) turn.push(step);
+  }
+
+  async #permission(params: acp.RequestPermissionRequest): Promise<acp.RequestPermissionResponse> {
+    const turn = this.#turn;
+    if (turn === undefined || turn.settled || turn.halted) return { outcome: { outcome: "cancelled" } };
+    for (const step of this.#builder.waiting(params.toolCall)) turn.push(step);
+    const step = this.#builder.toolStep(params.toolCall.toolCallId);
+    const call = step?.toolCalls[0];
+    if (step === undefined || call === undefined) return { outcome: { outcome: "cancelled" } };
+    let decision: boolean | "defer" | "manual";
+    try {
+      // A halt answers the request `cancelled` at once (ACP "Cancellation"), whatever the handler still does.
+      decision = await raceSignal(Promise.resolve(this.#options.confirmTool(call, step)), turn.signal);
+    } catch (error) {
+      if (turn.halted || turn.settled) return { outcome: { outcome: "cancelled" } };
+      this.#options.logger?.warn(`the confirmation of ${call.name} failed, so it is refused: ${SdkError.from(error).message}`);
+      decision = false;
+    }
+    if (decision === "defer") {
+      // A deferred confirmation cannot outlive the prompt request it belongs to: refuse it.
+      this.#options.logger?.warn(`${call.name}: a deferred confirmation cannot pause an ACP turn; the call is refused`);
+      decision = false;
+    }
+    if (decision === "manual") {
+      const key = step.id;
+      decision = await new Promise<boolean>((resolve) => this.#manual.set(key, resolve));
+      this.#manual.delete(key);
+    }
+    if (turn.halted || turn.settled) return { outcome: { outcome: "cancelled" } };
+    if (!decision) for (const refused of this.#builder.refused(params.toolCall.toolCallId)) turn.push(refused);
+    const kinds: acp.PermissionOptionKind[] = decision ? ["allow_once", "allow_always"] : ["reject_once", "reject_always"];
+    for (const kind of kinds) {
+      const option = params.options.find((o) => o.kind === kind);
+      if (option !== undefined) return { outcome: { outcome: "selected", optionId: option.optionId } };
+    }
+    return { outcome: { outcome: "cancelled" } };
+  }
+
+  #turnEnded(turn: Turn, response: acp.PromptResponse): void {
+    const stop = STOP_REASONS[response.stopReason];
+    const cancelled = stop === "cancelled" || turn.halted;
+    for (const step of this.#builder.endTurn(cancelled ? StepStatus.Error : StepStatus.Done)) turn.push(step);
+    const usage = turnUsage(response);
+    if (usage !== undefined) {
+      const total = addUsage(this.#usage.total, usage);
+      this.#usage = { total, byTrajectory: new Map([[this.#sessionId, total]]) };
+      turn.pushUsage(total);
+    }
+    if (cancelled) {
+      turn.end({ error: new SdkError(ErrorCode.Canceled, "the turn was cancelled (session/cancel)") });
+    } else if (stop === "refusal") {
+      turn.end({ error: new SdkError(ErrorCode.ExecutionError, "the agent refused to continue the turn (stopReason: refusal)") });
+    } else {
+      this.#stopReason = stop;
+      turn.end(stop === undefined ? {} : { stopReason: stop });
+    }
+  }
+
+  async #turnFailed(turn: Turn, error: unknown): Promise<void> {
+    for (const step of this.#builder.endTurn(StepStatus.Error)) turn.push(step);
+    const closed = this.#closed;
+    const sdkError = closed ?? (error instanceof acp.RequestError ? requestError(error, "session/prompt") : await peerFailure(error, this.#peer, this.#options));
+    turn.end({ error: sdkError });
+  }
+
+  async #peerClosed(error: unknown): Promise<void> {
+    if (this.#closed !== undefined) return;
+    const reason = await peerFailure(error ?? new SdkError(ErrorCode.ConnectionClosed, "the ACP agent closed the connection"), this.#peer, this.#options);
+    this.#close(reason);
+    await this.#options.release?.();
+  }
+
+  #close(reason: SdkError): void {
+    if (this.#closed !== undefined) return;
+    this.#closed = reason;
+    for (const answer of this.#manual.values()) answer(false);
+    const turn = this.#turn;
+    if (turn !== undefined && !turn.settled) {
+      for (const step of this.#builder.endTurn(StepStatus.Error)) turn.push(step);
+      turn.end({ error: reason });
+    }
+    for (const listener of this.#closedListeners.splice(0)) listener(reason);
+  }
+
+  /** A prompt as ACP content blocks (`ContentBlock`: text, image, audio), refused when the agent lacks the prompt capability. */
+  #promptBlocks(prompt: Prompt): acp.ContentBlock[] {
+    if (typeof prompt === "string") return [{ type: "text", text: prompt }];
+    const capabilities = this.agentInfo.agentCapabilities?.promptCapabilities;
+    return prompt.map((part): acp.ContentBlock => {
+      if ("text" in part) return { type: "text", text: part.text };
+      if ("slashCommand" in part) return { type: "text", text: part.slashCommand.startsWith("/") ? part.slashCommand : `/${part.slashCommand}` };
+      const { mimeType, data } = part.media;
+      const kind = mimeType.startsWith("image/") ? "image" : mimeType.startsWith("audio/") ? "audio" : undefined;
+      if (kind === undefined || capabilities?.[kind] !== true) {
+        throw new SdkError(ErrorCode.Unsupported, `this ACP agent takes no ${mimeType} in a prompt (promptCapabilities ${JSON.stringify(capabilities ?? {})})`, {
+          details: { option: "prompt media", wire: "acp" },
+        });
+      }
+      return { type: kind, mimeType, data: base64(data) };
+    });
+  }
+}
+
+/**
+ * Usage of a turn, where the agent reports it: the unstable `PromptResponse.usage` of ACP
+ * (`@agentclientprotocol/sdk/unstable` `Usage`), else Gemini CLI's `_meta.quota.token_count`
+ * (`input_tokens`, `output_tokens`: what gemini-cli 0.61 sends, seen on the wire; `_meta` is the
+ * agent's own extension, read only when it has exactly that shape).
+ */
+function turnUsage(response: acp.PromptResponse): UsageMetadata | undefined {
+  const usage = (response as { usage?: AcpUsage | null }).usage;
+  if (usage !== undefined && usage !== null) {
+    return {
+      promptTokenCount: usage.inputTokens,
+      candidatesTokenCount: usage.outputTokens,
+      totalTokenCount: usage.totalTokens,
+      cachedContentTokenCount: usage.cachedReadTokens ?? 0,
+      thoughtsTokenCount: usage.thoughtTokens ?? 0,
+    };
+  }
+  const quota = response._meta?.["quota"] as { token_count?: { input_tokens?: unknown; output_tokens?: unknown } } | undefined;
+  const input = quota?.token_count?.input_tokens;
+  const output = quota?.token_count?.output_tokens;
+  if (typeof input !== "number" || typeof output !== "number") return undefined;
+  return { ...emptyUsage(), promptTokenCount: input, candidatesTokenCount: output, totalTokenCount: input + output };
+}
+
+function unsupported(what: string, why: string): SdkError {
+  return new SdkError(ErrorCode.Unsupported, `${what}: the acp wire cannot do this (${why})`, { details: { wire: "acp" } });
+}
+
+/** A JSON-RPC error answer as an `SdkError`: `-32602`/`-32600` InvalidArgument, `-32601` Unsupported, `-32000` (auth required) PermissionDenied, else ExecutionError. */
+function requestError(error: acp.RequestError, method: string): SdkError {
+  const code =
+    error.code === -32602 || error.code === -32600
+      ? ErrorCode.InvalidArgument
+      : error.code === -32601
+        ? ErrorCode.Unsupported
+        : error.code === -32000
+          ? ErrorCode.PermissionDenied
+          : ErrorCode.ExecutionError;
+  const data = error.data === undefined ? "" : `: ${JSON.stringify(error.data).slice(0, 2_000)}`;
+  const message = error.message.length > 2_000 ? `${error.message.slice(0, 2_000)}…` : error.message;
+  return new SdkError(code, `the ACP agent answered ${method} with error ${error.code} ${message}${data}`, { cause: error, details: { rpcCode: error.code } });
+}
+
+async function peerFailure(error: unknown, peer: acp.ClientConnection, options: AcpConnectionOptions): Promise<SdkError> {
+  const sdkError =
+    error instanceof SdkError
+      ? error
+      : error instanceof acp.RequestError
+        ? requestError(error, "a request")
+        : new SdkError(ErrorCode.ConnectionClosed, `the ACP connection failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+  void peer;
+  return options.describeFailure === undefined ? sdkError : options.describeFailure(sdkError);
+}
+
+/** `promise`, or `DeadlineExceeded` after `timeoutMs`; a closed stream fails it at once with the close's reason. */
+async function withTimeout<T>(promise: Promise<T>, timeoutMs: number, peer: acp.ClientConnection): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new SdkError(ErrorCode.DeadlineExceeded, `the ACP agent did not answer initialize within ${timeoutMs} ms`)), timeoutMs);
+  });
+  const closed = peer.closed.then(
+    () => Promise.reject(new SdkError(ErrorCode.ConnectionClosed, "the ACP agent closed the connection before it answered initialize")),
+    (error: unknown) => Promise.reject(error),
+  );
+  try {
+    return await Promise.race([promise, timeout, closed]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function base64(data: Uint8Array): string {
+  let binary = "";
+  for (let i = 0; i < data.length; i += 0x8000) binary += String.fromCharCode(...data.subarray(i, i + 0x8000));
+  return btoa(binary);
+}

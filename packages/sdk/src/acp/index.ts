@@ -1,0 +1,9 @@
+/**
+ * The Agent Client Protocol wire (docs/acp.md): `acpAgent({ stream })` makes any ACP agent the
+ * runtime of an `Agent`, over any duplex of JSON-RPC messages. Built on `@agentclientprotocol/sdk`
+ * (stable ACP v1). In its own entry so the start-up bundle of the localharness path does not grow.
+ * @module
+ */
+export { ACP_CAPABILITIES, acpAgent, type AcpAgentOptions } from "./acp-agent.js";
+export { AcpConnection, type AcpConnectionOptions } from "./acp-connection.js";
+export type { AcpSessionEvent, AcpToolCallDetails } from "./acp-steps.js";
