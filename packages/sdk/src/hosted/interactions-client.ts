@@ -130,6 +130,34 @@ export async function* readEvents(response: Response, signal?: AbortSignal): Asy
   const reader = body.pipeThrough(new TextDecoderStream()).getReader();
   let buffer = "";
   let data: string[] = [];
+  /** The events completed by the lines in `buffer`; at the end of the body a trailing CR ends its line too. */
+  const drain = (atEnd: boolean): { events: InteractionEvent[]; done: boolean } => {
+    const events: InteractionEvent[] = [];
+    for (;;) {
+      const end = /\r\n|\r|\n/.exec(buffer);
+      if (end === null) break;
+      // A lone CR at the end may be the first half of CRLF: wait for the next chunk, unless there is none.
+      if (end[0] === "\r" && end.index === buffer.length - 1 && !atEnd) break;
+      const line = buffer.slice(0, end.index);
+      buffer = buffer.slice(end.index + end[0].length);
+      if (line === "") {
+        if (data.length > 0) {
+          const text = data.join("\n");
+          data = [];
+          if (text === "[DONE]") return { events, done: true };
+          events.push(parseEvent(text));
+        }
+        continue;
+      }
+      if (line.startsWith(":")) continue;
+      const colon = line.indexOf(":");
+      const field = colon < 0 ? line : line.slice(0, colon);
+      let value = colon < 0 ? "" : line.slice(colon + 1);
+      if (value.startsWith(" ")) value = value.slice(1);
+      if (field === "data") data.push(value);
+    }
+    return { events, done: false };
+  };
   try {
     for (;;) {
       let chunk: ReadableStreamReadResult<string>;
@@ -139,31 +167,11 @@ export async function* readEvents(response: Response, signal?: AbortSignal): Asy
         if (signal?.aborted === true) throw SdkError.from(signal.reason);
         throw new SdkError(ErrorCode.Unavailable, `the event stream broke off: ${(error as Error)?.message ?? String(error)}`, { cause: error });
       }
-      if (chunk.done) return;
-      buffer += chunk.value;
-      for (;;) {
-        const end = /\r\n|\r|\n/.exec(buffer);
-        if (end === null) break;
-        // A lone CR at the end may be the first half of CRLF: wait for the next chunk.
-        if (end[0] === "\r" && end.index === buffer.length - 1) break;
-        const line = buffer.slice(0, end.index);
-        buffer = buffer.slice(end.index + end[0].length);
-        if (line === "") {
-          if (data.length > 0) {
-            const text = data.join("\n");
-            data = [];
-            if (text === "[DONE]") return;
-            yield parseEvent(text);
-          }
-          continue;
-        }
-        if (line.startsWith(":")) continue;
-        const colon = line.indexOf(":");
-        const field = colon < 0 ? line : line.slice(0, colon);
-        let value = colon < 0 ? "" : line.slice(colon + 1);
-        if (value.startsWith(" ")) value = value.slice(1);
-        if (field === "data") data.push(value);
-      }
+      if (!chunk.done) buffer += chunk.value;
+      // An event not ended by a blank line when the body ends is dropped (the event-stream format).
+      const { events, done } = drain(chunk.done);
+      yield* events;
+      if (done || chunk.done) return;
     }
   } finally {
     await reader.cancel().catch(() => {});
