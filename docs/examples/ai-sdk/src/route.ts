@@ -51,7 +51,7 @@ export function chatRoute(newAgent: () => Agent): (request: Request) => Promise<
 }
 
 /** The text of the last user message: the prompt. */
-function lastUserText(messages: readonly UIMessage[]): string {
+export function lastUserText(messages: readonly UIMessage[]): string {
   const last = messages.findLast((message) => message.role === "user");
   return last?.parts.flatMap((part) => (part.type === "text" ? [part.text] : [])).join("\n") ?? "";
 }
