@@ -75,7 +75,7 @@ export class AgentBuilder<State extends BuilderState = false> {
     return this.#with({ apiKey: key });
   }
 
-  /** The full model list, replacing `model`/`apiKey`. */
+  /** The model list; a `model(name)` given too is added after it (upstream merges explicit and shorthand models). */
   models(models: NonNullable<HarnessConfigOptions["models"]>): AgentBuilder<State> {
     return this.#with({ models: [...models] });
   }

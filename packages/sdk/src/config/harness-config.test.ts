@@ -5,7 +5,7 @@ import { HookRunner } from "../hooks/hook-runner.js";
 import { confirmRunCommand } from "../policies/policy.js";
 import { defineTool } from "../tools/tool.js";
 import { ToolRunner } from "../tools/tool-runner.js";
-import { HarnessConfigSchema, toJson, type HarnessConfig } from "../wire/index.js";
+import { HarnessConfigSchema, ModelType, toJson, type HarnessConfig } from "../wire/index.js";
 import { buildHarnessConfig } from "./harness-config.js";
 
 const json = (config: HarnessConfig): Record<string, unknown> => toJson(HarnessConfigSchema, config) as Record<string, unknown>;
@@ -135,5 +135,14 @@ describe("buildHarnessConfig (protocol §5.1)", () => {
   it("leaves models empty (harness default) without model or key, and uses the default model with a key only", () => {
     expect(json(buildHarnessConfig({}))["models"]).toBeUndefined();
     expect(json(buildHarnessConfig({ apiKey: "k" }))["models"]).toEqual([{ name: "gemini-3.7-flash", types: ["MODEL_TYPE_TEXT"], geminiApiEndpoint: { apiKey: "k" } }]);
+  });
+
+  it("keeps model(x) beside models([...]): explicit first, then the shorthand (local_connection_test.py test_merge_models_explicit_and_shorthand)", () => {
+    const image = { name: "custom-image-model", types: [ModelType.IMAGE] };
+    expect(json(buildHarnessConfig({ model: "custom-text-model", apiKey: "k", models: [image] }))["models"]).toEqual([
+      { name: "custom-image-model", types: ["MODEL_TYPE_IMAGE"] },
+      { name: "custom-text-model", types: ["MODEL_TYPE_TEXT"], geminiApiEndpoint: { apiKey: "k" } },
+    ]);
+    expect(json(buildHarnessConfig({ models: [image] }))["models"]).toEqual([{ name: "custom-image-model", types: ["MODEL_TYPE_IMAGE"] }]);
   });
 });

@@ -66,7 +66,7 @@ export interface HarnessConfigOptions {
   model?: string;
   /** Gemini API key, sent in `models[].geminiApiEndpoint.apiKey`. */
   apiKey?: string;
-  /** Full model list; replaces `model`/`apiKey`/`modelOptions`/`vertex`. */
+  /** Full model list; `model` (with `apiKey`/`modelOptions`/`vertex`), when set too, is added after it as upstream merges them. */
   models?: readonly MessageInitShape<typeof ModelConfigSchema>[];
   /** Thinking level and service tier of the shorthand model (`endpoint.options`, upstream `GeminiModelOptions`). */
   modelOptions?: GeminiModelOptions;
@@ -225,11 +225,19 @@ function responseSchemaOf(schema: JsonSchema | string | StandardSchemaV1 | undef
 }
 
 /**
- * The model list: `models` as given, else upstream's shorthand (`LocalAgentConfig._build_shorthand_endpoint`):
- * one text model on the Gemini API or, with `vertex`, on Vertex AI, carrying `modelOptions`.
+ * The model list (upstream `LocalAgentConfig._merge_models_list`, explicit before shorthand):
+ * `models` as given, followed by the shorthand text model when `model` is set too
+ * (local_connection_test.py `test_merge_models_explicit_and_shorthand`); else upstream's
+ * shorthand alone (`_build_shorthand_endpoint`): one text model on the Gemini API or, with
+ * `vertex`, on Vertex AI, carrying `modelOptions`. Upstream's default text and image models are
+ * not added (docs/upstream-differences.md).
  */
 function modelsOf(options: HarnessConfigOptions): MessageInitShape<typeof ModelConfigSchema>[] {
-  if (options.models !== undefined) return [...options.models];
+  if (options.models !== undefined) return options.model === undefined ? [...options.models] : [...options.models, ...shorthandModels(options)];
+  return shorthandModels(options);
+}
+
+function shorthandModels(options: HarnessConfigOptions): MessageInitShape<typeof ModelConfigSchema>[] {
   const vertex = options.vertex === undefined || options.vertex === false ? undefined : options.vertex === true ? {} : options.vertex;
   const modelOptions = geminiOptionsOf(options.modelOptions);
   if (options.model === undefined && options.apiKey === undefined && vertex === undefined && modelOptions === undefined) return [];

@@ -107,6 +107,29 @@ describe("POST_TOOL and ON_TOOL_ERROR (items 8 and 10; hook_router._handle_post_
     ]);
   });
 
+  it("keeps a result that is not a JSON object as the harness's text (test_handle_post_tool_mcp, test_extract_non_dict_json_returns_fallback_str, test_extract_null_results_returns_fallback_str)", async () => {
+    const seen: HookToolResult[] = [];
+    const runner = new HookRunner([recording("postToolCall", seen)]);
+    await runner.handle(request("POST_TOOL", { postToolArgs: { toolName: "pirate_multiply", serverName: "pirate_math", result: "35", callId: "call_post" } }));
+    await runner.handle(request("POST_TOOL", { postToolArgs: { toolName: "list_directory", result: '["just", "a", "list"]' } }));
+    await runner.handle(request("POST_TOOL", { postToolArgs: { toolName: "list_directory", result: '{"results": null}' } }));
+    await runner.handle(request("POST_TOOL", { postToolArgs: { toolName: "list_directory", result: '{"results": [not valid json...' } }));
+    expect(seen.map((r) => r.result)).toEqual(["35", '["just", "a", "list"]', '{"results": null}', '{"results": [not valid json...']);
+    expect(seen[0]).toMatchObject({ name: "pirate_multiply", serverName: "pirate_math", id: "call_post" });
+  });
+
+  it("answers emptyResult when an on-tool-error hook throws, so the tool's own error stands (hook_runner_test.py test_dispatch_on_tool_error_exception)", async () => {
+    const runner = new HookRunner([
+      {
+        onToolError: () => {
+          throw new Error("Hook failed");
+        },
+      },
+    ]);
+    const answer = await runner.handle(request("ON_TOOL_ERROR", { onToolErrorArgs: { toolName: "edit_file", errorMessage: "no match" } }));
+    expect(answer.result).toEqual({ case: "emptyResult", value: {} });
+  });
+
   it('names errors by SDK name, reads an empty message as "Tool failed" and sends a replacement trimmed, blank ones not at all', async () => {
     const seen: HookToolError[] = [];
     let replacement = "   ";

@@ -175,14 +175,15 @@ export class HookRunner {
       }
       case LifecycleHook.POST_TOOL: {
         // Upstream `hook_router._handle_post_tool`: the SDK tool name; a call that failed has an
-        // `error` and no `result`, whatever text the harness put in `result`.
+        // `error` and no `result`, whatever text the harness put in `result`; a result that is
+        // not a JSON object stays the harness's text (postToolResult).
         const a = args.case === "postToolArgs" ? args.value : undefined;
         const result = {
           ...location(a),
           id: a?.callId ?? "",
           name: sdkToolName(a?.toolName ?? "", a?.serverName),
           ...(a?.serverName ? { serverName: a.serverName } : {}),
-          ...(a?.error ? { error: a.error } : a?.result ? { result: parseJsonOrText(a.result) } : {}),
+          ...(a?.error ? { error: a.error } : a?.result ? { result: postToolResult(a.toolName ?? "", a.result) } : {}),
         };
         const context = this.contexts.operation(result.id);
         await this.#each("postToolCall", (h) => h.postToolCall?.(result, context));
@@ -201,7 +202,15 @@ export class HookRunner {
         };
         const context = this.contexts.operation(error.id);
         for (const hook of this.#with("onToolError")) {
-          const replacement = await hook.onToolError?.(error, context);
+          let replacement: unknown;
+          try {
+            replacement = await hook.onToolError?.(error, context);
+          } catch {
+            // Upstream `HookRunner.dispatch_on_tool_error` ends the recovery ("Error recovery
+            // failed") and the router answers emptyResult: the tool's own error stands
+            // (hook_runner_test.py `test_dispatch_on_tool_error_exception`).
+            return empty;
+          }
           if (typeof replacement === "string" && replacement.trim() !== "") {
             return { case: "onToolErrorResult", value: { customErrorMessage: replacement.trim() } };
           }
@@ -254,4 +263,18 @@ function location(a: { trajectoryId?: string | undefined; stepIndex?: number | u
 /** The text parts of a user input, joined (what a PRE_TURN hook sees as the prompt). */
 function promptText(input: UserInput | undefined): string {
   return (input?.parts ?? []).flatMap((part) => (part.part.case === "text" ? [part.part.value] : [])).join("\n");
+}
+
+/**
+ * What a POST_TOOL hook reads as a result (upstream `hook_router._handle_post_tool` with
+ * `_extract_result`): a JSON object as the object; anything else — a number, a list, null, text
+ * that is not JSON, a `list_directory` result whose `results` is not a list — as the harness's
+ * text (hook_router_test.py `test_handle_post_tool_mcp`, `test_extract_non_dict_json_returns_fallback_str`,
+ * `test_extract_null_results_returns_fallback_str`).
+ */
+function postToolResult(toolName: string, text: string): unknown {
+  const value = parseJsonOrText(text);
+  if (!isRecord(value)) return text;
+  if (toolName === "list_directory" && !Array.isArray(value["results"])) return text;
+  return value;
 }

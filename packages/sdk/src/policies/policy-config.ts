@@ -65,18 +65,22 @@ export async function decidePolicyRequest(policies: readonly Policy[], request: 
   const match = /^rule_(\d+)$/.exec(ruleId);
   const policy = match === null ? undefined : policies[Number(match[1])];
   if (policy === undefined || isWorkspaceMarker(policy)) {
-    return { outcome: PolicyEvaluationOutcome.DENY, denyReason: `Unknown policy rule ${JSON.stringify(ruleId)}; the SDK has no such dynamic policy.` };
+    // The texts of upstream's event_processor._handle_policy_decision_request (event_processor_test.py PolicyDecisionTest).
+    return { outcome: PolicyEvaluationOutcome.DENY, denyReason: `Unknown rule_id: ${ruleId}` };
   }
   const call = toolCallFromPreToolArgs(request.toolArgs);
   try {
     if (policy.predicate !== undefined && !(await policy.predicate(call))) return { outcome: PolicyEvaluationOutcome.NO_MATCH };
     return await decide(policy, call);
   } catch (error) {
-    return { outcome: PolicyEvaluationOutcome.DENY, denyReason: `Policy evaluation failed for '${policy.name}': ${errorText(error)}` };
+    return { outcome: PolicyEvaluationOutcome.DENY, denyReason: `Policy evaluation error: ${errorText(error)}` };
   }
 }
 
-/** Applies a matching policy's decision, asking its handler for ASK_USER. */
+/**
+ * Applies a matching policy's decision, asking its handler for ASK_USER; a user's denial reads
+ * `Denied by user (<policy>).` as upstream's event processor words it.
+ */
 export async function decide(policy: Policy, call: ToolCall): Promise<PolicyDecisionAnswer> {
   switch (policy.decision) {
     case Decision.Allow:
@@ -85,7 +89,7 @@ export async function decide(policy: Policy, call: ToolCall): Promise<PolicyDeci
       return { outcome: PolicyEvaluationOutcome.DENY, denyReason: denialReason(policy) };
     case Decision.AskUser: {
       const accepted = policy.handler === undefined ? false : await policy.handler(call);
-      return accepted ? { outcome: PolicyEvaluationOutcome.ALLOW } : { outcome: PolicyEvaluationOutcome.DENY, denyReason: `User denied tool '${call.name}' (policy '${policy.name}').` };
+      return accepted ? { outcome: PolicyEvaluationOutcome.ALLOW } : { outcome: PolicyEvaluationOutcome.DENY, denyReason: `Denied by user (${policy.name || policy.tool}).` };
     }
   }
 }

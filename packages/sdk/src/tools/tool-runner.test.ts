@@ -46,7 +46,7 @@ describe("ToolRunner", () => {
     ]);
     expect(await runner.run({ id: "1", name: "echo", args: { v: [1] } }, context)).toEqual({ id: "1", name: "echo", result: { v: [1], call: "1" } });
     expect(await runner.run({ id: "2", name: "boom", args: {} }, context)).toEqual({ id: "2", name: "boom", error: "kaput" });
-    expect(await runner.run({ id: "3", name: "ghost", args: {} }, context)).toEqual({ id: "3", name: "ghost", error: "No tool registered with name ghost" });
+    expect(await runner.run({ id: "3", name: "ghost", args: {} }, context)).toEqual({ id: "3", name: "ghost", error: "Unknown tool: 'ghost'" });
     expect(await runner.run({ id: "4", name: "big", args: {} }, context)).toEqual({ id: "4", name: "big", result: 1 });
     expect(await runner.run({ id: "5", name: "nothing", args: {} }, context)).toEqual({ id: "5", name: "nothing", result: null });
   });

@@ -75,9 +75,9 @@ export class ToolRunner {
   }
 }
 
-/** The answer to a call of a tool nobody registered (upstream's text). */
+/** The answer to a call of a tool nobody registered (upstream tool_runner.py `process_tool_calls`' text). */
 export function noSuchTool(call: ToolCall): ClientToolResult {
-  return { id: call.id, name: call.name, error: `No tool registered with name ${call.name}` };
+  return { id: call.id, name: call.name, error: `Unknown tool: '${call.name}'` };
 }
 
 function failed(call: ToolCall, error: unknown): ClientToolResult {
