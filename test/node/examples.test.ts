@@ -25,11 +25,15 @@ describe("documented Node examples (seed 000/001) against the reference harness"
     expect(out).toContain("I am the scripted demo model"); // a thought chunk
     expect(out).toContain("(scripted demo model — set GEMINI_API_KEY for a real one)"); // a text chunk
     expect(out).toMatch(/\[Tool Call: list_directory with args: \{"directory_path":"\."\}\]/);
+    // The second model call's text starts a paragraph of its own (issue 26 item 3).
+    expect(out).toMatch(/\n\nHere is what I found/);
   });
 
   it("blocking.ts prints the whole turn and the conversation's state", async () => {
     const out = await runExample("docs/examples/node/blocking.ts");
-    expect(out).toMatch(/Response: \(scripted demo model/);
+    expect(out).toMatch(/Response:\n\(scripted demo model/);
+    // One paragraph per model call, not "…tools you gave me.Here is what I found" (issue 26 item 3).
+    expect(out).toMatch(/the tools you gave me\.\n\nHere is what I found/);
     expect(out).toMatch(/Thinking: The user said: “What is 2 \+ 2\?”/);
     expect(out).toContain("Turns completed: 1");
     const total = /Total tokens: (\d+)/.exec(out);

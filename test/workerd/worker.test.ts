@@ -10,6 +10,7 @@ import { startListeningHarness, type ListeningHarness } from "@antigravity-ts/te
 interface TurnJson {
   conversationId: string;
   text: string;
+  textBlocks: string[];
   thinking: string;
   usage: { promptTokenCount: number; candidatesTokenCount: number; totalTokenCount: number };
   toolCalls: string[];
@@ -77,6 +78,10 @@ describe("the example Worker in workerd", () => {
     expect(body.toolCalls).toEqual(["list_directory", "worker_info"]);
     // The scripted model quotes the tool's answer; workerd's navigator.userAgent is "Cloudflare-Workers".
     expect(body.text).toContain("Cloudflare-Workers");
+    // Two model calls, two blocks: their text is not glued together in textBlocks.
+    expect(body.textBlocks.length).toBe(2);
+    expect(body.textBlocks.join("")).toBe(body.text);
+    expect(body.textBlocks[1]).toContain("Cloudflare-Workers");
     expect(body.usage.promptTokenCount).toBeGreaterThan(0);
     expect(body.usage.totalTokenCount).toBeGreaterThanOrEqual(body.usage.promptTokenCount + body.usage.candidatesTokenCount);
   });

@@ -9,7 +9,8 @@ await using agent = await Agent.builder().allowAll().build().start({ timeoutMs: 
 const conversation = agent.conversation();
 
 const response = await conversation.chatToCompletion("What is 2 + 2?");
-console.log(`Response: ${response.text}`);
+// One paragraph per model call: `text` glues the calls' text together (as upstream), `textBlocks` keeps them apart.
+console.log(`Response:\n${response.textBlocks.map((block) => block.text).join("\n\n")}`);
 console.log(`Thinking: ${response.thinking}`);
 console.log(`Steps: ${response.steps.length}`);
 console.log(`Total tokens: ${response.usageMetadata.totalTokenCount}`);

@@ -27,5 +27,5 @@ const conversation = agent.conversation();
 const before = await conversation.turnCount();
 console.log(`Conversation ${agent.conversationId}: ${before} turn(s) so far`);
 const response = await conversation.chatToCompletion(`This is run number ${before + 1}.`);
-console.log(`Response: ${response.text}`);
+console.log(`Response:\n${response.textBlocks.map((block) => block.text).join("\n\n")}`); // a paragraph per model call
 console.log(`Turns now: ${await conversation.turnCount()}`);

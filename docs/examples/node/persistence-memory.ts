@@ -26,7 +26,7 @@ try {
   {
     await using agent = await startAgent();
     const response = await agent.conversation().chatToCompletion("What is 2 + 2?");
-    console.log(`First session: ${response.text}`);
+    console.log(`First session:\n${response.textBlocks.map((block) => block.text).join("\n\n")}`); // a paragraph per model call
   } // the agent stops here; its conversation was saved when the turn ended
 
   const stored = await store.load(conversationId);

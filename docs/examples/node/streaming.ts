@@ -11,12 +11,16 @@ const conversation = agent.conversation();
 const prompt = "Solve this riddle: I speak without a mouth and hear without ears. What am I?";
 console.log(`User: ${prompt}\n`);
 
+let lastStep: number | undefined; // the model call (step) the last text came from
 for await (const chunk of conversation.chat(prompt)) {
   switch (chunk.type) {
     case "thought":
       process.stdout.write(chunk.text); // reasoning tokens as they arrive
       break;
     case "text":
+      // A new model call starts a new paragraph: the text of two calls never runs together.
+      if (lastStep !== undefined && chunk.stepIndex !== lastStep) process.stdout.write("\n\n");
+      lastStep = chunk.stepIndex;
       process.stdout.write(chunk.text); // response tokens as they arrive
       break;
     case "toolCall":

@@ -54,7 +54,7 @@ function wantsStream(request: Request): boolean {
   return new URL(request.url).searchParams.get("stream") === "1" || (request.headers.get("accept") ?? "").includes("text/event-stream");
 }
 
-/** One turn, whole: `{ conversationId, text, thinking, usage, toolCalls }` (tool names, once per call). */
+/** One turn, whole: `{ conversationId, text, textBlocks, thinking, usage, toolCalls }` (tool names, once per call). */
 async function answerJson(env: Env, prompt: string, signal: AbortSignal): Promise<Response> {
   let agent: StartedAgent | undefined;
   try {
@@ -64,6 +64,7 @@ async function answerJson(env: Env, prompt: string, signal: AbortSignal): Promis
     return Response.json({
       conversationId: agent.conversationId,
       text: response.text,
+      textBlocks: response.textBlocks.map((block) => block.text), // the text of each model call, apart
       thinking: response.thinking,
       usage: response.usageMetadata,
       toolCalls: [...calls.values()],

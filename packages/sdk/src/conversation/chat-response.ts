@@ -6,8 +6,18 @@ import type { Step, StopReason, ToolCall, UsageMetadata } from "../step.js";
  * `structuredOutput`, given by the agent's `responseSchema(schema)`.
  */
 export interface ChatResponse<Output = unknown> {
-  /** Concatenated text deltas of the turn. */
+  /**
+   * The turn's text deltas concatenated as they came, as upstream defines it (the Python SDK's
+   * `ChatResponse.text()` is `"".join` of its `Text` chunks): the text of separate model calls is
+   * not separated here. {@link textBlocks} keeps each model call's text apart.
+   */
   text: string;
+  /**
+   * The text of each model call of the turn, in order: one entry per model step that produced
+   * text (its `stepIndex` and `trajectoryId`), whose concatenation is {@link text}. Show these as
+   * separate paragraphs: `textBlocks.map((block) => block.text).join("\n\n")`.
+   */
+  textBlocks: ModelCallText[];
   /** Concatenated thinking deltas of the turn. */
   thinking: string;
   /** The steps of this turn, in arrival order, one entry per step (latest state). */
@@ -25,4 +35,13 @@ export interface ChatResponse<Output = unknown> {
    * the {@link Continuation} to pass to `agent.resume` (docs/continuations.md).
    */
   awaitingConfirmation?: { toolCall: ToolCall; continuation: Continuation };
+}
+
+/** The text one model call produced in a turn (its step; the `text` chunks with this `stepIndex`). */
+export interface ModelCallText {
+  /** The model call's step. */
+  stepIndex: number;
+  /** The trajectory of that step (a subagent's steps have their own). */
+  trajectoryId: string;
+  text: string;
 }

@@ -2,7 +2,7 @@ import { UsageMark, type Turn } from "../connection/turn.js";
 import { STEP_MAPPER, TurnView, type ViewMapper, type ViewSource } from "../connection/turn-view.js";
 import { ErrorCode, SdkError } from "../errors.js";
 import { StepType } from "../step.js";
-import type { ChatResponse } from "./chat-response.js";
+import type { ChatResponse, ModelCallText } from "./chat-response.js";
 import type { Step, StopReason, StreamChunk, UsageMetadata } from "../step.js";
 import { eventMapper, type ChatEvent } from "./chat-events.js";
 import { chunkMapper, stepToChunks } from "./chunks.js";
@@ -271,16 +271,23 @@ function chatResponse(turn: Turn, usageMetadata: UsageMetadata): ChatResponse {
   const seen = new Set<string>();
   let text = "";
   let thinking = "";
+  // One block per model call (a step), in the order its text first came.
+  const blocks = new Map<string, ModelCallText>();
   for (let i = 0; i < turn.size; i++) {
     const entry = turn.entry(i);
     if (entry === undefined || entry instanceof UsageMark) continue;
     for (const chunk of stepToChunks(entry, seen)) {
-      if (chunk.type === "text") text += chunk.text;
-      else if (chunk.type === "thought") thinking += chunk.text;
+      if (chunk.type === "text") {
+        text += chunk.text;
+        const key = `${entry.trajectoryId}:${entry.stepIndex}`;
+        const block = blocks.get(key);
+        if (block === undefined) blocks.set(key, { stepIndex: entry.stepIndex, trajectoryId: entry.trajectoryId, text: chunk.text });
+        else block.text += chunk.text;
+      } else if (chunk.type === "thought") thinking += chunk.text;
     }
   }
   const steps = turn.latestSteps();
-  const response: ChatResponse = { text, thinking, steps, usageMetadata };
+  const response: ChatResponse = { text, textBlocks: [...blocks.values()], thinking, steps, usageMetadata };
   for (const step of steps) if (step.type === StepType.Finish && step.structuredOutput !== undefined) response.structuredOutput = step.structuredOutput;
   const stopReason = turn.outcome?.stopReason;
   if (stopReason !== undefined) response.stopReason = stopReason;

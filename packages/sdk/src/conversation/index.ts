@@ -1,7 +1,7 @@
 export { Conversation, DEFAULT_MAX_HISTORY_SIZE } from "./conversation.js";
 export type { ConversationOptions, HistoryOptions } from "./conversation.js";
 export { ChatStream } from "./chat-stream.js";
-export type { ChatResponse } from "./chat-response.js";
+export type { ChatResponse, ModelCallText } from "./chat-response.js";
 export type { AwaitingConfirmationEvent, ChatEvent, PermissionRequestEvent, ToolErrorEvent, ToolResultEvent, TurnCompleteEvent, UsageEvent } from "./chat-events.js";
 export { serverSentEvents } from "./server-sent-events.js";
 export { stepToChunks } from "./chunks.js";

@@ -23,9 +23,9 @@ export function foldEvent(message: AssistantMessage, event: ChatEvent): Assistan
   if (message.status !== "running") return message;
   switch (event.type) {
     case "thought":
-      return appendText(message, "thinking", event.text);
+      return appendText(message, "thinking", event.stepIndex, event.text);
     case "text":
-      return appendText(message, "text", event.text);
+      return appendText(message, "text", event.stepIndex, event.text);
     case "toolCall":
       return upsertCard(message, event.toolCall, (card) => card, true);
     case "permissionRequest":
@@ -64,12 +64,13 @@ export function endTurn(message: AssistantMessage, error?: unknown): AssistantMe
   return { ...message, blocks, status: statusOfError(failure), error: failure };
 }
 
-function appendText(message: AssistantMessage, type: "text" | "thinking", text: string): AssistantMessage {
+function appendText(message: AssistantMessage, type: "text" | "thinking", stepIndex: number, text: string): AssistantMessage {
   const blocks = message.blocks.slice();
   const last = blocks.at(-1);
-  // A new block after any other kind, so thinking, text and cards read in the order they happened.
-  if (last !== undefined && last.type === type) blocks[blocks.length - 1] = { type, text: last.text + text };
-  else blocks.push({ type, text });
+  // A new block after any other kind, so thinking, text and cards read in the order they happened,
+  // and for each model call (step), so the text of two calls never runs together.
+  if (last !== undefined && last.type === type && last.stepIndex === stepIndex) blocks[blocks.length - 1] = { type, text: last.text + text, stepIndex };
+  else blocks.push({ type, text, stepIndex });
   return { ...message, blocks };
 }
 

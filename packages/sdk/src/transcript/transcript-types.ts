@@ -28,16 +28,23 @@ export interface ToolCard {
   readonly client: boolean;
 }
 
-/** Streamed answer text, one block per run of text between other blocks. */
+/**
+ * Streamed answer text: one block per model call (its `stepIndex`), so the text of separate
+ * model calls of a turn never runs together, and a new block after any other block.
+ */
 export interface TextBlock {
   readonly type: "text";
   readonly text: string;
+  /** The model call's step (the `stepIndex` of its `text` events). */
+  readonly stepIndex: number;
 }
 
-/** Streamed thinking, one block per run of thinking between other blocks. */
+/** Streamed thinking: one block per model call (its `stepIndex`), and a new block after any other block. */
 export interface ThinkingBlock {
   readonly type: "thinking";
   readonly text: string;
+  /** The model call's step (the `stepIndex` of its `thought` events). */
+  readonly stepIndex: number;
 }
 
 /** What an assistant message is made of, in the order it happened. */

@@ -235,9 +235,12 @@ describe("Transcript state", () => {
     expect((after.messages[1] as AssistantMessage).blocks[0]).toBe(thinkingBefore);
     transcript.apply({ type: "text", stepIndex: 1, text: " there" });
     expect((transcript.state.messages[1] as AssistantMessage).blocks).toEqual([
-      { type: "thinking", text: "hmm" },
-      { type: "text", text: "Hi there" },
+      { type: "thinking", text: "hmm", stepIndex: 1 },
+      { type: "text", text: "Hi there", stepIndex: 1 },
     ]);
+    // The text of the next model call (another step) is a block of its own, even right after.
+    transcript.apply({ type: "text", stepIndex: 2, text: "Next call." });
+    expect((transcript.state.messages[1] as AssistantMessage).blocks.map((block) => block.type === "text" && [block.stepIndex, block.text])).toEqual([false, [1, "Hi there"], [2, "Next call."]]);
     const unchanged = transcript.state;
     transcript.apply({ type: "someFutureEvent" } as unknown as ChatEvent);
     expect(transcript.state).toBe(unchanged);
