@@ -15,6 +15,11 @@ import { approvalFromUIMessages } from "../continuation/index.js";
 // Compile-time: every chunk this SDK emits is one of ai's UIMessageChunk union, field for field.
 const _assignable = (chunk: UIMessageChunk): AiUIMessageChunk => chunk;
 void _assignable;
+// ...and names no field ai's member of the same type lacks (assignability alone allows extra fields;
+// ai's runtime schema is loose too).
+type InventedFields<C> = C extends { type: infer T } ? Exclude<keyof C, keyof Extract<AiUIMessageChunk, { type: T }>> : never;
+const _noInventedFields: [InventedFields<UIMessageChunk>] extends [never] ? true : false = true;
+void _noInventedFields;
 
 const SECRET = "ui-message-stream-secret-0123456789abcdef";
 let workspace = "";
