@@ -46,3 +46,4 @@ export type { GatewayRuleTarget, GatewaySessionOptions, PageIdentity } from "./g
 export type { GatewayLogSink } from "./gateway/gateway-log.js";
 export { createFileConversationStore, type FileConversationStore, type FileConversationStoreOptions } from "./storage/file-store.js";
 export { onFileChange, type FileChangeCallback, type OnFileChangeOptions } from "./triggers/on-file-change.js";
+export { createInteractionsRoute, type InteractionsRoute, type InteractionsRouteOptions } from "./hosted/interactions-route.js";

@@ -30,7 +30,7 @@ const SDK_LAYERS: readonly (readonly string[])[] = [
 
 const HARNESS_LAYERS: readonly (readonly string[])[] = [["log", "crash-guard", "step-ledger"], ["model"], ["tools"], ["providers"], ["loop"], ["session"], ["server"], ["interactions"], [".", "e2e", "test-support"]];
 
-const NODE_LAYERS: readonly (readonly string[])[] = [["socket"], ["subprocess", "local-path", "triggers"], ["storage", "gateway", "replay", "acp"], ["agent"], ["."]];
+const NODE_LAYERS: readonly (readonly string[])[] = [["socket"], ["subprocess", "local-path", "triggers"], ["storage", "gateway", "replay", "acp", "hosted"], ["agent"], ["."]];
 
 const CLI_LAYERS: readonly (readonly string[])[] = [["cli"], ["session"], ["."]];
 
