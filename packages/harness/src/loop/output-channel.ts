@@ -1,4 +1,4 @@
-import { encodeOutputFrame, NEWEST_LOCALHARNESS_ERA, type LocalharnessEra } from "@antigravity-ts/sdk/internal";
+import { encodeOutputFrame, NEWEST_LOCALHARNESS_ERA, outputEventForEra, type LocalharnessEra } from "@antigravity-ts/sdk/internal";
 import type { MessageInitShape, OutputEventSchema } from "@antigravity-ts/sdk/wire";
 import type { ClientPort } from "./client-port.js";
 
@@ -30,9 +30,9 @@ export const MAX_BACKLOG = 64 * 1024 * 1024;
  * connection is terminated.
  */
 export class OutputChannel {
-  /** The client's wire era (session-init.ts): a 0.1.14 client gets no field its schema lacks. */
-  era: LocalharnessEra = NEWEST_LOCALHARNESS_ERA;
   #seq = 0n;
+  /** Rewrites frames for a client of an older wire era (session-init.ts); none for the newest. */
+  #spell: ((json: Parameters<typeof outputEventForEra>[0]) => Parameters<typeof outputEventForEra>[0]) | undefined;
   #backlog = 0;
   readonly #waiters = new Set<() => void>();
 
@@ -50,12 +50,17 @@ export class OutputChannel {
     void port.closed.then(() => this.#wake());
   }
 
+  /** The client's wire era: a 0.1.14 client gets no field its schema lacks (wire-era-spelling.ts `outputEventForEra`). */
+  set era(era: LocalharnessEra) {
+    this.#spell = era === NEWEST_LOCALHARNESS_ERA ? undefined : (json) => outputEventForEra(json, era);
+  }
+
   /** Encodes and sends one event. */
   send: SendOutput = (event) => {
     if (!this.port.open) return false;
     this.#seq += 1n;
     // Written from the schema-free wire plan: the same text as `encodeOutputEvent(create(…))` of /wire.
-    const frame = encodeOutputFrame({ seqNum: this.#seq, timestampMicros: nowMicros(), event }, this.era);
+    const frame = encodeOutputFrame({ seqNum: this.#seq, timestampMicros: nowMicros(), event }, this.#spell);
     const size = frame.length;
     this.#backlog += size;
     this.port.send(frame, () => {

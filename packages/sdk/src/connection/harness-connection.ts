@@ -12,7 +12,7 @@ import { LifecycleHook } from "../wire/wire-enums.gen.js";
 import type { Connection, SandboxStatus, UsageSnapshot } from "./connection.js";
 import type { QuestionResponse } from "../step.js";
 import { fatalStepError } from "./fatal-step-error.js";
-import { encodeInitFrame, encodeInputFrame } from "../wire/frame-codec.js";
+import { encodeInitFrame, encodeInputFrame, type FrameSpelling } from "../wire/frame-codec.js";
 import { NEWEST_LOCALHARNESS_ERA, type LocalharnessEra } from "../wire/wire-era.js";
 import { DEFAULT_INITIALIZE_TIMEOUT_MS, awaitInitializeResponse } from "./initialize-response.js";
 import { readFrames } from "./read-frames.js";
@@ -55,9 +55,12 @@ export async function createHarnessConnection(options: HarnessConnectionOptions)
   const link = linkSignal(options);
   let channel: Channel | undefined;
   try {
+    const spelling = await eraSpellingOf(options.wireEra);
+    // An option the era cannot carry is refused (Unsupported) before anything connects.
+    if (spelling !== undefined) encodeInitFrame(config, spelling.init);
     channel = await options.transport.connect({ signal: link.signal });
     throwIfAborted(link.signal);
-    const connection = new HarnessConnection(channel, config, options);
+    const connection = new HarnessConnection(channel, config, options, spelling);
     await awaitInitializeResponse(connection.ready, link.signal, options.initializeTimeoutMs ?? DEFAULT_INITIALIZE_TIMEOUT_MS, channel.peer);
     return connection;
   } catch (error) {
@@ -66,6 +69,19 @@ export async function createHarnessConnection(options: HarnessConnectionOptions)
   } finally {
     link.dispose();
   }
+}
+
+/** The writers of an older wire era's spelling (wire-era-spelling.ts). */
+interface EraSpelling {
+  readonly init: FrameSpelling;
+  readonly input: FrameSpelling;
+}
+
+/** Loads the writers of `era` when it is not the newest (a dynamic import: the start-up bundle does not hold them). */
+async function eraSpellingOf(era: LocalharnessEra | undefined): Promise<EraSpelling | undefined> {
+  if (era === undefined || era === NEWEST_LOCALHARNESS_ERA) return undefined;
+  const { initFrameForEra, inputEventForEra } = await import("../wire/wire-era-spelling.js");
+  return { init: (json) => initFrameForEra(json, era), input: (json) => inputEventForEra(json, era) };
 }
 
 /**
@@ -107,7 +123,11 @@ export class HarnessConnection implements Connection {
   readonly #reader: Promise<void>;
 
   /** @internal Use {@link createHarnessConnection}. */
-  constructor(channel: Channel, config: HarnessConfig, options: HarnessConnectionOptions) {
+  /**
+   * @param spelling the writers of an era other than the newest (`options.wireEra`); {@link createHarnessConnection} loads them.
+   */
+  constructor(channel: Channel, config: HarnessConfig, options: HarnessConnectionOptions, spelling?: EraSpelling) {
+    this.#spelling = spelling;
     this.#channel = channel;
     this.#config = config;
     this.#options = options;
@@ -146,6 +166,8 @@ export class HarnessConnection implements Connection {
   get sandboxStatus(): SandboxStatus | undefined {
     return this.#sandboxStatus;
   }
+
+  readonly #spelling: EraSpelling | undefined;
 
   /** The localharness wire era this connection writes (`options.wireEra`, default the newest). */
   get wireEra(): LocalharnessEra {
@@ -313,7 +335,7 @@ export class HarnessConnection implements Connection {
 
   #sendInput(event: InputEventInit): void {
     this.#assertOpen();
-    this.#channel.send(encodeInputFrame(event, this.wireEra));
+    this.#channel.send(encodeInputFrame(event, this.#spelling?.input));
   }
 
   #warn(message: string): void {
@@ -322,7 +344,7 @@ export class HarnessConnection implements Connection {
 
   /** §5: the first frame of every channel is the bare InitializeConversationEvent, not an InputEvent. */
   #sendInit(config: HarnessConfig): void {
-    this.#channel.send(encodeInitFrame(config, this.wireEra));
+    this.#channel.send(encodeInitFrame(config, this.#spelling?.init));
   }
 
   /**

@@ -76,9 +76,17 @@ describe("the SDK in each localharness wire era", () => {
     });
   }
 
-  it("0.1.14: refuses at start() an option the era cannot carry, naming it, with nothing left running", async () => {
+  it("0.1.14: refuses at start() an option the era cannot carry, naming it, before anything connects", async () => {
+    const sent: unknown[] = [];
+    let connects = 0;
+    const counting: Transport = {
+      connect: (options) => {
+        connects += 1;
+        return capturing(harness, sent).connect(options);
+      },
+    };
     const agent = Agent.builder()
-      .connection(localHarness(harness, { wireEra: "0.1.14" }))
+      .connection(localHarness(counting, { wireEra: "0.1.14" }))
       .workspaces(workspace)
       .compaction({ maxContextTokens: 100_000 })
       .allowAll()
@@ -90,6 +98,8 @@ describe("the SDK in each localharness wire era", () => {
     expect(failure).toBeInstanceOf(SdkError);
     expect((failure as SdkError).code).toBe(ErrorCode.Unsupported);
     expect((failure as SdkError).message).toContain("CompactionConfig.maxContextTokens");
+    expect(connects).toBe(0);
+    expect(sent).toEqual([]);
     await expect.poll(() => harness.sessionCount).toBe(0);
   });
 });

@@ -31,7 +31,8 @@ export { writeJson } from "../wire/json-writer.js";
 export { readJsonFast } from "../wire/json-reader.js";
 export { createMessage } from "../wire/plain-message.js";
 export { plainOfStruct, structInitOf } from "../wire/genai-struct.js";
-export { eraOfClientInfo, NEWEST_LOCALHARNESS_ERA, readFrameOfEitherEra, type LocalharnessEra } from "../wire/wire-era.js";
+export { eraOfClientInfo, NEWEST_LOCALHARNESS_ERA, type LocalharnessEra } from "../wire/wire-era.js";
+export { outputEventForEra, readFrameOfEitherEra } from "../wire/wire-era-spelling.js";
 export * from "../wire/wire-enums.gen.js";
 // The stdio handshake (protocol §3) without the schema registry: the node package's client side
 // and the reference harness's server side, so neither loads the generated schema to start.

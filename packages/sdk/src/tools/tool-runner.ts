@@ -5,7 +5,6 @@ import type { ToolResponseSchema, ToolSchema } from "../wire/index.js";
 import { NO_ARGUMENTS_SCHEMA, validateTool, type Tool, type ToolContext } from "./tool.js";
 import { toolResultValue, type JsonValue, type ToolMedia } from "./tool-result-value.js";
 import { errorText } from "../error-text.js";
-import { coerceArguments } from "./coerce-arguments.js";
 
 /** A client tool's outcome: the result already converted to JSON, with the media it returned. */
 export interface ClientToolResult extends ToolResult {
@@ -57,7 +56,7 @@ export class ToolRunner {
 
   /**
    * Runs one call: the arguments brought to the declared scalar types first unless the tool is
-   * `strictArguments` ({@link coerceArguments}). Never throws: an unknown tool, a thrown error or a result that cannot be
+   * `strictArguments` (coerce-arguments.ts). Never throws: an unknown tool, a thrown error or a result that cannot be
    * converted becomes `error`; anything else becomes `result`, converted to JSON as upstream does
    * ({@link toolResultValue}), with the media it held in `media`.
    */
@@ -66,8 +65,10 @@ export class ToolRunner {
     if (tool === undefined) return noSuchTool(call);
     let value: unknown;
     try {
-      // Upstream ToolRunner._coerce_args: unambiguous strings to the declared scalar types, then validation.
-      value = await tool.call(tool.strictArguments === true || tool.parameters === undefined ? call.args : coerceArguments(call.args, tool.parameters), context);
+      // Upstream ToolRunner._coerce_args: unambiguous strings to the declared scalar types, then
+      // validation. Loaded on the first call that needs it, so the start-up bundle does not hold it.
+      const args = tool.strictArguments === true || tool.parameters === undefined ? call.args : (await import("./coerce-arguments.js")).coerceArguments(call.args, tool.parameters);
+      value = await tool.call(args, context);
     } catch (error) {
       return failed(call, error);
     }

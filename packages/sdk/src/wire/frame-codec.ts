@@ -4,7 +4,13 @@ import { errorText } from "../error-text.js";
 import type { HarnessConfig, InitializeConversationEvent, InitializeConversationEventSchema, InputEvent, InputEventSchema, OutputEvent, OutputEventSchema } from "./index.js";
 import { readJsonFast } from "./json-reader.js";
 import { writeJson } from "./json-writer.js";
-import { initFrameForEra, inputEventForEra, NEWEST_LOCALHARNESS_ERA, outputEventForEra, type LocalharnessEra } from "./wire-era.js";
+import type { Json } from "./json-writer.js";
+
+/**
+ * Rewrites a frame's JSON for a wire era other than the newest (wire-era-spelling.ts:
+ * `initFrameForEra`, `inputEventForEra`, `outputEventForEra` bound to an era); may throw `SdkError`.
+ */
+export type FrameSpelling = (json: { [key: string]: Json }) => { [key: string]: Json };
 
 // The frames of §4 without the protobuf-es runtime on the hot path, for both peers (the reference
 // harness uses these through `@antigravity-ts/sdk/internal`). Sent frames are written from the
@@ -24,28 +30,28 @@ const INIT_EVENT = { typeName: "antigravity.localharness.InitializeConversationE
 type FullDecoder = typeof import("./frames.js");
 let fullDecoder: Promise<FullDecoder> | undefined;
 
-/** An SDK frame after the first (§4): the JSON of an InputEvent, spelled for `era` (wire-era.ts). */
-export function encodeInputFrame(event: MessageInitShape<typeof InputEventSchema>, era: LocalharnessEra = NEWEST_LOCALHARNESS_ERA): string {
+/** An SDK frame after the first (§4): the JSON of an InputEvent, in the newest era's spelling unless `spell` rewrites it. */
+export function encodeInputFrame(event: MessageInitShape<typeof InputEventSchema>, spell?: FrameSpelling): string {
   const json = writeJson("antigravity.localharness.InputEvent", event);
-  return JSON.stringify(era === NEWEST_LOCALHARNESS_ERA ? json : inputEventForEra(json, era));
+  return JSON.stringify(spell === undefined ? json : spell(json));
 }
 
 /**
- * The first SDK frame (§5): `{"config": HarnessConfig}`, spelled for `era` (wire-era.ts).
- * Throws `SdkError` `Unsupported` for a set field the era does not know.
+ * The first SDK frame (§5): `{"config": HarnessConfig}`, in the newest era's spelling unless
+ * `spell` rewrites it (an older era's writer throws `SdkError` `Unsupported` for a field it lacks).
  */
-export function encodeInitFrame(config: HarnessConfig, era: LocalharnessEra = NEWEST_LOCALHARNESS_ERA): string {
+export function encodeInitFrame(config: HarnessConfig, spell?: FrameSpelling): string {
   const json = writeJson("antigravity.localharness.InitializeConversationEvent", { config });
-  return JSON.stringify(era === NEWEST_LOCALHARNESS_ERA ? json : initFrameForEra(json, era));
+  return JSON.stringify(spell === undefined ? json : spell(json));
 }
 
 /**
- * A harness frame (§4): the JSON of an OutputEvent, given as `create()` takes it, for a client of
- * `era` (fields a 0.1.14 client does not know are left out, wire-era.ts).
+ * A harness frame (§4): the JSON of an OutputEvent, given as `create()` takes it, in the newest
+ * era's spelling unless `spell` rewrites it (for a 0.1.14 client, `outputEventForEra`).
  */
-export function encodeOutputFrame(event: MessageInitShape<typeof OutputEventSchema>, era: LocalharnessEra = NEWEST_LOCALHARNESS_ERA): string {
+export function encodeOutputFrame(event: MessageInitShape<typeof OutputEventSchema>, spell?: FrameSpelling): string {
   const json = writeJson("antigravity.localharness.OutputEvent", event);
-  return JSON.stringify(era === NEWEST_LOCALHARNESS_ERA ? json : outputEventForEra(json, era));
+  return JSON.stringify(spell === undefined ? json : spell(json));
 }
 
 /**

@@ -7,17 +7,8 @@
 export * from "../gen/antigravity/localharness/localharness_pb.js";
 export { create, fromJson, toJson, toBinary, fromBinary, type MessageInitShape } from "@bufbuild/protobuf";
 export { decodeJsonFrame, encodeJsonFrame } from "./json-codec.js";
-export {
-  LOCALHARNESS_ERAS,
-  NEWEST_LOCALHARNESS_ERA,
-  isLocalharnessEra,
-  eraOfClientInfo,
-  initFrameForEra,
-  inputEventForEra,
-  outputEventForEra,
-  readFrameOfEitherEra,
-  type LocalharnessEra,
-} from "./wire-era.js";
+export { LOCALHARNESS_ERAS, NEWEST_LOCALHARNESS_ERA, isLocalharnessEra, eraOfClientInfo, type LocalharnessEra } from "./wire-era.js";
+export { initFrameForEra, inputEventForEra, outputEventForEra, readFrameOfEitherEra } from "./wire-era-spelling.js";
 export {
   decodeOutputEvent,
   encodeOutputEvent,

@@ -8,7 +8,7 @@ import { FieldKind, Scalar, requireWireMessage, type WireField } from "./wire-pl
 // integers as decimal strings, bytes as padded base64, NaN/±Infinity as strings, fields without
 // presence omitted at their zero value, empty lists and maps omitted.
 
-type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
 /** Options of {@link writeJson}. */
 export interface WriteJsonOptions {

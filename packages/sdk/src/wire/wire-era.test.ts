@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { ErrorCode, SdkError } from "../errors.js";
 import { plainOfStructJson, structJsonOf } from "./genai-struct.js";
-import { eraOfClientInfo, initFrameForEra, inputEventForEra, outputEventForEra, readFrameOfEitherEra } from "./wire-era.js";
+import { initFrameForEra, inputEventForEra, outputEventForEra, readFrameOfEitherEra } from "./wire-era-spelling.js";
+import { eraOfClientInfo } from "./wire-era.js";
 
 // The three spellings that differ between upstream 0.1.14 (proto @774cb8d) and 0.1.19
 // (localharness.proto @257f843a), both ways, and the fields the 0.1.14 era never gets.
