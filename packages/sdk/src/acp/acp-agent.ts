@@ -1,6 +1,7 @@
 import type * as acp from "@agentclientprotocol/sdk";
 import type { ConnectionStrategy } from "../agent/connection-strategy.js";
 import type { ConnectionCapabilities } from "../connection/capabilities.js";
+import type { HarnessConfig } from "../wire/index.js";
 import { ErrorCode, SdkError } from "../errors.js";
 import { AcpConnection, type AcpConnectionOptions } from "./acp-connection.js";
 import type { AcpSessionEvent } from "./acp-steps.js";
@@ -66,6 +67,11 @@ export function acpAgent(options: AcpAgentOptions): ConnectionStrategy {
   return {
     capabilities: ACP_CAPABILITIES,
     async connect(request, callOptions) {
+      const refusal = configRefusal(request.config);
+      if (refusal !== undefined) {
+        await options.release?.();
+        throw refusal;
+      }
       const workspace = request.config.workspaces[0]?.workspaceType;
       const cwd = options.cwd ?? (workspace?.case === "filesystemWorkspace" ? workspace.value.directory : undefined);
       if (cwd === undefined || cwd === "") {
@@ -93,4 +99,27 @@ export function acpAgent(options: AcpAgentOptions): ConnectionStrategy {
       );
     },
   };
+}
+
+/**
+ * Options of the agent the acp wire has no field for (ACP v1's `session/new` takes a cwd and MCP
+ * servers only; the agent has its own model, instructions and tools): each is refused at
+ * `start()` with `Unsupported` naming it, never dropped. Defaults the agent builder sets on its
+ * own (the built-in tool switches, the policy config) are not the user's asking and are ignored.
+ */
+function configRefusal(config: HarnessConfig): SdkError | undefined {
+  const asked: [boolean, string, string][] = [
+    [config.models.length > 0, "model / models", "ACP v1 chooses no model (the agent has its own; its modes are acpAgent({ modeId }))"],
+    [config.systemInstructions !== undefined, "systemInstructions", "ACP has no system instructions"],
+    [config.mcpServers.length > 0, "mcpServers", "pass them as acpAgent({ mcpServers }) in ACP's McpServer shape"],
+    [config.customSubagents.length > 0, "customSubagents", "ACP has no subagent configuration"],
+    [config.skillsPaths.length > 0, "skillsPaths", "ACP has no skills configuration"],
+    [(config.finishToolSchemaJson ?? "") !== "", "responseSchema", "ACP has no structured output"],
+    [config.budgetConfig !== undefined, "budget", "ACP has no budget the client sets"],
+    [config.workspaces.length > 1, "workspaces (more than one)", "the first workspace is session/new's cwd; ACP v1 takes one"],
+  ];
+  for (const [isAsked, option, why] of asked) {
+    if (isAsked) return new SdkError(ErrorCode.Unsupported, `${option} cannot be honoured by the acp wire: ${why}; remove it or use a wire that has it`, { details: { option, wire: "acp" } });
+  }
+  return undefined;
 }

@@ -73,6 +73,8 @@ export class AcpConnection implements Connection {
   readonly #closedListeners: ((reason: SdkError) => void)[] = [];
   /** Permission requests left to the caller (`"manual"`), by `<trajectoryId>:<stepIndex>`. */
   readonly #manual = new Map<string, (accepted: boolean) => void>();
+  /** The turn each step belongs to (a WeakMap would do, but steps are keyed by id). */
+  readonly #owners = new Map<string, Turn>();
   #observer: TurnObserver | undefined;
   #turn: Turn | undefined;
   #sends: Promise<unknown> = Promise.resolve();
@@ -123,8 +125,11 @@ export class AcpConnection implements Connection {
       });
     const peer = app.connect(options.stream);
     const link = linkSignal(callOptions);
+    let stage = "initialize";
     const failed = async (error: unknown): Promise<never> => {
-      const sdkError = link.signal.aborted ? SdkError.from(link.signal.reason, ErrorCode.Canceled) : await peerFailure(error, peer, options);
+      const sdkError = link.signal.aborted
+        ? SdkError.from(link.signal.reason, ErrorCode.Canceled)
+        : await peerFailure(error instanceof acp.RequestError ? requestError(error, stage) : error, peer, options);
       peer.close(sdkError);
       await options.release?.();
       throw sdkError;
@@ -140,6 +145,7 @@ export class AcpConnection implements Connection {
             `the agent offers no auth method ${JSON.stringify(options.authMethodId)}; it offers ${JSON.stringify((init.authMethods ?? []).map((m) => m.id))}`,
           );
         }
+        stage = "authenticate";
         await raceSignal(peer.agent.request(acp.methods.agent.authenticate, { methodId: options.authMethodId }), link.signal);
       }
       let builder: AcpStepBuilder;
@@ -154,16 +160,22 @@ export class AcpConnection implements Connection {
         }
         builder = new AcpStepBuilder(options.loadSessionId);
         pending = { builder, history: [] };
+        stage = "session/load";
         const loaded = await raceSignal(peer.agent.request(acp.methods.agent.session.load, { sessionId: options.loadSessionId, cwd: options.cwd, mcpServers: options.mcpServers ?? [] }), link.signal);
         sessionId = options.loadSessionId;
         modes = loaded?.modes ?? undefined;
-        history = [...pending.history, ...builder.endTurn(StepStatus.Done)];
+        // The history is the steps' latest states, in the order they first came.
+        const latest = new Map<string, Step>();
+        for (const step of [...pending.history, ...builder.endTurn(StepStatus.Done)]) latest.set(step.id, step);
+        history = [...latest.values()];
       } else {
+        stage = "session/new";
         const created = await raceSignal(peer.agent.request(acp.methods.agent.session.new, { cwd: options.cwd, mcpServers: options.mcpServers ?? [] }), link.signal);
         sessionId = created.sessionId;
         builder = new AcpStepBuilder(sessionId);
         modes = created.modes ?? undefined;
       }
+      stage = "session/set_mode";
       if (options.modeId !== undefined) await raceSignal(peer.agent.request(acp.methods.agent.session.setMode, { sessionId, modeId: options.modeId }), link.signal);
       const connection = new AcpConnection(peer, init, { sessionId, modes, history, builder }, options);
       self = connection;
@@ -315,9 +327,13 @@ export class AcpConnection implements Connection {
       this.#options.onSessionUpdate?.(params.update as AcpSessionEvent);
       return;
     }
-    const turn = this.#turn;
-    if (turn === undefined) return;
-    for (const step of steps) turn.push(step);
+    for (const step of steps) {
+      // An update of a step an earlier turn has goes to that turn (after its end: the recorder's `late`), never to the next.
+      const owner = this.#owners.get(step.id) ?? this.#turn;
+      if (owner === undefined) continue;
+      this.#owners.set(step.id, owner);
+      owner.push(step);
+    }
   }
 
   async #permission(params: acp.RequestPermissionRequest): Promise<acp.RequestPermissionResponse> {
