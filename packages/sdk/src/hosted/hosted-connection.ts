@@ -127,6 +127,22 @@ export class HostedConnection implements Connection {
     return this.#lastInteractionId;
   }
 
+  /**
+   * A conversation restored from a store onto this new connection (`Conversation.restore`, e.g.
+   * in another process): its steps' ids name their interactions (`<interaction id>:<index>`), and
+   * the last one named is where the conversation goes on (`previous_interaction_id`). Steps
+   * numbered again from here cannot collide with them: their ids carry the new interactions' ids.
+   */
+  retireStepIds(ids: Iterable<string>): void {
+    if (this.#lastInteractionId !== undefined) return;
+    let last: string | undefined;
+    for (const id of ids) {
+      const match = /^(.+):\d+$/.exec(id);
+      if (match !== null) last = match[1];
+    }
+    this.#lastInteractionId = last;
+  }
+
   observeTurns(observer: TurnObserver): void {
     if (this.#observer !== undefined) throw observerTaken();
     this.#observer = observer;

@@ -21,8 +21,8 @@ export const DEFAULT_HOSTED_AGENT = "antigravity-preview-09-2026";
  * declarations answered through the agent's ToolRunner), halt (`interactions.cancel`), reconnect
  * (`last_event_id`), text prompts. No hooks, client-decided policies, confirmations, questions,
  * triggers, compaction settings or per-call usage: the hosted harness runs those itself or not at
- * all, and the API carries none of them. Resuming a conversation by id in a new process is not
- * yet wired (`resume: false`).
+ * all, and the API carries none of them. A conversation restored from a store (in another process
+ * too) goes on from the last interaction its history names.
  */
 export const INTERACTIONS_CAPABILITIES: ConnectionCapabilities = {
   wire: "interactions",
@@ -33,7 +33,7 @@ export const INTERACTIONS_CAPABILITIES: ConnectionCapabilities = {
   questions: false,
   triggers: false,
   halt: true,
-  resume: false,
+  resume: true,
   reconnect: true,
   perCallUsage: false,
   compaction: false,
