@@ -95,6 +95,19 @@ describe("customSubagents", () => {
     expect(interactive?.harnessSideTools?.runCommand?.enabled).toBe(true);
   });
 
+  it("pins a subagent's model by name only, and refuses a blank one (upstream 0.1.18 SubagentConfig.model, _build_custom_subagents_protos)", () => {
+    const config = build({
+      customSubagents: [
+        { name: "researcher", description: "d", model: "gemini-2.5-pro" },
+        { name: "plain", description: "d" },
+      ],
+    });
+    expect(config.customSubagents[0]?.model).toMatchObject({ name: "gemini-2.5-pro", types: [] });
+    expect(config.customSubagents[0]?.model?.endpoint.case).toBeUndefined();
+    expect(config.customSubagents[1]?.model).toBeUndefined();
+    invalid(() => build({ customSubagents: [{ name: "x", description: "d", model: " " }] }), /model must be a non-empty model name/);
+  });
+
   it("enables nested delegation and scopes it (test_build_custom_subagents_protos_nested_subagent_enabled)", () => {
     const config = build({
       customSubagents: [

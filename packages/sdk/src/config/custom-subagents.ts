@@ -44,6 +44,13 @@ export interface SubagentOptions {
    * unless it is one of its tools too) or the name of a tool the harness knows.
    */
   tools?: readonly (Tool | string)[];
+  /**
+   * The model this subagent runs, by name (upstream 0.1.18 `SubagentConfig.model`, sent as
+   * `CustomAgent.model = ModelConfig{name}`, localharness.proto @257f843a): a subagent pins a model
+   * name only and runs against the agent's endpoint (upstream local_connection.py
+   * `_build_custom_subagents_protos`). Not known to a 0.1.14 harness (`wireEra`).
+   */
+  model?: string;
 }
 
 /** Upstream `BuiltinTools.read_only()` (its `finish` has no switch here: a response schema enables it). */
@@ -82,6 +89,9 @@ export function validateSubagents(subagents: readonly SubagentOptions[], mainAll
   };
   if (subagents.length > 0) check(mainAllowed, "capabilities.subagents.allowedSubagents");
   for (const sub of subagents) {
+    if (sub.model !== undefined && (typeof sub.model !== "string" || sub.model.trim() === "")) {
+      invalid(`customSubagents ${JSON.stringify(sub.name)}: model must be a non-empty model name, got ${JSON.stringify(sub.model)}`);
+    }
     const caps = sub.capabilities;
     if (caps?.allowedSubagents === undefined) continue;
     if (!activeBuiltinTools(caps).has(BuiltinTool.StartSubagent)) {
@@ -146,6 +156,7 @@ export function customSubagentsConfig(subagents: readonly SubagentOptions[], run
       harnessSideTools: switches,
       tools,
       agentBehavior: BEHAVIOR[caps.agentBehavior ?? "autonomous"],
+      ...(sub.model === undefined ? {} : { model: { name: sub.model } }),
     };
   });
 }
