@@ -4,7 +4,7 @@ import path from "node:path";
 import { createInMemoryHarness, parseScript, type InMemoryHarness } from "@antigravity-ts/harness";
 import { DefaultChatTransport, parseJsonEventStream, readUIMessageStream, uiMessageChunkSchema, type UIMessage, type UIMessageChunk as AiUIMessageChunk } from "ai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Agent, ErrorCode, SdkError, allowAll, defineTool, deferToUser, type ChatStream, type UIMessageChunk } from "../index.js";
+import { Agent, ErrorCode, SdkError, allowAll, defineTool, deferToUser, type ChatEvent, type ChatStream, type UIMessageChunk } from "../index.js";
 import { approvalFromUIMessages } from "../continuation/index.js";
 
 // ChatStream.toUIMessageStream() / toUIMessageStreamResponse() on real turns of the reference
@@ -292,6 +292,24 @@ describe("ChatStream.toUIMessageStreamResponse", () => {
     } finally {
       await started.stop();
     }
+  });
+
+  it("keeps the text of separate model calls apart when no tool separates them (a step and a text part each)", async () => {
+    const events: ChatEvent[] = [
+      { type: "text", stepIndex: 3, text: "Checking the weather." },
+      { type: "text", stepIndex: 5, text: "Converting." },
+      { type: "turnComplete", turnIndex: 0, usage: { promptTokenCount: 1, candidatesTokenCount: 1, totalTokenCount: 2, cachedContentTokenCount: 0, thoughtsTokenCount: 0 } },
+    ];
+    const turn = { events: () => events[Symbol.iterator](), final: () => Promise.reject(new Error("not paused")), abort: () => Promise.resolve() };
+    const { uiMessageStream } = await import("./ui-message-stream.js");
+    const chunks = await collect(uiMessageStream(turn as unknown as ChatStream));
+    const message = await messageOf(chunks as AiUIMessageChunk[]);
+    expect(message.parts).toEqual([
+      { type: "step-start" },
+      { type: "text", text: "Checking the weather.", state: "done" },
+      { type: "step-start" },
+      { type: "text", text: "Converting.", state: "done" },
+    ]);
   });
 
   it("emitted every chunk type it declares, each accepted by ai's parser", () => {

@@ -94,7 +94,8 @@ function finishReason(stopReason: StopReason | undefined, paused: boolean): UIFi
  * The UI message chunks of a turn, from its {@link ChatEvent}s:
  *
  * - `start`, then per model call `start-step` … `finish-step` (a call ends where its usage is
- *   reported after tool activity, or where text follows tool activity), then `finish` with the
+ *   reported after tool activity, or where text follows tool activity or comes from another
+ *   step), then `finish` with the
  *   turn's usage as `messageMetadata` (and `message-metadata` with the usage so far each time
  *   the harness reports it);
  * - `thought` deltas as a reasoning part and `text` deltas as a text part (`*-start`, `*-delta`,
@@ -150,6 +151,8 @@ class UIMessageMapper {
   #stepOpen = false;
   /** A tool was called or answered in the open step: the next model output belongs to the next call. */
   #toolActivity = false;
+  /** The step index of the open step's model output (text and thinking of one call share it). */
+  #modelStep: number | undefined;
   #part: { kind: "text" | "reasoning"; id: string } | undefined;
   #parts = 0;
   #paused = false;
@@ -162,8 +165,11 @@ class UIMessageMapper {
     switch (event.type) {
       case "thought":
       case "text": {
-        if (this.#toolActivity) this.#endStep(out);
+        // Another model call: after tool activity, or text of another step (issue 26 item 3: the
+        // calls' text is not glued).
+        if (this.#toolActivity || (this.#modelStep !== undefined && this.#modelStep !== event.stepIndex)) this.#endStep(out);
         this.#openStep(out);
+        this.#modelStep = event.stepIndex;
         const kind = event.type === "text" ? "text" : "reasoning";
         if (this.#part?.kind !== kind) {
           this.#closePart(out);
@@ -236,6 +242,7 @@ class UIMessageMapper {
     if (this.#stepOpen) out.push({ type: "finish-step" });
     this.#stepOpen = false;
     this.#toolActivity = false;
+    this.#modelStep = undefined;
   }
 
   #closePart(out: UIMessageChunk[]): void {
