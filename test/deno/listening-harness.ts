@@ -51,7 +51,7 @@ export async function startListeningHarness(options: { timeoutMs?: number; args?
       const { value, done } = await reader.read();
       if (done) return;
       stderr += value;
-      const match = /listening on (ws:\/\/\S+)/.exec(stderr);
+      const match = /listening on ((?:ws|http):\/\/\S+)/.exec(stderr); // ws:// (localharness) or http:// (--interactions-api)
       if (match?.[1] !== undefined) onLine?.(match[1]);
     }
   })();
