@@ -16,7 +16,24 @@ import { finalSteps, harnessConfig, TestClient, type Frame } from "../test-suppo
 // fields (sandboxStatus here): the harness learns the era from the first frame's spelling, or
 // in stdio mode from the handshake's ClientInfo.
 
-const SCRIPT = { turns: [{ match: "list", calls: [{ toolCalls: [{ name: "list_directory", args: { directory_path: "." } }] }, { text: "listed {{result.directory}}" }] }] };
+const SCRIPT = {
+  turns: [
+    { match: "list", calls: [{ toolCalls: [{ name: "list_directory", args: { directory_path: "." } }] }, { text: "listed {{result.directory}}" }] },
+    { match: "add", calls: [{ toolCalls: [{ name: "add", args: { a: 1, b: 2 } }] }, { text: "{{result}}" }] },
+  ],
+};
+const ADD_TOOL = { name: "add", description: "Add", parametersJsonSchema: JSON.stringify({ type: "object", properties: { a: { type: "integer" }, b: { type: "integer" } } }) };
+
+/** Runs "add", allows it at the PRE_TOOL hook, answers the client tool call and returns its `toolCall` frame. */
+async function addThroughClientTool(client: TestClient): Promise<Frame> {
+  client.prompt("add");
+  const preTool = (await client.next((f) => f["callHookRequest"]?.type === "LIFECYCLE_HOOK_PRE_TOOL"))["callHookRequest"] as Frame;
+  client.send({ callHookResponse: { requestId: preTool["requestId"], preToolResult: { decision: "ALLOW" } } });
+  const toolCall = (await client.next((f) => f["toolCall"] !== undefined))["toolCall"] as Frame;
+  client.send({ toolResponse: { id: toolCall["id"], responseJson: '{"sum": 3}' } });
+  await client.turn();
+  return toolCall;
+}
 const isHook =
   (type: string) =>
   (frame: Frame): boolean =>
@@ -27,6 +44,7 @@ const ERA_0_1_14 = {
   compactionConfig: { checkpointIntervalTokens: 50_000 },
   systemInstructions: { custom: { part: [{ text: "You are terse." }, { template: { templateName: "identity", args: [{ name: "who", value: "tester" }] } }] } },
   enabledHooks: ["LIFECYCLE_HOOK_PRE_TOOL"],
+  tools: [ADD_TOOL],
 };
 const ERA_0_1_19 = {
   compactionThreshold: 50_000,
@@ -34,6 +52,7 @@ const ERA_0_1_19 = {
   systemInstructions: { custom: { part: [{ text: "You are terse." }, { template: { name: "identity", args: [{ name: "who", value: "tester" }] } }, { builtinSection: "tools" }] } },
   skillsConfig: { enabled: false },
   enabledHooks: ["LIFECYCLE_HOOK_PRE_TOOL"],
+  tools: [ADD_TOOL],
 };
 
 describe("wire eras: the reference harness reads both", () => {
@@ -62,6 +81,9 @@ describe("wire eras: the reference harness reads both", () => {
     expect(response).not.toHaveProperty("sandboxStatus");
     const listed = await listThroughHook(client, { decision: "ALLOW", modifiedArgumentsJson: '{"directory_path": "sub"}' });
     expect(listed).toMatch(/\/sub$/);
+    const toolCall = await addThroughClientTool(client);
+    expect(toolCall).toMatchObject({ name: "add" });
+    expect(toolCall).not.toHaveProperty("trajectoryId");
     client.close();
   });
 
@@ -72,6 +94,7 @@ describe("wire eras: the reference harness reads both", () => {
     const modifiedArgs = { fields: [{ name: "directory_path", value: { stringValue: "sub" } }] };
     const listed = await listThroughHook(client, { decision: "ALLOW", modifiedArgs });
     expect(listed).toMatch(/\/sub$/);
+    expect(await addThroughClientTool(client)).toMatchObject({ name: "add", trajectoryId: response["cascadeId"] });
     client.close();
   });
 

@@ -30,7 +30,7 @@ export async function runToolCall(state: SessionState, scope: TurnScope, call: M
   const builtin = state.settings.builtins.get(call.name);
   const custom = state.settings.customTools.has(call.name);
   let args = call.args;
-  const describe = (a: Record<string, unknown>): StepFields => (builtin ? builtin.describe(a) : custom ? { customTool: { toolCall: customCall(call, a) } } : {});
+  const describe = (a: Record<string, unknown>): StepFields => (builtin ? builtin.describe(a) : custom ? { customTool: { toolCall: customCall(call, a, state.cascadeId) } } : {});
   const step = scope.openStep(modelStep(describe(args)));
   const result = (response: Record<string, unknown>): ModelToolResult => ({ id: call.id, name: call.name, response });
   const refuse = (message: string): ModelToolResult => {
@@ -122,7 +122,7 @@ async function runCustom(
   call: ModelToolCall,
   args: Record<string, unknown>,
 ): Promise<{ response: Record<string, unknown>; media?: ModelMedia[] }> {
-  const toolCall = customCall(call, args);
+  const toolCall = customCall(call, args, state.cascadeId);
   const reply = state.toolResponses.wait(call.id, scope.signal);
   scope.send({ case: "toolCall", value: toolCall });
   const response: ToolResponse = await reply;
@@ -162,6 +162,7 @@ function supplementalMedia(response: ToolResponse, tool: string): ModelMedia[] |
   return media;
 }
 
-function customCall(call: ModelToolCall, args: Record<string, unknown>): { id: string; name: string; argumentsJson: string } {
-  return { id: call.id, name: call.name, argumentsJson: JSON.stringify(args) };
+/** The `toolCall` frame (§7), with the trajectory it belongs to (`ToolCall.trajectory_id`, localharness.proto @257f843a; left out for a 0.1.14 client). */
+function customCall(call: ModelToolCall, args: Record<string, unknown>, trajectoryId: string): { id: string; name: string; argumentsJson: string; trajectoryId: string } {
+  return { id: call.id, name: call.name, argumentsJson: JSON.stringify(args), trajectoryId };
 }

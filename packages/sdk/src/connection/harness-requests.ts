@@ -65,7 +65,8 @@ export class HarnessRequests {
     const name = wire.name ?? "";
     const args = parseToolArguments(wire.argumentsJson, { nonObject: "empty" });
     // §18: synthetic steps from 50,000, one index per call, shared by its ACTIVE and final step.
-    const where = { stepIndex: this.#nextSyntheticIndex++, trajectoryId: this.#context.mainTrajectory(), cascadeId: this.#context.conversationId() };
+    // The call's own trajectory when the harness names it (ToolCall.trajectory_id, localharness.proto @257f843a; a subagent's), else the main one.
+    const where = { stepIndex: this.#nextSyntheticIndex++, trajectoryId: wire.trajectoryId || this.#context.mainTrajectory(), cascadeId: this.#context.conversationId() };
     // Steps show the canonical spelling (paths normalised, as the harness's own customTool step
     // shows them) of the arguments as they came; the tool gets them as the model wrote them
     // (upstream `handle_tool_call`) and may change them. Made off the round trip, when the steps are.
@@ -86,7 +87,7 @@ export class HarnessRequests {
     this.#spawn(`tool ${name}`, key, async () => {
       // The call's ACTIVE step while readers wait for the result, then the answer, then its final step.
       turn.push(activeToolStep(stepCall(), where));
-      answer(await this.#runTool({ id, name, args }, turn));
+      answer(await this.#runTool({ id, name, args }, turn, where.trajectoryId));
     });
   }
 
@@ -182,12 +183,13 @@ export class HarnessRequests {
   }
 
   /** Runs a client tool call; the result comes back at once when the tool answers at once (no telemetry). */
-  async #runTool(call: ToolCall, turn: Turn): Promise<ClientToolResult> {
+  async #runTool(call: ToolCall, turn: Turn, trajectoryId: string): Promise<ClientToolResult> {
     const tools = this.#context.options.tools;
     if (tools === undefined) return noSuchTool(call);
     const context = new ToolCallContext({
       conversationId: this.#context.conversationId(),
       callId: call.id,
+      trajectoryId,
       state: this.#toolState,
       sendTrigger: this.#sendTrigger,
       sessionSignal: this.#context.sessionSignal,

@@ -12,6 +12,7 @@ import { type LinkedSignal, linkSignal } from "../util/abort.js";
 export class ToolCallContext implements ToolContext {
   readonly conversationId: string;
   readonly callId: string;
+  readonly trajectoryId: string;
   readonly state: Map<string, unknown>;
   /** An own property, so `const { sendTrigger } = context` works as it does for a plain object. */
   readonly sendTrigger: (text: string) => Promise<void>;
@@ -24,6 +25,7 @@ export class ToolCallContext implements ToolContext {
   constructor(fields: {
     conversationId: string;
     callId: string;
+    trajectoryId: string;
     state: Map<string, unknown>;
     sendTrigger: (text: string) => Promise<void>;
     sessionSignal: AbortSignal;
@@ -31,6 +33,7 @@ export class ToolCallContext implements ToolContext {
   }) {
     this.conversationId = fields.conversationId;
     this.callId = fields.callId;
+    this.trajectoryId = fields.trajectoryId;
     this.state = fields.state;
     this.sendTrigger = fields.sendTrigger;
     this.#sessionSignal = fields.sessionSignal;

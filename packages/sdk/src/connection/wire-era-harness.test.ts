@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { createInMemoryHarness, parseScript, type InMemoryHarness } from "@antigravity-ts/harness";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Agent, ErrorCode, SdkError, localHarness } from "../index.js";
+import { Agent, ErrorCode, SdkError, defineTool, localHarness } from "../index.js";
 import type { Channel, Transport } from "../transport/transport.js";
 
 // The SDK against the reference harness in each wire era (docs/upstream-differences.md "wire
@@ -36,7 +36,12 @@ describe("the SDK in each localharness wire era", () => {
     workspace = await mkdtemp(path.join(tmpdir(), "antigravity-eras-"));
     await mkdir(path.join(workspace, "sub"));
     await writeFile(path.join(workspace, "sub", "inner.txt"), "x");
-    const script = parseScript({ turns: [{ match: "list", calls: [{ toolCalls: [{ name: "list_directory", args: { directory_path: "." } }] }, { text: "listed {{result.directory}}" }] }] });
+    const script = parseScript({
+      turns: [
+        { match: "list", calls: [{ toolCalls: [{ name: "list_directory", args: { directory_path: "." } }] }, { text: "listed {{result.directory}}" }] },
+        { match: "where", calls: [{ toolCalls: [{ name: "where", args: {} }] }, { text: "done" }] },
+      ],
+    });
     harness = createInMemoryHarness({ workspace, script });
   });
 
@@ -75,6 +80,37 @@ describe("the SDK in each localharness wire era", () => {
       }
     });
   }
+
+  it("tells a client tool its trajectory (ToolCall.trajectory_id): the main trajectory, the conversation id", async () => {
+    const seen: (string | undefined)[] = [];
+    const sent: Record<string, any>[] = [];
+    const frames: string[] = [];
+    const tool = defineTool({ name: "where", description: "", call: (_args, context) => (seen.push(context.trajectoryId), { ok: true }) });
+    const recordingHarness: Transport = {
+      async connect(options) {
+        const channel = await capturing(harness, sent).connect(options);
+        return {
+          send: (frame) => channel.send(frame),
+          close: (o) => channel.close(o),
+          frames: async function* () {
+            for await (const frame of channel.frames()) {
+              frames.push(frame);
+              yield frame;
+            }
+          },
+        };
+      },
+    };
+    const agent = await Agent.builder().transport(recordingHarness).workspaces(workspace).tool(tool).allowAll().build().start();
+    try {
+      await agent.chatToCompletion("where");
+      expect(seen).toEqual([agent.conversationId]);
+      const toolCall = frames.map((f) => JSON.parse(f)).find((f) => f.toolCall !== undefined)?.toolCall;
+      expect(toolCall).toMatchObject({ name: "where", trajectoryId: agent.conversationId });
+    } finally {
+      await agent.stop();
+    }
+  });
 
   it("0.1.14: refuses at start() an option the era cannot carry, naming it, before anything connects", async () => {
     const sent: unknown[] = [];

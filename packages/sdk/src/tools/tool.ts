@@ -18,6 +18,11 @@ export interface ToolContext {
   readonly conversationId: string;
   /** The harness's id of this call. */
   readonly callId: string;
+  /**
+   * The trajectory that made the call: the main one (the conversation id) or a subagent's
+   * (`ToolCall.trajectory_id`, upstream localharness.proto @257f843a; the main one when the harness names none).
+   */
+  readonly trajectoryId?: string;
   /** Aborted when the turn is halted or the connection closes: stop work and return. */
   readonly signal: AbortSignal;
   /** Injects a message into the conversation (protocol §13, `automatedTrigger`). */
