@@ -268,13 +268,14 @@ export class HostedConnection implements Connection {
           turn.pushUsage(total);
         }
         if (end.environmentId !== undefined && this.#options.reuseEnvironment === true) this.#environment = end.environmentId;
+        // The conversation goes on from this interaction whatever its end: a failed or cancelled
+        // turn stays in it, as a halted turn stays in a localharness conversation.
+        this.#lastInteractionId = end.id;
         if (end.status === "failed" || end.status === "cancelled") {
-          // The conversation goes on from the last interaction that finished.
           throw end.status === "cancelled"
             ? new SdkError(ErrorCode.Canceled, `interaction ${end.id} was cancelled`)
             : new SdkError(ErrorCode.ExecutionError, `interaction ${end.id} failed: ${end.error ?? "no error given"}`, { details: { interactionId: end.id } });
         }
-        this.#lastInteractionId = end.id;
         if (end.status === REQUIRES_ACTION) {
           if (end.calls.length === 0) throw new SdkError(ErrorCode.ProtocolError, `interaction ${end.id} requires action but called no client function`);
           input = await this.#answerCalls(turn, end.calls);
