@@ -95,6 +95,8 @@ describe("wire eras: the reference harness reads both", () => {
     const listed = await listThroughHook(client, { decision: "ALLOW", modifiedArgs });
     expect(listed).toMatch(/\/sub$/);
     expect(await addThroughClientTool(client)).toMatchObject({ name: "add", trajectoryId: response["cascadeId"] });
+    // A 0.1.19 field this harness does not act on is named, never silent.
+    await expect.poll(() => fixture.harness.stderr()).toContain("systemInstructions builtinSection (tools)");
     client.close();
   });
 

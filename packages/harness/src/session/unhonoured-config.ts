@@ -25,6 +25,20 @@ export function unhonouredConfigFields(config: HarnessConfig): string[] {
     [config.toolOutputTruncation !== undefined, "toolOutputTruncation"],
     [(config.initialTrajectory?.length ?? 0) > 0, "initialTrajectory"],
     [config.retryConfig?.modelOutputRetry !== undefined, "retryConfig.modelOutputRetry (model API retries are honoured)"],
+    // The 0.1.15–0.1.19 fields (upstream localharness.proto @257f843a) this harness does not act on yet.
+    [(config.skillsConfig?.skills.length ?? 0) > 0, "skillsConfig.skills (no skill_lookup here)"],
+    [(config.rulesConfig?.filenames.length ?? 0) > 0, "rulesConfig.filenames"],
+    [config.policyConfig?.autoConfig?.enabled === true, "policyConfig.autoConfig"],
+    [(config.compactionConfig?.maxContextTokens ?? 0) > 0, "compactionConfig.maxContextTokens"],
+    [(tools?.runCommand?.executionMode ?? 0) > 1, "runCommand.executionMode (commands run synchronously)"],
+    [builtinSections(config).length > 0, `systemInstructions builtinSection (${builtinSections(config).join(", ")})`],
   ];
   return fields.filter(([present]) => present).map(([, name]) => name);
+}
+
+/** The names of `CustomSystemInstructions.Part.builtin_section` parts (upstream @257f843a), which this harness does not expand. */
+function builtinSections(config: HarnessConfig): string[] {
+  const instructions = config.systemInstructions?.type;
+  if (instructions?.case !== "custom") return [];
+  return instructions.value.part.flatMap((part) => (part.part.case === "builtinSection" ? [part.part.value] : []));
 }
