@@ -53,11 +53,12 @@ describe("documented Node examples (seed 000/001) against the reference harness"
 
   it("ndjson-child.ts drives the NDJSON CLI from a child process: two turns, a confirmation approved by a line, a clean exit", async () => {
     const out = await runExample("docs/examples/node/ndjson-child.ts");
-    expect(out).toMatch(/^session [\w-]+ \(format version 1\)$/m);
+    expect(out).toMatch(/^session [\w-]+ \(format version 2\)$/m);
     expect(out).toContain("receipt: message first started turn 0");
     expect(out).toContain("receipt: message second started turn 1");
     expect(out).toContain("[tool call: get_weather]");
-    expect(out).toMatch(/approving run_command \{"CommandLine":"echo hello"\}/);
+    // Format version 2: the request repeats the toolCall line's call, arguments as the step spells them.
+    expect(out).toMatch(/approving run_command \{"CommandLine":"echo hello","Cwd":""\}/);
     expect(out).toMatch(/turn 0 completed, [1-9]\d* tokens/);
     expect(out).toMatch(/turn 1 completed, [1-9]\d* tokens/);
     expect(out).not.toContain("error line");

@@ -1,7 +1,15 @@
 import { ErrorCode, SdkError } from "@antigravity-ts/sdk";
 
-/** Version of the NDJSON line format (docs/ndjson.md, docs/ndjson.schema.json). */
-export const NDJSON_VERSION = 1;
+/**
+ * Version of the NDJSON line format (docs/ndjson.md, docs/ndjson.schema.json). 2: a
+ * `confirmationRequest` repeats the `toolCall` of its call's `toolCall` line (one id, one spelling
+ * of the arguments across `toolCall`, `confirmationRequest` and `toolResult`); in 1 it carried the
+ * policy request's call id and the arguments as the model wrote them.
+ */
+export const NDJSON_VERSION = 2;
+
+/** Input versions accepted: the input lines did not change between 1 and 2. */
+const INPUT_VERSIONS: readonly unknown[] = [1, NDJSON_VERSION];
 
 /** Longest input line accepted, in UTF-16 code units (a longer one is an `error` event). */
 export const MAX_NDJSON_LINE = 1024 * 1024;
@@ -24,7 +32,8 @@ export function parseNdjsonLine(line: string): NdjsonInput {
   if (typeof value !== "object" || value === null || Array.isArray(value)) throw bad('a line must be a JSON object with a "type"');
   const record = value as Record<string, unknown>;
   const version = record["version"];
-  if (version !== undefined && version !== NDJSON_VERSION) throw bad(`version ${JSON.stringify(version)} is not supported; this CLI speaks version ${NDJSON_VERSION}`);
+  if (version !== undefined && !INPUT_VERSIONS.includes(version))
+    throw bad(`version ${JSON.stringify(version)} is not supported; this CLI speaks version ${NDJSON_VERSION} (its input lines also as version 1)`);
   switch (record["type"]) {
     case "user_message": {
       const content = record["content"];
@@ -56,7 +65,7 @@ export function ndjsonInputLine(input: NdjsonInput): string {
 type FieldKind = "string" | "integer" | "boolean" | "object" | "error";
 
 /**
- * The required properties of every output type of version 1 (docs/ndjson.schema.json
+ * The required properties of every output type of version 2 (docs/ndjson.schema.json
  * `$defs.output`; a test keeps the two in step). An output line of another type is ignored by
  * readers (forward compatibility, docs/ndjson.md "Versioning").
  */

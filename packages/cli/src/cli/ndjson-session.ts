@@ -1,4 +1,4 @@
-import { ErrorCode, SdkError, sessionEventToJson, type SessionEvent, type StreamingSession, type ToolCall } from "@antigravity-ts/sdk";
+import { ErrorCode, SdkError, sessionEventToJson, type SessionEvent, type StreamingSession, type ToolCall, type ToolCallLocation } from "@antigravity-ts/sdk";
 import type { CliOptions } from "./cli-args.js";
 import { buildDemoAgent } from "./demo-agent.js";
 import { boundedLines } from "./bounded-lines.js";
@@ -23,12 +23,18 @@ export async function runNdjson(cli: CliOptions, input: NodeJS.ReadableStream, o
   const pending: PendingConfirmation[] = [];
   let nextRequest = 0;
   let closed = false;
-  const confirm = (call: ToolCall): Promise<boolean> => {
-    if (closed) return Promise.resolve(false); // fail closed: nobody is left to answer
+  const shown = new ShownCalls();
+  const confirm = async (call: ToolCall, where?: ToolCallLocation): Promise<boolean> => {
+    if (closed) return false; // fail closed: nobody is left to answer
+    // One id and one spelling across the lines: the request waits for the call's toolCall line and
+    // repeats its toolCall (a built-in call's id is its step's id, §6.4, as events give it).
+    const line = await shown.waitFor([call.id, where?.stepId]);
+    const toolCall = line ?? { id: where?.stepId ?? call.id, name: call.name, args: call.args };
+    if (closed) return false;
     return new Promise((resolve) => {
       const requestId = `c${nextRequest++}`;
       pending.push({ requestId, answer: resolve });
-      write({ type: "confirmationRequest", requestId, toolCall: { id: call.id, name: call.name, args: call.args } });
+      write({ type: "confirmationRequest", requestId, toolCall: { id: toolCall.id, name: toolCall.name, args: toolCall.args } });
     });
   };
   const denyAll = (): void => {
@@ -39,7 +45,10 @@ export async function runNdjson(cli: CliOptions, input: NodeJS.ReadableStream, o
   try {
     const session = started.streamingSession({ midTurn: cli.midTurn });
     const writing = (async () => {
-      for await (const event of session) write(outputLine(event));
+      for await (const event of session) {
+        write(outputLine(event));
+        if (event.type === "toolCall") shown.add(event.toolCall);
+      }
     })();
     let lineNumber = 0;
     for await (const read of boundedLines(input as AsyncIterable<Buffer | string>, MAX_NDJSON_LINE)) {
@@ -89,6 +98,44 @@ export async function runNdjson(cli: CliOptions, input: NodeJS.ReadableStream, o
     closed = true;
     denyAll();
     await started.stop();
+  }
+}
+
+/** How long a confirmation waits for its call's `toolCall` line before it is written without one. */
+const SHOWN_WAIT_MS = 2_000;
+
+/** The calls the output has shown (`toolCall` lines) by id, and the confirmations waiting for one. */
+class ShownCalls {
+  readonly #calls = new Map<string, ToolCall>();
+  readonly #waiters = new Set<{ ids: readonly string[]; resolve: (call: ToolCall) => void }>();
+
+  add(call: ToolCall): void {
+    if (call.id === "") return;
+    this.#calls.set(call.id, call);
+    for (const waiter of this.#waiters) {
+      if (waiter.ids.includes(call.id)) {
+        this.#waiters.delete(waiter);
+        waiter.resolve(call);
+      }
+    }
+  }
+
+  /** The shown call with one of `ids`, once its line is out; undefined if none comes within {@link SHOWN_WAIT_MS}. */
+  waitFor(candidates: readonly (string | undefined)[]): Promise<ToolCall | undefined> {
+    const ids = candidates.filter((id): id is string => id !== undefined && id !== "");
+    for (const id of ids) {
+      const call = this.#calls.get(id);
+      if (call !== undefined) return Promise.resolve(call);
+    }
+    if (ids.length === 0) return Promise.resolve(undefined);
+    return new Promise((resolve) => {
+      const waiter = { ids, resolve: (call: ToolCall | undefined) => (clearTimeout(timer), resolve(call)) };
+      const timer = setTimeout(() => {
+        this.#waiters.delete(waiter);
+        resolve(undefined);
+      }, SHOWN_WAIT_MS);
+      this.#waiters.add(waiter);
+    });
   }
 }
 

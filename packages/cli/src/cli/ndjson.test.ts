@@ -127,7 +127,7 @@ describe("parseNdjsonLine", () => {
       '{"type":"user_message","content":"x","id":7}',
       '{"type":"approve","requestId":1}',
       '{"type":"x"}',
-      '{"type":"interrupt","version":2}',
+      '{"type":"interrupt","version":3}',
       `{"type":"user_message","content":"${"a".repeat(MAX_NDJSON_LINE)}"}`,
     ]) {
       expect(() => parseNdjsonLine(line), line.slice(0, 40)).toThrow(/bad input line: .*docs\/ndjson\.md/);
@@ -185,7 +185,7 @@ describe("antigravity --input-format ndjson --output-format ndjson (a child proc
   it("answers good lines with events, bad lines with error events, and goes on; a confirmation is approved by a line; EOF ends it", async () => {
     const cli = startCli([]);
     const [init] = await cli.until((l) => l.type === "init", "the init line");
-    expect(init).toMatchObject({ type: "init", version: 1, capabilities: { streamingInput: { supported: true, semantics: "queue" } } });
+    expect(init).toMatchObject({ type: "init", version: 2, capabilities: { streamingInput: { supported: true, semantics: "queue" } } });
     expect(typeof init?.conversationId).toBe("string");
 
     cli.send("this is not JSON");
@@ -214,12 +214,18 @@ describe("antigravity --input-format ndjson --output-format ndjson (a child proc
     expect(asked.some((l) => l.type === "error" && (l.error as { message: string }).message.includes("content"))).toBe(true);
     const request = asked.at(-1) as Line;
     expect((request.toolCall as { name: string }).name).toBe("run_command");
+    // Version 2: the request follows its call's toolCall line and repeats that toolCall (one id, one spelling of the arguments).
+    const shown = asked.filter((l) => l.type === "toolCall" && (l.toolCall as { name: string }).name === "run_command").at(-1);
+    expect(shown).toBeDefined();
+    expect(request.toolCall).toEqual(shown?.toolCall);
+    expect((request.toolCall as { id: string }).id).toMatch(/:\d+$/); // the step's id (trajectoryId:stepIndex), not the policy request's call id
     cli.send({ type: "deny", requestId: "nope" }); // no such request: an error, the request still waits
-    expect(SCHEMA.version).toBe(1);
+    expect(SCHEMA.version).toBe(2);
     cli.send({ type: "approve", requestId: request.requestId });
     const second = await cli.until((l) => l.type === "result", "the second turn's result");
     expect(second.some((l) => l.type === "error" && (l.error as { message: string }).message.includes('"nope"'))).toBe(true);
-    expect(second.some((l) => l.type === "toolResult" && (l.toolCall as { name: string }).name === "run_command")).toBe(true);
+    const result = second.find((l) => l.type === "toolResult" && (l.toolCall as { name: string }).name === "run_command");
+    expect(result?.toolCall).toEqual(request.toolCall);
     expect(second.at(-1)).toMatchObject({ type: "result", turnIndex: 1, success: true });
 
     const { code, rest } = await cli.end();

@@ -175,7 +175,7 @@ describe("spawnStreamingSession over a hostile child", () => {
       expect.stringMatching(/not JSON/),
       expect.stringMatching(/3145728 characters; the limit is 1048576/),
       expect.stringMatching(/a text line needs a string "text"/),
-      expect.stringMatching(/version 2 is not supported/),
+      expect.stringMatching(/version 3 is not supported/),
     ]);
     expect(events.map((e) => e.type)).toEqual(["init", "error", "error", "error", "error", "text", "turnComplete", "result"]);
     expect(text(events)).toBe("still here");

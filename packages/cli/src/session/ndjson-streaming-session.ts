@@ -15,7 +15,7 @@ export interface SpawnStreamingSessionOptions {
   /**
    * The program to run (default: this package's `antigravity` CLI on the running Node, which
    * starts the bundled reference harness unless another is configured). It must speak the
-   * NDJSON line format, version 1 (docs/ndjson.md) on stdin and stdout.
+   * NDJSON line format, version 2 (docs/ndjson.md) on stdin and stdout.
    */
   command?: string | undefined;
   /**

@@ -356,7 +356,9 @@ function confirmWith(policies: readonly Policy[], hooks: HookRunner | undefined,
     const verdict = await evaluatePolicies(policies, call);
     if (verdict.decision === "deny") return false;
     // An ask-user policy without a handler (deferToUser) defers: the turn pauses (docs/continuations.md).
-    if (verdict.decision === "ask_user") return verdict.policy?.handler === undefined ? "defer" : await verdict.policy.handler(call);
+    if (verdict.decision === "ask_user") {
+      return verdict.policy?.handler === undefined ? "defer" : await verdict.policy.handler(call, { trajectoryId: step.trajectoryId, stepIndex: step.stepIndex, stepId: step.id });
+    }
     if (hooks === undefined || !hooks.has("preToolCall")) return true;
     return (await hooks.preToolCall({ ...call, trajectoryId: step.trajectoryId, stepIndex: step.stepIndex })).allow;
   };

@@ -22,6 +22,7 @@ export {
   readOnly,
   workspaceOnly,
   type AskUserHandler,
+  type ToolCallLocation,
   type Policy,
   type PolicyLike,
   type PolicyOptions,

@@ -2,10 +2,11 @@ import type { MessageInitShape } from "@bufbuild/protobuf";
 import type { PolicyConfigSchema, PolicyDecisionRequest, PolicyDecisionResponse, PolicyRuleSchema } from "../wire/index.js";
 import { PolicyConfig_WorkspaceContainment, PolicyDecision, PolicyEvaluationOutcome } from "../wire/wire-enums.gen.js";
 import { toolCallFromPreToolArgs } from "../mapping/canonical-tool-call.js";
+import { stepIdOf } from "../mapping/step-from-update.js";
 import type { ToolCall } from "../step.js";
 import { errorText } from "../error-text.js";
 import { denialReason } from "./evaluate.js";
-import { Decision, isDynamic, isWorkspaceMarker, splitTarget, type Policy } from "./policy.js";
+import { Decision, isDynamic, isWorkspaceMarker, splitTarget, type Policy, type ToolCallLocation } from "./policy.js";
 import { definedProperties } from "../defined-properties.js";
 
 const WIRE_DECISION: Record<Decision, PolicyDecision> = {
@@ -71,7 +72,10 @@ export async function decidePolicyRequest(policies: readonly Policy[], request: 
   const call = toolCallFromPreToolArgs(request.toolArgs);
   try {
     if (policy.predicate !== undefined && !(await policy.predicate(call))) return { outcome: PolicyEvaluationOutcome.NO_MATCH };
-    return await decide(policy, call);
+    const args = request.toolArgs;
+    // PreToolArgs names the step of the call (trajectory_id, step_index): the handler can place it.
+    const where = args?.stepIndex === undefined ? undefined : { trajectoryId: args.trajectoryId ?? "", stepIndex: args.stepIndex, stepId: stepIdOf(args.trajectoryId, args.stepIndex) };
+    return await decide(policy, call, where);
   } catch (error) {
     return { outcome: PolicyEvaluationOutcome.DENY, denyReason: `Policy evaluation error: ${errorText(error)}` };
   }
@@ -81,14 +85,14 @@ export async function decidePolicyRequest(policies: readonly Policy[], request: 
  * Applies a matching policy's decision, asking its handler for ASK_USER; a user's denial reads
  * `Denied by user (<policy>).` as upstream's event processor words it.
  */
-export async function decide(policy: Policy, call: ToolCall): Promise<PolicyDecisionAnswer> {
+export async function decide(policy: Policy, call: ToolCall, where?: ToolCallLocation): Promise<PolicyDecisionAnswer> {
   switch (policy.decision) {
     case Decision.Allow:
       return { outcome: PolicyEvaluationOutcome.ALLOW };
     case Decision.Deny:
       return { outcome: PolicyEvaluationOutcome.DENY, denyReason: denialReason(policy) };
     case Decision.AskUser: {
-      const accepted = policy.handler === undefined ? false : await policy.handler(call);
+      const accepted = policy.handler === undefined ? false : await policy.handler(call, where);
       return accepted ? { outcome: PolicyEvaluationOutcome.ALLOW } : { outcome: PolicyEvaluationOutcome.DENY, denyReason: `Denied by user (${policy.name || policy.tool}).` };
     }
   }

@@ -9,8 +9,22 @@ export type Decision = (typeof Decision)[keyof typeof Decision];
 /** Narrows a policy to some calls; a policy whose predicate returns false does not match. */
 export type PolicyPredicate = (call: ToolCall) => boolean | Promise<boolean>;
 
-/** Decides an ASK_USER policy: `true` lets the call run, `false` refuses it. */
-export type AskUserHandler = (call: ToolCall) => boolean | Promise<boolean>;
+/**
+ * Decides an ASK_USER policy: `true` lets the call run, `false` refuses it. `where` is the step
+ * that carries the call, when the harness said it (protocol §12 `PreToolArgs.trajectory_id` /
+ * `step_index`; the step itself for a confirmation, §8): `where.stepId` is the id steps, chunks
+ * and events give a built-in or MCP call (§6.4), so an app can show the question beside the call
+ * it already drew.
+ */
+export type AskUserHandler = (call: ToolCall, where?: ToolCallLocation) => boolean | Promise<boolean>;
+
+/** The step a tool call belongs to. */
+export interface ToolCallLocation {
+  readonly trajectoryId: string;
+  readonly stepIndex: number;
+  /** `trajectoryId:stepIndex`, the id of that step (and of its built-in or MCP call, §6.4). */
+  readonly stepId: string;
+}
 
 /** Options shared by the policy constructors. */
 export interface PolicyOptions {

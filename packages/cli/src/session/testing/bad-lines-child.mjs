@@ -4,7 +4,7 @@
 import { createInterface } from "node:readline";
 
 const write = (line) => process.stdout.write(`${typeof line === "string" ? line : JSON.stringify(line)}\n`);
-write({ type: "init", version: 1, conversationId: "fake", capabilities: { streamingInput: { supported: true, semantics: "queue" } } });
+write({ type: "init", version: 2, conversationId: "fake", capabilities: { streamingInput: { supported: true, semantics: "queue" } } });
 let turn = 0;
 for await (const raw of createInterface({ input: process.stdin })) {
   const input = JSON.parse(raw);
@@ -13,7 +13,7 @@ for await (const raw of createInterface({ input: process.stdin })) {
   write("not json{");
   write("x".repeat(3 * 1024 * 1024));
   write({ type: "text", stepIndex: 1 });
-  write({ type: "init", version: 2, conversationId: "fake", capabilities: {} });
+  write({ type: "init", version: 3, conversationId: "fake", capabilities: {} });
   write({ type: "a_future_line_type", anything: true });
   write({ type: "receipt", id: input.id, messageIndex: turn, turnIndex: turn });
   write({ type: "text", stepIndex: 1, text: "still here" });
