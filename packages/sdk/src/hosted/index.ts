@@ -11,6 +11,7 @@ import { HostedConnection } from "./hosted-connection.js";
 import { InteractionsClient, type WireObject } from "./interactions-client.js";
 
 export { HostedConnection, usageOf, type HostedConnectionOptions } from "./hosted-connection.js";
+export { createInteractionsProxy, routeCall, upstreamHeaders, RouteRefusal, type InteractionsProxyOptions, type InteractionsRouteRules, type RoutedCall } from "./interactions-proxy.js";
 export { InteractionsClient, readEvents, type InteractionEvent, type InteractionsClientOptions, type WireObject } from "./interactions-client.js";
 
 /** The agent `create` names by default (`AgentOption` in genai.d.ts). */

@@ -160,7 +160,7 @@ export async function* readEvents(response: Response, signal?: AbortSignal): Asy
   };
   try {
     for (;;) {
-      let chunk: ReadableStreamReadResult<string>;
+      let chunk: Awaited<ReturnType<typeof reader.read>>;
       try {
         chunk = await reader.read();
       } catch (error) {
