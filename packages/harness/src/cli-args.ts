@@ -43,11 +43,19 @@ export interface ListenModeOptions extends ResourceLimitOptions {
   interactionsApi?: boolean;
 }
 
+/** `--acp`: serve the Agent Client Protocol on stdio (NDJSON JSON-RPC; docs/acp.md). */
+export interface AcpModeOptions extends ResourceLimitOptions {
+  mode: "acp";
+  storage?: string;
+  workspace?: string;
+  script?: string;
+}
+
 /** `--help` / `--version`. */
 export type InfoModeOptions = { mode: "help" } | { mode: "version" };
 
 /** What `parseCliArgs` returns. */
-export type HarnessCliOptions = StdioModeOptions | ListenModeOptions | InfoModeOptions;
+export type HarnessCliOptions = StdioModeOptions | ListenModeOptions | AcpModeOptions | InfoModeOptions;
 
 /** Thrown for a command line we cannot run; the message says how to fix it. */
 export class CliUsageError extends Error {
@@ -78,6 +86,9 @@ export const USAGE = `Usage:
       --interactions-api  serve the Gemini Interactions API (POST /v1beta/interactions, SSE,
                           resumable by last_event_id) on http://HOST:PORT/ instead: an
                           emulator of the hosted Antigravity agent (docs/hosted.md)
+  antigravity-harness --acp                 serve the Agent Client Protocol on stdio (NDJSON
+                                            JSON-RPC) for editors and ACP clients (docs/acp.md);
+                                            takes --storage, --workspace, --script
   Without HOST:PORT, --listen uses ANTIGRAVITY_HARNESS_HOST (default 127.0.0.1) and
   ANTIGRAVITY_HARNESS_PORT (default 8000).`;
 
@@ -87,6 +98,7 @@ const OPTIONS: NonNullable<ParseArgsConfig["options"]> = {
   version: { type: "boolean" },
   listen: { type: "string" },
   "interactions-api": { type: "boolean" },
+  acp: { type: "boolean" },
   ...Object.fromEntries(VALUE_FLAGS.map((flag) => [flag, { type: "string" }])),
 };
 /**
@@ -117,6 +129,11 @@ export function parseCliArgs(argv: readonly string[], env: Readonly<Record<strin
   const workspace = values.get("--workspace");
   const limits = parseLimits(values);
   const interactionsApi = parsed["interactions-api"] === true;
+  if (parsed["acp"] === true) {
+    if (listenGiven || interactionsApi) throw new CliUsageError("--acp serves ACP on stdio: it takes no --listen or --interactions-api");
+    for (const flag of ["--api-key", "--api-key-file"]) if (values.has(flag)) throw new CliUsageError(`${flag} is not valid with --acp (ACP on stdio has no key)`);
+    return { mode: "acp", ...definedProperties({ workspace, script, storage: values.get("--storage") }), ...limits };
+  }
   if (!listenGiven) {
     if (interactionsApi) throw new CliUsageError("--interactions-api is only valid with --listen HOST:PORT");
     for (const flag of ["--api-key", "--api-key-file", "--storage"]) {

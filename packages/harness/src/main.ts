@@ -1,8 +1,11 @@
 import { readFile, stat } from "node:fs/promises";
+import { Readable, Writable } from "node:stream";
+import { ndJsonStream } from "@agentclientprotocol/sdk";
+import { serveAcp } from "./acp/acp-server.js";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { generateApiKey } from "./server/auth.js";
-import { CliUsageError, USAGE, parseCliArgs, type HarnessCliOptions, type ListenModeOptions, type ResourceLimitOptions, type StdioModeOptions } from "./cli-args.js";
+import { CliUsageError, USAGE, parseCliArgs, type AcpModeOptions, type HarnessCliOptions, type ListenModeOptions, type ResourceLimitOptions, type StdioModeOptions } from "./cli-args.js";
 import { installCrashGuard } from "./crash-guard.js";
 import { createLogger, type Logger } from "./log.js";
 import { detachSecrets } from "./secret-environment.js";
@@ -61,7 +64,17 @@ export async function runHarnessCli(argv: readonly string[]): Promise<number> {
   if (argv.some((arg) => arg === "--api-key" || arg.startsWith("--api-key="))) {
     log.warn("--api-key puts the key on the command line, where local users can read it until the harness has started; prefer --api-key-file FILE or ANTIGRAVITY_API_KEY");
   }
+  if (options.mode === "acp") return runAcp(options, script, env, log);
   return options.mode === "stdio" ? runStdio(options, script, env, log) : runListen(options, script, env, log);
+}
+
+/** `--acp`: the Agent Client Protocol on stdio (docs/acp.md); ends when the client closes stdin. */
+async function runAcp(options: AcpModeOptions, script: ScriptFile | undefined, env: Readonly<Record<string, string>>, log: Logger): Promise<number> {
+  const store = options.storage === undefined ? createMemorySessionStore(memoryLimits(options)) : createFileSessionStore(options.storage);
+  const stream = ndJsonStream(Writable.toWeb(process.stdout) as WritableStream<Uint8Array>, Readable.toWeb(process.stdin) as unknown as ReadableStream<Uint8Array>);
+  const server = serveAcp(stream, { workspace: options.workspace ?? process.cwd(), script, store, env, log });
+  await server.closed;
+  return 0;
 }
 
 async function runStdio(options: StdioModeOptions, script: ScriptFile | undefined, env: Readonly<Record<string, string>>, log: Logger): Promise<number> {

@@ -28,7 +28,17 @@ const SDK_LAYERS: readonly (readonly string[])[] = [
   ["internal", "testing", "index", "replay", "acp", "hosted"],
 ];
 
-const HARNESS_LAYERS: readonly (readonly string[])[] = [["log", "crash-guard", "step-ledger"], ["model"], ["tools"], ["providers"], ["loop"], ["session"], ["server"], ["interactions"], [".", "e2e", "test-support"]];
+const HARNESS_LAYERS: readonly (readonly string[])[] = [
+  ["log", "crash-guard", "step-ledger"],
+  ["model"],
+  ["tools"],
+  ["providers"],
+  ["loop"],
+  ["session"],
+  ["server"],
+  ["interactions", "acp"],
+  [".", "e2e", "test-support"],
+];
 
 const NODE_LAYERS: readonly (readonly string[])[] = [["socket"], ["subprocess", "local-path", "triggers"], ["storage", "gateway", "replay", "acp", "hosted"], ["agent"], ["."]];
 

@@ -22,6 +22,8 @@ export interface AcpProcessOptions extends Omit<AcpStreamOptions, "stream" | "de
   shutdownGraceMs?: number;
   /** Receives each stderr line of the agent as it comes. */
   onStderr?: (line: string) => void;
+  /** Called with each agent process once it runs (its pid, its stderr tail). */
+  onProcess?: (agent: AcpProcess) => void;
 }
 
 const SIGTERM_GRACE_MS = 1_000;
@@ -39,12 +41,13 @@ const EXIT_AFTER_FAILURE_MS = 1_000;
  * const agent = Agent.builder().connection(acpAgent({ command: "gemini", args: ["--acp"], cwd })).allowAll().build();
  */
 export function acpAgent(options: AcpProcessOptions): ConnectionStrategy {
-  const { command, args = [], env, shutdownGraceMs = 2_000, onStderr, ...rest } = options;
+  const { command, args = [], env, shutdownGraceMs = 2_000, onStderr, onProcess, ...rest } = options;
   const cwd = options.cwd;
   return {
     capabilities: ACP_CAPABILITIES,
     async connect(request, callOptions) {
       const agent = await AcpProcess.spawn(command, args, { env, cwd, onStderr });
+      onProcess?.(agent);
       const strategy = acpStreamAgent({
         ...rest,
         stream: agent.stream,
