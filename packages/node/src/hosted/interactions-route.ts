@@ -7,7 +7,12 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { Readable } from "node:stream";
-import { RouteRefusal, routeCall, upstreamHeaders } from "@antigravity-ts/sdk/hosted";
+import type { RouteRefusal } from "@antigravity-ts/sdk/hosted";
+
+/** The route's rules, loaded with the first request: importing `@antigravity-ts/node` does not load the hosted entry. */
+type HostedModule = typeof import("@antigravity-ts/sdk/hosted");
+let hostedModule: Promise<HostedModule> | undefined;
+const hosted = (): Promise<HostedModule> => (hostedModule ??= import("@antigravity-ts/sdk/hosted"));
 
 /** Options of {@link createInteractionsRoute}. */
 export interface InteractionsRouteOptions {
@@ -54,21 +59,23 @@ export function createInteractionsRoute(options: InteractionsRouteOptions): Inte
     const url = new URL(request.url ?? "/", "http://route");
     if (prefix !== "" && url.pathname !== prefix && !url.pathname.startsWith(`${prefix}/`)) return false;
     void handle(request, response, url).catch((error: unknown) => {
-      const refusal = error instanceof RouteRefusal ? error : new RouteRefusal(502, "UNAVAILABLE", `the Interactions API cannot be reached: ${(error as Error)?.message ?? String(error)}`);
       if (response.headersSent) return void response.destroy();
-      response.writeHead(refusal.httpStatus, { "content-type": "application/json; charset=utf-8" }).end(refusal.body());
+      if (isRefusal(error)) return void response.writeHead(error.httpStatus, { "content-type": "application/json; charset=utf-8" }).end(error.body());
+      const message = `the Interactions API cannot be reached: ${(error as Error)?.message ?? String(error)}`;
+      response.writeHead(502, { "content-type": "application/json; charset=utf-8" }).end(JSON.stringify({ error: { code: 502, message, status: "UNAVAILABLE" } }));
     });
     return true;
   };
 
   async function handle(request: IncomingMessage, response: ServerResponse, url: URL): Promise<void> {
+    const { RouteRefusal, routeCall, upstreamHeaders } = await hosted();
     if (options.authorize !== undefined && !(await options.authorize(request))) throw new RouteRefusal(401, "UNAUTHENTICATED", "the page is not authorised to use this route");
     const rules = {
       agents: options.agents,
       clientFunctions: options.clientFunctions,
       environment: options.environment === undefined ? undefined : (environment: unknown) => options.environment?.(environment, request) === true,
     };
-    const call = await routeCall(request.method ?? "GET", url.pathname.slice(prefix.length), url.searchParams, () => readBody(request, maxBody), rules);
+    const call = await routeCall(request.method ?? "GET", url.pathname.slice(prefix.length), url.searchParams, () => readBody(request, maxBody, RouteRefusal), rules);
     const abort = new AbortController();
     response.once("close", () => abort.abort());
     const answer = await doFetch(`${upstream}/${call.path}`, {
@@ -85,12 +92,16 @@ export function createInteractionsRoute(options: InteractionsRouteOptions): Inte
   }
 }
 
-async function readBody(request: IncomingMessage, max: number): Promise<string> {
+function isRefusal(error: unknown): error is RouteRefusal {
+  return error instanceof Error && typeof (error as Partial<RouteRefusal>).httpStatus === "number" && typeof (error as Partial<RouteRefusal>).body === "function";
+}
+
+async function readBody(request: IncomingMessage, max: number, Refusal: typeof RouteRefusal): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of request) {
     size += (chunk as Buffer).length;
-    if (size > max) throw new RouteRefusal(413, "INVALID_ARGUMENT", `request body larger than ${max} bytes`);
+    if (size > max) throw new Refusal(413, "INVALID_ARGUMENT", `request body larger than ${max} bytes`);
     chunks.push(chunk as Buffer);
   }
   return Buffer.concat(chunks).toString("utf8");
