@@ -152,4 +152,28 @@ describe.skipIf(!hasScript)("REPL in a terminal", () => {
     },
     BOUND_MS,
   );
+
+  it(
+    "a turn halted with Ctrl-C shows the same answer as /history (issue 26 item 7: the words the harness sent until its halt)",
+    async () => {
+      const repl = startTerminalRepl();
+      await repl.waitFor("ready · conversation");
+      repl.type("slow\r");
+      await repl.waitFor("one two three");
+      repl.type("\x03"); // Ctrl-C: halt the turn
+      await repl.waitFor("(turn halted)");
+      repl.type("/history\r");
+      await repl.waitFor("1 › slow");
+      await repl.waitFor("› ", 3);
+      repl.type("/exit\r");
+      expect(await repl.exited).toBe(0);
+      const screen = repl.screen();
+      const shown = /› slow\n([^\n]*)\n(?:[^\n]*\n)*?\(turn halted\)/.exec(screen)?.[1]?.trim();
+      const history = /1 › slow\n {2}([^\n]*)\n/.exec(screen)?.[1]?.trim();
+      expect(shown, screen).toBeDefined();
+      expect(shown?.startsWith("one two three")).toBe(true);
+      expect(shown).toBe(history);
+    },
+    BOUND_MS,
+  );
 });

@@ -1,4 +1,4 @@
-import type { ToolCall } from "@antigravity-ts/sdk";
+import type { ToolCall, ToolCallLocation } from "@antigravity-ts/sdk";
 import type { CliOptions } from "./cli-args.js";
 import { commandLineOf, describeModel } from "./demo-agent.js";
 import { ReplInput } from "./repl-input.js";
@@ -34,8 +34,10 @@ export async function runRepl(cli: CliOptions, input: NodeJS.ReadableStream & { 
 
   // One question at a time: calls the model makes in parallel are asked about in turn.
   let questions: Promise<unknown> = Promise.resolve();
-  const confirm = (call: ToolCall): Promise<boolean> => {
+  const confirm = (call: ToolCall, where?: ToolCallLocation): Promise<boolean> => {
     const asked = questions.then(async () => {
+      // Ask about a call the screen shows: wait (bounded) until its tool line is drawn (a built-in call's id is its step's).
+      await renderer.whenShown(where?.stepId ?? call.id);
       renderer.hold();
       try {
         const answer = await lines.ask(`allow run_command \`${commandLineOf(call)}\`? [y/N]`, turn?.signal);

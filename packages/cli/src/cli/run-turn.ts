@@ -10,18 +10,20 @@ export type TurnOutcome = "done" | "halted";
  * (protocol §13) and resolves `"halted"`; other failures reject with the `SdkError`.
  */
 export async function runTurn(conversation: Conversation, prompt: Prompt, renderer: TurnRenderer, signal: AbortSignal): Promise<TurnOutcome> {
+  let failure: SdkError | undefined;
   try {
-    for await (const step of conversation.chat(prompt, { signal }).steps()) renderer.onStep(step);
+    // throughCancel: after a halt, the steps the harness still sends (up to its halt) are drawn
+    // too, so the halted turn shows what /history shows.
+    for await (const step of conversation.chat(prompt, { signal }).steps({ throughCancel: true })) renderer.onStep(step);
   } catch (error) {
-    const sdkError = SdkError.from(error);
-    renderer.finish();
-    if (signal.aborted || sdkError.code === ErrorCode.Canceled) {
-      renderer.note("(turn halted)", "dim");
-      return "halted";
-    }
-    throw sdkError;
+    failure = SdkError.from(error);
   }
   renderer.finish();
+  if (signal.aborted || failure?.code === ErrorCode.Canceled) {
+    renderer.note("(turn halted)", "dim");
+    return "halted";
+  }
+  if (failure !== undefined) throw failure;
   renderer.usage(await conversation.lastTurnUsage(), await conversation.totalUsage());
   return "done";
 }

@@ -28,6 +28,8 @@ export class TurnRenderer {
   #atLineStart = true;
   /** Output held back while the user answers a question (see {@link hold}); no spinner meanwhile. */
   #held: string[] | undefined;
+  /** Waiters of {@link whenShown}, by tool call id. */
+  readonly #shownWaiters = new Map<string, (() => void)[]>();
 
   constructor(out: CliOutput, options: TurnRendererOptions = {}) {
     this.#out = out;
@@ -43,7 +45,11 @@ export class TurnRenderer {
     }
     if (step.thinkingDelta !== "") this.#stream("thought", step.stepIndex, step.thinkingDelta);
     if (step.contentDelta !== "" && step.type !== StepType.Finish) this.#stream("text", step.stepIndex, step.contentDelta);
-    if (step.status === StepStatus.Error && step.error !== "") this.#line(this.#style("31", `✖ ${step.error}`));
+    if (step.status === StepStatus.Error && step.error !== "") {
+      this.#endLine(); // on its own line, not glued to the streamed text
+      this.#mode = "none";
+      this.#line(this.#style("31", `✖ ${step.error}`));
+    }
   }
 
   /** Ends the turn's output: stops the spinner and finishes the current line. */
@@ -81,6 +87,31 @@ export class TurnRenderer {
     if (held !== undefined && held.length > 0) this.#out.write(held.join(""));
   }
 
+  /**
+   * Resolves once the call with id `id` has been drawn (its first tool step rendered), so a
+   * question about it comes after the call is on the screen; at once if it is; after `boundMs`
+   * if it never comes (a question must not wait forever).
+   */
+  whenShown(id: string, boundMs = 2_000): Promise<void> {
+    if (id === "" || this.#tools.has(id)) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, boundMs);
+      const waiters = this.#shownWaiters.get(id) ?? [];
+      waiters.push(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+      this.#shownWaiters.set(id, waiters);
+    });
+  }
+
+  #drawn(id: string): void {
+    const waiters = this.#shownWaiters.get(id);
+    if (waiters === undefined) return;
+    this.#shownWaiters.delete(id);
+    for (const wake of waiters) wake();
+  }
+
   /** Prints the token usage of a turn and of the session. */
   usage(turn: UsageMetadata | undefined, total: UsageMetadata): void {
     const parts = (u: UsageMetadata): string => `${u.promptTokenCount} in · ${u.candidatesTokenCount} out · ${u.thoughtsTokenCount} thinking · ${u.totalTokenCount} total`;
@@ -101,6 +132,7 @@ export class TurnRenderer {
     // A finished synthetic step carries the result instead of the arguments (§18).
     const args = previous?.args ?? (synthetic && step.status === StepStatus.Done ? "" : describeArgs(call));
     this.#tools.set(key, { status: step.status, args });
+    this.#drawn(key);
     switch (step.status) {
       case StepStatus.Active:
         if (previous !== undefined) return;

@@ -20,7 +20,8 @@ const LOOK_AND_ANSWER: ScriptCall[] = [
     ],
   },
   {
-    text: "Here is what I found. Workspace entries: {{results.list_directory.count}}. Your tool's answer: {{results.$client}}. That is all this demo model can do; connect a real model for real answers.",
+    // Sections: a tool the session does not offer is not reported as "n/a".
+    text: "Here is what I found.{{#results.list_directory}} Workspace entries: {{results.list_directory.count}}.{{/results.list_directory}}{{#results.$client}} Your tool's answer: {{results.$client}}.{{/results.$client}} That is all this demo model can do; connect a real model for real answers.",
     toolCalls: [{ name: "finish", args: "$fromSchema", ifAvailable: true }],
   },
 ];

@@ -57,14 +57,22 @@ export function scriptContext(
   return { prompt: position.prompt, match: found.match, groups: found.groups, lastResult, results, clientTool };
 }
 
-const PLACEHOLDER = /\{\{\s*([^}]+?)\s*\}\}/g;
+const PLACEHOLDER = /\{\{\s*([^}#/]+?)\s*\}\}/g;
+/** `{{#EXPR}}…{{/EXPR}}`: the text inside only when EXPR has a value (sections do not nest). */
+const SECTION = /\{\{#\s*([^}]+?)\s*\}\}([\s\S]*?)\{\{\/\s*\1\s*\}\}/g;
 
 /**
  * Replaces `{{prompt}}`, `{{match.N}}`, `{{match.NAME}}`, `{{result}}`, `{{result.a.b}}`, `{{results.NAME}}` and
  * `{{results.NAME.a.b}}` (NAME may be `$client`). Objects render as JSON; a missing value as "n/a".
+ * A section `{{#EXPR}}…{{/EXPR}}` keeps its text only when EXPR has a value (e.g. a tool that ran),
+ * so an answer need not say "n/a" about a tool the session does not have.
  */
 export function interpolate(template: string, context: ScriptContext): string {
-  return template.replace(PLACEHOLDER, (_, expression: string) => render(lookup(expression, context)));
+  const sections = template.replace(SECTION, (_, expression: string, inner: string) => {
+    const value = lookup(expression, context);
+    return value === undefined || value === null ? "" : inner;
+  });
+  return sections.replace(PLACEHOLDER, (_, expression: string) => render(lookup(expression, context)));
 }
 
 /**

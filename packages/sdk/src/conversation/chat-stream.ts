@@ -136,9 +136,17 @@ export class ChatStream<Output = unknown> implements AsyncIterable<StreamChunk> 
     return this.#view(chunkMapper());
   }
 
-  /** A view of the turn's raw step updates, from its start. */
-  steps(): AsyncIterableIterator<Step, undefined> {
-    return this.#view(STEP_MAPPER);
+  /**
+   * A view of the turn's raw step updates, from its start. With `throughCancel` it reads on after
+   * `abort()` to the turn's end as the harness reports it (as {@link events} does), so a halted
+   * turn shows every step its history keeps.
+   */
+  steps(options: EventsOptions = {}): AsyncIterableIterator<Step, undefined> {
+    if (options.throughCancel !== true) return this.#view(STEP_MAPPER);
+    return new TurnView(
+      this.#started.then((pump) => ({ turn: pump.turn })),
+      STEP_MAPPER,
+    );
   }
 
   /** A view of the turn as {@link ChatEvent}s, from its start, ending with `turnComplete`. */
