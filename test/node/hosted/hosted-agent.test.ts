@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { Agent, ErrorCode, SdkError, defineTool } from "@antigravity-ts/sdk";
-import { hostedAgent } from "@antigravity-ts/sdk/hosted";
+import { InteractionsClient, hostedAgent } from "@antigravity-ts/sdk/hosted";
 import { parseScript, startInteractionsEmulator, type InteractionsEmulator } from "@antigravity-ts/harness";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
@@ -134,6 +134,45 @@ describe("hostedAgent over the interactions emulator", () => {
     expect(hooked).toThrow(expect.objectContaining({ code: ErrorCode.Unsupported, details: expect.objectContaining({ wire: "interactions" }) }));
     const instructed = Agent.builder().connection(strategy()).systemInstructions("Be terse.").allowAll().build();
     await expect(instructed.start()).rejects.toMatchObject({ code: ErrorCode.Unsupported, details: { option: "systemInstructions", wire: "interactions" } });
+  });
+
+  it("runs background interactions (create, then get with stream) and halts them through cancel", async () => {
+    await using agent = await Agent.builder()
+      .connection(hostedAgent({ apiKey: KEY, baseUrl: emulator.url, background: true }))
+      .allowAll()
+      .build()
+      .start();
+    expect((await agent.chatToCompletion("hello")).text).toBe("Hello there.");
+    const stream = agent.chat("slow please");
+    for await (const chunk of stream) if (chunk.type === "text") break;
+    await agent.connection.halt();
+    expect((await stream.outcome()).error?.code).toBe(ErrorCode.Canceled);
+  });
+
+  it("sends agent_config with the model and the budget, and the first environment's id on later turns", async () => {
+    const bodies: Record<string, unknown>[] = [];
+    const recording: typeof fetch = (input, init) => {
+      if (typeof init?.body === "string") bodies.push(JSON.parse(init.body) as Record<string, unknown>);
+      return fetch(input, init);
+    };
+    await using agent = await Agent.builder()
+      .connection(hostedAgent({ apiKey: KEY, baseUrl: emulator.url, fetch: recording, agentConfig: { model: "gemini-3.7-flash" }, environment: { type: "remote" }, reuseEnvironment: true }))
+      .budget({ maxTotalTokens: 1_000_000 })
+      .allowAll()
+      .build()
+      .start();
+    await agent.chatToCompletion("hello");
+    await agent.chatToCompletion("and again");
+    expect(bodies[0]).toMatchObject({
+      agent: "antigravity-preview-09-2026",
+      agent_config: { type: "antigravity", model: "gemini-3.7-flash", max_total_tokens: "1000000" },
+      environment: { type: "remote" },
+      stream: true,
+    });
+    const firstId = (bodies[1]?.["previous_interaction_id"] as string | undefined) ?? "";
+    const first = await new InteractionsClient({ apiKey: KEY, baseUrl: emulator.url }).get(firstId);
+    expect(typeof first["environment_id"]).toBe("string");
+    expect(bodies[1]?.["environment"]).toBe(first["environment_id"]);
   });
 
   it("refuses a wrong key with PermissionDenied", async () => {

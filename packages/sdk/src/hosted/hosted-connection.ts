@@ -267,7 +267,13 @@ export class HostedConnection implements Connection {
           this.#usage = { total, byTrajectory: new Map([[this.conversationId, total]]) };
           turn.pushUsage(total);
         }
-        if (end.environmentId !== undefined && this.#options.reuseEnvironment === true) this.#environment = end.environmentId;
+        if (this.#options.reuseEnvironment === true && typeof this.#environment !== "string") {
+          // Interaction.environment_id is on the resource, not on the stream's lifecycle events
+          // (InteractionSseEventInteraction has no such field): read it once.
+          // A failed read leaves it for the next turn to try again: this turn is not the worse for it.
+          const environmentId = end.environmentId ?? (await this.#options.client.get(end.id, this.#session.signal).catch(() => ({}) as WireObject))["environment_id"];
+          if (typeof environmentId === "string" && environmentId !== "") this.#environment = environmentId;
+        }
         // The conversation goes on from this interaction whatever its end: a failed or cancelled
         // turn stays in it, as a halted turn stays in a localharness conversation.
         this.#lastInteractionId = end.id;
