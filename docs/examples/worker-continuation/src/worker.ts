@@ -42,11 +42,11 @@ function errorResponse(error: unknown): Response {
 
 /** The same tools, policies and secret on both sides of the pause: run_command waits for a person. */
 function agent(env: Env): Agent {
-  return new Agent({
-    transport: new WebSocketTransport({ url: env.HARNESS_URL, apiKey: env.HARNESS_API_KEY, connect: fetchUpgradeWebSocket }),
-    policies: [deferToUser("run_command"), allowAll()],
-    continuationSecret: env.CONTINUATION_SECRET,
-  });
+  return Agent.builder()
+    .transport(new WebSocketTransport({ url: env.HARNESS_URL, apiKey: env.HARNESS_API_KEY, connect: fetchUpgradeWebSocket }))
+    .policies(deferToUser("run_command"), allowAll())
+    .continuationSecret(env.CONTINUATION_SECRET)
+    .build();
 }
 
 function pending(env: Env, conversationId: string): ReturnType<Env["PENDING"]["get"]> {

@@ -50,7 +50,7 @@ const MEMORY_URL = "memory://harness";
  *
  * @example
  * await using harness = createInMemoryHarness({ workspace, script: parseScript(json) });
- * const agent = new Agent({ transport: harness });
+ * const agent = Agent.builder().transport(harness).allowAll().build();
  */
 export function createInMemoryHarness(options: InMemoryHarnessOptions): InMemoryHarness {
   const log = options.log ?? createLogger({ write: () => {} });

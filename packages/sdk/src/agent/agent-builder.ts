@@ -257,6 +257,22 @@ export class AgentBuilder<State extends BuilderState = false> {
     return this.#with({ connection: strategy });
   }
 
+  /**
+   * Signs the continuations of paused turns and is required to resume them (HMAC-SHA-256 via
+   * WebCrypto, at least 32 bytes; docs/continuations.md). Without it continuations are unsigned.
+   */
+  continuationSecret(secret: NonNullable<AgentOptions["continuationSecret"]>): AgentBuilder<State> {
+    return this.#with({ continuationSecret: secret });
+  }
+
+  /**
+   * Refuses a second resume of one continuation (`agent.resume`); default: one guard shared by the
+   * agents of this process. Give one backed by a shared store to refuse replays across processes.
+   */
+  resumeGuard(guard: NonNullable<AgentOptions["resumeGuard"]>): AgentBuilder<State> {
+    return this.#with({ resumeGuard: guard });
+  }
+
   /** Receives frames the SDK could not decode (default: `console.warn`). */
   onProtocolError(handler: NonNullable<AgentOptions["onProtocolError"]>): AgentBuilder<State> {
     return this.#with({ onProtocolError: handler });
