@@ -29,3 +29,5 @@ export {
 } from "./model/provider.js";
 export { createInMemoryHarness, type InMemoryHarness, type InMemoryHarnessOptions } from "./server/in-memory-harness.js";
 export { startInteractionsEmulator, type InteractionsEmulator, type InteractionsEmulatorOptions, type EmulatedStatus } from "./interactions/interactions-server.js";
+export { serveAcp, type AcpServer, type AcpServerOptions } from "./acp/acp-server.js";
+export { workspaceTextFiles, type WorkspaceTextFilesOptions } from "./acp/workspace-text-files.js";

@@ -3,7 +3,7 @@ import type { ConnectionStrategy } from "../agent/connection-strategy.js";
 import type { ConnectionCapabilities } from "../connection/capabilities.js";
 import type { HarnessConfig } from "../wire/index.js";
 import { ErrorCode, SdkError } from "../errors.js";
-import { AcpConnection, type AcpConnectionOptions } from "./acp-connection.js";
+import { AcpConnection, type AcpConnectionOptions, type AcpFileSystem } from "./acp-connection.js";
 import type { AcpSessionEvent } from "./acp-steps.js";
 
 /**
@@ -49,6 +49,8 @@ export interface AcpAgentOptions {
   onSessionUpdate?: (event: AcpSessionEvent) => void;
   /** How long `initialize` may take. Default 60,000 ms. */
   initializeTimeoutMs?: number;
+  /** Serves the agent's `fs/read_text_file` / `fs/write_text_file` (off by default); e.g. `workspaceTextFiles([dir])` of `@antigravity-ts/harness`. */
+  fileSystem?: AcpFileSystem;
   /** For the Node edge: the peer's failure as the user sees it (stderr tail, exit status). */
   describeFailure?: AcpConnectionOptions["describeFailure"];
   /** For the Node edge: releases what carries the stream once the session is over. */
@@ -92,6 +94,7 @@ export function acpAgent(options: AcpAgentOptions): ConnectionStrategy {
           ...(options.modeId === undefined ? {} : { modeId: options.modeId }),
           ...(options.onSessionUpdate === undefined ? {} : { onSessionUpdate: options.onSessionUpdate }),
           ...(options.initializeTimeoutMs === undefined ? {} : { initializeTimeoutMs: options.initializeTimeoutMs }),
+          ...(options.fileSystem === undefined ? {} : { fileSystem: options.fileSystem }),
           ...(options.describeFailure === undefined ? {} : { describeFailure: options.describeFailure }),
           ...(options.release === undefined ? {} : { release: options.release }),
         },

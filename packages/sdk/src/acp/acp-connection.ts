@@ -32,6 +32,8 @@ export interface AcpConnectionOptions {
   modeId?: string;
   confirmTool: ConfirmTool;
   logger?: Logger | undefined;
+  /** Serves `fs/read_text_file` and `fs/write_text_file` (and advertises them); default: not served. */
+  fileSystem?: AcpFileSystem | undefined;
   /** The update kinds that make no step (plan, available commands, mode, usage ...), as the library types them. */
   onSessionUpdate?: ((event: AcpSessionEvent) => void) | undefined;
   /** How long `initialize` may take (the agent may never answer). Default 60,000 ms. */
@@ -43,6 +45,19 @@ export interface AcpConnectionOptions {
   describeFailure?: (error: SdkError) => SdkError | Promise<SdkError>;
   /** Called once the connection is closed, to release what carries the stream (the agent process). */
   release?: () => Promise<void>;
+}
+
+/**
+ * The client's file system as an ACP agent may use it (`fs/read_text_file`, `fs/write_text_file`):
+ * off unless given; then `clientCapabilities.fs` says so. Paths are the agent's (ACP: absolute).
+ * `workspaceTextFiles` of `@antigravity-ts/harness` confines them to workspace roots with the
+ * reference harness's own checks. A rejection is answered as a JSON-RPC error with its message.
+ */
+export interface AcpFileSystem {
+  /** `ReadTextFileRequest { path, line?, limit? }`: from 1-based `line`, at most `limit` lines. */
+  readTextFile(path: string, range: { line?: number; limit?: number }): Promise<string>;
+  /** `WriteTextFileRequest { path, content }`. */
+  writeTextFile(path: string, content: string): Promise<void>;
 }
 
 /** `PromptResponse.stopReason` → the SDK's `StopReason` (§16) where one fits; `undefined` for a normal end. */
@@ -123,6 +138,21 @@ export class AcpConnection implements Connection {
         if (self === undefined) return { outcome: { outcome: "cancelled" as const } };
         return self.#permission(params);
       });
+    const fs = options.fileSystem;
+    if (fs !== undefined) {
+      const answer = async <T>(run: () => Promise<T>): Promise<T> => {
+        try {
+          return await run();
+        } catch (error) {
+          throw acp.RequestError.invalidParams(undefined, error instanceof Error ? error.message : String(error));
+        }
+      };
+      app
+        .onRequest(acp.methods.client.fs.readTextFile, ({ params }) =>
+          answer(async () => ({ content: await fs.readTextFile(params.path, { ...(params.line == null ? {} : { line: params.line }), ...(params.limit == null ? {} : { limit: params.limit }) }) })),
+        )
+        .onRequest(acp.methods.client.fs.writeTextFile, ({ params }) => answer(async () => (await fs.writeTextFile(params.path, params.content), {})));
+    }
     const peer = app.connect(options.stream);
     const link = linkSignal(callOptions);
     let stage = "initialize";
@@ -136,7 +166,11 @@ export class AcpConnection implements Connection {
     };
     try {
       const timeoutMs = options.initializeTimeoutMs ?? 60_000;
-      const initialize = peer.agent.request(acp.methods.agent.initialize, { protocolVersion: acp.PROTOCOL_VERSION, clientCapabilities: {}, clientInfo: { name: "antigravity-ts", version: "0" } });
+      const initialize = peer.agent.request(acp.methods.agent.initialize, {
+        protocolVersion: acp.PROTOCOL_VERSION,
+        clientCapabilities: fs === undefined ? {} : { fs: { readTextFile: true, writeTextFile: true } },
+        clientInfo: { name: "antigravity-ts", version: "0" },
+      });
       const init = await raceSignal(withTimeout(initialize, timeoutMs, peer), link.signal);
       if (options.authMethodId !== undefined) {
         if (!(init.authMethods ?? []).some((method) => method.id === options.authMethodId)) {

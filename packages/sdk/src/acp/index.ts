@@ -5,5 +5,5 @@
  * @module
  */
 export { ACP_CAPABILITIES, acpAgent, type AcpAgentOptions } from "./acp-agent.js";
-export { AcpConnection, type AcpConnectionOptions } from "./acp-connection.js";
+export { AcpConnection, type AcpConnectionOptions, type AcpFileSystem } from "./acp-connection.js";
 export type { AcpSessionEvent, AcpToolCallDetails } from "./acp-steps.js";
