@@ -9,6 +9,8 @@ export interface CliOptions {
   prompt?: string;
   /** Harness binary (`--harness`). */
   harnessPath?: string;
+  /** `--acp-agent "<command>"`: run against this ACP agent instead of a harness (docs/acp.md). */
+  acpAgent?: string;
   /** Workspace directory (`--workspace`); default the working directory. */
   workspace?: string;
   /** Forward the harness's stderr (`--verbose`). */
@@ -45,6 +47,8 @@ export const CLI_USAGE = `Usage: antigravity [options] [prompt]
 Options:
   --harness <path>      harness binary (default: ANTIGRAVITY_HARNESS_PATH, localharness on
                         PATH, else the bundled reference harness)
+  --acp-agent "<cmd>"   run against an Agent Client Protocol agent instead, e.g.
+                        "gemini --acp" or "antigravity-harness --acp" (docs/acp.md)
   --workspace <dir>     directory the agent works in (default: current directory)
   --verbose             show the harness's log (stderr)
   --no-color            plain output (also NO_COLOR=1)
@@ -63,6 +67,7 @@ const OPTIONS = {
   interactive: { type: "boolean", short: "i" },
   prompt: { type: "string", short: "p", multiple: true },
   harness: { type: "string" },
+  "acp-agent": { type: "string" },
   workspace: { type: "string" },
   "input-format": { type: "string" },
   "output-format": { type: "string" },
@@ -79,11 +84,15 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
   if (flags.includes("--version")) return { mode: "version", verbose: false };
   const { values, positionals } = parse(argv);
   const options: CliOptions = { mode: values.interactive === true ? "interactive" : "demo", verbose: values.verbose === true };
-  for (const flag of ["prompt", "harness", "workspace", "input-format", "output-format", "mid-turn"] as const) {
+  for (const flag of ["prompt", "harness", "acp-agent", "workspace", "input-format", "output-format", "mid-turn"] as const) {
     const given = values[flag];
     if (given === "" || (Array.isArray(given) && given.includes(""))) throw new CliUsageError(`--${flag} needs a value; run antigravity --help`);
   }
   if (values.harness !== undefined) options.harnessPath = values.harness;
+  if (values["acp-agent"] !== undefined) {
+    if (values.harness !== undefined) throw new CliUsageError("give either --harness or --acp-agent, not both");
+    options.acpAgent = values["acp-agent"];
+  }
   if (values.workspace !== undefined) options.workspace = values.workspace;
   if (values["no-color"] === true) options.color = false;
   const mode = values["mid-turn"];

@@ -1,7 +1,8 @@
 import { resolve } from "node:path";
-import { allow, confirmRunCommand, defineTool, type AskUserHandler, type ConversationStore, type ToolCall, type TransportFactory } from "@antigravity-ts/sdk";
+import { allow, allowAll, askUser, confirmRunCommand, defineTool, type AskUserHandler, type ConversationStore, type ToolCall, type TransportFactory } from "@antigravity-ts/sdk";
 import { Agent, subprocessTransportFactory } from "@antigravity-ts/node";
 import type { CliOptions } from "./cli-args.js";
+import { acpAgentCommand } from "./acp-agent-command.js";
 import { definedProperties } from "@antigravity-ts/sdk/internal";
 
 /** A client tool of the quick start: runs in this process when the model calls it (protocol §7). */
@@ -36,6 +37,14 @@ export interface DemoAgentOptions {
  */
 export function buildDemoAgent(options: DemoAgentOptions): Agent {
   const { cli } = options;
+  if (cli.acpAgent !== undefined) {
+    // ACP has no client tools: no get_weather. run_command is asked about under its ACP kind too ("execute").
+    const cwd = resolve(cli.workspace ?? process.cwd());
+    return Agent.builder()
+      .policies(askUser("run_command", options.confirmRunCommand), askUser("execute", options.confirmRunCommand), allowAll())
+      .connection(acpAgentCommand(cli.acpAgent, { cwd, onStderr: options.onStderr }))
+      .build();
+  }
   let builder = Agent.builder()
     .tool(getWeather)
     .policies(confirmRunCommand(options.confirmRunCommand), allow("get_weather"))
