@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -208,6 +208,39 @@ describe("acpAgent with Gemini CLI --acp, offline", () => {
       await started.stop();
     }
     expect(await leftover(g.fake)).toEqual([]);
+  });
+});
+
+describe("acpAgent with Gemini CLI: resume through session/load", () => {
+  it("a new agent process loads the session by its id: the earlier turn is the initial history, and the conversation goes on", { timeout: TIMEOUT }, async () => {
+    const g = gemini([ROUTER, stream({ ...text("First answer", { finishReason: "STOP" }), ...usage(8, 2) })]);
+    const first = await Agent.builder().connection(acpAgent(g.options)).allowAll().build().start();
+    const id = first.conversation().conversationId;
+    expect((await first.chatToCompletion("first question")).text).toBe("First answer");
+    await first.stop();
+    expect(await leftover(g.fake)).toEqual([]);
+    // Gemini CLI 0.61 names a session file by the minute and the id's first 8 characters, and a
+    // session/load in the same minute starts that same file afresh before reading it ("No previous
+    // sessions found for this project"); an older name keeps the recorded turn readable.
+    const chats = join(g.root, "home", ".gemini", "tmp", "ws", "chats");
+    for (const file of readdirSync(chats)) if (file.endsWith(`-${id.slice(0, 8)}.jsonl`)) renameSync(join(chats, file), join(chats, `session-2000-01-01T00-00-${id.slice(0, 8)}.jsonl`));
+
+    const fake2 = join(g.root, "fake2.ndjson");
+    writeFileSync(fake2, `${[ROUTER, stream({ ...text("Second answer", { finishReason: "STOP" }), ...usage(9, 2) })].map((l) => JSON.stringify(l)).join("\n")}\n`);
+    // Gemini CLI answers session/load with "Authentication required" (-32000) until the client authenticates
+    const options2 = { ...g.options, args: ["--acp", "--fake-responses", fake2], authMethodId: "gemini-api-key" };
+    const second = await Agent.builder().connection(acpAgent(options2)).conversationId(id).allowAll().build().start();
+    try {
+      expect(second.conversation().conversationId).toBe(id);
+      // Gemini CLI replays part of the session after answering session/load: it merges in by step id (bounded wait)
+      const replayed = async () => (await second.conversation().history()).some((s) => s.content === "First answer");
+      for (const until = Date.now() + 20_000; !(await replayed()) && Date.now() < until; ) await sleep(50);
+      expect(await replayed()).toBe(true);
+      expect((await second.chatToCompletion("second question")).text).toBe("Second answer");
+    } finally {
+      await second.stop();
+    }
+    expect(await leftover(fake2)).toEqual([]);
   });
 });
 

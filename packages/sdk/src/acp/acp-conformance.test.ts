@@ -226,7 +226,12 @@ describe("acpAgent({ stream }) in an Agent", () => {
     const connection = await AcpConnection.open({ stream: pair.client, cwd: "/w", confirmTool: () => true, loadSessionId: "session-7" });
     expect(connection.conversationId).toBe("session-7");
     expect(connection.initialHistory.map((s) => s.content)).toEqual(["earlier question", "earlier answer"]);
-    expect(connection.initialHistory[1]?.isCompleteResponse).toBe(true);
+    // the replayed answer is closed (DONE, a complete response) once the next prompt starts
+    await (await connection.send("hello")).over();
+    expect(connection.initialHistory.map((s) => [s.content, s.isCompleteResponse])).toEqual([
+      ["earlier question", false],
+      ["earlier answer", true],
+    ]);
     await connection.disconnect();
     peer.close();
 

@@ -76,7 +76,6 @@ const STOP_REASONS: Record<acp.StopReason, StopReason | undefined | "cancelled" 
  * handlers and `preToolCall` hooks). Built by `acpAgent`.
  */
 export class AcpConnection implements Connection {
-  readonly initialHistory: readonly Step[];
   /** The agent's `initialize` response. */
   readonly agentInfo: acp.InitializeResponse;
   /** `session/new` (or `session/load`) modes, when the agent has any. */
@@ -86,6 +85,11 @@ export class AcpConnection implements Connection {
   readonly #options: AcpConnectionOptions;
   readonly #builder: AcpStepBuilder;
   readonly #closedListeners: ((reason: SdkError) => void)[] = [];
+  /** The loaded session's replayed steps (latest state per step, in first-arrival order). */
+  readonly #history = new Map<string, Step>();
+  readonly #resumedListeners: ((history: readonly Step[]) => void)[] = [];
+  /** True from a `session/load` until the first prompt: updates then are the replay (Gemini CLI sends part of it after answering the load). */
+  #replaying: boolean;
   /** Permission requests left to the caller (`"manual"`), by `<trajectoryId>:<stepIndex>`. */
   readonly #manual = new Map<string, (accepted: boolean) => void>();
   /** The turn each step belongs to (a WeakMap would do, but steps are keyed by id). */
@@ -100,14 +104,15 @@ export class AcpConnection implements Connection {
   private constructor(
     peer: acp.ClientConnection,
     init: acp.InitializeResponse,
-    session: { sessionId: string; modes: acp.SessionModeState | undefined; history: Step[]; builder: AcpStepBuilder },
+    session: { sessionId: string; modes: acp.SessionModeState | undefined; history: Step[]; builder: AcpStepBuilder; loaded: boolean },
     options: AcpConnectionOptions,
   ) {
     this.#peer = peer;
     this.agentInfo = init;
     this.#sessionId = session.sessionId;
     this.modes = session.modes;
-    this.initialHistory = session.history;
+    for (const step of session.history) this.#history.set(step.id, step);
+    this.#replaying = session.loaded;
     this.#builder = session.builder;
     this.#options = options;
     this.#usage = { total: emptyUsage(), byTrajectory: new Map() };
@@ -200,7 +205,7 @@ export class AcpConnection implements Connection {
         modes = loaded?.modes ?? undefined;
         // The history is the steps' latest states, in the order they first came.
         const latest = new Map<string, Step>();
-        for (const step of [...pending.history, ...builder.endTurn(StepStatus.Done)]) latest.set(step.id, step);
+        for (const step of pending.history) latest.set(step.id, step);
         history = [...latest.values()];
       } else {
         stage = "session/new";
@@ -211,7 +216,7 @@ export class AcpConnection implements Connection {
       }
       stage = "session/set_mode";
       if (options.modeId !== undefined) await raceSignal(peer.agent.request(acp.methods.agent.session.setMode, { sessionId, modeId: options.modeId }), link.signal);
-      const connection = new AcpConnection(peer, init, { sessionId, modes, history, builder }, options);
+      const connection = new AcpConnection(peer, init, { sessionId, modes, history, builder, loaded: pending !== undefined }, options);
       self = connection;
       for (const params of early) connection.#update(params);
       void peer.closed.then(
@@ -224,6 +229,23 @@ export class AcpConnection implements Connection {
     } finally {
       link.dispose();
     }
+  }
+
+  /** Steps the agent replayed on `session/load` (Conversation.load starts from them); empty for a new session. */
+  get initialHistory(): readonly Step[] {
+    return [...this.#history.values()];
+  }
+
+  /** Replay updates that arrive after `session/load` answered, merged by step id (the Conversation's merge). */
+  onResumed(listener: (history: readonly Step[]) => void): void {
+    this.#resumedListeners.push(listener);
+  }
+
+  #replayed(steps: readonly Step[]): void {
+    if (steps.length === 0) return;
+    for (const step of steps) this.#history.set(step.id, step);
+    const history = this.initialHistory;
+    for (const listener of this.#resumedListeners) listener(history);
   }
 
   /** The ACP session id: the conversation id (`Conversation.load` / stores keep it). */
@@ -277,6 +299,10 @@ export class AcpConnection implements Connection {
       if (this.#closed !== undefined) throw this.#closed;
       throwIfAborted(link.signal);
       const blocks = this.#promptBlocks(prompt);
+      if (this.#replaying) {
+        this.#replaying = false;
+        this.#replayed(this.#builder.endTurn(StepStatus.Done));
+      }
       this.#stopReason = undefined;
       const turn = new Turn({ solicited: true });
       this.#turn = turn;
@@ -359,6 +385,10 @@ export class AcpConnection implements Connection {
     const steps = this.#builder.apply(params.update);
     if (steps.length === 0) {
       this.#options.onSessionUpdate?.(params.update as AcpSessionEvent);
+      return;
+    }
+    if (this.#replaying && (this.#turn === undefined || this.#turn.settled)) {
+      this.#replayed(steps);
       return;
     }
     for (const step of steps) {
