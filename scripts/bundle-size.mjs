@@ -23,13 +23,18 @@ import { bundleForBrowser, forbiddenReach, gzipSize, repoRoot } from "./bundle-f
  * with the faster client-tool path). The budget is what the code meets plus a small margin; issue
  * 14's 30 KB target is withdrawn (issue 24 item 10): what remains is the SDK's core (harness
  * connection and turns, conversation, config, wire plan; `--modules` lists it; docs/bundle-size.md
- * says what it would take). A new wire lives in an entry point of its own and adds nothing here.
+ * says what it would take). A new wire lives in an entry point of its own and adds nothing here:
+ * the ACP, hosted, replay and AI SDK UI stream entries add nothing to this row. Issues 24-26
+ * raised it from 41.3 to 43.6 KB with what the localharness path itself gained: capability checks
+ * at build() and the connection strategy, the 0.1.19 schema in the wire plan (both eras; the
+ * older era's spelling is a lazy chunk), ChatStream's accepted()/outcome() and UI stream methods,
+ * per-model-call text, and errors that keep their stage and URL.
  * Everything the root exports keeps a separate, larger budget because it adds modules an app pulls
  * only when it uses them (in-memory transport, transcript, stores). The figures assume code
  * splitting: the row bundled as one file shows what a bundler without it downloads at start.
  */
-const AGENT_BUDGET_GZIP = 41.5 * 1024;
-const EVERYTHING_BUDGET_GZIP = 47 * 1024;
+const AGENT_BUDGET_GZIP = 43.7 * 1024;
+const EVERYTHING_BUDGET_GZIP = 49.4 * 1024;
 
 /** The subpaths `@antigravity-ts/sdk` exports (`./wire`, `./storage`, ...), in its package.json's order. */
 const sdkSubpaths = Object.keys(JSON.parse(readFileSync(join(repoRoot, "packages/sdk/package.json"), "utf8")).exports).filter((key) => key !== "." && key !== "./package.json");
