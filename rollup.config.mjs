@@ -24,7 +24,8 @@ const examples = {
  * sibling packages (`@antigravity-ts/sdk` is a dependency of node and harness, not a copy) and the
  * package's own `imports` map (`#default-websocket`: resolved per runtime when the package is used).
  */
-const external = (id) => id.startsWith("node:") || id.startsWith("#") || /^(@[a-z0-9-]+\/)?[a-z0-9][\w.-]*(\/.*)?$/i.test(id);
+const external = (id) =>
+  id.startsWith("node:") || id.startsWith("#") || /^(@[a-z0-9-]+\/)?[a-z0-9][\w.-]*(\/.*)?$/i.test(id);
 
 const only = process.env.BUILD_ONLY?.split(",")
   .map((s) => s.trim())
@@ -33,8 +34,11 @@ const selected = (name) => !only || only.includes(name);
 
 // Start from an empty dist so no stale chunk survives (the no-node check scans every file in dist).
 if (!process.env.ROLLUP_WATCH) {
-  for (const name of Object.keys(packages).filter(selected)) rmSync(`packages/${name}/dist`, { recursive: true, force: true });
-  if (selected("examples")) for (const { file } of Object.values(examples)) rmSync(file.replace(/\/[^/]+$/, ""), { recursive: true, force: true });
+  for (const name of Object.keys(packages).filter(selected))
+    rmSync(`packages/${name}/dist`, { recursive: true, force: true });
+  if (selected("examples"))
+    for (const { file } of Object.values(examples))
+      rmSync(file.replace(/\/[^/]+$/, ""), { recursive: true, force: true });
 }
 
 /** Fails the build with a clear message instead of rollup's "could not resolve entry module". */
@@ -62,7 +66,11 @@ function workerUrls() {
       for (const [expression, , relative] of matches) {
         const resolved = await this.resolve(`${relative}.ts`, id);
         if (resolved === null) this.error(`${id}: worker entry ${relative}.ts not found`);
-        const ref = this.emitFile({ type: "chunk", id: resolved.id, fileName: `${relative.slice(relative.lastIndexOf("/") + 1)}.js` });
+        const ref = this.emitFile({
+          type: "chunk",
+          id: resolved.id,
+          fileName: `${relative.slice(relative.lastIndexOf("/") + 1)}.js`,
+        });
         out = out.replace(expression, `new URL(import.meta.ROLLUP_FILE_URL_${ref})`);
       }
       return { code: out, map: null };
@@ -86,8 +94,18 @@ function bundledEntries(dir, bundled) {
     name: "bundled-entries",
     async writeBundle() {
       const [[out, src], ...others] = bundled;
-      if (out !== "bin" || others.length > 0) throw new Error("bundledEntries: src/bin-loader.ts runs dist/bin.bundle.cjs, so the one bundled entry is bin");
-      const commonJs = { outdir: `${dir}/dist`, outExtension: { ".js": ".cjs" }, bundle: true, format: "cjs", platform: "node", target: "node20", legalComments: "none", logLevel: "warning" };
+      if (out !== "bin" || others.length > 0)
+        throw new Error("bundledEntries: src/bin-loader.ts runs dist/bin.bundle.cjs, so the one bundled entry is bin");
+      const commonJs = {
+        outdir: `${dir}/dist`,
+        outExtension: { ".js": ".cjs" },
+        bundle: true,
+        format: "cjs",
+        platform: "node",
+        target: "node20",
+        legalComments: "none",
+        logLevel: "warning",
+      };
       await esbuildBuild({ ...commonJs, entryPoints: { bin: `${dir}/src/bin-loader.ts` } });
       await esbuildBuild({
         ...commonJs,
@@ -113,8 +131,14 @@ function bundledEntries(dir, bundled) {
             // once instead of a search of every node_modules folder up to the root at start-up.
             name: "no-optional-addons",
             setup(build) {
-              build.onResolve({ filter: /^(bufferutil|utf-8-validate)$/ }, ({ path }) => ({ path, namespace: "absent-addon" }));
-              build.onLoad({ filter: /.*/, namespace: "absent-addon" }, ({ path }) => ({ contents: `throw new Error(${JSON.stringify(`${path} is not bundled`)});`, loader: "js" }));
+              build.onResolve({ filter: /^(bufferutil|utf-8-validate)$/ }, ({ path }) => ({
+                path,
+                namespace: "absent-addon",
+              }));
+              build.onLoad({ filter: /.*/, namespace: "absent-addon" }, ({ path }) => ({
+                contents: `throw new Error(${JSON.stringify(`${path} is not bundled`)});`,
+                loader: "js",
+              }));
             },
           },
           {
@@ -128,7 +152,8 @@ function bundledEntries(dir, bundled) {
                 const code = await readFile(path, "utf8");
                 const contents = code.replace(
                   /^const (https|tls|zlib) = require\('(https|tls|zlib)'\);$/gm,
-                  (_, name, module) => `let ${name}Loaded; const ${name} = new Proxy({}, { get: (_, key) => (${name}Loaded ??= require('${module}'))[key] });`,
+                  (_, name, module) =>
+                    `let ${name}Loaded; const ${name} = new Proxy({}, { get: (_, key) => (${name}Loaded ??= require('${module}'))[key] });`,
                 );
                 return { contents, loader: "js" };
               });
@@ -142,7 +167,11 @@ function bundledEntries(dir, bundled) {
                 const code = await readFile(path, "utf8");
                 if (!workerPattern.test(code)) return undefined;
                 workerPattern.lastIndex = 0;
-                const rewritten = code.replace(workerPattern, (_, quote, relative) => `new URL(${quote}./${relative.slice(relative.lastIndexOf("/") + 1)}.js${quote}, import.meta.url)`);
+                const rewritten = code.replace(
+                  workerPattern,
+                  (_, quote, relative) =>
+                    `new URL(${quote}./${relative.slice(relative.lastIndexOf("/") + 1)}.js${quote}, import.meta.url)`,
+                );
                 return { contents: rewritten, loader: "ts" };
               });
             },
@@ -219,7 +248,11 @@ const packageConfigs = Object.entries(packages)
           generatedCode: "es2015",
           ...(name === "sdk" ? { manualChunks: sdkChunks(dir) } : {}),
         },
-        plugins: [workerUrls(), esbuild({ target: "es2022", tsconfig: `${dir}/tsconfig.json`, sourceMap: true }), ...(bundledInput.length > 0 ? [bundledEntries(dir, bundledInput)] : [])],
+        plugins: [
+          workerUrls(),
+          esbuild({ target: "es2022", tsconfig: `${dir}/tsconfig.json`, sourceMap: true }),
+          ...(bundledInput.length > 0 ? [bundledEntries(dir, bundledInput)] : []),
+        ],
       },
       ...(process.env.BUILD_JS_ONLY
         ? []
@@ -228,7 +261,12 @@ const packageConfigs = Object.entries(packages)
               input: declarationInput,
               external,
               onwarn,
-              output: { dir: `${dir}/dist`, format: "esm", entryFileNames: "[name].d.ts", chunkFileNames: "chunks/[name]-[hash].d.ts" },
+              output: {
+                dir: `${dir}/dist`,
+                format: "esm",
+                entryFileNames: "[name].d.ts",
+                chunkFileNames: "chunks/[name]-[hash].d.ts",
+              },
               plugins: [dts({ tsconfig: `${dir}/tsconfig.json` })],
             },
           ]),
@@ -246,7 +284,8 @@ function browserDependencies() {
   return {
     name: "browser-dependencies",
     resolveId(source, importer) {
-      if (importer === undefined || source.startsWith(".") || source.startsWith("/") || source.startsWith("\0")) return null;
+      if (importer === undefined || source.startsWith(".") || source.startsWith("/") || source.startsWith("\0"))
+        return null;
       return prefix + source;
     },
     async load(id) {
@@ -273,7 +312,8 @@ const exampleConfigs = selected("examples")
       input: requireEntries({ app: input }).app,
       // A page cannot import anything at run time: an unresolved import is a build error, not a warning.
       onwarn(warning, warn) {
-        if (warning.code === "UNRESOLVED_IMPORT") throw new Error(`${input}: cannot bundle ${warning.exporter ?? warning.message}`);
+        if (warning.code === "UNRESOLVED_IMPORT")
+          throw new Error(`${input}: cannot bundle ${warning.exporter ?? warning.message}`);
         onwarn(warning, warn);
       },
       output: { file, format: "esm", sourcemap: true },

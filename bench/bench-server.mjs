@@ -37,7 +37,16 @@ function stepFrames(n) {
       const text = `${i}: ${TEXT}`;
       frames.push(
         frame({
-          stepUpdate: { cascadeId: TRAJECTORY, trajectoryId: TRAJECTORY, stepIndex: i + 1, state: "STATE_DONE", source: "SOURCE_MODEL", target: "TARGET_USER", text, textDelta: text },
+          stepUpdate: {
+            cascadeId: TRAJECTORY,
+            trajectoryId: TRAJECTORY,
+            stepIndex: i + 1,
+            state: "STATE_DONE",
+            source: "SOURCE_MODEL",
+            target: "TARGET_USER",
+            text,
+            textDelta: text,
+          },
         }),
       );
     }
@@ -84,9 +93,21 @@ async function streamGenerated(socket, n) {
   for (let i = 0; i < n; i++) {
     const text = `${i}: ${TEXT}`;
     socket.send(
-      frame({ stepUpdate: { cascadeId: TRAJECTORY, trajectoryId: TRAJECTORY, stepIndex: i + 1, state: "STATE_DONE", source: "SOURCE_MODEL", target: "TARGET_USER", text, textDelta: text } }),
+      frame({
+        stepUpdate: {
+          cascadeId: TRAJECTORY,
+          trajectoryId: TRAJECTORY,
+          stepIndex: i + 1,
+          state: "STATE_DONE",
+          source: "SOURCE_MODEL",
+          target: "TARGET_USER",
+          text,
+          textDelta: text,
+        },
+      }),
     );
-    if (i % BATCH === BATCH - 1) while (socket.bufferedAmount > 1 << 20) await new Promise((resolve) => setTimeout(resolve, 1));
+    if (i % BATCH === BATCH - 1)
+      while (socket.bufferedAmount > 1 << 20) await new Promise((resolve) => setTimeout(resolve, 1));
   }
   socket.send(idle());
 }
@@ -112,7 +133,9 @@ async function runTools(socket, count, setPending) {
     const answered = new Promise((resolve) => setPending(resolve));
     const start = performance.now();
     // Call ids are unique per session, as a harness makes them.
-    socket.send(frame({ toolCall: { id: `call-${callCounter++}`, name: "bench_echo", argumentsJson: JSON.stringify({ i }) } }));
+    socket.send(
+      frame({ toolCall: { id: `call-${callCounter++}`, name: "bench_echo", argumentsJson: JSON.stringify({ i }) } }),
+    );
     await answered;
     rtts.push(performance.now() - start);
   }

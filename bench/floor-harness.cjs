@@ -19,7 +19,15 @@ process.stdin.on("data", (chunk) => {
   server.on("upgrade", (request, socket, head) => {
     if (request.headers["x-goog-api-key"] !== apiKey) return socket.destroy();
     sockets.handleUpgrade(request, socket, head, (ws) => {
-      ws.once("message", () => ws.send(JSON.stringify({ seqNum: "1", timestampMicros: "0", initializeConversationResponse: { cascadeId: "floor-0123456789abcdef0123456789abcdef" } })));
+      ws.once("message", () =>
+        ws.send(
+          JSON.stringify({
+            seqNum: "1",
+            timestampMicros: "0",
+            initializeConversationResponse: { cascadeId: "floor-0123456789abcdef0123456789abcdef" },
+          }),
+        ),
+      );
     });
   });
   server.listen({ host: "127.0.0.1", port: 0 }, () => {

@@ -15,7 +15,19 @@ const CHUNKS_BEFORE_ABORT = 5;
 
 /** A long answer streamed one word per chunk, 5 ms apart: the turn is mid-text when aborted. */
 const SCRIPT = {
-  turns: [{ match: "stream", calls: [{ thinking: "Let me write at length.", text: Array.from({ length: 4_000 }, (_, i) => `word${i}`).join(" "), chunkWords: 1, chunkDelayMs: 5 }] }],
+  turns: [
+    {
+      match: "stream",
+      calls: [
+        {
+          thinking: "Let me write at length.",
+          text: Array.from({ length: 4_000 }, (_, i) => `word${i}`).join(" "),
+          chunkWords: 1,
+          chunkDelayMs: 5,
+        },
+      ],
+    },
+  ],
 };
 
 /**
@@ -24,12 +36,18 @@ const SCRIPT = {
  */
 export async function measureCancelLatency({ cancelRuns }) {
   const harnessPath = findBundledHarness();
-  if (harnessPath === undefined) throw new Error("the bundled reference harness is not built (packages/harness/dist/bin.cjs)");
+  if (harnessPath === undefined)
+    throw new Error("the bundled reference harness is not built (packages/harness/dist/bin.cjs)");
   const dir = await mkdtemp(path.join(tmpdir(), "antigravity-bench-cancel-"));
   const script = path.join(dir, "script.json");
   await writeFile(script, JSON.stringify(SCRIPT));
   const agent = await Agent.builder()
-    .transport(subprocessTransportFactory({ harnessPath, env: { ANTIGRAVITY_MODEL_PROVIDER: "scripted", ANTIGRAVITY_SCRIPT: script } }))
+    .transport(
+      subprocessTransportFactory({
+        harnessPath,
+        env: { ANTIGRAVITY_MODEL_PROVIDER: "scripted", ANTIGRAVITY_SCRIPT: script },
+      }),
+    )
     .workspaces(dir)
     .allowAll()
     .build()

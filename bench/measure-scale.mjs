@@ -18,7 +18,18 @@ const CHUNK_DELAY_MS = 20;
 const OPEN_BATCH = 50;
 
 const SCRIPT = {
-  turns: [{ match: "go", calls: [{ text: Array.from({ length: ANSWER_WORDS }, (_, i) => `w${i}`).join(" "), chunkWords: 1, chunkDelayMs: CHUNK_DELAY_MS }] }],
+  turns: [
+    {
+      match: "go",
+      calls: [
+        {
+          text: Array.from({ length: ANSWER_WORDS }, (_, i) => `w${i}`).join(" "),
+          chunkWords: 1,
+          chunkDelayMs: CHUNK_DELAY_MS,
+        },
+      ],
+    },
+  ],
 };
 
 /**
@@ -29,7 +40,8 @@ const SCRIPT = {
  */
 export async function measureScale({ scaleSessions }) {
   const harnessPath = findBundledHarness();
-  if (harnessPath === undefined) throw new Error("the bundled reference harness is not built (packages/harness/dist/bin.cjs)");
+  if (harnessPath === undefined)
+    throw new Error("the bundled reference harness is not built (packages/harness/dist/bin.cjs)");
   const dir = await mkdtemp(path.join(tmpdir(), "antigravity-bench-scale-"));
   const script = path.join(dir, "script.json");
   await writeFile(script, JSON.stringify(SCRIPT));
@@ -85,17 +97,22 @@ async function turnGaps(agent) {
     if (last !== undefined) gaps.push(Math.max(0, now - last - CHUNK_DELAY_MS));
     last = now;
   }
-  if (gaps.length < ANSWER_WORDS / 2) throw new Error(`the turn streamed ${gaps.length + 1} text chunks, expected about ${ANSWER_WORDS}`);
+  if (gaps.length < ANSWER_WORDS / 2)
+    throw new Error(`the turn streamed ${gaps.length + 1} text chunks, expected about ${ANSWER_WORDS}`);
   return gaps;
 }
 
 /** `antigravity-harness --listen 127.0.0.1:0` with the scripted model; resolves once it listens. */
 function startListeningHarness(harnessPath, script, workspace) {
   const apiKey = `bench-${process.pid}-${Date.now()}`;
-  const child = spawn(process.execPath, [harnessPath, "--listen", "127.0.0.1:0", "--script", script, "--workspace", workspace], {
-    stdio: ["ignore", "ignore", "pipe"],
-    env: { ...process.env, ANTIGRAVITY_API_KEY: apiKey, ANTIGRAVITY_MODEL_PROVIDER: "scripted" },
-  });
+  const child = spawn(
+    process.execPath,
+    [harnessPath, "--listen", "127.0.0.1:0", "--script", script, "--workspace", workspace],
+    {
+      stdio: ["ignore", "ignore", "pipe"],
+      env: { ...process.env, ANTIGRAVITY_API_KEY: apiKey, ANTIGRAVITY_MODEL_PROVIDER: "scripted" },
+    },
+  );
   const exited = new Promise((resolve) => child.once("exit", resolve));
   return new Promise((resolve, reject) => {
     let stderr = "";
@@ -117,7 +134,9 @@ function startListeningHarness(harnessPath, script, workspace) {
         });
       }
     });
-    void exited.then((code) => reject(new Error(`the listening harness exited (${code}) before it listened: ${stderr}`)));
+    void exited.then((code) =>
+      reject(new Error(`the listening harness exited (${code}) before it listened: ${stderr}`)),
+    );
   });
 }
 

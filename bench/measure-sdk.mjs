@@ -3,7 +3,14 @@ import { spawn, spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { performance } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
-import { Agent, SubprocessTransport, WebSocketTransport, findBundledHarness, prewarmHarness, subprocessTransportFactory } from "@antigravity-ts/node";
+import {
+  Agent,
+  SubprocessTransport,
+  WebSocketTransport,
+  findBundledHarness,
+  prewarmHarness,
+  subprocessTransportFactory,
+} from "@antigravity-ts/node";
 import { median } from "./report.mjs";
 
 /** The least a harness can do for `Agent.start()` (bench/floor-harness.cjs): the floor of a start. */
@@ -23,7 +30,8 @@ const PREWARM_PAUSE_MS = 100;
  */
 export async function measureStartToReady(runs) {
   const harnessPath = findBundledHarness();
-  if (harnessPath === undefined) throw new Error("the bundled reference harness is not built (packages/harness/dist/bin.cjs)");
+  if (harnessPath === undefined)
+    throw new Error("the bundled reference harness is not built (packages/harness/dist/bin.cjs)");
   const connect = [];
   const ready = [];
   const prewarmed = [];
@@ -39,7 +47,11 @@ export async function measureStartToReady(runs) {
     const connectMs = performance.now() - start;
     await channel.close();
     start = performance.now();
-    const agent = await Agent.builder().transport(subprocessTransportFactory({ harnessPath })).allowAll().build().start({ timeoutMs: 30_000 });
+    const agent = await Agent.builder()
+      .transport(subprocessTransportFactory({ harnessPath }))
+      .allowAll()
+      .build()
+      .start({ timeoutMs: 30_000 });
     const readyMs = performance.now() - start;
     await agent.stop();
     const harness = await prewarmHarness({ harnessPath, timeoutMs: 30_000 });
@@ -88,7 +100,8 @@ export async function measureStartToReady(runs) {
  */
 export async function measureFirstPrewarmedStart(runs) {
   const harnessPath = findBundledHarness();
-  if (harnessPath === undefined) throw new Error("the bundled reference harness is not built (packages/harness/dist/bin.cjs)");
+  if (harnessPath === undefined)
+    throw new Error("the bundled reference harness is not built (packages/harness/dist/bin.cjs)");
   const script = fileURLToPath(new URL("./first-prewarmed-start.mjs", import.meta.url));
   const times = [];
   for (let run = 0; run < runs; run++) {

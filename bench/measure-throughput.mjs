@@ -55,7 +55,11 @@ async function sdkClient(server) {
 
 /** The baseline: a bare `ws` client, JSON.parse per frame, answers tool calls directly. */
 async function bareClient(server) {
-  const socket = new WebSocket(server.url, { headers: { "x-goog-api-key": server.apiKey }, maxPayload: 0, perMessageDeflate: false });
+  const socket = new WebSocket(server.url, {
+    headers: { "x-goog-api-key": server.apiKey },
+    maxPayload: 0,
+    perMessageDeflate: false,
+  });
   await new Promise((resolve, reject) => {
     socket.once("open", resolve);
     socket.once("error", reject);
@@ -85,7 +89,10 @@ async function bareClient(server) {
     },
     async tools(count) {
       await turn(`tools:${count}`, (event) => {
-        if (event.toolCall !== undefined) socket.send(JSON.stringify({ toolResponse: { id: event.toolCall.id, responseJson: event.toolCall.argumentsJson } }));
+        if (event.toolCall !== undefined)
+          socket.send(
+            JSON.stringify({ toolResponse: { id: event.toolCall.id, responseJson: event.toolCall.argumentsJson } }),
+          );
       });
     },
     close: async () => socket.close(),

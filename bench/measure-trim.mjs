@@ -25,7 +25,8 @@ export async function measureTrimming(server, { trimSteps }) {
       await readTurn(conversation, steps);
       const elapsedMs = performance.now() - started;
       const retained = (await conversation.history()).length;
-      if (retained !== TRIM_HISTORY_SIZE) throw new Error(`history holds ${retained} steps after ${steps}, expected ${TRIM_HISTORY_SIZE}`);
+      if (retained !== TRIM_HISTORY_SIZE)
+        throw new Error(`history holds ${retained} steps after ${steps}, expected ${TRIM_HISTORY_SIZE}`);
       results.push({ steps, microsPerStep: (elapsedMs * 1000) / steps });
     }
     return { historySize: TRIM_HISTORY_SIZE, results };

@@ -23,13 +23,24 @@ export function machineInfo() {
   };
 }
 
-const n = (value, digits = 0) => value.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits });
+const n = (value, digits = 0) =>
+  value.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
 /** The cancel-latency rows (bench/measure-cancel.mjs). */
 export function cancelRows(c) {
   return [
-    [`Cancel: \`abort()\` → the stream ends with \`Canceled\` (median of ${c.runs}; p99)`, `${n(c.streamEndMedianMs, 3)} ms; ${n(c.streamEndP99Ms, 3)} ms`, "—", "—"],
-    [`Cancel: \`abort()\` → harness idle, turn recorded (median of ${c.runs}; p99)`, `${n(c.turnOverMedianMs, 2)} ms; ${n(c.turnOverP99Ms, 2)} ms`, "—", "—"],
+    [
+      `Cancel: \`abort()\` → the stream ends with \`Canceled\` (median of ${c.runs}; p99)`,
+      `${n(c.streamEndMedianMs, 3)} ms; ${n(c.streamEndP99Ms, 3)} ms`,
+      "—",
+      "—",
+    ],
+    [
+      `Cancel: \`abort()\` → harness idle, turn recorded (median of ${c.runs}; p99)`,
+      `${n(c.turnOverMedianMs, 2)} ms; ${n(c.turnOverP99Ms, 2)} ms`,
+      "—",
+      "—",
+    ],
   ];
 }
 
@@ -52,14 +63,24 @@ function rows(r) {
       `${n(r.baselineTools.medianMs, 3)} ms`,
       ratio(r.sdkTools.medianMs, r.baselineTools.medianMs),
     ],
-    ["Client-tool round trip, p99", `${n(r.sdkTools.p99Ms, 3)} ms`, `${n(r.baselineTools.p99Ms, 3)} ms`, ratio(r.sdkTools.p99Ms, r.baselineTools.p99Ms)],
+    [
+      "Client-tool round trip, p99",
+      `${n(r.sdkTools.p99Ms, 3)} ms`,
+      `${n(r.baselineTools.p99Ms, 3)} ms`,
+      ratio(r.sdkTools.p99Ms, r.baselineTools.p99Ms),
+    ],
     [
       `One-step turn: prompt → end of its chunk stream, median (${n(r.settings.shortTurns)} turns); baseline: bare \`ws\` client`,
       `${n(r.shortTurns.sdk.medianMs, 3)} ms`,
       `${n(r.shortTurns.baseline.medianMs, 3)} ms`,
       ratio(r.shortTurns.sdk.medianMs, r.shortTurns.baseline.medianMs),
     ],
-    ["One-step turn, p99", `${n(r.shortTurns.sdk.p99Ms, 3)} ms`, `${n(r.shortTurns.baseline.p99Ms, 3)} ms`, ratio(r.shortTurns.sdk.p99Ms, r.shortTurns.baseline.p99Ms)],
+    [
+      "One-step turn, p99",
+      `${n(r.shortTurns.sdk.p99Ms, 3)} ms`,
+      `${n(r.shortTurns.baseline.p99Ms, 3)} ms`,
+      ratio(r.shortTurns.sdk.p99Ms, r.shortTurns.baseline.p99Ms),
+    ],
     [
       `Start-to-ready: spawn → handshake → WebSocket open (median of ${s.runs}); baseline: spawn \`node -e 0\` → exit`,
       `${n(s.connectMedianMs, 1)} ms`,
@@ -110,7 +131,11 @@ function rows(r) {
 /** The markdown table of `results` (header, alignment row, rows). */
 export function renderMarkdownTable(results) {
   const table = rows(results);
-  return [`| ${table[0].join(" | ")} |`, `|${table[0].map((_, i) => (i === 0 ? "---" : "---:")).join("|")}|`, ...table.slice(1).map(markdownRow)].join("\n");
+  return [
+    `| ${table[0].join(" | ")} |`,
+    `|${table[0].map((_, i) => (i === 0 ? "---" : "---:")).join("|")}|`,
+    ...table.slice(1).map(markdownRow),
+  ].join("\n");
 }
 
 /** The line saying where and when `results` were measured, and how busy the machine was. */
@@ -128,7 +153,8 @@ export function renderReadmeBlock(results) {
 export function patchReadmeTable(readme, table) {
   const start = readme.indexOf("<!-- bench:start -->");
   const end = readme.indexOf("<!-- bench:end -->");
-  if (start < 0 || end < start) throw new Error("README.md has no <!-- bench:start --> ... <!-- bench:end --> block for the benchmark table");
+  if (start < 0 || end < start)
+    throw new Error("README.md has no <!-- bench:start --> ... <!-- bench:end --> block for the benchmark table");
   return `${readme.slice(0, start)}<!-- bench:start -->\n${table}\n${readme.slice(end)}`;
 }
 
@@ -153,7 +179,8 @@ export function patchCancelRows(markdown, rows) {
 export function renderTable(results) {
   const table = rows(results);
   const widths = table[0].map((_, column) => Math.max(...table.map((row) => row[column].length)));
-  const line = (row) => row.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]) : cell.padStart(widths[column]))).join("  ");
+  const line = (row) =>
+    row.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]) : cell.padStart(widths[column]))).join("  ");
   return [line(table[0]), widths.map((w) => "-".repeat(w)).join("  "), ...table.slice(1).map(line)].join("\n");
 }
 

@@ -13,19 +13,51 @@ import { measureFirstPrewarmedStart, measureHeapPerStep, measureStartToReady } f
 import { measureScale } from "./measure-scale.mjs";
 import { measureShortTurns, measureThroughput, measureToolRoundTrips } from "./measure-throughput.mjs";
 import { measureTrimming } from "./measure-trim.mjs";
-import { cancelRows, machineInfo, patchCancelRows, patchReadmeTable, renderMarkdown, renderReadmeBlock, renderTable } from "./report.mjs";
+import {
+  cancelRows,
+  machineInfo,
+  patchCancelRows,
+  patchReadmeTable,
+  renderMarkdown,
+  renderReadmeBlock,
+  renderTable,
+} from "./report.mjs";
 
 // Heap per step needs global.gc: re-run under --expose-gc when it is missing.
 if (typeof globalThis.gc !== "function") {
-  const result = spawnSync(process.execPath, ["--expose-gc", fileURLToPath(import.meta.url), ...process.argv.slice(2)], { stdio: "inherit" });
+  const result = spawnSync(
+    process.execPath,
+    ["--expose-gc", fileURLToPath(import.meta.url), ...process.argv.slice(2)],
+    { stdio: "inherit" },
+  );
   process.exit(result.status ?? 1);
 }
 
 const quick = process.argv.includes("--quick");
 const write = !process.argv.includes("--no-write");
 const settings = quick
-  ? { steps: 5_000, runs: 3, toolCalls: 200, shortTurns: 500, startRuns: 3, heapSteps: 10_000, cancelRuns: 10, scaleSessions: 1_000, trimSteps: [10_000, 100_000, 1_000_000] }
-  : { steps: 20_000, runs: 11, toolCalls: 10_000, shortTurns: 3_000, startRuns: 20, heapSteps: 10_000, cancelRuns: 30, scaleSessions: 1_000, trimSteps: [10_000, 100_000, 1_000_000] };
+  ? {
+      steps: 5_000,
+      runs: 3,
+      toolCalls: 200,
+      shortTurns: 500,
+      startRuns: 3,
+      heapSteps: 10_000,
+      cancelRuns: 10,
+      scaleSessions: 1_000,
+      trimSteps: [10_000, 100_000, 1_000_000],
+    }
+  : {
+      steps: 20_000,
+      runs: 11,
+      toolCalls: 10_000,
+      shortTurns: 3_000,
+      startRuns: 20,
+      heapSteps: 10_000,
+      cancelRuns: 30,
+      scaleSessions: 1_000,
+      trimSteps: [10_000, 100_000, 1_000_000],
+    };
 
 const log = (line) => process.stderr.write(`${line}\n`);
 await ensureDist({ log });
@@ -34,7 +66,9 @@ await ensureDist({ log });
 // `--only roundtrip,throughput,turn` (any of them): those rows printed beside their baselines, nothing written.
 // `--only start`: the start-to-ready rows printed beside the `node -e 0` baseline, and the first
 // prewarmed start of a fresh process (not a table row), nothing written.
-const only = process.argv.includes("--only") ? String(process.argv[process.argv.indexOf("--only") + 1]).split(",") : undefined;
+const only = process.argv.includes("--only")
+  ? String(process.argv[process.argv.indexOf("--only") + 1]).split(",")
+  : undefined;
 if (only?.length === 1 && only[0] === "start") {
   log(`start-to-ready: ${settings.startRuns} runs`);
   const start = await measureStartToReady(settings.startRuns);
@@ -47,7 +81,8 @@ if (only?.length === 1 && only[0] === "start") {
   process.exit(0);
 }
 if (only !== undefined && only.some((name) => name !== "roundtrip" && name !== "throughput" && name !== "turn")) {
-  if (only.length !== 1 || only[0] !== "cancel") throw new Error(`--only takes "cancel", "start" or any of "roundtrip,throughput,turn", got ${only.join(",")}`);
+  if (only.length !== 1 || only[0] !== "cancel")
+    throw new Error(`--only takes "cancel", "start" or any of "roundtrip,throughput,turn", got ${only.join(",")}`);
   log(`cancel latency: ${settings.cancelRuns} runs`);
   const rows = cancelRows(await measureCancelLatency(settings));
   process.stdout.write(`${rows.map((row) => row.join("  ")).join("\n")}\n`);
@@ -68,7 +103,9 @@ if (only !== undefined) {
       log(`throughput: ${settings.steps} steps per turn, ${settings.runs} runs each`);
       const { sdk, baseline } = await measureThroughput(server, settings);
       const ratio = sdk.stepsPerSecond / baseline.stepsPerSecond;
-      process.stdout.write(`throughput  sdk ${Math.round(sdk.stepsPerSecond)} steps/s  bare ${Math.round(baseline.stepsPerSecond)} steps/s  ratio ${ratio.toFixed(2)}\n`);
+      process.stdout.write(
+        `throughput  sdk ${Math.round(sdk.stepsPerSecond)} steps/s  bare ${Math.round(baseline.stepsPerSecond)} steps/s  ratio ${ratio.toFixed(2)}\n`,
+      );
       const rates = (runs) => runs.map((rate) => Math.round(rate / 1000)).join(" ");
       process.stdout.write(`  runs, thousand steps/s: sdk ${rates(sdk.runs)}  bare ${rates(baseline.runs)}\n`);
     }
@@ -113,10 +150,26 @@ try {
   log(`scale: ${settings.scaleSessions} concurrent sessions on one listening harness`);
   const scale = await measureScale(settings);
 
-  const results = { settings, sdk, baseline, sdkTools: tools.sdk, baselineTools: tools.baseline, shortTurns, start, heap, cancel, trim, scale, machine: machineInfo(), date: new Date().toISOString() };
+  const results = {
+    settings,
+    sdk,
+    baseline,
+    sdkTools: tools.sdk,
+    baselineTools: tools.baseline,
+    shortTurns,
+    start,
+    heap,
+    cancel,
+    trim,
+    scale,
+    machine: machineInfo(),
+    date: new Date().toISOString(),
+  };
   process.stdout.write(`\n${renderTable(results)}\n`);
   const ratio = sdk.stepsPerSecond / baseline.stepsPerSecond;
-  process.stdout.write(`\nSDK/baseline throughput ratio: ${ratio.toFixed(2)} (issue 14 target ≥ 0.90: ${ratio >= 0.9 ? "met" : "NOT MET"})\n`);
+  process.stdout.write(
+    `\nSDK/baseline throughput ratio: ${ratio.toFixed(2)} (issue 14 target ≥ 0.90: ${ratio >= 0.9 ? "met" : "NOT MET"})\n`,
+  );
   if (write) {
     writeFileSync(new URL("../docs/bench.md", import.meta.url), renderMarkdown(results));
     const readme = new URL("../README.md", import.meta.url);
@@ -129,7 +182,9 @@ try {
 
 /** Starts bench/bench-server.mjs in its own process and reads its address. */
 function startBenchServer() {
-  const child = spawn(process.execPath, [fileURLToPath(new URL("./bench-server.mjs", import.meta.url))], { stdio: ["pipe", "pipe", "inherit"] });
+  const child = spawn(process.execPath, [fileURLToPath(new URL("./bench-server.mjs", import.meta.url))], {
+    stdio: ["pipe", "pipe", "inherit"],
+  });
   const lines = [];
   const waiters = [];
   let buffer = "";
@@ -145,7 +200,8 @@ function startBenchServer() {
       else lines.push(line);
     }
   });
-  const nextLine = () => (lines.length > 0 ? Promise.resolve(lines.shift()) : new Promise((resolve) => waiters.push(resolve)));
+  const nextLine = () =>
+    lines.length > 0 ? Promise.resolve(lines.shift()) : new Promise((resolve) => waiters.push(resolve));
   return nextLine().then(({ port, apiKey }) => ({
     url: `ws://127.0.0.1:${port}/`,
     apiKey,

@@ -15,12 +15,17 @@ const platformPackage = `@biomejs/cli-${process.platform}-${process.arch}`;
 
 let binary;
 try {
-  binary = join(dirname(require.resolve(`${platformPackage}/package.json`)), process.platform === "win32" ? "biome.exe" : "biome");
+  binary = join(
+    dirname(require.resolve(`${platformPackage}/package.json`)),
+    process.platform === "win32" ? "biome.exe" : "biome",
+  );
 } catch {
   binary = undefined;
 }
 if (binary === undefined || !existsSync(binary)) {
-  console.error(`biome: ${platformPackage} is not installed (the registry serves Biome's Linux builds only); formatting and lint checks skipped on this machine`);
+  console.error(
+    `biome: ${platformPackage} is not installed (the registry serves Biome's Linux builds only); formatting and lint checks skipped on this machine`,
+  );
   process.exit(0);
 }
 const result = spawnSync(binary, process.argv.slice(2), { stdio: "inherit" });

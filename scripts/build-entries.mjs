@@ -24,7 +24,16 @@ export const packages = {
       hosted: "src/hosted/index.ts",
     },
   },
-  node: { entries: { index: "src/index.ts", internal: "src/internal.ts", replay: "src/replay/index.ts", acp: "src/acp/index.ts", "not-node": "src/not-node.ts" }, noTypes: ["not-node"] },
+  node: {
+    entries: {
+      index: "src/index.ts",
+      internal: "src/internal.ts",
+      replay: "src/replay/index.ts",
+      acp: "src/acp/index.ts",
+      "not-node": "src/not-node.ts",
+    },
+    noTypes: ["not-node"],
+  },
   harness: { entries: { index: "src/index.ts", bin: "src/bin.ts" }, noTypes: ["bin"], bundled: ["bin"] },
   cli: { entries: { index: "src/index.ts", cli: "src/cli.ts" }, noTypes: ["cli"] },
 };

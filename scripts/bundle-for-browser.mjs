@@ -37,10 +37,15 @@ export const runtimeConditions = {
  * imported parts are inlined and counted at start.
  * @returns {Promise<{ code: string, startCode: string, minifiedBytes: number, gzipBytes: number, lazyMinifiedBytes: number, lazyGzipBytes: number, inputs: string[], startInputs: string[], startInputBytes: Record<string, number>, imports: string[] }>}
  */
-export async function bundleForBrowser(entry, { runtime = "browser", minify = true, fromSource = false, splitting = true } = {}) {
+export async function bundleForBrowser(
+  entry,
+  { runtime = "browser", minify = true, fromSource = false, splitting = true } = {},
+) {
   const input = typeof entry === "string" ? { contents: entry } : entry;
   const result = await build({
-    ...(input.file !== undefined ? { entryPoints: [input.file] } : { stdin: { contents: input.contents, resolveDir: repoRoot, sourcefile: "entry.mjs", loader: "js" } }),
+    ...(input.file !== undefined
+      ? { entryPoints: [input.file] }
+      : { stdin: { contents: input.contents, resolveDir: repoRoot, sourcefile: "entry.mjs", loader: "js" } }),
     outdir: "out",
     bundle: true,
     splitting,
@@ -67,15 +72,21 @@ export async function bundleForBrowser(entry, { runtime = "browser", minify = tr
   // The entry and what it imports statically, transitively: the start-up download.
   const initial = new Set([entryPath]);
   for (const path of initial) {
-    for (const i of outputs[path].imports) if (i.kind === "import-statement" && i.external !== true) initial.add(i.path);
+    for (const i of outputs[path].imports)
+      if (i.kind === "import-statement" && i.external !== true) initial.add(i.path);
   }
-  const size = (paths) => paths.reduce((sum, path) => ({ min: sum.min + outputs[path].bytes, gzip: sum.gzip + gzipSize(textOf(path)) }), { min: 0, gzip: 0 });
+  const size = (paths) =>
+    paths.reduce((sum, path) => ({ min: sum.min + outputs[path].bytes, gzip: sum.gzip + gzipSize(textOf(path)) }), {
+      min: 0,
+      gzip: 0,
+    });
   const start = size([...initial]);
   const lazy = size(Object.keys(outputs).filter((path) => !initial.has(path)));
   /** Minified bytes each input file puts into the start-up chunks. */
   const startInputBytes = {};
   for (const path of initial) {
-    for (const [file, { bytesInOutput }] of Object.entries(outputs[path].inputs)) if (bytesInOutput > 0) startInputBytes[file] = (startInputBytes[file] ?? 0) + bytesInOutput;
+    for (const [file, { bytesInOutput }] of Object.entries(outputs[path].inputs))
+      if (bytesInOutput > 0) startInputBytes[file] = (startInputBytes[file] ?? 0) + bytesInOutput;
   }
   return {
     code: Object.keys(outputs).map(textOf).join("\n"),
@@ -87,7 +98,9 @@ export async function bundleForBrowser(entry, { runtime = "browser", minify = tr
     inputs: Object.keys(result.metafile.inputs),
     startInputs: Object.keys(startInputBytes),
     startInputBytes,
-    imports: Object.values(outputs).flatMap((output) => output.imports.filter((i) => i.external === true).map((i) => i.path)),
+    imports: Object.values(outputs).flatMap((output) =>
+      output.imports.filter((i) => i.external === true).map((i) => i.path),
+    ),
   };
 }
 
@@ -99,7 +112,8 @@ export function forbiddenReach({ inputs, imports }) {
   const offences = [];
   for (const input of inputs) {
     if (/(^|\/)node_modules\/ws\//.test(input)) offences.push(`bundles the Node-only "ws" package (${input})`);
-    if (/(^|\/)node_modules\/isomorphic-ws\/node\.js$/.test(input)) offences.push(`resolves isomorphic-ws to its Node entry (${input})`);
+    if (/(^|\/)node_modules\/isomorphic-ws\/node\.js$/.test(input))
+      offences.push(`resolves isomorphic-ws to its Node entry (${input})`);
     if (input.startsWith("node:")) offences.push(`reaches ${input}`);
   }
   for (const specifier of imports) offences.push(`leaves a run-time import of "${specifier}"`);

@@ -37,21 +37,46 @@ const AGENT_BUDGET_GZIP = 43.7 * 1024;
 const EVERYTHING_BUDGET_GZIP = 49.4 * 1024;
 
 /** The subpaths `@antigravity-ts/sdk` exports (`./wire`, `./storage`, ...), in its package.json's order. */
-const sdkSubpaths = Object.keys(JSON.parse(readFileSync(join(repoRoot, "packages/sdk/package.json"), "utf8")).exports).filter((key) => key !== "." && key !== "./package.json");
+const sdkSubpaths = Object.keys(
+  JSON.parse(readFileSync(join(repoRoot, "packages/sdk/package.json"), "utf8")).exports,
+).filter((key) => key !== "." && key !== "./package.json");
 
 const AGENT_CONTENTS = `export { Agent, WebSocketTransport } from "@antigravity-ts/sdk";`;
 
 /** What is measured: a label, the runtime whose conditions apply, the module a user would write, its budget. */
 const entries = [
-  { label: "@antigravity-ts/sdk: Agent + WebSocketTransport only", runtime: "browser", budget: AGENT_BUDGET_GZIP, contents: AGENT_CONTENTS },
-  { label: "@antigravity-ts/sdk: Agent + WebSocketTransport only, one file (no code splitting)", runtime: "browser", contents: AGENT_CONTENTS, splitting: false },
-  { label: "@antigravity-ts/sdk (everything)", runtime: "browser", budget: EVERYTHING_BUDGET_GZIP, contents: `export * from "@antigravity-ts/sdk";` },
+  {
+    label: "@antigravity-ts/sdk: Agent + WebSocketTransport only",
+    runtime: "browser",
+    budget: AGENT_BUDGET_GZIP,
+    contents: AGENT_CONTENTS,
+  },
+  {
+    label: "@antigravity-ts/sdk: Agent + WebSocketTransport only, one file (no code splitting)",
+    runtime: "browser",
+    contents: AGENT_CONTENTS,
+    splitting: false,
+  },
+  {
+    label: "@antigravity-ts/sdk (everything)",
+    runtime: "browser",
+    budget: EVERYTHING_BUDGET_GZIP,
+    contents: `export * from "@antigravity-ts/sdk";`,
+  },
   ...sdkSubpaths.map((subpath) => {
     const specifier = `@antigravity-ts/sdk${subpath.slice(1)}`;
     return { label: specifier, runtime: "browser", contents: `export * from "${specifier}";` };
   }),
-  { label: "@antigravity-ts/sdk (workerd conditions)", runtime: "workerd", contents: `export * from "@antigravity-ts/sdk";` },
-  { label: "@antigravity-ts/node (browser: the not-node guard)", runtime: "browser", contents: `import "@antigravity-ts/node";` },
+  {
+    label: "@antigravity-ts/sdk (workerd conditions)",
+    runtime: "workerd",
+    contents: `export * from "@antigravity-ts/sdk";`,
+  },
+  {
+    label: "@antigravity-ts/node (browser: the not-node guard)",
+    runtime: "browser",
+    contents: `import "@antigravity-ts/node";`,
+  },
   { label: "docs/examples/browser-chat app", runtime: "browser", file: "docs/examples/browser-chat/src/main.ts" },
   { label: "docs/examples/worker", runtime: "workerd", file: "docs/examples/worker/src/index.ts" },
 ];
@@ -73,14 +98,18 @@ for (const entry of entries) {
   }
   let result;
   try {
-    result = await bundleForBrowser(entry.file !== undefined ? { file: entry.file } : { contents: entry.contents }, { runtime: entry.runtime, splitting: entry.splitting ?? true });
+    result = await bundleForBrowser(entry.file !== undefined ? { file: entry.file } : { contents: entry.contents }, {
+      runtime: entry.runtime,
+      splitting: entry.splitting ?? true,
+    });
   } catch (error) {
     problems.push(`${entry.label}: bundling failed: ${error.message}`);
     continue;
   }
   for (const offence of forbiddenReach(result)) problems.push(`${entry.label}: ${offence}`);
   const overBudget = entry.budget !== undefined && result.gzipBytes > entry.budget;
-  if (overBudget) problems.push(`${entry.label}: ${kb(result.gzipBytes)} gzipped at start exceeds the ${kb(entry.budget)} budget`);
+  if (overBudget)
+    problems.push(`${entry.label}: ${kb(result.gzipBytes)} gzipped at start exceeds the ${kb(entry.budget)} budget`);
   rows.push({
     ...entry,
     startCode: result.startCode,
@@ -92,12 +121,24 @@ for (const entry of entries) {
 }
 
 const header = ["entry point", "runtime", "minified", "gzipped", "lazy chunks, gzipped", "budget"];
-const table = rows.map((r) => [r.label, r.runtime, kb(r.minified), kb(r.gzip), r.lazy === 0 ? "—" : kb(r.lazy), r.status]);
+const table = rows.map((r) => [
+  r.label,
+  r.runtime,
+  kb(r.minified),
+  kb(r.gzip),
+  r.lazy === 0 ? "—" : kb(r.lazy),
+  r.status,
+]);
 printTable(header, table);
 
 if (listModules) {
-  const { startInputBytes, minifiedBytes, gzipBytes } = await bundleForBrowser({ contents: entries[0].contents }, { runtime: "browser", fromSource: true });
-  console.log(`\n${entries[0].label}, from the sources, at start: ${kb(minifiedBytes)} minified, ${kb(gzipBytes)} gzipped. Minified bytes by folder and file:`);
+  const { startInputBytes, minifiedBytes, gzipBytes } = await bundleForBrowser(
+    { contents: entries[0].contents },
+    { runtime: "browser", fromSource: true },
+  );
+  console.log(
+    `\n${entries[0].label}, from the sources, at start: ${kb(minifiedBytes)} minified, ${kb(gzipBytes)} gzipped. Minified bytes by folder and file:`,
+  );
   // A package of node_modules, a folder of the SDK's sources, or "sdk/src" for its top-level files.
   const folderOf = (file) => {
     const pkg = /^node_modules\/((@[^/]+\/)?[^/]+)\//.exec(file);
@@ -228,7 +269,8 @@ function kb(bytes) {
 
 function printTable(head, body) {
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((r) => r[i].length)));
-  const line = (cells) => cells.map((c, i) => (i >= 2 && i <= 4 ? c.padStart(widths[i]) : c.padEnd(widths[i]))).join("  ");
+  const line = (cells) =>
+    cells.map((c, i) => (i >= 2 && i <= 4 ? c.padStart(widths[i]) : c.padEnd(widths[i]))).join("  ");
   console.log(line(head));
   console.log(widths.map((w) => "-".repeat(w)).join("  "));
   for (const r of body) console.log(line(r));

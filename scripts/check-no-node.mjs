@@ -19,8 +19,32 @@ import { pathToFileURL } from "node:url";
 
 const NODE_BUILTINS = new Set(builtinModules.filter((name) => !name.startsWith("_")));
 const NODE_GLOBALS = new Set(["process", "Buffer", "__dirname", "__filename", "setImmediate", "clearImmediate"]);
-const REGEX_AFTER_KEYWORD = new Set(["return", "typeof", "instanceof", "in", "of", "new", "delete", "void", "throw", "case", "do", "else", "yield", "await"]);
-const MEMBER_MODIFIERS = new Set(["readonly", "public", "private", "protected", "static", "declare", "abstract", "override"]);
+const REGEX_AFTER_KEYWORD = new Set([
+  "return",
+  "typeof",
+  "instanceof",
+  "in",
+  "of",
+  "new",
+  "delete",
+  "void",
+  "throw",
+  "case",
+  "do",
+  "else",
+  "yield",
+  "await",
+]);
+const MEMBER_MODIFIERS = new Set([
+  "readonly",
+  "public",
+  "private",
+  "protected",
+  "static",
+  "declare",
+  "abstract",
+  "override",
+]);
 const SOURCE_FILE = /\.(?:[cm]?[jt]s|[jt]sx)$/;
 const SKIPPED_FILE = /\.(?:test|spec)\.[^.]+$|\.test-d\.ts$/;
 
@@ -112,7 +136,14 @@ export function tokenize(source) {
     } else {
       const three = source.slice(i, i + 3);
       const two = source.slice(i, i + 2);
-      const op = three === "..." ? three : two === "?." && !/\d/.test(source[i + 2] ?? "") ? two : ["=>", "++", "--"].includes(two) ? two : c;
+      const op =
+        three === "..."
+          ? three
+          : two === "?." && !/\d/.test(source[i + 2] ?? "")
+            ? two
+            : ["=>", "++", "--"].includes(two)
+              ? two
+              : c;
       if (braces.length > 0 && op === "{") braces[braces.length - 1]++;
       if (braces.length > 0 && op === "}") braces[braces.length - 1]--;
       push("punct", op, i);
@@ -155,7 +186,8 @@ export function scanSource(source, options = {}) {
     const prev2 = tokens[k - 2];
     if (token.kind === "string" || token.kind === "template") {
       const isSpecifier =
-        (prev?.kind === "ident" && (prev.value === "from" || prev.value === "import")) || (prev?.value === "(" && prev2?.kind === "ident" && (prev2.value === "import" || prev2.value === "require"));
+        (prev?.kind === "ident" && (prev.value === "from" || prev.value === "import")) ||
+        (prev?.value === "(" && prev2?.kind === "ident" && (prev2.value === "import" || prev2.value === "require"));
       if (isSpecifier && isNodeBuiltin(token.value)) report(token, `imports the Node built-in "${token.value}"`);
       continue;
     }
@@ -181,7 +213,10 @@ function isMemberKey(tokens, k) {
   const colon = next?.value === ":" || (next?.value === "?" && tokens[k + 2]?.value === ":");
   if (!colon) return false;
   if (prev === undefined || prev.line < tokens[k].line) return true;
-  return (prev.kind === "punct" && ["{", ",", ";"].includes(prev.value)) || (prev.kind === "ident" && MEMBER_MODIFIERS.has(prev.value));
+  return (
+    (prev.kind === "punct" && ["{", ",", ";"].includes(prev.value)) ||
+    (prev.kind === "ident" && MEMBER_MODIFIERS.has(prev.value))
+  );
 }
 
 /** Scans every source file under `dir`; returns findings with a `file` path relative to `dir`. */
@@ -194,7 +229,8 @@ export function scanDirectory(dir, options = {}) {
       if (statSync(path).isDirectory()) {
         if (name !== "node_modules" && !exclude.has(path)) walk(path);
       } else if (SOURCE_FILE.test(name) && !SKIPPED_FILE.test(name)) {
-        for (const finding of scanSource(readFileSync(path, "utf8"), options)) findings.push({ file: relative(dir, path), ...finding });
+        for (const finding of scanSource(readFileSync(path, "utf8"), options))
+          findings.push({ file: relative(dir, path), ...finding });
       }
     }
   };
@@ -222,7 +258,9 @@ function main(argv) {
     }
   }
   if (count > 0) {
-    console.error(`${count} Node dependenc${count === 1 ? "y" : "ies"} found; this code must run in browsers, Workers and Deno too`);
+    console.error(
+      `${count} Node dependenc${count === 1 ? "y" : "ies"} found; this code must run in browsers, Workers and Deno too`,
+    );
     return 1;
   }
   console.log(`no Node imports${importsOnly ? "" : " or globals"} in ${dirs.join(", ")}`);
@@ -230,7 +268,9 @@ function main(argv) {
 }
 
 function usage(problem) {
-  console.error(`check-no-node: ${problem}\nusage: node scripts/check-no-node.mjs [--imports-only] [--exclude <dir>]... <dir>...`);
+  console.error(
+    `check-no-node: ${problem}\nusage: node scripts/check-no-node.mjs [--imports-only] [--exclude <dir>]... <dir>...`,
+  );
   return 2;
 }
 

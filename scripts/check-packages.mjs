@@ -16,12 +16,23 @@ export function lintTarballs(tarballs) {
   const problems = [];
   const run = (label, args) => {
     console.log(`\n$ ${label}`);
-    const result = spawnSync(process.execPath, args, { cwd: root, stdio: "inherit", env: { ...process.env, NO_COLOR: "1" } });
+    const result = spawnSync(process.execPath, args, {
+      cwd: root,
+      stdio: "inherit",
+      env: { ...process.env, NO_COLOR: "1" },
+    });
     if (result.status !== 0) problems.push(`${label} failed (exit ${result.status ?? result.signal})`);
   };
   for (const tarball of tarballs) {
     run(`publint --strict ${basename(tarball)}`, [bin("publint", "src/cli.js"), "--strict", tarball]);
-    run(`attw --profile esm-only ${basename(tarball)}`, [bin("@arethetypeswrong/cli", "dist/index.js"), "--profile", "esm-only", "--format", "ascii", tarball]);
+    run(`attw --profile esm-only ${basename(tarball)}`, [
+      bin("@arethetypeswrong/cli", "dist/index.js"),
+      "--profile",
+      "esm-only",
+      "--format",
+      "ascii",
+      tarball,
+    ]);
   }
   return problems;
 }

@@ -35,7 +35,11 @@ export function runCommand(command, args, { cwd, env, timeoutMs = 60_000 }) {
  * (ANTIGRAVITY_API_KEY), never the command line.
  */
 export function startListeningHarness(harnessBin, { cwd, env, timeoutMs = 30_000 }) {
-  const child = spawn(process.execPath, [harnessBin, "--listen", "127.0.0.1:0", "--workspace", cwd], { cwd, env, stdio: ["ignore", "ignore", "pipe"] });
+  const child = spawn(process.execPath, [harnessBin, "--listen", "127.0.0.1:0", "--workspace", cwd], {
+    cwd,
+    env,
+    stdio: ["ignore", "ignore", "pipe"],
+  });
   const exited = new Promise((resolve) => child.once("close", resolve));
   const stop = async () => {
     if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
@@ -47,7 +51,10 @@ export function startListeningHarness(harnessBin, { cwd, env, timeoutMs = 30_000
       clearTimeout(timer);
       void stop().then(() => reject(new Error(`${message}:\n${stderr}`)));
     };
-    const timer = setTimeout(() => fail(`the harness printed no "listening on" line within ${timeoutMs} ms`), timeoutMs);
+    const timer = setTimeout(
+      () => fail(`the harness printed no "listening on" line within ${timeoutMs} ms`),
+      timeoutMs,
+    );
     child.on("error", (error) => fail(`could not start the harness: ${error.message}`));
     child.once("exit", (code, signal) => fail(`the harness exited (${signal ?? code}) before listening`));
     child.stderr.on("data", (chunk) => {

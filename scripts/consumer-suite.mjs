@@ -21,7 +21,10 @@ const rootVersion = (pkg) => JSON.parse(readFileSync(join(root, "node_modules", 
 /** The environment of every consumer process: no settings of the npm that runs us (its prefix is this repo), no model keys. */
 const consumerEnv = Object.fromEntries(
   Object.entries(process.env).filter(
-    ([key]) => !/^(GEMINI_|OPENAI_|ANTIGRAVITY_|GOOGLE_)/.test(key) && key !== "INIT_CWD" && (!key.startsWith("npm_") || /^npm_config_(cache|registry|userconfig|cafile)$/.test(key)),
+    ([key]) =>
+      !/^(GEMINI_|OPENAI_|ANTIGRAVITY_|GOOGLE_)/.test(key) &&
+      key !== "INIT_CWD" &&
+      (!key.startsWith("npm_") || /^npm_config_(cache|registry|userconfig|cafile)$/.test(key)),
   ),
 );
 consumerEnv.NO_COLOR = "1";
@@ -65,7 +68,14 @@ async function install(tarballs) {
   const flags = ["--prefer-offline", "--no-audit", "--no-fund", "--ignore-scripts", "--loglevel=error"];
   await expectSuccess(runCommand(npm, [...npmArgs, "init", "-y"], { cwd: consumer, env: consumerEnv }), "npm init -y");
   const extra = ["zod", "typescript", "@types/node"].map((pkg) => `${pkg}@${rootVersion(pkg)}`);
-  await expectSuccess(runCommand(npm, [...npmArgs, "install", ...flags, ...tarballs, ...extra], { cwd: consumer, env: consumerEnv, timeoutMs: 120_000 }), "npm install");
+  await expectSuccess(
+    runCommand(npm, [...npmArgs, "install", ...flags, ...tarballs, ...extra], {
+      cwd: consumer,
+      env: consumerEnv,
+      timeoutMs: 120_000,
+    }),
+    "npm install",
+  );
   cpSync(fixtures, consumer, { recursive: true });
   return { value: true, detail: `with ${extra.join(", ")}` };
 }
@@ -74,43 +84,79 @@ async function consumerCases() {
   const script = join(consumer, "script.json");
   const chatEnv = { ...consumerEnv, ANTIGRAVITY_MODEL_PROVIDER: "scripted", ANTIGRAVITY_SCRIPT: script };
   const node = (file) => runCommand(process.execPath, [file], { cwd: consumer, env: chatEnv });
-  const tsc = (project) => runCommand(process.execPath, [join(consumer, "node_modules/typescript/bin/tsc"), "-p", project, "--pretty", "false"], { cwd: consumer, env: consumerEnv });
+  const tsc = (project) =>
+    runCommand(
+      process.execPath,
+      [join(consumer, "node_modules/typescript/bin/tsc"), "-p", project, "--pretty", "false"],
+      { cwd: consumer, env: consumerEnv },
+    );
 
-  await check("Package metadata: license, homepage, repository, bugs, keywords, engines, README and LICENSE in each package", () => metadata());
-  await check('ESM: import { Agent, defineTool } from "@antigravity-ts/node", a turn with a client tool on the bundled harness', async () => {
-    const run = await expectSuccess(node("esm-chat.mjs"), "node esm-chat.mjs");
-    return { detail: lastLine(run.output) };
-  });
+  await check(
+    "Package metadata: license, homepage, repository, bugs, keywords, engines, README and LICENSE in each package",
+    () => metadata(),
+  );
+  await check(
+    'ESM: import { Agent, defineTool } from "@antigravity-ts/node", a turn with a client tool on the bundled harness',
+    async () => {
+      const run = await expectSuccess(node("esm-chat.mjs"), "node esm-chat.mjs");
+      return { detail: lastLine(run.output) };
+    },
+  );
   await check('CommonJS: require("@antigravity-ts/sdk") and require("@antigravity-ts/node")', async () => {
     const run = await expectSuccess(node("cjs-require.cjs"), "node cjs-require.cjs");
     return { detail: lastLine(run.output) };
   });
-  await check("TypeScript module node16 (lib es2022 + dom, skipLibCheck false): the node package, /wire, /testing", async () => {
-    await expectSuccess(tsc("ts-node16/tsconfig.json"), "tsc -p ts-node16");
-  });
-  await check("TypeScript moduleResolution bundler (lib es2022 + dom, no Node types, skipLibCheck false): the core", async () => {
-    await expectSuccess(tsc("ts-bundler/tsconfig.json"), "tsc -p ts-bundler");
-  });
+  await check(
+    "TypeScript module node16 (lib es2022 + dom, skipLibCheck false): the node package, /wire, /testing",
+    async () => {
+      await expectSuccess(tsc("ts-node16/tsconfig.json"), "tsc -p ts-node16");
+    },
+  );
+  await check(
+    "TypeScript moduleResolution bundler (lib es2022 + dom, no Node types, skipLibCheck false): the core",
+    async () => {
+      await expectSuccess(tsc("ts-bundler/tsconfig.json"), "tsc -p ts-bundler");
+    },
+  );
   await check("Schema-inferred tool types: a zod schema types call's argument", async () => {
     await expectSuccess(tsc("schema-types/tsconfig.json"), "tsc -p schema-types");
   });
-  await check("Schema-inferred tool types: a call whose argument does not match the zod schema fails to compile", async () => {
-    const run = await tsc("schema-types/tsconfig.wrong.json");
-    if (run.code === 0) throw new Error("tsc compiled wrong-call.mts; a call taking { town: number } for a { city: string } schema must be a type error");
-    const errors = run.output.split("\n").filter((line) => line.includes("error TS"));
-    const why = /Property 'town' is missing in type '\{ city: string; \}'/.exec(run.output);
-    if (errors.length !== 1 || !errors[0].startsWith("schema-types/wrong-call.mts(") || why === null) {
-      throw new Error(`expected one error in wrong-call.mts saying that town is missing in { city: string }, got:\n${run.output}`);
-    }
-    return { detail: `${errors[0].replace(/^.*error /, "")} ${why[0]}` };
-  });
-  await check("Validation at runtime: a call with invalid arguments never runs the tool, the model gets the error", async () => {
-    const run = await expectSuccess(node("validation.mjs"), "node validation.mjs");
-    return { detail: lastLine(run.output).slice(0, 160) };
-  });
-  await check("npx antigravity: the quick start of the installed cli, offline (bundled harness, scripted demo model)", () => quickStart());
-  await check("Browser bundle: Agent + WebSocketTransport with esbuild, platform browser, no node: builtins, no ws", () => browserBundle());
-  await check("Deno without --allow-env: the installed sdk completes a turn with a listening harness", () => denoChat());
+  await check(
+    "Schema-inferred tool types: a call whose argument does not match the zod schema fails to compile",
+    async () => {
+      const run = await tsc("schema-types/tsconfig.wrong.json");
+      if (run.code === 0)
+        throw new Error(
+          "tsc compiled wrong-call.mts; a call taking { town: number } for a { city: string } schema must be a type error",
+        );
+      const errors = run.output.split("\n").filter((line) => line.includes("error TS"));
+      const why = /Property 'town' is missing in type '\{ city: string; \}'/.exec(run.output);
+      if (errors.length !== 1 || !errors[0].startsWith("schema-types/wrong-call.mts(") || why === null) {
+        throw new Error(
+          `expected one error in wrong-call.mts saying that town is missing in { city: string }, got:\n${run.output}`,
+        );
+      }
+      return { detail: `${errors[0].replace(/^.*error /, "")} ${why[0]}` };
+    },
+  );
+  await check(
+    "Validation at runtime: a call with invalid arguments never runs the tool, the model gets the error",
+    async () => {
+      const run = await expectSuccess(node("validation.mjs"), "node validation.mjs");
+      return { detail: lastLine(run.output).slice(0, 160) };
+    },
+  );
+  await check(
+    "npx antigravity: the quick start of the installed cli, offline (bundled harness, scripted demo model)",
+    () => quickStart(),
+  );
+  await check(
+    "Browser bundle: Agent + WebSocketTransport with esbuild, platform browser, no node: builtins, no ws",
+    () => browserBundle(),
+  );
+  await check("Deno without --allow-env: the installed sdk completes a turn with a listening harness", () =>
+    denoChat(),
+  );
 }
 
 async function metadata() {
@@ -119,7 +165,12 @@ async function metadata() {
     const dir = join(consumer, "node_modules", "@antigravity-ts", name);
     const manifest = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
     const missing = ["license", "homepage", "bugs", "engines"].filter((field) => manifest[field] === undefined);
-    if (manifest.repository?.type !== "git" || typeof manifest.repository.url !== "string" || manifest.repository.directory !== `packages/${name}`) missing.push("repository { type, url, directory }");
+    if (
+      manifest.repository?.type !== "git" ||
+      typeof manifest.repository.url !== "string" ||
+      manifest.repository.directory !== `packages/${name}`
+    )
+      missing.push("repository { type, url, directory }");
     if (!Array.isArray(manifest.keywords) || manifest.keywords.length === 0) missing.push("keywords");
     missing.push(...["README.md", "LICENSE"].filter((file) => !existsSync(join(dir, file))));
     if (missing.length > 0) problems.push(`@antigravity-ts/${name} lacks ${missing.join(", ")}`);
@@ -129,10 +180,25 @@ async function metadata() {
 
 async function quickStart() {
   const [npm, ...npmArgs] = npmCommand();
-  const run = await expectSuccess(runCommand(npm, [...npmArgs, "exec", "--offline", "--", "antigravity"], { cwd: consumer, env: consumerEnv, timeoutMs: 120_000 }), "npx antigravity");
-  const expected = ["harness: bundled reference harness", 'get_weather({"city":"Tokyo"})', "policy: run_command `echo hello` → allowed", "tokens: this turn"];
+  const run = await expectSuccess(
+    runCommand(npm, [...npmArgs, "exec", "--offline", "--", "antigravity"], {
+      cwd: consumer,
+      env: consumerEnv,
+      timeoutMs: 120_000,
+    }),
+    "npx antigravity",
+  );
+  const expected = [
+    "harness: bundled reference harness",
+    'get_weather({"city":"Tokyo"})',
+    "policy: run_command `echo hello` → allowed",
+    "tokens: this turn",
+  ];
   const missing = expected.filter((text) => !run.output.includes(text));
-  if (missing.length > 0) throw new Error(`the quick start's output lacks ${missing.map((text) => JSON.stringify(text)).join(", ")}:\n${run.output}`);
+  if (missing.length > 0)
+    throw new Error(
+      `the quick start's output lacks ${missing.map((text) => JSON.stringify(text)).join(", ")}:\n${run.output}`,
+    );
   return { detail: lastLine(run.output) };
 }
 
@@ -150,12 +216,18 @@ async function browserBundle() {
     logLevel: "silent",
   });
   const inputs = Object.keys(result.metafile.inputs);
-  const nodeOnly = inputs.filter((input) => input.startsWith("node:") || /node_modules\/(ws|isomorphic-ws\/node)\b/.test(input));
+  const nodeOnly = inputs.filter(
+    (input) => input.startsWith("node:") || /node_modules\/(ws|isomorphic-ws\/node)\b/.test(input),
+  );
   const imports = Object.values(result.metafile.outputs).flatMap((output) => output.imports.map((i) => i.path));
-  if (nodeOnly.length > 0 || imports.length > 0) throw new Error(`the bundle pulls Node-only code: ${[...nodeOnly, ...imports].join(", ")}`);
-  if (!inputs.some((input) => input.includes("node_modules/@antigravity-ts/sdk/dist/"))) throw new Error(`the bundle did not use the installed package: ${inputs.join(", ")}`);
+  if (nodeOnly.length > 0 || imports.length > 0)
+    throw new Error(`the bundle pulls Node-only code: ${[...nodeOnly, ...imports].join(", ")}`);
+  if (!inputs.some((input) => input.includes("node_modules/@antigravity-ts/sdk/dist/")))
+    throw new Error(`the bundle did not use the installed package: ${inputs.join(", ")}`);
   const code = result.outputFiles[0].contents;
-  return { detail: `${(code.length / 1024).toFixed(1)} KB minified, ${(gzipSync(code).length / 1024).toFixed(1)} KB gzipped` };
+  return {
+    detail: `${(code.length / 1024).toFixed(1)} KB minified, ${(gzipSync(code).length / 1024).toFixed(1)} KB gzipped`,
+  };
 }
 
 async function denoChat() {
@@ -165,12 +237,28 @@ async function denoChat() {
   const harnessBin = realpathSync(join(consumer, "node_modules/.bin/antigravity-harness"));
   const harness = await startListeningHarness(harnessBin, {
     cwd: consumer,
-    env: { ...consumerEnv, ANTIGRAVITY_API_KEY: apiKey, ANTIGRAVITY_MODEL_PROVIDER: "scripted", ANTIGRAVITY_SCRIPT: join(consumer, "script.json") },
+    env: {
+      ...consumerEnv,
+      ANTIGRAVITY_API_KEY: apiKey,
+      ANTIGRAVITY_MODEL_PROVIDER: "scripted",
+      ANTIGRAVITY_SCRIPT: join(consumer, "script.json"),
+    },
   });
   try {
     const deno = join(root, "node_modules/deno/bin.cjs");
-    const args = ["run", "--no-lock", "--allow-net=127.0.0.1", `--allow-read=${consumer}`, "deno/chat.ts", harness.url, keyFile];
-    const run = await expectSuccess(runCommand(process.execPath, [deno, ...args], { cwd: consumer, env: consumerEnv }), "deno run --allow-net --allow-read deno/chat.ts");
+    const args = [
+      "run",
+      "--no-lock",
+      "--allow-net=127.0.0.1",
+      `--allow-read=${consumer}`,
+      "deno/chat.ts",
+      harness.url,
+      keyFile,
+    ];
+    const run = await expectSuccess(
+      runCommand(process.execPath, [deno, ...args], { cwd: consumer, env: consumerEnv }),
+      "deno run --allow-net --allow-read deno/chat.ts",
+    );
     const answer = lastJson(run.output);
     if (answer?.answer !== "Hello from the scripted model.") throw new Error(`unexpected answer:\n${run.output}`);
     return { detail: `Deno ${answer.deno}: ${JSON.stringify(answer.answer)}` };
@@ -201,7 +289,10 @@ async function check(name, body) {
 
 async function expectSuccess(running, label) {
   const run = await running;
-  if (run.code !== 0) throw new Error(`${label} failed (${run.timedOut ? "timed out" : (run.signal ?? `exit ${run.code}`)}):\n${run.output}`);
+  if (run.code !== 0)
+    throw new Error(
+      `${label} failed (${run.timedOut ? "timed out" : (run.signal ?? `exit ${run.code}`)}):\n${run.output}`,
+    );
   return run;
 }
 

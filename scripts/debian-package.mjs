@@ -17,8 +17,12 @@ export function ensureDebianPackage({ program, pkg }) {
     [...sudo, "apt-get", "install", "-y", "--no-install-recommends", pkg],
   ]) {
     const [cmd, ...args] = argv;
-    const result = spawnSync(cmd, args, { stdio: "inherit", env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" } });
-    if (result.status !== 0) return `\`${argv.join(" ")}\` failed (${result.error?.message ?? `exit code ${result.status}`})`;
+    const result = spawnSync(cmd, args, {
+      stdio: "inherit",
+      env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" },
+    });
+    if (result.status !== 0)
+      return `\`${argv.join(" ")}\` failed (${result.error?.message ?? `exit code ${result.status}`})`;
   }
   return isExecutable(program) ? true : `apt-get finished but ${program} is still missing`;
 }

@@ -9,4 +9,8 @@ if (process.platform !== "linux") {
   process.exit(0);
 }
 const ready = ensureDebianPackage({ program: "/usr/bin/bwrap", pkg: "bubblewrap" });
-console.log(ready === true ? "bubblewrap: /usr/bin/bwrap" : `bubblewrap: not available (${ready}); the sandbox suite checks the unavailable status only`);
+console.log(
+  ready === true
+    ? "bubblewrap: /usr/bin/bwrap"
+    : `bubblewrap: not available (${ready}); the sandbox suite checks the unavailable status only`,
+);

@@ -4,7 +4,8 @@
 import { ensureDebianPackage, isExecutable } from "./debian-package.mjs";
 
 const candidate = process.env.CHROMIUM_PATH || "/usr/bin/chromium";
-if (process.env.CHROMIUM_PATH && !isExecutable(candidate)) fail(`CHROMIUM_PATH=${process.env.CHROMIUM_PATH} is not an executable file`);
+if (process.env.CHROMIUM_PATH && !isExecutable(candidate))
+  fail(`CHROMIUM_PATH=${process.env.CHROMIUM_PATH} is not an executable file`);
 const ready = ensureDebianPackage({ program: candidate, pkg: "chromium" });
 if (ready !== true) fail(`${ready}; install Chromium yourself or set CHROMIUM_PATH`);
 console.log(`Chromium: ${candidate}`);

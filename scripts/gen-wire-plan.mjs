@@ -7,7 +7,10 @@ import { writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { tsImport } from "tsx/esm/api";
 
-const { renderWirePlan, renderWireEnums } = await tsImport("../packages/sdk/src/wire/wire-plan-compile.ts", import.meta.url);
+const { renderWirePlan, renderWireEnums } = await tsImport(
+  "../packages/sdk/src/wire/wire-plan-compile.ts",
+  import.meta.url,
+);
 for (const [file, text] of [
   ["wire-plan.gen.ts", renderWirePlan()],
   ["wire-enums.gen.ts", renderWireEnums()],

@@ -27,16 +27,22 @@ export function packPackages(destination) {
   }
   const [command, ...prefix] = npmCommand();
   const workspaces = PACKAGES.flatMap((name) => ["-w", `packages/${name}`]);
-  const result = spawnSync(command, [...prefix, "pack", "--ignore-scripts", "--pack-destination", destination, ...workspaces], {
-    cwd: root,
-    encoding: "utf8",
-    env: { ...process.env, NO_COLOR: "1" },
-  });
-  if (result.status !== 0) throw new Error(`npm pack failed (exit ${result.status ?? result.signal}):\n${result.stderr}`);
+  const result = spawnSync(
+    command,
+    [...prefix, "pack", "--ignore-scripts", "--pack-destination", destination, ...workspaces],
+    {
+      cwd: root,
+      encoding: "utf8",
+      env: { ...process.env, NO_COLOR: "1" },
+    },
+  );
+  if (result.status !== 0)
+    throw new Error(`npm pack failed (exit ${result.status ?? result.signal}):\n${result.stderr}`);
   const files = readdirSync(destination).filter((file) => file.endsWith(".tgz"));
   return PACKAGES.map((name) => {
     const file = files.find((f) => f.startsWith(`antigravity-ts-${name}-`));
-    if (file === undefined) throw new Error(`npm pack made no tarball for @antigravity-ts/${name} (made: ${files.join(", ") || "none"})`);
+    if (file === undefined)
+      throw new Error(`npm pack made no tarball for @antigravity-ts/${name} (made: ${files.join(", ") || "none"})`);
     return join(destination, file);
   });
 }

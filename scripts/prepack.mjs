@@ -13,5 +13,9 @@ if (!["sdk", "node", "harness", "cli"].includes(name ?? "")) {
 }
 const root = fileURLToPath(new URL("..", import.meta.url));
 const rollup = join(root, "node_modules", "rollup", "dist", "bin", "rollup");
-const result = spawnSync(process.execPath, [rollup, "-c", "rollup.config.mjs"], { cwd: root, stdio: "inherit", env: { ...process.env, BUILD_ONLY: name } });
+const result = spawnSync(process.execPath, [rollup, "-c", "rollup.config.mjs"], {
+  cwd: root,
+  stdio: "inherit",
+  env: { ...process.env, BUILD_ONLY: name },
+});
 process.exit(result.status ?? 1);

@@ -26,12 +26,32 @@ const sections = [
     skip: () => (existsSync(join(root, "scripts/check-gen.mjs")) ? false : "scripts/check-gen.mjs not present"),
     argv: [node, "scripts/check-gen.mjs"],
   },
-  { name: "lint", title: "Format and lint (Biome: scripts/biome.mjs ci .)", argv: [node, "scripts/biome.mjs", "ci", "."] },
-  { name: "typecheck", title: "Typecheck (tsc -b tsconfig.json)", argv: [node, bin("typescript", "bin/tsc"), "-b", "tsconfig.json"] },
-  { name: "build", title: "Build (rollup -c rollup.config.mjs)", argv: [node, bin("rollup", "dist/bin/rollup"), "-c", "rollup.config.mjs"] },
-  { name: "bubblewrap", title: "bubblewrap for the run_command sandbox suite (scripts/ensure-bubblewrap.mjs)", argv: [node, "scripts/ensure-bubblewrap.mjs"] },
+  {
+    name: "lint",
+    title: "Format and lint (Biome: scripts/biome.mjs ci .)",
+    argv: [node, "scripts/biome.mjs", "ci", "."],
+  },
+  {
+    name: "typecheck",
+    title: "Typecheck (tsc -b tsconfig.json)",
+    argv: [node, bin("typescript", "bin/tsc"), "-b", "tsconfig.json"],
+  },
+  {
+    name: "build",
+    title: "Build (rollup -c rollup.config.mjs)",
+    argv: [node, bin("rollup", "dist/bin/rollup"), "-c", "rollup.config.mjs"],
+  },
+  {
+    name: "bubblewrap",
+    title: "bubblewrap for the run_command sandbox suite (scripts/ensure-bubblewrap.mjs)",
+    argv: [node, "scripts/ensure-bubblewrap.mjs"],
+  },
   vitestSection("unit", "Unit and Node end-to-end tests (vitest, sources)", "vitest.config.ts"),
-  vitestSection("built", "Node end-to-end tests against the built packages (vitest.built.config.ts)", "vitest.built.config.ts"),
+  vitestSection(
+    "built",
+    "Node end-to-end tests against the built packages (vitest.built.config.ts)",
+    "vitest.built.config.ts",
+  ),
   {
     name: "bundle-size",
     title: "Bundle size (scripts/bundle-size.mjs)",
@@ -40,7 +60,8 @@ const sections = [
   },
   {
     name: "packages",
-    title: "Packed packages in a fresh consumer project: publint, attw, ESM, CommonJS, TypeScript, schema types, browser bundle, Deno (scripts/consumer-suite.mjs)",
+    title:
+      "Packed packages in a fresh consumer project: publint, attw, ESM, CommonJS, TypeScript, schema types, browser bundle, Deno (scripts/consumer-suite.mjs)",
     argv: [node, "scripts/consumer-suite.mjs"],
     count: (run) => consumerCount(run.output),
   },
@@ -51,8 +72,16 @@ const sections = [
     env: { NO_COLOR: "1", NODE_BINARY: node },
     count: (run) => denoCount(run.output),
   },
-  vitestSection("workerd", "Cloudflare Workers tests (miniflare, vitest.workerd.config.ts)", "vitest.workerd.config.ts"),
-  { name: "chromium", title: "Chromium for the browser suite (scripts/ensure-chromium.mjs)", argv: [node, "scripts/ensure-chromium.mjs"] },
+  vitestSection(
+    "workerd",
+    "Cloudflare Workers tests (miniflare, vitest.workerd.config.ts)",
+    "vitest.workerd.config.ts",
+  ),
+  {
+    name: "chromium",
+    title: "Chromium for the browser suite (scripts/ensure-chromium.mjs)",
+    argv: [node, "scripts/ensure-chromium.mjs"],
+  },
   {
     name: "browser",
     title: "Browser tests (playwright test, Chromium)",
@@ -67,7 +96,16 @@ function vitestSection(name, title, config) {
   return {
     name,
     title,
-    argv: [node, bin("vitest", "vitest.mjs"), "run", "--config", config, "--reporter=default", "--reporter=json", `--outputFile.json=${outputFile}`],
+    argv: [
+      node,
+      bin("vitest", "vitest.mjs"),
+      "run",
+      "--config",
+      config,
+      "--reporter=default",
+      "--reporter=json",
+      `--outputFile.json=${outputFile}`,
+    ],
     count: () => vitestCount(outputFile),
   };
 }
@@ -124,7 +162,11 @@ for (const [i, section] of chosen.entries()) {
   timings.push([section.name, `${run.code === 0 ? "ok" : "FAILED"} in ${seconds}s${summary}`]);
   // A runner that exits 0 with failed tests, or non-zero with none, is a failure either way.
   if (run.code !== 0 || (counts?.failed ?? 0) > 0) {
-    const why = run.timedOut ? `timed out after ${SECTION_TIMEOUT_MS / 60_000} min` : run.signal ? `killed by ${run.signal}` : `exit code ${run.code}`;
+    const why = run.timedOut
+      ? `timed out after ${SECTION_TIMEOUT_MS / 60_000} min`
+      : run.signal
+        ? `killed by ${run.signal}`
+        : `exit code ${run.code}`;
     console.error(`\n✗ section "${section.name}" failed (${why}); stopping.`);
     finish(1);
   }
@@ -206,7 +248,9 @@ function vitestCount(file) {
   const report = JSON.parse(readFileSync(file, "utf8"));
   if (report.numTotalTests === 0) throw new Error(`${file} reports no tests at all`);
   // Failed suites (a file that does not load) count as failures too.
-  const brokenFiles = (report.testResults ?? []).filter((r) => r.status === "failed" && (r.assertionResults ?? []).length === 0).length;
+  const brokenFiles = (report.testResults ?? []).filter(
+    (r) => r.status === "failed" && (r.assertionResults ?? []).length === 0,
+  ).length;
   return { passed: report.numPassedTests, failed: report.numFailedTests + brokenFiles };
 }
 

@@ -10,7 +10,12 @@ import { join, resolve } from "node:path";
 import WebSocket from "ws";
 
 /** What a client's first frame usually is: an `InitializeConversationEvent` with a policy. */
-const INIT_FRAME = JSON.stringify({ config: { policyConfig: { rules: [{ tool: "*", name: "allow_all", decision: "POLICY_DECISION_ALLOW" }] }, agentBehavior: "AGENT_BEHAVIOR_AUTONOMOUS" } });
+const INIT_FRAME = JSON.stringify({
+  config: {
+    policyConfig: { rules: [{ tool: "*", name: "allow_all", decision: "POLICY_DECISION_ALLOW" }] },
+    agentBehavior: "AGENT_BEHAVIOR_AUTONOMOUS",
+  },
+});
 const TIMEOUT_MS = 30_000;
 
 /** Starts `bin` (dist/bin.cjs) once so that it writes `cacheFile`; throws when it did not. */
@@ -18,8 +23,14 @@ export async function writeHarnessCodeCache(bin, cacheFile) {
   cacheFile = resolve(cacheFile);
   rmSync(cacheFile, { force: true });
   const workspace = mkdtempSync(join(tmpdir(), "harness-code-cache-"));
-  const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^(GEMINI_|OPENAI_|ANTIGRAVITY_|GOOGLE_)/.test(key)));
-  const child = spawn(process.execPath, [resolve(bin)], { cwd: workspace, env: { ...env, ANTIGRAVITY_MODEL_PROVIDER: "scripted" }, stdio: ["pipe", "pipe", "pipe"] });
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(([key]) => !/^(GEMINI_|OPENAI_|ANTIGRAVITY_|GOOGLE_)/.test(key)),
+  );
+  const child = spawn(process.execPath, [resolve(bin)], {
+    cwd: workspace,
+    env: { ...env, ANTIGRAVITY_MODEL_PROVIDER: "scripted" },
+    stdio: ["pipe", "pipe", "pipe"],
+  });
   let stderr = "";
   child.stderr.on("data", (chunk) => (stderr += chunk));
   const exited = new Promise((resolve) => child.once("close", (code) => resolve(code)));
@@ -36,7 +47,8 @@ export async function writeHarnessCodeCache(bin, cacheFile) {
     socket.close();
     child.stdin.end();
     const code = await exited;
-    if (code !== 0 || !existsSync(cacheFile)) throw new Error(`the harness exited with ${code} and wrote no code cache:\n${stderr}`);
+    if (code !== 0 || !existsSync(cacheFile))
+      throw new Error(`the harness exited with ${code} and wrote no code cache:\n${stderr}`);
   } catch (error) {
     child.kill("SIGKILL");
     throw new Error(`write-harness-code-cache: ${error.message}\n${stderr}`);
@@ -64,7 +76,11 @@ function readOutputConfig(stdout) {
           const [tag, afterTag] = varint(message, at);
           const [value, afterValue] = varint(message, afterTag);
           if (tag === 1 << 3) [fields.port, at] = [value, afterValue];
-          else if (tag === ((2 << 3) | 2)) [fields.apiKey, at] = [message.subarray(afterValue, afterValue + value).toString("utf8"), afterValue + value];
+          else if (tag === ((2 << 3) | 2))
+            [fields.apiKey, at] = [
+              message.subarray(afterValue, afterValue + value).toString("utf8"),
+              afterValue + value,
+            ];
           else throw new Error(`unexpected OutputConfig field tag ${tag}`);
         }
       } catch (error) {

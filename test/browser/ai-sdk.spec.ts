@@ -61,7 +61,9 @@ const sourceWorkspace: Plugin = {
   name: "source-workspace",
   setup(b) {
     b.onResolve({ filter: /^#default-websocket$/ }, () => ({ path: "isomorphic-ws", external: true }));
-    b.onResolve({ filter: /^[^./#]/ }, (args) => (args.path.startsWith("@antigravity-ts/") ? undefined : { path: args.path, external: true }));
+    b.onResolve({ filter: /^[^./#]/ }, (args) =>
+      args.path.startsWith("@antigravity-ts/") ? undefined : { path: args.path, external: true },
+    );
   },
 };
 
@@ -73,7 +75,15 @@ interface Backend {
 }
 
 async function pageScript(): Promise<string> {
-  const page = await build({ entryPoints: [PAGE], bundle: true, format: "esm", jsx: "automatic", write: false, define: { "process.env.NODE_ENV": '"production"' }, logLevel: "silent" });
+  const page = await build({
+    entryPoints: [PAGE],
+    bundle: true,
+    format: "esm",
+    jsx: "automatic",
+    write: false,
+    define: { "process.env.NODE_ENV": '"production"' },
+    logLevel: "silent",
+  });
   return page.outputFiles[0]?.text ?? "";
 }
 
@@ -86,7 +96,13 @@ const BACKENDS: Record<string, () => Promise<Backend>> = {
   "a Node route": async () => {
     const startChatServer = await loadServer();
     const { harness, workspace } = await harnessIn();
-    const { url, server } = await startChatServer({ harnessUrl: harness.url, apiKey: harness.apiKey, continuationSecret: SECRET, pageScript: await pageScript(), port: 0 });
+    const { url, server } = await startChatServer({
+      harnessUrl: harness.url,
+      apiKey: harness.apiKey,
+      continuationSecret: SECRET,
+      pageScript: await pageScript(),
+      port: 0,
+    });
     return {
       url,
       workspace,
@@ -106,7 +122,12 @@ const BACKENDS: Record<string, () => Promise<Backend>> = {
       compatibilityDate: "2026-04-01",
       host: "127.0.0.1",
       port: 0,
-      bindings: { HARNESS_URL: harness.url, HARNESS_API_KEY: harness.apiKey, CONTINUATION_SECRET: SECRET, PAGE_SCRIPT: await pageScript() },
+      bindings: {
+        HARNESS_URL: harness.url,
+        HARNESS_API_KEY: harness.apiKey,
+        CONTINUATION_SECRET: SECRET,
+        PAGE_SCRIPT: await pageScript(),
+      },
     });
     const url = (await mf.ready).href;
     return {
@@ -148,7 +169,9 @@ for (const [name, start] of Object.entries(BACKENDS)) {
       await backend?.close();
     });
 
-    test("streams reasoning and text, a client tool card and a harness tool card, with usage", async ({ page }, testInfo) => {
+    test("streams reasoning and text, a client tool card and a harness tool card, with usage", async ({
+      page,
+    }, testInfo) => {
       await page.goto(backend.url);
       await send(page, "weather in Paris");
       await ready(page);
@@ -158,13 +181,18 @@ for (const [name, start] of Object.entries(BACKENDS)) {
       const weather = answer.locator('.tool[data-tool="get_weather"]');
       await expect(weather).toHaveAttribute("data-state", "output-available");
       await expect(weather.locator(".output")).toHaveText('{"city":"Paris","sky":"sunny","celsius":21}');
-      await expect(answer.locator('.tool[data-tool="list_directory"]')).toHaveAttribute("data-state", "output-available");
+      await expect(answer.locator('.tool[data-tool="list_directory"]')).toHaveAttribute(
+        "data-state",
+        "output-available",
+      );
       await expect(answer.locator(".tool")).toHaveCount(2); // one card per call
       await expect(answer.locator(".usage")).toHaveText(/^[1-9]\d* tokens$/);
       await keepScreenshot(page, testInfo, `${slug}-tools`, { committed: false });
     });
 
-    test("an approval approved runs the command and the turn goes on; one denied does not run it", async ({ page }, testInfo) => {
+    test("an approval approved runs the command and the turn goes on; one denied does not run it", async ({
+      page,
+    }, testInfo) => {
       await page.goto(backend.url);
       await send(page, "clean up the build");
       const card = page.locator('.tool[data-tool="run_command"]');
@@ -207,7 +235,9 @@ for (const [name, start] of Object.entries(BACKENDS)) {
       // queue behind the story (about 90 words, 400 ms apart) had Stop not cancelled that turn on
       // the harness; the Worker starts a new agent per request.
       await send(page, "weather in Paris");
-      await expect(page.locator("article.assistant").last().locator(".text").last()).toHaveText("Paris is sunny, 21 degrees.");
+      await expect(page.locator("article.assistant").last().locator(".text").last()).toHaveText(
+        "Paris is sunny, 21 degrees.",
+      );
       await expect(text.first()).toHaveText(stopped);
     });
 

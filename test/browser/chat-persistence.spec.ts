@@ -47,7 +47,9 @@ test.describe("browser chat: a tab's conversation survives a reload", () => {
     // The harness resumed the session and replayed its steps (§5): the model's side continues too.
     expect(Number(await page.locator("body").getAttribute("data-resumed-steps"))).toBeGreaterThan(0);
     await expect(page.locator("li.turn.user")).toHaveText(["Hi there, agent"]);
-    await expect(page.locator("li.turn.agent .bubble.text")).toHaveText(["Hello from the reference harness! You said: Hi there, agent"]);
+    await expect(page.locator("li.turn.agent .bubble.text")).toHaveText([
+      "Hello from the reference harness! You said: Hi there, agent",
+    ]);
     await expect(page.locator("li.turn.agent .thought")).toHaveText(["A greeting. I will answer briefly."]);
     await expect(page.locator("#usage")).toHaveText(/^Tokens: [1-9]\d* in/);
 

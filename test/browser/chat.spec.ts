@@ -26,9 +26,13 @@ test.describe("browser chat through the harness gateway", () => {
     await sendPrompt(page, "Hi there, agent");
     const turn = page.locator("li.turn.agent").last();
     await expect(turn.locator(".thought")).toHaveText("A greeting. I will answer briefly.");
-    await expect(turn.locator(".bubble.text")).toHaveText("Hello from the reference harness! You said: Hi there, agent");
+    await expect(turn.locator(".bubble.text")).toHaveText(
+      "Hello from the reference harness! You said: Hi there, agent",
+    );
     await expect(page.locator("li.turn.user").last()).toHaveText("Hi there, agent");
-    await expect(page.locator("#usage")).toHaveText(/^Tokens: [1-9]\d* in · [1-9]\d* out · [1-9]\d* thinking · [1-9]\d* total$/);
+    await expect(page.locator("#usage")).toHaveText(
+      /^Tokens: [1-9]\d* in · [1-9]\d* out · [1-9]\d* thinking · [1-9]\d* total$/,
+    );
     await expect(page.locator("#error")).toBeHidden();
 
     // A second turn on the same session: usage grows.
@@ -39,7 +43,10 @@ test.describe("browser chat through the harness gateway", () => {
     expect(total(await page.locator("#usage").textContent())).toBeGreaterThan(total(first));
   });
 
-  test("a client tool runs in the page; its card shows arguments, running then done, and the result", async ({ page, server }, testInfo) => {
+  test("a client tool runs in the page; its card shows arguments, running then done, and the result", async ({
+    page,
+    server,
+  }, testInfo) => {
     await openChat(page, server);
     // Record every state the card goes through, to see the running state the spinner belongs to.
     await page.evaluate(() => {
@@ -54,7 +61,13 @@ test.describe("browser chat through the harness gateway", () => {
           if ((record.target as HTMLElement).dataset["tool"] === "read_page") note(record.oldValue);
         }
         note(document.querySelector<HTMLElement>('.tool[data-tool="read_page"]')?.dataset["status"]);
-      }).observe(document.body, { subtree: true, childList: true, attributes: true, attributeOldValue: true, attributeFilter: ["data-status"] });
+      }).observe(document.body, {
+        subtree: true,
+        childList: true,
+        attributes: true,
+        attributeOldValue: true,
+        attributeFilter: ["data-status"],
+      });
     });
     await sendPrompt(page, "What do my notes say?");
     const card = page.locator('.tool[data-tool="read_page"]');
@@ -62,15 +75,25 @@ test.describe("browser chat through the harness gateway", () => {
     await expect(card).toHaveAttribute("data-status", "done");
     await expect(card).toHaveAttribute("data-kind", "client");
     await expect(card.locator(".args")).toHaveText('{"selector":"#notes"}');
-    await expect(card.locator(".outcome")).toContainText('"text":"Notes the page tool read_page can read: the launch window opens on Tuesday at 09:30."');
-    expect(await page.evaluate(() => (window as unknown as { toolStatuses: string[] }).toolStatuses)).toEqual(["running", "done"]);
+    await expect(card.locator(".outcome")).toContainText(
+      '"text":"Notes the page tool read_page can read: the launch window opens on Tuesday at 09:30."',
+    );
+    expect(await page.evaluate(() => (window as unknown as { toolStatuses: string[] }).toolStatuses)).toEqual([
+      "running",
+      "done",
+    ]);
     // The model got the page's text back: the tool ran here, in the browser.
-    await expect(page.locator("li.turn.agent .bubble.text").last()).toContainText("Your notes say: Notes the page tool read_page can read: the launch window opens on Tuesday at 09:30.");
+    await expect(page.locator("li.turn.agent .bubble.text").last()).toContainText(
+      "Your notes say: Notes the page tool read_page can read: the launch window opens on Tuesday at 09:30.",
+    );
     await expect(page.locator("li.turn.agent").last()).toHaveAttribute("data-status", "done");
     await keepScreenshot(page, testInfo, "client-tool");
   });
 
-  test("a client tool that throws shows one error card with its arguments, and the model sees the error", async ({ page, server }, testInfo) => {
+  test("a client tool that throws shows one error card with its arguments, and the model sees the error", async ({
+    page,
+    server,
+  }, testInfo) => {
     await openChat(page, server);
     await sendPrompt(page, "read a missing element please");
     const card = page.locator('.tool[data-tool="read_page"]');
@@ -88,7 +111,10 @@ test.describe("browser chat through the harness gateway", () => {
     await keepScreenshot(page, testInfo, "client-tool-throws");
   });
 
-  test("Stop ends the turn as stopped, not as an error, and the next turn works", async ({ page, server }, testInfo) => {
+  test("Stop ends the turn as stopped, not as an error, and the next turn works", async ({
+    page,
+    server,
+  }, testInfo) => {
     await openChat(page, server);
     await sendPrompt(page, "tell me something slow", { wait: false });
     const turn = page.locator("li.turn.agent").last();
@@ -105,11 +131,16 @@ test.describe("browser chat through the harness gateway", () => {
     await keepScreenshot(page, testInfo, "stopped");
     // The session goes on after a Stop.
     await sendPrompt(page, "Hi after the stop");
-    await expect(page.locator("li.turn.agent .bubble.text").last()).toHaveText("Hello from the reference harness! You said: Hi after the stop");
+    await expect(page.locator("li.turn.agent .bubble.text").last()).toHaveText(
+      "Hello from the reference harness! You said: Hi after the stop",
+    );
     await expect(page.locator("li.turn.agent").last()).toHaveAttribute("data-status", "done");
   });
 
-  test("a harness that dies while the page is idle shows disconnected without a prompt", async ({ page, server }, testInfo) => {
+  test("a harness that dies while the page is idle shows disconnected without a prompt", async ({
+    page,
+    server,
+  }, testInfo) => {
     await openChat(page, server);
     await sendPrompt(page, "Hi there, agent");
     await expect(page.locator("#prompt")).toBeEnabled();
@@ -159,7 +190,10 @@ test.describe("browser chat through the harness gateway", () => {
     });
   });
 
-  test("without --allow-run-command the page cannot enable run_command: nothing runs, no dialog", async ({ page, server }) => {
+  test("without --allow-run-command the page cannot enable run_command: nothing runs, no dialog", async ({
+    page,
+    server,
+  }) => {
     await openChat(page, server);
     await sendPrompt(page, "please run a command");
     await expect(page.locator("dialog#confirm")).toBeHidden();
@@ -169,11 +203,17 @@ test.describe("browser chat through the harness gateway", () => {
     await expect(page.locator('.tool[data-tool="run_command"][data-status="done"]')).toHaveCount(0);
   });
 
-  test("a hostile script in the page cannot widen its session: the gateway closes it with the reason", async ({ page, server }) => {
+  test("a hostile script in the page cannot widen its session: the gateway closes it with the reason", async ({
+    page,
+    server,
+  }) => {
     await openChat(page, server);
     // The page's own token, a raw WebSocket, and a first frame asking for the whole disk without containment.
     const outcome = await page.evaluate(async () => {
-      const { gatewayPath, token } = (await (await fetch("/config.json")).json()) as { gatewayPath: string; token: string };
+      const { gatewayPath, token } = (await (await fetch("/config.json")).json()) as {
+        gatewayPath: string;
+        token: string;
+      };
       const url = new URL(gatewayPath, location.href);
       url.protocol = "ws:";
       url.searchParams.set("token", token);
@@ -181,7 +221,14 @@ test.describe("browser chat through the harness gateway", () => {
       const frames: string[] = [];
       socket.onmessage = (event) => frames.push(String(event.data));
       socket.onopen = () =>
-        socket.send(JSON.stringify({ config: { workspaces: [{ filesystemWorkspace: { directory: "/" } }], policyConfig: { workspaceContainment: "WORKSPACE_CONTAINMENT_DISABLED" } } }));
+        socket.send(
+          JSON.stringify({
+            config: {
+              workspaces: [{ filesystemWorkspace: { directory: "/" } }],
+              policyConfig: { workspaceContainment: "WORKSPACE_CONTAINMENT_DISABLED" },
+            },
+          }),
+        );
       const close = await new Promise<CloseEvent>((resolve) => (socket.onclose = resolve));
       return { code: close.code, reason: close.reason, frames };
     });
@@ -227,7 +274,9 @@ test.describe("browser chat through the harness gateway", () => {
       const second = await context.newPage();
       await openChat(second, server);
       await sendPrompt(second, "Hello second tab");
-      await expect(second.locator("li.turn.agent .bubble.text").last()).toHaveText("Hello from the reference harness! You said: Hello second tab");
+      await expect(second.locator("li.turn.agent .bubble.text").last()).toHaveText(
+        "Hello from the reference harness! You said: Hello second tab",
+      );
       // Two tabs, two harness subprocesses of the server.
       expect(childPids(server.pid)).toHaveLength(2);
       await second.close();

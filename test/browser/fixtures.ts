@@ -41,7 +41,11 @@ export async function startChatServer(options: ChatServerOptions = {}): Promise<
     ...(options.allowRunCommand ? ["--allow-run-command"] : []),
   ];
   // Its own process group, so one kill takes the server and its harness.
-  const child: ChildProcess = spawn(process.execPath, args, { cwd: root, stdio: ["ignore", "pipe", "pipe"], detached: true });
+  const child: ChildProcess = spawn(process.execPath, args, {
+    cwd: root,
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true,
+  });
   let log = "";
   child.stderr?.setEncoding("utf8").on("data", (chunk: string) => (log += chunk));
   const exited = once(child, "exit");
@@ -78,9 +82,12 @@ export async function startChatServer(options: ChatServerOptions = {}): Promise<
     pid: child.pid as number,
     log: () => log,
     killHarness: async () => {
-      if (ready.harnessPid === null) throw new Error("this server runs a harness per tab; there is no shared harness to kill");
+      if (ready.harnessPid === null)
+        throw new Error("this server runs a harness per tab; there is no shared harness to kill");
       process.kill(ready.harnessPid, "SIGKILL");
-      await expect.poll(() => log, { message: "the server notices the harness exit" }).toContain("reference harness exited");
+      await expect
+        .poll(() => log, { message: "the server notices the harness exit" })
+        .toContain("reference harness exited");
     },
     kill,
   };
@@ -114,7 +121,12 @@ const committedScreenshots = join(root, "docs/examples/browser-chat/screenshots"
  * `npm test` never rewrites a tracked file. `committed: false` keeps a screenshot out of that set
  * (one that shows a path of the machine it ran on).
  */
-export async function keepScreenshot(page: Page, testInfo: TestInfo, name: string, options: { committed?: boolean } = {}): Promise<void> {
+export async function keepScreenshot(
+  page: Page,
+  testInfo: TestInfo,
+  name: string,
+  options: { committed?: boolean } = {},
+): Promise<void> {
   const path = testInfo.outputPath(`${name}.png`);
   await page.screenshot({ path, fullPage: true, animations: "disabled", caret: "hide" });
   await testInfo.attach(name, { path, contentType: "image/png" });
@@ -133,7 +145,8 @@ export const test = base.extend<{ server: ChatServer; serverOptions: ChatServerO
       await use(server);
     } finally {
       await server.kill();
-      if (testInfo.status !== testInfo.expectedStatus) await testInfo.attach("server.log", { body: server.log(), contentType: "text/plain" });
+      if (testInfo.status !== testInfo.expectedStatus)
+        await testInfo.attach("server.log", { body: server.log(), contentType: "text/plain" });
     }
   },
 });

@@ -34,20 +34,31 @@ test.beforeAll(async () => {
   script = result.outputFiles[0]?.text ?? "";
 });
 
-const read = (scenario: TraceScenario): string => readFileSync(join(root, `test/traces/localharness/${scenario.name}.ndjson`), "utf8");
+const read = (scenario: TraceScenario): string =>
+  readFileSync(join(root, `test/traces/localharness/${scenario.name}.ndjson`), "utf8");
 
 async function openReplayPage(page: Page): Promise<void> {
   await page.route(`${ORIGIN}/**`, (route) => {
     const path = new URL(route.request().url()).pathname;
     if (path === "/replay-page.js") return route.fulfill({ contentType: "text/javascript", body: script });
-    return route.fulfill({ contentType: "text/html", body: '<!doctype html><meta charset="utf-8"><title>replay</title><script type="module" src="/replay-page.js"></script>' });
+    return route.fulfill({
+      contentType: "text/html",
+      body: '<!doctype html><meta charset="utf-8"><title>replay</title><script type="module" src="/replay-page.js"></script>',
+    });
   });
   await page.goto(`${ORIGIN}/`);
   await expect(page.locator("body")).toHaveAttribute("data-ready", "true");
 }
 
 function run(page: Page, scenario: TraceScenario, trace: string): Promise<RunResult> {
-  return page.evaluate(([name, text]) => (window as unknown as { replayTest: { run(n: string, t: string): Promise<RunResult> } }).replayTest.run(name, text), [scenario.name, trace] as const);
+  return page.evaluate(
+    ([name, text]) =>
+      (window as unknown as { replayTest: { run(n: string, t: string): Promise<RunResult> } }).replayTest.run(
+        name,
+        text,
+      ),
+    [scenario.name, trace] as const,
+  );
 }
 
 test.describe("the golden traces in Chromium", () => {
@@ -59,11 +70,17 @@ test.describe("the golden traces in Chromium", () => {
     });
   }
 
-  test(`a user's test replaying ${USER_SCENARIO.description} fails with the diff once one client frame of the trace changed`, async ({ page }) => {
+  test(`a user's test replaying ${USER_SCENARIO.description} fails with the diff once one client frame of the trace changed`, async ({
+    page,
+  }) => {
     await openReplayPage(page);
     const result = await run(page, USER_SCENARIO, withChangedToolResult(read(USER_SCENARIO)));
     expect(result.ok).toBe(false);
-    expect(result.error).toMatch(/^replay mismatch \(lenient\) at trace line \d+ \(connection 0, client frame 3 of \d+, toolResponse, t=[\d.]+ ms\):/);
-    expect(result.error).toContain('at toolResponse.responseJson: differs\n    expected: "{\\"sum\\":6}"\n    got:      "{\\"sum\\":5}"');
+    expect(result.error).toMatch(
+      /^replay mismatch \(lenient\) at trace line \d+ \(connection 0, client frame 3 of \d+, toolResponse, t=[\d.]+ ms\):/,
+    );
+    expect(result.error).toContain(
+      'at toolResponse.responseJson: differs\n    expected: "{\\"sum\\":6}"\n    got:      "{\\"sum\\":5}"',
+    );
   });
 });

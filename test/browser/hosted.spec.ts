@@ -46,9 +46,15 @@ test.beforeAll(async () => {
     script: parseScript({
       turns: [
         { match: "hello", calls: [{ thinking: "Short.", text: "Hello from the emulator." }] },
-        { match: "list", calls: [{ toolCalls: [{ name: "list_directory", args: { directory_path: "." } }] }, { text: "Listed." }] },
+        {
+          match: "list",
+          calls: [{ toolCalls: [{ name: "list_directory", args: { directory_path: "." } }] }, { text: "Listed." }],
+        },
         { match: "runtime", calls: [{ toolCalls: [{ name: "$client", args: {} }] }, { text: "Asked the runtime." }] },
-        { match: "slow", calls: [{ text: Array.from({ length: 200 }, (_, i) => `w${i}`).join(" "), chunkWords: 1, chunkDelayMs: 50 }] },
+        {
+          match: "slow",
+          calls: [{ text: Array.from({ length: 200 }, (_, i) => `w${i}`).join(" "), chunkWords: 1, chunkDelayMs: 50 }],
+        },
       ],
     }),
   });
@@ -63,8 +69,13 @@ test.beforeAll(async () => {
   });
   server = createServer((req, res) => {
     if (route(req, res)) return;
-    if (req.url === "/hosted-page.js") return void res.writeHead(200, { "content-type": "text/javascript" }).end(script);
-    res.writeHead(200, { "content-type": "text/html" }).end('<!doctype html><meta charset="utf-8"><title>hosted</title><script type="module" src="/hosted-page.js"></script>');
+    if (req.url === "/hosted-page.js")
+      return void res.writeHead(200, { "content-type": "text/javascript" }).end(script);
+    res
+      .writeHead(200, { "content-type": "text/html" })
+      .end(
+        '<!doctype html><meta charset="utf-8"><title>hosted</title><script type="module" src="/hosted-page.js"></script>',
+      );
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -80,7 +91,9 @@ test.afterAll(async () => {
 test("a page runs the hosted agent through its server's route, never holding the key", async ({ page }) => {
   await page.goto(`${origin}/`);
   await expect(page.locator("body")).toHaveAttribute("data-ready", "true");
-  const result = await page.evaluate(() => (window as unknown as { hostedTest: { run(): Promise<Record<string, unknown>> } }).hostedTest.run());
+  const result = await page.evaluate(() =>
+    (window as unknown as { hostedTest: { run(): Promise<Record<string, unknown>> } }).hostedTest.run(),
+  );
   expect(result["hello"]).toBe("Hello from the emulator.");
   expect(result["thinking"]).toBe("Short.");
   expect(JSON.stringify(result["listed"])).toContain("notes.txt");

@@ -32,14 +32,20 @@ async function openStorePage(page: Page): Promise<void> {
   await page.route(`${ORIGIN}/**`, (route) => {
     const path = new URL(route.request().url()).pathname;
     if (path === "/store-page.js") return route.fulfill({ contentType: "text/javascript", body: script });
-    return route.fulfill({ contentType: "text/html", body: '<!doctype html><meta charset="utf-8"><title>store</title><script type="module" src="/store-page.js"></script>' });
+    return route.fulfill({
+      contentType: "text/html",
+      body: '<!doctype html><meta charset="utf-8"><title>store</title><script type="module" src="/store-page.js"></script>',
+    });
   });
   await page.goto(`${ORIGIN}/`);
   await expect(page.locator("body")).toHaveAttribute("data-ready", "true");
 }
 
 function run<T>(page: Page, method: string, ...args: unknown[]): Promise<T> {
-  return page.evaluate(([name, list]) => (window as unknown as { storeTest: StoreTest }).storeTest[name as string]?.(...(list as never[])), [method, args] as const) as Promise<T>;
+  return page.evaluate(
+    ([name, list]) => (window as unknown as { storeTest: StoreTest }).storeTest[name as string]?.(...(list as never[])),
+    [method, args] as const,
+  ) as Promise<T>;
 }
 
 test.describe("IndexedDB conversation store in Chromium", () => {
@@ -52,12 +58,24 @@ test.describe("IndexedDB conversation store in Chromium", () => {
 
   test("an unusable value is moved to the movedAside object store whole, in the same transaction", async ({ page }) => {
     await openStorePage(page);
-    const result = await run<{ loaded: unknown; warnings: string[]; kept: { conversationId: string; value: unknown }[] }>(page, "movedAside");
+    const result = await run<{
+      loaded: unknown;
+      warnings: string[];
+      kept: { conversationId: string; value: unknown }[];
+    }>(page, "movedAside");
     expect(result.loaded).toBeNull();
     expect(result.warnings).toEqual([
-      expect.stringMatching(/is unusable: invalid conversation snapshot: format: .+ It was moved to IndexedDB moved\/movedAside key 1; the conversation starts empty\.$/),
+      expect.stringMatching(
+        /is unusable: invalid conversation snapshot: format: .+ It was moved to IndexedDB moved\/movedAside key 1; the conversation starts empty\.$/,
+      ),
     ]);
-    expect(result.kept).toEqual([{ conversationId: "browser-0123456789abcdef0123456789abcdef", movedAt: expect.any(String), value: { not: "a snapshot", list: [1, 2, 3] } }]);
+    expect(result.kept).toEqual([
+      {
+        conversationId: "browser-0123456789abcdef0123456789abcdef",
+        movedAt: expect.any(String),
+        value: { not: "a snapshot", list: [1, 2, 3] },
+      },
+    ]);
   });
 
   test("a page reloaded in the middle of its saves leaves a whole snapshot", async ({ page }) => {
@@ -72,7 +90,10 @@ test.describe("IndexedDB conversation store in Chromium", () => {
     expect(after.turnCount).toBeLessThanOrEqual(40);
   });
 
-  test("two tabs saving one conversation: every load is a whole snapshot, the last save wins", async ({ page, context }) => {
+  test("two tabs saving one conversation: every load is a whole snapshot, the last save wins", async ({
+    page,
+    context,
+  }) => {
     const other = await context.newPage();
     await openStorePage(page);
     await openStorePage(other);
@@ -92,6 +113,8 @@ test.describe("IndexedDB conversation store in Chromium", () => {
 
   test("a runtime without IndexedDB is told so when the store is created", async ({ page }) => {
     await openStorePage(page);
-    expect(await run(page, "withoutIndexedDb")).toBe("FailedPrecondition: IndexedDB is not available in this runtime: pass the `indexedDB` option or use another conversation store");
+    expect(await run(page, "withoutIndexedDb")).toBe(
+      "FailedPrecondition: IndexedDB is not available in this runtime: pass the `indexedDB` option or use another conversation store",
+    );
   });
 });

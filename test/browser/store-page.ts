@@ -65,7 +65,10 @@ const storeTest = {
   async movedAside(): Promise<{ loaded: unknown; warnings: string[]; kept: unknown[] }> {
     const warnings: string[] = [];
     await rawPut("moved", ID, { not: "a snapshot", list: [1, 2, 3] });
-    const store = createIndexedDbConversationStore({ databaseName: "moved", onWarning: (w) => warnings.push(w.message) });
+    const store = createIndexedDbConversationStore({
+      databaseName: "moved",
+      onWarning: (w) => warnings.push(w.message),
+    });
     const loaded = (await store.load(ID)) ?? null;
     store.close();
     return { loaded, warnings, kept: await rawMovedAside("moved") };

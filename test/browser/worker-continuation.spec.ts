@@ -30,7 +30,11 @@ test.beforeAll(async () => {
     compatibilityDate: "2026-04-01",
     host: "127.0.0.1",
     port: 0,
-    bindings: { HARNESS_URL: harness.url, HARNESS_API_KEY: harness.apiKey, CONTINUATION_SECRET: "page-continuation-secret-0123456789abcdef" },
+    bindings: {
+      HARNESS_URL: harness.url,
+      HARNESS_API_KEY: harness.apiKey,
+      CONTINUATION_SECRET: "page-continuation-secret-0123456789abcdef",
+    },
     durableObjects: { PENDING: { className: "PendingConfirmation", useSQLite: true } },
     durableObjectsPersist: persist,
   });
@@ -80,9 +84,14 @@ test("a page that alters the call it approves is refused and nothing runs", asyn
   const before = await log();
   // What a hostile page script could do: send back the envelope with other arguments.
   const status = await page.evaluate(async () => {
-    const continuation = JSON.parse(document.getElementById("envelope")?.textContent ?? "null") as { payload: { pendingToolCalls: { args: unknown }[] } };
+    const continuation = JSON.parse(document.getElementById("envelope")?.textContent ?? "null") as {
+      payload: { pendingToolCalls: { args: unknown }[] };
+    };
     (continuation.payload.pendingToolCalls[0] as { args: unknown }).args = { CommandLine: "echo pwned >> log.txt" };
-    const response = await fetch("/approve", { method: "POST", body: JSON.stringify({ continuation, approved: true }) });
+    const response = await fetch("/approve", {
+      method: "POST",
+      body: JSON.stringify({ continuation, approved: true }),
+    });
     return { status: response.status, body: (await response.json()) as { error: { code: string } } };
   });
   expect(status).toMatchObject({ status: 403, body: { error: { code: "PermissionDenied" } } });

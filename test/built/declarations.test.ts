@@ -11,9 +11,16 @@ const root = join(import.meta.dirname, "../..");
 describe("bundled declarations", () => {
   it("compile the examples and a Node consumer without the sources", async () => {
     const tsc = join(root, "node_modules/typescript/bin/tsc");
-    const result = await promisify(execFile)(process.execPath, [tsc, "-p", "test/built/types/tsconfig.json", "--pretty", "false"], { cwd: root }).then(
+    const result = await promisify(execFile)(
+      process.execPath,
+      [tsc, "-p", "test/built/types/tsconfig.json", "--pretty", "false"],
+      { cwd: root },
+    ).then(
       ({ stdout }) => ({ code: 0, output: stdout }),
-      (error: { code?: number; stdout?: string; stderr?: string }) => ({ code: error.code ?? -1, output: `${error.stdout ?? ""}${error.stderr ?? ""}` }),
+      (error: { code?: number; stdout?: string; stderr?: string }) => ({
+        code: error.code ?? -1,
+        output: `${error.stdout ?? ""}${error.stderr ?? ""}`,
+      }),
     );
     expect(result.output).toBe("");
     expect(result.code).toBe(0);
@@ -21,7 +28,11 @@ describe("bundled declarations", () => {
 
   it("name the fix when build() is called without a policy", async () => {
     const tsc = join(root, "node_modules/typescript/bin/tsc");
-    const output = await promisify(execFile)(process.execPath, [tsc, "-p", "test/built/forgotten-policy/tsconfig.json", "--pretty", "false"], { cwd: root }).then(
+    const output = await promisify(execFile)(
+      process.execPath,
+      [tsc, "-p", "test/built/forgotten-policy/tsconfig.json", "--pretty", "false"],
+      { cwd: root },
+    ).then(
       () => "compiled",
       (error: { stdout?: string }) => error.stdout ?? "",
     );

@@ -6,7 +6,13 @@ import { defineE2ESuite, startListeningHarness } from "@antigravity-ts/test-kit"
 defineE2ESuite("WebSocketTransport (built)", async (context) => {
   const harness = await context.shared(
     "built-listening-harness",
-    () => startListeningHarness({ env: context.harnessEnv, workspace: context.workspace, apiKey: "built-e2e-key-0123456789", build: "dist" }),
+    () =>
+      startListeningHarness({
+        env: context.harnessEnv,
+        workspace: context.workspace,
+        apiKey: "built-e2e-key-0123456789",
+        build: "dist",
+      }),
     (h) => h.stop(),
   );
   return new WebSocketTransport({ host: "127.0.0.1", port: harness.port, apiKey: harness.apiKey });

@@ -43,7 +43,11 @@ describe("the built harness's lazily required dependencies", () => {
     client.prompt("files please");
     const final = finalSteps(await client.turn());
     const real = await realpath(fixture.workspace);
-    expect(final.find((step) => step.findFile)?.["findFile"]).toEqual({ directoryPath: real, query: "*.txt", output: "notes/a.txt" });
+    expect(final.find((step) => step.findFile)?.["findFile"]).toEqual({
+      directoryPath: real,
+      query: "*.txt",
+      output: "notes/a.txt",
+    });
     expect((final.find((step) => step.searchDirectory) as Frame)["text"]).toBe("notes/a.txt:2: gamma");
     client.close();
   });

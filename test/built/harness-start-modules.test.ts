@@ -50,10 +50,15 @@ describe("what the bundled harness evaluates at start", () => {
     for (const [name, code] of start) {
       for (const marker of REGISTRY_MARKERS) expect(code.includes(marker), `${name} holds ${marker}`).toBe(false);
       for (const builtin of ["node:worker_threads", "node:child_process"]) {
-        expect(new RegExp(`(from\\s*|require\\()["']${builtin}["']`).test(code), `${name} imports ${builtin} at start`).toBe(false);
+        expect(
+          new RegExp(`(from\\s*|require\\()["']${builtin}["']`).test(code),
+          `${name} imports ${builtin} at start`,
+        ).toBe(false);
       }
     }
-    const lazy = [...(start.get("bin.js") ?? "").matchAll(/import\(["']\.\/([^"']+)["']\)/g)].map((match) => match[1] as string);
+    const lazy = [...(start.get("bin.js") ?? "").matchAll(/import\(["']\.\/([^"']+)["']\)/g)].map(
+      (match) => match[1] as string,
+    );
     const lazyCode = lazy.flatMap((name) => [...staticClosure(outdir, name).files.values()]).join("\n");
     expect(lazyCode.includes("function fileDesc(")).toBe(true);
   });
@@ -83,8 +88,17 @@ describe("the bundled harness's code cache", () => {
 
   it("the dependencies bin.bundle.cjs leaves to node_modules (loaded on first use) resolve from it", () => {
     const code = readFileSync(path.join(dist, "bin.bundle.cjs"), "utf8");
-    const required = new Set([...code.matchAll(/require\("([^"]+)"\)/g)].map((match) => match[1] as string).filter((specifier) => !isBuiltin(specifier)));
-    expect([...required].sort()).toEqual(["@bufbuild/protobuf", "@bufbuild/protobuf/codegenv2", "@bufbuild/protobuf/wkt", "re2js"]);
+    const required = new Set(
+      [...code.matchAll(/require\("([^"]+)"\)/g)]
+        .map((match) => match[1] as string)
+        .filter((specifier) => !isBuiltin(specifier)),
+    );
+    expect([...required].sort()).toEqual([
+      "@bufbuild/protobuf",
+      "@bufbuild/protobuf/codegenv2",
+      "@bufbuild/protobuf/wkt",
+      "re2js",
+    ]);
     const resolve = createRequire(path.join(dist, "bin.bundle.cjs")).resolve;
     for (const specifier of required) expect(resolve(specifier)).toMatch(/node_modules/);
   });
@@ -103,7 +117,10 @@ describe("the bundled harness's code cache", () => {
 
 /** Starts `bin` in stdio mode, reads its OutputConfig, closes its stdin and waits for exit code 0. */
 async function handshakeAndExit(bin: string): Promise<void> {
-  const child = spawn(process.execPath, [bin], { stdio: ["pipe", "pipe", "pipe"], env: { ...process.env, ANTIGRAVITY_MODEL_PROVIDER: "scripted" } });
+  const child = spawn(process.execPath, [bin], {
+    stdio: ["pipe", "pipe", "pipe"],
+    env: { ...process.env, ANTIGRAVITY_MODEL_PROVIDER: "scripted" },
+  });
   let stderr = "";
   child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
   const exited = new Promise<number | null>((resolve) => child.once("close", resolve));

@@ -33,14 +33,18 @@ async function importsReachedFrom(entries: string[]): Promise<Array<{ from: stri
     metafile: true,
     logLevel: "silent",
   });
-  return Object.entries(result.metafile.inputs).flatMap(([from, input]) => input.imports.filter((i) => i.external === true).map((i) => ({ from, specifier: i.path })));
+  return Object.entries(result.metafile.inputs).flatMap(([from, input]) =>
+    input.imports.filter((i) => i.external === true).map((i) => ({ from, specifier: i.path })),
+  );
 }
 
 describe("built @antigravity-ts/sdk stays runtime-neutral", () => {
   const files = jsFiles(sdkDist);
 
   it("has built files to check", () => {
-    expect(files.map((f) => relative(sdkDist, f))).toEqual(expect.arrayContaining(["index.js", "wire.js", "testing.js"]));
+    expect(files.map((f) => relative(sdkDist, f))).toEqual(
+      expect.arrayContaining(["index.js", "wire.js", "testing.js"]),
+    );
   });
 
   it("reaches no node: import or Node builtin from any file in dist, chunks included", async () => {
@@ -74,10 +78,16 @@ describe("built @antigravity-ts/sdk stays runtime-neutral", () => {
   }
 
   it("resolves isomorphic-ws to its browser entry (the global WebSocket) under the browser condition", async () => {
-    const bundle = await bundleForBrowser(`export * from "@antigravity-ts/sdk";`, { runtime: "browser", minify: false });
+    const bundle = await bundleForBrowser(`export * from "@antigravity-ts/sdk";`, {
+      runtime: "browser",
+      minify: false,
+    });
     const usesIsomorphicWs = bundle.inputs.some((i) => i.includes("node_modules/isomorphic-ws/"));
     // The transport may use the global WebSocket directly; if it goes through isomorphic-ws, it must be browser.js.
-    if (usesIsomorphicWs) expect(bundle.inputs.filter((i) => i.includes("node_modules/isomorphic-ws/"))).toEqual([expect.stringMatching(/node_modules\/isomorphic-ws\/browser\.js$/)]);
+    if (usesIsomorphicWs)
+      expect(bundle.inputs.filter((i) => i.includes("node_modules/isomorphic-ws/"))).toEqual([
+        expect.stringMatching(/node_modules\/isomorphic-ws\/browser\.js$/),
+      ]);
     expect(bundle.inputs.some((i) => /node_modules\/ws\//.test(i))).toBe(false);
   });
 });

@@ -32,12 +32,16 @@ describe("importing @antigravity-ts/node", () => {
         [...sdk.packages].filter((name) => name.startsWith("@bufbuild/")),
         `${specifier} imports protobuf-es`,
       ).toEqual([]);
-      for (const [name, code] of sdk.files) for (const marker of REGISTRY_MARKERS) expect(code.includes(marker), `${specifier}: ${name} holds ${marker}`).toBe(false);
+      for (const [name, code] of sdk.files)
+        for (const marker of REGISTRY_MARKERS)
+          expect(code.includes(marker), `${specifier}: ${name} holds ${marker}`).toBe(false);
     }
   });
 
   it("still reaches the gateway's schema checks through a dynamic import (they load with the first gateway)", () => {
-    const lazy = [...staticClosure(nodeDist, "index.js").files.values()].flatMap((code) => [...code.matchAll(/import\(["']\.\/([^"']+)["']\)/g)].map((m) => m[1] as string));
+    const lazy = [...staticClosure(nodeDist, "index.js").files.values()].flatMap((code) =>
+      [...code.matchAll(/import\(["']\.\/([^"']+)["']\)/g)].map((m) => m[1] as string),
+    );
     const lazyPackages = new Set(lazy.flatMap((name) => [...staticClosure(`${nodeDist}chunks/`, name).packages]));
     expect(lazyPackages.has("@antigravity-ts/sdk/wire")).toBe(true);
   });

@@ -3,8 +3,10 @@ const assert = require("node:assert/strict");
 const sdk = require("@antigravity-ts/sdk");
 const node = require("@antigravity-ts/node");
 
-for (const name of ["Agent", "WebSocketTransport", "defineTool", "SdkError"]) assert.equal(typeof sdk[name], "function", `sdk.${name}`);
-for (const name of ["Agent", "SubprocessTransport", "createHarnessGateway", "defineTool"]) assert.equal(typeof node[name], "function", `node.${name}`);
+for (const name of ["Agent", "WebSocketTransport", "defineTool", "SdkError"])
+  assert.equal(typeof sdk[name], "function", `sdk.${name}`);
+for (const name of ["Agent", "SubprocessTransport", "createHarnessGateway", "defineTool"])
+  assert.equal(typeof node[name], "function", `node.${name}`);
 // One SdkError class across both entry points, and a typed error for bad input.
 assert.equal(node.SdkError, sdk.SdkError);
 assert.throws(

@@ -35,7 +35,10 @@ Deno.test("a full turn streams thinking, text and a client tool call over Deno's
     assert.ok(text.includes(Deno.version.deno), `answer does not quote the tool result: ${text}`);
 
     const usage = await agent.conversation().totalUsage();
-    assert.ok(usage.promptTokenCount > 0 && usage.candidatesTokenCount > 0, `usage was not reported: ${JSON.stringify(usage)}`);
+    assert.ok(
+      usage.promptTokenCount > 0 && usage.candidatesTokenCount > 0,
+      `usage was not reported: ${JSON.stringify(usage)}`,
+    );
     assert.ok(usage.totalTokenCount >= usage.promptTokenCount + usage.candidatesTokenCount);
   } finally {
     await harness.stop();
@@ -54,7 +57,10 @@ Deno.test("chatToCompletion works over the default WebSocket (isomorphic-ws) too
     const second = await agent.chatToCompletion("second question", { timeoutMs: 30_000 });
     assert.ok(first.text.length > 0 && second.text.length > 0);
     assert.equal(await agent.conversation().turnCount(), 2);
-    assert.ok(second.usageMetadata.totalTokenCount > first.usageMetadata.totalTokenCount, "usage accumulates over turns");
+    assert.ok(
+      second.usageMetadata.totalTokenCount > first.usageMetadata.totalTokenCount,
+      "usage accumulates over turns",
+    );
   } finally {
     await harness.stop();
   }

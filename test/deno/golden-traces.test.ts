@@ -3,9 +3,16 @@
 // harness. No harness and no socket: what runs is the SDK's own session logic in Deno.
 import assert from "node:assert/strict";
 import { replayTransport } from "@antigravity-ts/sdk/replay";
-import { SCENARIOS, TRACE_WORKSPACE, USER_SCENARIO, withChangedToolResult, type TraceScenario } from "../traces/scenarios.ts";
+import {
+  SCENARIOS,
+  TRACE_WORKSPACE,
+  USER_SCENARIO,
+  withChangedToolResult,
+  type TraceScenario,
+} from "../traces/scenarios.ts";
 
-const read = (scenario: TraceScenario): Promise<string> => Deno.readTextFile(new URL(`../traces/localharness/${scenario.name}.ndjson`, import.meta.url));
+const read = (scenario: TraceScenario): Promise<string> =>
+  Deno.readTextFile(new URL(`../traces/localharness/${scenario.name}.ndjson`, import.meta.url));
 
 for (const scenario of SCENARIOS) {
   Deno.test(`golden trace ${scenario.name}: ${scenario.description}`, async () => {
@@ -22,7 +29,13 @@ Deno.test(`a user's test replaying ${USER_SCENARIO.description} fails with the d
     (e: unknown) => e as Error,
   );
   assert.ok(error !== undefined, "the changed trace replayed without an error");
-  assert.match(error.message, /^replay mismatch \(lenient\) at trace line \d+ \(connection 0, client frame 3 of \d+, toolResponse, t=[\d.]+ ms\):/);
-  assert.match(error.message, /at toolResponse\.responseJson: differs\n {4}expected: "\{\\"sum\\":6\}"\n {4}got: {6}"\{\\"sum\\":5\}"/);
+  assert.match(
+    error.message,
+    /^replay mismatch \(lenient\) at trace line \d+ \(connection 0, client frame 3 of \d+, toolResponse, t=[\d.]+ ms\):/,
+  );
+  assert.match(
+    error.message,
+    /at toolResponse\.responseJson: differs\n {4}expected: "\{\\"sum\\":6\}"\n {4}got: {6}"\{\\"sum\\":5\}"/,
+  );
   assert.throws(() => replay.verify(), error);
 });

@@ -13,7 +13,10 @@ const SLOW = Array.from({ length: 200 }, (_, i) => `w${i}`).join(" ");
 const script = {
   turns: [
     { match: "hello", calls: [{ thinking: "Short.", text: "Hello from the emulator." }] },
-    { match: "list", calls: [{ toolCalls: [{ name: "list_directory", args: { directory_path: "." } }] }, { text: "Listed." }] },
+    {
+      match: "list",
+      calls: [{ toolCalls: [{ name: "list_directory", args: { directory_path: "." } }] }, { text: "Listed." }],
+    },
     { match: "runtime", calls: [{ toolCalls: [{ name: "$client", args: {} }] }, { text: "Asked the runtime." }] },
     { match: "slow", calls: [{ text: SLOW, chunkWords: 1, chunkDelayMs: 50 }] },
     { match: "first", calls: [{ text: "One." }] },
@@ -27,12 +30,21 @@ Deno.test("hostedAgent runs text, a hosted tool, a client tool, a cancel and a r
   await Deno.mkdir(`${dir}/ws`);
   await Deno.writeTextFile(`${dir}/ws/notes.txt`, "hi\n");
   await Deno.writeTextFile(`${dir}/script.json`, JSON.stringify(script));
-  const harness = await startListeningHarness({ args: ["--interactions-api", "--workspace", `${dir}/ws`, "--script", `${dir}/script.json`] });
+  const harness = await startListeningHarness({
+    args: ["--interactions-api", "--workspace", `${dir}/ws`, "--script", `${dir}/script.json`],
+  });
   const strategy = () => hostedAgent({ apiKey: harness.apiKey, baseUrl: harness.url });
   try {
     await using agent = await Agent.builder()
       .connection(strategy())
-      .tool(defineTool({ name: "deno_version", description: "Which Deno runs the client", parameters: { type: "object", properties: {} }, call: () => ({ deno: Deno.version.deno }) }))
+      .tool(
+        defineTool({
+          name: "deno_version",
+          description: "Which Deno runs the client",
+          parameters: { type: "object", properties: {} },
+          call: () => ({ deno: Deno.version.deno }),
+        }),
+      )
       .allowAll()
       .build()
       .start();
@@ -43,7 +55,10 @@ Deno.test("hostedAgent runs text, a hosted tool, a client tool, a cancel and a r
     const events = [];
     for await (const event of agent.chat("list the files").events()) events.push(event);
     const result = events.find((e) => e.type === "toolResult");
-    assert.ok(JSON.stringify(result?.type === "toolResult" ? result.result : undefined).includes("notes.txt"), "the hosted tool's result names notes.txt");
+    assert.ok(
+      JSON.stringify(result?.type === "toolResult" ? result.result : undefined).includes("notes.txt"),
+      "the hosted tool's result names notes.txt",
+    );
 
     const steps = [];
     const runtime = agent.chat("which runtime?");
@@ -64,12 +79,26 @@ Deno.test("hostedAgent runs text, a hosted tool, a client tool, a cancel and a r
     const store = createMemoryConversationStore();
     const conversationId = crypto.randomUUID();
     {
-      await using first = await Agent.builder().connection(strategy()).conversationId(conversationId).sessionContinuationMode("createOrResume").conversationStore(store).allowAll().build().start();
+      await using first = await Agent.builder()
+        .connection(strategy())
+        .conversationId(conversationId)
+        .sessionContinuationMode("createOrResume")
+        .conversationStore(store)
+        .allowAll()
+        .build()
+        .start();
       assert.equal((await first.chatToCompletion("first")).text, "One.");
       assert.equal((await first.chatToCompletion("second")).text, "Two.");
       await first.conversation().save();
     }
-    await using restored = await Agent.builder().connection(strategy()).conversationId(conversationId).sessionContinuationMode("resume").conversationStore(store).allowAll().build().start();
+    await using restored = await Agent.builder()
+      .connection(strategy())
+      .conversationId(conversationId)
+      .sessionContinuationMode("resume")
+      .conversationStore(store)
+      .allowAll()
+      .build()
+      .start();
     assert.equal((await restored.chatToCompletion("third")).text, "Three.");
     assert.equal(await restored.conversation().turnCount(), 3);
   } finally {

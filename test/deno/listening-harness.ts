@@ -13,7 +13,9 @@ export interface ListeningHarness {
 
 const root = new URL("../../", import.meta.url);
 
-export async function startListeningHarness(options: { timeoutMs?: number; args?: string[] } = {}): Promise<ListeningHarness> {
+export async function startListeningHarness(
+  options: { timeoutMs?: number; args?: string[] } = {},
+): Promise<ListeningHarness> {
   const apiKey = `key-${crypto.randomUUID()}`;
   const node = Deno.env.get("NODE_BINARY") ?? "node";
   const bin = new URL("packages/harness/dist/bin.cjs", root);
@@ -62,7 +64,10 @@ export async function startListeningHarness(options: { timeoutMs?: number; args?
       new Promise<string>((resolve) => (onLine = resolve)),
       status.then((s) => Promise.reject(new Error(`the harness exited (code ${s.code}) before listening:\n${stderr}`))),
       new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`the harness did not print its listening line in time:\n${stderr}`)), options.timeoutMs ?? 15_000);
+        timer = setTimeout(
+          () => reject(new Error(`the harness did not print its listening line in time:\n${stderr}`)),
+          options.timeoutMs ?? 15_000,
+        );
       }),
     ]);
     return {

@@ -27,7 +27,9 @@ Deno.test("run() starts, streams one turn's events, answers final() and stops, l
 });
 
 Deno.test("run() without a policy is refused before anything opens", async () => {
-  const result = run("Hello", { transport: new WebSocketTransport({ url: "ws://127.0.0.1:9/" }) } as unknown as Parameters<typeof run>[1]);
+  const result = run("Hello", {
+    transport: new WebSocketTransport({ url: "ws://127.0.0.1:9/" }),
+  } as unknown as Parameters<typeof run>[1]);
   const error = await result.final().then(
     () => assert.fail("ran without a policy"),
     (e: unknown) => e,

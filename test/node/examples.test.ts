@@ -14,7 +14,11 @@ async function runExample(file: string, ...args: string[]): Promise<string> {
   const env: NodeJS.ProcessEnv = { ...process.env };
   // The examples must work offline: make sure no real model or harness is picked up.
   for (const name of ["GEMINI_API_KEY", "ANTIGRAVITY_HARNESS_PATH", "ANTIGRAVITY_MODEL_PROVIDER"]) delete env[name];
-  const { stdout } = await run(process.execPath, ["--conditions=antigravity-source", "--import", "tsx", file, ...args], { cwd: root, env, timeout: 60_000 });
+  const { stdout } = await run(
+    process.execPath,
+    ["--conditions=antigravity-source", "--import", "tsx", file, ...args],
+    { cwd: root, env, timeout: 60_000 },
+  );
   return stdout;
 }
 

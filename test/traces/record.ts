@@ -6,7 +6,13 @@ import { existsSync } from "node:fs";
 import { mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { SubprocessTransport } from "@antigravity-ts/node";
-import { compareTraces, createMemoryTraceSink, formatTraceDifferences, recordingTransport, type RedactionContext } from "@antigravity-ts/sdk/replay";
+import {
+  compareTraces,
+  createMemoryTraceSink,
+  formatTraceDifferences,
+  recordingTransport,
+  type RedactionContext,
+} from "@antigravity-ts/sdk/replay";
 import { ensureReferenceHarness } from "@antigravity-ts/test-kit";
 import { SCENARIOS, TRACE_WORKSPACE, type TraceScenario } from "./scenarios.js";
 
@@ -38,16 +44,25 @@ export async function recordScenario(scenario: TraceScenario): Promise<string> {
     [storage, "/storage"],
   ];
   const redact = (value: string, { source, path }: RedactionContext): string => {
-    if (source === "handshake" && path[0] === "input" && path[1] === "clientInfo" && MACHINE_INFO.has(String(path[2]))) return "-";
+    if (source === "handshake" && path[0] === "input" && path[1] === "clientInfo" && MACHINE_INFO.has(String(path[2])))
+      return "-";
     let out = value;
     for (const [real, shown] of places) out = out.split(real).join(shown);
     return out;
   };
   const sink = createMemoryTraceSink();
   const transport = recordingTransport(
-    new SubprocessTransport({ harnessPath, saveDir: storage, allowBundledHarness: false, env: { ANTIGRAVITY_MODEL_PROVIDER: "scripted", ANTIGRAVITY_SCRIPT: SCRIPT } }),
+    new SubprocessTransport({
+      harnessPath,
+      saveDir: storage,
+      allowBundledHarness: false,
+      env: { ANTIGRAVITY_MODEL_PROVIDER: "scripted", ANTIGRAVITY_SCRIPT: SCRIPT },
+    }),
     sink,
-    { redact, meta: { scenario: scenario.name, peer: "antigravity-harness, scripted model playing test/traces/script.json" } },
+    {
+      redact,
+      meta: { scenario: scenario.name, peer: "antigravity-harness, scripted model playing test/traces/script.json" },
+    },
   );
   try {
     await scenario.run(transport, { workspace });

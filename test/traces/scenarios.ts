@@ -3,7 +3,16 @@
 // traces:update`), and each runtime suite (Node, Deno, workerd, Chromium) runs them again over
 // `replayTransport`. A scenario throws when a behaviour a user relies on is not what it should
 // be. Universal: only the SDK's own imports, no `node:` and no test framework.
-import { Agent, ErrorCode, SdkError, allowAll, defineTool, deny, type StartedAgent, type Transport } from "@antigravity-ts/sdk";
+import {
+  Agent,
+  ErrorCode,
+  SdkError,
+  allowAll,
+  defineTool,
+  deny,
+  type StartedAgent,
+  type Transport,
+} from "@antigravity-ts/sdk";
 import type { JsonValue } from "@antigravity-ts/sdk/replay";
 
 /** The workspace a golden trace names: the recorder writes the real one's path as this. */
@@ -67,12 +76,21 @@ const toolConfirmationCancel: TraceScenario = {
       const sum = await agent.chatToCompletion("add the numbers", { timeoutMs: 15_000 });
       check(sum.text === "The sum is 5.", `the client tool's answer: ${JSON.stringify(sum.text)}`);
       const afterTool = await agent.conversation().totalUsage();
-      check(afterTool.promptTokenCount > 0 && afterTool.candidatesTokenCount > 0, `usage after the tool turn: ${JSON.stringify(afterTool)}`);
+      check(
+        afterTool.promptTokenCount > 0 && afterTool.candidatesTokenCount > 0,
+        `usage after the tool turn: ${JSON.stringify(afterTool)}`,
+      );
 
       const command = await agent.chatToCompletion("run the command", { timeoutMs: 15_000 });
       // A command without output: its progress updates would depend on timing, and a golden trace may not.
-      check(command.text.startsWith("Command result: ") && command.text.includes('"exit_code":0'), `the confirmed command's answer: ${JSON.stringify(command.text)}`);
-      check(confirmed.length >= 1 && confirmed.every((line) => line === "true"), `confirmations asked: ${JSON.stringify(confirmed)}`);
+      check(
+        command.text.startsWith("Command result: ") && command.text.includes('"exit_code":0'),
+        `the confirmed command's answer: ${JSON.stringify(command.text)}`,
+      );
+      check(
+        confirmed.length >= 1 && confirmed.every((line) => line === "true"),
+        `confirmations asked: ${JSON.stringify(confirmed)}`,
+      );
 
       const story = agent.chat("tell a long story", { timeoutMs: 15_000 });
       let firstChunk = "";
@@ -89,11 +107,20 @@ const toolConfirmationCancel: TraceScenario = {
       check(canceled?.code === ErrorCode.Canceled, `the cancelled turn ended with ${canceled?.code ?? "no error"}`);
       check(firstChunk === "Once upon a time ", `the story's first chunk: ${JSON.stringify(firstChunk)}`);
       const outcome = await story.outcome();
-      check(outcome.sent && outcome.error?.code === ErrorCode.Canceled, `the cancelled turn's outcome: ${outcome.error?.code ?? "none"}`);
+      check(
+        outcome.sent && outcome.error?.code === ErrorCode.Canceled,
+        `the cancelled turn's outcome: ${outcome.error?.code ?? "none"}`,
+      );
 
       const total = await agent.conversation().totalUsage();
-      check(total.totalTokenCount > afterTool.totalTokenCount, `usage grows over turns: ${afterTool.totalTokenCount} then ${total.totalTokenCount}`);
-      check(total.totalTokenCount >= total.promptTokenCount + total.candidatesTokenCount, `usage adds up: ${JSON.stringify(total)}`);
+      check(
+        total.totalTokenCount > afterTool.totalTokenCount,
+        `usage grows over turns: ${afterTool.totalTokenCount} then ${total.totalTokenCount}`,
+      );
+      check(
+        total.totalTokenCount >= total.promptTokenCount + total.candidatesTokenCount,
+        `usage adds up: ${JSON.stringify(total)}`,
+      );
     });
   },
 };
@@ -103,21 +130,30 @@ const streaming: TraceScenario = {
   name: "stream-thinking-text",
   description: "thinking and text streamed chunk by chunk, then a whole turn with usage",
   run: (transport, { workspace }) =>
-    session(Agent.builder().transport(transport).workspaces(workspace).allowAll().build().start({ timeoutMs: 15_000 }), async (agent) => {
-      const thoughts: string[] = [];
-      const texts: string[] = [];
-      for await (const chunk of agent.chat("hello there", { timeoutMs: 15_000 })) {
-        if (chunk.type === "thought") thoughts.push(chunk.text);
-        if (chunk.type === "text") texts.push(chunk.text);
-      }
-      check(thoughts.join("") === "A greeting. I greet back.", `thinking: ${JSON.stringify(thoughts)}`);
-      check(texts.join("") === "Hello! This answer streams in chunks." && texts.length > 1, `text chunks: ${JSON.stringify(texts)}`);
-      const whole = await agent.chatToCompletion("hello again", { timeoutMs: 15_000 });
-      check(whole.text === "Hello! This answer streams in chunks." && whole.thinking === "A greeting. I greet back.", `whole turn: ${JSON.stringify(whole.text)}`);
-      check(whole.usageMetadata.totalTokenCount > 0, `usage: ${JSON.stringify(whole.usageMetadata)}`);
-      check(agent.conversationId !== "", "the harness named the conversation");
-      check((await agent.conversation().turnCount()) === 2, "two turns in history");
-    }),
+    session(
+      Agent.builder().transport(transport).workspaces(workspace).allowAll().build().start({ timeoutMs: 15_000 }),
+      async (agent) => {
+        const thoughts: string[] = [];
+        const texts: string[] = [];
+        for await (const chunk of agent.chat("hello there", { timeoutMs: 15_000 })) {
+          if (chunk.type === "thought") thoughts.push(chunk.text);
+          if (chunk.type === "text") texts.push(chunk.text);
+        }
+        check(thoughts.join("") === "A greeting. I greet back.", `thinking: ${JSON.stringify(thoughts)}`);
+        check(
+          texts.join("") === "Hello! This answer streams in chunks." && texts.length > 1,
+          `text chunks: ${JSON.stringify(texts)}`,
+        );
+        const whole = await agent.chatToCompletion("hello again", { timeoutMs: 15_000 });
+        check(
+          whole.text === "Hello! This answer streams in chunks." && whole.thinking === "A greeting. I greet back.",
+          `whole turn: ${JSON.stringify(whole.text)}`,
+        );
+        check(whole.usageMetadata.totalTokenCount > 0, `usage: ${JSON.stringify(whole.usageMetadata)}`);
+        check(agent.conversationId !== "", "the harness named the conversation");
+        check((await agent.conversation().turnCount()) === 2, "two turns in history");
+      },
+    ),
 };
 
 /** A policy that denies a built-in tool, and a PRE_TOOL hook that changes a client tool's arguments. */
@@ -144,7 +180,10 @@ const policiesAndHooks: TraceScenario = {
       .start({ timeoutMs: 15_000 });
     return session(agent, async (agent) => {
       const denied = await agent.chatToCompletion("run the command", { timeoutMs: 15_000 });
-      check(denied.steps.find((s) => s.toolCalls[0]?.name === "run_command")?.status === "ERROR", "the denied call is an ERROR step");
+      check(
+        denied.steps.find((s) => s.toolCalls[0]?.name === "run_command")?.status === "ERROR",
+        "the denied call is an ERROR step",
+      );
       check(denied.text.includes("no shell in tests"), `the model saw the denial: ${JSON.stringify(denied.text)}`);
       const sum = await agent.chatToCompletion("add the numbers", { timeoutMs: 15_000 });
       check(sum.text === "The sum is 12.", `the hook's arguments reached the tool: ${JSON.stringify(sum.text)}`);
@@ -163,14 +202,19 @@ export const USER_SCENARIO = toolConfirmationCancel;
  * `trace` with the first client frame of kind `kind` changed by `change` (which edits the parsed
  * frame in place): what a test does to show that a replay fails with a diff.
  */
-export function changeClientFrame(trace: string, kind: string, change: (frame: { [key: string]: JsonValue }) => void): string {
+export function changeClientFrame(
+  trace: string,
+  kind: string,
+  change: (frame: { [key: string]: JsonValue }) => void,
+): string {
   let done = false;
   return trace
     .split("\n")
     .map((line) => {
       if (done || line.trim() === "") return line;
       const event = JSON.parse(line) as { kind?: string; from?: string; frame?: { [key: string]: JsonValue } };
-      if (event.kind !== "frame" || event.from !== "client" || event.frame === undefined || !(kind in event.frame)) return line;
+      if (event.kind !== "frame" || event.from !== "client" || event.frame === undefined || !(kind in event.frame))
+        return line;
       change(event.frame);
       done = true;
       return JSON.stringify(event);

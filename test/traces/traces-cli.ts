@@ -12,7 +12,9 @@ const force = rest.includes("--force");
 const names = rest.filter((arg) => !arg.startsWith("--"));
 const unknown = names.filter((name) => !SCENARIOS.some((s) => s.name === name));
 if ((command !== "check" && command !== "update") || unknown.length > 0) {
-  console.error(`usage: traces-cli.ts check|update [--force] [${SCENARIOS.map((s) => s.name).join("|")} ...]${unknown.length > 0 ? `\nunknown scenario(s): ${unknown.join(", ")}` : ""}`);
+  console.error(
+    `usage: traces-cli.ts check|update [--force] [${SCENARIOS.map((s) => s.name).join("|")} ...]${unknown.length > 0 ? `\nunknown scenario(s): ${unknown.join(", ")}` : ""}`,
+  );
   process.exit(2);
 }
 const scenarios = names.length === 0 ? SCENARIOS : SCENARIOS.filter((s) => names.includes(s.name));
@@ -22,20 +24,31 @@ const shown = (path: string): string => relative(REPO_ROOT, path);
 if (command === "update") {
   const written = await writeTraces(reports, force);
   for (const report of reports) {
-    const why = report.missing ? "new" : report.diff !== "" ? `drifted:\n${report.diff}` : force ? "re-recorded (--force)" : "unchanged";
+    const why = report.missing
+      ? "new"
+      : report.diff !== ""
+        ? `drifted:\n${report.diff}`
+        : force
+          ? "re-recorded (--force)"
+          : "unchanged";
     console.log(`${report.scenario.name}: ${why}`);
   }
-  console.log(written.length === 0 ? "traces:update: nothing to write" : `traces:update: wrote ${written.map(shown).join(", ")}`);
+  console.log(
+    written.length === 0 ? "traces:update: nothing to write" : `traces:update: wrote ${written.map(shown).join(", ")}`,
+  );
 } else {
   let drifted = 0;
   for (const report of reports) {
     if (report.missing) console.log(`✗ ${report.scenario.name}: no stored trace; run npm run traces:update`);
-    else if (report.diff !== "") console.log(`✗ ${report.scenario.name}: what goes over the wire changed:\n${report.diff}`);
+    else if (report.diff !== "")
+      console.log(`✗ ${report.scenario.name}: what goes over the wire changed:\n${report.diff}`);
     else console.log(`✓ ${report.scenario.name}`);
     if (report.missing || report.diff !== "") drifted++;
   }
   if (drifted > 0) {
-    console.log(`\ntraces:check: ${drifted} of ${reports.length} golden trace(s) drifted. If the change is intended, run npm run traces:update and commit the traces.`);
+    console.log(
+      `\ntraces:check: ${drifted} of ${reports.length} golden trace(s) drifted. If the change is intended, run npm run traces:update and commit the traces.`,
+    );
     process.exit(1);
   }
   console.log(`traces:check: ${reports.length} golden trace(s) unchanged`);

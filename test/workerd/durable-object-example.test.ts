@@ -37,7 +37,10 @@ async function startWorker(): Promise<Miniflare> {
 }
 
 async function ask(mf: Miniflare, room: string, prompt: string): Promise<RoomTurn> {
-  const response = await mf.dispatchFetch(`http://rooms.test/rooms/${room}`, { method: "POST", body: JSON.stringify({ prompt }) });
+  const response = await mf.dispatchFetch(`http://rooms.test/rooms/${room}`, {
+    method: "POST",
+    body: JSON.stringify({ prompt }),
+  });
   const body = (await response.json()) as RoomTurn;
   expect(response.status, JSON.stringify(body)).toBe(200);
   return body;
@@ -72,12 +75,24 @@ describe("the Durable Object example in workerd", () => {
     const other = await ask(mf, "kitchen", "Hello from the kitchen");
     expect(other).toMatchObject({ restoredTurns: 0, turnCount: 1 });
     expect(other.conversationId).not.toBe(first.conversationId);
-    expect(await ask(mf, "lobby", "Still there?")).toMatchObject({ conversationId: first.conversationId, restoredTurns: 1, turnCount: 2 });
+    expect(await ask(mf, "lobby", "Still there?")).toMatchObject({
+      conversationId: first.conversationId,
+      restoredTurns: 1,
+      turnCount: 2,
+    });
 
     await Promise.all(workers.splice(0).map((w) => w.dispose()));
     const restarted = await startWorker();
-    expect(await ask(restarted, "lobby", "After the restart")).toMatchObject({ conversationId: first.conversationId, restoredTurns: 2, turnCount: 3 });
-    expect(await ask(restarted, "kitchen", "Again")).toMatchObject({ conversationId: other.conversationId, restoredTurns: 1, turnCount: 2 });
+    expect(await ask(restarted, "lobby", "After the restart")).toMatchObject({
+      conversationId: first.conversationId,
+      restoredTurns: 2,
+      turnCount: 3,
+    });
+    expect(await ask(restarted, "kitchen", "Again")).toMatchObject({
+      conversationId: other.conversationId,
+      restoredTurns: 1,
+      turnCount: 2,
+    });
   });
 
   it("refuses a request without a prompt", async () => {

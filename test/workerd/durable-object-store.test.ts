@@ -64,7 +64,9 @@ for (const useSQLite of [true, false]) {
     it("a save that fails inside its transaction leaves the previous snapshot and no stray key", async () => {
       const { body } = await call(await start(useSQLite), "/failed/failedSave");
       expect(body["result"]).toEqual({
-        error: expect.stringMatching(/^SdkError: cannot save conversation workerd-\w+ \(\d+ characters\) to Durable Object storage: power cut after the chunks were written$/),
+        error: expect.stringMatching(
+          /^SdkError: cannot save conversation workerd-\w+ \(\d+ characters\) to Durable Object storage: power cut after the chunks were written$/,
+        ),
         turnCount: 1,
         sameKeys: true,
       });
@@ -76,7 +78,9 @@ for (const useSQLite of [true, false]) {
       expect([result.missingChunk, result.notAManifest]).toEqual([null, null]);
       const warnings = body["warnings"] as { message: string; movedTo: string }[];
       expect(warnings.map((w) => w.message)).toEqual([
-        expect.stringMatching(/is unusable: chunk conversation\/chunk\/.+ is missing\. It was moved to Durable Object key conversation\/moved\//),
+        expect.stringMatching(
+          /is unusable: chunk conversation\/chunk\/.+ is missing\. It was moved to Durable Object key conversation\/moved\//,
+        ),
         expect.stringContaining("is unusable: its index entry is not one this store wrote"),
       ]);
       expect(result.keys.filter((k) => k.startsWith("conversation/moved/"))).toHaveLength(2);
@@ -85,9 +89,15 @@ for (const useSQLite of [true, false]) {
 
     it("a snapshot survives a restart of workerd", async () => {
       const dir = path.join(persist, useSQLite ? "sqlite" : "kv");
-      expect((await call(await start(useSQLite, dir), "/restart/saveOnly")).body).toEqual({ result: { saved: true }, warnings: [] });
+      expect((await call(await start(useSQLite, dir), "/restart/saveOnly")).body).toEqual({
+        result: { saved: true },
+        warnings: [],
+      });
       await Promise.all(workers.splice(0).map((mf) => mf.dispose()));
-      expect((await call(await start(useSQLite, dir), "/restart/loadOnly")).body).toEqual({ result: { turnCount: 4 }, warnings: [] });
+      expect((await call(await start(useSQLite, dir), "/restart/loadOnly")).body).toEqual({
+        result: { turnCount: 4 },
+        warnings: [],
+      });
     });
   });
 }

@@ -14,12 +14,16 @@ interface RunResult {
   runtime: string;
 }
 
-const read = (scenario: TraceScenario): string => readFileSync(new URL(`../traces/localharness/${scenario.name}.ndjson`, import.meta.url), "utf8");
+const read = (scenario: TraceScenario): string =>
+  readFileSync(new URL(`../traces/localharness/${scenario.name}.ndjson`, import.meta.url), "utf8");
 
 let worker: Miniflare;
 
 async function run(scenario: TraceScenario, trace: string): Promise<RunResult> {
-  const response = await worker.dispatchFetch(`http://replay.local/?scenario=${scenario.name}`, { method: "POST", body: trace });
+  const response = await worker.dispatchFetch(`http://replay.local/?scenario=${scenario.name}`, {
+    method: "POST",
+    body: trace,
+  });
   return (await response.json()) as RunResult;
 }
 
@@ -42,7 +46,11 @@ describe("the golden traces in workerd", () => {
   it(`a user's test replaying ${USER_SCENARIO.description} fails with the diff once one client frame of the trace changed`, async () => {
     const result = await run(USER_SCENARIO, withChangedToolResult(read(USER_SCENARIO)));
     expect(result.ok).toBe(false);
-    expect(result.error).toMatch(/^replay mismatch \(lenient\) at trace line \d+ \(connection 0, client frame 3 of \d+, toolResponse, t=[\d.]+ ms\):/);
-    expect(result.error).toContain('at toolResponse.responseJson: differs\n    expected: "{\\"sum\\":6}"\n    got:      "{\\"sum\\":5}"');
+    expect(result.error).toMatch(
+      /^replay mismatch \(lenient\) at trace line \d+ \(connection 0, client frame 3 of \d+, toolResponse, t=[\d.]+ ms\):/,
+    );
+    expect(result.error).toContain(
+      'at toolResponse.responseJson: differs\n    expected: "{\\"sum\\":6}"\n    got:      "{\\"sum\\":5}"',
+    );
   });
 });

@@ -27,17 +27,28 @@ export default {
     try {
       const hello = await agent.chatToCompletion("hello");
       const listed = [];
-      for await (const event of agent.chat("list the files").events()) if (event.type === "toolResult") listed.push(event.result);
+      for await (const event of agent.chat("list the files").events())
+        if (event.type === "toolResult") listed.push(event.result);
       const steps = [];
       const asked = agent.chat("which runtime?");
-      for await (const step of asked.steps()) if (step.stepIndex >= 50_000 && step.status === "DONE") steps.push(step.toolCalls[0]?.args);
+      for await (const step of asked.steps())
+        if (step.stepIndex >= 50_000 && step.status === "DONE") steps.push(step.toolCalls[0]?.args);
       const askedText = (await asked.final()).text;
       const slow = agent.chat("slow please");
       for await (const chunk of slow) if (chunk.type === "text") break;
       await slow.abort();
       const cancelled = (await slow.outcome()).error?.code;
       const again = await agent.chatToCompletion("hello");
-      return Response.json({ hello: hello.text, thinking: hello.thinking, listed, tool: steps, askedText, cancelled, again: again.text, turns: await agent.conversation().turnCount() });
+      return Response.json({
+        hello: hello.text,
+        thinking: hello.thinking,
+        listed,
+        tool: steps,
+        askedText,
+        cancelled,
+        again: again.text,
+        turns: await agent.conversation().turnCount(),
+      });
     } finally {
       await agent.stop();
     }

@@ -22,13 +22,30 @@ beforeAll(async () => {
   const script = parseScript({
     turns: [
       { match: "hello", calls: [{ thinking: "Short.", text: "Hello from the emulator." }] },
-      { match: "list", calls: [{ toolCalls: [{ name: "list_directory", args: { directory_path: "." } }] }, { text: "Listed." }] },
+      {
+        match: "list",
+        calls: [{ toolCalls: [{ name: "list_directory", args: { directory_path: "." } }] }, { text: "Listed." }],
+      },
       { match: "runtime", calls: [{ toolCalls: [{ name: "$client", args: {} }] }, { text: "Asked the runtime." }] },
-      { match: "slow", calls: [{ text: Array.from({ length: 200 }, (_, i) => `w${i}`).join(" "), chunkWords: 1, chunkDelayMs: 50 }] },
+      {
+        match: "slow",
+        calls: [{ text: Array.from({ length: 200 }, (_, i) => `w${i}`).join(" "), chunkWords: 1, chunkDelayMs: 50 }],
+      },
     ],
   });
-  emulator = await startInteractionsEmulator({ apiKey: KEY, host: "127.0.0.1", port: 0, workspace: path.join(root, "ws"), script });
-  mf = new Miniflare({ modules: true, script: await bundleWorker("test/workerd/hosted-worker.ts"), compatibilityDate: "2026-04-01", bindings: { GEMINI_API_KEY: KEY, HOSTED_BASE_URL: emulator.url } });
+  emulator = await startInteractionsEmulator({
+    apiKey: KEY,
+    host: "127.0.0.1",
+    port: 0,
+    workspace: path.join(root, "ws"),
+    script,
+  });
+  mf = new Miniflare({
+    modules: true,
+    script: await bundleWorker("test/workerd/hosted-worker.ts"),
+    compatibilityDate: "2026-04-01",
+    bindings: { GEMINI_API_KEY: KEY, HOSTED_BASE_URL: emulator.url },
+  });
   await mf.ready;
 }, 60_000);
 

@@ -15,7 +15,11 @@ export default {
       replay.verify();
       return Response.json({ ok: true, runtime: navigator.userAgent });
     } catch (error) {
-      return Response.json({ ok: false, error: error instanceof Error ? error.message : String(error), runtime: navigator.userAgent });
+      return Response.json({
+        ok: false,
+        error: error instanceof Error ? error.message : String(error),
+        runtime: navigator.userAgent,
+      });
     }
   },
 };

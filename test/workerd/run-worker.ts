@@ -20,7 +20,11 @@ export default {
   async fetch(request: Request, env: Env): Promise<Response> {
     const prompt = new URL(request.url).searchParams.get("prompt") ?? "Hello";
     const result = run(prompt, {
-      transport: new WebSocketTransport({ url: env.HARNESS_URL, apiKey: env.HARNESS_API_KEY, connect: fetchUpgradeWebSocket }),
+      transport: new WebSocketTransport({
+        url: env.HARNESS_URL,
+        apiKey: env.HARNESS_API_KEY,
+        connect: fetchUpgradeWebSocket,
+      }),
       policies: [allowAll()],
       tools: [workerInfo],
       timeoutMs: 30_000,

@@ -15,7 +15,12 @@ let mf: Miniflare;
 beforeAll(async () => {
   script = await bundleWorker("test/workerd/run-worker.ts");
   harness = await startListeningHarness({ build: "dist" });
-  mf = new Miniflare({ modules: true, script, compatibilityDate: "2026-04-01", bindings: { HARNESS_URL: harness.url, HARNESS_API_KEY: harness.apiKey } });
+  mf = new Miniflare({
+    modules: true,
+    script,
+    compatibilityDate: "2026-04-01",
+    bindings: { HARNESS_URL: harness.url, HARNESS_API_KEY: harness.apiKey },
+  });
   await mf.ready;
 }, 120_000);
 
@@ -53,7 +58,13 @@ async function noConnectionLeft(port: number, boundMs = 10_000): Promise<boolean
 describe("run() in workerd", () => {
   it("runs one turn, streams its events, answers final() and closes its session before answering", async () => {
     const response = await mf.dispatchFetch("http://worker.local/?prompt=Hello%20from%20a%20Worker");
-    const body = (await response.json()) as { ok: boolean; kinds: string[]; text: string; stopped: boolean; message?: string };
+    const body = (await response.json()) as {
+      ok: boolean;
+      kinds: string[];
+      text: string;
+      stopped: boolean;
+      message?: string;
+    };
     expect(body.ok, body.message).toBe(true);
     expect(body.kinds).toContain("thought");
     expect(body.kinds).toContain("toolResult");
@@ -64,9 +75,17 @@ describe("run() in workerd", () => {
   });
 
   it("reports a wrong key from final(), leaving no connection", async () => {
-    const wrong = new Miniflare({ modules: true, script, compatibilityDate: "2026-04-01", bindings: { HARNESS_URL: harness.url, HARNESS_API_KEY: "not-the-key" } });
+    const wrong = new Miniflare({
+      modules: true,
+      script,
+      compatibilityDate: "2026-04-01",
+      bindings: { HARNESS_URL: harness.url, HARNESS_API_KEY: "not-the-key" },
+    });
     try {
-      const body = (await (await wrong.dispatchFetch("http://worker.local/?prompt=hi")).json()) as { ok: boolean; code: string };
+      const body = (await (await wrong.dispatchFetch("http://worker.local/?prompt=hi")).json()) as {
+        ok: boolean;
+        code: string;
+      };
       expect(body).toMatchObject({ ok: false, code: "PermissionDenied" });
     } finally {
       await wrong.dispose();

@@ -4,7 +4,11 @@
 //   POST /<object name>/check/<index>   run storeContractChecks[index]        -> {ok} | {error}
 //   POST /<object name>/<scenario>      run a Durable-Object-specific scenario -> JSON result
 import type { ConversationStoreWarning } from "@antigravity-ts/sdk";
-import { createDurableObjectConversationStore, type DurableObjectKeyValue, type DurableObjectStorageLike } from "@antigravity-ts/sdk/storage";
+import {
+  createDurableObjectConversationStore,
+  type DurableObjectKeyValue,
+  type DurableObjectStorageLike,
+} from "@antigravity-ts/sdk/storage";
 import { sampleSnapshot, storeContractChecks } from "@antigravity-ts/sdk/testing";
 
 /** `ctx.storage` with `list`, which only these scenarios use (to see every key the store left). */
@@ -21,7 +25,10 @@ const PREFIX = "conversation/";
 
 /** Writes `text` as the snapshot of `id` the way the store lays it out (one chunk), bypassing save. */
 async function writeRaw(storage: Storage, id: string, text: string): Promise<void> {
-  await storage.put({ [`${PREFIX}chunk/raw/0/${id}`]: text, [`${PREFIX}snapshot/${id}`]: { layout: 1, generation: "raw", chunks: 1, length: text.length } });
+  await storage.put({
+    [`${PREFIX}chunk/raw/0/${id}`]: text,
+    [`${PREFIX}snapshot/${id}`]: { layout: 1, generation: "raw", chunks: 1, length: text.length },
+  });
 }
 
 /** Keys of the store, without the id part of chunk keys' generations. */
@@ -56,7 +63,8 @@ const scenarios: Record<string, (storage: Storage, warnings: ConversationStoreWa
             delete: (k) => txn.delete(k),
             put: async (entries: Record<string, unknown>) => {
               await txn.put(entries);
-              if (Object.keys(entries).some((k) => k.startsWith(`${PREFIX}snapshot/`))) throw new Error("power cut after the chunks were written");
+              if (Object.keys(entries).some((k) => k.startsWith(`${PREFIX}snapshot/`)))
+                throw new Error("power cut after the chunks were written");
             },
           } satisfies DurableObjectKeyValue),
         ),
@@ -67,7 +75,11 @@ const scenarios: Record<string, (storage: Storage, warnings: ConversationStoreWa
         () => undefined,
         (e: Error) => `${e.name}: ${e.message}`,
       );
-    return { error, turnCount: (await store.load(ID))?.turnCount, sameKeys: JSON.stringify(await keys(storage)) === JSON.stringify(before) };
+    return {
+      error,
+      turnCount: (await store.load(ID))?.turnCount,
+      sameKeys: JSON.stringify(await keys(storage)) === JSON.stringify(before),
+    };
   },
   /** A manifest whose chunk is gone, and a manifest that is not one: both moved aside. */
   async brokenLayout(storage, warnings) {
@@ -86,7 +98,11 @@ const scenarios: Record<string, (storage: Storage, warnings: ConversationStoreWa
     return { saved: true };
   },
   async loadOnly(storage, warnings) {
-    return { turnCount: (await createDurableObjectConversationStore(storage, { onWarning: (w) => warnings.push(w) }).load(ID))?.turnCount ?? null };
+    return {
+      turnCount:
+        (await createDurableObjectConversationStore(storage, { onWarning: (w) => warnings.push(w) }).load(ID))
+          ?.turnCount ?? null,
+    };
   },
 };
 
@@ -115,9 +131,15 @@ export class StoreTester {
       const scenario = scenarios[action ?? ""];
       if (scenario === undefined) return Response.json({ error: `no scenario ${action}` }, { status: 404 });
       const result = await scenario(this.#storage, warnings);
-      return Response.json({ result, warnings: warnings.map((w) => ({ message: w.message, movedTo: w.movedTo ?? null })) });
+      return Response.json({
+        result,
+        warnings: warnings.map((w) => ({ message: w.message, movedTo: w.movedTo ?? null })),
+      });
     } catch (error) {
-      return Response.json({ error: error instanceof Error ? `${error.name}: ${error.message}` : String(error) }, { status: 500 });
+      return Response.json(
+        { error: error instanceof Error ? `${error.name}: ${error.message}` : String(error) },
+        { status: 500 },
+      );
     }
   }
 }

@@ -18,7 +18,11 @@ const SECRET = "worker-continuation-secret-0123456789abcdef";
 
 interface Envelope {
   version: number;
-  payload: { conversationId: string; awaitingIndex: number; pendingToolCalls: { id: string; name: string; args: unknown }[] };
+  payload: {
+    conversationId: string;
+    awaitingIndex: number;
+    pendingToolCalls: { id: string; name: string; args: unknown }[];
+  };
   signature: string;
 }
 
@@ -56,7 +60,10 @@ async function restart(): Promise<Miniflare> {
 }
 
 async function post(mf: Miniflare, route: string, body: unknown): Promise<{ status: number; body: TurnBody }> {
-  const response = await mf.dispatchFetch(`http://approvals.test${route}`, { method: "POST", body: JSON.stringify(body) });
+  const response = await mf.dispatchFetch(`http://approvals.test${route}`, {
+    method: "POST",
+    body: JSON.stringify(body),
+  });
   return { status: response.status, body: (await response.json()) as TurnBody };
 }
 
@@ -89,7 +96,10 @@ describe("the continuation Worker example in workerd", () => {
   it("pauses in one request, resumes after a restart of workerd, pauses again in the same turn, refuses tampering and replays", async () => {
     const first = await post(await startWorker(), "/chat", { prompt: "two commands please" });
     expect(first.status, JSON.stringify(first.body)).toBe(200);
-    expect(first.body.awaiting).toMatchObject({ toolCall: { name: "run_command", args: { CommandLine: "echo one >> log.txt" } }, continuationId: first.body.conversationId });
+    expect(first.body.awaiting).toMatchObject({
+      toolCall: { name: "run_command", args: { CommandLine: "echo one >> log.txt" } },
+      continuationId: first.body.conversationId,
+    });
     expect(first.body.text).toContain("I will run two commands.");
     const envelope = first.body.continuation as Envelope;
     expect(envelope.signature).toMatch(/^hmac-sha256:/);
@@ -103,7 +113,10 @@ describe("the continuation Worker example in workerd", () => {
     const refused = await post(mf, "/approve", { continuation: tampered, approved: true });
     expect(refused.status).toBe(403);
     expect(refused.body.error).toMatchObject({ code: "PermissionDenied", reason: "bad-signature" });
-    const unsigned = await post(mf, "/approve", { continuation: { version: envelope.version, payload: envelope.payload }, approved: true });
+    const unsigned = await post(mf, "/approve", {
+      continuation: { version: envelope.version, payload: envelope.payload },
+      approved: true,
+    });
     expect(unsigned.status).toBe(403);
     expect(unsigned.body.error).toMatchObject({ code: "PermissionDenied", reason: "unsigned" });
     expect(await log()).toBe("");
@@ -113,7 +126,10 @@ describe("the continuation Worker example in workerd", () => {
     expect(second.status, JSON.stringify(second.body)).toBe(200);
     expect(await log()).toBe("one\n");
     expect(second.body.conversationId).toBe(first.body.conversationId);
-    expect(second.body.awaiting?.toolCall).toMatchObject({ name: "run_command", args: { CommandLine: "echo two >> log.txt" } });
+    expect(second.body.awaiting?.toolCall).toMatchObject({
+      name: "run_command",
+      args: { CommandLine: "echo two >> log.txt" },
+    });
     expect(second.body.continuation?.payload.awaitingIndex).toBe(1);
 
     // Replays of the first pause, by envelope and by id, in yet another workerd: refused, nothing runs again.
@@ -158,12 +174,18 @@ describe("the continuation Worker example in workerd", () => {
     const wrongSecret = await post(mf, "/approve", { continuation: forged, approved: true });
     expect(wrongSecret.status).toBe(403);
     expect(wrongSecret.body.error).toMatchObject({ code: "PermissionDenied", reason: "bad-signature" });
-    const malformed = await post(mf, "/approve", { continuation: { version: 1, payload: { conversationId: 7 }, signature: envelope.signature }, approved: true });
+    const malformed = await post(mf, "/approve", {
+      continuation: { version: 1, payload: { conversationId: 7 }, signature: envelope.signature },
+      approved: true,
+    });
     expect(malformed.status).toBe(400);
     expect(malformed.body.error?.code).toBe("InvalidArgument");
     expect(await log()).toBe(before);
 
-    const racing = await Promise.all([post(mf, "/approve", { continuationId: paused.body.conversationId, approved: true }), post(mf, "/approve", { continuation: envelope, approved: true })]);
+    const racing = await Promise.all([
+      post(mf, "/approve", { continuationId: paused.body.conversationId, approved: true }),
+      post(mf, "/approve", { continuation: envelope, approved: true }),
+    ]);
     expect(racing.map((r) => r.status).sort()).toEqual([200, 409]);
     expect(await log()).toBe(`${before}one\n`); // the approved command ran once
     const winner = racing.find((r) => r.status === 200) as { body: TurnBody };
@@ -174,20 +196,30 @@ describe("the continuation Worker example in workerd", () => {
   });
 
   it("says NotFound when the harness forgot the paused turn (restarted), and the pause is then consumed", async () => {
-    const forgetful = await startListeningHarness({ build: "dist", args: ["--workspace", workspace], env: harnessEnv(SCRIPT) });
+    const forgetful = await startListeningHarness({
+      build: "dist",
+      args: ["--workspace", workspace],
+      env: harnessEnv(SCRIPT),
+    });
     try {
       const paused = await post(await startWorker(forgetful), "/chat", { prompt: "two commands please" });
       expect(paused.status, JSON.stringify(paused.body)).toBe(200);
       expect(paused.body.awaiting).toBeDefined();
       await forgetful.stop();
-      const replacement = await startListeningHarness({ build: "dist", args: ["--workspace", workspace], env: harnessEnv(SCRIPT) });
+      const replacement = await startListeningHarness({
+        build: "dist",
+        args: ["--workspace", workspace],
+        env: harnessEnv(SCRIPT),
+      });
       try {
         await Promise.all(workers.splice(0).map((w) => w.dispose()));
         const mf = await startWorker(replacement);
         const gone = await post(mf, "/approve", { continuationId: paused.body.conversationId, approved: true });
         expect(gone.status, JSON.stringify(gone.body)).toBe(404);
         expect(gone.body.error?.code).toBe("NotFound");
-        expect((await post(mf, "/approve", { continuationId: paused.body.conversationId, approved: true })).status).toBe(409);
+        expect(
+          (await post(mf, "/approve", { continuationId: paused.body.conversationId, approved: true })).status,
+        ).toBe(409);
       } finally {
         await replacement.stop();
       }

@@ -83,12 +83,15 @@ describe("the example Worker in workerd", () => {
     expect(body.textBlocks.join("")).toBe(body.text);
     expect(body.textBlocks[1]).toContain("Cloudflare-Workers");
     expect(body.usage.promptTokenCount).toBeGreaterThan(0);
-    expect(body.usage.totalTokenCount).toBeGreaterThanOrEqual(body.usage.promptTokenCount + body.usage.candidatesTokenCount);
+    expect(body.usage.totalTokenCount).toBeGreaterThanOrEqual(
+      body.usage.promptTokenCount + body.usage.candidatesTokenCount,
+    );
   });
 
   it("serves each request with its own session", async () => {
     const mf = await startWorker({ HARNESS_URL: harness.url, HARNESS_API_KEY: harness.apiKey });
-    const ask = async (prompt: string): Promise<TurnJson> => (await (await mf.dispatchFetch(`http://worker.local/?prompt=${encodeURIComponent(prompt)}`)).json()) as TurnJson;
+    const ask = async (prompt: string): Promise<TurnJson> =>
+      (await (await mf.dispatchFetch(`http://worker.local/?prompt=${encodeURIComponent(prompt)}`)).json()) as TurnJson;
     const [a, b] = await Promise.all([ask("first visitor"), ask("second visitor")]);
     expect(a.text).toContain("Cloudflare-Workers");
     expect(b.text).toContain("Cloudflare-Workers");
@@ -98,7 +101,9 @@ describe("the example Worker in workerd", () => {
 
   it("streams the turn as server-sent events (ChatStream.toReadableStream): thinking before text, tool calls and results, then turnComplete with usage", async () => {
     const mf = await startWorker({ HARNESS_URL: harness.url, HARNESS_API_KEY: harness.apiKey });
-    const response = await mf.dispatchFetch("http://worker.local/?prompt=stream%20please", { headers: { accept: "text/event-stream" } });
+    const response = await mf.dispatchFetch("http://worker.local/?prompt=stream%20please", {
+      headers: { accept: "text/event-stream" },
+    });
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toMatch(/^text\/event-stream/);
     const events = parseEventStream(await response.text());
@@ -106,8 +111,14 @@ describe("the example Worker in workerd", () => {
     expect(kinds).not.toContain("error");
     expect(kinds.indexOf("thought")).toBeGreaterThanOrEqual(0);
     expect(kinds.indexOf("thought")).toBeLessThan(kinds.indexOf("text"));
-    expect(events.filter((e) => e.event === "toolCall").map((e) => (e.data as { toolCall: { name: string } }).toolCall.name)).toContain("worker_info");
-    expect(events.filter((e) => e.event === "toolResult").map((e) => (e.data as { toolCall: { name: string } }).toolCall.name)).toContain("worker_info");
+    expect(
+      events.filter((e) => e.event === "toolCall").map((e) => (e.data as { toolCall: { name: string } }).toolCall.name),
+    ).toContain("worker_info");
+    expect(
+      events
+        .filter((e) => e.event === "toolResult")
+        .map((e) => (e.data as { toolCall: { name: string } }).toolCall.name),
+    ).toContain("worker_info");
     expect(kinds.at(-1)).toBe("turnComplete");
     const text = events
       .filter((e) => e.event === "text")

@@ -83,7 +83,9 @@ if (args.harness !== undefined) {
   if (!apiKey) fail("--harness needs --harness-key or ANTIGRAVITY_API_KEY");
   target = { url: args.harness, apiKey };
 } else if (args["per-client"]) {
-  target = { transport: () => new SubprocessTransport(args.script ? { env: { ANTIGRAVITY_SCRIPT: args.script } } : {}) };
+  target = {
+    transport: () => new SubprocessTransport(args.script ? { env: { ANTIGRAVITY_SCRIPT: args.script } } : {}),
+  };
 } else {
   harness = await startHarness();
   target = { url: harness.url, apiKey: harness.apiKey };
@@ -98,9 +100,22 @@ origins = [`http://${args.host}:${port}`, `http://localhost:${port}`, `http://12
 // The operator's half of every session: pages may narrow it, never widen it.
 const session = {
   workspaces: [resolve(args.workspace)],
-  tools: [BuiltinTool.ListDirectory, BuiltinTool.SearchDirectory, BuiltinTool.FindFile, BuiltinTool.ViewFile, ...(args["allow-run-command"] ? [BuiltinTool.RunCommand] : [])],
+  tools: [
+    BuiltinTool.ListDirectory,
+    BuiltinTool.SearchDirectory,
+    BuiltinTool.FindFile,
+    BuiltinTool.ViewFile,
+    ...(args["allow-run-command"] ? [BuiltinTool.RunCommand] : []),
+  ],
 };
-const gateway = await createHarnessGateway({ server, path: "/harness", target, allowedOrigins: origins, token, session });
+const gateway = await createHarnessGateway({
+  server,
+  path: "/harness",
+  target,
+  allowedOrigins: origins,
+  token,
+  session,
+});
 const url = `http://${args.host}:${port}/`;
 console.log(JSON.stringify({ url, harnessPid: harness?.child.pid ?? null }));
 console.error(`browser chat on ${url}`);
@@ -131,10 +146,16 @@ async function startHarness() {
   const apiKey = randomBytes(24).toString("base64url");
   const harnessArgs = [bin, "--listen", "127.0.0.1:0", ...(args.script ? ["--script", args.script] : [])];
   // The key goes in the environment: on the command line, `ps` would show it.
-  const child = spawn(process.execPath, harnessArgs, { stdio: ["ignore", "inherit", "pipe"], env: { ...process.env, ANTIGRAVITY_API_KEY: apiKey } });
+  const child = spawn(process.execPath, harnessArgs, {
+    stdio: ["ignore", "inherit", "pipe"],
+    env: { ...process.env, ANTIGRAVITY_API_KEY: apiKey },
+  });
   const harnessUrl = await new Promise((resolve, reject) => {
     let stderr = "";
-    const timer = setTimeout(() => reject(new Error(`the harness did not start listening within 15 s:\n${stderr}`)), 15_000);
+    const timer = setTimeout(
+      () => reject(new Error(`the harness did not start listening within 15 s:\n${stderr}`)),
+      15_000,
+    );
     child.stderr.setEncoding("utf8");
     child.stderr.on("data", (chunk) => {
       process.stderr.write(chunk);

@@ -42,7 +42,9 @@ try {
     else print(`\n[tool ${chunk.toolCall.name} ${JSON.stringify(chunk.toolCall.args)}]\n`);
   }
   const usage = await agent.conversation().totalUsage();
-  print(`\n\ntokens: ${usage.totalTokenCount} total (${usage.promptTokenCount} in, ${usage.candidatesTokenCount} out)\n`);
+  print(
+    `\n\ntokens: ${usage.totalTokenCount} total (${usage.promptTokenCount} in, ${usage.candidatesTokenCount} out)\n`,
+  );
 } catch (error) {
   const sdkError = SdkError.from(error);
   console.error(`\n${sdkError.code}: ${sdkError.message}`);

@@ -19,7 +19,9 @@ const history = await conversation.history();
 console.log(`Total steps: ${history.length}`);
 console.log(`Turns completed: ${await conversation.turnCount()}`);
 const total = await conversation.totalUsage();
-console.log(`Session tokens: ${total.promptTokenCount} prompt, ${total.candidatesTokenCount} generated, ${total.totalTokenCount} total`);
+console.log(
+  `Session tokens: ${total.promptTokenCount} prompt, ${total.candidatesTokenCount} generated, ${total.totalTokenCount} total`,
+);
 const turn = await conversation.lastTurnUsage();
 if (turn !== undefined) console.log(`Last turn: ${turn.thoughtsTokenCount} thinking tokens`);
 const compactions = await conversation.compactionIndices();

@@ -41,7 +41,9 @@ for await (const raw of createInterface({ input: child.stdout })) {
     }
     case "result": {
       const usage = event.usage as { totalTokenCount?: number };
-      console.log(`\nturn ${String(event.turnIndex)} ${event.success === true ? "completed" : "did not complete"}, ${usage.totalTokenCount ?? 0} tokens`);
+      console.log(
+        `\nturn ${String(event.turnIndex)} ${event.success === true ? "completed" : "did not complete"}, ${usage.totalTokenCount ?? 0} tokens`,
+      );
       const next = prompts[Number(event.turnIndex) + 1];
       if (next !== undefined) send({ type: "user_message", content: next, id: "second" });
       else child.stdin.end(); // end of input: the CLI finishes and exits
@@ -52,5 +54,7 @@ for await (const raw of createInterface({ input: child.stdout })) {
       break;
   }
 }
-const code = await new Promise<number | null>((resolve) => (child.exitCode !== null ? resolve(child.exitCode) : child.once("exit", resolve)));
+const code = await new Promise<number | null>((resolve) =>
+  child.exitCode !== null ? resolve(child.exitCode) : child.once("exit", resolve),
+);
 console.log(`the CLI exited with ${String(code)}`);

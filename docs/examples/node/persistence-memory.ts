@@ -30,19 +30,25 @@ try {
   } // the agent stops here; its conversation was saved when the turn ended
 
   const stored = await store.load(conversationId);
-  console.log(`Stored: ${stored?.format} version ${stored?.version}, ${stored?.steps.length} steps, ${stored?.turnCount} turn(s)`);
+  console.log(
+    `Stored: ${stored?.format} version ${stored?.version}, ${stored?.steps.length} steps, ${stored?.turnCount} turn(s)`,
+  );
 
   {
     await using agent = await startAgent();
     const conversation = agent.conversation();
-    console.log(`Second session restored ${await conversation.turnCount()} turn(s), ${(await conversation.history()).length} steps`);
+    console.log(
+      `Second session restored ${await conversation.turnCount()} turn(s), ${(await conversation.history()).length} steps`,
+    );
     await conversation.chatToCompletion("And 3 + 3?");
     console.log(`Turns now: ${await conversation.turnCount()}`);
 
     // A snapshot is plain JSON: keep it anywhere, check it when it comes back.
     const json = JSON.stringify(await conversation.snapshot());
     const snapshot = parseConversationSnapshot(JSON.parse(json)); // InvalidArgument if it is not one
-    console.log(`Snapshot: ${json.length} characters, ${snapshot.turnCount} turns, ${snapshot.usage.total.totalTokenCount} tokens`);
+    console.log(
+      `Snapshot: ${json.length} characters, ${snapshot.turnCount} turns, ${snapshot.usage.total.totalTokenCount} tokens`,
+    );
   }
 } finally {
   await rm(saveDir, { recursive: true, force: true });

@@ -50,7 +50,8 @@ main(process.argv.slice(2)).then(
   (error: unknown) => {
     if (error instanceof CliUsageError) process.stderr.write(`antigravity: ${error.message}\n`);
     else if (error instanceof SdkError) process.stderr.write(`antigravity: ${error.code}: ${error.message}\n`);
-    else process.stderr.write(`antigravity: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    else
+      process.stderr.write(`antigravity: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
     process.exitCode = error instanceof CliUsageError ? 2 : 1;
   },
 );

@@ -92,7 +92,18 @@ export const USAGE = `Usage:
   Without HOST:PORT, --listen uses ANTIGRAVITY_HARNESS_HOST (default 127.0.0.1) and
   ANTIGRAVITY_HARNESS_PORT (default 8000).`;
 
-const VALUE_FLAGS = ["api-key", "api-key-file", "storage", "workspace", "script", "keep-ended-sessions", "ended-session-ttl", "max-frame-bytes", "tool-timeout-ms", "confirmation-hold-ms"] as const;
+const VALUE_FLAGS = [
+  "api-key",
+  "api-key-file",
+  "storage",
+  "workspace",
+  "script",
+  "keep-ended-sessions",
+  "ended-session-ttl",
+  "max-frame-bytes",
+  "tool-timeout-ms",
+  "confirmation-hold-ms",
+] as const;
 const OPTIONS: NonNullable<ParseArgsConfig["options"]> = {
   help: { type: "boolean", short: "h" },
   version: { type: "boolean" },
@@ -113,7 +124,10 @@ const SECRET_FLAGS = new Set(["--api-key", "--api-key-file"]);
  * only fill in what `--listen` leaves open, so an SDK launching the binary with no arguments
  * always gets stdio mode even when `ANTIGRAVITY_HARNESS_PORT` happens to be set for a remote client.
  */
-export function parseCliArgs(argv: readonly string[], env: Readonly<Record<string, string | undefined>>): HarnessCliOptions {
+export function parseCliArgs(
+  argv: readonly string[],
+  env: Readonly<Record<string, string | undefined>>,
+): HarnessCliOptions {
   if (argv.includes("--help") || argv.includes("-h")) return { mode: "help" };
   if (argv.includes("--version")) return { mode: "version" };
   const parsed = parse(normalisedArgv(argv));
@@ -130,21 +144,28 @@ export function parseCliArgs(argv: readonly string[], env: Readonly<Record<strin
   const limits = parseLimits(values);
   const interactionsApi = parsed["interactions-api"] === true;
   if (parsed["acp"] === true) {
-    if (listenGiven || interactionsApi) throw new CliUsageError("--acp serves ACP on stdio: it takes no --listen or --interactions-api");
-    for (const flag of ["--api-key", "--api-key-file"]) if (values.has(flag)) throw new CliUsageError(`${flag} is not valid with --acp (ACP on stdio has no key)`);
+    if (listenGiven || interactionsApi)
+      throw new CliUsageError("--acp serves ACP on stdio: it takes no --listen or --interactions-api");
+    for (const flag of ["--api-key", "--api-key-file"])
+      if (values.has(flag)) throw new CliUsageError(`${flag} is not valid with --acp (ACP on stdio has no key)`);
     return { mode: "acp", ...definedProperties({ workspace, script, storage: values.get("--storage") }), ...limits };
   }
   if (!listenGiven) {
     if (interactionsApi) throw new CliUsageError("--interactions-api is only valid with --listen HOST:PORT");
     for (const flag of ["--api-key", "--api-key-file", "--storage"]) {
-      if (values.has(flag)) throw new CliUsageError(`${flag} is only valid with --listen (stdio mode takes its storage from InputConfig and generates its key)`);
+      if (values.has(flag))
+        throw new CliUsageError(
+          `${flag} is only valid with --listen (stdio mode takes its storage from InputConfig and generates its key)`,
+        );
     }
     return { mode: "stdio", ...definedProperties({ workspace, script }), ...limits };
   }
   const { host, port } = parseHostPort(listen, env);
   const apiKeyFile = values.get("--api-key-file");
-  if (apiKeyFile !== undefined && values.has("--api-key")) throw new CliUsageError("give either --api-key or --api-key-file, not both");
-  const apiKey = apiKeyFile === undefined ? (values.get("--api-key") ?? nonEmpty(env["ANTIGRAVITY_API_KEY"])) : undefined;
+  if (apiKeyFile !== undefined && values.has("--api-key"))
+    throw new CliUsageError("give either --api-key or --api-key-file, not both");
+  const apiKey =
+    apiKeyFile === undefined ? (values.get("--api-key") ?? nonEmpty(env["ANTIGRAVITY_API_KEY"])) : undefined;
   const storage = values.get("--storage");
   return {
     mode: "listen",
@@ -179,12 +200,16 @@ function normalisedArgv(argv: readonly string[]): string[] {
 /** `parseArgs` over argv; its errors (unknown argument, missing value) become {@link CliUsageError}s. */
 function parse(argv: readonly string[]): Record<string, string | boolean | undefined> {
   try {
-    return parseArgs({ args: [...argv], options: OPTIONS, strict: true, allowPositionals: false }).values as Record<string, string | boolean | undefined>;
+    return parseArgs({ args: [...argv], options: OPTIONS, strict: true, allowPositionals: false }).values as Record<
+      string,
+      string | boolean | undefined
+    >;
   } catch (error) {
     const code = (error as { code?: unknown }).code;
     if (typeof code !== "string" || !code.startsWith("ERR_PARSE_ARGS_")) throw error;
     const message = errorText(error);
-    if (code === "ERR_PARSE_ARGS_INVALID_OPTION_VALUE") throw new CliUsageError(`${/--[\w-]+/.exec(message)?.[0] ?? "an option"} needs a value`);
+    if (code === "ERR_PARSE_ARGS_INVALID_OPTION_VALUE")
+      throw new CliUsageError(`${/--[\w-]+/.exec(message)?.[0] ?? "an option"} needs a value`);
     const argument = /'([^']*)'/.exec(message)?.[1] ?? message;
     throw new CliUsageError(`unknown argument ${JSON.stringify(argument)}; run antigravity-harness --help`);
   }
@@ -215,7 +240,8 @@ function parseLimits(values: ReadonlyMap<string, string>): ResourceLimitOptions 
     const text = values.get(flag);
     if (text === undefined) return undefined;
     const value = Number(text);
-    if (!/^\d+$/.test(text) || !Number.isSafeInteger(value)) throw new CliUsageError(`${flag} expects a whole number >= 0, got ${JSON.stringify(text)}`);
+    if (!/^\d+$/.test(text) || !Number.isSafeInteger(value))
+      throw new CliUsageError(`${flag} expects a whole number >= 0, got ${JSON.stringify(text)}`);
     return value;
   };
   const keep = count("--keep-ended-sessions");
@@ -231,18 +257,25 @@ function parseLimits(values: ReadonlyMap<string, string>): ResourceLimitOptions 
   };
 }
 
-function parseHostPort(value: string | undefined, env: Readonly<Record<string, string | undefined>>): { host: string; port: number } {
+function parseHostPort(
+  value: string | undefined,
+  env: Readonly<Record<string, string | undefined>>,
+): { host: string; port: number } {
   let host = nonEmpty(env["ANTIGRAVITY_HARNESS_HOST"]) ?? "127.0.0.1";
   let portText = nonEmpty(env["ANTIGRAVITY_HARNESS_PORT"]) ?? "8000";
   if (value !== undefined) {
     const match = /^(?:\[([^\]]+)\]|([^:]*)):(\d+)$/.exec(value) ?? /^()()(\d+)$/.exec(value);
-    if (match === null) throw new CliUsageError(`--listen expects HOST:PORT (e.g. 127.0.0.1:8000 or [::1]:0), got ${JSON.stringify(value)}`);
+    if (match === null)
+      throw new CliUsageError(
+        `--listen expects HOST:PORT (e.g. 127.0.0.1:8000 or [::1]:0), got ${JSON.stringify(value)}`,
+      );
     const parsedHost = match[1] ?? match[2];
     if (parsedHost !== undefined && parsedHost !== "") host = parsedHost;
     portText = match[3] as string;
   }
   const port = Number(portText);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliUsageError(`port must be 0-65535, got ${JSON.stringify(portText)}`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new CliUsageError(`port must be 0-65535, got ${JSON.stringify(portText)}`);
   return { host, port };
 }
 

@@ -1,5 +1,14 @@
 import { execFileSync } from "node:child_process";
-import { lstatSync, mkdtempSync, readFileSync, rmSync, symlinkSync, truncateSync, writeFileSync, mkdirSync } from "node:fs";
+import {
+  lstatSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  truncateSync,
+  writeFileSync,
+  mkdirSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -33,7 +42,9 @@ function compileInChild(): { use: string; value: unknown } {
   const script = `import { compileWithCodeCache, evaluate } from ${JSON.stringify(codeCacheModule)};
 const compiled = compileWithCodeCache(${JSON.stringify(file)});
 process.stdout.write(JSON.stringify({ use: compiled.use, value: evaluate(compiled).value }));`;
-  const output = execFileSync(process.execPath, ["--import", tsx, "--input-type=module", "-e", script], { encoding: "utf8" });
+  const output = execFileSync(process.execPath, ["--import", tsx, "--input-type=module", "-e", script], {
+    encoding: "utf8",
+  });
   return JSON.parse(output) as { use: string; value: unknown };
 }
 
@@ -70,7 +81,10 @@ describe("the harness's code cache", () => {
   it("reads no special file, dangling link or oversized file in the cache's place, and never blocks on a FIFO", () => {
     const cases: [string, () => void][] = [
       ["a FIFO", () => execFileSync("mkfifo", [cacheFile])],
-      ["a link to a FIFO", () => (execFileSync("mkfifo", [join(dir, "fifo")]), symlinkSync(join(dir, "fifo"), cacheFile))],
+      [
+        "a link to a FIFO",
+        () => (execFileSync("mkfifo", [join(dir, "fifo")]), symlinkSync(join(dir, "fifo"), cacheFile)),
+      ],
       ["a dangling link", () => symlinkSync(join(dir, "nowhere"), cacheFile)],
       ["a directory", () => mkdirSync(cacheFile)],
       ["a 65 MiB file", () => (writeFileSync(cacheFile, ""), truncateSync(cacheFile, 65 * 1024 * 1024))],

@@ -38,17 +38,36 @@ export function compileWithCodeCache(file: string, cacheFile = `${file}.cache`):
   if (source === undefined) throw new Error(`${file} is missing or not a regular file`);
   const hash = createHash("sha256").update(source).digest();
   const cache = readRegularFile(cacheFile, MAX_CACHE_BYTES);
-  const cachedData = cache !== undefined && cache.length > HASH_BYTES && cache.subarray(0, HASH_BYTES).equals(hash) ? cache.subarray(HASH_BYTES) : undefined;
+  const cachedData =
+    cache !== undefined && cache.length > HASH_BYTES && cache.subarray(0, HASH_BYTES).equals(hash)
+      ? cache.subarray(HASH_BYTES)
+      : undefined;
   // An ASCII source (esbuild's output, bin.cjs) becomes a one-byte string without UTF-8 decoding (5 ms for bin.cjs).
-  const script = new Script(wrap(isAscii(source) ? source.toString("latin1") : source.toString("utf8")), { filename: file, ...(cachedData === undefined ? {} : { cachedData }) });
-  const use: CodeCacheUse = cachedData === undefined ? (cache === undefined ? "absent" : "refused") : script.cachedDataRejected === true ? "refused" : "used";
+  const script = new Script(wrap(isAscii(source) ? source.toString("latin1") : source.toString("utf8")), {
+    filename: file,
+    ...(cachedData === undefined ? {} : { cachedData }),
+  });
+  const use: CodeCacheUse =
+    cachedData === undefined
+      ? cache === undefined
+        ? "absent"
+        : "refused"
+      : script.cachedDataRejected === true
+        ? "refused"
+        : "used";
   return { file, script, use, hash };
 }
 
 /** Runs a compiled module as Node would (`exports`, `require`, `module`, `__filename`, `__dirname`); returns its `module.exports`. */
 export function evaluate({ file, script }: CompiledScript): unknown {
   const module = { exports: {} };
-  (script.runInThisContext() as (...args: unknown[]) => void)(module.exports, createRequire(file), module, file, dirname(file));
+  (script.runInThisContext() as (...args: unknown[]) => void)(
+    module.exports,
+    createRequire(file),
+    module,
+    file,
+    dirname(file),
+  );
   return module.exports;
 }
 

@@ -5,7 +5,16 @@ import { serveAcp } from "./acp/acp-server.js";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { generateApiKey } from "./server/auth.js";
-import { CliUsageError, USAGE, parseCliArgs, type AcpModeOptions, type HarnessCliOptions, type ListenModeOptions, type ResourceLimitOptions, type StdioModeOptions } from "./cli-args.js";
+import {
+  CliUsageError,
+  USAGE,
+  parseCliArgs,
+  type AcpModeOptions,
+  type HarnessCliOptions,
+  type ListenModeOptions,
+  type ResourceLimitOptions,
+  type StdioModeOptions,
+} from "./cli-args.js";
 import { installCrashGuard } from "./crash-guard.js";
 import { createLogger, type Logger } from "./log.js";
 import { detachSecrets } from "./secret-environment.js";
@@ -15,7 +24,11 @@ import { startHarnessServer, type HarnessServer } from "./server/server.js";
 import { startInteractionsEmulator } from "./interactions/interactions-server.js";
 import { warmUpSessions } from "./server/warm-up.js";
 import { readInputConfig, writeOutputConfig } from "./server/stdio-handshake.js";
-import { createFileSessionStore, createMemorySessionStore, type MemorySessionStoreOptions } from "./loop/stored-sessions.js";
+import {
+  createFileSessionStore,
+  createMemorySessionStore,
+  type MemorySessionStoreOptions,
+} from "./loop/stored-sessions.js";
 import type { CommandSandboxDefaults } from "./loop/settings.js";
 import { commandEnvironment } from "./tools/command-env.js";
 import { configureCommandSupervision, killAllChildren, stopCommandSupervision } from "./tools/process-registry.js";
@@ -33,7 +46,10 @@ const SHUTDOWN_GRACE_MS = 5000;
 export async function runHarnessCli(argv: readonly string[]): Promise<number> {
   const log = createLogger();
   const { env, removed, wipeFailure } = detachSecrets();
-  if (wipeFailure !== undefined) log.warn(`could not wipe ${removed.join(", ")} from /proc/${process.pid}/environ (${wipeFailure}); processes of this user, commands included, can read them there`);
+  if (wipeFailure !== undefined)
+    log.warn(
+      `could not wipe ${removed.join(", ")} from /proc/${process.pid}/environ (${wipeFailure}); processes of this user, commands included, can read them there`,
+    );
   let options: HarnessCliOptions;
   try {
     options = parseCliArgs(argv, env);
@@ -58,26 +74,48 @@ export async function runHarnessCli(argv: readonly string[]): Promise<number> {
     log.error(error.message);
     return 2;
   }
-  configureCommandSupervision({ cgroups: env["ANTIGRAVITY_HARNESS_CGROUPS"] !== "0", namespaces: env["ANTIGRAVITY_HARNESS_NAMESPACES"] !== "0", log: (line) => log.info(line) });
+  configureCommandSupervision({
+    cgroups: env["ANTIGRAVITY_HARNESS_CGROUPS"] !== "0",
+    namespaces: env["ANTIGRAVITY_HARNESS_NAMESPACES"] !== "0",
+    log: (line) => log.info(line),
+  });
   process.on("exit", stopCommandSupervision);
   installCrashGuard(log);
   if (argv.some((arg) => arg === "--api-key" || arg.startsWith("--api-key="))) {
-    log.warn("--api-key puts the key on the command line, where local users can read it until the harness has started; prefer --api-key-file FILE or ANTIGRAVITY_API_KEY");
+    log.warn(
+      "--api-key puts the key on the command line, where local users can read it until the harness has started; prefer --api-key-file FILE or ANTIGRAVITY_API_KEY",
+    );
   }
   if (options.mode === "acp") return runAcp(options, script, env, log);
   return options.mode === "stdio" ? runStdio(options, script, env, log) : runListen(options, script, env, log);
 }
 
 /** `--acp`: the Agent Client Protocol on stdio (docs/acp.md); ends when the client closes stdin. */
-async function runAcp(options: AcpModeOptions, script: ScriptFile | undefined, env: Readonly<Record<string, string>>, log: Logger): Promise<number> {
-  const store = options.storage === undefined ? createMemorySessionStore(memoryLimits(options)) : createFileSessionStore(options.storage);
-  const stream = ndJsonStream(Writable.toWeb(process.stdout) as WritableStream<Uint8Array>, Readable.toWeb(process.stdin) as unknown as ReadableStream<Uint8Array>);
+async function runAcp(
+  options: AcpModeOptions,
+  script: ScriptFile | undefined,
+  env: Readonly<Record<string, string>>,
+  log: Logger,
+): Promise<number> {
+  const store =
+    options.storage === undefined
+      ? createMemorySessionStore(memoryLimits(options))
+      : createFileSessionStore(options.storage);
+  const stream = ndJsonStream(
+    Writable.toWeb(process.stdout) as WritableStream<Uint8Array>,
+    Readable.toWeb(process.stdin) as unknown as ReadableStream<Uint8Array>,
+  );
   const server = serveAcp(stream, { workspace: options.workspace ?? process.cwd(), script, store, env, log });
   await server.closed;
   return 0;
 }
 
-async function runStdio(options: StdioModeOptions, script: ScriptFile | undefined, env: Readonly<Record<string, string>>, log: Logger): Promise<number> {
+async function runStdio(
+  options: StdioModeOptions,
+  script: ScriptFile | undefined,
+  env: Readonly<Record<string, string>>,
+  log: Logger,
+): Promise<number> {
   const stdinClosed = new Promise<void>((resolve) => {
     process.stdin.once("end", resolve);
     process.stdin.once("close", resolve);
@@ -90,7 +128,9 @@ async function runStdio(options: StdioModeOptions, script: ScriptFile | undefine
     return 1;
   }
   const apiKey = generateApiKey();
-  const store = input.storageDirectory ? createFileSessionStore(input.storageDirectory) : createMemorySessionStore(memoryLimits(options));
+  const store = input.storageDirectory
+    ? createFileSessionStore(input.storageDirectory)
+    : createMemorySessionStore(memoryLimits(options));
   const host = input.bindAddress || "localhost";
   const workspace = options.workspace ?? process.cwd();
   let server: HarnessServer;
@@ -106,7 +146,12 @@ async function runStdio(options: StdioModeOptions, script: ScriptFile | undefine
       log,
       sandbox: sandboxDefaults(env, [input.storageDirectory]),
       ...definedProperties({ clientEra: eraOfClientInfo(input.clientInfo) }),
-      ...definedProperties({ script, toolTimeoutMs: options.toolTimeoutMs, confirmationHoldMs: options.confirmationHoldMs, maxFrameBytes: options.maxFrameBytes }),
+      ...definedProperties({
+        script,
+        toolTimeoutMs: options.toolTimeoutMs,
+        confirmationHoldMs: options.confirmationHoldMs,
+        maxFrameBytes: options.maxFrameBytes,
+      }),
     });
   } catch (error) {
     log.error(`cannot listen on ${host}:${input.port ?? 0}: ${(error as Error).message}`);
@@ -117,12 +162,19 @@ async function runStdio(options: StdioModeOptions, script: ScriptFile | undefine
   const terminated = terminationSignal();
   await writeOutputConfig(process.stdout, server.port, apiKey);
   warmUpSessions(workspace, server);
-  log.info(`listening on ${server.url} (stdio mode; sessions in ${store.location}; client ${input.clientInfo?.language ?? "unknown"} ${input.clientInfo?.version ?? ""})`.trimEnd());
+  log.info(
+    `listening on ${server.url} (stdio mode; sessions in ${store.location}; client ${input.clientInfo?.language ?? "unknown"} ${input.clientInfo?.version ?? ""})`.trimEnd(),
+  );
   const signal = await Promise.race([stdinClosed.then(() => "Stdin closed, cleaning up..."), terminated]);
   return shutdown(server, signal, log);
 }
 
-async function runListen(options: ListenModeOptions, script: ScriptFile | undefined, env: Readonly<Record<string, string>>, log: Logger): Promise<number> {
+async function runListen(
+  options: ListenModeOptions,
+  script: ScriptFile | undefined,
+  env: Readonly<Record<string, string>>,
+  log: Logger,
+): Promise<number> {
   let given = options.apiKey;
   if (options.apiKeyFile !== undefined) {
     try {
@@ -135,7 +187,10 @@ async function runListen(options: ListenModeOptions, script: ScriptFile | undefi
   const apiKey = given ?? generateApiKey();
   if (given === undefined) log.info(`api key: ${apiKey}`);
   if (options.interactionsApi === true) return runInteractionsApi(options, apiKey, script, env, log);
-  const store = options.storage === undefined ? createMemorySessionStore(memoryLimits(options)) : createFileSessionStore(options.storage);
+  const store =
+    options.storage === undefined
+      ? createMemorySessionStore(memoryLimits(options))
+      : createFileSessionStore(options.storage);
   const workspace = options.workspace ?? process.cwd();
   let server: HarnessServer;
   try {
@@ -149,7 +204,12 @@ async function runListen(options: ListenModeOptions, script: ScriptFile | undefi
       env,
       log,
       sandbox: sandboxDefaults(env, [options.storage, options.apiKeyFile]),
-      ...definedProperties({ script, toolTimeoutMs: options.toolTimeoutMs, confirmationHoldMs: options.confirmationHoldMs, maxFrameBytes: options.maxFrameBytes }),
+      ...definedProperties({
+        script,
+        toolTimeoutMs: options.toolTimeoutMs,
+        confirmationHoldMs: options.confirmationHoldMs,
+        maxFrameBytes: options.maxFrameBytes,
+      }),
     });
   } catch (error) {
     log.error(`cannot listen on ${options.host}:${options.port}: ${(error as Error).message}`);
@@ -165,11 +225,27 @@ async function runListen(options: ListenModeOptions, script: ScriptFile | undefi
 }
 
 /** `--listen HOST:PORT --interactions-api`: the emulator of the hosted agent's Interactions API (docs/hosted.md). */
-async function runInteractionsApi(options: ListenModeOptions, apiKey: string, script: ScriptFile | undefined, env: Readonly<Record<string, string>>, log: Logger): Promise<number> {
-  if (options.storage !== undefined) log.warn("--storage is ignored with --interactions-api: interactions live in memory");
+async function runInteractionsApi(
+  options: ListenModeOptions,
+  apiKey: string,
+  script: ScriptFile | undefined,
+  env: Readonly<Record<string, string>>,
+  log: Logger,
+): Promise<number> {
+  if (options.storage !== undefined)
+    log.warn("--storage is ignored with --interactions-api: interactions live in memory");
   let emulator;
   try {
-    emulator = await startInteractionsEmulator({ apiKey, host: options.host, port: options.port, workspace: options.workspace ?? process.cwd(), script, env, toolEnv: commandEnvironment(env), log });
+    emulator = await startInteractionsEmulator({
+      apiKey,
+      host: options.host,
+      port: options.port,
+      workspace: options.workspace ?? process.cwd(),
+      script,
+      env,
+      toolEnv: commandEnvironment(env),
+      log,
+    });
   } catch (error) {
     log.error(`cannot listen on ${options.host}:${options.port}: ${(error as Error).message}`);
     return 1;
@@ -227,7 +303,8 @@ function memoryLimits(options: ResourceLimitOptions): MemorySessionStoreOptions 
 async function readApiKeyFile(file: string, log: Logger): Promise<string> {
   const key = (await readFile(file, "utf8")).split(/\r?\n/, 1)[0]?.trim() ?? "";
   if (key === "") throw new Error("the file is empty; write the key on its first line");
-  if (process.platform !== "win32" && ((await stat(file)).mode & 0o077) !== 0) log.warn(`${file} can be read by other users; chmod 600 it`);
+  if (process.platform !== "win32" && ((await stat(file)).mode & 0o077) !== 0)
+    log.warn(`${file} can be read by other users; chmod 600 it`);
   return key;
 }
 
@@ -235,6 +312,12 @@ async function readApiKeyFile(file: string, log: Logger): Promise<string> {
  * What run_command's sandbox hides from every session (the session storage, which holds other
  * sessions' transcripts, and the key file) and whether it keeps the network.
  */
-function sandboxDefaults(env: Readonly<Record<string, string>>, hidden: readonly (string | undefined)[]): CommandSandboxDefaults {
-  return { hidden: hidden.filter((p): p is string => p !== undefined && p !== "").map((p) => path.resolve(p)), network: env["ANTIGRAVITY_HARNESS_SANDBOX_NETWORK"] !== "0" };
+function sandboxDefaults(
+  env: Readonly<Record<string, string>>,
+  hidden: readonly (string | undefined)[],
+): CommandSandboxDefaults {
+  return {
+    hidden: hidden.filter((p): p is string => p !== undefined && p !== "").map((p) => path.resolve(p)),
+    network: env["ANTIGRAVITY_HARNESS_SANDBOX_NETWORK"] !== "0",
+  };
 }

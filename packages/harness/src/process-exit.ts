@@ -24,7 +24,8 @@ export function exitProcess(code: number): void {
   const attempt = (): void => {
     const pending = pendingFsRequests();
     if (pending === 0) process.exit(code);
-    if (Date.now() >= deadline) exitWithoutWaiting(`${pending} file-system call${pending === 1 ? " is" : "s are"} still blocked`);
+    if (Date.now() >= deadline)
+      exitWithoutWaiting(`${pending} file-system call${pending === 1 ? " is" : "s are"} still blocked`);
     setTimeout(attempt, 10);
   };
   attempt();

@@ -45,18 +45,21 @@ function wipeEnvironmentBlock(names: ReadonlySet<string>): void {
     .split(" ");
   const start = Number(fields[50 - 3]);
   const end = Number(fields[51 - 3]);
-  if (!(Number.isSafeInteger(start) && Number.isSafeInteger(end) && end > start)) throw new Error("no environment bounds in /proc/self/stat");
+  if (!(Number.isSafeInteger(start) && Number.isSafeInteger(end) && end > start))
+    throw new Error("no environment bounds in /proc/self/stat");
   const fd = openSync("/proc/self/mem", "r+");
   try {
     const block = Buffer.alloc(end - start);
-    if (readSync(fd, block, 0, block.length, start) !== block.length) throw new Error("short read of the environment block");
+    if (readSync(fd, block, 0, block.length, start) !== block.length)
+      throw new Error("short read of the environment block");
     for (let entry = 0; entry < block.length; ) {
       const terminator = block.indexOf(0, entry);
       const stop = terminator === -1 ? block.length : terminator;
       const equals = block.indexOf(0x3d, entry);
       if (equals > entry && equals < stop && names.has(block.toString("utf8", entry, equals)) && stop > equals + 1) {
         const zeros = Buffer.alloc(stop - equals - 1);
-        if (writeSync(fd, zeros, 0, zeros.length, start + equals + 1) !== zeros.length) throw new Error("short write to the environment block");
+        if (writeSync(fd, zeros, 0, zeros.length, start + equals + 1) !== zeros.length)
+          throw new Error("short write to the environment block");
       }
       entry = stop + 1;
     }

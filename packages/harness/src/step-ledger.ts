@@ -91,7 +91,10 @@ export class StepHandle {
     // with a second spread, microseconds each, and this runs for every streamed chunk.
     // A spread copy of a message is slow to make and to write as well; createMessage's are not.
     this.#fields = Object.assign({}, this.#fields, patch);
-    const init = Object.assign({ cascadeId: this.ledger.cascadeId, trajectoryId: this.ledger.cascadeId, stepIndex: this.index }, this.#fields);
+    const init = Object.assign(
+      { cascadeId: this.ledger.cascadeId, trajectoryId: this.ledger.cascadeId, stepIndex: this.index },
+      this.#fields,
+    );
     const step = createMessage<StepUpdate>(STEP_UPDATE, init);
     this.ledger.record(this.index, step);
     const withDeltas = deltas.textDelta != null || deltas.thinkingDelta != null;
@@ -111,7 +114,11 @@ export class StepHandle {
    */
   fail(message: string, patch: StepFields = {}, emit: StepEmitter = this.emit): boolean {
     this.remove("toolConfirmationRequest");
-    return this.update({ ...patch, state: StepUpdate_State.ERROR, errorMessage: message, error: { errorMessage: message } }, {}, emit);
+    return this.update(
+      { ...patch, state: StepUpdate_State.ERROR, errorMessage: message, error: { errorMessage: message } },
+      {},
+      emit,
+    );
   }
 }
 

@@ -19,7 +19,9 @@ afterEach(async () => {
 
 describe("Node Agent and ANTIGRAVITY_HARNESS_HOST/PORT", () => {
   it("connects to the listening harness the environment names and starts no subprocess", async () => {
-    const harness = await startListeningHarness({ env: { PATH: process.env["PATH"] ?? "", ANTIGRAVITY_MODEL_PROVIDER: "scripted" } });
+    const harness = await startListeningHarness({
+      env: { PATH: process.env["PATH"] ?? "", ANTIGRAVITY_MODEL_PROVIDER: "scripted" },
+    });
     process.env["ANTIGRAVITY_HARNESS_HOST"] = "127.0.0.1";
     process.env["ANTIGRAVITY_HARNESS_PORT"] = String(harness.port);
     process.env["ANTIGRAVITY_API_KEY"] = harness.apiKey;

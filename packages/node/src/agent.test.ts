@@ -11,7 +11,11 @@ beforeAll(async () => {
 
 describe("Node Agent", () => {
   it("starts the harness as a subprocess by default and runs a turn", async () => {
-    const agent = await Agent.builder().transport(subprocessTransportFactory({ harnessPath })).allowAll().build().start({ timeoutMs: 30_000 });
+    const agent = await Agent.builder()
+      .transport(subprocessTransportFactory({ harnessPath }))
+      .allowAll()
+      .build()
+      .start({ timeoutMs: 30_000 });
     try {
       expect(liveChildCount()).toBe(1);
       const response = await agent.chatToCompletion("Hello there");

@@ -1,5 +1,12 @@
 import { release } from "node:os";
-import { type CallOptions, WebSocketTransport, type AgentBuilderDefaults, type TransportContext, type TransportFactory, vertexFromEnvironment } from "@antigravity-ts/sdk";
+import {
+  type CallOptions,
+  WebSocketTransport,
+  type AgentBuilderDefaults,
+  type TransportContext,
+  type TransportFactory,
+  vertexFromEnvironment,
+} from "@antigravity-ts/sdk";
 import { defaultAppDataDir, resolveLocalPath } from "./local-path.js";
 import type { PrewarmedHarness } from "./subprocess/prewarmed-harness.js";
 import { SubprocessTransport, type SubprocessTransportOptions } from "./subprocess/subprocess-transport.js";
@@ -24,14 +31,22 @@ export function subprocessTransportFactory(options: SubprocessTransportOptions =
       ...options,
       ...definedProperties({ onStderr }),
       // ClientInfo as upstream fills it (protocol §3): the bare runtime version and the OS release.
-      clientInfo: { ...context.clientInfo, languageVersion: process.versions.node, osVersion: release(), ...options.clientInfo },
+      clientInfo: {
+        ...context.clientInfo,
+        languageVersion: process.versions.node,
+        osVersion: release(),
+        ...options.clientInfo,
+      },
     });
   };
   return Object.assign(factory, { startsHarness: true });
 }
 
 /** Harness stderr lines to the transport's own `onStderr` and to the agent's `logger` (as `info`, prefixed `harness: `). */
-function stderrTo(onStderr: ((line: string) => void) | undefined, logger: TransportContext["logger"]): ((line: string) => void) | undefined {
+function stderrTo(
+  onStderr: ((line: string) => void) | undefined,
+  logger: TransportContext["logger"],
+): ((line: string) => void) | undefined {
   if (logger === undefined) return onStderr;
   return (line) => {
     onStderr?.(line);
@@ -70,7 +85,8 @@ export function nodeAgentDefaults(options: SubprocessTransportOptions = {}): Age
 function listeningOrSubprocess(subprocess: TransportFactory, options: SubprocessTransportOptions): TransportFactory {
   return (context) => {
     const named = (name: string): boolean => (process.env[name] ?? "") !== "";
-    if (options.harnessPath === undefined && (named("ANTIGRAVITY_HARNESS_HOST") || named("ANTIGRAVITY_HARNESS_PORT"))) return new WebSocketTransport();
+    if (options.harnessPath === undefined && (named("ANTIGRAVITY_HARNESS_HOST") || named("ANTIGRAVITY_HARNESS_PORT")))
+      return new WebSocketTransport();
     return subprocess(context);
   };
 }

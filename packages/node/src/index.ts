@@ -38,12 +38,25 @@ export {
 export type { HarnessExit } from "./subprocess/harness-process.js";
 export { wsWebSocketAdapter, type WsWebSocketAdapterOptions, type WsWebSocketClass } from "./socket/ws-adapter.js";
 export { connectHarnessSocket, type ConnectHarnessSocketOptions } from "./socket/connect-harness-socket.js";
-export { createHarnessGateway, type HarnessGateway, type HarnessGatewayOptions, type HarnessGatewayTarget } from "./gateway/harness-gateway.js";
+export {
+  createHarnessGateway,
+  type HarnessGateway,
+  type HarnessGatewayOptions,
+  type HarnessGatewayTarget,
+} from "./gateway/harness-gateway.js";
 export { GATEWAY_TOKEN_PROTOCOL_PREFIX, type OriginPolicy, type TokenPolicy } from "./gateway/gateway-auth.js";
 export { GatewayCloseCode } from "./gateway/gateway-relay.js";
 export { DEFAULT_GATEWAY_TOOLS } from "./gateway/gateway-defaults.js";
 export type { GatewayRuleTarget, GatewaySessionOptions, PageIdentity } from "./gateway/gateway-session.js";
 export type { GatewayLogSink } from "./gateway/gateway-log.js";
-export { createFileConversationStore, type FileConversationStore, type FileConversationStoreOptions } from "./storage/file-store.js";
+export {
+  createFileConversationStore,
+  type FileConversationStore,
+  type FileConversationStoreOptions,
+} from "./storage/file-store.js";
 export { onFileChange, type FileChangeCallback, type OnFileChangeOptions } from "./triggers/on-file-change.js";
-export { createInteractionsRoute, type InteractionsRoute, type InteractionsRouteOptions } from "./hosted/interactions-route.js";
+export {
+  createInteractionsRoute,
+  type InteractionsRoute,
+  type InteractionsRouteOptions,
+} from "./hosted/interactions-route.js";

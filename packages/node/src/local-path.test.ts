@@ -29,12 +29,19 @@ describe("resolveLocalPath", () => {
     expect(resolveLocalPath("~/x-not-there/y")).toBe(path.join(resolveLocalPath(homedir()), "x-not-there", "y"));
     expect(resolveLocalPath("rel-not-there")).toBe(path.join(resolveLocalPath(process.cwd()), "rel-not-there"));
     expect(resolveLocalPath(path.join(root, "link", "deep"))).toBe(path.join(root, "real", "deep"));
-    expect(resolveLocalPath(path.join(root, "link", "..", "link", "new", "dir"))).toBe(path.join(root, "real", "new", "dir"));
+    expect(resolveLocalPath(path.join(root, "link", "..", "link", "new", "dir"))).toBe(
+      path.join(root, "real", "new", "dir"),
+    );
   });
 
   it("keeps a dangling link as written and refuses a symlink loop", () => {
     expect(resolveLocalPath(path.join(root, "dangling", "sub"))).toBe(path.join(root, "dangling", "sub"));
-    expect(() => resolveLocalPath(path.join(root, "loop-a", "x"))).toThrow(expect.objectContaining({ code: ErrorCode.InvalidArgument, message: expect.stringContaining("symbolic link loop") }));
+    expect(() => resolveLocalPath(path.join(root, "loop-a", "x"))).toThrow(
+      expect.objectContaining({
+        code: ErrorCode.InvalidArgument,
+        message: expect.stringContaining("symbolic link loop"),
+      }),
+    );
   });
 
   it("gives upstream's default app data directory, resolved", () => {
@@ -44,7 +51,10 @@ describe("resolveLocalPath", () => {
 });
 
 describe("the Node agent's configuration", () => {
-  async function sentConfig(configure: (builder: ReturnType<typeof CoreAgent.builder>) => ReturnType<typeof CoreAgent.builder>, withTransport: boolean | "factory that starts the harness" = false) {
+  async function sentConfig(
+    configure: (builder: ReturnType<typeof CoreAgent.builder>) => ReturnType<typeof CoreAgent.builder>,
+    withTransport: boolean | "factory that starts the harness" = false,
+  ) {
     let sent: unknown;
     const fake = createFakeHarnessTransport(async (harness) => {
       sent = (await harness.readInit()).config;
@@ -52,14 +62,20 @@ describe("the Node agent's configuration", () => {
     });
     const defaults = { ...nodeAgentDefaults(), defaultTransport: () => fake };
     const builder = configure(CoreAgent.builder(defaults));
-    const transport = withTransport === "factory that starts the harness" ? Object.assign(() => fake, { startsHarness: true }) : fake;
-    const agent = await (withTransport === false ? builder : builder.transport(transport)).allowAll().build().start({ timeoutMs: 5_000 });
+    const transport =
+      withTransport === "factory that starts the harness" ? Object.assign(() => fake, { startsHarness: true }) : fake;
+    const agent = await (withTransport === false ? builder : builder.transport(transport))
+      .allowAll()
+      .build()
+      .start({ timeoutMs: 5_000 });
     await agent.stop();
     return sent as { workspaces: { workspaceType: { value: { directory: string } } }[]; appDataDir?: string };
   }
 
   it("resolves ~, relative, file:// and symlinked workspaces and sends the default app data directory", async () => {
-    const config = await sentConfig((b) => b.workspaces("~/ws-not-there", "rel-ws", `file://${path.join(root, "link")}`, "cns://cell/x"));
+    const config = await sentConfig((b) =>
+      b.workspaces("~/ws-not-there", "rel-ws", `file://${path.join(root, "link")}`, "cns://cell/x"),
+    );
     expect(config.workspaces.map((w) => w.workspaceType.value.directory)).toEqual([
       path.join(resolveLocalPath(homedir()), "ws-not-there"),
       path.join(resolveLocalPath(process.cwd()), "rel-ws"),

@@ -14,7 +14,12 @@ import { ErrorCode, SdkError } from "@antigravity-ts/sdk";
  * resolveLocalPath("~/project"); // "/home/me/project"
  */
 export function resolveLocalPath(input: string): string {
-  const expanded = input === "~" ? homedir() : input.startsWith("~/") || input.startsWith(`~${path.sep}`) ? path.join(homedir(), input.slice(2)) : input;
+  const expanded =
+    input === "~"
+      ? homedir()
+      : input.startsWith("~/") || input.startsWith(`~${path.sep}`)
+        ? path.join(homedir(), input.slice(2))
+        : input;
   return realExisting(path.resolve(expanded));
 }
 
@@ -27,7 +32,11 @@ function realExisting(absolute: string): string {
       return path.join(realpathSync.native(current), ...missing.reverse());
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
-      if (code === "ELOOP") throw new SdkError(ErrorCode.InvalidArgument, `${absolute} cannot be resolved: it runs into a symbolic link loop`);
+      if (code === "ELOOP")
+        throw new SdkError(
+          ErrorCode.InvalidArgument,
+          `${absolute} cannot be resolved: it runs into a symbolic link loop`,
+        );
       const parent = path.dirname(current);
       if (parent === current) return absolute; // nothing of it exists, not even the root
       missing.push(path.basename(current));

@@ -4,6 +4,8 @@
  * instead of half-working without child processes and sockets.
  * @module
  */
-throw new Error("@antigravity-ts/node only runs on Node.js; in browsers, Workers and Deno use @antigravity-ts/sdk with WebSocketTransport");
+throw new Error(
+  "@antigravity-ts/node only runs on Node.js; in browsers, Workers and Deno use @antigravity-ts/sdk with WebSocketTransport",
+);
 
 export {};

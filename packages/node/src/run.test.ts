@@ -1,6 +1,17 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { ensureScriptedReferenceHarness } from "@antigravity-ts/test-kit";
-import { Agent, ErrorCode, SdkError, allowAll, confirmRunCommand, defineTool, readOnly, run, type ChatEvent, type RunOptions } from "./index.js";
+import {
+  Agent,
+  ErrorCode,
+  SdkError,
+  allowAll,
+  confirmRunCommand,
+  defineTool,
+  readOnly,
+  run,
+  type ChatEvent,
+  type RunOptions,
+} from "./index.js";
 import { liveChildCount } from "./subprocess/child-registry.js";
 
 // run() from @antigravity-ts/node: Node's defaults (the bundled reference harness as a subprocess,
@@ -32,7 +43,11 @@ function leakedSince(before: readonly string[]): string[] {
 const add = defineTool({
   name: "add",
   description: "Adds two numbers.",
-  parameters: { type: "object", properties: { a: { type: "number" }, b: { type: "number" } }, required: ["a", "b"] } as const,
+  parameters: {
+    type: "object",
+    properties: { a: { type: "number" }, b: { type: "number" } },
+    required: ["a", "b"],
+  } as const,
   call: ({ a, b }) => a + b,
 });
 
@@ -111,7 +126,10 @@ describe("run() from @antigravity-ts/node", () => {
 
   it("reports a start that fails (a missing harness binary) from final() and the stream, leaving nothing running", async () => {
     const before = handles();
-    const result = run("Hello there", { policies: [confirmRunCommand()], transport: (await import("./agent.js")).subprocessTransportFactory({ harnessPath: "/nonexistent/localharness" }) });
+    const result = run("Hello there", {
+      policies: [confirmRunCommand()],
+      transport: (await import("./agent.js")).subprocessTransportFactory({ harnessPath: "/nonexistent/localharness" }),
+    });
     const error = await failure(result.final());
     expect(error.code).toBe(ErrorCode.FailedPrecondition);
     expect(error.message).toContain("/nonexistent/localharness");

@@ -49,7 +49,9 @@ describe("start({ timeoutMs }) keeps what helps", () => {
     const error = await startFailure(agentOn(server.port).start({ timeoutMs: 300 }));
     expect(error.code).toBe(ErrorCode.DeadlineExceeded);
     expect(error.details).toMatchObject({ url: `ws://127.0.0.1:${server.port}/`, stage: "upgrade", timeoutMs: 300 });
-    expect(error.message).toContain(`the harness at ws://127.0.0.1:${server.port}/ accepted the TCP connection but did not answer the WebSocket upgrade`);
+    expect(error.message).toContain(
+      `the harness at ws://127.0.0.1:${server.port}/ accepted the TCP connection but did not answer the WebSocket upgrade`,
+    );
     expect(error.message).toContain("300 ms");
   });
 
@@ -58,12 +60,20 @@ describe("start({ timeoutMs }) keeps what helps", () => {
     const error = await startFailure(agentOn(port).start({ timeoutMs: 300 }));
     expect(error.code).toBe(ErrorCode.DeadlineExceeded);
     expect(error.details).toMatchObject({ url: `ws://127.0.0.1:${port}/`, stage: "init", timeoutMs: 300 });
-    expect(error.message).toContain(`the harness at ws://127.0.0.1:${port}/ opened the WebSocket but did not answer the session configuration`);
+    expect(error.message).toContain(
+      `the harness at ws://127.0.0.1:${port}/ opened the WebSocket but did not answer the session configuration`,
+    );
   });
 
   it("run() keeps the same detail", async () => {
     const port = await mutedWebSocketServer();
-    const error = await startFailure(run("hi", { transport: new WebSocketTransport({ port, env: {} }), policies: [allowAll()], timeoutMs: 300 }).final());
+    const error = await startFailure(
+      run("hi", {
+        transport: new WebSocketTransport({ port, env: {} }),
+        policies: [allowAll()],
+        timeoutMs: 300,
+      }).final(),
+    );
     expect(error.details).toMatchObject({ url: `ws://127.0.0.1:${port}/`, stage: "init" });
   });
 
@@ -94,7 +104,9 @@ describe("what is retryable", () => {
   it("configuration errors are never retryable: no policy, a bad option, a bad port", async () => {
     const noPolicy = await startFailure(run("hi", {} as Parameters<typeof run>[1]).final());
     const badTimeout = await startFailure(agentOn(9).start({ timeoutMs: -1 }));
-    const badPort = await startFailure(Promise.resolve().then(() => new WebSocketTransport({ env: { ANTIGRAVITY_HARNESS_PORT: "http" } })));
+    const badPort = await startFailure(
+      Promise.resolve().then(() => new WebSocketTransport({ env: { ANTIGRAVITY_HARNESS_PORT: "http" } })),
+    );
     for (const error of [noPolicy, badTimeout, badPort]) {
       expect(error.code, error.message).toBe(ErrorCode.InvalidArgument);
       expect(error.retryable).toBe(false);

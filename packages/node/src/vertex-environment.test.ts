@@ -16,7 +16,13 @@ afterEach(() => {
 });
 
 function env(values: Record<string, string>): void {
-  for (const name of ["GOOGLE_GENAI_USE_VERTEXAI", "GOOGLE_GENAI_USE_ENTERPRISE", "GOOGLE_CLOUD_PROJECT", "GOOGLE_CLOUD_LOCATION"]) vi.stubEnv(name, values[name] ?? "");
+  for (const name of [
+    "GOOGLE_GENAI_USE_VERTEXAI",
+    "GOOGLE_GENAI_USE_ENTERPRISE",
+    "GOOGLE_CLOUD_PROJECT",
+    "GOOGLE_CLOUD_LOCATION",
+  ])
+    vi.stubEnv(name, values[name] ?? "");
 }
 
 async function models(builder: AgentBuilder<true>): Promise<Json[]> {
@@ -33,9 +39,17 @@ async function models(builder: AgentBuilder<true>): Promise<Json[]> {
 
 describe("Vertex configuration from the environment (Node defaults)", () => {
   it("GOOGLE_GENAI_USE_VERTEXAI routes the bare model to Vertex with the environment's project and location", async () => {
-    env({ GOOGLE_GENAI_USE_VERTEXAI: "True", GOOGLE_CLOUD_PROJECT: "env-project", GOOGLE_CLOUD_LOCATION: "env-location" });
+    env({
+      GOOGLE_GENAI_USE_VERTEXAI: "True",
+      GOOGLE_CLOUD_PROJECT: "env-project",
+      GOOGLE_CLOUD_LOCATION: "env-location",
+    });
     expect(await models(Agent.builder().model("gemini-3.7-flash").workspaces("/w").allowAll())).toEqual([
-      { name: "gemini-3.7-flash", types: ["MODEL_TYPE_TEXT"], vertexEndpoint: { project: "env-project", location: "env-location" } },
+      {
+        name: "gemini-3.7-flash",
+        types: ["MODEL_TYPE_TEXT"],
+        vertexEndpoint: { project: "env-project", location: "env-location" },
+      },
     ]);
   });
 
@@ -51,10 +65,20 @@ describe("Vertex configuration from the environment (Node defaults)", () => {
   });
 
   it("explicit options win: vertex(false), an explicit project, and an apiKey (express mode) skips the environment", async () => {
-    env({ GOOGLE_GENAI_USE_VERTEXAI: "true", GOOGLE_CLOUD_PROJECT: "env-project", GOOGLE_CLOUD_LOCATION: "env-location" });
-    expect((await models(Agent.builder().vertex(false).apiKey("k").workspaces("/w").allowAll()))[0]).toHaveProperty("geminiApiEndpoint");
-    expect((await models(Agent.builder().vertex({ project: "mine" }).workspaces("/w").allowAll()))[0]?.vertexEndpoint).toEqual({ project: "mine", location: "env-location" });
-    expect((await models(Agent.builder().apiKey("express-key").workspaces("/w").allowAll()))[0]?.vertexEndpoint).toEqual({ apiKey: "express-key" });
+    env({
+      GOOGLE_GENAI_USE_VERTEXAI: "true",
+      GOOGLE_CLOUD_PROJECT: "env-project",
+      GOOGLE_CLOUD_LOCATION: "env-location",
+    });
+    expect((await models(Agent.builder().vertex(false).apiKey("k").workspaces("/w").allowAll()))[0]).toHaveProperty(
+      "geminiApiEndpoint",
+    );
+    expect(
+      (await models(Agent.builder().vertex({ project: "mine" }).workspaces("/w").allowAll()))[0]?.vertexEndpoint,
+    ).toEqual({ project: "mine", location: "env-location" });
+    expect(
+      (await models(Agent.builder().apiKey("express-key").workspaces("/w").allowAll()))[0]?.vertexEndpoint,
+    ).toEqual({ apiKey: "express-key" });
   });
 
   it("hydrates vertexEndpoint entries of models() unless they have an apiKey or a baseUrl", async () => {
@@ -80,8 +104,14 @@ describe("Vertex configuration from the environment (Node defaults)", () => {
 
   it("without the variables nothing changes, and only Node's registered defaults read them, not the universal core", async () => {
     env({});
-    expect(await models(Agent.builder().apiKey("k").workspaces("/w").allowAll())).toEqual([{ name: "gemini-3.7-flash", types: ["MODEL_TYPE_TEXT"], geminiApiEndpoint: { apiKey: "k" } }]);
-    env({ GOOGLE_GENAI_USE_VERTEXAI: "true", GOOGLE_CLOUD_PROJECT: "env-project", GOOGLE_CLOUD_LOCATION: "env-location" });
+    expect(await models(Agent.builder().apiKey("k").workspaces("/w").allowAll())).toEqual([
+      { name: "gemini-3.7-flash", types: ["MODEL_TYPE_TEXT"], geminiApiEndpoint: { apiKey: "k" } },
+    ]);
+    env({
+      GOOGLE_GENAI_USE_VERTEXAI: "true",
+      GOOGLE_CLOUD_PROJECT: "env-project",
+      GOOGLE_CLOUD_LOCATION: "env-location",
+    });
     // Builder defaults win over the registered ones: this builder has Node's defaults but not its fromEnvironment.
     expect(
       (

@@ -34,6 +34,10 @@ describe("SdkError", () => {
   });
 
   it("does not show the brand among its own enumerable keys", () => {
-    expect(Object.getOwnPropertySymbols(new SdkError(ErrorCode.Internal, "x")).every((s) => !Object.getOwnPropertyDescriptor(new SdkError(ErrorCode.Internal, "x"), s)?.enumerable)).toBe(true);
+    expect(
+      Object.getOwnPropertySymbols(new SdkError(ErrorCode.Internal, "x")).every(
+        (s) => !Object.getOwnPropertyDescriptor(new SdkError(ErrorCode.Internal, "x"), s)?.enumerable,
+      ),
+    ).toBe(true);
   });
 });

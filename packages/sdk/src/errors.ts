@@ -48,7 +48,12 @@ export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
  * unreachable or slow, the connection dropped, a quota refused it. Every other code needs a change
  * first (a key, an argument, a session id, the state) or reports a final outcome.
  */
-const RETRYABLE_CODES: ReadonlySet<ErrorCode> = new Set([ErrorCode.Unavailable, ErrorCode.DeadlineExceeded, ErrorCode.ConnectionClosed, ErrorCode.ResourceExhausted]);
+const RETRYABLE_CODES: ReadonlySet<ErrorCode> = new Set([
+  ErrorCode.Unavailable,
+  ErrorCode.DeadlineExceeded,
+  ErrorCode.ConnectionClosed,
+  ErrorCode.ResourceExhausted,
+]);
 
 /**
  * The brand every `SdkError` carries, under a global symbol: two installed copies of the SDK
@@ -102,8 +107,12 @@ export class SdkError extends Error {
    */
   static from(reason: unknown, fallback: ErrorCode = ErrorCode.Internal): SdkError {
     if (reason instanceof SdkError) return reason;
-    if (isNamedError(reason, "TimeoutError")) return new SdkError(ErrorCode.DeadlineExceeded, "deadline exceeded: the call's timeout elapsed", { cause: reason });
-    if (isNamedError(reason, "AbortError")) return new SdkError(ErrorCode.Canceled, "cancelled by the caller's AbortSignal", { cause: reason });
+    if (isNamedError(reason, "TimeoutError"))
+      return new SdkError(ErrorCode.DeadlineExceeded, "deadline exceeded: the call's timeout elapsed", {
+        cause: reason,
+      });
+    if (isNamedError(reason, "AbortError"))
+      return new SdkError(ErrorCode.Canceled, "cancelled by the caller's AbortSignal", { cause: reason });
     const message = errorText(reason);
     return new SdkError(fallback, message, { cause: reason });
   }

@@ -1,7 +1,10 @@
 import { ErrorCode, SdkError } from "./errors.js";
 
 /** One part of a user prompt (protocol §6.1). */
-export type PromptPart = { text: string } | { media: { mimeType: string; data: Uint8Array; description?: string } } | { slashCommand: string };
+export type PromptPart =
+  | { text: string }
+  | { media: { mimeType: string; data: Uint8Array; description?: string } }
+  | { slashCommand: string };
 
 /** A prompt: plain text or a list of parts. */
 export type Prompt = string | readonly PromptPart[];
@@ -23,15 +26,20 @@ export function assertPromptNotBlank(prompt: Prompt): void {
   }
 }
 
-const PART_HELP = "each part must be { text: string }, { media: { mimeType: string, data: Uint8Array, description?: string } } or { slashCommand: string }";
+const PART_HELP =
+  "each part must be { text: string }, { media: { mimeType: string, data: Uint8Array, description?: string } } or { slashCommand: string }";
 
 function assertPromptShape(prompt: unknown): asserts prompt is Prompt {
   if (typeof prompt === "string") return;
   if (!Array.isArray(prompt)) {
-    throw new SdkError(ErrorCode.InvalidArgument, `the prompt must be a string or an array of parts, got ${describe(prompt)}; ${PART_HELP}`);
+    throw new SdkError(
+      ErrorCode.InvalidArgument,
+      `the prompt must be a string or an array of parts, got ${describe(prompt)}; ${PART_HELP}`,
+    );
   }
   prompt.forEach((part: unknown, index) => {
-    if (!isPart(part)) throw new SdkError(ErrorCode.InvalidArgument, `prompt part ${index} is ${describe(part)}; ${PART_HELP}`);
+    if (!isPart(part))
+      throw new SdkError(ErrorCode.InvalidArgument, `prompt part ${index} is ${describe(part)}; ${PART_HELP}`);
   });
 }
 
@@ -42,7 +50,11 @@ function isPart(part: unknown): boolean {
   if ("slashCommand" in p) return typeof p["slashCommand"] === "string";
   if (!("media" in p) || typeof p["media"] !== "object" || p["media"] === null) return false;
   const m = p["media"] as Record<string, unknown>;
-  return typeof m["mimeType"] === "string" && m["data"] instanceof Uint8Array && (m["description"] === undefined || typeof m["description"] === "string");
+  return (
+    typeof m["mimeType"] === "string" &&
+    m["data"] instanceof Uint8Array &&
+    (m["description"] === undefined || typeof m["description"] === "string")
+  );
 }
 
 function describe(value: unknown): string {

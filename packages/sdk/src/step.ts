@@ -24,7 +24,12 @@ export const StepSource = { System: "SYSTEM", User: "USER", Model: "MODEL", Unkn
 export type StepSource = (typeof StepSource)[keyof typeof StepSource];
 
 /** Who a step is addressed to. ENVIRONMENT steps are tool dispatches, hidden from chunk streams. */
-export const StepTarget = { User: "USER", Environment: "ENVIRONMENT", Unspecified: "UNSPECIFIED", Unknown: "UNKNOWN" } as const;
+export const StepTarget = {
+  User: "USER",
+  Environment: "ENVIRONMENT",
+  Unspecified: "UNSPECIFIED",
+  Unknown: "UNKNOWN",
+} as const;
 export type StepTarget = (typeof StepTarget)[keyof typeof StepTarget];
 
 /** Lifecycle state of a step. A step is sent many times while ACTIVE, then once DONE or ERROR. */
@@ -113,14 +118,29 @@ export interface Step {
 }
 
 /** Why the harness stopped a turn early (budget or quota), protocol §16. */
-export type StopReason = "MAX_MODEL_CALLS_EXCEEDED" | "MAX_TOOL_CALLS_EXCEEDED" | "MAX_INPUT_TOKENS_EXCEEDED" | "MAX_OUTPUT_TOKENS_EXCEEDED" | "MAX_TOTAL_TOKENS_EXCEEDED" | "QUOTA_EXHAUSTED";
+export type StopReason =
+  | "MAX_MODEL_CALLS_EXCEEDED"
+  | "MAX_TOOL_CALLS_EXCEEDED"
+  | "MAX_INPUT_TOKENS_EXCEEDED"
+  | "MAX_OUTPUT_TOKENS_EXCEEDED"
+  | "MAX_TOTAL_TOKENS_EXCEEDED"
+  | "QUOTA_EXHAUSTED";
 
 /** A fragment of a streamed turn. */
-export type StreamChunk = { type: "thought"; stepIndex: number; text: string } | { type: "text"; stepIndex: number; text: string } | { type: "toolCall"; toolCall: ToolCall };
+export type StreamChunk =
+  | { type: "thought"; stepIndex: number; text: string }
+  | { type: "text"; stepIndex: number; text: string }
+  | { type: "toolCall"; toolCall: ToolCall };
 
 /** An all-zero usage record. */
 export function emptyUsage(): UsageMetadata {
-  return { promptTokenCount: 0, candidatesTokenCount: 0, totalTokenCount: 0, cachedContentTokenCount: 0, thoughtsTokenCount: 0 };
+  return {
+    promptTokenCount: 0,
+    candidatesTokenCount: 0,
+    totalTokenCount: 0,
+    cachedContentTokenCount: 0,
+    thoughtsTokenCount: 0,
+  };
 }
 
 /** An answer to one question of an `ask_question` step (protocol §9). */

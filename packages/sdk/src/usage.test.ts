@@ -29,7 +29,11 @@ describe("usage arithmetic", () => {
 
 describe("computeTurnUsage", () => {
   it("uses the connection total's movement when it moved (§14 usageUpdate)", () => {
-    const r = computeTurnUsage({ totalAtStart: u(10, 5, 15), totalAtEnd: u(30, 9, 39, 0, 2), stepUsages: [u(999, 999, 999)] });
+    const r = computeTurnUsage({
+      totalAtStart: u(10, 5, 15),
+      totalAtEnd: u(30, 9, 39, 0, 2),
+      stepUsages: [u(999, 999, 999)],
+    });
     expect(r).toEqual({ usage: u(20, 4, 24, 0, 2), fromSteps: false });
   });
 
@@ -39,11 +43,18 @@ describe("computeTurnUsage", () => {
   });
 
   it("falls back to summing per-step usage when the total did not move (legacy harness)", () => {
-    const r = computeTurnUsage({ totalAtStart: u(7, 7, 7), totalAtEnd: u(7, 7, 7), stepUsages: [u(1, 2, 3), u(10, 20, 30, 1, 2)] });
+    const r = computeTurnUsage({
+      totalAtStart: u(7, 7, 7),
+      totalAtEnd: u(7, 7, 7),
+      stepUsages: [u(1, 2, 3), u(10, 20, 30, 1, 2)],
+    });
     expect(r).toEqual({ usage: u(11, 22, 33, 1, 2), fromSteps: true });
   });
 
   it("is zero and not from steps when nothing reported usage", () => {
-    expect(computeTurnUsage({ totalAtStart: emptyUsage(), totalAtEnd: emptyUsage(), stepUsages: [] })).toEqual({ usage: emptyUsage(), fromSteps: false });
+    expect(computeTurnUsage({ totalAtStart: emptyUsage(), totalAtEnd: emptyUsage(), stepUsages: [] })).toEqual({
+      usage: emptyUsage(),
+      fromSteps: false,
+    });
   });
 });

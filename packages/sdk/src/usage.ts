@@ -2,7 +2,13 @@ import { emptyUsage } from "./step.js";
 import type { UsageMetadata } from "./step.js";
 
 /** The token counters of a {@link UsageMetadata} (every field but `serviceTier`). */
-export const USAGE_COUNTERS = ["promptTokenCount", "candidatesTokenCount", "totalTokenCount", "cachedContentTokenCount", "thoughtsTokenCount"] as const satisfies readonly (keyof UsageMetadata)[];
+export const USAGE_COUNTERS = [
+  "promptTokenCount",
+  "candidatesTokenCount",
+  "totalTokenCount",
+  "cachedContentTokenCount",
+  "thoughtsTokenCount",
+] as const satisfies readonly (keyof UsageMetadata)[];
 const FIELDS = USAGE_COUNTERS;
 
 /**
@@ -12,7 +18,10 @@ const FIELDS = USAGE_COUNTERS;
 export function addUsage(a: UsageMetadata, b: UsageMetadata): UsageMetadata {
   const out = emptyUsage();
   for (const f of FIELDS) out[f] = a[f] + b[f];
-  const tier = a.serviceTier === undefined || b.serviceTier === undefined || a.serviceTier === b.serviceTier ? (a.serviceTier ?? b.serviceTier) : "standard";
+  const tier =
+    a.serviceTier === undefined || b.serviceTier === undefined || a.serviceTier === b.serviceTier
+      ? (a.serviceTier ?? b.serviceTier)
+      : "standard";
   if (tier !== undefined) out.serviceTier = tier;
   return out;
 }

@@ -4,7 +4,11 @@ import path from "node:path";
 import { describe, it } from "vitest";
 import type { Channel, Transport } from "@antigravity-ts/sdk";
 import { createHarnessConnection, type ConnectionCapabilities } from "@antigravity-ts/sdk/connection";
-import { connectionConformanceChecks, type ConformancePlay, type ConnectionConformanceSubject } from "@antigravity-ts/sdk/testing";
+import {
+  connectionConformanceChecks,
+  type ConformancePlay,
+  type ConnectionConformanceSubject,
+} from "@antigravity-ts/sdk/testing";
 import { StepUpdate_State, TrajectoryStateUpdate_State, decodeOutputEvent } from "@antigravity-ts/sdk/wire";
 import { WAIT_MS } from "./harness-launcher.js";
 
@@ -33,7 +37,12 @@ export interface ConnectionConformanceOptions {
  * Runs `connectionConformanceChecks` as one `it` per check against the connection `open` makes
  * afresh for each; a check the wire's `capabilities` rule out is skipped.
  */
-export function defineConnectionConformance(name: string, capabilities: ConnectionCapabilities, open: () => Promise<ClosableConformanceSubject>, options: ConnectionConformanceOptions = {}): void {
+export function defineConnectionConformance(
+  name: string,
+  capabilities: ConnectionCapabilities,
+  open: () => Promise<ClosableConformanceSubject>,
+  options: ConnectionConformanceOptions = {},
+): void {
   describe(`connection conformance: ${name}`, () => {
     for (const check of connectionConformanceChecks) {
       const applies = check.needs?.(capabilities) ?? true;
@@ -65,11 +74,27 @@ export const CONFORMANCE_PROMPTS: Readonly<Record<ConformancePlay, string>> = {
 /** The scripted model's script (packages/harness script-format.ts) that plays every {@link ConformancePlay}. */
 export const CONFORMANCE_SCRIPT = {
   turns: [
-    { match: CONFORMANCE_PROMPTS.slow, calls: [{ text: Array.from({ length: 600 }, (_, i) => `word${i}`).join(" "), chunkWords: 1, chunkDelayMs: 100 }] },
-    { match: CONFORMANCE_PROMPTS.failing, calls: [{ text: "About to fail in the middle of this answer.", error: { message: "the conformance script fails this model call" } }] },
+    {
+      match: CONFORMANCE_PROMPTS.slow,
+      calls: [{ text: Array.from({ length: 600 }, (_, i) => `word${i}`).join(" "), chunkWords: 1, chunkDelayMs: 100 }],
+    },
+    {
+      match: CONFORMANCE_PROMPTS.failing,
+      calls: [
+        {
+          text: "About to fail in the middle of this answer.",
+          error: { message: "the conformance script fails this model call" },
+        },
+      ],
+    },
     { match: CONFORMANCE_PROMPTS.late, calls: [{ text: `This answer's last update arrives late ${LATE_MARKER}` }] },
     // Also the trigger's turn: its prompt is "[automated trigger] conformance text turn".
-    { match: CONFORMANCE_PROMPTS.text, calls: [{ thinking: "A greeting is due.", text: "Hello from the reference harness, streamed in several chunks." }] },
+    {
+      match: CONFORMANCE_PROMPTS.text,
+      calls: [
+        { thinking: "A greeting is due.", text: "Hello from the reference harness, streamed in several chunks." },
+      ],
+    },
   ],
 };
 
@@ -86,7 +111,11 @@ export async function writeConformanceScript(): Promise<string> {
  * and the channel wrapped in {@link lateStepTransport} for the `"late"` play.
  */
 export async function harnessConformanceSubject(transport: Transport): Promise<ClosableConformanceSubject> {
-  const connection = await createHarnessConnection({ transport: lateStepTransport(transport), config: {}, timeoutMs: WAIT_MS });
+  const connection = await createHarnessConnection({
+    transport: lateStepTransport(transport),
+    config: {},
+    timeoutMs: WAIT_MS,
+  });
   return {
     connection,
     prompt: (play) => CONFORMANCE_PROMPTS[play],
@@ -127,7 +156,11 @@ async function* holdLateUpdates(channel: Channel): AsyncGenerator<string> {
       continue;
     }
     yield frame;
-    if (event.case === "trajectoryStateUpdate" && event.value.state === TrajectoryStateUpdate_State.FULLY_IDLE && held !== undefined) {
+    if (
+      event.case === "trajectoryStateUpdate" &&
+      event.value.state === TrajectoryStateUpdate_State.FULLY_IDLE &&
+      held !== undefined
+    ) {
       yield held;
       held = undefined;
     }

@@ -3,7 +3,18 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { Agent, allowAll, askUser, defineTool, deny, type AgentBuilder, type StartedAgent, type Step, type Transport, type Trigger } from "@antigravity-ts/sdk";
+import {
+  Agent,
+  allowAll,
+  askUser,
+  defineTool,
+  deny,
+  type AgentBuilder,
+  type StartedAgent,
+  type Step,
+  type Transport,
+  type Trigger,
+} from "@antigravity-ts/sdk";
 import { deferred } from "./deferred.js";
 import { harnessEnv, killAllHarnesses } from "./harness-launcher.js";
 
@@ -77,7 +88,9 @@ export function defineE2ESuite(name: string, makeTransport: MakeTransport): void
 
     async function start(configure: (builder: AgentBuilder<false>) => AgentBuilder<true>): Promise<StartedAgent> {
       const transport = await makeTransport(context());
-      const agent = await configure(Agent.builder().transport(transport).workspaces(workspace)).build().start({ timeoutMs: START_TIMEOUT_MS });
+      const agent = await configure(Agent.builder().transport(transport).workspaces(workspace))
+        .build()
+        .start({ timeoutMs: START_TIMEOUT_MS });
       running.push(agent);
       return agent;
     }
@@ -235,12 +248,20 @@ export function defineE2ESuite(name: string, makeTransport: MakeTransport): void
         stream.final(),
       ]);
       expect(chunks.flatMap((c) => (c.type === "text" ? [c.text] : [])).join("")).toBe(response.text);
-      expect((await conversation.history()).filter((s) => s.isCompleteResponse).map((s) => s.content)).toEqual(["pong from the trigger", response.text, response.text]);
+      expect((await conversation.history()).filter((s) => s.isCompleteResponse).map((s) => s.content)).toEqual([
+        "pong from the trigger",
+        response.text,
+        response.text,
+      ]);
       expect(await conversation.turnCount()).toBe(3);
     });
 
     it("returns structured output for a response schema", async () => {
-      const schema = { type: "object", properties: { answer: { type: "number" }, unit: { type: "string" } }, required: ["answer"] };
+      const schema = {
+        type: "object",
+        properties: { answer: { type: "number" }, unit: { type: "string" } },
+        required: ["answer"],
+      };
       const agent = await start((b) => b.responseSchema(schema).allowAll());
       const response = await agent.chatToCompletion("give me structured output");
       expect(response.structuredOutput).toEqual({ answer: 42, unit: "widgets" });
@@ -256,7 +277,9 @@ export function defineE2ESuite(name: string, makeTransport: MakeTransport): void
       const conversation = agent.conversation();
       expect(await conversation.turnCount()).toBe(2);
       expect(await conversation.totalUsage()).toEqual(agent.connection.usage.total);
-      expect((await conversation.lastTurnUsage())?.totalTokenCount).toBe(second.usageMetadata.totalTokenCount - first.usageMetadata.totalTokenCount);
+      expect((await conversation.lastTurnUsage())?.totalTokenCount).toBe(
+        second.usageMetadata.totalTokenCount - first.usageMetadata.totalTokenCount,
+      );
     });
   });
 }

@@ -36,10 +36,15 @@ export function rollupBuild(names, options = {}) {
   const env = { ...process.env, BUILD_ONLY: names.join(",") };
   if (options.jsOnly) env.BUILD_JS_ONLY = "1";
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, [rollup, "-c", "rollup.config.mjs"], { cwd: root, env, timeout: BUILD_TIMEOUT_MS }, (error, _stdout, stderr) => {
-      if (error) reject(new Error(`building ${names.join(", ")} failed: ${stderr}`, { cause: error }));
-      else resolve();
-    });
+    execFile(
+      process.execPath,
+      [rollup, "-c", "rollup.config.mjs"],
+      { cwd: root, env, timeout: BUILD_TIMEOUT_MS },
+      (error, _stdout, stderr) => {
+        if (error) reject(new Error(`building ${names.join(", ")} failed: ${stderr}`, { cause: error }));
+        else resolve();
+      },
+    );
   });
 }
 

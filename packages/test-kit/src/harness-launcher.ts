@@ -29,7 +29,12 @@ export interface HarnessExit {
 /** The node arguments that run the harness `build`, the script last. */
 function harnessArgs(build: HarnessBuild): string[] {
   if (build === "dist") return [path.join(harnessDir, "dist/bin.cjs")];
-  return ["--conditions=antigravity-source", "--import", pathToFileURL(require.resolve("tsx")).href, path.join(harnessDir, "src/bin.ts")];
+  return [
+    "--conditions=antigravity-source",
+    "--import",
+    pathToFileURL(require.resolve("tsx")).href,
+    path.join(harnessDir, "src/bin.ts"),
+  ];
 }
 
 /**
@@ -42,7 +47,12 @@ export function harnessEnv(script?: string, extra: Readonly<Record<string, strin
   for (const [key, value] of Object.entries(process.env)) {
     if (value !== undefined && !/^(GEMINI_|OPENAI_|ANTIGRAVITY_|GOOGLE_)/.test(key)) env[key] = value;
   }
-  return { ...env, ANTIGRAVITY_MODEL_PROVIDER: "scripted", ...(script === undefined ? {} : { ANTIGRAVITY_SCRIPT: script }), ...extra };
+  return {
+    ...env,
+    ANTIGRAVITY_MODEL_PROVIDER: "scripted",
+    ...(script === undefined ? {} : { ANTIGRAVITY_SCRIPT: script }),
+    ...extra,
+  };
 }
 
 /** A running harness process. */
@@ -94,11 +104,20 @@ export function spawnHarness(args: readonly string[], options: SpawnHarnessOptio
   });
   const waitForStderr = (text: string | RegExp): Promise<string> =>
     new Promise((resolve, reject) => {
-      const timer = setTimeout(() => done(new Error(`timed out waiting for ${String(text)} on stderr:\n${stderr}`)), WAIT_MS);
+      const timer = setTimeout(
+        () => done(new Error(`timed out waiting for ${String(text)} on stderr:\n${stderr}`)),
+        WAIT_MS,
+      );
       const check = (): void => {
-        const match = typeof text === "string" ? (stderr.includes(text) ? text : null) : (text.exec(stderr)?.[0] ?? null);
+        const match =
+          typeof text === "string" ? (stderr.includes(text) ? text : null) : (text.exec(stderr)?.[0] ?? null);
         if (match !== null) done(undefined, match);
-        else if (child.exitCode !== null || child.signalCode !== null) done(new Error(`harness exited (${child.exitCode ?? child.signalCode}) before printing ${String(text)}:\n${stderr}`));
+        else if (child.exitCode !== null || child.signalCode !== null)
+          done(
+            new Error(
+              `harness exited (${child.exitCode ?? child.signalCode}) before printing ${String(text)}:\n${stderr}`,
+            ),
+          );
       };
       const done = (error?: Error, match?: string): void => {
         clearTimeout(timer);
@@ -172,13 +191,21 @@ export async function startListeningHarness(options: ListeningHarnessOptions = {
  * modules are imported into the harness before it starts (`--import`; a source build loads tsx
  * first, so they may be TypeScript), e.g. to inject faults.
  */
-export async function harnessExecutable(build: HarnessBuild = "source", preload: readonly string[] = []): Promise<string> {
+export async function harnessExecutable(
+  build: HarnessBuild = "source",
+  preload: readonly string[] = [],
+): Promise<string> {
   const dir = await mkdtemp(path.join(tmpdir(), "antigravity-e2e-"));
   const file = path.join(dir, "antigravity-harness");
   const quote = (s: string): string => `'${s.replaceAll("'", "'\\''")}'`;
   const args = harnessArgs(build);
   const script = args.pop() as string;
-  const command = [process.execPath, ...args, ...preload.flatMap((module) => ["--import", pathToFileURL(module).href]), script];
+  const command = [
+    process.execPath,
+    ...args,
+    ...preload.flatMap((module) => ["--import", pathToFileURL(module).href]),
+    script,
+  ];
   await writeFile(file, `#!/bin/sh\nexec ${command.map(quote).join(" ")} "$@"\n`);
   await chmod(file, 0o755);
   return file;
@@ -188,5 +215,12 @@ export async function harnessExecutable(build: HarnessBuild = "source", preload:
 export async function killAllHarnesses(): Promise<void> {
   const running = [...children];
   for (const child of running) child.kill("SIGKILL");
-  await Promise.all(running.map((child) => new Promise((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve(undefined) : child.once("exit", resolve)))));
+  await Promise.all(
+    running.map(
+      (child) =>
+        new Promise((resolve) =>
+          child.exitCode !== null || child.signalCode !== null ? resolve(undefined) : child.once("exit", resolve),
+        ),
+    ),
+  );
 }

@@ -20,9 +20,21 @@ export {
   type ListeningHarnessOptions,
   type SpawnHarnessOptions,
 } from "./harness-launcher.js";
-export { REFERENCE_HARNESS_BIN, REPO_ROOT, ensureReferenceHarness, ensureScriptedReferenceHarness } from "./reference-harness.js";
+export {
+  REFERENCE_HARNESS_BIN,
+  REPO_ROOT,
+  ensureReferenceHarness,
+  ensureScriptedReferenceHarness,
+} from "./reference-harness.js";
 export { GONE_WAIT_MS, argvGone, pidOfArgv, pidsOfArgv, processAlive, waitUntilGone } from "./process-probe.js";
-export { customToolStep, stepUpdate, stepUpdateFromJson, textStep, type StepPlace, type StepUpdateInit } from "./step-updates.js";
+export {
+  customToolStep,
+  stepUpdate,
+  stepUpdateFromJson,
+  textStep,
+  type StepPlace,
+  type StepUpdateInit,
+} from "./step-updates.js";
 export { defineE2ESuite, type E2EContext, type MakeTransport } from "./e2e-suite.js";
 export { silentTcpServer, type SilentTcpServer } from "./silent-tcp-server.js";
 export { PRECEDENCE_CASES, type PrecedenceCase, type PrecedenceRule } from "./precedence-cases.js";

@@ -80,11 +80,31 @@ export const PRECEDENCE_CASES: readonly PrecedenceCase[] = [
     call: { name: "view_file" },
     decides: 0,
   },
-  { title: "nothing matches: allowed", rules: [{ tool: "run_command", decision: "deny" }], call: { name: "view_file" }, decides: undefined },
+  {
+    title: "nothing matches: allowed",
+    rules: [{ tool: "run_command", decision: "deny" }],
+    call: { name: "view_file" },
+    decides: undefined,
+  },
   { title: "no rules: allowed", rules: [], call: { name: "anything" }, decides: undefined },
-  { title: "all nine buckets: the exact tool deny", rules: NINE_BUCKETS, call: { name: "run_command", serverName: "gh" }, decides: 8 },
-  { title: "all nine buckets but the exact tool: server/* deny", rules: NINE_BUCKETS.slice(0, 6), call: { name: "run_command", serverName: "gh" }, decides: 5 },
-  { title: "all nine buckets, another tool of no server: * deny", rules: NINE_BUCKETS, call: { name: "view_file" }, decides: 2 },
+  {
+    title: "all nine buckets: the exact tool deny",
+    rules: NINE_BUCKETS,
+    call: { name: "run_command", serverName: "gh" },
+    decides: 8,
+  },
+  {
+    title: "all nine buckets but the exact tool: server/* deny",
+    rules: NINE_BUCKETS.slice(0, 6),
+    call: { name: "run_command", serverName: "gh" },
+    decides: 5,
+  },
+  {
+    title: "all nine buckets, another tool of no server: * deny",
+    rules: NINE_BUCKETS,
+    call: { name: "view_file" },
+    decides: 2,
+  },
   {
     title: "server/* beats *",
     rules: [
@@ -103,8 +123,18 @@ export const PRECEDENCE_CASES: readonly PrecedenceCase[] = [
     call: { name: "push", serverName: "gh" },
     decides: 1,
   },
-  { title: "a server rule does not apply to a call of no server", rules: [{ tool: "*", serverName: "gh", decision: "deny" }], call: { name: "push" }, decides: undefined },
-  { title: "a server rule does not apply to another server's call", rules: [{ tool: "push", serverName: "gh", decision: "deny" }], call: { name: "push", serverName: "gitlab" }, decides: undefined },
+  {
+    title: "a server rule does not apply to a call of no server",
+    rules: [{ tool: "*", serverName: "gh", decision: "deny" }],
+    call: { name: "push" },
+    decides: undefined,
+  },
+  {
+    title: "a server rule does not apply to another server's call",
+    rules: [{ tool: "push", serverName: "gh", decision: "deny" }],
+    call: { name: "push", serverName: "gitlab" },
+    decides: undefined,
+  },
   {
     title: "an mcp_<server>_ prefix names the server",
     rules: [

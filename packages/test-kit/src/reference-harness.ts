@@ -27,7 +27,8 @@ export async function ensureReferenceHarness(): Promise<string> {
       mkdirSync(lock);
       break;
     } catch {
-      if (Date.now() > until) throw new Error(`timed out waiting for another build of the reference harness (lock ${lock})`);
+      if (Date.now() > until)
+        throw new Error(`timed out waiting for another build of the reference harness (lock ${lock})`);
       await sleep(200);
       if (isFresh()) return REFERENCE_HARNESS_BIN;
     }

@@ -1,4 +1,13 @@
-import { StepUpdateSchema, create, type MessageInitShape, StepUpdate_Source, StepUpdate_State, StepUpdate_Target, decodeOutputEvent, type StepUpdate } from "@antigravity-ts/sdk/wire";
+import {
+  StepUpdateSchema,
+  create,
+  type MessageInitShape,
+  StepUpdate_Source,
+  StepUpdate_State,
+  StepUpdate_Target,
+  decodeOutputEvent,
+  type StepUpdate,
+} from "@antigravity-ts/sdk/wire";
 
 /** A wire `StepUpdate` as an init object (what `FakeHarness.step` and `history` take). */
 export type StepUpdateInit = MessageInitShape<typeof StepUpdateSchema>;
@@ -27,14 +36,38 @@ export interface StepPlace {
 
 /** A model text step (SOURCE_MODEL → TARGET_USER) carrying `delta`; its full `text` is `full` (default `delta`). */
 export function textStep(place: StepPlace, delta: string, full = delta): StepUpdateInit {
-  return { ...placeOf(place), source: StepUpdate_Source.MODEL, target: StepUpdate_Target.USER, text: full, textDelta: delta };
+  return {
+    ...placeOf(place),
+    source: StepUpdate_Source.MODEL,
+    target: StepUpdate_Target.USER,
+    text: full,
+    textDelta: delta,
+  };
 }
 
 /** The harness's own step for a custom tool call (§7.1), as the reference harness sends it. */
-export function customToolStep(place: StepPlace, call: { id: string; name: string; argumentsJson: string }): StepUpdateInit {
-  return { ...placeOf(place), source: StepUpdate_Source.MODEL, target: StepUpdate_Target.USER, customTool: { toolCall: call } };
+export function customToolStep(
+  place: StepPlace,
+  call: { id: string; name: string; argumentsJson: string },
+): StepUpdateInit {
+  return {
+    ...placeOf(place),
+    source: StepUpdate_Source.MODEL,
+    target: StepUpdate_Target.USER,
+    customTool: { toolCall: call },
+  };
 }
 
-function placeOf(place: StepPlace): { trajectoryId: string; cascadeId: string; stepIndex: number; state: StepUpdate_State } {
-  return { trajectoryId: place.trajectoryId, cascadeId: place.cascadeId ?? place.trajectoryId, stepIndex: place.stepIndex, state: place.state ?? StepUpdate_State.ACTIVE };
+function placeOf(place: StepPlace): {
+  trajectoryId: string;
+  cascadeId: string;
+  stepIndex: number;
+  state: StepUpdate_State;
+} {
+  return {
+    trajectoryId: place.trajectoryId,
+    cascadeId: place.cascadeId ?? place.trajectoryId,
+    stepIndex: place.stepIndex,
+    state: place.state ?? StepUpdate_State.ACTIVE,
+  };
 }

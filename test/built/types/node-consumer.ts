@@ -1,11 +1,23 @@
 // Compiled (never run) by test/built/declarations.test.ts against the bundled declarations, the way
 // a Node user's project sees them.
-import { Agent, SdkError, WebSocketTransport, createHarnessGateway, SubprocessTransport, type HarnessGateway, type StreamChunk } from "@antigravity-ts/node";
+import {
+  Agent,
+  SdkError,
+  WebSocketTransport,
+  createHarnessGateway,
+  SubprocessTransport,
+  type HarnessGateway,
+  type StreamChunk,
+} from "@antigravity-ts/node";
 import { decodeOutputEvent, type OutputEvent } from "@antigravity-ts/sdk/wire";
 import { createMockConnection } from "@antigravity-ts/sdk/testing";
 
 export async function consume(): Promise<string> {
-  await using agent = await Agent.builder().transport(new SubprocessTransport()).confirmRunCommand().build().start({ timeoutMs: 1000 });
+  await using agent = await Agent.builder()
+    .transport(new SubprocessTransport())
+    .confirmRunCommand()
+    .build()
+    .start({ timeoutMs: 1000 });
   const chunks: StreamChunk[] = [];
   for await (const chunk of agent.chat("hi")) chunks.push(chunk);
   const gateway: HarnessGateway = await createHarnessGateway({

@@ -7,7 +7,11 @@ import { Agent, WebSocketTransport } from "@antigravity-ts/sdk";
 const [url, keyFile] = Deno.args;
 if (url === undefined || keyFile === undefined) throw new Error("usage: chat.ts <harness url> <key file>");
 const apiKey = (await Deno.readTextFile(keyFile)).trim();
-const agent = await Agent.builder().transport(new WebSocketTransport({ url, apiKey })).confirmRunCommand().build().start({ timeoutMs: 15_000 });
+const agent = await Agent.builder()
+  .transport(new WebSocketTransport({ url, apiKey }))
+  .confirmRunCommand()
+  .build()
+  .start({ timeoutMs: 15_000 });
 try {
   const response = await agent.chatToCompletion("hello from Deno", { timeoutMs: 30_000 });
   console.log(JSON.stringify({ answer: response.text, deno: Deno.version.deno }));

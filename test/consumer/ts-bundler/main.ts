@@ -1,5 +1,12 @@
 // Typechecked (never run) against the installed declarations, as a bundled browser app sees them.
-import { Agent, SdkError, WebSocketTransport, defineTool, type ChatResponse, type StreamChunk } from "@antigravity-ts/sdk";
+import {
+  Agent,
+  SdkError,
+  WebSocketTransport,
+  defineTool,
+  type ChatResponse,
+  type StreamChunk,
+} from "@antigravity-ts/sdk";
 import { decodeOutputEvent } from "@antigravity-ts/sdk/wire";
 
 const clock = defineTool({
@@ -9,7 +16,12 @@ const clock = defineTool({
 });
 
 export async function ask(url: string, prompt: string, onChunk: (chunk: StreamChunk) => void): Promise<ChatResponse> {
-  const agent = await Agent.builder().transport(new WebSocketTransport({ url })).tool(clock).confirmRunCommand().build().start();
+  const agent = await Agent.builder()
+    .transport(new WebSocketTransport({ url }))
+    .tool(clock)
+    .confirmRunCommand()
+    .build()
+    .start();
   try {
     for await (const chunk of agent.chat(prompt)) onChunk(chunk);
     return await agent.chatToCompletion("and once more");

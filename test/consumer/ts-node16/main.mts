@@ -1,5 +1,13 @@
 // Typechecked (never run) against the installed declarations, as a Node ESM project sees them.
-import { Agent, SdkError, SubprocessTransport, WebSocketTransport, createHarnessGateway, defineTool, type StreamChunk } from "@antigravity-ts/node";
+import {
+  Agent,
+  SdkError,
+  SubprocessTransport,
+  WebSocketTransport,
+  createHarnessGateway,
+  defineTool,
+  type StreamChunk,
+} from "@antigravity-ts/node";
 import { decodeOutputEvent, type OutputEvent } from "@antigravity-ts/sdk/wire";
 import { createMockConnection } from "@antigravity-ts/sdk/testing";
 
@@ -11,11 +19,21 @@ const add = defineTool({
 });
 
 export async function consume(): Promise<string> {
-  const agent = await Agent.builder().transport(new SubprocessTransport()).tool(add).confirmRunCommand().build().start({ timeoutMs: 1000 });
+  const agent = await Agent.builder()
+    .transport(new SubprocessTransport())
+    .tool(add)
+    .confirmRunCommand()
+    .build()
+    .start({ timeoutMs: 1000 });
   const chunks: StreamChunk[] = [];
   for await (const chunk of agent.chat("hi")) chunks.push(chunk);
   await agent.stop();
-  const gateway = await createHarnessGateway({ target: { url: "ws://127.0.0.1:1/", apiKey: "k" }, allowedOrigins: [], token: "t", session: { workspaces: ["/srv/agent"], deny: ["run_command"] } });
+  const gateway = await createHarnessGateway({
+    target: { url: "ws://127.0.0.1:1/", apiKey: "k" },
+    allowedOrigins: [],
+    token: "t",
+    session: { workspaces: ["/srv/agent"], deny: ["run_command"] },
+  });
   await gateway.close();
   const event: OutputEvent = decodeOutputEvent("{}");
   void event;

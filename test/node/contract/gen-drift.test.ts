@@ -17,7 +17,12 @@ interface Run {
 
 function checkGen(...args: string[]): Run {
   try {
-    const stdout = execFileSync(process.execPath, [script, ...args], { cwd: repo, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], timeout: 120_000 });
+    const stdout = execFileSync(process.execPath, [script, ...args], {
+      cwd: repo,
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "pipe"],
+      timeout: 120_000,
+    });
     return { status: 0, output: stdout };
   } catch (error) {
     const failure = error as { status?: number | null; stdout?: string; stderr?: string };
@@ -52,7 +57,10 @@ describe("generated code drift", { timeout: 90_000 }, () => {
     });
 
     it("fails with the stale message when a generated file was edited", () => {
-      appendFileSync(join(root, "packages/sdk/src/gen/antigravity/localharness/localharness_pb.ts"), "\n// hand edit\n");
+      appendFileSync(
+        join(root, "packages/sdk/src/gen/antigravity/localharness/localharness_pb.ts"),
+        "\n// hand edit\n",
+      );
       const run = checkGen("--root", root);
       expect(run.status).toBe(1);
       expect(run.output).toContain("generated code is stale: run npm run gen and commit");

@@ -36,10 +36,14 @@ function fromHex(text: string): Uint8Array {
 }
 
 // §3 worked example, copied verbatim (the `|` separators are the document's).
-const INPUT_CONFIG_FRAME = "1d 00 00 00 | 0a 06 2f 74 6d 70 2f 73 | 22 13 0a 0a 74 79 70 65 73 63 72 69 70 74 12 05 30 2e 31 2e 30";
+const INPUT_CONFIG_FRAME =
+  "1d 00 00 00 | 0a 06 2f 74 6d 70 2f 73 | 22 13 0a 0a 74 79 70 65 73 63 72 69 70 74 12 05 30 2e 31 2e 30";
 const OUTPUT_CONFIG_FRAME = "09 00 00 00 | 08 b1 a8 03 | 12 03 6b 33 79";
 
-const inputConfig = create(InputConfigSchema, { storageDirectory: "/tmp/s", clientInfo: { language: "typescript", version: "0.1.0" } });
+const inputConfig = create(InputConfigSchema, {
+  storageDirectory: "/tmp/s",
+  clientInfo: { language: "typescript", version: "0.1.0" },
+});
 const outputConfig = create(OutputConfigSchema, { port: 54321, apiKey: "k3y" });
 
 describe("§3 handshake golden bytes", () => {
@@ -92,7 +96,10 @@ interface GoldenFrame {
   frame: Record<string, unknown>;
 }
 
-const fixture = JSON.parse(readFileSync(new URL("./fixtures/era-d-frames.json", import.meta.url), "utf8")) as { cascadeId: string; frames: GoldenFrame[] };
+const fixture = JSON.parse(readFileSync(new URL("./fixtures/era-d-frames.json", import.meta.url), "utf8")) as {
+  cascadeId: string;
+  frames: GoldenFrame[];
+};
 
 /** Decodes a frame with the codec its position in the conversation calls for, and re-encodes it. */
 function reencode({ message, frame }: GoldenFrame): string {
@@ -133,12 +140,15 @@ describe("§22 era-D frames", () => {
     ]);
   });
 
-  it.each(fixture.frames.map((f, i) => [i, f] as const))("frame %i decodes and re-encodes to the same JSON", (_, golden) => {
-    const again = reencode(golden);
-    expect(JSON.parse(again)).toEqual(golden.frame);
-    // A second pass is byte-stable.
-    expect(reencode({ ...golden, frame: JSON.parse(again) as Record<string, unknown> })).toBe(again);
-  });
+  it.each(fixture.frames.map((f, i) => [i, f] as const))(
+    "frame %i decodes and re-encodes to the same JSON",
+    (_, golden) => {
+      const again = reencode(golden);
+      expect(JSON.parse(again)).toEqual(golden.frame);
+      // A second pass is byte-stable.
+      expect(reencode({ ...golden, frame: JSON.parse(again) as Record<string, unknown> })).toBe(again);
+    },
+  );
 
   it("keeps the explicit zero values of the init frame", () => {
     const init = fixture.frames[0];
@@ -158,11 +168,17 @@ describe("§22 era-D frames", () => {
     }
     const config = decodeInitializeConversationEvent(JSON.stringify(init.frame)).config;
     expect(config?.compactionThreshold).toBe(0);
-    expect(config?.harnessSideTools?.runCommand).toMatchObject({ enabled: true, maxTimeoutMs: 0, enableDaemonCommands: false });
+    expect(config?.harnessSideTools?.runCommand).toMatchObject({
+      enabled: true,
+      maxTimeoutMs: 0,
+      enableDaemonCommands: false,
+    });
   });
 
   it("decodes the harness side into the events a client acts on", () => {
-    const events = fixture.frames.filter((f) => f.from === "harness").map((f) => decodeOutputEvent(JSON.stringify(f.frame)));
+    const events = fixture.frames
+      .filter((f) => f.from === "harness")
+      .map((f) => decodeOutputEvent(JSON.stringify(f.frame)));
     expect(events.map((e) => e.event.case)).toEqual([
       "initializeConversationResponse",
       "trajectoryStateUpdate",
@@ -176,7 +192,12 @@ describe("§22 era-D frames", () => {
     ]);
     expect(events.slice(1).map((e) => e.seqNum)).toEqual([1n, 2n, 3n, 4n, 5n, 6n, 7n, 8n]);
     expect(events[0]?.event.value).toMatchObject({ cascadeId: fixture.cascadeId });
-    expect(events.at(-1)?.event.value).toMatchObject({ trajectoryId: fixture.cascadeId, state: TrajectoryStateUpdate_State.FULLY_IDLE });
-    expect(events[7]?.event.value).toMatchObject({ total: { promptTokenCount: 812n, candidatesTokenCount: 9n, totalTokenCount: 821n } });
+    expect(events.at(-1)?.event.value).toMatchObject({
+      trajectoryId: fixture.cascadeId,
+      state: TrajectoryStateUpdate_State.FULLY_IDLE,
+    });
+    expect(events[7]?.event.value).toMatchObject({
+      total: { promptTokenCount: 812n, candidatesTokenCount: 9n, totalTokenCount: 821n },
+    });
   });
 });

@@ -40,7 +40,13 @@ const HARNESS_LAYERS: readonly (readonly string[])[] = [
   [".", "e2e", "test-support"],
 ];
 
-const NODE_LAYERS: readonly (readonly string[])[] = [["socket"], ["subprocess", "local-path", "triggers"], ["storage", "gateway", "replay", "acp", "hosted"], ["agent"], ["."]];
+const NODE_LAYERS: readonly (readonly string[])[] = [
+  ["socket"],
+  ["subprocess", "local-path", "triggers"],
+  ["storage", "gateway", "replay", "acp", "hosted"],
+  ["agent"],
+  ["."],
+];
 
 const CLI_LAYERS: readonly (readonly string[])[] = [["cli"], ["session"], ["."]];
 
@@ -58,7 +64,9 @@ function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const path = join(dir, entry.name);
     if (entry.isDirectory()) return sourceFiles(path);
-    return /\.(ts|mts)$/.test(entry.name) && !/\.test(-d)?\.ts$/.test(entry.name) && !entry.name.endsWith(".d.ts") ? [path] : [];
+    return /\.(ts|mts)$/.test(entry.name) && !/\.test(-d)?\.ts$/.test(entry.name) && !entry.name.endsWith(".d.ts")
+      ? [path]
+      : [];
   });
 }
 
@@ -134,7 +142,13 @@ function layerProblems(src: string, layers: readonly (readonly string[])[]): str
   const seen = new Set<string>();
   for (const edge of edges) {
     const key = `${edge.from} -> ${edge.to}`;
-    const why = !rank.has(edge.from) ? `${edge.from} is in no layer` : !rank.has(edge.to) ? `${edge.to} is in no layer` : rank.get(edge.to)! > rank.get(edge.from)! ? "upward" : undefined;
+    const why = !rank.has(edge.from)
+      ? `${edge.from} is in no layer`
+      : !rank.has(edge.to)
+        ? `${edge.to} is in no layer`
+        : rank.get(edge.to)! > rank.get(edge.from)!
+          ? "upward"
+          : undefined;
     if (why && !seen.has(key)) {
       seen.add(key);
       problems.push(`${key}: ${edge.file} imports ${edge.specifier} (${why})`);
@@ -179,13 +193,23 @@ describe("packages/sdk/src, the thin middle", () => {
 
   it("connection/ imports nothing from agent/, continuation/, conversation/ or session/", () => {
     const above = new Set(["agent", "continuation", "conversation", "session"]);
-    expect(edges.filter((e) => e.from === "connection" && above.has(e.to)).map((e) => `${e.file} imports ${e.specifier}`)).toEqual([]);
+    expect(
+      edges.filter((e) => e.from === "connection" && above.has(e.to)).map((e) => `${e.file} imports ${e.specifier}`),
+    ).toEqual([]);
   });
 
   it("session/ uses only the conversation's public API (Conversation, ChatStream, its events)", () => {
-    const publicModules = new Set(["conversation/conversation.js", "conversation/chat-stream.js", "conversation/chat-events.js"]);
+    const publicModules = new Set([
+      "conversation/conversation.js",
+      "conversation/chat-stream.js",
+      "conversation/chat-events.js",
+    ]);
     const reached = edges.filter(
-      (e) => e.from === "session" && (e.to === "connection" || (e.to === "conversation" && !publicModules.has(relative(src, resolve(dirname(join(src, e.file)), e.specifier))))),
+      (e) =>
+        e.from === "session" &&
+        (e.to === "connection" ||
+          (e.to === "conversation" &&
+            !publicModules.has(relative(src, resolve(dirname(join(src, e.file)), e.specifier))))),
     );
     expect(reached.map((e) => `${e.file} imports ${e.specifier}`)).toEqual([]);
   });
@@ -206,7 +230,11 @@ describe("the checker", () => {
   });
 
   it("counts type-only, re-export and dynamic imports", () => {
-    const info = ts.preProcessFile('import type { A } from "../a/a.js";\nexport { B } from "../b/b.js";\nconst c = await import("../c/c.js");', true, true);
+    const info = ts.preProcessFile(
+      'import type { A } from "../a/a.js";\nexport { B } from "../b/b.js";\nconst c = await import("../c/c.js");',
+      true,
+      true,
+    );
     expect(info.importedFiles.map((file) => file.fileName)).toEqual(["../a/a.js", "../b/b.js", "../c/c.js"]);
   });
 });

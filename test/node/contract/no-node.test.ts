@@ -13,7 +13,14 @@ const script = join(repo, "scripts", "check-no-node.mjs");
 
 function run(...args: string[]): { status: number; output: string } {
   try {
-    return { status: 0, output: execFileSync(process.execPath, [script, ...args], { cwd: repo, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }) };
+    return {
+      status: 0,
+      output: execFileSync(process.execPath, [script, ...args], {
+        cwd: repo,
+        encoding: "utf8",
+        stdio: ["ignore", "pipe", "pipe"],
+      }),
+    };
   } catch (error) {
     const failure = error as { status?: number | null; stdout?: string; stderr?: string };
     return { status: failure.status ?? -1, output: `${failure.stdout ?? ""}${failure.stderr ?? ""}` };
@@ -82,7 +89,9 @@ describe("the scanner flags", () => {
   });
 
   it("reports the line and column", () => {
-    expect(scanSource("const a = 1;\n  const b = process.argv;")).toEqual([{ line: 2, column: 13, message: expect.stringContaining('"process"') as string }]);
+    expect(scanSource("const a = 1;\n  const b = process.argv;")).toEqual([
+      { line: 2, column: 13, message: expect.stringContaining('"process"') as string },
+    ]);
   });
 });
 
@@ -102,7 +111,10 @@ describe("the scanner accepts", () => {
     ["a renaming destructure", "const { process: p } = globalThis as { process?: unknown };"],
     ["an interface member", "interface Step {\n  readonly process: string\n  Buffer?: number;\n}"],
     ["a private field", "class A { #process = 1; run() { return this.#process; } }"],
-    ["non-Node imports", 'import { create } from "@bufbuild/protobuf";\nimport WebSocket from "isomorphic-ws";\nimport { x } from "./process.js";\nimport y from "fs-extra-browser";'],
+    [
+      "non-Node imports",
+      'import { create } from "@bufbuild/protobuf";\nimport WebSocket from "isomorphic-ws";\nimport { x } from "./process.js";\nimport y from "fs-extra-browser";',
+    ],
     ["a module named like a builtin prefix", 'import { a } from "pathe";\nimport b from "@scope/fs";'],
     ["Array.from with a builtin name", 'const xs = Array.from("fs");'],
     ["an identifier containing a global's name", "const processed = preprocess(bufferSize); const Buffered = 1;"],
@@ -115,12 +127,29 @@ describe("the scanner accepts", () => {
 describe("tokenize", () => {
   it("drops comments and keeps string values, template text and code inside substitutions", () => {
     const tokens = tokenize('a /* x */ "s" `t${b}u` // c\nx = /re/g / 2');
-    expect(tokens.map((t) => `${t.kind}:${t.value}`)).toEqual(["ident:a", "string:s", "template:t", "ident:b", "template:u", "ident:x", "punct:=", "regex:/re/g", "punct:/", "number:2"]);
+    expect(tokens.map((t) => `${t.kind}:${t.value}`)).toEqual([
+      "ident:a",
+      "string:s",
+      "template:t",
+      "ident:b",
+      "template:u",
+      "ident:x",
+      "punct:=",
+      "regex:/re/g",
+      "punct:/",
+      "number:2",
+    ]);
   });
 
   it("knows which specifiers are Node built-ins", () => {
-    expect(["node:fs", "fs", "fs/promises", "path/posix", "crypto", "child_process", "os", "net", "buffer", "process"].every(isNodeBuiltin)).toBe(true);
-    expect(["isomorphic-ws", "ws", "@bufbuild/protobuf", "./fs.js", "pathe", "fsevents"].some(isNodeBuiltin)).toBe(false);
+    expect(
+      ["node:fs", "fs", "fs/promises", "path/posix", "crypto", "child_process", "os", "net", "buffer", "process"].every(
+        isNodeBuiltin,
+      ),
+    ).toBe(true);
+    expect(["isomorphic-ws", "ws", "@bufbuild/protobuf", "./fs.js", "pathe", "fsevents"].some(isNodeBuiltin)).toBe(
+      false,
+    );
   });
 });
 
@@ -131,9 +160,15 @@ describe("the CLI", () => {
     dir = mkdtempSync(join(tmpdir(), "no-node-"));
     mkdirSync(join(dir, "clean"));
     mkdirSync(join(dir, "dirty", "gen"), { recursive: true });
-    writeFileSync(join(dir, "clean", "ok.ts"), "export const ok = (globalThis as { process?: unknown }).process !== undefined; // process\n");
+    writeFileSync(
+      join(dir, "clean", "ok.ts"),
+      "export const ok = (globalThis as { process?: unknown }).process !== undefined; // process\n",
+    );
     writeFileSync(join(dir, "dirty", "uses-process.ts"), "export const home = process.env.HOME;\n");
-    writeFileSync(join(dir, "dirty", "imports-fs.js"), 'import { readFileSync } from "node:fs";\nexport const read = readFileSync;\n');
+    writeFileSync(
+      join(dir, "dirty", "imports-fs.js"),
+      'import { readFileSync } from "node:fs";\nexport const read = readFileSync;\n',
+    );
     writeFileSync(join(dir, "dirty", "skipped.test.ts"), 'import { readFileSync } from "node:fs";\n');
     writeFileSync(join(dir, "dirty", "gen", "skipped_pb.ts"), 'import { readFileSync } from "node:fs";\n');
   });

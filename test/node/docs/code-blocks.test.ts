@@ -11,7 +11,9 @@ import { REPO_ROOT } from "@antigravity-ts/test-kit";
 // block compiles now (take it off the list), so the list can only shrink.
 
 /** Blocks known not to compile on their own yet (file#n → why); fixing one means deleting its line. */
-const INCOMPLETE: Readonly<Record<string, string>> = JSON.parse(readFileSync(path.join(import.meta.dirname, "incomplete-blocks.json"), "utf8"));
+const INCOMPLETE: Readonly<Record<string, string>> = JSON.parse(
+  readFileSync(path.join(import.meta.dirname, "incomplete-blocks.json"), "utf8"),
+);
 
 interface Block {
   key: string;
@@ -61,12 +63,21 @@ function diagnose(): Map<string, string[]> {
   }
   const tsconfig = {
     extends: path.join(REPO_ROOT, "tsconfig.base.json"),
-    compilerOptions: { lib: ["ES2023", "DOM", "DOM.Iterable", "ESNext.Disposable"], types: ["node"], jsx: "react-jsx", noEmit: true, composite: false },
+    compilerOptions: {
+      lib: ["ES2023", "DOM", "DOM.Iterable", "ESNext.Disposable"],
+      types: ["node"],
+      jsx: "react-jsx",
+      noEmit: true,
+      composite: false,
+    },
     include: ["*.ts", "*.tsx"],
   };
   writeFileSync(path.join(scratch, "tsconfig.json"), JSON.stringify(tsconfig));
   const tsc = path.join(REPO_ROOT, "node_modules", "typescript", "bin", "tsc");
-  const run = spawnSync(process.execPath, [tsc, "-p", scratch, "--pretty", "false"], { encoding: "utf8", cwd: scratch });
+  const run = spawnSync(process.execPath, [tsc, "-p", scratch, "--pretty", "false"], {
+    encoding: "utf8",
+    cwd: scratch,
+  });
   const errors = new Map<string, string[]>();
   for (const line of `${run.stdout}${run.stderr}`.split("\n")) {
     const match = /(block-\d+\.tsx?)\((\d+),\d+\): (error .*)$/.exec(line);
@@ -85,11 +96,20 @@ describe("the code blocks of README.md and docs/", () => {
     const errors = diagnose();
     if (process.env["DOCS_BLOCKS_LIST_INCOMPLETE"] === "1") {
       // Prints the current list (first error of each failing block) to start incomplete-blocks.json from.
-      const list = Object.fromEntries(blocks.filter((b) => errors.has(b.key)).map((b) => [b.key, (errors.get(b.key)?.[0] ?? "").replace(/^[^ ]+ error /, "")]));
+      const list = Object.fromEntries(
+        blocks
+          .filter((b) => errors.has(b.key))
+          .map((b) => [b.key, (errors.get(b.key)?.[0] ?? "").replace(/^[^ ]+ error /, "")]),
+      );
       console.log(`INCOMPLETE-LIST ${JSON.stringify(list)}`);
     }
-    const broken = blocks.filter((b) => errors.has(b.key) && !Object.hasOwn(INCOMPLETE, b.key)).map((b) => (errors.get(b.key) ?? []).join("\n"));
-    expect(broken, "blocks that do not compile (fix them, or list them in incomplete-blocks.json with the reason)").toEqual([]);
+    const broken = blocks
+      .filter((b) => errors.has(b.key) && !Object.hasOwn(INCOMPLETE, b.key))
+      .map((b) => (errors.get(b.key) ?? []).join("\n"));
+    expect(
+      broken,
+      "blocks that do not compile (fix them, or list them in incomplete-blocks.json with the reason)",
+    ).toEqual([]);
     const fixed = Object.keys(INCOMPLETE).filter((key) => blocks.some((b) => b.key === key) && !errors.has(key));
     expect(fixed, "listed as incomplete but compile now: take them off incomplete-blocks.json").toEqual([]);
     const gone = Object.keys(INCOMPLETE).filter((key) => !blocks.some((b) => b.key === key));

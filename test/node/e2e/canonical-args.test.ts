@@ -3,7 +3,15 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Agent, WebSocketTransport, allowAll, deny, type HookToolCall, type StartedAgent, type ToolCall } from "@antigravity-ts/sdk";
+import {
+  Agent,
+  WebSocketTransport,
+  allowAll,
+  deny,
+  type HookToolCall,
+  type StartedAgent,
+  type ToolCall,
+} from "@antigravity-ts/sdk";
 import { harnessEnv, killAllHarnesses, startListeningHarness, type ListeningHarness } from "@antigravity-ts/test-kit";
 
 // Issue 10 items 8 and 9 against the reference harness over real sockets: a policy predicate
@@ -35,7 +43,11 @@ describe("one spelling of a tool call (reference harness over WebSocket)", () =>
     let commandKey: string | undefined;
     const predicateSaw: ToolCall[] = [];
     const hookSaw: HookToolCall[] = [];
-    const transport = new WebSocketTransport({ host: "127.0.0.1", port: harness?.port ?? 0, apiKey: harness?.apiKey ?? "" });
+    const transport = new WebSocketTransport({
+      host: "127.0.0.1",
+      port: harness?.port ?? 0,
+      apiKey: harness?.apiKey ?? "",
+    });
     const agent: StartedAgent = await Agent.builder()
       .transport(transport)
       .workspaces(workspace)
@@ -52,21 +64,27 @@ describe("one spelling of a tool call (reference harness over WebSocket)", () =>
       .start({ timeoutMs: BOUND_MS });
     try {
       const shown: ToolCall[] = [];
-      for await (const chunk of agent.chat("run echo safe", { timeoutMs: BOUND_MS })) if (chunk.type === "toolCall") shown.push(chunk.toolCall);
+      for await (const chunk of agent.chat("run echo safe", { timeoutMs: BOUND_MS }))
+        if (chunk.type === "toolCall") shown.push(chunk.toolCall);
       const call = shown.find((c) => c.name === "run_command");
       const args = (call?.args ?? {}) as Record<string, unknown>;
       commandKey = Object.keys(args).find((key) => args[key] === "echo safe");
       expect(commandKey).toBe("CommandLine");
       // The predicate and the hook were asked about that call under the same key.
       expect(predicateSaw.map((c) => (c.args as Record<string, unknown>)[commandKey ?? ""])).toEqual(["echo safe"]);
-      expect(hookSaw.map((c) => [c.name, (c.args as Record<string, unknown>)[commandKey ?? ""]])).toEqual([["run_command", "echo safe"]]);
+      expect(hookSaw.map((c) => [c.name, (c.args as Record<string, unknown>)[commandKey ?? ""]])).toEqual([
+        ["run_command", "echo safe"],
+      ]);
 
       const denied = await agent.chatToCompletion("run rm -f victim.txt", { timeoutMs: BOUND_MS });
       const step = denied.steps.find((s) => s.toolCalls.some((c) => c.name === "run_command"));
       expect(step?.status).toBe("ERROR");
       expect(step?.error).toContain("rm is not allowed here");
       await access(path.join(workspace, "victim.txt")); // still there: the command never ran
-      expect(predicateSaw.map((c) => (c.args as Record<string, unknown>)["CommandLine"])).toEqual(["echo safe", "rm -f victim.txt"]);
+      expect(predicateSaw.map((c) => (c.args as Record<string, unknown>)["CommandLine"])).toEqual([
+        "echo safe",
+        "rm -f victim.txt",
+      ]);
     } finally {
       await agent.stop();
     }
@@ -74,7 +92,11 @@ describe("one spelling of a tool call (reference harness over WebSocket)", () =>
 
   it("gives PRE_TOOL hooks and the stream the same local path for a file:// URI", async () => {
     const hookSaw: HookToolCall[] = [];
-    const transport = new WebSocketTransport({ host: "127.0.0.1", port: harness?.port ?? 0, apiKey: harness?.apiKey ?? "" });
+    const transport = new WebSocketTransport({
+      host: "127.0.0.1",
+      port: harness?.port ?? 0,
+      apiKey: harness?.apiKey ?? "",
+    });
     const agent = await Agent.builder()
       .transport(transport)
       .workspaces(workspace)
@@ -85,9 +107,14 @@ describe("one spelling of a tool call (reference harness over WebSocket)", () =>
     try {
       const file = path.join(workspace, "notes.txt");
       const shown: ToolCall[] = [];
-      for await (const chunk of agent.chat(`view ${pathToFileURL(file).href}`, { timeoutMs: BOUND_MS })) if (chunk.type === "toolCall") shown.push(chunk.toolCall);
+      for await (const chunk of agent.chat(`view ${pathToFileURL(file).href}`, { timeoutMs: BOUND_MS }))
+        if (chunk.type === "toolCall") shown.push(chunk.toolCall);
       expect(hookSaw.map((c) => [c.name, c.args, c.canonicalPath])).toEqual([["view_file", { file_path: file }, file]]);
-      expect(shown.filter((c) => c.name === "view_file").map((c) => [(c.args as Record<string, unknown>)["file_path"], c.canonicalPath])).toEqual([[file, file]]);
+      expect(
+        shown
+          .filter((c) => c.name === "view_file")
+          .map((c) => [(c.args as Record<string, unknown>)["file_path"], c.canonicalPath]),
+      ).toEqual([[file, file]]);
     } finally {
       await agent.stop();
     }

@@ -14,11 +14,20 @@ import { harnessEnv, killAllHarnesses, startListeningHarness, type ListeningHarn
 // The init response's sandbox_status says so; where bubblewrap is missing it says why, the
 // harness and the SDK warn in upstream's words, and commands run unsandboxed as upstream's do.
 
-const SCRIPT = { turns: [{ regex: "^run ([\\s\\S]*)$", calls: [{ toolCalls: [{ name: "run_command", args: { CommandLine: "{{match.1}}" } }] }, { text: "{{result}}" }] }] };
+const SCRIPT = {
+  turns: [
+    {
+      regex: "^run ([\\s\\S]*)$",
+      calls: [{ toolCalls: [{ name: "run_command", args: { CommandLine: "{{match.1}}" } }] }, { text: "{{result}}" }],
+    },
+  ],
+};
 const KEY = "sandbox-harness-key-0123456789";
 const bwrap = spawnSync("bwrap", ["--ro-bind", "/", "/", "--unshare-pid", "/bin/true"]);
 const sandboxable = process.platform === "linux" && bwrap.status === 0;
-const why = sandboxable ? "" : `bubblewrap cannot run here (${bwrap.error?.message ?? bwrap.stderr?.toString().trim() ?? `exit ${bwrap.status}`}); run scripts/ensure-bubblewrap.mjs`;
+const why = sandboxable
+  ? ""
+  : `bubblewrap cannot run here (${bwrap.error?.message ?? bwrap.stderr?.toString().trim() ?? `exit ${bwrap.status}`}); run scripts/ensure-bubblewrap.mjs`;
 
 let root = "";
 let workspace = "";
@@ -40,8 +49,17 @@ afterAll(async () => {
   await rm(root, { recursive: true, force: true });
 });
 
-async function harness(env: Record<string, string> = {}, keyFile = path.join(root, "harness.key")): Promise<ListeningHarness> {
-  return startListeningHarness({ apiKey: KEY, apiKeyFile: keyFile, workspace, args: ["--storage", storage, "--script", scriptFile], env: harnessEnv(undefined, env) });
+async function harness(
+  env: Record<string, string> = {},
+  keyFile = path.join(root, "harness.key"),
+): Promise<ListeningHarness> {
+  return startListeningHarness({
+    apiKey: KEY,
+    apiKeyFile: keyFile,
+    workspace,
+    args: ["--storage", storage, "--script", scriptFile],
+    env: harnessEnv(undefined, env),
+  });
 }
 
 async function agent(h: ListeningHarness, warnings: string[] = [], enableSandbox = true): Promise<StartedAgent> {
@@ -85,7 +103,10 @@ describe.runIf(sandboxable)("run_command in the sandbox (bubblewrap)", () => {
   });
 
   it("writes the workspace, and nothing else of the file system", async () => {
-    const out = await run(started, `echo inside > made.txt && cat made.txt; touch ${root}/escaped.txt; touch /etc/antigravity-sandbox-test; echo done`);
+    const out = await run(
+      started,
+      `echo inside > made.txt && cat made.txt; touch ${root}/escaped.txt; touch /etc/antigravity-sandbox-test; echo done`,
+    );
     expect(out).toContain("inside");
     expect(out).toContain("Read-only file system");
     expect(await readFile(path.join(workspace, "made.txt"), "utf8")).toBe("inside\n");
@@ -95,7 +116,10 @@ describe.runIf(sandboxable)("run_command in the sandbox (bubblewrap)", () => {
 
   it("has a /tmp of its own", async () => {
     const marker = `antigravity-sandbox-tmp-${process.pid}`;
-    const out = await run(started, `echo private > /tmp/${marker} && cat /tmp/${marker}; cat ${root}/outside.txt; ls /tmp`);
+    const out = await run(
+      started,
+      `echo private > /tmp/${marker} && cat /tmp/${marker}; cat ${root}/outside.txt; ls /tmp`,
+    );
     expect(out).toContain("private");
     expect(out).not.toContain("outside-secret-7f3a");
     await expect(readFile(path.join(tmpdir(), marker))).rejects.toThrow();
@@ -107,7 +131,10 @@ describe.runIf(sandboxable)("run_command in the sandbox (bubblewrap)", () => {
     const pid = h.child.pid as number;
     // A link in the workspace to the key file leads to the hidden file, not to the key.
     await symlink(path.join(root, "harness.key"), path.join(workspace, "key-link"));
-    const out = await run(started, `cat key-link; cat ${root}/harness.key; ls -a ${storage}; cat ${storage}/*; cat /proc/${pid}/cmdline /proc/${pid}/environ; echo "pid $$"; echo ran`);
+    const out = await run(
+      started,
+      `cat key-link; cat ${root}/harness.key; ls -a ${storage}; cat ${storage}/*; cat /proc/${pid}/cmdline /proc/${pid}/environ; echo "pid $$"; echo ran`,
+    );
     expect(out).toContain("ran");
     expect(out).not.toContain(KEY);
     for (const name of stored) expect(out).not.toContain(name);
@@ -139,7 +166,8 @@ describe.runIf(sandboxable)("run_command in the sandbox (bubblewrap)", () => {
     await run(started, `(setsid sleep ${m} &); sleep 0.1; echo started`);
     const alive = (await readdir("/proc")).filter((p) => /^\d+$/.test(p));
     const left: string[] = [];
-    for (const p of alive) if ((await readFile(`/proc/${p}/cmdline`, "latin1").catch(() => "")) === `sleep\0${m}\0`) left.push(p);
+    for (const p of alive)
+      if ((await readFile(`/proc/${p}/cmdline`, "latin1").catch(() => "")) === `sleep\0${m}\0`) left.push(p);
     expect(left).toEqual([]);
   });
 });
@@ -153,7 +181,9 @@ describe("run_command where the sandbox cannot be had", () => {
     try {
       expect(started.sandboxStatus?.available).toBe(false);
       expect(started.sandboxStatus?.unavailableReason).toContain("bubblewrap");
-      expect(warnings.join("\n")).toContain("enable_sandbox=True but the OS sandbox is unavailable in this harness environment");
+      expect(warnings.join("\n")).toContain(
+        "enable_sandbox=True but the OS sandbox is unavailable in this harness environment",
+      );
       expect(h.stderr()).toContain("run_command will execute UNSANDBOXED");
       expect(await run(started, "echo unsandboxed > plain.txt; echo ok")).toContain("ok");
       expect(await readFile(path.join(workspace, "plain.txt"), "utf8")).toBe("unsandboxed\n");

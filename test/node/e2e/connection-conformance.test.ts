@@ -58,7 +58,9 @@ describe("over WebSocketTransport", () => {
     LOCALHARNESS_CAPABILITIES,
     () => {
       const harness = listening as ListeningHarness;
-      return harnessConformanceSubject(new WebSocketTransport({ host: "127.0.0.1", port: harness.port, apiKey: harness.apiKey }));
+      return harnessConformanceSubject(
+        new WebSocketTransport({ host: "127.0.0.1", port: harness.port, apiKey: harness.apiKey }),
+      );
     },
     options,
   );

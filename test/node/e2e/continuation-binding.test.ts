@@ -3,7 +3,15 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Agent, ErrorCode, SdkError, WebSocketTransport, allowAll, deferToUser, type Continuation } from "@antigravity-ts/sdk";
+import {
+  Agent,
+  ErrorCode,
+  SdkError,
+  WebSocketTransport,
+  allowAll,
+  deferToUser,
+  type Continuation,
+} from "@antigravity-ts/sdk";
 import { harnessEnv, killAllHarnesses, startListeningHarness, type ListeningHarness } from "@antigravity-ts/test-kit";
 
 // Security issue item 1: a continuation approves only the call it was signed for. The harness
@@ -85,7 +93,11 @@ describe("a continuation approves only the call it was signed for", () => {
     // The held call is still waiting: its own continuation resumes it (denied here), so the
     // refusal above sent nothing.
     const evilCall = evil.payload.pendingToolCalls[evil.payload.awaitingIndex]?.id as string;
-    const { agent: resumed, stream } = await agent().resume(evil, { toolCallId: evilCall, approved: false }, { timeoutMs: BOUND_MS });
+    const { agent: resumed, stream } = await agent().resume(
+      evil,
+      { toolCallId: evilCall, approved: false },
+      { timeoutMs: BOUND_MS },
+    );
     expect((await stream.final()).text).toContain("evil done");
     await resumed.stop();
     await expect(readFile(path.join(workspace, "stale.txt"), "utf8")).rejects.toThrow();
@@ -97,10 +109,16 @@ describe("a continuation approves only the call it was signed for", () => {
     const stale = await pausedOn("safe please", id);
     await restartHarness();
     const swap = await pausedOn("swap please", id);
-    expect(swap.payload.pendingToolCalls[swap.payload.awaitingIndex]?.id).toBe(stale.payload.pendingToolCalls[stale.payload.awaitingIndex]?.id);
+    expect(swap.payload.pendingToolCalls[swap.payload.awaitingIndex]?.id).toBe(
+      stale.payload.pendingToolCalls[stale.payload.awaitingIndex]?.id,
+    );
     const error = await refusal(stale);
     expect(error.code).toBe(ErrorCode.FailedPrecondition);
-    expect(error.details).toMatchObject({ reason: "call-mismatch", part: "tool", stepIndex: stale.payload.pendingToolCalls[stale.payload.awaitingIndex]?.stepIndex });
+    expect(error.details).toMatchObject({
+      reason: "call-mismatch",
+      part: "tool",
+      stepIndex: stale.payload.pendingToolCalls[stale.payload.awaitingIndex]?.stepIndex,
+    });
     expect(error.message).toContain("create_file");
     await expect(readFile(path.join(workspace, "stale.txt"), "utf8")).rejects.toThrow();
   }, 120_000);

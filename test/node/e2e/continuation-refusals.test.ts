@@ -3,7 +3,16 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Agent, ErrorCode, SdkError, WebSocketTransport, allowAll, deferToUser, type Continuation, type Transport } from "@antigravity-ts/sdk";
+import {
+  Agent,
+  ErrorCode,
+  SdkError,
+  WebSocketTransport,
+  allowAll,
+  deferToUser,
+  type Continuation,
+  type Transport,
+} from "@antigravity-ts/sdk";
 import { harnessEnv, killAllHarnesses, startListeningHarness, type ListeningHarness } from "@antigravity-ts/test-kit";
 
 // The security issue's items 5 and 6 against the reference harness: a continuation nested too
@@ -39,7 +48,10 @@ function agent(secret: string | undefined): { agent: Agent; connects: () => numb
     },
   };
   const options = { transport, workspaces: [workspace], policies: [deferToUser("run_command"), allowAll()] };
-  return { agent: new Agent(secret === undefined ? options : { ...options, continuationSecret: secret }), connects: () => connects };
+  return {
+    agent: new Agent(secret === undefined ? options : { ...options, continuationSecret: secret }),
+    connects: () => connects,
+  };
 }
 
 async function failure(promise: Promise<unknown>): Promise<SdkError> {
@@ -75,7 +87,13 @@ describe("continuations refused before anything is sent", () => {
     for (let i = 1; i < 200_000; i++) deep = [deep];
     const huge = Array.from({ length: 20 }, () => "x".repeat(1024 * 1024));
     const cases = (signed: boolean): [string, unknown][] => [
-      ["too-deep", JSON.stringify(withArgs(continuation, null, signed)).replace('"args":null', `"args":${"[".repeat(1_000_000)}${"]".repeat(1_000_000)}`)],
+      [
+        "too-deep",
+        JSON.stringify(withArgs(continuation, null, signed)).replace(
+          '"args":null',
+          `"args":${"[".repeat(1_000_000)}${"]".repeat(1_000_000)}`,
+        ),
+      ],
       ["too-deep", withArgs(continuation, deep, signed)],
       ["too-large", withArgs(continuation, huge, signed)],
     ];
@@ -85,7 +103,9 @@ describe("continuations refused before anything is sent", () => {
     ] as const) {
       for (const [reason, value] of cases(signed)) {
         const { agent: resuming, connects } = agent(secret);
-        const error = await failure(resuming.resume(value, { toolCallId: id, approved: true }, { timeoutMs: BOUND_MS }));
+        const error = await failure(
+          resuming.resume(value, { toolCallId: id, approved: true }, { timeoutMs: BOUND_MS }),
+        );
         expect(error).toMatchObject({ code: ErrorCode.InvalidArgument, details: { reason } });
         expect(connects()).toBe(0);
       }
@@ -100,12 +120,18 @@ describe("continuations refused before anything is sent", () => {
     for (const bits of [1, 2, 3]) {
       const respelled = { ...continuation, signature: `${signature.slice(0, -1)}${BASE64URL[last + bits]}` };
       const { agent: resuming, connects } = agent(SECRET);
-      const error = await failure(resuming.resume(respelled, { toolCallId: id, approved: false }, { timeoutMs: BOUND_MS }));
+      const error = await failure(
+        resuming.resume(respelled, { toolCallId: id, approved: false }, { timeoutMs: BOUND_MS }),
+      );
       expect(error).toMatchObject({ code: ErrorCode.InvalidArgument, details: { reason: "malformed" } });
       expect(connects()).toBe(0);
     }
     const { agent: resuming, connects } = agent(SECRET);
-    const { agent: resumed, stream } = await resuming.resume(continuation, { toolCallId: id, approved: false }, { timeoutMs: BOUND_MS });
+    const { agent: resumed, stream } = await resuming.resume(
+      continuation,
+      { toolCallId: id, approved: false },
+      { timeoutMs: BOUND_MS },
+    );
     expect(connects()).toBe(1);
     expect((await stream.final()).awaitingConfirmation?.toolCall.name).toBe("run_command"); // the turn's second command
     await resumed.stop();

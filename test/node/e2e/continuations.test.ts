@@ -5,7 +5,17 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Agent, ErrorCode, SdkError, WebSocketTransport, allowAll, deferToUser, type ChatEvent, type ChatResponse, type Continuation } from "@antigravity-ts/sdk";
+import {
+  Agent,
+  ErrorCode,
+  SdkError,
+  WebSocketTransport,
+  allowAll,
+  deferToUser,
+  type ChatEvent,
+  type ChatResponse,
+  type Continuation,
+} from "@antigravity-ts/sdk";
 import { harnessEnv, killAllHarnesses, startListeningHarness, type ListeningHarness } from "@antigravity-ts/test-kit";
 
 // Issue 11 item 3 against the reference harness: a deferred confirmation pauses the turn with a
@@ -53,10 +63,21 @@ async function failure(promise: Promise<unknown>): Promise<SdkError> {
 function resumeInChild(
   continuation: Continuation,
   approved: boolean,
-): Promise<{ text?: string; awaiting?: { toolCall: { id: string; name: string }; continuation: Continuation } | null; error?: { code: string; message: string } }> {
+): Promise<{
+  text?: string;
+  awaiting?: { toolCall: { id: string; name: string }; continuation: Continuation } | null;
+  error?: { code: string; message: string };
+}> {
   const h = harness as ListeningHarness;
   const tsx = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href;
-  const input = { port: h.port, apiKey: h.apiKey, secret: SECRET, continuation, approved, toolCallId: continuation.payload.pendingToolCalls[continuation.payload.awaitingIndex]?.id };
+  const input = {
+    port: h.port,
+    apiKey: h.apiKey,
+    secret: SECRET,
+    continuation,
+    approved,
+    toolCallId: continuation.payload.pendingToolCalls[continuation.payload.awaitingIndex]?.id,
+  };
   const child = spawn(process.execPath, ["--conditions=antigravity-source", "--import", tsx, CHILD], {
     env: { ...process.env, RESUME_INPUT: JSON.stringify(input) },
     stdio: ["ignore", "pipe", "pipe"],
@@ -103,7 +124,10 @@ describe("continuations against the reference harness", () => {
     const continuation = awaiting?.continuation as Continuation;
     expect(continuation.signature).toMatch(/^hmac-sha256:/);
     expect(continuation.payload).toMatchObject({ awaitingIndex: 0, completedResults: [], stopReason: null });
-    expect(continuation.payload.pendingToolCalls[0]).toMatchObject({ name: "run_command", args: { CommandLine: "echo one >> log.txt" } });
+    expect(continuation.payload.pendingToolCalls[0]).toMatchObject({
+      name: "run_command",
+      args: { CommandLine: "echo one >> log.txt" },
+    });
     expect(continuation.payload.responseContent).toContain("I will run two commands.");
     // Nothing ran while paused.
     await expect(readFile(path.join(workspace, "log.txt"), "utf8")).rejects.toThrow();
@@ -112,8 +136,12 @@ describe("continuations against the reference harness", () => {
     const tampered = structuredClone(continuation);
     (tampered.payload.pendingToolCalls[0] as { args: unknown }).args = { CommandLine: "echo pwned >> log.txt" };
     const id = awaiting?.toolCall.id as string;
-    expect((await failure(agent().resume(tampered, { toolCallId: id, approved: true }))).code).toBe(ErrorCode.PermissionDenied);
-    expect((await failure(agent().resume(continuation, { toolCallId: "someone-else", approved: true }))).code).toBe(ErrorCode.InvalidArgument);
+    expect((await failure(agent().resume(tampered, { toolCallId: id, approved: true }))).code).toBe(
+      ErrorCode.PermissionDenied,
+    );
+    expect((await failure(agent().resume(continuation, { toolCallId: "someone-else", approved: true }))).code).toBe(
+      ErrorCode.InvalidArgument,
+    );
 
     // Another process approves: the first command runs, the second call pauses the same turn again.
     const child = await resumeInChild(continuation, true);
@@ -122,20 +150,31 @@ describe("continuations against the reference harness", () => {
     const second = child.awaiting?.continuation as Continuation;
     expect(child.awaiting?.toolCall.name).toBe("run_command");
     expect(second.payload.conversationId).toBe(continuation.payload.conversationId);
-    expect(second.payload.pendingToolCalls[second.payload.awaitingIndex]).toMatchObject({ args: { CommandLine: "echo two >> log.txt" } });
+    expect(second.payload.pendingToolCalls[second.payload.awaitingIndex]).toMatchObject({
+      args: { CommandLine: "echo two >> log.txt" },
+    });
 
     // The first continuation again: the harness no longer waits on that step (replay), and this process then refuses it outright.
     const replay = await failure(agent().resume(continuation, { toolCallId: id, approved: true }));
     expect(replay.code).toBe(ErrorCode.NotFound);
-    expect((await failure(agent().resume(continuation, { toolCallId: id, approved: true }))).details["reason"]).toBe("replayed");
+    expect((await failure(agent().resume(continuation, { toolCallId: id, approved: true }))).details["reason"]).toBe(
+      "replayed",
+    );
 
     // The second pause, refused here: the turn ends, the first command is not run again.
     const secondCall = second.payload.pendingToolCalls[second.payload.awaitingIndex]?.id as string;
-    const { agent: resumed, stream } = await agent().resume(second, { toolCallId: secondCall, approved: false }, { timeoutMs: BOUND_MS });
+    const { agent: resumed, stream } = await agent().resume(
+      second,
+      { toolCallId: secondCall, approved: false },
+      { timeoutMs: BOUND_MS },
+    );
     const last = await stream.final();
     expect(last.awaitingConfirmation).toBeUndefined();
     expect(last.text).toContain("all done");
-    expect(last.steps.find((s) => s.stepIndex === second.payload.pendingToolCalls[second.payload.awaitingIndex]?.stepIndex)?.error).toContain("denied by user");
+    expect(
+      last.steps.find((s) => s.stepIndex === second.payload.pendingToolCalls[second.payload.awaitingIndex]?.stepIndex)
+        ?.error,
+    ).toContain("denied by user");
     expect(await readFile(path.join(workspace, "log.txt"), "utf8")).toBe("one\n");
     // The conversation goes on.
     expect((await resumed.chatToCompletion("ping")).text).toBe("pong");
@@ -148,7 +187,13 @@ describe("continuations against the reference harness", () => {
     const h = harness as ListeningHarness;
     await h.stop();
     harness = await startListeningHarness({ env: harnessEnv(SCRIPT), workspace, apiKey: h.apiKey });
-    const error = await failure(agent().resume(continuation, { toolCallId: paused.awaitingConfirmation?.toolCall.id as string, approved: true }, { timeoutMs: BOUND_MS }));
+    const error = await failure(
+      agent().resume(
+        continuation,
+        { toolCallId: paused.awaitingConfirmation?.toolCall.id as string, approved: true },
+        { timeoutMs: BOUND_MS },
+      ),
+    );
     expect(error.code).toBe(ErrorCode.NotFound);
     const fresh = await agent().start();
     expect((await fresh.chatToCompletion("ping")).text).toBe("pong");

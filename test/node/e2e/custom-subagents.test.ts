@@ -33,7 +33,11 @@ describe("customSubagents end to end", () => {
   beforeAll(async () => {
     root = await mkdtemp(path.join(tmpdir(), "antigravity-subagents-"));
     await writeFile(path.join(root, "script.json"), JSON.stringify(SCRIPT));
-    harness = await startListeningHarness({ env: harnessEnv(path.join(root, "script.json")), workspace: root, apiKey: "subagents-key-0123456789" });
+    harness = await startListeningHarness({
+      env: harnessEnv(path.join(root, "script.json")),
+      workspace: root,
+      apiKey: "subagents-key-0123456789",
+    });
   });
   afterAll(async () => {
     await killAllHarnesses();
@@ -41,15 +45,27 @@ describe("customSubagents end to end", () => {
   });
 
   it("sends the subagents, keeps a subagent-only tool from the main agent, and the harness warns it does not run them", async () => {
-    const subTool = defineTool({ name: "sub_tool", description: "only the subagent's", call: () => ({ value: "sub" }) });
-    const mainTool = defineTool({ name: "main_tool", description: "the main agent's", call: () => ({ value: "main" }) });
+    const subTool = defineTool({
+      name: "sub_tool",
+      description: "only the subagent's",
+      call: () => ({ value: "sub" }),
+    });
+    const mainTool = defineTool({
+      name: "main_tool",
+      description: "the main agent's",
+      call: () => ({ value: "main" }),
+    });
     const agent = await Agent.builder()
       .transport(new WebSocketTransport({ host: "127.0.0.1", port: harness.port, apiKey: harness.apiKey }))
       .workspaces(root)
       .tool(mainTool)
       .customSubagents(
         { name: "researcher", description: "Reads", systemInstructions: "Cite paths.", tools: [subTool] },
-        { name: "lead", description: "Delegates", capabilities: { enabledTools: [BuiltinTool.StartSubagent], allowedSubagents: ["researcher"] } },
+        {
+          name: "lead",
+          description: "Delegates",
+          capabilities: { enabledTools: [BuiltinTool.StartSubagent], allowedSubagents: ["researcher"] },
+        },
       )
       .allowAll()
       .build()

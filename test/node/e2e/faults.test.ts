@@ -26,7 +26,9 @@ import { ProcessWatch } from "./process-watch.js";
 
 const SCRIPT = fileURLToPath(new URL("./scripts/faults-script.json", import.meta.url));
 const FAKES = new URL("../../../packages/node/src/subprocess/testing/", import.meta.url);
-const FAULT_INJECTION = fileURLToPath(new URL("../../../packages/harness/src/test-support/fault-injection.ts", import.meta.url));
+const FAULT_INJECTION = fileURLToPath(
+  new URL("../../../packages/harness/src/test-support/fault-injection.ts", import.meta.url),
+);
 const SCRIPTED = { ANTIGRAVITY_MODEL_PROVIDER: "scripted", ANTIGRAVITY_SCRIPT: SCRIPT };
 /** Bound of every start() and turn: a hang fails the test with DeadlineExceeded, not a timeout. */
 const BOUND_MS = 20_000;
@@ -47,13 +49,18 @@ async function failure(promise: Promise<unknown>): Promise<SdkError> {
 
 /** What `start()` of an agent on the harness binary at `harnessPath` failed with. */
 function startFailure(harnessPath: string, timeoutMs = BOUND_MS): Promise<SdkError> {
-  return failure(Agent.builder().transport(subprocessTransportFactory({ harnessPath })).allowAll().build().start({ timeoutMs }));
+  return failure(
+    Agent.builder().transport(subprocessTransportFactory({ harnessPath })).allowAll().build().start({ timeoutMs }),
+  );
 }
 
 /** Resolves with `promise`, or rejects after `BOUND_MS` saying what did not happen. */
 function bounded<T>(promise: Promise<T>, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what} did not happen within ${BOUND_MS} ms`)), BOUND_MS)));
+  const timeout = new Promise<never>(
+    (_, reject) =>
+      (timer = setTimeout(() => reject(new Error(`${what} did not happen within ${BOUND_MS} ms`)), BOUND_MS)),
+  );
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
@@ -122,7 +129,9 @@ describe("faults end to end", () => {
       const missing = path.join(workspace, "no-such-dir", "localharness");
       const error = await startFailure(missing);
       expect(error.code).toBe(ErrorCode.FailedPrecondition);
-      expect(error.message).toContain(`harness binary not found at ${missing}: the harnessPath option names this path; point it at the harness binary`);
+      expect(error.message).toContain(
+        `harness binary not found at ${missing}: the harnessPath option names this path; point it at the harness binary`,
+      );
       expect(await watch.leftovers()).toEqual([]);
       await expectFreshStartWorks();
     },
@@ -151,7 +160,9 @@ describe("faults end to end", () => {
       const fake = fileURLToPath(new URL("silent-harness.mjs", FAKES));
       const error = await startFailure(fake, 2_000);
       expect(error.code).toBe(ErrorCode.DeadlineExceeded);
-      expect(error.message).toContain("deadline exceeded: the call did not finish within 2000 ms during the harness handshake");
+      expect(error.message).toContain(
+        "deadline exceeded: the call did not finish within 2000 ms during the harness handshake",
+      );
       expect(error.message).toContain("; harness stderr:"); // what it printed by then
       expect(await watch.leftovers()).toEqual([]);
       await expectFreshStartWorks();
@@ -179,7 +190,11 @@ describe("faults end to end", () => {
   it(
     "wrong api key: PermissionDenied saying which key to pass; the harness takes the right key afterwards",
     async () => {
-      const harness = await startListeningHarness({ env: harnessEnv(SCRIPT), workspace, apiKey: "faults-key-0123456789" });
+      const harness = await startListeningHarness({
+        env: harnessEnv(SCRIPT),
+        workspace,
+        apiKey: "faults-key-0123456789",
+      });
       const watch = new ProcessWatch();
       const over = (apiKey: string): AgentBuilder<true> =>
         Agent.builder()
@@ -206,7 +221,11 @@ describe("faults end to end", () => {
     "socket dropped mid-turn: ConnectionClosed at once, the dead agent fails fast, nothing hangs",
     async () => {
       const watch = new ProcessWatch();
-      const harness = await startListeningHarness({ env: harnessEnv(SCRIPT), workspace, apiKey: "faults-key-0123456789" });
+      const harness = await startListeningHarness({
+        env: harnessEnv(SCRIPT),
+        workspace,
+        apiKey: "faults-key-0123456789",
+      });
       const agent = await Agent.builder()
         .transport(new WebSocketTransport({ host: "127.0.0.1", port: harness.port, apiKey: harness.apiKey }))
         .workspaces(workspace)
@@ -256,7 +275,9 @@ describe("faults end to end", () => {
         const pid = watch.harnessPid();
         const error = await failure(agent.chatToCompletion("break the session", { timeoutMs: BOUND_MS }));
         expect(error.code).toBe(ErrorCode.ConnectionClosed);
-        expect(error.message).toContain("the harness closed the WebSocket (code 1011: internal harness error) but is still running");
+        expect(error.message).toContain(
+          "the harness closed the WebSocket (code 1011: internal harness error) but is still running",
+        );
         expect(error.message).toContain("injected fault: inject-uncaught-fault");
         expect(watch.sample().has(pid)).toBe(true);
         await bounded(agent.stop(), "stop() after the harness dropped the session");
@@ -292,7 +313,9 @@ describe("faults end to end", () => {
       expect(error.details).toMatchObject({ exitSignal: "SIGKILL" });
       expect(signals).toHaveLength(1);
       expect(signals[0]?.aborted).toBe(true);
-      expect((await failure(agent.chatToCompletion("hello", { timeoutMs: BOUND_MS }))).code).toBe(ErrorCode.HarnessCrashed);
+      expect((await failure(agent.chatToCompletion("hello", { timeoutMs: BOUND_MS }))).code).toBe(
+        ErrorCode.HarnessCrashed,
+      );
       await bounded(agent.stop(), "stop() after the harness died");
       expect(await watch.leftovers()).toEqual([]);
       await expectFreshStartWorks();
@@ -323,8 +346,12 @@ describe("faults end to end", () => {
       watch.harnessPid();
       const response = await agent.chatToCompletion("check the weather", { timeoutMs: BOUND_MS });
       const synthetic = response.steps.filter(isSyntheticToolStep);
-      expect(synthetic.map((s) => [s.status, s.error, s.toolCalls[0]?.name])).toEqual([["ERROR", message, "flaky_weather"]]);
-      const harnessStep = response.steps.find((s) => !isSyntheticToolStep(s) && s.toolCalls[0]?.name === "flaky_weather");
+      expect(synthetic.map((s) => [s.status, s.error, s.toolCalls[0]?.name])).toEqual([
+        ["ERROR", message, "flaky_weather"],
+      ]);
+      const harnessStep = response.steps.find(
+        (s) => !isSyntheticToolStep(s) && s.toolCalls[0]?.name === "flaky_weather",
+      );
       expect(harnessStep?.status).toBe("ERROR");
       expect(harnessStep?.error).toBe(message);
       // The harness's ON_TOOL_ERROR path: the hook saw the message, and so did the model.
@@ -358,7 +385,9 @@ describe("faults end to end", () => {
 
       const controller = new AbortController();
       onCall = () => controller.abort();
-      const canceled = await failure(agent.chatToCompletion("look it up", { signal: controller.signal, timeoutMs: BOUND_MS }));
+      const canceled = await failure(
+        agent.chatToCompletion("look it up", { signal: controller.signal, timeoutMs: BOUND_MS }),
+      );
       expect(canceled.code).toBe(ErrorCode.Canceled);
       expect(signals).toHaveLength(1);
       expect(signals[0]?.aborted).toBe(true);
@@ -402,7 +431,11 @@ describe("faults end to end", () => {
       const add = defineTool({
         name: "add",
         description: "Adds two numbers",
-        parameters: { type: "object", properties: { a: { type: "number" }, b: { type: "number" } }, required: ["a", "b"] },
+        parameters: {
+          type: "object",
+          properties: { a: { type: "number" }, b: { type: "number" } },
+          required: ["a", "b"],
+        },
         call: ({ a, b }: { a: number; b: number }) => (added.push({ a, b }), { sum: a + b }),
       });
       const thrown: string[] = [];
@@ -419,8 +452,10 @@ describe("faults end to end", () => {
             postTurn: () => crash("postTurn"),
             onSessionEnd: () => crash("onSessionEnd"),
             // Deciders that throw: the harness fails closed.
-            preTurn: (prompt) => (prompt.includes("forbidden") ? crash("preTurn", "the audit service is unreachable") : undefined),
-            preToolCall: (call) => (call.name === "add" ? crash("preToolCall", "the approval service is unreachable") : undefined),
+            preTurn: (prompt) =>
+              prompt.includes("forbidden") ? crash("preTurn", "the audit service is unreachable") : undefined,
+            preToolCall: (call) =>
+              call.name === "add" ? crash("preToolCall", "the approval service is unreachable") : undefined,
           })
           .allowAll(),
       );
@@ -432,7 +467,9 @@ describe("faults end to end", () => {
       expect(denied?.status).toBe("ERROR");
       expect(denied?.error).toBe("denied by the PRE_TOOL hook: Hook failed: the approval service is unreachable");
       expect(response.steps.filter(isSyntheticToolStep)).toEqual([]);
-      expect(response.text).toBe('The add tool said: {"error":"denied by the PRE_TOOL hook: Hook failed: the approval service is unreachable"}');
+      expect(response.text).toBe(
+        'The add tool said: {"error":"denied by the PRE_TOOL hook: Hook failed: the approval service is unreachable"}',
+      );
 
       const cancelled = await failure(agent.chatToCompletion("a forbidden request", { timeoutMs: BOUND_MS }));
       expect(cancelled.code).toBe(ErrorCode.ExecutionError);

@@ -4,7 +4,15 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Agent, ErrorCode, SdkError, WebSocketTransport, onFileChange, type FileChange, type StartedAgent } from "@antigravity-ts/node";
+import {
+  Agent,
+  ErrorCode,
+  SdkError,
+  WebSocketTransport,
+  onFileChange,
+  type FileChange,
+  type StartedAgent,
+} from "@antigravity-ts/node";
 import { harnessEnv, killAllHarnesses, startListeningHarness, type ListeningHarness } from "@antigravity-ts/test-kit";
 
 // Issue 10 item 14: the file-change trigger helper (upstream `triggers.on_file_change`) — a real
@@ -32,7 +40,11 @@ describe("onFileChange against the reference harness", () => {
 
   beforeAll(async () => {
     root = await mkdtemp(path.join(tmpdir(), "antigravity-file-trigger-"));
-    harness = await startListeningHarness({ env: harnessEnv(SCRIPT), workspace: root, apiKey: "file-trigger-key-0123456789" });
+    harness = await startListeningHarness({
+      env: harnessEnv(SCRIPT),
+      workspace: root,
+      apiKey: "file-trigger-key-0123456789",
+    });
   });
 
   afterAll(async () => {
@@ -41,7 +53,11 @@ describe("onFileChange against the reference harness", () => {
     if (root !== "") await rm(root, { recursive: true, force: true });
   });
 
-  function start(watched: string, seen: FileChange[][], extra: Parameters<typeof onFileChange>[2] = {}): Promise<StartedAgent> {
+  function start(
+    watched: string,
+    seen: FileChange[][],
+    extra: Parameters<typeof onFileChange>[2] = {},
+  ): Promise<StartedAgent> {
     const trigger = onFileChange(
       watched,
       (_context, changes) => {
@@ -50,8 +66,18 @@ describe("onFileChange against the reference harness", () => {
       },
       { debounceMs: 50, ...extra },
     );
-    const transport = new WebSocketTransport({ host: "127.0.0.1", port: harness?.port ?? 0, apiKey: harness?.apiKey ?? "" });
-    return Agent.builder().transport(transport).workspaces(root).allowAll().trigger(trigger).build().start({ timeoutMs: BOUND_MS });
+    const transport = new WebSocketTransport({
+      host: "127.0.0.1",
+      port: harness?.port ?? 0,
+      apiKey: harness?.apiKey ?? "",
+    });
+    return Agent.builder()
+      .transport(transport)
+      .workspaces(root)
+      .allowAll()
+      .trigger(trigger)
+      .build()
+      .start({ timeoutMs: BOUND_MS });
   }
 
   it("turns a real file write into a trigger turn the model answers, and stops watching on stop()", async () => {
@@ -79,7 +105,10 @@ describe("onFileChange against the reference harness", () => {
       expect(response?.text).toBe("I saw the change to added notes.txt.");
       expect(seen[0]).toEqual([{ kind: "added", path: path.join(dir, "sub", "notes.txt") }]);
       const history = await conversation.history();
-      expect(history.map((s) => s.content)).toEqual(["[automated trigger] files changed: added notes.txt", "I saw the change to added notes.txt."]);
+      expect(history.map((s) => s.content)).toEqual([
+        "[automated trigger] files changed: added notes.txt",
+        "I saw the change to added notes.txt.",
+      ]);
       // A prompt after the trigger turn works as usual.
       expect((await conversation.chatToCompletion("hello")).text).toBe("hello back");
     } finally {

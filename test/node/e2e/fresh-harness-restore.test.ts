@@ -32,10 +32,19 @@ describe("a stored conversation restored onto a harness without its storage", ()
 
   it("keeps every earlier step and appends the new ones under ids of their own, across two restarts", async () => {
     const store = createMemoryConversationStore();
-    const session = async (name: string, prompt: string): Promise<{ history: Step[]; turnStarts: number[]; chunkIds: string[] }> => {
+    const session = async (
+      name: string,
+      prompt: string,
+    ): Promise<{ history: Step[]; turnStarts: number[]; chunkIds: string[] }> => {
       const saveDir = await mkdtemp(path.join(root, `${name}-`));
       await using agent = await Agent.builder()
-        .transport(subprocessTransportFactory({ harnessPath, saveDir, env: { ANTIGRAVITY_MODEL_PROVIDER: "scripted", ANTIGRAVITY_SCRIPT: SCRIPT } }))
+        .transport(
+          subprocessTransportFactory({
+            harnessPath,
+            saveDir,
+            env: { ANTIGRAVITY_MODEL_PROVIDER: "scripted", ANTIGRAVITY_SCRIPT: SCRIPT },
+          }),
+        )
         .conversationId(ID)
         .sessionContinuationMode("createOrResume")
         .conversationStore(store)
@@ -44,14 +53,23 @@ describe("a stored conversation restored onto a harness without its storage", ()
         .start({ timeoutMs: BOUND_MS });
       const response = await agent.chatToCompletion(prompt, { timeoutMs: BOUND_MS });
       const conversation = agent.conversation();
-      return { history: await conversation.history(), turnStarts: await conversation.turnStartIndices(), chunkIds: response.steps.map((step) => step.id) };
+      return {
+        history: await conversation.history(),
+        turnStarts: await conversation.turnStartIndices(),
+        chunkIds: response.steps.map((step) => step.id),
+      };
     };
 
     const first = await session("a", "ping one");
     expect(first.history.map((step) => step.content)).toEqual(["ping one", "pong to ping one"]);
 
     const second = await session("b", "ping two");
-    expect(second.history.map((step) => step.content)).toEqual(["ping one", "pong to ping one", "ping two", "pong to ping two"]);
+    expect(second.history.map((step) => step.content)).toEqual([
+      "ping one",
+      "pong to ping one",
+      "ping two",
+      "pong to ping two",
+    ]);
     expect(second.turnStarts).toEqual([0, 2]);
     const [oldUser, oldModel] = first.history.map((step) => step.id);
     expect(second.history.map((step) => step.id)).toEqual([oldUser, oldModel, `${oldUser}~1`, `${oldModel}~1`]);
@@ -59,7 +77,14 @@ describe("a stored conversation restored onto a harness without its storage", ()
     expect(second.chunkIds).toEqual([`${oldUser}~1`, `${oldModel}~1`]);
 
     const third = await session("c", "ping three");
-    expect(third.history.map((step) => step.content)).toEqual(["ping one", "pong to ping one", "ping two", "pong to ping two", "ping three", "pong to ping three"]);
+    expect(third.history.map((step) => step.content)).toEqual([
+      "ping one",
+      "pong to ping one",
+      "ping two",
+      "pong to ping two",
+      "ping three",
+      "pong to ping three",
+    ]);
     expect(new Set(third.history.map((step) => step.id)).size).toBe(6);
     expect(third.history.slice(4).map((step) => step.id)).toEqual([`${oldUser}~2`, `${oldModel}~2`]);
   }, 120_000);

@@ -4,20 +4,31 @@ import { describe, expect, it } from "vitest";
 import { BuiltinTool, GatewayCloseCode } from "@antigravity-ts/node";
 // The universal SDK, as a browser page uses it (the Node Agent would send its cwd as the workspace).
 import { Agent, WebSocketTransport, allowAll } from "@antigravity-ts/sdk";
-import { ALL_TOOLS_ON, ORIGIN, OUTSIDE_SECRET, TOKENS, allowEverything, useGatewayFixture } from "./gateway-fixture.js";
+import {
+  ALL_TOOLS_ON,
+  ORIGIN,
+  OUTSIDE_SECRET,
+  TOKENS,
+  allowEverything,
+  setUpGatewayFixture,
+} from "./gateway-fixture.js";
 
 // Issue 8 item 2: a page holding a gateway token tries to take the harness over through its
 // `{"config": …}`. Each test asserts what the real harness did (files listed, read, created,
 // commands run), not only the gateway's answer.
 
-const fixture = useGatewayFixture("config");
+const fixture = setUpGatewayFixture("config");
 
 const denied = (frames: readonly unknown[]): string => JSON.stringify(frames);
 
 describe("the gateway owns the session's security settings", () => {
   it("an honest SDK page works, inside the operator's workspace", async () => {
     const gateway = await fixture.gateway();
-    const transport = new WebSocketTransport({ url: `${gateway.url}?token=${TOKENS[0]}`, headers: { origin: ORIGIN }, env: {} });
+    const transport = new WebSocketTransport({
+      url: `${gateway.url}?token=${TOKENS[0]}`,
+      headers: { origin: ORIGIN },
+      env: {},
+    });
     const agent = await Agent.builder().transport(transport).policies(allowAll()).build().start({ timeoutMs: 20_000 });
     try {
       const answer = await agent.chatToCompletion("list .", { timeoutMs: 20_000 });
@@ -31,7 +42,9 @@ describe("the gateway owns the session's security settings", () => {
     const gateway = await fixture.gateway();
     const before = fixture.sessionsStarted();
     const page = await fixture.page(gateway);
-    page.send({ config: { workspaces: [{ filesystemWorkspace: { directory: "/" } }], harnessSideTools: ALL_TOOLS_ON } });
+    page.send({
+      config: { workspaces: [{ filesystemWorkspace: { directory: "/" } }], harnessSideTools: ALL_TOOLS_ON },
+    });
     const close = await page.closure();
     expect(close.code).toBe(GatewayCloseCode.PolicyViolation);
     expect(close.reason).toContain('workspace "/" is not one of the gateway\'s');
@@ -54,7 +67,11 @@ describe("the gateway owns the session's security settings", () => {
     other.autoAnswer({ policyOutcome: "POLICY_EVALUATION_OUTCOME_ALLOW", confirm: true });
     await other.init({ harnessSideTools: ALL_TOOLS_ON, policyConfig: allowEverything("view_file") });
     const secretFile = path.join(fixture.outside, "secret.txt");
-    const frames = [...(await other.turn(`view ${secretFile}`)), ...(await other.turn("view ../outside/secret.txt")), ...(await other.turn("list /"))];
+    const frames = [
+      ...(await other.turn(`view ${secretFile}`)),
+      ...(await other.turn("view ../outside/secret.txt")),
+      ...(await other.turn("list /")),
+    ];
     expect(other.raw.join("\n")).not.toContain(OUTSIDE_SECRET);
     // Listing / was refused: none of its entries reached the page.
     expect(denied(frames)).not.toMatch(/"name":"(proc|etc|usr)"/);
@@ -74,11 +91,24 @@ describe("the gateway owns the session's security settings", () => {
 
   it("keeps the operator's deny floor against a page's allow-all, and its ask floor against auto-approval", async () => {
     const gateway = await fixture.gateway({
-      session: { workspaces: [fixture.workspace], tools: [BuiltinTool.RunCommand, BuiltinTool.CreateFile], deny: ["run_command"], ask: ["create_file"] },
+      session: {
+        workspaces: [fixture.workspace],
+        tools: [BuiltinTool.RunCommand, BuiltinTool.CreateFile],
+        deny: ["run_command"],
+        ask: ["create_file"],
+      },
     });
     const page = await fixture.page(gateway);
     page.autoAnswer({ policyOutcome: "POLICY_EVALUATION_OUTCOME_ALLOW", confirm: false });
-    await page.init({ harnessSideTools: ALL_TOOLS_ON, policyConfig: { rules: [...(allowEverything().rules as unknown[]), { tool: "create_file", name: "mine", decision: "POLICY_DECISION_ALLOW" }] } });
+    await page.init({
+      harnessSideTools: ALL_TOOLS_ON,
+      policyConfig: {
+        rules: [
+          ...(allowEverything().rules as unknown[]),
+          { tool: "create_file", name: "mine", decision: "POLICY_DECISION_ALLOW" },
+        ],
+      },
+    });
     const marker = path.join(fixture.workspace, "ran-against-the-floor");
     const ran = await page.turn(`run touch ${marker}`);
     expect(existsSync(marker)).toBe(false);
@@ -94,8 +124,16 @@ describe("the gateway owns the session's security settings", () => {
   it("refuses MCP servers, custom subagents and injected environments from a page: nothing is spawned", async () => {
     const gateway = await fixture.gateway();
     const marker = path.join(fixture.outside, "mcp-spawned");
-    const mcp = { name: "evil", stdio: { command: "sh", args: ["-c", `touch ${marker}`], env: { LD_PRELOAD: "/tmp/evil.so" } } };
-    for (const config of [{ mcpServers: [mcp] }, { customSubagents: [{ name: "shell", harnessSideTools: ALL_TOOLS_ON }] }, { appDataDir: fixture.outside }, { skillsPaths: ["/"] }]) {
+    const mcp = {
+      name: "evil",
+      stdio: { command: "sh", args: ["-c", `touch ${marker}`], env: { LD_PRELOAD: "/tmp/evil.so" } },
+    };
+    for (const config of [
+      { mcpServers: [mcp] },
+      { customSubagents: [{ name: "shell", harnessSideTools: ALL_TOOLS_ON }] },
+      { appDataDir: fixture.outside },
+      { skillsPaths: ["/"] },
+    ]) {
       const page = await fixture.page(gateway);
       page.send({ config });
       const close = await page.closure();
@@ -112,7 +150,10 @@ describe("the gateway owns the session's security settings", () => {
       [JSON.stringify({ userInput: { parts: [{ text: "hi" }] } }), GatewayCloseCode.InvalidPayload],
       [JSON.stringify({ config: 5 }), GatewayCloseCode.InvalidPayload],
       [JSON.stringify({ config: { cascadeId: 7 } }), GatewayCloseCode.InvalidPayload],
-      [JSON.stringify({ config: { systemInstructions: { custom: { part: [{ text: "x".repeat(10_000) }] } } } }), GatewayCloseCode.MessageTooBig],
+      [
+        JSON.stringify({ config: { systemInstructions: { custom: { part: [{ text: "x".repeat(10_000) }] } } } }),
+        GatewayCloseCode.MessageTooBig,
+      ],
     ];
     for (const [frame, code] of cases) {
       const page = await fixture.page(gateway);

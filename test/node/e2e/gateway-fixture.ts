@@ -22,7 +22,7 @@ export const KEY_FILE_NAME = "harness-key-file-8e21d4";
 /** Page tokens the gateways accept; each is another page (user). */
 export const TOKENS = ["alice-token", "bob-token", "carol-token"] as const;
 
-/** What {@link useGatewayFixture} sets up. */
+/** What {@link setUpGatewayFixture} sets up. */
 export interface GatewayFixture {
   /** The operator's workspace: holds notes.txt. */
   readonly workspace: string;
@@ -44,7 +44,7 @@ export interface GatewayFixture {
 export const OUTSIDE_SECRET = "outside-secret-content-5d03";
 
 /** Registers the suite's setup and teardown; the fixture is usable from `beforeAll` on. */
-export function useGatewayFixture(name: string): GatewayFixture {
+export function setUpGatewayFixture(name: string): GatewayFixture {
   let root = "";
   let harness: ListeningHarness | undefined;
   const gateways: HarnessGateway[] = [];
@@ -86,7 +86,12 @@ export function useGatewayFixture(name: string): GatewayFixture {
         const keyFile = path.join(root, "operator-keys", KEY_FILE_NAME);
         await mkdir(path.dirname(keyFile));
         const env = { ...harnessEnv(SCRIPT), GATEWAY_SECRET };
-        const harness = await startListeningHarness({ env, workspace: path.join(root, "harness-default"), apiKey: HARNESS_KEY, apiKeyFile: keyFile });
+        const harness = await startListeningHarness({
+          env,
+          workspace: path.join(root, "harness-default"),
+          apiKey: HARNESS_KEY,
+          apiKeyFile: keyFile,
+        });
         return { harness, keyFile };
       })();
       return keyFileHarness;

@@ -4,11 +4,21 @@ import { createServer } from "node:http";
 import { connect, type Socket } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { BuiltinTool, ErrorCode, GatewayCloseCode } from "@antigravity-ts/node";
-import { GATEWAY_SECRET, HARNESS_KEY, KEY_FILE_NAME, ORIGIN, OUTSIDE_SECRET, TOKENS, useGatewayFixture } from "./gateway-fixture.js";
+import {
+  GATEWAY_SECRET,
+  HARNESS_KEY,
+  KEY_FILE_NAME,
+  ORIGIN,
+  OUTSIDE_SECRET,
+  TOKENS,
+  setUpGatewayFixture,
+} from "./gateway-fixture.js";
 import { PageClient } from "./page-client.js";
 
 /** Whether bubblewrap runs here (scripts/ensure-bubblewrap.mjs installs it; command-sandbox.test.ts covers the machines where it cannot). */
-const sandboxable = process.platform === "linux" && spawnSync("bwrap", ["--ro-bind", "/", "/", "--unshare-pid", "/bin/true"]).status === 0;
+const sandboxable =
+  process.platform === "linux" &&
+  spawnSync("bwrap", ["--ro-bind", "/", "/", "--unshare-pid", "/bin/true"]).status === 0;
 
 // Issue 8 items 2, 12 and 13 through a real gateway and a real harness: sessions belong to the
 // page that created them, the harness key stays out of a page's reach, pages that never speak
@@ -16,7 +26,7 @@ const sandboxable = process.platform === "linux" && spawnSync("bwrap", ["--ro-bi
 // key file's path stays out of reach like the key, the harness's refusal of a session id reaches
 // the page as it was given, and half-sent upgrade requests are closed.
 
-const fixture = useGatewayFixture("sessions");
+const fixture = setUpGatewayFixture("sessions");
 const [ALICE, BOB, CAROL] = TOKENS;
 /** Raw TCP clients of a test, destroyed after it. */
 const sockets: Socket[] = [];
@@ -25,7 +35,11 @@ afterEach(() => {
 });
 
 /** Creates a session as `token`, says `secret` in it, closes it; returns its id. */
-async function sessionWith(gateway: Parameters<typeof fixture.page>[0], token: string, secret: string): Promise<string> {
+async function sessionWith(
+  gateway: Parameters<typeof fixture.page>[0],
+  token: string,
+  secret: string,
+): Promise<string> {
   const page = await fixture.page(gateway, token);
   const init = await page.init({});
   await page.turn(`remember ${secret}`);
@@ -61,13 +75,19 @@ describe("sessions through the gateway", () => {
     const id = await sessionWith(first, ALICE, "alice-secret-43");
     const created: string[] = [];
     const second = await fixture.gateway({
-      session: { workspaces: [fixture.workspace], authorizeResume: (_id, page) => page.token === CAROL, onSessionCreated: (cascadeId) => created.push(cascadeId) },
+      session: {
+        workspaces: [fixture.workspace],
+        authorizeResume: (_id, page) => page.token === CAROL,
+        onSessionCreated: (cascadeId) => created.push(cascadeId),
+      },
     });
     const alice = await fixture.page(second, ALICE);
     alice.send({ config: { cascadeId: id, sessionContinuationMode: "RESUME" } });
     expect((await alice.closure()).code).toBe(GatewayCloseCode.PolicyViolation);
     const carol = await fixture.page(second, CAROL);
-    expect(JSON.stringify((await carol.init({ cascadeId: id, sessionContinuationMode: "RESUME" }))["history"])).toContain("alice-secret-43");
+    expect(
+      JSON.stringify((await carol.init({ cascadeId: id, sessionContinuationMode: "RESUME" }))["history"]),
+    ).toContain("alice-secret-43");
     expect(created).toEqual([]);
     const fresh = await fixture.page(second, BOB);
     expect(created).toEqual([(await fresh.init({}))["cascadeId"]]);
@@ -76,61 +96,84 @@ describe("sessions through the gateway", () => {
   it.each([
     ["in its environment", async () => ({ harness: fixture.harness, keyFile: undefined })],
     ["in a file (--api-key-file)", () => fixture.keyFileHarness()],
-  ] as const)("run_command, when the operator allows it, shows a page neither the harness key (%s) nor the gateway's environment", async (_, start) => {
-    const { harness, keyFile } = await start();
-    const gateway = await fixture.gateway({ target: { url: harness.url, apiKey: HARNESS_KEY }, session: { workspaces: [fixture.workspace], tools: [BuiltinTool.RunCommand] } });
-    const page = await fixture.page(gateway);
-    await page.init({ harnessSideTools: { runCommand: { enabled: true } } });
-    const pid = harness.child.pid as number;
-    const env = JSON.stringify(await page.turn("run printenv"));
-    // $PPID is 0 in the PID namespace a command runs in: name the harness's pid outright as well.
-    const cmdline = JSON.stringify(await page.turn(`run cat /proc/$PPID/cmdline /proc/${pid}/cmdline; echo ran`));
-    const environ = JSON.stringify(await page.turn(`run cat /proc/$PPID/environ /proc/${pid}/environ; echo ran`));
-    // The commands did run (so the absence below means something)…
-    expect(env).toContain("PATH=");
-    expect(cmdline).toContain("ran");
-    expect(environ).toContain("ran");
-    // …and nothing of the key, where it is kept, or the parent's secrets came back, nor is it in
-    // what any process of the harness's OS user can read of the harness.
-    const own = [await readFile(`/proc/${pid}/cmdline`, "utf8"), await readFile(`/proc/${pid}/environ`, "utf8")];
-    expect(own[0]).toContain("--listen");
-    for (const output of [env, cmdline, environ, ...own]) {
-      expect(output).not.toContain(HARNESS_KEY);
-      expect(output).not.toContain(GATEWAY_SECRET);
-      expect(output).not.toContain(KEY_FILE_NAME);
-    }
-    if (keyFile !== undefined) expect(own[0]).toContain("--api-key-file");
-  });
+  ] as const)(
+    "run_command, when the operator allows it, shows a page neither the harness key (%s) nor the gateway's environment",
+    async (_, start) => {
+      const { harness, keyFile } = await start();
+      const gateway = await fixture.gateway({
+        target: { url: harness.url, apiKey: HARNESS_KEY },
+        session: { workspaces: [fixture.workspace], tools: [BuiltinTool.RunCommand] },
+      });
+      const page = await fixture.page(gateway);
+      await page.init({ harnessSideTools: { runCommand: { enabled: true } } });
+      const pid = harness.child.pid as number;
+      const env = JSON.stringify(await page.turn("run printenv"));
+      // $PPID is 0 in the PID namespace a command runs in: name the harness's pid outright as well.
+      const cmdline = JSON.stringify(await page.turn(`run cat /proc/$PPID/cmdline /proc/${pid}/cmdline; echo ran`));
+      const environ = JSON.stringify(await page.turn(`run cat /proc/$PPID/environ /proc/${pid}/environ; echo ran`));
+      // The commands did run (so the absence below means something)…
+      expect(env).toContain("PATH=");
+      expect(cmdline).toContain("ran");
+      expect(environ).toContain("ran");
+      // …and nothing of the key, where it is kept, or the parent's secrets came back, nor is it in
+      // what any process of the harness's OS user can read of the harness.
+      const own = [await readFile(`/proc/${pid}/cmdline`, "utf8"), await readFile(`/proc/${pid}/environ`, "utf8")];
+      expect(own[0]).toContain("--listen");
+      for (const output of [env, cmdline, environ, ...own]) {
+        expect(output).not.toContain(HARNESS_KEY);
+        expect(output).not.toContain(GATEWAY_SECRET);
+        expect(output).not.toContain(KEY_FILE_NAME);
+      }
+      if (keyFile !== undefined) expect(own[0]).toContain("--api-key-file");
+    },
+  );
 
-  it.runIf(sandboxable)("with the operator's sandbox, a page's command reads neither the key file nor anything outside the workspace", async () => {
-    const { harness, keyFile } = await fixture.keyFileHarness();
-    const gateway = await fixture.gateway({
-      target: { url: harness.url, apiKey: HARNESS_KEY },
-      session: { workspaces: [fixture.workspace], tools: [BuiltinTool.RunCommand], runCommand: { enableSandbox: true } },
-    });
-    const page = await fixture.page(gateway);
-    // The page asks for no sandbox: the operator's holds.
-    await page.init({ harnessSideTools: { runCommand: { enabled: true, enableSandbox: false } } });
-    const out = JSON.stringify(await page.turn(`run cat ${keyFile}; cat ${fixture.outside}/*; touch ${fixture.outside}/page-was-here; echo ran`));
-    expect(out).toContain("ran");
-    expect(out).not.toContain(HARNESS_KEY);
-    expect(out).not.toContain(OUTSIDE_SECRET);
-    expect(out).toContain("cannot touch"); // under /tmp it is not there at all; elsewhere read-only
-    await expect(readFile(`${fixture.outside}/page-was-here`)).rejects.toThrow();
-  });
+  it.runIf(sandboxable)(
+    "with the operator's sandbox, a page's command reads neither the key file nor anything outside the workspace",
+    async () => {
+      const { harness, keyFile } = await fixture.keyFileHarness();
+      const gateway = await fixture.gateway({
+        target: { url: harness.url, apiKey: HARNESS_KEY },
+        session: {
+          workspaces: [fixture.workspace],
+          tools: [BuiltinTool.RunCommand],
+          runCommand: { enableSandbox: true },
+        },
+      });
+      const page = await fixture.page(gateway);
+      // The page asks for no sandbox: the operator's holds.
+      await page.init({ harnessSideTools: { runCommand: { enabled: true, enableSandbox: false } } });
+      const out = JSON.stringify(
+        await page.turn(
+          `run cat ${keyFile}; cat ${fixture.outside}/*; touch ${fixture.outside}/page-was-here; echo ran`,
+        ),
+      );
+      expect(out).toContain("ran");
+      expect(out).not.toContain(HARNESS_KEY);
+      expect(out).not.toContain(OUTSIDE_SECRET);
+      expect(out).toContain("cannot touch"); // under /tmp it is not there at all; elsewhere read-only
+      await expect(readFile(`${fixture.outside}/page-was-here`)).rejects.toThrow();
+    },
+  );
 
   it.each([
     ["a leading space", " alice-session"],
     ["a NUL", "alice\u0000session"],
-  ])("a session id the harness refuses (%s) closes the page with 1008 and the harness's reason", async (_, cascadeId) => {
-    const gateway = await fixture.gateway();
-    const before = fixture.sessionsStarted();
-    const page = await fixture.page(gateway);
-    page.send({ config: { cascadeId } });
-    const close = await page.closure();
-    expect(close).toEqual({ code: GatewayCloseCode.PolicyViolation, reason: "cascadeId must be 1-128 characters of [A-Za-z0-9_-]" });
-    expect(fixture.sessionsStarted()).toBe(before);
-  });
+  ])(
+    "a session id the harness refuses (%s) closes the page with 1008 and the harness's reason",
+    async (_, cascadeId) => {
+      const gateway = await fixture.gateway();
+      const before = fixture.sessionsStarted();
+      const page = await fixture.page(gateway);
+      page.send({ config: { cascadeId } });
+      const close = await page.closure();
+      expect(close).toEqual({
+        code: GatewayCloseCode.PolicyViolation,
+        reason: "cascadeId must be 1-128 characters of [A-Za-z0-9_-]",
+      });
+      expect(fixture.sessionsStarted()).toBe(before);
+    },
+  );
 
   it("closes pages that never send a frame and frees their slots", async () => {
     const gateway = await fixture.gateway({ maxConnections: 2, firstFrameTimeoutMs: 300 });
@@ -177,13 +220,18 @@ describe("sessions through the gateway", () => {
         let received = "";
         socket.on("data", (chunk: Buffer) => (received += chunk.toString("latin1")));
         socket.on("error", () => {}); // 'close' follows
-        return new Promise<string>((resolve) => socket.once("close", () => resolve(received.split("\r\n", 1)[0] ?? "")));
+        return new Promise<string>((resolve) =>
+          socket.once("close", () => resolve(received.split("\r\n", 1)[0] ?? "")),
+        );
       }),
     );
     expect(new Set(answers)).toEqual(new Set(["HTTP/1.1 408 Request Timeout"]));
   });
 
   it("refuses headersTimeoutMs with a server of the caller's: its own settings apply", async () => {
-    await expect(fixture.gateway({ server: createServer(), headersTimeoutMs: 500 })).rejects.toMatchObject({ code: ErrorCode.InvalidArgument, message: expect.stringContaining("headersTimeout") });
+    await expect(fixture.gateway({ server: createServer(), headersTimeoutMs: 500 })).rejects.toMatchObject({
+      code: ErrorCode.InvalidArgument,
+      message: expect.stringContaining("headersTimeout"),
+    });
   });
 });

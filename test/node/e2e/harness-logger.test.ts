@@ -39,7 +39,12 @@ describe("logger and the harness subprocess", () => {
     };
     const env = harnessEnv(SCRIPT);
     const agent = await Agent.builder()
-      .transport(subprocessTransportFactory({ harnessPath, env: { ANTIGRAVITY_MODEL_PROVIDER: env.ANTIGRAVITY_MODEL_PROVIDER ?? "scripted", ANTIGRAVITY_SCRIPT: SCRIPT } }))
+      .transport(
+        subprocessTransportFactory({
+          harnessPath,
+          env: { ANTIGRAVITY_MODEL_PROVIDER: env.ANTIGRAVITY_MODEL_PROVIDER ?? "scripted", ANTIGRAVITY_SCRIPT: SCRIPT },
+        }),
+      )
       .workspaces(dir)
       .logger(logger)
       .allowAll()

@@ -40,7 +40,11 @@ describe("retryConfig and model options against the reference harness", () => {
   });
 
   it("retries the 503 as retryConfig.apiRetry says and sends thinkingLevel and serviceTier to the model", async () => {
-    const transport = new WebSocketTransport({ host: "127.0.0.1", port: harness?.port ?? 0, apiKey: harness?.apiKey ?? "" });
+    const transport = new WebSocketTransport({
+      host: "127.0.0.1",
+      port: harness?.port ?? 0,
+      apiKey: harness?.apiKey ?? "",
+    });
     const agent = await Agent.builder()
       .transport(transport)
       .workspaces(workspace)
@@ -48,7 +52,14 @@ describe("retryConfig and model options against the reference harness", () => {
         {
           name: "gemini-test",
           types: [ModelType.TEXT],
-          endpoint: { case: "geminiApiEndpoint", value: { baseUrl: gemini?.baseUrl ?? "", apiKey: "gem-key", options: { thinkingLevel: "high", serviceTier: "priority" } } },
+          endpoint: {
+            case: "geminiApiEndpoint",
+            value: {
+              baseUrl: gemini?.baseUrl ?? "",
+              apiKey: "gem-key",
+              options: { thinkingLevel: "high", serviceTier: "priority" },
+            },
+          },
         },
       ])
       .retryConfig({ apiRetry: { maxRetries: 2, initialSleepDurationMs: 1, exponentialMultiplier: 1, jitterRange: 0 } })
@@ -61,7 +72,10 @@ describe("retryConfig and model options against the reference harness", () => {
       const requests = gemini?.requests ?? [];
       expect(requests).toHaveLength(2);
       for (const request of requests) {
-        const body = request.body as { generationConfig?: { thinkingConfig?: { thinkingLevel?: string } }; serviceTier?: string };
+        const body = request.body as {
+          generationConfig?: { thinkingConfig?: { thinkingLevel?: string } };
+          serviceTier?: string;
+        };
         expect(body.generationConfig?.thinkingConfig?.thinkingLevel).toBe("high");
         expect(body.serviceTier).toBe("priority");
       }

@@ -59,7 +59,13 @@ export class PageClient {
       const key = `${step?.trajectoryId}/${step?.stepIndex}`;
       if (step?.toolConfirmationRequest !== undefined && answers.confirm !== undefined && !confirmed.has(key)) {
         confirmed.add(key);
-        this.send({ toolConfirmation: { trajectoryId: step.trajectoryId, stepIndex: step.stepIndex ?? 0, accepted: answers.confirm } });
+        this.send({
+          toolConfirmation: {
+            trajectoryId: step.trajectoryId,
+            stepIndex: step.stepIndex ?? 0,
+            accepted: answers.confirm,
+          },
+        });
       }
     });
   }
@@ -71,7 +77,9 @@ export class PageClient {
   /** Sends `{"config": config}` and returns the `initializeConversationResponse`. */
   async init(config: Frame): Promise<Frame> {
     this.send({ config });
-    return (await this.next((f) => f["initializeConversationResponse"] !== undefined, "initializeConversationResponse"))["initializeConversationResponse"] as Frame;
+    return (
+      await this.next((f) => f["initializeConversationResponse"] !== undefined, "initializeConversationResponse")
+    )["initializeConversationResponse"] as Frame;
   }
 
   /** Sends a prompt and waits for the end of the turn (FULLY_IDLE); returns the turn's frames. */
@@ -87,15 +95,23 @@ export class PageClient {
     for (const deadline = Date.now() + WAIT_MS; ; await sleep(10)) {
       const found = this.frames.slice(from).find(predicate);
       if (found !== undefined) return found;
-      if (this.#closeInfo !== undefined) throw new Error(`closed (${this.#closeInfo.code} ${this.#closeInfo.reason}) while waiting for ${what}`);
-      if (Date.now() > deadline) throw new Error(`no ${what} within ${WAIT_MS} ms; got ${JSON.stringify(this.frames).slice(0, 2000)}`);
+      if (this.#closeInfo !== undefined)
+        throw new Error(`closed (${this.#closeInfo.code} ${this.#closeInfo.reason}) while waiting for ${what}`);
+      if (Date.now() > deadline)
+        throw new Error(`no ${what} within ${WAIT_MS} ms; got ${JSON.stringify(this.frames).slice(0, 2000)}`);
     }
   }
 
   /** Resolves with the close, failing after {@link WAIT_MS}. */
   async closure(): Promise<{ code: number; reason: string }> {
     let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`the gateway did not close the page within ${WAIT_MS} ms`)), WAIT_MS)));
+    const timeout = new Promise<never>(
+      (_, reject) =>
+        (timer = setTimeout(
+          () => reject(new Error(`the gateway did not close the page within ${WAIT_MS} ms`)),
+          WAIT_MS,
+        )),
+    );
     return Promise.race([this.closed, timeout]).finally(() => clearTimeout(timer));
   }
 

@@ -4,10 +4,17 @@
 //   node --conditions=antigravity-source --import tsx persisted-agent.ts <saveDir> <storeDir> <conversationId> <prompt>...
 // Environment: ANTIGRAVITY_HARNESS_PATH, and the scripted model's ANTIGRAVITY_MODEL_PROVIDER / ANTIGRAVITY_SCRIPT.
 // Prints one JSON line per event: {"event":"started",...}, {"event":"toolStarted"}, {"event":"turn",...}.
-import { Agent, createFileConversationStore, defineTool, subprocessTransportFactory, type Step } from "@antigravity-ts/node";
+import {
+  Agent,
+  createFileConversationStore,
+  defineTool,
+  subprocessTransportFactory,
+  type Step,
+} from "@antigravity-ts/node";
 
 const [saveDir, storeDir, conversationId, ...prompts] = process.argv.slice(2);
-if (saveDir === undefined || storeDir === undefined || conversationId === undefined) throw new Error("usage: persisted-agent.ts <saveDir> <storeDir> <conversationId> <prompt>...");
+if (saveDir === undefined || storeDir === undefined || conversationId === undefined)
+  throw new Error("usage: persisted-agent.ts <saveDir> <storeDir> <conversationId> <prompt>...");
 
 const print = (event: Record<string, unknown>): void => void process.stdout.write(`${JSON.stringify(event)}\n`);
 const brief = (step: Step): Record<string, unknown> => ({
@@ -27,7 +34,9 @@ const slowTool = defineTool({
   parameters: { type: "object", properties: { seconds: { type: "number" } } },
   call: async (_args: unknown, context) => {
     print({ event: "toolStarted" });
-    await new Promise((_, reject) => context.signal.addEventListener("abort", () => reject(context.signal.reason), { once: true }));
+    await new Promise((_, reject) =>
+      context.signal.addEventListener("abort", () => reject(context.signal.reason), { once: true }),
+    );
     return "never";
   },
 });

@@ -47,12 +47,34 @@ afterAll(async () => {
 });
 
 /** Starts persisted-agent.ts with `prompts`; `events` fills as it prints. */
-function runAgent(prompts: string[], id = ID): { child: ChildProcess; events: Event[]; waitFor(name: string): Promise<Event>; exited: Promise<number | null>; stderr(): string } {
+function runAgent(
+  prompts: string[],
+  id = ID,
+): {
+  child: ChildProcess;
+  events: Event[];
+  waitFor(name: string): Promise<Event>;
+  exited: Promise<number | null>;
+  stderr(): string;
+} {
   const env = { ...harnessEnv(SCRIPT), ANTIGRAVITY_HARNESS_PATH: harnessPath };
-  const child = spawn(process.execPath, ["--conditions=antigravity-source", "--import", tsxLoader, AGENT, path.join(root, "harness"), path.join(root, "sdk"), id, ...prompts], {
-    env,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      "--conditions=antigravity-source",
+      "--import",
+      tsxLoader,
+      AGENT,
+      path.join(root, "harness"),
+      path.join(root, "sdk"),
+      id,
+      ...prompts,
+    ],
+    {
+      env,
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
   const events: Event[] = [];
   let stderr = "";
   let buffer = "";
@@ -78,7 +100,9 @@ function runAgent(prompts: string[], id = ID): { child: ChildProcess; events: Ev
         const found = events.find((e) => e.event === name);
         if (found !== undefined) return resolve(found);
         waiters.push({ name, resolve });
-        void exited.then((code) => reject(new Error(`the agent process exited (${code}) before "${name}":\n${stderr}`)));
+        void exited.then((code) =>
+          reject(new Error(`the agent process exited (${code}) before "${name}":\n${stderr}`)),
+        );
       }),
   };
 }
@@ -109,7 +133,10 @@ describe("a persisted conversation survives its process being killed mid-turn", 
     const history = started["history"] as BriefStep[];
     expect(started["conversationId"]).toBe(ID);
     expect(started["turnCount"]).toBe(2);
-    expect(history.filter((s) => s.source === "USER").map((s) => s.content)).toEqual(["ping one", "wait for the slow tool"]);
+    expect(history.filter((s) => s.source === "USER").map((s) => s.content)).toEqual([
+      "ping one",
+      "wait for the slow tool",
+    ]);
     expect(started["turnStartIndices"]).toEqual(history.flatMap((s, i) => (s.source === "USER" ? [i] : [])));
     expect(unfinished(history)).toEqual([]);
     const calls = history.filter((s) => s.type === "TOOL_CALL");
@@ -125,7 +152,11 @@ describe("a persisted conversation survives its process being killed mid-turn", 
     const third = runAgent([]);
     const last = await third.waitFor("started");
     expect(last["turnCount"]).toBe(3);
-    expect((last["history"] as BriefStep[]).filter((s) => s.source === "USER").map((s) => s.content)).toEqual(["ping one", "wait for the slow tool", "ping two"]);
+    expect((last["history"] as BriefStep[]).filter((s) => s.source === "USER").map((s) => s.content)).toEqual([
+      "ping one",
+      "wait for the slow tool",
+      "ping two",
+    ]);
     expect(unfinished(last["history"] as BriefStep[])).toEqual([]);
     expect(await third.exited).toBe(0);
   });

@@ -20,7 +20,11 @@ export function processTable(): Map<number, ProcessInfo> {
   for (const line of ps.stdout.split("\n")) {
     const match = /^\s*(\d+)\s+(\d+)\s+(\S+)\s+(.*)$/.exec(line);
     if (match === null || Number(match[1]) === ps.pid) continue;
-    table.set(Number(match[1]), { ppid: Number(match[2]), zombie: match[3]?.startsWith("Z") === true, command: match[4] ?? "" });
+    table.set(Number(match[1]), {
+      ppid: Number(match[2]),
+      zombie: match[3]?.startsWith("Z") === true,
+      command: match[4] ?? "",
+    });
   }
   return table;
 }
@@ -62,7 +66,10 @@ export class ProcessWatch {
   harnessPid(): number {
     const direct = [...this.sample()].filter(([, info]) => info.ppid === process.pid);
     const [only] = direct;
-    if (direct.length !== 1 || only === undefined) throw new Error(`expected one new child process, found ${direct.map(([pid, info]) => `${pid} ${info.command}`).join(", ") || "none"}`);
+    if (direct.length !== 1 || only === undefined)
+      throw new Error(
+        `expected one new child process, found ${direct.map(([pid, info]) => `${pid} ${info.command}`).join(", ") || "none"}`,
+      );
     return only[0];
   }
 
@@ -72,7 +79,9 @@ export class ProcessWatch {
     for (;;) {
       this.sample();
       const table = processTable();
-      const alive = [...this.#seen].filter(([pid]) => table.get(pid)?.zombie === false).map(([pid, info]) => `${pid} ${info.command}`);
+      const alive = [...this.#seen]
+        .filter(([pid]) => table.get(pid)?.zombie === false)
+        .map(([pid, info]) => `${pid} ${info.command}`);
       if (alive.length === 0 || Date.now() > until) return alive;
       await sleep(50);
     }

@@ -5,7 +5,17 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PolicyDecision } from "@antigravity-ts/sdk/wire";
-import { Agent, ErrorCode, createHarnessConnection, SdkError, StepSource, WebSocketTransport, type ReconnectedEvent, type Step, type StartedAgent } from "@antigravity-ts/node";
+import {
+  Agent,
+  ErrorCode,
+  createHarnessConnection,
+  SdkError,
+  StepSource,
+  WebSocketTransport,
+  type ReconnectedEvent,
+  type Step,
+  type StartedAgent,
+} from "@antigravity-ts/node";
 import { harnessEnv, killAllHarnesses, startListeningHarness, type ListeningHarness } from "@antigravity-ts/test-kit";
 
 // Issue 11 item 4: a WebSocketTransport with `reconnect` to a listening reference harness, through
@@ -79,11 +89,21 @@ describe("WebSocketTransport reconnect", () => {
       host: "127.0.0.1",
       port: proxy.port,
       apiKey: harness.apiKey,
-      reconnect: { maxAttempts: 20, initialDelayMs: 1, maxDelayMs: 50, onReconnected: (event) => reconnects.push(event) },
+      reconnect: {
+        maxAttempts: 20,
+        initialDelayMs: 1,
+        maxDelayMs: 50,
+        onReconnected: (event) => reconnects.push(event),
+      },
     });
 
   it("100 forced disconnects between turns and mid-turn: 0 lost, 0 duplicated steps, the next turn works", async () => {
-    const agent: StartedAgent = await Agent.builder().transport(transport()).workspaces(workspace).allowAll().build().start({ timeoutMs: BOUND_MS });
+    const agent: StartedAgent = await Agent.builder()
+      .transport(transport())
+      .workspaces(workspace)
+      .allowAll()
+      .build()
+      .start({ timeoutMs: BOUND_MS });
     const connection = agent.connection;
     const seen = new Set<string>();
     let interrupted = 0;
@@ -108,7 +128,10 @@ describe("WebSocketTransport reconnect", () => {
         if (midTurn) {
           // The harness stops a turn whose client left: the turn ends as interrupted, typed.
           expect(failure).toBeInstanceOf(SdkError);
-          expect(failure).toMatchObject({ code: ErrorCode.ConnectionClosed, details: { interruptedByDisconnect: true } });
+          expect(failure).toMatchObject({
+            code: ErrorCode.ConnectionClosed,
+            details: { interruptedByDisconnect: true },
+          });
           interrupted++;
         } else {
           expect(failure).toBeUndefined();
@@ -152,7 +175,12 @@ describe("WebSocketTransport reconnect", () => {
   }, 240_000);
 
   it("a connection closed by the user never reconnects", async () => {
-    const agent = await Agent.builder().transport(transport()).workspaces(workspace).allowAll().build().start({ timeoutMs: BOUND_MS });
+    const agent = await Agent.builder()
+      .transport(transport())
+      .workspaces(workspace)
+      .allowAll()
+      .build()
+      .start({ timeoutMs: BOUND_MS });
     const before = reconnects.length;
     await agent.stop();
     proxy.cut();
@@ -175,7 +203,11 @@ describe("WebSocketTransport reconnect", () => {
       config: {
         workspaces: [{ workspaceType: { case: "filesystemWorkspace", value: { directory: workspace } } }],
         harnessSideTools: { runCommand: { enabled: true } },
-        policyConfig: { rules: [{ tool: "run_command", decision: PolicyDecision.ASK_USER, name: "ask", isDynamic: false, ruleId: "" }] },
+        policyConfig: {
+          rules: [
+            { tool: "run_command", decision: PolicyDecision.ASK_USER, name: "ask", isDynamic: false, ruleId: "" },
+          ],
+        },
       },
       confirmTool: async () => {
         if (++asked === 1) {
@@ -200,7 +232,14 @@ describe("WebSocketTransport reconnect", () => {
   it("bounded: a harness that stays away closes the connection after maxAttempts with a typed error", async () => {
     const down = await startProxy(() => harness.port);
     const agent = await Agent.builder()
-      .transport(new WebSocketTransport({ host: "127.0.0.1", port: down.port, apiKey: harness.apiKey, reconnect: { maxAttempts: 3, initialDelayMs: 1, maxDelayMs: 10 } }))
+      .transport(
+        new WebSocketTransport({
+          host: "127.0.0.1",
+          port: down.port,
+          apiKey: harness.apiKey,
+          reconnect: { maxAttempts: 3, initialDelayMs: 1, maxDelayMs: 10 },
+        }),
+      )
       .workspaces(workspace)
       .allowAll()
       .build()
@@ -216,7 +255,10 @@ describe("WebSocketTransport reconnect", () => {
         () => new Error("expected an interrupted turn"),
         (e: unknown) => e,
       );
-      expect(interrupted).toMatchObject({ code: ErrorCode.ConnectionClosed, details: { interruptedByDisconnect: true } });
+      expect(interrupted).toMatchObject({
+        code: ErrorCode.ConnectionClosed,
+        details: { interruptedByDisconnect: true },
+      });
       // Reconnecting: busy; after 3 refused attempts the connection closes with the last error.
       const error = await connection.waitForIdle({ timeoutMs: BOUND_MS }).then(
         () => new Error("expected a closed connection"),
@@ -231,7 +273,12 @@ describe("WebSocketTransport reconnect", () => {
   }, 60_000);
 
   it("a harness that forgot the session: NotFound after one attempt, no endless loop, nothing hangs", async () => {
-    const agent = await Agent.builder().transport(transport()).workspaces(workspace).allowAll().build().start({ timeoutMs: BOUND_MS });
+    const agent = await Agent.builder()
+      .transport(transport())
+      .workspaces(workspace)
+      .allowAll()
+      .build()
+      .start({ timeoutMs: BOUND_MS });
     try {
       const first = await agent.chatToCompletion("ping one", { timeoutMs: BOUND_MS });
       expect(first.text).toContain("pong to ping one");

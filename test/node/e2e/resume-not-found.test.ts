@@ -4,7 +4,13 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Agent, ErrorCode, SdkError, WebSocketTransport, subprocessTransportFactory } from "@antigravity-ts/node";
-import { harnessEnv, harnessExecutable, killAllHarnesses, startListeningHarness, type ListeningHarness } from "@antigravity-ts/test-kit";
+import {
+  harnessEnv,
+  harnessExecutable,
+  killAllHarnesses,
+  startListeningHarness,
+  type ListeningHarness,
+} from "@antigravity-ts/test-kit";
 
 // Issue 12 item 3: a RESUME of a session id the harness has no record of is `NotFound` (not
 // retryable), not `Unavailable`. The reference harness refuses it with close code 1008 and
@@ -47,14 +53,24 @@ describe("resume of an unknown session", () => {
     expect((error as SdkError).message).toContain("no stored session 00000000-0000-4000-8000-00000000dead to resume");
     expect((error as SdkError).message).toContain("start a new session");
 
-    const agent = await Agent.builder().transport(transport).workspaces(workspace).allowAll().build().start({ timeoutMs: BOUND_MS });
+    const agent = await Agent.builder()
+      .transport(transport)
+      .workspaces(workspace)
+      .allowAll()
+      .build()
+      .start({ timeoutMs: BOUND_MS });
     expect(agent.conversationId).not.toBe("");
     await agent.stop();
   }, 60_000);
 
   it("is NotFound through the subprocess transport too, not a crash", async () => {
     const error = await Agent.builder()
-      .transport(subprocessTransportFactory({ harnessPath: await harnessExecutable(), env: { ANTIGRAVITY_MODEL_PROVIDER: "scripted", ANTIGRAVITY_SCRIPT: SCRIPT } }))
+      .transport(
+        subprocessTransportFactory({
+          harnessPath: await harnessExecutable(),
+          env: { ANTIGRAVITY_MODEL_PROVIDER: "scripted", ANTIGRAVITY_SCRIPT: SCRIPT },
+        }),
+      )
       .workspaces(workspace)
       .allowAll()
       .conversationId("00000000-0000-4000-8000-00000000beef")

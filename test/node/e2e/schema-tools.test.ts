@@ -4,7 +4,15 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import * as z from "zod";
-import { Agent, ErrorCode, SdkError, WebSocketTransport, defineTool, isSyntheticToolStep, type StartedAgent } from "@antigravity-ts/sdk";
+import {
+  Agent,
+  ErrorCode,
+  SdkError,
+  WebSocketTransport,
+  defineTool,
+  isSyntheticToolStep,
+  type StartedAgent,
+} from "@antigravity-ts/sdk";
 import { harnessEnv, killAllHarnesses, startListeningHarness, type ListeningHarness } from "@antigravity-ts/test-kit";
 
 // Issue 12 item 1 end to end: a zod-schema tool and a zod response schema against the reference
@@ -17,7 +25,10 @@ const BOUND_MS = 15_000;
 
 function bounded<T>(promise: Promise<T>, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what} did not happen within ${BOUND_MS} ms`)), BOUND_MS)));
+  const timeout = new Promise<never>(
+    (_, reject) =>
+      (timer = setTimeout(() => reject(new Error(`${what} did not happen within ${BOUND_MS} ms`)), BOUND_MS)),
+  );
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
@@ -35,7 +46,11 @@ describe("schema-first tools and typed structured output (reference harness over
 
   beforeAll(async () => {
     workspace = await mkdtemp(path.join(tmpdir(), "antigravity-schema-"));
-    harness = await startListeningHarness({ env: harnessEnv(SCRIPT), workspace, apiKey: "schema-tools-key-0123456789" });
+    harness = await startListeningHarness({
+      env: harnessEnv(SCRIPT),
+      workspace,
+      apiKey: "schema-tools-key-0123456789",
+    });
   });
 
   afterEach(async () => {
@@ -49,7 +64,11 @@ describe("schema-first tools and typed structured output (reference harness over
   });
 
   function builder() {
-    const transport = new WebSocketTransport({ host: "127.0.0.1", port: harness?.port ?? 0, apiKey: harness?.apiKey ?? "" });
+    const transport = new WebSocketTransport({
+      host: "127.0.0.1",
+      port: harness?.port ?? 0,
+      apiKey: harness?.apiKey ?? "",
+    });
     return Agent.builder().transport(transport).workspaces(workspace).allowAll();
   }
 
@@ -97,10 +116,18 @@ describe("schema-first tools and typed structured output (reference harness over
     expect(error).toBeInstanceOf(SdkError);
     const sdkError = error as SdkError;
     expect(sdkError.code).toBe(ErrorCode.ExecutionError);
-    expect(sdkError.message).toBe("the structured output does not match the response schema: city: must start with a capital letter (the unvalidated response is in details.response)");
+    expect(sdkError.message).toBe(
+      "the structured output does not match the response schema: city: must start with a capital letter (the unvalidated response is in details.response)",
+    );
     expect(sdkError.details["issues"]).toEqual(["city: must start with a capital letter"]);
-    expect((sdkError.details["response"] as { structuredOutput: unknown }).structuredOutput).toEqual({ city: "paris", celsius: 21 });
+    expect((sdkError.details["response"] as { structuredOutput: unknown }).structuredOutput).toEqual({
+      city: "paris",
+      celsius: 21,
+    });
     // The session goes on: the next turn works.
-    expect((await bounded(agent.chatToCompletion("a structured report"), "the next turn")).structuredOutput).toEqual({ city: "Paris", fahrenheit: 69.8 });
+    expect((await bounded(agent.chatToCompletion("a structured report"), "the next turn")).structuredOutput).toEqual({
+      city: "Paris",
+      fahrenheit: 69.8,
+    });
   });
 });

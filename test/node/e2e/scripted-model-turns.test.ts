@@ -18,7 +18,11 @@ let harness: ListeningHarness;
 
 beforeAll(async () => {
   workspace = await mkdtemp(path.join(tmpdir(), "antigravity-scripted-turns-"));
-  harness = await startListeningHarness({ env: harnessEnv(SCRIPT), workspace, apiKey: "scripted-turns-key-0123456789" });
+  harness = await startListeningHarness({
+    env: harnessEnv(SCRIPT),
+    workspace,
+    apiKey: "scripted-turns-key-0123456789",
+  });
 });
 
 afterAll(async () => {
@@ -52,14 +56,20 @@ describe("the scripted model across sessions and halts", () => {
     expect(new Set(ids).size).toBe(2);
     await first.stop();
 
-    const second = await builder().conversationId(first.conversationId).sessionContinuationMode("resume").build().start({ timeoutMs: BOUND_MS });
+    const second = await builder()
+      .conversationId(first.conversationId)
+      .sessionContinuationMode("resume")
+      .build()
+      .start({ timeoutMs: BOUND_MS });
     const response = await second.chat("add once more").final();
     expect(response.text).toBe("the sum is 5");
     const later = response.steps.filter(isSyntheticToolStep).map((s) => s.id);
     expect(later).toHaveLength(1);
     expect(ids).not.toContain(later[0]);
     // The harness's own step of the call carries the same new id.
-    expect(response.steps.some((s) => !isSyntheticToolStep(s) && s.toolCalls.some((c) => c.id === later[0]))).toBe(true);
+    expect(response.steps.some((s) => !isSyntheticToolStep(s) && s.toolCalls.some((c) => c.id === later[0]))).toBe(
+      true,
+    );
     await second.stop();
   }, 60_000);
 

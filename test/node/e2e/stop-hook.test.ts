@@ -13,7 +13,10 @@ const SCRIPT = {
   turns: [
     // Plays only when the CONTINUE's reason is the latest message the model sees.
     { match: "write the tests too", calls: [{ text: "continued after: {{prompt}}" }] },
-    { match: "list", calls: [{ toolCalls: [{ name: "list_directory", args: { directory_path: "." } }] }, { text: "listed" }] },
+    {
+      match: "list",
+      calls: [{ toolCalls: [{ name: "list_directory", args: { directory_path: "." } }] }, { text: "listed" }],
+    },
     { match: "answer", calls: [{ text: "first answer" }] },
   ],
 };
@@ -49,7 +52,9 @@ describe("STOP hook and hook state, end to end", () => {
     const agent = await start({
       stop: (args) => {
         seen.push(args);
-        return args.continuationCount === 0 ? { decision: "CONTINUE", reason: "write the tests too" } : { decision: "ALLOW_STOP" };
+        return args.continuationCount === 0
+          ? { decision: "CONTINUE", reason: "write the tests too" }
+          : { decision: "ALLOW_STOP" };
       },
     });
     const response = await agent.chatToCompletion("answer me");
@@ -76,7 +81,9 @@ describe("STOP hook and hook state, end to end", () => {
     const response = await agent.chatToCompletion("answer me");
     expect(response.text).toBe("first answer");
     expect(calls).toBe(2);
-    expect(response.steps.filter((s) => s.source === "MODEL" && s.content !== "").map((s) => s.content)).not.toContain("continued after");
+    expect(response.steps.filter((s) => s.source === "MODEL" && s.content !== "").map((s) => s.content)).not.toContain(
+      "continued after",
+    );
   });
 
   it("scopes hook state: the turn's state reaches tool and STOP hooks, an operation's stays in its call, the session's spans turns", async () => {
@@ -100,7 +107,9 @@ describe("STOP hook and hook state, end to end", () => {
         log.push(`post ${result.name} same-op=${String(ctx.getState("callNote") === `note for ${result.id}`)}`);
       },
       stop: (_args, ctx) => {
-        log.push(`stop turn=${String(ctx.getState("turnId"))} note=${String(ctx.getState("callNote"))} scope=${ctx.scope}`);
+        log.push(
+          `stop turn=${String(ctx.getState("turnId"))} note=${String(ctx.getState("callNote"))} scope=${ctx.scope}`,
+        );
       },
       postTurn: (_text, _where, ctx) => {
         log.push(`post-turn turns=${String(ctx.getState("turns"))}`);

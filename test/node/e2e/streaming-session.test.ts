@@ -20,7 +20,13 @@ import {
   type TurnResultEvent,
   type UsageMetadata,
 } from "@antigravity-ts/sdk";
-import { harnessEnv, harnessExecutable, killAllHarnesses, startListeningHarness, type ListeningHarness } from "@antigravity-ts/test-kit";
+import {
+  harnessEnv,
+  harnessExecutable,
+  killAllHarnesses,
+  startListeningHarness,
+  type ListeningHarness,
+} from "@antigravity-ts/test-kit";
 
 // Issue 11 item 1: StreamingSession against the reference harness, over a listening harness
 // (WebSocket) and a harness per session (subprocess, stdio handshake). A client tool `gate` holds
@@ -32,7 +38,10 @@ const BOUND_MS = 15_000;
 
 function bounded<T>(promise: Promise<T>, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what} did not happen within ${BOUND_MS} ms`)), BOUND_MS)));
+  const timeout = new Promise<never>(
+    (_, reject) =>
+      (timer = setTimeout(() => reject(new Error(`${what} did not happen within ${BOUND_MS} ms`)), BOUND_MS)),
+  );
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
@@ -73,7 +82,11 @@ function gateTool(): { tool: ReturnType<typeof defineTool>; opened(): Promise<Ab
 }
 
 /** Reads events until `results` `result` events went by; returns them all. */
-async function readTurns(session: StreamingSession, results: number, onEvent?: (event: SessionEvent) => void): Promise<SessionEvent[]> {
+async function readTurns(
+  session: StreamingSession,
+  results: number,
+  onEvent?: (event: SessionEvent) => void,
+): Promise<SessionEvent[]> {
   const events: SessionEvent[] = [];
   let seen = 0;
   await bounded(
@@ -139,18 +152,27 @@ function defineStreamingSuite(name: string, makeTransport: () => MakeTransport):
       await Promise.all(running.splice(0).map((agent) => agent.stop()));
     });
 
-    async function open(midTurn: MidTurnSemantics, trigger?: Trigger): Promise<{ agent: StartedAgent; session: StreamingSession; gate: ReturnType<typeof gateTool> }> {
+    async function open(
+      midTurn: MidTurnSemantics,
+      trigger?: Trigger,
+    ): Promise<{ agent: StartedAgent; session: StreamingSession; gate: ReturnType<typeof gateTool> }> {
       const gate = gateTool();
       const builder = Agent.builder()
         .transport(await make())
         .workspaces(workspace)
         .tool(gate.tool)
         .allowAll();
-      const agent = await (trigger === undefined ? builder : builder.trigger(trigger)).build().start({ timeoutMs: BOUND_MS });
+      const agent = await (trigger === undefined ? builder : builder.trigger(trigger))
+        .build()
+        .start({ timeoutMs: BOUND_MS });
       running.push(agent);
       const session = agent.streamingSession({ midTurn });
       expect(session.capabilities.streamingInput).toEqual({ supported: true, semantics: midTurn });
-      expect(await session.nextEvent()).toMatchObject({ type: "init", conversationId: agent.conversationId, capabilities: session.capabilities });
+      expect(await session.nextEvent()).toMatchObject({
+        type: "init",
+        conversationId: agent.conversationId,
+        capabilities: session.capabilities,
+      });
       return { agent, session, gate };
     }
 
@@ -168,7 +190,9 @@ function defineStreamingSuite(name: string, makeTransport: () => MakeTransport):
         [0, true, false],
         [1, true, false],
       ]);
-      expect(events.filter((e) => e.type === "toolResult").map((e) => e.type === "toolResult" && e.toolCall.name)).toEqual(["gate"]);
+      expect(
+        events.filter((e) => e.type === "toolResult").map((e) => e.type === "toolResult" && e.toolCall.name),
+      ).toEqual(["gate"]);
       expectBoundaries(events);
       expect(await userPrompts(agent)).toEqual(["gate A", "echo B"]);
       session.closeInput();
@@ -186,7 +210,12 @@ function defineStreamingSuite(name: string, makeTransport: () => MakeTransport):
       expect(await bounded(receipt, "the receipt")).toEqual({ messageIndex: 1, turnIndex: 1 });
       expect(turnTexts(events)).toEqual(["opening A", "echo B"]);
       const [halted, next] = results(events);
-      expect(halted).toMatchObject({ turnIndex: 0, success: false, interrupted: true, error: { code: ErrorCode.Canceled } });
+      expect(halted).toMatchObject({
+        turnIndex: 0,
+        success: false,
+        interrupted: true,
+        error: { code: ErrorCode.Canceled },
+      });
       expect(next).toMatchObject({ turnIndex: 1, success: true, interrupted: false });
       expect(halted?.usage.totalTokenCount).toBeGreaterThan(0); // usage of the halted turn is kept
       expect(events.some((e) => e.type === "toolError" && e.toolCall.name === "gate")).toBe(true);
@@ -212,7 +241,10 @@ function defineStreamingSuite(name: string, makeTransport: () => MakeTransport):
         if (event.type === "turnComplete" && next === undefined) next = session.sendUserMessage("echo C");
       });
       expect(await bounded(first, "the first receipt")).toEqual({ messageIndex: 0, turnIndex: 0 });
-      expect(await bounded(next ?? Promise.reject(new Error("no send")), "the second receipt")).toEqual({ messageIndex: 1, turnIndex: 1 });
+      expect(await bounded(next ?? Promise.reject(new Error("no send")), "the second receipt")).toEqual({
+        messageIndex: 1,
+        turnIndex: 1,
+      });
       expect(turnTexts(events)).toEqual(["opening Agate A passed", "echo C"]);
       expectBoundaries(events);
       expect(await userPrompts(agent)).toEqual(["gate A", "echo C"]);
@@ -222,12 +254,19 @@ function defineStreamingSuite(name: string, makeTransport: () => MakeTransport):
       const { agent, session } = await open("queue");
       // A burst (the harness is busy with the first while the rest arrive), then sends made the
       // moment a turn completes (racing the boundary).
-      const receipts = [session.sendUserMessage("echo 0"), session.sendUserMessage("echo 1"), session.sendUserMessage("echo 2")];
+      const receipts = [
+        session.sendUserMessage("echo 0"),
+        session.sendUserMessage("echo 1"),
+        session.sendUserMessage("echo 2"),
+      ];
       let sent = 3;
       const events = await readTurns(session, 6, (event) => {
-        if (event.type === "turnComplete" && event.turnIndex >= 2 && sent < 6) receipts.push(session.sendUserMessage(`echo ${sent++}`));
+        if (event.type === "turnComplete" && event.turnIndex >= 2 && sent < 6)
+          receipts.push(session.sendUserMessage(`echo ${sent++}`));
       });
-      expect((await bounded(Promise.all(receipts), "the receipts")).map((r) => [r.messageIndex, r.turnIndex])).toEqual([0, 1, 2, 3, 4, 5].map((i) => [i, i]));
+      expect((await bounded(Promise.all(receipts), "the receipts")).map((r) => [r.messageIndex, r.turnIndex])).toEqual(
+        [0, 1, 2, 3, 4, 5].map((i) => [i, i]),
+      );
       expect(turnTexts(events)).toEqual([0, 1, 2, 3, 4, 5].map((i) => `echo ${i}`));
       expectBoundaries(events);
       const turnUsages = results(events).map((r) => r.usage);
@@ -241,7 +280,11 @@ function defineStreamingSuite(name: string, makeTransport: () => MakeTransport):
       const { agent, session, gate } = await open("interrupt");
       void session.sendUserMessage("gate A");
       await bounded(gate.opened(), "the gate call");
-      const receipts = [session.sendUserMessage("echo 1"), session.sendUserMessage("echo 2"), session.sendUserMessage("echo 3")];
+      const receipts = [
+        session.sendUserMessage("echo 1"),
+        session.sendUserMessage("echo 2"),
+        session.sendUserMessage("echo 3"),
+      ];
       const events = await readTurns(session, 4);
       expect((await bounded(Promise.all(receipts), "the receipts")).map((r) => r.turnIndex)).toEqual([1, 2, 3]);
       const all = results(events);
@@ -251,7 +294,9 @@ function defineStreamingSuite(name: string, makeTransport: () => MakeTransport):
       expect(turnTexts(events)[3]).toBe("echo 3");
       expectBoundaries(events);
       expect(await userPrompts(agent)).toEqual(["gate A", "echo 1", "echo 2", "echo 3"]);
-      expect((await agent.conversation().history()).filter((s) => s.status === "ACTIVE" || s.status === "WAITING_FOR_USER")).toEqual([]);
+      expect(
+        (await agent.conversation().history()).filter((s) => s.status === "ACTIVE" || s.status === "WAITING_FOR_USER"),
+      ).toEqual([]);
     });
 
     it("closeInput: refuses further messages, ends the events after the last accepted turn, wait() resolves", async () => {
@@ -285,7 +330,9 @@ function defineStreamingSuite(name: string, makeTransport: () => MakeTransport):
       const receipt = session.sendUserMessage("explode now");
       const failed = await readTurns(session, 1);
       expect(await bounded(receipt, "the receipt")).toEqual({ messageIndex: 0, turnIndex: 1 });
-      expect(results(failed)).toMatchObject([{ turnIndex: 1, success: false, interrupted: false, error: { code: ErrorCode.ExecutionError } }]);
+      expect(results(failed)).toMatchObject([
+        { turnIndex: 1, success: false, interrupted: false, error: { code: ErrorCode.ExecutionError } },
+      ]);
       expectBoundaries([...triggered, ...failed]);
       const next = session.sendUserMessage("echo after the failure");
       expect(turnTexts(await readTurns(session, 1))).toEqual(["echo after the failure"]);
@@ -300,7 +347,9 @@ function defineStreamingSuite(name: string, makeTransport: () => MakeTransport):
       const rest: SessionEvent[] = [];
       for await (const event of session) rest.push(event);
       await bounded(session.wait(), "the session's end");
-      expect(results(rest)).toMatchObject([{ turnIndex: 0, success: false, interrupted: false, error: { code: ErrorCode.ConnectionClosed } }]);
+      expect(results(rest)).toMatchObject([
+        { turnIndex: 0, success: false, interrupted: false, error: { code: ErrorCode.ConnectionClosed } },
+      ]);
       expectBoundaries(rest);
       expect((await failure(session.sendUserMessage("echo into the void"))).code).toBe(ErrorCode.ConnectionClosed);
       expect(await session.nextEvent()).toBeUndefined();
@@ -331,5 +380,12 @@ afterAll(async () => {
   if (executable !== "") await rm(path.dirname(executable), { recursive: true, force: true });
 });
 
-defineStreamingSuite("WebSocketTransport", () => async () => new WebSocketTransport({ host: "127.0.0.1", port: harness?.port ?? 0, apiKey: harness?.apiKey ?? "" }));
-defineStreamingSuite("SubprocessTransport", () => async () => new SubprocessTransport({ harnessPath: executable, env: harnessEnv(SCRIPT) }));
+defineStreamingSuite(
+  "WebSocketTransport",
+  () => async () =>
+    new WebSocketTransport({ host: "127.0.0.1", port: harness?.port ?? 0, apiKey: harness?.apiKey ?? "" }),
+);
+defineStreamingSuite(
+  "SubprocessTransport",
+  () => async () => new SubprocessTransport({ harnessPath: executable, env: harnessEnv(SCRIPT) }),
+);

@@ -3,9 +3,22 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from "@opentelemetry/sdk-trace-base";
+import {
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  SimpleSpanProcessor,
+  type ReadableSpan,
+} from "@opentelemetry/sdk-trace-base";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { Agent, ErrorCode, SdkError, WebSocketTransport, defineTool, type AgentBuilder, type StartedAgent } from "@antigravity-ts/sdk";
+import {
+  Agent,
+  ErrorCode,
+  SdkError,
+  WebSocketTransport,
+  defineTool,
+  type AgentBuilder,
+  type StartedAgent,
+} from "@antigravity-ts/sdk";
 import { harnessEnv, killAllHarnesses, startListeningHarness, type ListeningHarness } from "@antigravity-ts/test-kit";
 
 // Issue 12 item 5: the GenAI spans of a session, recorded by the real OpenTelemetry SDK's
@@ -17,7 +30,10 @@ const BOUND_MS = 10_000;
 
 function bounded<T>(promise: Promise<T>, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what} did not happen within ${BOUND_MS} ms`)), BOUND_MS)));
+  const timeout = new Promise<never>(
+    (_, reject) =>
+      (timer = setTimeout(() => reject(new Error(`${what} did not happen within ${BOUND_MS} ms`)), BOUND_MS)),
+  );
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
@@ -62,8 +78,14 @@ describe("OpenTelemetry GenAI spans (reference harness over WebSocket)", () => {
   });
 
   async function start(configure: (builder: AgentBuilder<false>) => AgentBuilder<true>): Promise<StartedAgent> {
-    const transport = new WebSocketTransport({ host: "127.0.0.1", port: harness?.port ?? 0, apiKey: harness?.apiKey ?? "" });
-    const agent = await configure(Agent.builder().transport(transport).workspaces(workspace).tracer(tracer)).build().start({ timeoutMs: BOUND_MS });
+    const transport = new WebSocketTransport({
+      host: "127.0.0.1",
+      port: harness?.port ?? 0,
+      apiKey: harness?.apiKey ?? "",
+    });
+    const agent = await configure(Agent.builder().transport(transport).workspaces(workspace).tracer(tracer))
+      .build()
+      .start({ timeoutMs: BOUND_MS });
     running.push(agent);
     return agent;
   }
@@ -93,7 +115,11 @@ describe("OpenTelemetry GenAI spans (reference harness over WebSocket)", () => {
     const chats = spans("chat");
     const tool = only("execute_tool add");
     expect(session.kind).toBe(SpanKind.CLIENT);
-    expect(session.attributes).toMatchObject({ "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "antigravity", "gen_ai.conversation.id": agent.conversationId });
+    expect(session.attributes).toMatchObject({
+      "gen_ai.operation.name": "invoke_agent",
+      "gen_ai.agent.name": "antigravity",
+      "gen_ai.conversation.id": agent.conversationId,
+    });
     expect(parentOf(session)).toBeUndefined();
     expect(agent.conversationId).not.toBe("");
 
@@ -101,7 +127,11 @@ describe("OpenTelemetry GenAI spans (reference harness over WebSocket)", () => {
     const [first, second] = chats as [ReadableSpan, ReadableSpan];
     for (const chat of chats) {
       expect(chat.kind).toBe(SpanKind.CLIENT);
-      expect(chat.attributes).toMatchObject({ "gen_ai.operation.name": "chat", "gen_ai.conversation.id": agent.conversationId, "antigravity.turn.solicited": true });
+      expect(chat.attributes).toMatchObject({
+        "gen_ai.operation.name": "chat",
+        "gen_ai.conversation.id": agent.conversationId,
+        "antigravity.turn.solicited": true,
+      });
       expect(parentOf(chat)).toBe(session.spanContext().spanId);
       expect(chat.spanContext().traceId).toBe(session.spanContext().traceId);
       expect(chat.status.code).toBe(SpanStatusCode.UNSET);
@@ -119,7 +149,12 @@ describe("OpenTelemetry GenAI spans (reference harness over WebSocket)", () => {
 
     expect(tool.kind).toBe(SpanKind.INTERNAL);
     expect(parentOf(tool)).toBe(first.spanContext().spanId);
-    expect(tool.attributes).toMatchObject({ "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "add", "gen_ai.tool.type": "function", "gen_ai.conversation.id": agent.conversationId });
+    expect(tool.attributes).toMatchObject({
+      "gen_ai.operation.name": "execute_tool",
+      "gen_ai.tool.name": "add",
+      "gen_ai.tool.type": "function",
+      "gen_ai.conversation.id": agent.conversationId,
+    });
     const callIds = (await usage.history()).flatMap((step) => step.toolCalls.map((call) => call.id));
     expect(callIds).toContain(tool.attributes["gen_ai.tool.call.id"]);
     expect(tool.status.code).toBe(SpanStatusCode.UNSET);
@@ -127,12 +162,16 @@ describe("OpenTelemetry GenAI spans (reference harness over WebSocket)", () => {
 
   it("a failing tool records its error on the execute_tool span; the turn goes on", async () => {
     const agent = await start((b) => b.tool(explode).allowAll());
-    expect((await bounded(agent.chatToCompletion("please break the tool"), "the failing tool turn")).text).toBe("The tool failed.");
+    expect((await bounded(agent.chatToCompletion("please break the tool"), "the failing tool turn")).text).toBe(
+      "The tool failed.",
+    );
     await agent.stop();
     const tool = only("execute_tool explode");
     expect(tool.status).toEqual({ code: SpanStatusCode.ERROR, message: "the tool blew up" });
     expect(tool.attributes["error.type"]).toBe("tool_error");
-    expect(tool.events.map((event) => [event.name, event.attributes?.["exception.message"]])).toEqual([["exception", "the tool blew up"]]);
+    expect(tool.events.map((event) => [event.name, event.attributes?.["exception.message"]])).toEqual([
+      ["exception", "the tool blew up"],
+    ]);
     expect(only("chat").status.code).toBe(SpanStatusCode.UNSET);
   });
 
@@ -144,7 +183,9 @@ describe("OpenTelemetry GenAI spans (reference harness over WebSocket)", () => {
       description: "Waits until the turn is cancelled",
       call: (_args: unknown, ctx) => {
         started();
-        return new Promise((_, reject) => ctx.signal.addEventListener("abort", () => reject(new Error("stopped by the halt")), { once: true }));
+        return new Promise((_, reject) =>
+          ctx.signal.addEventListener("abort", () => reject(new Error("stopped by the halt")), { once: true }),
+        );
       },
     });
     const agent = await start((b) => b.tool(waitForStop).allowAll());
@@ -161,7 +202,10 @@ describe("OpenTelemetry GenAI spans (reference harness over WebSocket)", () => {
     const chat = only("chat");
     expect(chat.attributes["antigravity.turn.canceled"]).toBe(true);
     expect(chat.status.code).toBe(SpanStatusCode.UNSET);
-    expect(only("execute_tool wait_for_stop").status).toEqual({ code: SpanStatusCode.ERROR, message: "stopped by the halt" });
+    expect(only("execute_tool wait_for_stop").status).toEqual({
+      code: SpanStatusCode.ERROR,
+      message: "stopped by the halt",
+    });
     expect(spans("invoke_agent antigravity")).toEqual([]);
     await agent.stop();
     expect(spans("invoke_agent antigravity")).toHaveLength(1);
@@ -169,7 +213,11 @@ describe("OpenTelemetry GenAI spans (reference harness over WebSocket)", () => {
 
   it("parentContext: the session span is a child of the caller's span, in its trace", async () => {
     const parent = tracer.startSpan("request");
-    const transport = new WebSocketTransport({ host: "127.0.0.1", port: harness?.port ?? 0, apiKey: harness?.apiKey ?? "" });
+    const transport = new WebSocketTransport({
+      host: "127.0.0.1",
+      port: harness?.port ?? 0,
+      apiKey: harness?.apiKey ?? "",
+    });
     const agent = await Agent.builder()
       .transport(transport)
       .workspaces(workspace)
@@ -189,7 +237,11 @@ describe("OpenTelemetry GenAI spans (reference harness over WebSocket)", () => {
   });
 
   it("a session that fails to start records the error on its invoke_agent span", async () => {
-    const transport = new WebSocketTransport({ host: "127.0.0.1", port: harness?.port ?? 0, apiKey: "wrong-key-0123456789" });
+    const transport = new WebSocketTransport({
+      host: "127.0.0.1",
+      port: harness?.port ?? 0,
+      apiKey: "wrong-key-0123456789",
+    });
     const failed = await Agent.builder()
       .transport(transport)
       .tracer(tracer)

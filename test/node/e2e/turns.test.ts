@@ -3,7 +3,19 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { Agent, ErrorCode, SdkError, WebSocketTransport, defineTool, isSyntheticToolStep, type AgentBuilder, type ChatStream, type StartedAgent, type Step, type Trigger } from "@antigravity-ts/sdk";
+import {
+  Agent,
+  ErrorCode,
+  SdkError,
+  WebSocketTransport,
+  defineTool,
+  isSyntheticToolStep,
+  type AgentBuilder,
+  type ChatStream,
+  type StartedAgent,
+  type Step,
+  type Trigger,
+} from "@antigravity-ts/sdk";
 import { harnessEnv, killAllHarnesses, startListeningHarness, type ListeningHarness } from "@antigravity-ts/test-kit";
 import { deferred } from "@antigravity-ts/test-kit";
 
@@ -18,7 +30,10 @@ const BOUND_MS = 10_000;
 
 function bounded<T>(promise: Promise<T>, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what} did not happen within ${BOUND_MS} ms`)), BOUND_MS)));
+  const timeout = new Promise<never>(
+    (_, reject) =>
+      (timer = setTimeout(() => reject(new Error(`${what} did not happen within ${BOUND_MS} ms`)), BOUND_MS)),
+  );
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
@@ -37,7 +52,9 @@ function expectWellFormed(history: Step[]): void {
   for (const step of history) {
     for (const call of step.toolCalls) {
       if (call.id === "") continue;
-      expect(history.some((s) => s.toolCalls.some((c) => c.id === call.id) && (s.status === "DONE" || s.status === "ERROR"))).toBe(true);
+      expect(
+        history.some((s) => s.toolCalls.some((c) => c.id === call.id) && (s.status === "DONE" || s.status === "ERROR")),
+      ).toBe(true);
     }
   }
 }
@@ -76,8 +93,14 @@ describe("turns end to end (reference harness over WebSocket)", () => {
   });
 
   async function start(configure: (builder: AgentBuilder<false>) => AgentBuilder<true>): Promise<StartedAgent> {
-    const transport = new WebSocketTransport({ host: "127.0.0.1", port: harness?.port ?? 0, apiKey: harness?.apiKey ?? "" });
-    const agent = await configure(Agent.builder().transport(transport).workspaces(workspace)).build().start({ timeoutMs: BOUND_MS });
+    const transport = new WebSocketTransport({
+      host: "127.0.0.1",
+      port: harness?.port ?? 0,
+      apiKey: harness?.apiKey ?? "",
+    });
+    const agent = await configure(Agent.builder().transport(transport).workspaces(workspace))
+      .build()
+      .start({ timeoutMs: BOUND_MS });
     running.push(agent);
     return agent;
   }
@@ -90,7 +113,10 @@ describe("turns end to end (reference harness over WebSocket)", () => {
       await stream.final();
       break;
     }
-    expect((await conversation.history()).map((s) => s.content)).toEqual(["[automated trigger] ping", "pong from the trigger"]);
+    expect((await conversation.history()).map((s) => s.content)).toEqual([
+      "[automated trigger] ping",
+      "pong from the trigger",
+    ]);
     expect(await conversation.turnCount()).toBe(1);
 
     await conversation.send("hello one");
@@ -107,7 +133,9 @@ describe("turns end to end (reference harness over WebSocket)", () => {
     const stream = agent.chat("hello, never sent", { signal: AbortSignal.abort() });
     expect((await failure(stream.final())).code).toBe(ErrorCode.Canceled);
     expect((await bounded(agent.chatToCompletion("hello, sent"), "the next turn")).text).toContain("Hello!");
-    const prompts = (await agent.conversation().history()).filter((s) => s.source === "USER").map((s) => [s.content, s.stepIndex]);
+    const prompts = (await agent.conversation().history())
+      .filter((s) => s.source === "USER")
+      .map((s) => [s.content, s.stepIndex]);
     // The harness echoes each prompt it got as a USER step and numbers steps over the session (§6.2):
     // the prompt sent is its very first step, so it never saw the aborted one.
     expect(prompts).toEqual([["hello, sent", 0]]);
@@ -144,13 +172,17 @@ describe("turns end to end (reference harness over WebSocket)", () => {
     expect(final.text).toBe(text);
     expect(final.thinking).toBe("The user greets me.");
     expect(steps.length).toBeGreaterThan(chunks.length - 1);
-    expect(events.filter((e) => e.type === "text" || e.type === "thought")).toEqual(chunks.filter((c) => c.type !== "toolCall"));
+    expect(events.filter((e) => e.type === "text" || e.type === "thought")).toEqual(
+      chunks.filter((c) => c.type !== "toolCall"),
+    );
     const complete = events.at(-1);
     expect(complete).toMatchObject({ type: "turnComplete", turnIndex: 0 });
     expect(complete?.type === "turnComplete" && complete.usage.totalTokenCount).toBeGreaterThan(0);
     const messages = sse.trimEnd().split("\n\n");
     expect(messages).toHaveLength(events.length);
-    expect(messages.map((m) => JSON.parse(m.split("\n")[2]?.slice("data: ".length) ?? "null") as unknown)).toEqual(JSON.parse(JSON.stringify(events)));
+    expect(messages.map((m) => JSON.parse(m.split("\n")[2]?.slice("data: ".length) ?? "null") as unknown)).toEqual(
+      JSON.parse(JSON.stringify(events)),
+    );
   });
 
   it("cancels during streamed text: the stream ends with Canceled, the partial text and its usage stay, the next turn works", async () => {
@@ -172,7 +204,9 @@ describe("turns end to end (reference harness over WebSocket)", () => {
     const answer = history.find((s) => s.source === "MODEL" && s.content.startsWith("word0"));
     expect(answer?.content.split(" ").length).toBeLessThan(200);
     expect((await conversation.lastTurnUsage())?.totalTokenCount).toBeGreaterThan(0);
-    expect((await bounded(agent.chatToCompletion("hello again"), "the next turn")).text).toBe("Hello! Streaming this answer in chunks.");
+    expect((await bounded(agent.chatToCompletion("hello again"), "the next turn")).text).toBe(
+      "Hello! Streaming this answer in chunks.",
+    );
   });
 
   it("cancels during a client tool: the tool sees its signal abort, its call gets a result, usage stays, the next turn works", async () => {
@@ -182,7 +216,9 @@ describe("turns end to end (reference harness over WebSocket)", () => {
       description: "Waits until the turn is cancelled",
       call: (_args: unknown, context) => {
         started.resolve(context.signal);
-        return new Promise((_, reject) => context.signal.addEventListener("abort", () => reject(new Error("stopped by the halt")), { once: true }));
+        return new Promise((_, reject) =>
+          context.signal.addEventListener("abort", () => reject(new Error("stopped by the halt")), { once: true }),
+        );
       },
     });
     const agent = await start((b) => b.tool(waitForStop).allowAll());
@@ -194,14 +230,20 @@ describe("turns end to end (reference harness over WebSocket)", () => {
     expect(signal.aborted).toBe(true);
     const history = await agent.conversation().history();
     expectWellFormed(history);
-    expect(history.filter(isSyntheticToolStep).map((s) => [s.status, s.error])).toEqual([["ERROR", "stopped by the halt"]]);
+    expect(history.filter(isSyntheticToolStep).map((s) => [s.status, s.error])).toEqual([
+      ["ERROR", "stopped by the halt"],
+    ]);
     expect((await agent.conversation().lastTurnUsage())?.totalTokenCount).toBeGreaterThan(0);
     expect((await bounded(agent.chatToCompletion("hello after the tool"), "the next turn")).text).toContain("Hello!");
   });
 
   it("cancels during a client tool that ignores its signal: its call is closed as (cancelled), the next turn works", async () => {
     const started = deferred();
-    const stuck = defineTool({ name: "stuck", description: "Never returns", call: () => (started.resolve(), release.promise) });
+    const stuck = defineTool({
+      name: "stuck",
+      description: "Never returns",
+      call: () => (started.resolve(), release.promise),
+    });
     const agent = await start((b) => b.tool(stuck).allowAll());
     const stream = agent.chat("call the stuck tool");
     await bounded(started.promise, "the stuck tool's start");
@@ -222,14 +264,17 @@ describe("turns end to end (reference harness over WebSocket)", () => {
     expectWellFormed(history);
     expect(history.find((s) => s.toolCalls[0]?.name === "run_command")?.status).toBe("ERROR");
     expect((await agent.conversation().lastTurnUsage())?.totalTokenCount).toBeGreaterThan(0);
-    expect((await bounded(agent.chatToCompletion("hello after the command"), "the next turn")).text).toContain("Hello!");
+    expect((await bounded(agent.chatToCompletion("hello after the command"), "the next turn")).text).toContain(
+      "Hello!",
+    );
   });
 
   it("cancels at a confirmation nobody answers: the waiting step is closed, the next turn works", async () => {
     const asked = deferred();
     let calls = 0;
     // The handler answers the harness's policy question (§12), then never answers the confirmation (§8).
-    const confirm = (): Promise<boolean> => (++calls === 1 ? Promise.resolve(true) : (asked.resolve(), new Promise<boolean>(() => undefined)));
+    const confirm = (): Promise<boolean> =>
+      ++calls === 1 ? Promise.resolve(true) : (asked.resolve(), new Promise<boolean>(() => undefined));
     const agent = await start((b) => b.agentBehavior("interactive").confirmRunCommand(confirm));
     const stream = agent.chat("confirm the sleep");
     const waiting = stream.events();

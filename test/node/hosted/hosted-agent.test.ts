@@ -24,8 +24,14 @@ beforeAll(async () => {
   const script = parseScript({
     turns: [
       { match: "hello", calls: [{ thinking: "Short.", text: "Hello there." }] },
-      { match: "list", calls: [{ toolCalls: [{ name: "list_directory", args: { directory_path: "." } }] }, { text: "Listed." }] },
-      { match: "weather", calls: [{ toolCalls: [{ name: "$client", args: { city: "Paris" } }] }, { text: "Done with the weather." }] },
+      {
+        match: "list",
+        calls: [{ toolCalls: [{ name: "list_directory", args: { directory_path: "." } }] }, { text: "Listed." }],
+      },
+      {
+        match: "weather",
+        calls: [{ toolCalls: [{ name: "$client", args: { city: "Paris" } }] }, { text: "Done with the weather." }],
+      },
       { match: "slow", calls: [{ text: SLOW, chunkWords: 1, chunkDelayMs: 50 }] },
       { match: "broken", calls: [{ error: { message: "the model is broken", httpCode: 400 } }] },
       { calls: [{ text: "Again." }] },
@@ -119,7 +125,12 @@ describe("hostedAgent over the interactions emulator", () => {
   });
 
   it("maps budget({ maxTotalTokens }) to agent_config.max_total_tokens and budget_exceeded to its stop reason", async () => {
-    await using agent = await Agent.builder().connection(strategy()).budget({ maxTotalTokens: 1 }).allowAll().build().start();
+    await using agent = await Agent.builder()
+      .connection(strategy())
+      .budget({ maxTotalTokens: 1 })
+      .allowAll()
+      .build()
+      .start();
     const response = await agent.chatToCompletion("hello");
     expect(response.stopReason).toBe("MAX_TOTAL_TOKENS_EXCEEDED");
   });
@@ -131,9 +142,17 @@ describe("hostedAgent over the interactions emulator", () => {
         .hook({ preToolCall: () => ({ allow: true }) })
         .allowAll()
         .build();
-    expect(hooked).toThrow(expect.objectContaining({ code: ErrorCode.Unsupported, details: expect.objectContaining({ wire: "interactions" }) }));
+    expect(hooked).toThrow(
+      expect.objectContaining({
+        code: ErrorCode.Unsupported,
+        details: expect.objectContaining({ wire: "interactions" }),
+      }),
+    );
     const instructed = Agent.builder().connection(strategy()).systemInstructions("Be terse.").allowAll().build();
-    await expect(instructed.start()).rejects.toMatchObject({ code: ErrorCode.Unsupported, details: { option: "systemInstructions", wire: "interactions" } });
+    await expect(instructed.start()).rejects.toMatchObject({
+      code: ErrorCode.Unsupported,
+      details: { option: "systemInstructions", wire: "interactions" },
+    });
   });
 
   it("runs background interactions (create, then get with stream) and halts them through cancel", async () => {
@@ -156,7 +175,16 @@ describe("hostedAgent over the interactions emulator", () => {
       return fetch(input, init);
     };
     await using agent = await Agent.builder()
-      .connection(hostedAgent({ apiKey: KEY, baseUrl: emulator.url, fetch: recording, agentConfig: { model: "gemini-3.7-flash" }, environment: { type: "remote" }, reuseEnvironment: true }))
+      .connection(
+        hostedAgent({
+          apiKey: KEY,
+          baseUrl: emulator.url,
+          fetch: recording,
+          agentConfig: { model: "gemini-3.7-flash" },
+          environment: { type: "remote" },
+          reuseEnvironment: true,
+        }),
+      )
       .budget({ maxTotalTokens: 1_000_000 })
       .allowAll()
       .build()

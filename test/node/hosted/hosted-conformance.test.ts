@@ -23,7 +23,13 @@ describe("HostedConnection over the interactions emulator", () => {
   let emulator: InteractionsEmulator | undefined;
   beforeAll(async () => {
     workspace = await mkdtemp(path.join(tmpdir(), "antigravity-hosted-conformance-"));
-    emulator = await startInteractionsEmulator({ apiKey: KEY, host: "127.0.0.1", port: 0, workspace, script: parseScript(CONFORMANCE_SCRIPT) });
+    emulator = await startInteractionsEmulator({
+      apiKey: KEY,
+      host: "127.0.0.1",
+      port: 0,
+      workspace,
+      script: parseScript(CONFORMANCE_SCRIPT),
+    });
   });
   afterAll(async () => {
     await emulator?.close();

@@ -54,36 +54,39 @@ beforeAll(async () => {
       target = target.replace(/&?last_event_id=[^&]*/, "");
       replays++;
     }
-    const forward = httpRequest({ host: upstream.hostname, port: upstream.port, method: req.method, path: target, headers: req.headers }, (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      res.flushHeaders();
-      if (!String(answer.headers["content-type"]).startsWith("text/event-stream")) {
-        answer.pipe(res);
-        return;
-      }
-      // Forward the first complete event, then part of the next, then cut the connection.
-      let buffered = "";
-      let cutAt: number | undefined;
-      let cutDone = false;
-      answer.setEncoding("utf8");
-      answer.on("data", (chunk: string) => {
-        if (cutDone) return; // chunks already read after the cut
-        buffered += chunk;
-        const first = buffered.indexOf("\n\n");
-        if (first < 0) return;
-        const second = buffered.indexOf("\n\n", first + 2);
-        if (second < 0 && cutAt === undefined) return; // wait for the whole next event to choose a byte inside it
-        cutAt ??= first + 2 + Math.floor(random() * (second - first - 2));
-        drops++;
-        cutDone = true;
-        answer.destroy();
-        res.write(buffered.slice(0, cutAt), () => res.destroy());
-      });
-      answer.on("end", () => {
-        // The stream ended before a second event: pass on what there is.
-        if (cutAt === undefined) res.end(buffered);
-      });
-    });
+    const forward = httpRequest(
+      { host: upstream.hostname, port: upstream.port, method: req.method, path: target, headers: req.headers },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        res.flushHeaders();
+        if (!String(answer.headers["content-type"]).startsWith("text/event-stream")) {
+          answer.pipe(res);
+          return;
+        }
+        // Forward the first complete event, then part of the next, then cut the connection.
+        let buffered = "";
+        let cutAt: number | undefined;
+        let cutDone = false;
+        answer.setEncoding("utf8");
+        answer.on("data", (chunk: string) => {
+          if (cutDone) return; // chunks already read after the cut
+          buffered += chunk;
+          const first = buffered.indexOf("\n\n");
+          if (first < 0) return;
+          const second = buffered.indexOf("\n\n", first + 2);
+          if (second < 0 && cutAt === undefined) return; // wait for the whole next event to choose a byte inside it
+          cutAt ??= first + 2 + Math.floor(random() * (second - first - 2));
+          drops++;
+          cutDone = true;
+          answer.destroy();
+          res.write(buffered.slice(0, cutAt), () => res.destroy());
+        });
+        answer.on("end", () => {
+          // The stream ended before a second event: pass on what there is.
+          if (cutAt === undefined) res.end(buffered);
+        });
+      },
+    );
     forward.on("error", () => res.destroy());
     req.pipe(forward);
   });

@@ -30,7 +30,13 @@ beforeAll(async () => {
       { match: "third", calls: [{ text: "Three." }] },
     ],
   });
-  emulator = await startInteractionsEmulator({ apiKey: KEY, host: "127.0.0.1", port: 0, workspace: path.join(root, "ws"), script });
+  emulator = await startInteractionsEmulator({
+    apiKey: KEY,
+    host: "127.0.0.1",
+    port: 0,
+    workspace: path.join(root, "ws"),
+    script,
+  });
 }, 60_000);
 
 afterAll(async () => {
@@ -61,13 +67,29 @@ describe("a hosted conversation restored from a store in a new process", () => {
     const require = createRequire(import.meta.url);
     const { stdout } = await promisify(execFile)(
       process.execPath,
-      ["--conditions=antigravity-source", "--import", pathToFileURL(require.resolve("tsx")).href, path.join(here, "fixtures/next-turn.ts")],
+      [
+        "--conditions=antigravity-source",
+        "--import",
+        pathToFileURL(require.resolve("tsx")).href,
+        path.join(here, "fixtures/next-turn.ts"),
+      ],
       {
-        env: { ...process.env, HOSTED_KEY: KEY, HOSTED_BASE_URL: emulator.url, HOSTED_CONVERSATION_ID: conversationId, HOSTED_STORE_DIR: storeDir, HOSTED_PROMPT: "third" },
+        env: {
+          ...process.env,
+          HOSTED_KEY: KEY,
+          HOSTED_BASE_URL: emulator.url,
+          HOSTED_CONVERSATION_ID: conversationId,
+          HOSTED_STORE_DIR: storeDir,
+          HOSTED_PROMPT: "third",
+        },
         timeout: 120_000,
       },
     );
-    const child = JSON.parse(stdout.trim().split("\n").at(-1) ?? "{}") as { text: string; turns: number; ids: string[] };
+    const child = JSON.parse(stdout.trim().split("\n").at(-1) ?? "{}") as {
+      text: string;
+      turns: number;
+      ids: string[];
+    };
     expect(child.text).toBe("Three.");
     expect(child.turns).toBe(3);
     const third = interactionOf(child.ids.at(-1) ?? "");

@@ -20,7 +20,10 @@ function scripted(streams: Event[][], bodies: Record<string, unknown>[]): typeof
   };
 }
 
-const created = (id: string): Event => ({ event_type: "interaction.created", interaction: { id, status: "in_progress" } });
+const created = (id: string): Event => ({
+  event_type: "interaction.created",
+  interaction: { id, status: "in_progress" },
+});
 const completed = (id: string, status: string, extra: Event = {}): Event => ({
   event_type: "interaction.completed",
   interaction: { id, status, usage: { total_tokens: 7, total_input_tokens: 5, total_output_tokens: 2 }, ...extra },
@@ -33,9 +36,21 @@ describe("hostedAgent on streams typed by genai.d.ts", () => {
       [
         [
           created("i1"),
-          { event_type: "step.start", index: 0, step: { type: "google_search_call", id: "gs1", arguments: { queries: ["antigravity"] } } },
+          {
+            event_type: "step.start",
+            index: 0,
+            step: { type: "google_search_call", id: "gs1", arguments: { queries: ["antigravity"] } },
+          },
           { event_type: "step.stop", index: 0 },
-          { event_type: "step.start", index: 1, step: { type: "google_search_result", call_id: "gs1", result: [{ search_suggestions: "<div>antigravity</div>" }] } },
+          {
+            event_type: "step.start",
+            index: 1,
+            step: {
+              type: "google_search_result",
+              call_id: "gs1",
+              result: [{ search_suggestions: "<div>antigravity</div>" }],
+            },
+          },
           { event_type: "step.stop", index: 1 },
           { event_type: "step.start", index: 2, step: { type: "model_output" } },
           { event_type: "step.delta", index: 2, delta: { type: "text", text: "Found it." } },
@@ -52,8 +67,12 @@ describe("hostedAgent on streams typed by genai.d.ts", () => {
       .start();
     const events = [];
     for await (const event of agent.chat("search").events()) events.push(event);
-    expect(events.find((e) => e.type === "toolCall")).toMatchObject({ toolCall: { id: "gs1", name: "google_search", args: { queries: ["antigravity"] } } });
-    expect(events.find((e) => e.type === "toolResult")).toMatchObject({ result: [{ search_suggestions: "<div>antigravity</div>" }] });
+    expect(events.find((e) => e.type === "toolCall")).toMatchObject({
+      toolCall: { id: "gs1", name: "google_search", args: { queries: ["antigravity"] } },
+    });
+    expect(events.find((e) => e.type === "toolResult")).toMatchObject({
+      result: [{ search_suggestions: "<div>antigravity</div>" }],
+    });
     expect(
       events
         .filter((e) => e.type === "text")
@@ -77,7 +96,11 @@ describe("hostedAgent on streams typed by genai.d.ts", () => {
         ],
         [
           created("i2"),
-          { event_type: "step.start", index: 0, step: { type: "model_output", content: [{ type: "text", text: "5." }] } },
+          {
+            event_type: "step.start",
+            index: 0,
+            step: { type: "model_output", content: [{ type: "text", text: "5." }] },
+          },
           { event_type: "step.stop", index: 0 },
           completed("i2", "completed"),
         ],
@@ -88,7 +111,11 @@ describe("hostedAgent on streams typed by genai.d.ts", () => {
     const add = defineTool({
       name: "add",
       description: "Adds",
-      parameters: { type: "object", properties: { a: { type: "integer" }, b: { type: "integer" } }, required: ["a", "b"] } as const,
+      parameters: {
+        type: "object",
+        properties: { a: { type: "integer" }, b: { type: "integer" } },
+        required: ["a", "b"],
+      } as const,
       call: (args) => {
         calls.push(args);
         return { sum: args.a + args.b };
@@ -103,9 +130,21 @@ describe("hostedAgent on streams typed by genai.d.ts", () => {
     expect((await agent.chatToCompletion("add 2 and 3")).text).toBe("5.");
     expect(calls).toEqual([{ a: 2, b: 3 }]);
     expect(bodies[0]?.["tools"]).toEqual([
-      { type: "function", name: "add", description: "Adds", parameters: { type: "object", properties: { a: { type: "integer" }, b: { type: "integer" } }, required: ["a", "b"] } },
+      {
+        type: "function",
+        name: "add",
+        description: "Adds",
+        parameters: {
+          type: "object",
+          properties: { a: { type: "integer" }, b: { type: "integer" } },
+          required: ["a", "b"],
+        },
+      },
     ]);
-    expect(bodies[1]).toMatchObject({ previous_interaction_id: "i1", input: [{ type: "function_result", call_id: "c1", name: "add", result: { sum: 5 } }] });
+    expect(bodies[1]).toMatchObject({
+      previous_interaction_id: "i1",
+      input: [{ type: "function_result", call_id: "c1", name: "add", result: { sum: 5 } }],
+    });
   });
 
   it("ends an incomplete interaction with ExecutionError carrying its continuation token", async () => {
@@ -117,6 +156,9 @@ describe("hostedAgent on streams typed by genai.d.ts", () => {
       .start();
     const error = await agent.chatToCompletion("long").catch((e: unknown) => e);
     expect(error).toBeInstanceOf(SdkError);
-    expect(error).toMatchObject({ code: ErrorCode.ExecutionError, details: { interactionId: "i1", continuationToken: "tok-1" } });
+    expect(error).toMatchObject({
+      code: ErrorCode.ExecutionError,
+      details: { interactionId: "i1", continuationToken: "tok-1" },
+    });
   });
 });

@@ -44,14 +44,27 @@ afterAll(async () => {
   if (root !== "") await rm(root, { recursive: true, force: true });
 });
 
-const worker = async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => (await proxy(new Request(input, init))) ?? new Response("not the route", { status: 404 });
+const worker = async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> =>
+  (await proxy(new Request(input, init))) ?? new Response("not the route", { status: 404 });
 const post = async (body: unknown, headers: Record<string, string> = { "x-page-session": "ok" }): Promise<number> =>
-  (await worker("http://page.test/gemini/v1beta/interactions", { method: "POST", headers, body: typeof body === "string" ? body : JSON.stringify(body) })).status;
+  (
+    await worker("http://page.test/gemini/v1beta/interactions", {
+      method: "POST",
+      headers,
+      body: typeof body === "string" ? body : JSON.stringify(body),
+    })
+  ).status;
 
 describe("createInteractionsProxy", () => {
   it("runs a page's turn through the fetch handler with the server's key only", async () => {
     await using agent = await Agent.builder()
-      .connection(hostedAgent({ baseUrl: "http://page.test/gemini/", headers: { "x-page-session": "ok", "x-goog-api-key": "the-page-own-key" }, fetch: worker }))
+      .connection(
+        hostedAgent({
+          baseUrl: "http://page.test/gemini/",
+          headers: { "x-page-session": "ok", "x-goog-api-key": "the-page-own-key" },
+          fetch: worker,
+        }),
+      )
       .allowAll()
       .build()
       .start();
@@ -64,12 +77,27 @@ describe("createInteractionsProxy", () => {
     const before = upstreamKeys.length;
     expect(await post({ agent: "antigravity-preview-09-2026", input: "hi" }, {})).toBe(401);
     expect(await post({ agent: "deep-research-pro-preview-12-2025", input: "hi" })).toBe(403);
-    expect(await post({ agent: "antigravity-preview-09-2026", input: "hi", tools: [{ type: "mcp_server", url: "http://attacker" }] })).toBe(403);
+    expect(
+      await post({
+        agent: "antigravity-preview-09-2026",
+        input: "hi",
+        tools: [{ type: "mcp_server", url: "http://attacker" }],
+      }),
+    ).toBe(403);
     expect(await post({ agent: "antigravity-preview-09-2026", input: "hi", environment: "env-1" })).toBe(403);
     expect(await post({ agent: "antigravity-preview-09-2026", input: "hi", webhook_config: {} })).toBe(400);
     expect(await post({ agent: "antigravity-preview-09-2026", input: "x".repeat(10_000) })).toBe(413);
-    expect((await worker("http://page.test/gemini/v1beta/interactions/abc", { method: "DELETE", headers: { "x-page-session": "ok" } })).status).toBe(405);
-    expect((await worker("http://page.test/gemini/v1beta/models", { headers: { "x-page-session": "ok" } })).status).toBe(404);
+    expect(
+      (
+        await worker("http://page.test/gemini/v1beta/interactions/abc", {
+          method: "DELETE",
+          headers: { "x-page-session": "ok" },
+        })
+      ).status,
+    ).toBe(405);
+    expect(
+      (await worker("http://page.test/gemini/v1beta/models", { headers: { "x-page-session": "ok" } })).status,
+    ).toBe(404);
     expect(await proxy(new Request("http://page.test/elsewhere"))).toBeUndefined();
     expect(upstreamKeys.length).toBe(before);
   });

@@ -26,7 +26,13 @@ beforeAll(async () => {
   root = await mkdtemp(path.join(tmpdir(), "antigravity-hosted-route-"));
   const workspace = path.join(root, "ws");
   await mkdir(workspace);
-  emulator = await startInteractionsEmulator({ apiKey: SERVER_KEY, host: "127.0.0.1", port: 0, workspace, script: parseScript({ turns: [{ calls: [{ text: "Hello from behind the route." }] }] }) });
+  emulator = await startInteractionsEmulator({
+    apiKey: SERVER_KEY,
+    host: "127.0.0.1",
+    port: 0,
+    workspace,
+    script: parseScript({ turns: [{ calls: [{ text: "Hello from behind the route." }] }] }),
+  });
   const route = createInteractionsRoute({
     apiKey: SERVER_KEY,
     upstream: emulator.url,
@@ -54,15 +60,28 @@ afterAll(async () => {
 
 const page = { "x-page-session": "ok" };
 
-async function post(pathname: string, body: unknown, headers: Record<string, string> = page): Promise<{ status: number; text: string }> {
-  const response = await fetch(`${origin}${pathname}`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: typeof body === "string" ? body : JSON.stringify(body) });
+async function post(
+  pathname: string,
+  body: unknown,
+  headers: Record<string, string> = page,
+): Promise<{ status: number; text: string }> {
+  const response = await fetch(`${origin}${pathname}`, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body: typeof body === "string" ? body : JSON.stringify(body),
+  });
   return { status: response.status, text: await response.text() };
 }
 
 describe("createInteractionsRoute", () => {
   it("runs a page's turn without a key: the route adds the server's, and only it", async () => {
     await using agent = await Agent.builder()
-      .connection(hostedAgent({ baseUrl: `${origin}/gemini/`, headers: { ...page, "x-goog-api-key": "the-page-own-key", cookie: "secret=1" } }))
+      .connection(
+        hostedAgent({
+          baseUrl: `${origin}/gemini/`,
+          headers: { ...page, "x-goog-api-key": "the-page-own-key", cookie: "secret=1" },
+        }),
+      )
       .allowAll()
       .build()
       .start();
@@ -77,7 +96,9 @@ describe("createInteractionsRoute", () => {
   });
 
   it("refuses a page the authorize hook refuses, with 401 (a typed PermissionDenied in the SDK)", async () => {
-    expect((await post("/gemini/v1beta/interactions", { agent: "antigravity-preview-09-2026", input: "hi" }, {})).status).toBe(401);
+    expect(
+      (await post("/gemini/v1beta/interactions", { agent: "antigravity-preview-09-2026", input: "hi" }, {})).status,
+    ).toBe(401);
     await using agent = await Agent.builder()
       .connection(hostedAgent({ baseUrl: `${origin}/gemini/` }))
       .allowAll()
@@ -88,12 +109,41 @@ describe("createInteractionsRoute", () => {
 
   it("decides what a page may ask for: agent, tool types, environment, fields, size", async () => {
     const before = upstreamCalls.length;
-    expect((await post("/gemini/v1beta/interactions", { agent: "deep-research-pro-preview-12-2025", input: "hi" })).status).toBe(403);
+    expect(
+      (await post("/gemini/v1beta/interactions", { agent: "deep-research-pro-preview-12-2025", input: "hi" })).status,
+    ).toBe(403);
     expect((await post("/gemini/v1beta/interactions", { model: "gemini-3.7-flash", input: "hi" })).status).toBe(400);
-    expect((await post("/gemini/v1beta/interactions", { agent: "antigravity-preview-09-2026", input: "hi", tools: [{ type: "mcp_server", url: "http://attacker" }] })).status).toBe(403);
-    expect((await post("/gemini/v1beta/interactions", { agent: "antigravity-preview-09-2026", input: "hi", environment: { type: "remote", env: { A: "1" } } })).status).toBe(403);
-    expect((await post("/gemini/v1beta/interactions", { agent: "antigravity-preview-09-2026", input: "hi", webhook_config: { uris: ["http://attacker"] } })).status).toBe(400);
-    expect((await post("/gemini/v1beta/interactions", { agent: "antigravity-preview-09-2026", input: "x".repeat(10_000) })).status).toBe(413);
+    expect(
+      (
+        await post("/gemini/v1beta/interactions", {
+          agent: "antigravity-preview-09-2026",
+          input: "hi",
+          tools: [{ type: "mcp_server", url: "http://attacker" }],
+        })
+      ).status,
+    ).toBe(403);
+    expect(
+      (
+        await post("/gemini/v1beta/interactions", {
+          agent: "antigravity-preview-09-2026",
+          input: "hi",
+          environment: { type: "remote", env: { A: "1" } },
+        })
+      ).status,
+    ).toBe(403);
+    expect(
+      (
+        await post("/gemini/v1beta/interactions", {
+          agent: "antigravity-preview-09-2026",
+          input: "hi",
+          webhook_config: { uris: ["http://attacker"] },
+        })
+      ).status,
+    ).toBe(400);
+    expect(
+      (await post("/gemini/v1beta/interactions", { agent: "antigravity-preview-09-2026", input: "x".repeat(10_000) }))
+        .status,
+    ).toBe(413);
     expect((await post("/gemini/v1beta/interactions", "not json")).status).toBe(400);
     expect(upstreamCalls.length).toBe(before); // none of them reached Google
   });
@@ -104,15 +154,22 @@ describe("createInteractionsRoute", () => {
     expect(await (await fetch(`${origin}/elsewhere`)).text()).toBe("not the route");
     expect((await fetch(`${origin}/gemini/v1beta/models`, { headers: page })).status).toBe(404);
     expect((await fetch(`${origin}/gemini/v1beta/interactions/..%2F..%2Fmodels`, { headers: page })).status).toBe(404);
-    expect((await fetch(`${origin}/gemini/v1beta/interactions/abc/cancel/more`, { method: "POST", headers: page })).status).toBe(404);
-    expect((await fetch(`${origin}/gemini/v1beta/interactions/abc`, { method: "DELETE", headers: page })).status).toBe(405);
+    expect(
+      (await fetch(`${origin}/gemini/v1beta/interactions/abc/cancel/more`, { method: "POST", headers: page })).status,
+    ).toBe(404);
+    expect((await fetch(`${origin}/gemini/v1beta/interactions/abc`, { method: "DELETE", headers: page })).status).toBe(
+      405,
+    );
     expect((await fetch(`${origin}/gemini/../v1beta/interactions`, { headers: page })).status).toBe(404);
     expect(upstreamCalls.length).toBe(before);
   });
 
   it("passes only stream, last_event_id and include_input of a get's query on", async () => {
     const before = upstreamCalls.length;
-    const response = await fetch(`${origin}/gemini/v1beta/interactions/interaction-missing?stream=false&key=page-key&alt=sse`, { headers: page });
+    const response = await fetch(
+      `${origin}/gemini/v1beta/interactions/interaction-missing?stream=false&key=page-key&alt=sse`,
+      { headers: page },
+    );
     expect(response.status).toBe(404); // the emulator does not know it
     const forwarded = upstreamCalls.slice(before).map((call) => call.url);
     expect(forwarded).toEqual([`${emulator.url}v1beta/interactions/interaction-missing?stream=false`]);

@@ -36,7 +36,10 @@ beforeAll(async () => {
   const script = parseScript({
     turns: [
       { match: "hello", calls: [{ thinking: "Short thought.", text: "Hello there, in a few chunks." }] },
-      { match: "list", calls: [{ toolCalls: [{ name: "list_directory", args: { directory_path: "." } }] }, { text: "Listed." }] },
+      {
+        match: "list",
+        calls: [{ toolCalls: [{ name: "list_directory", args: { directory_path: "." } }] }, { text: "Listed." }],
+      },
       { match: "weather", calls: [{ toolCalls: [{ name: "$client", args: { city: "Paris" } }] }, { text: "Done." }] },
       { match: "broken", calls: [{ text: "Partial ", error: { message: "the model is broken" } }] },
     ],
@@ -44,9 +47,20 @@ beforeAll(async () => {
   emulator = await startInteractionsEmulator({ apiKey: KEY, host: "127.0.0.1", port: 0, workspace, script });
   ai = new GoogleGenAI({ apiKey: KEY, httpOptions: { baseUrl: emulator.url } });
   thin = new InteractionsClient({ apiKey: KEY, baseUrl: emulator.url });
-  const tools = [{ type: "function" as const, name: "get_weather", description: "Weather", parameters: { type: "object", properties: { city: { type: "string" } } } }];
+  const tools = [
+    {
+      type: "function" as const,
+      name: "get_weather",
+      description: "Weather",
+      parameters: { type: "object", properties: { city: { type: "string" } } },
+    },
+  ];
   for (const input of ["hello", "list the files", "weather?", "broken"]) {
-    const interaction = await ai.interactions.create({ agent: AGENT, input, ...(input === "weather?" ? { tools } : {}) });
+    const interaction = await ai.interactions.create({
+      agent: AGENT,
+      input,
+      ...(input === "weather?" ? { tools } : {}),
+    });
     recorded.push(interaction.id);
   }
 }, 60_000);
@@ -82,7 +96,12 @@ describe("InteractionsClient and @google/genai read the same events", () => {
       cr: { body: lf.replaceAll("\n", "\r") },
       "one byte per chunk": { body: lf, chunk: 1 },
       "comments, event and id fields, no space after the colon": {
-        body: events.map((e, i) => `: keep-alive\nevent: ${(e as InteractionEvent).event_type}\nid: ${i}\ndata:${JSON.stringify(e)}\n\n`).join(""),
+        body: events
+          .map(
+            (e, i) =>
+              `: keep-alive\nevent: ${(e as InteractionEvent).event_type}\nid: ${i}\ndata:${JSON.stringify(e)}\n\n`,
+          )
+          .join(""),
       },
       "[DONE] sentinel": { body: `${lf}data: [DONE]\n\n` },
     };

@@ -14,7 +14,10 @@ const stored = (scenario: TraceScenario): string => readFileSync(tracePath(scena
 const streaming = SCENARIOS.find((s) => s.name === "stream-thinking-text") as TraceScenario;
 
 /** `inner` with every client frame rewritten by `alter`: an SDK that sends its frames differently. */
-function sendingDifferently(inner: Transport, alter: (frame: Record<string, unknown>) => Record<string, unknown>): Transport {
+function sendingDifferently(
+  inner: Transport,
+  alter: (frame: Record<string, unknown>) => Record<string, unknown>,
+): Transport {
   return {
     async connect(options?: CallOptions): Promise<Channel> {
       const channel = await inner.connect(options);
@@ -39,12 +42,17 @@ function reversedKeys(value: unknown): unknown {
 }
 
 /** A userInput with a field the trace never saw. */
-const withMode = (frame: Record<string, unknown>): Record<string, unknown> => ("userInput" in frame ? { userInput: { ...(frame["userInput"] as object), mode: "fast" } } : frame);
+const withMode = (frame: Record<string, unknown>): Record<string, unknown> =>
+  "userInput" in frame ? { userInput: { ...(frame["userInput"] as object), mode: "fast" } } : frame;
 
 describe("the golden traces", () => {
-  it("are what the SDK and the reference harness exchange today (npm run traces:check)", { timeout: 120_000 }, async () => {
+  it("are what the SDK and the reference harness exchange today (npm run traces:check)", {
+    timeout: 120_000,
+  }, async () => {
     const drifted = (await checkDrift()).filter((report) => report.missing || report.diff !== "");
-    expect(drifted.map((report) => `${report.scenario.name}:\n${report.missing ? "no stored trace" : report.diff}`)).toEqual([]);
+    expect(
+      drifted.map((report) => `${report.scenario.name}:\n${report.missing ? "no stored trace" : report.diff}`),
+    ).toEqual([]);
   });
 });
 
@@ -58,7 +66,9 @@ describe("a trace recorded before a change in the SDK", () => {
     replay.verify();
   });
 
-  it("does not when the wire changed, and the replay and the drift check both say exactly why", { timeout: 60_000 }, async () => {
+  it("does not when the wire changed, and the replay and the drift check both say exactly why", {
+    timeout: 60_000,
+  }, async () => {
     const replay = replayTransport(stored(streaming));
     const error = await streaming.run(sendingDifferently(replay, withMode), { workspace: TRACE_WORKSPACE }).then(
       () => undefined,
@@ -68,7 +78,10 @@ describe("a trace recorded before a change in the SDK", () => {
       /^replay mismatch \(lenient\) at trace line \d+ \(connection 0, client frame 2 of \d+, userInput, t=[\d.]+ ms\):\n {2}at userInput\.mode: not in the trace\n {4}expected: \(nothing\)\n {4}got: {6}"fast"/,
     );
 
-    const fresh = await recordScenario({ ...streaming, run: (transport, context) => streaming.run(sendingDifferently(transport, withMode), context) });
+    const fresh = await recordScenario({
+      ...streaming,
+      run: (transport, context) => streaming.run(sendingDifferently(transport, withMode), context),
+    });
     const differences = compareTraces(stored(streaming), fresh);
     expect(differences.length).toBeGreaterThan(0);
     expect(formatTraceDifferences(differences)).toMatch(

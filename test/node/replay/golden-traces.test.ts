@@ -2,17 +2,27 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { checkJsonSchema } from "@antigravity-ts/sdk/internal";
 import { replayTransport } from "@antigravity-ts/sdk/replay";
-import { SCENARIOS, TRACE_WORKSPACE, USER_SCENARIO, withChangedToolResult, type TraceScenario } from "../../traces/scenarios.js";
+import {
+  SCENARIOS,
+  TRACE_WORKSPACE,
+  USER_SCENARIO,
+  withChangedToolResult,
+  type TraceScenario,
+} from "../../traces/scenarios.js";
 
 // The golden traces under Node (vitest, the SDK's sources): each scenario's session runs again
 // over replayTransport, the peer's frames coming from the trace recorded against the reference
 // harness. Deno, workerd and Chromium run the same scenarios on the built SDK (test/deno,
 // test/workerd, test/browser).
 
-const read = (scenario: TraceScenario): string => readFileSync(new URL(`../../traces/localharness/${scenario.name}.ndjson`, import.meta.url), "utf8");
+const read = (scenario: TraceScenario): string =>
+  readFileSync(new URL(`../../traces/localharness/${scenario.name}.ndjson`, import.meta.url), "utf8");
 
 type Schema = { [key: string]: unknown };
-const SCHEMA = JSON.parse(readFileSync(new URL("../../../docs/trace.schema.json", import.meta.url), "utf8")) as { version: number; $defs: Record<string, Schema> };
+const SCHEMA = JSON.parse(readFileSync(new URL("../../../docs/trace.schema.json", import.meta.url), "utf8")) as {
+  version: number;
+  $defs: Record<string, Schema>;
+};
 
 /** A branch of docs/trace.schema.json in the keywords checkJsonSchema knows: `$ref` resolved, `const` as a one-value `enum`. */
 function plain(schema: unknown): unknown {
@@ -20,27 +30,36 @@ function plain(schema: unknown): unknown {
   if (schema === null || typeof schema !== "object") return schema;
   const s = schema as Schema;
   if (typeof s["$ref"] === "string") return plain(SCHEMA.$defs[s["$ref"].replace("#/$defs/", "")]);
-  return Object.fromEntries(Object.entries(s).map(([key, value]) => (key === "const" ? ["enum", [value]] : [key, plain(value)])));
+  return Object.fromEntries(
+    Object.entries(s).map(([key, value]) => (key === "const" ? ["enum", [value]] : [key, plain(value)])),
+  );
 }
 
 /** The problems of one trace line: the header, or the event branch its `kind` picks. */
 function lineProblems(line: Record<string, unknown>, first: boolean): string[] {
   if (first) return checkJsonSchema(line, plain(SCHEMA.$defs["header"]));
-  const branch = (SCHEMA.$defs["event"]?.["oneOf"] as Schema[]).find((b) => (b["properties"] as Record<string, Schema>)["kind"]?.["const"] === line["kind"]);
+  const branch = (SCHEMA.$defs["event"]?.["oneOf"] as Schema[]).find(
+    (b) => (b["properties"] as Record<string, Schema>)["kind"]?.["const"] === line["kind"],
+  );
   if (branch === undefined) return [`no branch for kind ${String(line["kind"])}`];
   return checkJsonSchema(line, plain(branch));
 }
 
 describe("docs/trace.schema.json", () => {
-  it.each(SCENARIOS.map((s) => [s.name, s] as const))("describes every line of the golden trace %s", (_name, scenario) => {
-    const lines = read(scenario)
-      .trim()
-      .split("\n")
-      .map((line) => JSON.parse(line) as Record<string, unknown>);
-    expect(SCHEMA.version).toBe(lines[0]?.["version"]);
-    expect(lines.flatMap((line, i) => lineProblems(line, i === 0).map((problem) => `line ${i + 1}: ${problem}`))).toEqual([]);
-    expect(lineProblems({ ...lines[1], kind: "frame", from: "server" }, false)).not.toEqual([]); // the check can fail
-  });
+  it.each(SCENARIOS.map((s) => [s.name, s] as const))(
+    "describes every line of the golden trace %s",
+    (_name, scenario) => {
+      const lines = read(scenario)
+        .trim()
+        .split("\n")
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
+      expect(SCHEMA.version).toBe(lines[0]?.["version"]);
+      expect(
+        lines.flatMap((line, i) => lineProblems(line, i === 0).map((problem) => `line ${i + 1}: ${problem}`)),
+      ).toEqual([]);
+      expect(lineProblems({ ...lines[1], kind: "frame", from: "server" }, false)).not.toEqual([]); // the check can fail
+    },
+  );
 });
 
 describe.each(SCENARIOS)("golden trace $name", (scenario) => {
@@ -67,7 +86,9 @@ describe(`a user's test replaying ${USER_SCENARIO.description}`, () => {
       (e: unknown) => e as Error,
     );
     // The user's own test fails with the diff itself: where, what the trace expected, what came.
-    expect(error?.message).toMatch(/^replay mismatch \(lenient\) at trace line \d+ \(connection 0, client frame 3 of \d+, toolResponse, t=[\d.]+ ms\):/);
+    expect(error?.message).toMatch(
+      /^replay mismatch \(lenient\) at trace line \d+ \(connection 0, client frame 3 of \d+, toolResponse, t=[\d.]+ ms\):/,
+    );
     expect(error?.message).toContain("at toolResponse.responseJson: differs");
     expect(error?.message).toContain('expected: "{\\"sum\\":6}"');
     expect(error?.message).toContain('got:      "{\\"sum\\":5}"');

@@ -44,18 +44,33 @@ export async function startChatServer(options: ChatServerOptions): Promise<{ url
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`, server };
 }
 
-async function handle(req: IncomingMessage, res: ServerResponse, route: (request: Request) => Promise<Response>, pageScript: string): Promise<void> {
-  if (req.method === "GET" && req.url === "/") return void res.writeHead(200, { "content-type": "text/html" }).end(PAGE);
-  if (req.method === "GET" && req.url === "/page.js") return void res.writeHead(200, { "content-type": "text/javascript" }).end(pageScript);
+async function handle(
+  req: IncomingMessage,
+  res: ServerResponse,
+  route: (request: Request) => Promise<Response>,
+  pageScript: string,
+): Promise<void> {
+  if (req.method === "GET" && req.url === "/")
+    return void res.writeHead(200, { "content-type": "text/html" }).end(PAGE);
+  if (req.method === "GET" && req.url === "/page.js")
+    return void res.writeHead(200, { "content-type": "text/javascript" }).end(pageScript);
   if (req.method !== "POST" || req.url !== "/api/chat") return void res.writeHead(404).end();
   let body = "";
   for await (const chunk of req) body += chunk;
-  const response = await route(new Request(`http://${req.headers.host}${req.url}`, { method: "POST", headers: { "content-type": "application/json" }, body }));
+  const response = await route(
+    new Request(`http://${req.headers.host}${req.url}`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body,
+    }),
+  );
   res.writeHead(response.status, Object.fromEntries(response.headers));
   if (response.body === null) return void res.end();
   // When the page stops (useChat's stop() aborts the fetch), the response closes early: pipeline
   // cancels the body, which cancels the turn.
-  await pipeline(Readable.fromWeb(response.body as import("node:stream/web").ReadableStream), res).catch(() => undefined);
+  await pipeline(Readable.fromWeb(response.body as import("node:stream/web").ReadableStream), res).catch(
+    () => undefined,
+  );
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

@@ -3,7 +3,15 @@
 // it when the turn is over; the page's answer to a paused turn resumes it in whichever request
 // brings it. (A chat's later prompts start new conversations here; keep the chat's agent in a
 // Durable Object to share one.) The Workers module format needs the default export.
-import { Agent, SdkError, WebSocketTransport, allowAll, defineTool, deferToUser, fetchUpgradeWebSocket } from "@antigravity-ts/sdk";
+import {
+  Agent,
+  SdkError,
+  WebSocketTransport,
+  allowAll,
+  defineTool,
+  deferToUser,
+  fetchUpgradeWebSocket,
+} from "@antigravity-ts/sdk";
 import { approvalFromUIMessages } from "@antigravity-ts/sdk/continuation";
 import type { UIMessage } from "ai";
 import { PAGE } from "./page-html.js";
@@ -30,7 +38,11 @@ const getWeather = defineTool({
 
 function newAgent(env: Env): Agent {
   return new Agent({
-    transport: new WebSocketTransport({ url: env.HARNESS_URL, apiKey: env.HARNESS_API_KEY, connect: fetchUpgradeWebSocket }),
+    transport: new WebSocketTransport({
+      url: env.HARNESS_URL,
+      apiKey: env.HARNESS_API_KEY,
+      connect: fetchUpgradeWebSocket,
+    }),
     tools: [getWeather],
     policies: [deferToUser("run_command"), allowAll()],
     continuationSecret: env.CONTINUATION_SECRET,
@@ -58,8 +70,10 @@ async function chat(request: Request, env: Env, context: Context): Promise<Respo
 export default {
   fetch(request: Request, env: Env, context: Context): Promise<Response> | Response {
     const { pathname } = new URL(request.url);
-    if (request.method === "GET" && pathname === "/") return new Response(PAGE, { headers: { "content-type": "text/html" } });
-    if (request.method === "GET" && pathname === "/page.js") return new Response(env.PAGE_SCRIPT, { headers: { "content-type": "text/javascript" } });
+    if (request.method === "GET" && pathname === "/")
+      return new Response(PAGE, { headers: { "content-type": "text/html" } });
+    if (request.method === "GET" && pathname === "/page.js")
+      return new Response(env.PAGE_SCRIPT, { headers: { "content-type": "text/javascript" } });
     if (request.method === "POST" && pathname === "/api/chat") return chat(request, env, context);
     return new Response("not found", { status: 404 });
   },

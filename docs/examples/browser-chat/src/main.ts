@@ -6,7 +6,15 @@
  * client tool in the page, asks before any run_command, and keeps the conversation across
  * reloads (IndexedDB).
  */
-import { Agent, SdkError, Transcript, WebSocketTransport, type ChatStream, type StartedAgent, type TranscriptState } from "@antigravity-ts/sdk";
+import {
+  Agent,
+  SdkError,
+  Transcript,
+  WebSocketTransport,
+  type ChatStream,
+  type StartedAgent,
+  type TranscriptState,
+} from "@antigravity-ts/sdk";
 import { confirmInDialog } from "./confirm-dialog.js";
 import { readPage } from "./page-tools.js";
 import { describeUsage, renderTranscript } from "./render-transcript.js";
@@ -80,7 +88,11 @@ function draw(state: TranscriptState): void {
   if (state.messages.length > 0) ui.usage.textContent = describeUsage(state.usage);
   const last = state.messages.at(-1);
   // A failed turn or a lost connection shows its error; the user's own Stop does not.
-  const failure = state.disconnectReason ?? (last?.role === "assistant" && (last.status === "error" || last.status === "disconnected") ? last.error : undefined);
+  const failure =
+    state.disconnectReason ??
+    (last?.role === "assistant" && (last.status === "error" || last.status === "disconnected")
+      ? last.error
+      : undefined);
   if (failure !== undefined) showError(failure);
   else if (state.running) ui.error.hidden = true;
   if (state.connection === "disconnected") setStatus("disconnected", "disconnected");

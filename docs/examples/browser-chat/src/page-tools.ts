@@ -6,7 +6,8 @@ import { defineTool } from "@antigravity-ts/sdk";
  */
 export const readPage = defineTool({
   name: "read_page",
-  description: "Reads the visible text of an element of the chat page, chosen by a CSS selector. Without a selector it reads the user's notes (#notes).",
+  description:
+    "Reads the visible text of an element of the chat page, chosen by a CSS selector. Without a selector it reads the user's notes (#notes).",
   parameters: {
     type: "object",
     properties: { selector: { type: "string", description: "CSS selector of the element to read (default #notes)" } },

@@ -1,4 +1,11 @@
-import type { AssistantMessage, ToolCard, TranscriptBlock, TranscriptMessage, TranscriptState, UsageMetadata } from "@antigravity-ts/sdk";
+import type {
+  AssistantMessage,
+  ToolCard,
+  TranscriptBlock,
+  TranscriptMessage,
+  TranscriptState,
+  UsageMetadata,
+} from "@antigravity-ts/sdk";
 
 /**
  * Draws a {@link TranscriptState} into the page's `<ol id="transcript">`. The SDK's `Transcript`
@@ -74,7 +81,12 @@ function blockElement(block: TranscriptBlock): HTMLElement {
     node = element("div", "tool");
     node.dataset["tool"] = block.name;
     node.setAttribute("role", "status");
-    node.append(element("span", "icon"), element("span", "name", block.name), element("span", "args"), element("span", "outcome"));
+    node.append(
+      element("span", "icon"),
+      element("span", "name", block.name),
+      element("span", "args"),
+      element("span", "outcome"),
+    );
   }
   node.dataset["block"] = block.type;
   return node;
@@ -112,7 +124,11 @@ function setText(node: HTMLElement, selector: string, text: string): void {
 }
 
 /** DOM helper: an element with a class and optional text. */
-function element<K extends keyof HTMLElementTagNameMap>(tag: K, className: string, text = ""): HTMLElementTagNameMap[K] {
+function element<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  className: string,
+  text = "",
+): HTMLElementTagNameMap[K] {
   const node = document.createElement(tag);
   node.className = className;
   node.textContent = text;

@@ -36,8 +36,13 @@ export class ConversationObject {
 
   async fetch(request: Request): Promise<Response> {
     const body = (await request.json().catch(() => ({}))) as { prompt?: unknown };
-    if (typeof body.prompt !== "string" || body.prompt.trim() === "") return Response.json({ error: { code: "InvalidArgument", message: 'send {"prompt": "..."}' } }, { status: 400 });
-    const transport = new WebSocketTransport({ url: this.#env.HARNESS_URL, apiKey: this.#env.HARNESS_API_KEY, connect: fetchUpgradeWebSocket });
+    if (typeof body.prompt !== "string" || body.prompt.trim() === "")
+      return Response.json({ error: { code: "InvalidArgument", message: 'send {"prompt": "..."}' } }, { status: 400 });
+    const transport = new WebSocketTransport({
+      url: this.#env.HARNESS_URL,
+      apiKey: this.#env.HARNESS_API_KEY,
+      connect: fetchUpgradeWebSocket,
+    });
     try {
       await using agent = await Agent.builder()
         .transport(transport)
@@ -50,7 +55,12 @@ export class ConversationObject {
       const conversation = agent.conversation();
       const restoredTurns = await conversation.turnCount();
       const response = await conversation.chatToCompletion(body.prompt, { timeoutMs: 60_000 });
-      return Response.json({ conversationId: agent.conversationId, restoredTurns, turnCount: await conversation.turnCount(), text: response.text });
+      return Response.json({
+        conversationId: agent.conversationId,
+        restoredTurns,
+        turnCount: await conversation.turnCount(),
+        text: response.text,
+      });
     } catch (error) {
       const { code, message } = SdkError.from(error);
       return Response.json({ error: { code, message } }, { status: code === "InvalidArgument" ? 400 : 502 });
@@ -62,7 +72,8 @@ export class ConversationObject {
 export const worker = {
   fetch(request: Request, env: Env): Promise<Response> | Response {
     const match = /^\/rooms\/([\w-]{1,64})$/.exec(new URL(request.url).pathname);
-    if (match === null || request.method !== "POST") return Response.json({ error: { code: "NotFound", message: "POST /rooms/<name>" } }, { status: 404 });
+    if (match === null || request.method !== "POST")
+      return Response.json({ error: { code: "NotFound", message: "POST /rooms/<name>" } }, { status: 404 });
     return env.ROOMS.get(env.ROOMS.idFromName(match[1] as string)).fetch(request);
   },
 };

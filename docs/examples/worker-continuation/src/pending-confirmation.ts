@@ -40,7 +40,15 @@ export class PendingConfirmation {
       const stored = await this.#state.storage.get<string>(KEY);
       const envelope = stored === undefined ? undefined : (JSON.parse(stored) as { signature?: string });
       if (envelope === undefined || (signature !== null && envelope.signature !== signature)) {
-        return Response.json({ error: { code: "FailedPrecondition", message: "this continuation is not pending: it was already answered, or a newer pause replaced it" } }, { status: 409 });
+        return Response.json(
+          {
+            error: {
+              code: "FailedPrecondition",
+              message: "this continuation is not pending: it was already answered, or a newer pause replaced it",
+            },
+          },
+          { status: 409 },
+        );
       }
       await this.#state.storage.delete(KEY);
       return new Response(stored, { headers: { "content-type": "application/json" } });

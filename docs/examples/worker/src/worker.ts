@@ -36,9 +36,18 @@ function errorBody(error: unknown): { error: { code: string; message: string } }
 }
 
 function startAgent(env: Env, signal: AbortSignal): Promise<StartedAgent> {
-  const transport = new WebSocketTransport({ url: env.HARNESS_URL, apiKey: env.HARNESS_API_KEY, connect: fetchUpgradeWebSocket });
+  const transport = new WebSocketTransport({
+    url: env.HARNESS_URL,
+    apiKey: env.HARNESS_API_KEY,
+    connect: fetchUpgradeWebSocket,
+  });
   // No shell from a Worker: run_command is refused, every other tool allowed.
-  return Agent.builder().transport(transport).tool(workerInfo).confirmRunCommand().build().start({ signal, timeoutMs: 15_000 });
+  return Agent.builder()
+    .transport(transport)
+    .tool(workerInfo)
+    .confirmRunCommand()
+    .build()
+    .start({ signal, timeoutMs: 15_000 });
 }
 
 async function readPrompt(request: Request): Promise<string> {
@@ -51,7 +60,10 @@ async function readPrompt(request: Request): Promise<string> {
 }
 
 function wantsStream(request: Request): boolean {
-  return new URL(request.url).searchParams.get("stream") === "1" || (request.headers.get("accept") ?? "").includes("text/event-stream");
+  return (
+    new URL(request.url).searchParams.get("stream") === "1" ||
+    (request.headers.get("accept") ?? "").includes("text/event-stream")
+  );
 }
 
 /** One turn, whole: `{ conversationId, text, textBlocks, thinking, usage, toolCalls }` (tool names, once per call). */
@@ -60,7 +72,9 @@ async function answerJson(env: Env, prompt: string, signal: AbortSignal): Promis
   try {
     agent = await startAgent(env, signal);
     const response = await agent.chatToCompletion(prompt, { signal });
-    const calls = new Map(response.steps.flatMap((step) => step.toolCalls.map((call) => [call.id, call.name] as const)));
+    const calls = new Map(
+      response.steps.flatMap((step) => step.toolCalls.map((call) => [call.id, call.name] as const)),
+    );
     return Response.json({
       conversationId: agent.conversationId,
       text: response.text,
@@ -88,7 +102,9 @@ async function answerStream(env: Env, prompt: string, signal: AbortSignal): Prom
   try {
     agent = await startAgent(env, signal);
   } catch (error) {
-    return new Response(`event: error\ndata: ${JSON.stringify({ type: "error", ...errorBody(error).error })}\n\n`, { headers });
+    return new Response(`event: error\ndata: ${JSON.stringify({ type: "error", ...errorBody(error).error })}\n\n`, {
+      headers,
+    });
   }
   const stop = (): void => void agent.stop().catch(() => undefined);
   signal.addEventListener("abort", stop, { once: true });
@@ -100,11 +116,19 @@ async function answerStream(env: Env, prompt: string, signal: AbortSignal): Prom
 export const worker = {
   async fetch(request: Request, env: Env): Promise<Response> {
     if (!env.HARNESS_URL || !env.HARNESS_API_KEY) {
-      return Response.json({ error: { code: "FailedPrecondition", message: "set the HARNESS_URL variable and the HARNESS_API_KEY secret" } }, { status: 500 });
+      return Response.json(
+        {
+          error: { code: "FailedPrecondition", message: "set the HARNESS_URL variable and the HARNESS_API_KEY secret" },
+        },
+        { status: 500 },
+      );
     }
     const prompt = (await readPrompt(request)).trim();
     if (prompt === "") {
-      return Response.json({ error: { code: "InvalidArgument", message: 'send a prompt: POST {"prompt": "..."} or GET /?prompt=...' } }, { status: 400 });
+      return Response.json(
+        { error: { code: "InvalidArgument", message: 'send a prompt: POST {"prompt": "..."} or GET /?prompt=...' } },
+        { status: 400 },
+      );
     }
     return wantsStream(request) ? answerStream(env, prompt, request.signal) : answerJson(env, prompt, request.signal);
   },

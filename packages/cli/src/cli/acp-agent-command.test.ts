@@ -33,7 +33,11 @@ describe("--acp-agent", () => {
   });
 
   it("is parsed, and refused together with --harness", () => {
-    expect(parseCliArgs(["--acp-agent", "gemini --acp", "-p", "hi"])).toMatchObject({ mode: "prompt", acpAgent: "gemini --acp", prompt: "hi" });
+    expect(parseCliArgs(["--acp-agent", "gemini --acp", "-p", "hi"])).toMatchObject({
+      mode: "prompt",
+      acpAgent: "gemini --acp",
+      prompt: "hi",
+    });
     expect(() => parseCliArgs(["--acp-agent", "gemini --acp", "--harness", "x"])).toThrow(CliUsageError);
     expect(() => parseCliArgs(["--acp-agent", ""])).toThrow(CliUsageError);
   });
@@ -43,7 +47,16 @@ describe("--acp-agent", () => {
     await writeFile(script, JSON.stringify({ turns: [{ match: "", calls: [{ text: "Answer over ACP" }] }] }));
     let text = "";
     const out = { write: (chunk: string) => ((text += chunk), true), isTTY: false as const };
-    const code = await runOneShot({ mode: "prompt", prompt: "Say hi", verbose: false, workspace: scratch, acpAgent: `"${process.execPath}" "${bin}" --acp --script "${script}"` }, out);
+    const code = await runOneShot(
+      {
+        mode: "prompt",
+        prompt: "Say hi",
+        verbose: false,
+        workspace: scratch,
+        acpAgent: `"${process.execPath}" "${bin}" --acp --script "${script}"`,
+      },
+      out,
+    );
     expect(text).toContain("Answer over ACP");
     expect(code).toBe(0);
   });

@@ -51,14 +51,22 @@ export function splitCommandLine(line: string): string[] {
  * `--acp-agent "<command>"`: the ACP agent spawned by `@antigravity-ts/node/acp`'s `acpAgent`,
  * loaded when the first session opens.
  */
-export function acpAgentCommand(commandLine: string, options: { cwd: string; onStderr?: ((line: string) => void) | undefined }): ConnectionStrategy {
+export function acpAgentCommand(
+  commandLine: string,
+  options: { cwd: string; onStderr?: ((line: string) => void) | undefined },
+): ConnectionStrategy {
   const [command, ...args] = splitCommandLine(commandLine);
   if (command === undefined) throw new Error("--acp-agent needs a command");
   return {
     capabilities: ACP_CAPABILITIES_COPY,
     async connect(request, callOptions) {
       const { acpAgent } = await import("@antigravity-ts/node/acp");
-      return acpAgent({ command, args, cwd: options.cwd, ...(options.onStderr === undefined ? {} : { onStderr: options.onStderr }) }).connect(request, callOptions);
+      return acpAgent({
+        command,
+        args,
+        cwd: options.cwd,
+        ...(options.onStderr === undefined ? {} : { onStderr: options.onStderr }),
+      }).connect(request, callOptions);
     },
   };
 }

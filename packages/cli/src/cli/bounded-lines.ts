@@ -9,11 +9,15 @@ export type BoundedLine = { line: string } | { tooLong: number };
  * newline and reported as `{ tooLong: length }`, so a hostile writer cannot make the reader
  * buffer without bound. A last line without a newline is still yielded.
  */
-export async function* boundedLines(input: AsyncIterable<Buffer | string>, maxChars: number): AsyncGenerator<BoundedLine> {
+export async function* boundedLines(
+  input: AsyncIterable<Buffer | string>,
+  maxChars: number,
+): AsyncGenerator<BoundedLine> {
   const decoder = new StringDecoder("utf8");
   let current = "";
   let skipped = -1; // length seen of a line being skipped, else -1
-  const finish = (text: string): BoundedLine => (skipped >= 0 ? { tooLong: skipped + text.length } : { line: text.endsWith("\r") ? text.slice(0, -1) : text });
+  const finish = (text: string): BoundedLine =>
+    skipped >= 0 ? { tooLong: skipped + text.length } : { line: text.endsWith("\r") ? text.slice(0, -1) : text };
   for await (const chunk of input) {
     let text = typeof chunk === "string" ? chunk : decoder.write(chunk);
     for (let at = text.indexOf("\n"); at >= 0; at = text.indexOf("\n")) {

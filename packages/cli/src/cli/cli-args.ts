@@ -83,10 +83,22 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
   if (flags.includes("-h") || flags.includes("--help")) return { mode: "help", verbose: false };
   if (flags.includes("--version")) return { mode: "version", verbose: false };
   const { values, positionals } = parse(argv);
-  const options: CliOptions = { mode: values.interactive === true ? "interactive" : "demo", verbose: values.verbose === true };
-  for (const flag of ["prompt", "harness", "acp-agent", "workspace", "input-format", "output-format", "mid-turn"] as const) {
+  const options: CliOptions = {
+    mode: values.interactive === true ? "interactive" : "demo",
+    verbose: values.verbose === true,
+  };
+  for (const flag of [
+    "prompt",
+    "harness",
+    "acp-agent",
+    "workspace",
+    "input-format",
+    "output-format",
+    "mid-turn",
+  ] as const) {
     const given = values[flag];
-    if (given === "" || (Array.isArray(given) && given.includes(""))) throw new CliUsageError(`--${flag} needs a value; run antigravity --help`);
+    if (given === "" || (Array.isArray(given) && given.includes("")))
+      throw new CliUsageError(`--${flag} needs a value; run antigravity --help`);
   }
   if (values.harness !== undefined) options.harnessPath = values.harness;
   if (values["acp-agent"] !== undefined) {
@@ -97,21 +109,30 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
   if (values["no-color"] === true) options.color = false;
   const mode = values["mid-turn"];
   if (mode !== undefined) {
-    if (!(MID_TURN_SEMANTICS as readonly string[]).includes(mode)) throw new CliUsageError(`--mid-turn takes ${MID_TURN_SEMANTICS.join(", ")}, got ${mode}`);
+    if (!(MID_TURN_SEMANTICS as readonly string[]).includes(mode))
+      throw new CliUsageError(`--mid-turn takes ${MID_TURN_SEMANTICS.join(", ")}, got ${mode}`);
     options.midTurn = mode as MidTurnSemantics;
   }
   const prompts = [...(values.prompt ?? []), ...positionals];
   const input = format("--input-format", values["input-format"]);
   const output = format("--output-format", values["output-format"]);
   if (input !== "text" || output !== "text") {
-    if (input !== "ndjson" || output !== "ndjson") throw new CliUsageError("--input-format ndjson and --output-format ndjson go together (text is the default of both)");
-    if (prompts.length > 0 || options.mode === "interactive") throw new CliUsageError("the ndjson mode takes its prompts as user_message lines on stdin, not as arguments or --interactive");
+    if (input !== "ndjson" || output !== "ndjson")
+      throw new CliUsageError(
+        "--input-format ndjson and --output-format ndjson go together (text is the default of both)",
+      );
+    if (prompts.length > 0 || options.mode === "interactive")
+      throw new CliUsageError(
+        "the ndjson mode takes its prompts as user_message lines on stdin, not as arguments or --interactive",
+      );
     options.mode = "ndjson";
     return options;
   }
-  if (options.midTurn !== undefined) throw new CliUsageError("--mid-turn applies to the ndjson mode (--input-format ndjson --output-format ndjson)");
+  if (options.midTurn !== undefined)
+    throw new CliUsageError("--mid-turn applies to the ndjson mode (--input-format ndjson --output-format ndjson)");
   if (prompts.length > 0) {
-    if (options.mode === "interactive") throw new CliUsageError("--interactive takes no prompt; type it at the prompt instead");
+    if (options.mode === "interactive")
+      throw new CliUsageError("--interactive takes no prompt; type it at the prompt instead");
     options.mode = "prompt";
     options.prompt = prompts.join(" ");
   }
@@ -126,8 +147,10 @@ function parse(argv: readonly string[]) {
     const code = (error as { code?: unknown }).code;
     if (typeof code !== "string" || !code.startsWith("ERR_PARSE_ARGS_")) throw error;
     const message = errorText(error);
-    if (code === "ERR_PARSE_ARGS_UNKNOWN_OPTION") throw new CliUsageError(`unknown option ${/'(-[^']*)'/.exec(message)?.[1] ?? ""}; run antigravity --help`);
-    if (code === "ERR_PARSE_ARGS_INVALID_OPTION_VALUE") throw new CliUsageError(`${/--[\w-]+/.exec(message)?.[0] ?? "an option"} needs a value; run antigravity --help`);
+    if (code === "ERR_PARSE_ARGS_UNKNOWN_OPTION")
+      throw new CliUsageError(`unknown option ${/'(-[^']*)'/.exec(message)?.[1] ?? ""}; run antigravity --help`);
+    if (code === "ERR_PARSE_ARGS_INVALID_OPTION_VALUE")
+      throw new CliUsageError(`${/--[\w-]+/.exec(message)?.[0] ?? "an option"} needs a value; run antigravity --help`);
     throw new CliUsageError(`${errorText(error)}; run antigravity --help`);
   }
 }

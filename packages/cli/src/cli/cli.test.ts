@@ -46,7 +46,12 @@ function capture(): { write(text: string): boolean; text(): string; isTTY: false
 describe("parseCliArgs", () => {
   it("reads modes, prompts and options", () => {
     expect(parseCliArgs([])).toEqual({ mode: "demo", verbose: false });
-    expect(parseCliArgs(["-i", "--harness", "/h", "--no-color"])).toEqual({ mode: "interactive", harnessPath: "/h", color: false, verbose: false });
+    expect(parseCliArgs(["-i", "--harness", "/h", "--no-color"])).toEqual({
+      mode: "interactive",
+      harnessPath: "/h",
+      color: false,
+      verbose: false,
+    });
     expect(parseCliArgs(["hello", "world"])).toMatchObject({ mode: "prompt", prompt: "hello world" });
     expect(parseCliArgs(["-p", "hi", "--verbose"])).toMatchObject({ mode: "prompt", prompt: "hi", verbose: true });
     expect(() => parseCliArgs(["--bogus"])).toThrow(CliUsageError);
@@ -58,11 +63,15 @@ describe("parseCliArgs", () => {
 describe("describeModel", () => {
   it("names the script file of the scripted model when ANTIGRAVITY_SCRIPT is set", () => {
     expect(describeModel({})).toBe("offline scripted demo model (set GEMINI_API_KEY for Gemini)");
-    expect(describeModel({ ANTIGRAVITY_SCRIPT: "turns.json" })).toBe("offline scripted model playing turns.json (ANTIGRAVITY_SCRIPT; set GEMINI_API_KEY for Gemini)");
-    expect(describeModel({ ANTIGRAVITY_SCRIPT: "turns.json", ANTIGRAVITY_MODEL_PROVIDER: "scripted", GEMINI_API_KEY: "k" })).toBe(
-      "offline scripted model playing turns.json (ANTIGRAVITY_SCRIPT; ANTIGRAVITY_MODEL_PROVIDER=scripted)",
+    expect(describeModel({ ANTIGRAVITY_SCRIPT: "turns.json" })).toBe(
+      "offline scripted model playing turns.json (ANTIGRAVITY_SCRIPT; set GEMINI_API_KEY for Gemini)",
     );
-    expect(describeModel({ ANTIGRAVITY_SCRIPT: "turns.json", GEMINI_API_KEY: "k" })).toBe("Gemini (GEMINI_API_KEY is set)");
+    expect(
+      describeModel({ ANTIGRAVITY_SCRIPT: "turns.json", ANTIGRAVITY_MODEL_PROVIDER: "scripted", GEMINI_API_KEY: "k" }),
+    ).toBe("offline scripted model playing turns.json (ANTIGRAVITY_SCRIPT; ANTIGRAVITY_MODEL_PROVIDER=scripted)");
+    expect(describeModel({ ANTIGRAVITY_SCRIPT: "turns.json", GEMINI_API_KEY: "k" })).toBe(
+      "Gemini (GEMINI_API_KEY is set)",
+    );
     expect(describeModel({ ANTIGRAVITY_MODEL_PROVIDER: "openai" })).toBe("openai (ANTIGRAVITY_MODEL_PROVIDER)");
   });
 });
@@ -96,7 +105,9 @@ describe("quick start", () => {
 
   it("asks the weather tool about the city the prompt names", async () => {
     const out = capture();
-    expect(await runOneShot({ mode: "prompt", prompt: "What's the weather in Tokyo?", verbose: false, harnessPath }, out)).toBe(0);
+    expect(
+      await runOneShot({ mode: "prompt", prompt: "What's the weather in Tokyo?", verbose: false, harnessPath }, out),
+    ).toBe(0);
     expect(out.text()).toMatch(/✔ get_weather\(\{"city":"Tokyo"\}\) → \{"city":"Tokyo",/);
     expect(out.text()).toMatch(/Your tool's answer: \{"city":"Tokyo",/);
     expect(out.text()).not.toContain("Paris");
@@ -131,7 +142,18 @@ describe("REPL", () => {
   });
 
   it("runs slash commands: /help, /usage, /history, an unknown one, /clear", async () => {
-    const { code, text } = await pipeRepl(["/help", "/history", "Hello there", "/usage", "/history", "/bogus", "/clear", "/history", "/exit", "never sent"]);
+    const { code, text } = await pipeRepl([
+      "/help",
+      "/history",
+      "Hello there",
+      "/usage",
+      "/history",
+      "/bogus",
+      "/clear",
+      "/history",
+      "/exit",
+      "never sent",
+    ]);
     expect(code).toBe(0);
     expect(text).toContain("/save [file]");
     expect(text).toContain("no turns yet");
@@ -148,7 +170,11 @@ describe("REPL", () => {
     const file = join(scratch, "saved.json");
     const first = await pipeRepl(["Hello there", `/save ${file}`, "/clear", `/load ${file}`, "/history", "/usage"]);
     expect(first.code).toBe(0);
-    const saved = JSON.parse(await readFile(file, "utf8")) as { format: string; conversationId: string; turnCount: number };
+    const saved = JSON.parse(await readFile(file, "utf8")) as {
+      format: string;
+      conversationId: string;
+      turnCount: number;
+    };
     expect(saved).toMatchObject({ format: "antigravity-ts.conversation", turnCount: 1 });
     expect(first.text).toContain(`saved 1 turn of conversation ${saved.conversationId} to ${file}`);
     expect(first.text).toContain(`loaded 1 turn of conversation ${saved.conversationId}\n`);
@@ -165,7 +191,9 @@ describe("REPL", () => {
     await rm(`${file}.harness`, { recursive: true });
     // A turn after it is added to that history, not written over it (the new harness numbers its steps from 0 again).
     const third = await pipeRepl([`/load ${file}`, "Another one", "/history"]);
-    expect(third.text).toContain(`loaded 1 turn of conversation ${saved.conversationId}; the harness has no record of it`);
+    expect(third.text).toContain(
+      `loaded 1 turn of conversation ${saved.conversationId}; the harness has no record of it`,
+    );
     expect(third.text).toMatch(/1 › Hello there\n[\s\S]*2 › Another one\n/);
     expect(liveChildCount()).toBe(0);
   });

@@ -31,13 +31,20 @@ const MAX_FILE_BYTES = 256 * 1024 * 1024;
 export async function writeConversationFile(file: string, snapshot: ConversationSnapshot): Promise<string> {
   const target = path.resolve(file);
   const text = encodeSnapshot(snapshot);
-  const temporary = path.join(path.dirname(target), `.${path.basename(target)}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`);
+  const temporary = path.join(
+    path.dirname(target),
+    `.${path.basename(target)}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`,
+  );
   try {
     await writeFile(temporary, `${text}\n`, { mode: 0o600, flag: "wx" });
     await rename(temporary, target);
   } catch (error) {
     await unlink(temporary).catch(() => undefined);
-    throw new SdkError(ErrorCode.InvalidArgument, `cannot write ${target} (${errnoCode(error) ?? (error as Error).message}); choose another file: /save <file>`, { cause: error });
+    throw new SdkError(
+      ErrorCode.InvalidArgument,
+      `cannot write ${target} (${errnoCode(error) ?? (error as Error).message}); choose another file: /save <file>`,
+      { cause: error },
+    );
   }
   return target;
 }
@@ -52,7 +59,11 @@ export async function copyHarnessStorage(storage: string, file: string): Promise
     await rm(target, { recursive: true, force: true });
     await cp(storage, target, { recursive: true, errorOnExist: false });
   } catch (error) {
-    throw new SdkError(ErrorCode.InvalidArgument, `cannot copy the harness's session to ${target} (${errnoCode(error) ?? (error as Error).message})`, { cause: error });
+    throw new SdkError(
+      ErrorCode.InvalidArgument,
+      `cannot copy the harness's session to ${target} (${errnoCode(error) ?? (error as Error).message})`,
+      { cause: error },
+    );
   }
 }
 
@@ -61,7 +72,11 @@ export async function restoreHarnessStorage(saved: string, storage: string): Pro
   try {
     await cp(saved, storage, { recursive: true, force: true });
   } catch (error) {
-    throw new SdkError(ErrorCode.InvalidArgument, `cannot copy the harness's session from ${saved} (${errnoCode(error) ?? (error as Error).message})`, { cause: error });
+    throw new SdkError(
+      ErrorCode.InvalidArgument,
+      `cannot copy the harness's session from ${saved} (${errnoCode(error) ?? (error as Error).message})`,
+      { cause: error },
+    );
   }
 }
 
@@ -86,19 +101,34 @@ async function readSnapshot(file: string): Promise<ConversationSnapshot> {
     text = await readFile(target, "utf8");
   } catch (error) {
     const code = errnoCode(error);
-    if (code === "ENOENT") throw new SdkError(ErrorCode.NotFound, `there is no ${target}; /save <file> writes one`, { cause: error });
-    throw new SdkError(ErrorCode.InvalidArgument, `cannot read ${target} (${code ?? (error as Error).message})`, { cause: error });
+    if (code === "ENOENT")
+      throw new SdkError(ErrorCode.NotFound, `there is no ${target}; /save <file> writes one`, { cause: error });
+    throw new SdkError(ErrorCode.InvalidArgument, `cannot read ${target} (${code ?? (error as Error).message})`, {
+      cause: error,
+    });
   }
-  if (text.length > MAX_FILE_BYTES) throw new SdkError(ErrorCode.InvalidArgument, `${target} is larger than ${MAX_FILE_BYTES} bytes: not a saved conversation`);
+  if (text.length > MAX_FILE_BYTES)
+    throw new SdkError(
+      ErrorCode.InvalidArgument,
+      `${target} is larger than ${MAX_FILE_BYTES} bytes: not a saved conversation`,
+    );
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new SdkError(ErrorCode.InvalidArgument, `${target} is not JSON (${(error as Error).message}): not a saved conversation`, { cause: error });
+    throw new SdkError(
+      ErrorCode.InvalidArgument,
+      `${target} is not JSON (${(error as Error).message}): not a saved conversation`,
+      { cause: error },
+    );
   }
   try {
     return parseConversationSnapshot(value);
   } catch (error) {
-    throw new SdkError(ErrorCode.InvalidArgument, `${target} is not a saved conversation: ${(error as Error).message}`, { cause: error });
+    throw new SdkError(
+      ErrorCode.InvalidArgument,
+      `${target} is not a saved conversation: ${(error as Error).message}`,
+      { cause: error },
+    );
   }
 }

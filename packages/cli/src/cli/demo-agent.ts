@@ -1,5 +1,15 @@
 import { resolve } from "node:path";
-import { allow, allowAll, askUser, confirmRunCommand, defineTool, type AskUserHandler, type ConversationStore, type ToolCall, type TransportFactory } from "@antigravity-ts/sdk";
+import {
+  allow,
+  allowAll,
+  askUser,
+  confirmRunCommand,
+  defineTool,
+  type AskUserHandler,
+  type ConversationStore,
+  type ToolCall,
+  type TransportFactory,
+} from "@antigravity-ts/sdk";
 import { Agent, subprocessTransportFactory } from "@antigravity-ts/node";
 import type { CliOptions } from "./cli-args.js";
 import { acpAgentCommand } from "./acp-agent-command.js";
@@ -9,7 +19,11 @@ import { definedProperties } from "@antigravity-ts/sdk/internal";
 export const getWeather = defineTool({
   name: "get_weather",
   description: "Current weather for a city: condition and temperature in °C.",
-  parameters: { type: "object", properties: { city: { type: "string", description: "City name", examples: ["Paris"] } }, required: ["city"] },
+  parameters: {
+    type: "object",
+    properties: { city: { type: "string", description: "City name", examples: ["Paris"] } },
+    required: ["city"],
+  },
   call: ({ city }: { city: string }) => {
     // Deterministic and offline: a real tool would call a weather API here.
     const conditions = ["sunny", "cloudy", "light rain", "windy"];
@@ -41,7 +55,11 @@ export function buildDemoAgent(options: DemoAgentOptions): Agent {
     // ACP has no client tools: no get_weather. run_command is asked about under its ACP kind too ("execute").
     const cwd = resolve(cli.workspace ?? process.cwd());
     return Agent.builder()
-      .policies(askUser("run_command", options.confirmRunCommand), askUser("execute", options.confirmRunCommand), allowAll())
+      .policies(
+        askUser("run_command", options.confirmRunCommand),
+        askUser("execute", options.confirmRunCommand),
+        allowAll(),
+      )
       .connection(acpAgentCommand(cli.acpAgent, { cwd, onStderr: options.onStderr }))
       .build();
   }
@@ -49,9 +67,20 @@ export function buildDemoAgent(options: DemoAgentOptions): Agent {
     .tool(getWeather)
     .policies(confirmRunCommand(options.confirmRunCommand), allow("get_weather"))
     .workspaces(resolve(cli.workspace ?? process.cwd()))
-    .transport(recorded(cli, subprocessTransportFactory(definedProperties({ onStderr: options.onStderr, harnessPath: cli.harnessPath, saveDir: options.saveDir }))));
+    .transport(
+      recorded(
+        cli,
+        subprocessTransportFactory(
+          definedProperties({ onStderr: options.onStderr, harnessPath: cli.harnessPath, saveDir: options.saveDir }),
+        ),
+      ),
+    );
   const continued = options.continueConversation;
-  if (continued !== undefined) builder = builder.conversationId(continued.conversationId).sessionContinuationMode("createOrResume").conversationStore(continued.store);
+  if (continued !== undefined)
+    builder = builder
+      .conversationId(continued.conversationId)
+      .sessionContinuationMode("createOrResume")
+      .conversationStore(continued.store);
   return builder.build();
 }
 
@@ -74,7 +103,10 @@ export function commandLineOf(call: ToolCall): string {
 export function describeModel(env: NodeJS.ProcessEnv = process.env): string {
   const forced = env.ANTIGRAVITY_MODEL_PROVIDER;
   const script = env.ANTIGRAVITY_SCRIPT;
-  const scripted = (why: string): string => (script !== undefined && script !== "" ? `offline scripted model playing ${script} (ANTIGRAVITY_SCRIPT; ${why})` : `offline scripted demo model (${why})`);
+  const scripted = (why: string): string =>
+    script !== undefined && script !== ""
+      ? `offline scripted model playing ${script} (ANTIGRAVITY_SCRIPT; ${why})`
+      : `offline scripted demo model (${why})`;
   if (forced === "scripted") return scripted("ANTIGRAVITY_MODEL_PROVIDER=scripted");
   if (forced !== undefined && forced !== "") return `${forced} (ANTIGRAVITY_MODEL_PROVIDER)`;
   if (env.GEMINI_API_KEY) return "Gemini (GEMINI_API_KEY is set)";

@@ -15,7 +15,10 @@ const INPUT_VERSIONS: readonly unknown[] = [1, NDJSON_VERSION];
 export const MAX_NDJSON_LINE = 1024 * 1024;
 
 /** One input line of the NDJSON mode, parsed. */
-export type NdjsonInput = { type: "user_message"; content: string; id?: string } | { type: "interrupt" } | { type: "approve" | "deny"; requestId?: string };
+export type NdjsonInput =
+  | { type: "user_message"; content: string; id?: string }
+  | { type: "interrupt" }
+  | { type: "approve" | "deny"; requestId?: string };
 
 /**
  * Parses one input line (docs/ndjson.md). Throws `InvalidArgument` saying what is wrong and what
@@ -29,15 +32,19 @@ export function parseNdjsonLine(line: string): NdjsonInput {
   } catch (error) {
     throw bad(`not JSON (${(error as Error).message})`);
   }
-  if (typeof value !== "object" || value === null || Array.isArray(value)) throw bad('a line must be a JSON object with a "type"');
+  if (typeof value !== "object" || value === null || Array.isArray(value))
+    throw bad('a line must be a JSON object with a "type"');
   const record = value as Record<string, unknown>;
   const version = record["version"];
   if (version !== undefined && !INPUT_VERSIONS.includes(version))
-    throw bad(`version ${JSON.stringify(version)} is not supported; this CLI speaks version ${NDJSON_VERSION} (its input lines also as version 1)`);
+    throw bad(
+      `version ${JSON.stringify(version)} is not supported; this CLI speaks version ${NDJSON_VERSION} (its input lines also as version 1)`,
+    );
   switch (record["type"]) {
     case "user_message": {
       const content = record["content"];
-      if (typeof content !== "string" || content.trim() === "") throw bad('user_message needs a non-blank string "content"');
+      if (typeof content !== "string" || content.trim() === "")
+        throw bad('user_message needs a non-blank string "content"');
       const id = record["id"];
       if (id !== undefined && typeof id !== "string") throw bad('user_message "id" must be a string when given');
       return id === undefined ? { type: "user_message", content } : { type: "user_message", content, id };
@@ -47,7 +54,8 @@ export function parseNdjsonLine(line: string): NdjsonInput {
     case "approve":
     case "deny": {
       const requestId = record["requestId"];
-      if (requestId !== undefined && typeof requestId !== "string") throw bad(`${record["type"]} "requestId" must be a string when given`);
+      if (requestId !== undefined && typeof requestId !== "string")
+        throw bad(`${record["type"]} "requestId" must be a string when given`);
       return requestId === undefined ? { type: record["type"] } : { type: record["type"], requestId };
     }
     default:
@@ -95,14 +103,16 @@ export type NdjsonOutputLine = Record<string, unknown> & { type: string };
  */
 export function parseNdjsonOutputLine(line: string): NdjsonOutputLine | undefined {
   if (line.trim() === "") return undefined;
-  if (line.length > MAX_NDJSON_LINE) throw badOutput(`the line has ${line.length} characters; the limit is ${MAX_NDJSON_LINE}`);
+  if (line.length > MAX_NDJSON_LINE)
+    throw badOutput(`the line has ${line.length} characters; the limit is ${MAX_NDJSON_LINE}`);
   let value: unknown;
   try {
     value = JSON.parse(line);
   } catch (error) {
     throw badOutput(`not JSON (${(error as Error).message})`);
   }
-  if (typeof value !== "object" || value === null || Array.isArray(value)) throw badOutput("a line must be a JSON object");
+  if (typeof value !== "object" || value === null || Array.isArray(value))
+    throw badOutput("a line must be a JSON object");
   const record = value as Record<string, unknown>;
   const type = record["type"];
   if (typeof type !== "string") throw badOutput('a line needs a string "type"');
@@ -110,15 +120,24 @@ export function parseNdjsonOutputLine(line: string): NdjsonOutputLine | undefine
   if (fields === undefined) return undefined;
   for (const [name, kind] of Object.entries(fields)) {
     if (!hasKind(record[name], kind))
-      throw badOutput(`a ${type} line needs ${kind === "error" ? "an error { code, message }" : `a${kind === "integer" || kind === "object" ? "n" : ""} ${kind}`} "${name}"`);
+      throw badOutput(
+        `a ${type} line needs ${kind === "error" ? "an error { code, message }" : `a${kind === "integer" || kind === "object" ? "n" : ""} ${kind}`} "${name}"`,
+      );
   }
-  if (type === "init" && record["version"] !== NDJSON_VERSION) throw badOutput(`version ${JSON.stringify(record["version"])} is not supported; this reader speaks version ${NDJSON_VERSION}`);
+  if (type === "init" && record["version"] !== NDJSON_VERSION)
+    throw badOutput(
+      `version ${JSON.stringify(record["version"])} is not supported; this reader speaks version ${NDJSON_VERSION}`,
+    );
   const error = record["error"];
   if ((type === "error" || type === "result") && error !== undefined) {
     if (!hasKind(error, "error")) throw badOutput(`the "error" of a ${type} line must be { code, message }`);
     const { code, message } = error as { code: string; message: string };
     const known = (Object.values(ErrorCode) as string[]).includes(code);
-    return { ...record, type, error: new SdkError(known ? (code as ErrorCode) : ErrorCode.Internal, known ? message : `${code}: ${message}`) };
+    return {
+      ...record,
+      type,
+      error: new SdkError(known ? (code as ErrorCode) : ErrorCode.Internal, known ? message : `${code}: ${message}`),
+    };
   }
   return { ...record, type };
 }
@@ -134,7 +153,11 @@ function hasKind(value: unknown, kind: FieldKind): boolean {
     case "object":
       return typeof value === "object" && value !== null && !Array.isArray(value);
     case "error":
-      return hasKind(value, "object") && typeof (value as Record<string, unknown>)["code"] === "string" && typeof (value as Record<string, unknown>)["message"] === "string";
+      return (
+        hasKind(value, "object") &&
+        typeof (value as Record<string, unknown>)["code"] === "string" &&
+        typeof (value as Record<string, unknown>)["message"] === "string"
+      );
   }
 }
 

@@ -1,4 +1,12 @@
-import { ErrorCode, SdkError, sessionEventToJson, type SessionEvent, type StreamingSession, type ToolCall, type ToolCallLocation } from "@antigravity-ts/sdk";
+import {
+  ErrorCode,
+  SdkError,
+  sessionEventToJson,
+  type SessionEvent,
+  type StreamingSession,
+  type ToolCall,
+  type ToolCallLocation,
+} from "@antigravity-ts/sdk";
 import type { CliOptions } from "./cli-args.js";
 import { buildDemoAgent } from "./demo-agent.js";
 import { boundedLines } from "./bounded-lines.js";
@@ -18,7 +26,11 @@ interface PendingConfirmation {
  * the session's input: the accepted messages' turns finish, pending confirmations are denied,
  * the harness stops. Returns the exit code.
  */
-export async function runNdjson(cli: CliOptions, input: NodeJS.ReadableStream, output: NodeJS.WritableStream): Promise<number> {
+export async function runNdjson(
+  cli: CliOptions,
+  input: NodeJS.ReadableStream,
+  output: NodeJS.WritableStream,
+): Promise<number> {
   const write = (line: Record<string, unknown>): void => void output.write(`${JSON.stringify(line)}\n`);
   const pending: PendingConfirmation[] = [];
   let nextRequest = 0;
@@ -34,13 +46,21 @@ export async function runNdjson(cli: CliOptions, input: NodeJS.ReadableStream, o
     return new Promise((resolve) => {
       const requestId = `c${nextRequest++}`;
       pending.push({ requestId, answer: resolve });
-      write({ type: "confirmationRequest", requestId, toolCall: { id: toolCall.id, name: toolCall.name, args: toolCall.args } });
+      write({
+        type: "confirmationRequest",
+        requestId,
+        toolCall: { id: toolCall.id, name: toolCall.name, args: toolCall.args },
+      });
     });
   };
   const denyAll = (): void => {
     for (const confirmation of pending.splice(0)) confirmation.answer(false);
   };
-  const agent = buildDemoAgent({ cli, confirmRunCommand: confirm, ...(cli.verbose ? { onStderr: (line) => process.stderr.write(`[harness] ${line}\n`) } : {}) });
+  const agent = buildDemoAgent({
+    cli,
+    confirmRunCommand: confirm,
+    ...(cli.verbose ? { onStderr: (line) => process.stderr.write(`[harness] ${line}\n`) } : {}),
+  });
   const started = await agent.start({ timeoutMs: 60_000 });
   try {
     const session = started.streamingSession({ midTurn: cli.midTurn });
@@ -63,7 +83,8 @@ export async function runNdjson(cli: CliOptions, input: NodeJS.ReadableStream, o
             const at = lineNumber;
             session.sendUserMessage(command.content).then(
               (receipt) => write({ type: "receipt", ...definedProperties({ id }), ...receipt }),
-              (error: unknown) => write({ type: "error", line: at, ...definedProperties({ id }), error: errorJson(error) }),
+              (error: unknown) =>
+                write({ type: "error", line: at, ...definedProperties({ id }), error: errorJson(error) }),
             );
             break;
           }
@@ -72,12 +93,15 @@ export async function runNdjson(cli: CliOptions, input: NodeJS.ReadableStream, o
             void session.interrupt();
             break;
           default: {
-            const index = command.requestId === undefined ? 0 : pending.findIndex((p) => p.requestId === command.requestId);
+            const index =
+              command.requestId === undefined ? 0 : pending.findIndex((p) => p.requestId === command.requestId);
             const confirmation = pending[index];
             if (index < 0 || confirmation === undefined) {
               throw new SdkError(
                 ErrorCode.FailedPrecondition,
-                command.requestId === undefined ? `${command.type}: no confirmation is pending` : `${command.type}: no pending confirmation has requestId ${JSON.stringify(command.requestId)}`,
+                command.requestId === undefined
+                  ? `${command.type}: no confirmation is pending`
+                  : `${command.type}: no pending confirmation has requestId ${JSON.stringify(command.requestId)}`,
               );
             }
             pending.splice(index, 1);

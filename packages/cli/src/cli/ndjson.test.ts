@@ -17,11 +17,17 @@ const BOUND_MS = 30_000;
 
 /** docs/ndjson.schema.json: each line must match exactly one branch by `type`, with its required properties. */
 type Branch = { properties: { type: { const?: string; enum?: string[] } }; required: string[] };
-const SCHEMA = JSON.parse(readFileSync(new URL("../../../../docs/ndjson.schema.json", import.meta.url), "utf8")) as { version: number; $defs: Record<string, { oneOf?: Branch[] }> };
+const SCHEMA = JSON.parse(readFileSync(new URL("../../../../docs/ndjson.schema.json", import.meta.url), "utf8")) as {
+  version: number;
+  $defs: Record<string, { oneOf?: Branch[] }>;
+};
 function expectSchema(kind: "input" | "output", line: Record<string, unknown>): void {
-  const branches = (SCHEMA.$defs[kind]?.oneOf ?? []).filter((b) => b.properties.type.const === line.type || b.properties.type.enum?.includes(line.type as string) === true);
+  const branches = (SCHEMA.$defs[kind]?.oneOf ?? []).filter(
+    (b) => b.properties.type.const === line.type || b.properties.type.enum?.includes(line.type as string) === true,
+  );
   expect(branches, `${kind} line of type ${String(line.type)}`).toHaveLength(1);
-  for (const key of branches[0]?.required ?? []) expect(line, `${kind} line ${JSON.stringify(line).slice(0, 80)}`).toHaveProperty(key);
+  for (const key of branches[0]?.required ?? [])
+    expect(line, `${kind} line ${JSON.stringify(line).slice(0, 80)}`).toHaveProperty(key);
 }
 
 let harnessPath = "";
@@ -41,18 +47,35 @@ interface NdjsonChild {
 
 const children: ChildProcess[] = [];
 afterEach(() => {
-  for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+  for (const child of children.splice(0))
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
 });
 
 function startCli(args: string[], env: Record<string, string> = {}): NdjsonChild {
   const childEnv: NodeJS.ProcessEnv = { ...process.env, ...env };
   for (const name of ["GEMINI_API_KEY", "ANTIGRAVITY_HARNESS_PATH"]) delete childEnv[name];
   if (env.ANTIGRAVITY_MODEL_PROVIDER === undefined) delete childEnv.ANTIGRAVITY_MODEL_PROVIDER;
-  const child = spawn(process.execPath, ["--conditions=antigravity-source", "--import", "tsx", CLI, "--harness", harnessPath, "--input-format", "ndjson", "--output-format", "ndjson", ...args], {
-    cwd: REPO_ROOT,
-    env: childEnv,
-    stdio: ["pipe", "pipe", "pipe"],
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      "--conditions=antigravity-source",
+      "--import",
+      "tsx",
+      CLI,
+      "--harness",
+      harnessPath,
+      "--input-format",
+      "ndjson",
+      "--output-format",
+      "ndjson",
+      ...args,
+    ],
+    {
+      cwd: REPO_ROOT,
+      env: childEnv,
+      stdio: ["pipe", "pipe", "pipe"],
+    },
+  );
   children.push(child);
   const lines = new AsyncQueue<Line>();
   let stdout = "";
@@ -76,7 +99,13 @@ function startCli(args: string[], env: Record<string, string> = {}): NdjsonChild
   );
   const bounded = <T>(promise: Promise<T>, what: string): Promise<T> => {
     let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what} did not happen within ${BOUND_MS} ms; stderr: ${stderr}`)), BOUND_MS)));
+    const timeout = new Promise<never>(
+      (_, reject) =>
+        (timer = setTimeout(
+          () => reject(new Error(`${what} did not happen within ${BOUND_MS} ms; stderr: ${stderr}`)),
+          BOUND_MS,
+        )),
+    );
     return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
   };
   return {
@@ -114,7 +143,11 @@ function startCli(args: string[], env: Record<string, string> = {}): NdjsonChild
 
 describe("parseNdjsonLine", () => {
   it("reads the four kinds of line and refuses the rest with InvalidArgument", () => {
-    expect(parseNdjsonLine('{"type":"user_message","content":"hi","id":"m1"}')).toEqual({ type: "user_message", content: "hi", id: "m1" });
+    expect(parseNdjsonLine('{"type":"user_message","content":"hi","id":"m1"}')).toEqual({
+      type: "user_message",
+      content: "hi",
+      id: "m1",
+    });
     expect(parseNdjsonLine('{"type":"interrupt","version":1}')).toEqual({ type: "interrupt" });
     expect(parseNdjsonLine('{"type":"deny","requestId":"c3"}')).toEqual({ type: "deny", requestId: "c3" });
     for (const line of [
@@ -135,13 +168,19 @@ describe("parseNdjsonLine", () => {
   });
 
   it("takes the formats together, and --mid-turn only with them", () => {
-    expect(parseCliArgs(["--input-format", "ndjson", "--output-format", "ndjson", "--mid-turn", "interrupt"])).toMatchObject({ mode: "ndjson", midTurn: "interrupt" });
+    expect(
+      parseCliArgs(["--input-format", "ndjson", "--output-format", "ndjson", "--mid-turn", "interrupt"]),
+    ).toMatchObject({ mode: "ndjson", midTurn: "interrupt" });
     expect(parseCliArgs(["--input-format", "text", "--output-format", "text", "hi"])).toMatchObject({ mode: "prompt" });
     expect(() => parseCliArgs(["--input-format", "ndjson"])).toThrow(CliUsageError);
-    expect(() => parseCliArgs(["--input-format", "ndjson", "--output-format", "ndjson", "hello"])).toThrow(CliUsageError);
+    expect(() => parseCliArgs(["--input-format", "ndjson", "--output-format", "ndjson", "hello"])).toThrow(
+      CliUsageError,
+    );
     expect(() => parseCliArgs(["--input-format", "yaml"])).toThrow(CliUsageError);
     expect(() => parseCliArgs(["--mid-turn", "interrupt", "hi"])).toThrow(CliUsageError);
-    expect(() => parseCliArgs(["--input-format", "ndjson", "--output-format", "ndjson", "--mid-turn", "soon"])).toThrow(CliUsageError);
+    expect(() => parseCliArgs(["--input-format", "ndjson", "--output-format", "ndjson", "--mid-turn", "soon"])).toThrow(
+      CliUsageError,
+    );
   });
 });
 
@@ -157,11 +196,21 @@ describe("boundedLines", () => {
 
   it("splits on newlines across chunks, drops a CR before LF, keeps a last line without newline and multi-byte characters split between chunks", async () => {
     const euro = Buffer.from("€");
-    expect(await all(chunks("a\r\nb", "c\n\nd", euro.subarray(0, 1), euro.subarray(1), "\n", "tail"), 10)).toEqual([{ line: "a" }, { line: "bc" }, { line: "" }, { line: "d€" }, { line: "tail" }]);
+    expect(await all(chunks("a\r\nb", "c\n\nd", euro.subarray(0, 1), euro.subarray(1), "\n", "tail"), 10)).toEqual([
+      { line: "a" },
+      { line: "bc" },
+      { line: "" },
+      { line: "d€" },
+      { line: "tail" },
+    ]);
   });
 
   it("never holds more than the limit of a long line: reports its length and goes on with the next", async () => {
-    expect(await all(chunks("x".repeat(6), "y".repeat(6), "z\nok\n", "w".repeat(20)), 10)).toEqual([{ tooLong: 13 }, { line: "ok" }, { tooLong: 20 }]);
+    expect(await all(chunks("x".repeat(6), "y".repeat(6), "z\nok\n", "w".repeat(20)), 10)).toEqual([
+      { tooLong: 13 },
+      { line: "ok" },
+      { tooLong: 20 },
+    ]);
   });
 });
 
@@ -185,7 +234,11 @@ describe("antigravity --input-format ndjson --output-format ndjson (a child proc
   it("answers good lines with events, bad lines with error events, and goes on; a confirmation is approved by a line; EOF ends it", async () => {
     const cli = startCli([]);
     const [init] = await cli.until((l) => l.type === "init", "the init line");
-    expect(init).toMatchObject({ type: "init", version: 2, capabilities: { streamingInput: { supported: true, semantics: "queue" } } });
+    expect(init).toMatchObject({
+      type: "init",
+      version: 2,
+      capabilities: { streamingInput: { supported: true, semantics: "queue" } },
+    });
     expect(typeof init?.conversationId).toBe("string");
 
     cli.send("this is not JSON");
@@ -200,22 +253,41 @@ describe("antigravity --input-format ndjson --output-format ndjson (a child proc
 
     cli.send({ type: "user_message", content: "What is the weather in Oslo?", id: "m1" });
     const first = await cli.until((l) => l.type === "result", "the first turn's result");
-    expect(first.find((l) => l.type === "receipt")).toEqual({ type: "receipt", id: "m1", messageIndex: 0, turnIndex: 0 });
-    expect(first.some((l) => l.type === "toolCall" && (l.toolCall as { name: string }).name === "get_weather")).toBe(true);
-    expect(first.some((l) => l.type === "toolResult" && (l.toolCall as { name: string }).name === "get_weather")).toBe(true);
+    expect(first.find((l) => l.type === "receipt")).toEqual({
+      type: "receipt",
+      id: "m1",
+      messageIndex: 0,
+      turnIndex: 0,
+    });
+    expect(first.some((l) => l.type === "toolCall" && (l.toolCall as { name: string }).name === "get_weather")).toBe(
+      true,
+    );
+    expect(first.some((l) => l.type === "toolResult" && (l.toolCall as { name: string }).name === "get_weather")).toBe(
+      true,
+    );
     expect(first.some((l) => l.type === "text")).toBe(true);
     const complete = first.at(-2);
     expect(complete).toMatchObject({ type: "turnComplete", turnIndex: 0 });
-    expect(first.at(-1)).toMatchObject({ type: "result", turnIndex: 0, success: true, interrupted: false, usage: complete?.usage });
+    expect(first.at(-1)).toMatchObject({
+      type: "result",
+      turnIndex: 0,
+      success: true,
+      interrupted: false,
+      usage: complete?.usage,
+    });
 
     cli.send('{"type":"user_message"}'); // no content: an error, the session goes on
     cli.send({ type: "user_message", content: "please run the tests" });
     const asked = await cli.until((l) => l.type === "confirmationRequest", "the run_command confirmation");
-    expect(asked.some((l) => l.type === "error" && (l.error as { message: string }).message.includes("content"))).toBe(true);
+    expect(asked.some((l) => l.type === "error" && (l.error as { message: string }).message.includes("content"))).toBe(
+      true,
+    );
     const request = asked.at(-1) as Line;
     expect((request.toolCall as { name: string }).name).toBe("run_command");
     // Version 2: the request follows its call's toolCall line and repeats that toolCall (one id, one spelling of the arguments).
-    const shown = asked.filter((l) => l.type === "toolCall" && (l.toolCall as { name: string }).name === "run_command").at(-1);
+    const shown = asked
+      .filter((l) => l.type === "toolCall" && (l.toolCall as { name: string }).name === "run_command")
+      .at(-1);
     expect(shown).toBeDefined();
     expect(request.toolCall).toEqual(shown?.toolCall);
     expect((request.toolCall as { id: string }).id).toMatch(/:\d+$/); // the step's id (trajectoryId:stepIndex), not the policy request's call id
@@ -223,8 +295,12 @@ describe("antigravity --input-format ndjson --output-format ndjson (a child proc
     expect(SCHEMA.version).toBe(2);
     cli.send({ type: "approve", requestId: request.requestId });
     const second = await cli.until((l) => l.type === "result", "the second turn's result");
-    expect(second.some((l) => l.type === "error" && (l.error as { message: string }).message.includes('"nope"'))).toBe(true);
-    const result = second.find((l) => l.type === "toolResult" && (l.toolCall as { name: string }).name === "run_command");
+    expect(second.some((l) => l.type === "error" && (l.error as { message: string }).message.includes('"nope"'))).toBe(
+      true,
+    );
+    const result = second.find(
+      (l) => l.type === "toolResult" && (l.toolCall as { name: string }).name === "run_command",
+    );
     expect(result?.toolCall).toEqual(request.toolCall);
     expect(second.at(-1)).toMatchObject({ type: "result", turnIndex: 1, success: true });
 
@@ -234,13 +310,22 @@ describe("antigravity --input-format ndjson --output-format ndjson (a child proc
   });
 
   it("interrupts a turn with an interrupt line and, under --mid-turn interrupt, with a new message; partial output and usage are reported", async () => {
-    const cli = startCli(["--mid-turn", "interrupt"], { ANTIGRAVITY_MODEL_PROVIDER: "scripted", ANTIGRAVITY_SCRIPT: TURNS_SCRIPT });
+    const cli = startCli(["--mid-turn", "interrupt"], {
+      ANTIGRAVITY_MODEL_PROVIDER: "scripted",
+      ANTIGRAVITY_SCRIPT: TURNS_SCRIPT,
+    });
     await cli.until((l) => l.type === "init", "the init line");
     cli.send({ type: "user_message", content: "slow please" });
     const before = await cli.until((l) => l.type === "text", "the slow turn's first text");
     cli.send({ type: "interrupt" });
     const halted = [...before, ...(await cli.until((l) => l.type === "result", "the interrupted turn's result"))];
-    expect(halted.at(-1)).toMatchObject({ type: "result", turnIndex: 0, success: false, interrupted: true, error: { code: "Canceled" } });
+    expect(halted.at(-1)).toMatchObject({
+      type: "result",
+      turnIndex: 0,
+      success: false,
+      interrupted: true,
+      error: { code: "Canceled" },
+    });
     expect((halted.at(-1)?.usage as { totalTokenCount?: number }).totalTokenCount).toBeGreaterThan(0);
     const partial = halted.flatMap((l) => (l.type === "text" ? [l.text as string] : [])).join("");
     expect(partial.startsWith("word0")).toBe(true);
@@ -257,7 +342,9 @@ describe("antigravity --input-format ndjson --output-format ndjson (a child proc
     ]);
     expect(next.find((l) => l.type === "receipt" && l.id === "h")).toMatchObject({ turnIndex: 2 });
     const lastTurn = next.slice(next.findIndex((l) => l.type === "result") + 1);
-    expect(lastTurn.flatMap((l) => (l.type === "text" ? [l.text as string] : [])).join("")).toBe("Hello! Streaming this answer in chunks.");
+    expect(lastTurn.flatMap((l) => (l.type === "text" ? [l.text as string] : [])).join("")).toBe(
+      "Hello! Streaming this answer in chunks.",
+    );
     expect((await cli.end()).code).toBe(0);
   });
 });

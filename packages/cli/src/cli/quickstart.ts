@@ -9,7 +9,10 @@ import { TurnRenderer } from "./turn-renderer.js";
 import { definedProperties } from "@antigravity-ts/sdk/internal";
 
 /** The prompts of the quick start: tools and thoughts first, then a command behind the policy. */
-export const QUICKSTART_PROMPTS = ["What's the weather like in Tokyo, and what is in this workspace?", "Please run `echo hello` in the workspace."] as const;
+export const QUICKSTART_PROMPTS = [
+  "What's the weather like in Tokyo, and what is in this workspace?",
+  "Please run `echo hello` in the workspace.",
+] as const;
 
 /** The only command the one-shot demo's policy lets through. */
 const ALLOWED_COMMAND = "echo hello";
@@ -22,16 +25,26 @@ const ALLOWED_COMMAND = "echo hello";
 export async function runOneShot(cli: CliOptions, out: CliOutput): Promise<number> {
   const renderer = new TurnRenderer(out, { color: cli.color });
   const binary = discoverHarnessBinary(definedProperties({ harnessPath: cli.harnessPath }));
-  renderer.note(`harness: ${binary.source === "bundled" ? "bundled reference harness" : binary.source} (${binary.path})`, "dim");
+  renderer.note(
+    `harness: ${binary.source === "bundled" ? "bundled reference harness" : binary.source} (${binary.path})`,
+    "dim",
+  );
   renderer.note(`model:   ${describeModel()}`, "dim");
 
   const confirm = (call: ToolCall): boolean => {
     const command = commandLineOf(call);
     const allowed = command.trim() === ALLOWED_COMMAND;
-    renderer.note(`policy: run_command \`${command}\` → ${allowed ? "allowed" : "denied"} (this demo only allows \`${ALLOWED_COMMAND}\`)`, "dim");
+    renderer.note(
+      `policy: run_command \`${command}\` → ${allowed ? "allowed" : "denied"} (this demo only allows \`${ALLOWED_COMMAND}\`)`,
+      "dim",
+    );
     return allowed;
   };
-  const agent = buildDemoAgent({ cli, confirmRunCommand: confirm, ...(cli.verbose ? { onStderr: (line) => renderer.note(`[harness] ${line}`, "dim") } : {}) });
+  const agent = buildDemoAgent({
+    cli,
+    confirmRunCommand: confirm,
+    ...(cli.verbose ? { onStderr: (line) => renderer.note(`[harness] ${line}`, "dim") } : {}),
+  });
 
   const turnControl = { current: undefined as AbortController | undefined };
   const onSigint = (): void => {
@@ -42,7 +55,10 @@ export async function runOneShot(cli: CliOptions, out: CliOutput): Promise<numbe
   const startedAt = performance.now();
   const started = await agent.start({ timeoutMs: 60_000 });
   try {
-    renderer.note(`ready in ${Math.round(performance.now() - startedAt)} ms · conversation ${started.conversationId}`, "dim");
+    renderer.note(
+      `ready in ${Math.round(performance.now() - startedAt)} ms · conversation ${started.conversationId}`,
+      "dim",
+    );
     const prompts = cli.prompt === undefined ? QUICKSTART_PROMPTS : [cli.prompt];
     for (const prompt of prompts) {
       renderer.note("");

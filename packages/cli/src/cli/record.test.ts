@@ -41,10 +41,19 @@ const answerOf = (output: string): string =>
 
 describe("parseRecordArgs", () => {
   it("takes --out, an optional --url, and the command to record after --", () => {
-    expect(parseRecordArgs(["--out", "t.ndjson", "--", "-p", "hi"])).toEqual({ out: "t.ndjson", cli: { mode: "prompt", prompt: "hi", verbose: false } });
-    expect(parseRecordArgs(["--out=t.ndjson", "--url", "ws://127.0.0.1:9/"])).toMatchObject({ out: "t.ndjson", url: "ws://127.0.0.1:9/", cli: { mode: "demo" } });
+    expect(parseRecordArgs(["--out", "t.ndjson", "--", "-p", "hi"])).toEqual({
+      out: "t.ndjson",
+      cli: { mode: "prompt", prompt: "hi", verbose: false },
+    });
+    expect(parseRecordArgs(["--out=t.ndjson", "--url", "ws://127.0.0.1:9/"])).toMatchObject({
+      out: "t.ndjson",
+      url: "ws://127.0.0.1:9/",
+      cli: { mode: "demo" },
+    });
     expect(parseRecordArgs(["--help"])).toBe("help");
-    expect(() => parseRecordArgs(["--", "-p", "hi"])).toThrow(new CliUsageError("record needs --out FILE; run antigravity record --help"));
+    expect(() => parseRecordArgs(["--", "-p", "hi"])).toThrow(
+      new CliUsageError("record needs --out FILE; run antigravity record --help"),
+    );
     expect(() => parseRecordArgs(["--out", "t", "-p", "hi"])).toThrow(/the command to record goes after --/);
     expect(() => parseRecordArgs(["--out", "t", "--url", "http://x"])).toThrow(/--url takes a ws:\/\/ or wss:\/\/ URL/);
     expect(() => parseRecordArgs(["--out", "t", "--", "--version"])).toThrow(/no session to record/);
@@ -57,7 +66,15 @@ describe("antigravity record", () => {
     const token = "svc-token-0f8e7d6c5b4a";
     const env = { ...process.env, MY_SERVICE_TOKEN: token };
     const recordedOut = capture();
-    const command = parseRecordArgs(["--out", file, "--", "--harness", harnessPath, "-p", `hello, my token is ${token}`]);
+    const command = parseRecordArgs([
+      "--out",
+      file,
+      "--",
+      "--harness",
+      harnessPath,
+      "-p",
+      `hello, my token is ${token}`,
+    ]);
     if (command === "help") throw new Error("unreachable");
     expect(await runRecorded(command, (cli) => runOneShot(cli, recordedOut), env)).toBe(0);
 
@@ -90,7 +107,12 @@ describe("antigravity record", () => {
       const command = parseRecordArgs(["--out", file, "--url", harness.url, "--", "-p", "hello"]);
       if (command === "help") throw new Error("unreachable");
       const out = capture();
-      expect(await runRecorded(command, (cli) => runOneShot(cli, out), { ...process.env, ANTIGRAVITY_API_KEY: harness.apiKey })).toBe(0);
+      expect(
+        await runRecorded(command, (cli) => runOneShot(cli, out), {
+          ...process.env,
+          ANTIGRAVITY_API_KEY: harness.apiKey,
+        }),
+      ).toBe(0);
       const text = await readFile(file, "utf8");
       expect(text).not.toContain(harness.apiKey);
       const trace = parseTrace(text);

@@ -41,14 +41,24 @@ export function parseRecordArgs(argv: readonly string[]): RecordCommand | "help"
   if (own.includes("-h") || own.includes("--help")) return "help";
   let values: { out?: string | undefined; url?: string | undefined };
   try {
-    ({ values } = parseArgs({ args: [...own], options: { out: { type: "string" }, url: { type: "string" } }, allowPositionals: false, strict: true }));
+    ({ values } = parseArgs({
+      args: [...own],
+      options: { out: { type: "string" }, url: { type: "string" } },
+      allowPositionals: false,
+      strict: true,
+    }));
   } catch (error) {
-    throw new CliUsageError(`record: ${errorText(error)}; the command to record goes after --; run antigravity record --help`);
+    throw new CliUsageError(
+      `record: ${errorText(error)}; the command to record goes after --; run antigravity record --help`,
+    );
   }
-  if (values.out === undefined || values.out === "") throw new CliUsageError("record needs --out FILE; run antigravity record --help");
-  if (values.url !== undefined && !/^wss?:\/\//.test(values.url)) throw new CliUsageError(`record: --url takes a ws:// or wss:// URL, got ${values.url}`);
+  if (values.out === undefined || values.out === "")
+    throw new CliUsageError("record needs --out FILE; run antigravity record --help");
+  if (values.url !== undefined && !/^wss?:\/\//.test(values.url))
+    throw new CliUsageError(`record: --url takes a ws:// or wss:// URL, got ${values.url}`);
   const cli = parseCliArgs(rest);
-  if (cli.mode === "help" || cli.mode === "version") throw new CliUsageError(`record: there is no session to record in antigravity ${rest.join(" ")}`);
+  if (cli.mode === "help" || cli.mode === "version")
+    throw new CliUsageError(`record: there is no session to record in antigravity ${rest.join(" ")}`);
   return { out: values.out, cli, ...(values.url === undefined ? {} : { url: values.url }) };
 }
 
@@ -56,17 +66,34 @@ export function parseRecordArgs(argv: readonly string[]): RecordCommand | "help"
  * Runs `run` on the command's CLI options with every agent's transport recorded to the trace
  * file: one trace for the whole run (each session a connection of it), closed when `run` ends.
  */
-export async function runRecorded(command: RecordCommand, run: (cli: CliOptions) => Promise<number>, env: NodeJS.ProcessEnv = process.env): Promise<number> {
-  const secrets = Object.entries(env).flatMap(([name, value]) => (SECRET_ENV.test(name) && value !== undefined && value.length >= 6 ? [value] : []));
+export async function runRecorded(
+  command: RecordCommand,
+  run: (cli: CliOptions) => Promise<number>,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<number> {
+  const secrets = Object.entries(env).flatMap(([name, value]) =>
+    SECRET_ENV.test(name) && value !== undefined && value.length >= 6 ? [value] : [],
+  );
   let current: Transport | undefined;
-  const recorder: RecordingTransport = recordingTransport({ connect: (options) => (current as Transport).connect(options) }, fileTraceSink(command.out), {
-    secrets,
-    meta: { client: "antigravity record", mode: command.cli.mode, peer: command.url === undefined ? "subprocess" : "listening harness" },
-  });
+  const recorder: RecordingTransport = recordingTransport(
+    { connect: (options) => (current as Transport).connect(options) },
+    fileTraceSink(command.out),
+    {
+      secrets,
+      meta: {
+        client: "antigravity record",
+        mode: command.cli.mode,
+        peer: command.url === undefined ? "subprocess" : "listening harness",
+      },
+    },
+  );
   const { url } = command;
   const wrapTransport = (factory: TransportFactory): TransportFactory => {
     const recorded = (context: Parameters<TransportFactory>[0]): Transport => {
-      current = url === undefined ? factory(context) : new WebSocketTransport({ url, ...(env.ANTIGRAVITY_API_KEY ? { apiKey: env.ANTIGRAVITY_API_KEY } : {}) });
+      current =
+        url === undefined
+          ? factory(context)
+          : new WebSocketTransport({ url, ...(env.ANTIGRAVITY_API_KEY ? { apiKey: env.ANTIGRAVITY_API_KEY } : {}) });
       return recorder;
     };
     // The harness antigravity starts gets Node's defaults (app data directory) as without recording.

@@ -77,7 +77,12 @@ export class ReplInput {
     this.#output = output;
     this.#prompt = options.prompt;
     this.#gate = this.terminal ? new EchoGate(output) : undefined;
-    this.#rl = createInterface({ input, terminal: this.terminal, prompt: options.prompt, ...definedProperties({ output: this.#gate }) });
+    this.#rl = createInterface({
+      input,
+      terminal: this.terminal,
+      prompt: options.prompt,
+      ...definedProperties({ output: this.#gate }),
+    });
     this.#rl.on("line", (text) => this.#onLine(text));
     this.#rl.on("SIGINT", options.onInterrupt);
     this.#rl.once("close", () => {

@@ -4,7 +4,12 @@ import { join } from "node:path";
 import type { AskUserHandler, Conversation, ConversationSnapshot, StartedAgent } from "@antigravity-ts/sdk";
 import { createMemoryConversationStore } from "@antigravity-ts/sdk/storage";
 import type { CliOptions } from "./cli-args.js";
-import { copyHarnessStorage, readConversationFile, restoreHarnessStorage, writeConversationFile } from "./conversation-file.js";
+import {
+  copyHarnessStorage,
+  readConversationFile,
+  restoreHarnessStorage,
+  writeConversationFile,
+} from "./conversation-file.js";
 import { buildDemoAgent } from "./demo-agent.js";
 
 /** Options of {@link ReplSession.start}. */
@@ -105,9 +110,18 @@ export class ReplSession {
 }
 
 /** Starts the demo agent on `saveDir`, continuing `snapshot`'s conversation when given. */
-function startAgent(options: ReplSessionOptions, saveDir: string, snapshot?: ConversationSnapshot): Promise<StartedAgent> {
+function startAgent(
+  options: ReplSessionOptions,
+  saveDir: string,
+  snapshot?: ConversationSnapshot,
+): Promise<StartedAgent> {
   const continueConversation =
-    snapshot === undefined ? undefined : { conversationId: snapshot.conversationId, store: createMemoryConversationStore({ entries: new Map([[snapshot.conversationId, snapshot]]) }) };
+    snapshot === undefined
+      ? undefined
+      : {
+          conversationId: snapshot.conversationId,
+          store: createMemoryConversationStore({ entries: new Map([[snapshot.conversationId, snapshot]]) }),
+        };
   const agent = buildDemoAgent({
     cli: options.cli,
     confirmRunCommand: options.confirmRunCommand,

@@ -28,7 +28,13 @@ const SCRIPT = {
         { text: "Both asked." },
       ],
     },
-    { match: "run", calls: [{ text: "Running it.", toolCalls: [{ name: "run_command", args: { CommandLine: "echo hi" } }] }, { text: "Ran: {{result.output}}" }] },
+    {
+      match: "run",
+      calls: [
+        { text: "Running it.", toolCalls: [{ name: "run_command", args: { CommandLine: "echo hi" } }] },
+        { text: "Ran: {{result.output}}" },
+      ],
+    },
     { calls: [{ text: "Answer to {{prompt}}." }] },
   ],
 };
@@ -49,7 +55,8 @@ afterAll(async () => {
 
 const children: ChildProcess[] = [];
 afterEach(() => {
-  for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+  for (const child of children.splice(0))
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
 });
 
 /**
@@ -64,13 +71,39 @@ function screenText(raw: string): string {
 }
 
 /** The CLI's REPL in a pseudo-terminal: type keys, wait for text on the screen, exit code. */
-function startTerminalRepl(): { type(keys: string): void; waitFor(text: string, times?: number): Promise<void>; screen(): string; exited: Promise<number | null> } {
-  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: "1", ANTIGRAVITY_MODEL_PROVIDER: "scripted", ANTIGRAVITY_SCRIPT: scriptFile, TERM: "xterm" };
+function startTerminalRepl(): {
+  type(keys: string): void;
+  waitFor(text: string, times?: number): Promise<void>;
+  screen(): string;
+  exited: Promise<number | null>;
+} {
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    NO_COLOR: "1",
+    ANTIGRAVITY_MODEL_PROVIDER: "scripted",
+    ANTIGRAVITY_SCRIPT: scriptFile,
+    TERM: "xterm",
+  };
   for (const name of ["GEMINI_API_KEY", "ANTIGRAVITY_HARNESS_PATH"]) delete env[name];
-  const command = [process.execPath, "--conditions=antigravity-source", "--import", "tsx", CLI, "--interactive", "--harness", harnessPath, "--workspace", scratch]
+  const command = [
+    process.execPath,
+    "--conditions=antigravity-source",
+    "--import",
+    "tsx",
+    CLI,
+    "--interactive",
+    "--harness",
+    harnessPath,
+    "--workspace",
+    scratch,
+  ]
     .map((arg) => `'${arg.replaceAll("'", "'\\''")}'`)
     .join(" ");
-  const child = spawn("script", ["-qfec", command, "/dev/null"], { cwd: REPO_ROOT, env, stdio: ["pipe", "pipe", "pipe"] });
+  const child = spawn("script", ["-qfec", command, "/dev/null"], {
+    cwd: REPO_ROOT,
+    env,
+    stdio: ["pipe", "pipe", "pipe"],
+  });
   children.push(child);
   let raw = "";
   const waiters: { text: string; times: number; resolve: () => void }[] = [];
@@ -90,7 +123,9 @@ function startTerminalRepl(): { type(keys: string): void; waitFor(text: string, 
         ? Promise.resolve()
         : new Promise<void>((resolve, reject) => {
             waiters.push({ text, times, resolve });
-            void exited.then(() => reject(new Error(`the REPL exited before showing ${JSON.stringify(text)}; screen:\n${screenText(raw)}`)));
+            void exited.then(() =>
+              reject(new Error(`the REPL exited before showing ${JSON.stringify(text)}; screen:\n${screenText(raw)}`)),
+            );
           }),
     screen: () => screenText(raw),
     exited,
@@ -132,7 +167,9 @@ describe.skipIf(!hasScript)("REPL in a terminal", () => {
       expect(await repl.exited).toBe(0);
 
       const screen = repl.screen();
-      expect(screen).toContain(`offline scripted model playing ${scriptFile} (ANTIGRAVITY_SCRIPT; ANTIGRAVITY_MODEL_PROVIDER=scripted)`);
+      expect(screen).toContain(
+        `offline scripted model playing ${scriptFile} (ANTIGRAVITY_SCRIPT; ANTIGRAVITY_MODEL_PROVIDER=scripted)`,
+      );
       expect(screen).toContain(`› slow\n${SLOW_ANSWER}\ntokens: `);
       // Typed mid-turn: not on the screen until its own turn starts, then on its own prompt line.
       expect(screen.split("queued prompt")).toHaveLength(3);

@@ -21,7 +21,11 @@ const PROMPT = "› ";
  * running turn and exits at the prompt. `run_command` asks for confirmation, once, on its own
  * line. Returns the process exit code.
  */
-export async function runRepl(cli: CliOptions, input: NodeJS.ReadableStream & { isTTY?: boolean }, output: NodeJS.WritableStream & { isTTY?: boolean }): Promise<number> {
+export async function runRepl(
+  cli: CliOptions,
+  input: NodeJS.ReadableStream & { isTTY?: boolean },
+  output: NodeJS.WritableStream & { isTTY?: boolean },
+): Promise<number> {
   const renderer = new TurnRenderer(output, { color: cli.color });
   let turn: AbortController | undefined;
   const lines = new ReplInput(input, output, { prompt: PROMPT, onInterrupt: () => interrupt() });
@@ -52,8 +56,15 @@ export async function runRepl(cli: CliOptions, input: NodeJS.ReadableStream & { 
   let session: ReplSession | undefined;
   try {
     renderer.note(`model: ${describeModel()} · starting the harness…`, "dim");
-    session = await ReplSession.start({ cli, confirmRunCommand: confirm, ...(cli.verbose ? { onStderr: (line: string) => renderer.note(`[harness] ${line}`, "dim") } : {}) });
-    renderer.note(`ready · conversation ${session.conversationId} · /help lists the commands, /exit or Ctrl-D leaves, Ctrl-C halts a turn`, "dim");
+    session = await ReplSession.start({
+      cli,
+      confirmRunCommand: confirm,
+      ...(cli.verbose ? { onStderr: (line: string) => renderer.note(`[harness] ${line}`, "dim") } : {}),
+    });
+    renderer.note(
+      `ready · conversation ${session.conversationId} · /help lists the commands, /exit or Ctrl-D leaves, Ctrl-C halts a turn`,
+      "dim",
+    );
     const host: SlashCommandHost = { renderer, session };
     for (;;) {
       if (lines.queued === 0) lines.prompt();

@@ -9,12 +9,18 @@ export type TurnOutcome = "done" | "halted";
  * text, tool calls with a spinner), then the token usage. Aborting `signal` halts the turn
  * (protocol §13) and resolves `"halted"`; other failures reject with the `SdkError`.
  */
-export async function runTurn(conversation: Conversation, prompt: Prompt, renderer: TurnRenderer, signal: AbortSignal): Promise<TurnOutcome> {
+export async function runTurn(
+  conversation: Conversation,
+  prompt: Prompt,
+  renderer: TurnRenderer,
+  signal: AbortSignal,
+): Promise<TurnOutcome> {
   let failure: SdkError | undefined;
   try {
     // throughCancel: after a halt, the steps the harness still sends (up to its halt) are drawn
     // too, so the halted turn shows what /history shows.
-    for await (const step of conversation.chat(prompt, { signal }).steps({ throughCancel: true })) renderer.onStep(step);
+    for await (const step of conversation.chat(prompt, { signal }).steps({ throughCancel: true }))
+      renderer.onStep(step);
   } catch (error) {
     failure = SdkError.from(error);
   }

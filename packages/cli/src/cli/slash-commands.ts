@@ -55,17 +55,28 @@ export async function runSlashCommand(line: string, host: SlashCommandHost): Pro
         return "continue";
       case "save": {
         const { path, snapshot } = await session.save(argument || DEFAULT_CONVERSATION_FILE);
-        renderer.note(`saved ${plural(snapshot.turnCount, "turn")} of conversation ${snapshot.conversationId} to ${path}`, "dim");
+        renderer.note(
+          `saved ${plural(snapshot.turnCount, "turn")} of conversation ${snapshot.conversationId} to ${path}`,
+          "dim",
+        );
         return "continue";
       }
       case "load": {
         const { snapshot, modelHasContext } = await session.load(argument || DEFAULT_CONVERSATION_FILE);
-        const context = modelHasContext ? "" : "; the harness has no record of it, so the model starts without its context";
-        renderer.note(`loaded ${plural(snapshot.turnCount, "turn")} of conversation ${snapshot.conversationId}${context}`, "dim");
+        const context = modelHasContext
+          ? ""
+          : "; the harness has no record of it, so the model starts without its context";
+        renderer.note(
+          `loaded ${plural(snapshot.turnCount, "turn")} of conversation ${snapshot.conversationId}${context}`,
+          "dim",
+        );
         return "continue";
       }
       default:
-        renderer.note(`unknown command /${name}; /help lists the commands (a prompt that starts with / needs a space before it)`, "error");
+        renderer.note(
+          `unknown command /${name}; /help lists the commands (a prompt that starts with / needs a space before it)`,
+          "error",
+        );
         return "continue";
     }
   } catch (error) {
@@ -90,7 +101,8 @@ function printHistory(renderer: TurnRenderer, steps: readonly Step[], turnStarts
     const tools = new Map<string, string>();
     for (const step of turn) {
       const call = step.toolCalls[0];
-      if (step.type === StepType.ToolCall && call !== undefined && !isSyntheticToolStep(step)) tools.set(call.id || step.id, call.name);
+      if (step.type === StepType.ToolCall && call !== undefined && !isSyntheticToolStep(step))
+        tools.set(call.id || step.id, call.name);
     }
     const answer = turn
       .filter((step) => step.source === StepSource.Model && step.type === StepType.TextResponse)

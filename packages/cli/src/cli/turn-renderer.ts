@@ -1,4 +1,11 @@
-import { isSyntheticToolStep, StepStatus, StepType, type Step, type ToolCall, type UsageMetadata } from "@antigravity-ts/sdk";
+import {
+  isSyntheticToolStep,
+  StepStatus,
+  StepType,
+  type Step,
+  type ToolCall,
+  type UsageMetadata,
+} from "@antigravity-ts/sdk";
 import { Spinner, type CliOutput } from "./spinner.js";
 
 /** Options of {@link TurnRenderer}. */
@@ -44,7 +51,8 @@ export class TurnRenderer {
       return;
     }
     if (step.thinkingDelta !== "") this.#stream("thought", step.stepIndex, step.thinkingDelta);
-    if (step.contentDelta !== "" && step.type !== StepType.Finish) this.#stream("text", step.stepIndex, step.contentDelta);
+    if (step.contentDelta !== "" && step.type !== StepType.Finish)
+      this.#stream("text", step.stepIndex, step.contentDelta);
     if (step.status === StepStatus.Error && step.error !== "") {
       this.#endLine(); // on its own line, not glued to the streamed text
       this.#mode = "none";
@@ -114,7 +122,8 @@ export class TurnRenderer {
 
   /** Prints the token usage of a turn and of the session. */
   usage(turn: UsageMetadata | undefined, total: UsageMetadata): void {
-    const parts = (u: UsageMetadata): string => `${u.promptTokenCount} in · ${u.candidatesTokenCount} out · ${u.thoughtsTokenCount} thinking · ${u.totalTokenCount} total`;
+    const parts = (u: UsageMetadata): string =>
+      `${u.promptTokenCount} in · ${u.candidatesTokenCount} out · ${u.thoughtsTokenCount} thinking · ${u.totalTokenCount} total`;
     const turnText = turn === undefined ? "" : `this turn ${parts(turn)}; `;
     this.note(`tokens: ${turnText}session ${parts(total)}`, "dim");
   }

@@ -7,7 +7,12 @@ import { ErrorCode, SdkError } from "@antigravity-ts/sdk";
 import { NDJSON_OUTPUT_FIELDS } from "../cli/ndjson-protocol.js";
 import { REPO_ROOT, ensureScriptedReferenceHarness } from "@antigravity-ts/test-kit";
 import { processAlive, processTree } from "./testing/process-tree.js";
-import { spawnStreamingSession, type NdjsonSessionEvent, type NdjsonStreamingSession, type SpawnStreamingSessionOptions } from "./ndjson-streaming-session.js";
+import {
+  spawnStreamingSession,
+  type NdjsonSessionEvent,
+  type NdjsonStreamingSession,
+  type SpawnStreamingSessionOptions,
+} from "./ndjson-streaming-session.js";
 
 // StreamingSession over an NDJSON child process (issue 11 item 2, seed 003's shape): the real
 // `antigravity` CLI with the bundled reference harness, and a fake child that writes bad lines.
@@ -30,21 +35,35 @@ afterEach(async () => {
 function cliSession(options: SpawnStreamingSessionOptions & { scripted?: boolean } = {}): NdjsonStreamingSession {
   const env: NodeJS.ProcessEnv = { ...process.env };
   for (const name of ["GEMINI_API_KEY", "ANTIGRAVITY_HARNESS_PATH", "ANTIGRAVITY_MODEL_PROVIDER"]) delete env[name];
-  if (options.scripted === true) Object.assign(env, { ANTIGRAVITY_MODEL_PROVIDER: "scripted", ANTIGRAVITY_SCRIPT: TURNS_SCRIPT });
-  const session = spawnStreamingSession({ midTurn: options.midTurn, args: ["--harness", harnessPath], env, cwd: REPO_ROOT });
+  if (options.scripted === true)
+    Object.assign(env, { ANTIGRAVITY_MODEL_PROVIDER: "scripted", ANTIGRAVITY_SCRIPT: TURNS_SCRIPT });
+  const session = spawnStreamingSession({
+    midTurn: options.midTurn,
+    args: ["--harness", harnessPath],
+    env,
+    cwd: REPO_ROOT,
+  });
   sessions.push(session);
   return session;
 }
 
 /** Reads events until one matches (bounded); returns every event read. */
-async function until(session: NdjsonStreamingSession, match: (event: NdjsonSessionEvent) => boolean, what: string): Promise<NdjsonSessionEvent[]> {
+async function until(
+  session: NdjsonStreamingSession,
+  match: (event: NdjsonSessionEvent) => boolean,
+  what: string,
+): Promise<NdjsonSessionEvent[]> {
   let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what} did not happen within ${BOUND_MS} ms`)), BOUND_MS)));
+  const timeout = new Promise<never>(
+    (_, reject) =>
+      (timer = setTimeout(() => reject(new Error(`${what} did not happen within ${BOUND_MS} ms`)), BOUND_MS)),
+  );
   const reading = (async () => {
     const seen: NdjsonSessionEvent[] = [];
     for (;;) {
       const event = await session.nextEvent();
-      if (event === undefined) throw new Error(`the session ended before ${what}: ${JSON.stringify(seen.map((e) => e.type))}`);
+      if (event === undefined)
+        throw new Error(`the session ended before ${what}: ${JSON.stringify(seen.map((e) => e.type))}`);
       seen.push(event);
       if (match(event)) return seen;
     }
@@ -52,7 +71,8 @@ async function until(session: NdjsonStreamingSession, match: (event: NdjsonSessi
   return Promise.race([reading, timeout]).finally(() => clearTimeout(timer));
 }
 
-const text = (events: NdjsonSessionEvent[]): string => events.flatMap((e) => (e.type === "text" ? [e.text] : [])).join("");
+const text = (events: NdjsonSessionEvent[]): string =>
+  events.flatMap((e) => (e.type === "text" ? [e.text] : [])).join("");
 const results = (events: NdjsonSessionEvent[]) => events.flatMap((e) => (e.type === "result" ? [e] : []));
 
 describe("spawnStreamingSession over the antigravity CLI (a real child process)", () => {
@@ -98,7 +118,9 @@ describe("spawnStreamingSession over the antigravity CLI (a real child process)"
       [1, true, false],
     ]);
     expect(text(events)).toContain("word199");
-    expect(text(events.slice(events.findIndex((e) => e.type === "result") + 1))).toBe("Hello! Streaming this answer in chunks.");
+    expect(text(events.slice(events.findIndex((e) => e.type === "result") + 1))).toBe(
+      "Hello! Streaming this answer in chunks.",
+    );
   });
 
   it("interrupt: a message sent mid-turn halts the turn (partial output kept); interrupt() halts one and resolves after its result", async () => {
@@ -107,7 +129,10 @@ describe("spawnStreamingSession over the antigravity CLI (a real child process)"
     await session.sendUserMessage("slow please");
     const before = await until(session, (e) => e.type === "text", "the slow turn's first text");
     const newer = session.sendUserMessage("hello there");
-    const events = [...before, ...(await until(session, (e) => e.type === "result" && e.turnIndex === 1, "the newer message's result"))];
+    const events = [
+      ...before,
+      ...(await until(session, (e) => e.type === "result" && e.turnIndex === 1, "the newer message's result")),
+    ];
     expect(await newer).toEqual({ messageIndex: 1, turnIndex: 1 });
     const [halted, next] = results(events);
     expect(halted).toMatchObject({ turnIndex: 0, success: false, interrupted: true });
@@ -147,19 +172,30 @@ describe("spawnStreamingSession over the antigravity CLI (a real child process)"
     expect(tree.filter(processAlive)).toEqual([]);
   });
 
-  it.each(["exit", "kill"])("a parent that ends mid-turn (%s) leaves no process of the session's tree behind (ps)", async (how) => {
-    const env: NodeJS.ProcessEnv = { ...process.env, ANTIGRAVITY_MODEL_PROVIDER: "scripted", ANTIGRAVITY_SCRIPT: TURNS_SCRIPT };
-    for (const name of ["GEMINI_API_KEY", "ANTIGRAVITY_HARNESS_PATH"]) delete env[name];
-    const parent = spawn(process.execPath, ["--conditions=antigravity-source", "--import", "tsx", EXITING_PARENT, harnessPath, how], { cwd: REPO_ROOT, env, stdio: ["ignore", "pipe", "inherit"] });
-    let out = "";
-    parent.stdout.setEncoding("utf8").on("data", (chunk: string) => (out += chunk));
-    await new Promise((resolve) => parent.once("exit", resolve));
-    const tree = (JSON.parse(out) as { tree: number[] }).tree;
-    expect(tree.length).toBeGreaterThanOrEqual(2); // the CLI and its harness, seen by the parent before it ended
-    // Liveness bound: a child left without its parent must notice (signal or end of input) and go.
-    for (let waited = 0; tree.some(processAlive) && waited < BOUND_MS; waited += 200) await sleep(200);
-    expect(tree.filter(processAlive)).toEqual([]);
-  });
+  it.each(["exit", "kill"])(
+    "a parent that ends mid-turn (%s) leaves no process of the session's tree behind (ps)",
+    async (how) => {
+      const env: NodeJS.ProcessEnv = {
+        ...process.env,
+        ANTIGRAVITY_MODEL_PROVIDER: "scripted",
+        ANTIGRAVITY_SCRIPT: TURNS_SCRIPT,
+      };
+      for (const name of ["GEMINI_API_KEY", "ANTIGRAVITY_HARNESS_PATH"]) delete env[name];
+      const parent = spawn(
+        process.execPath,
+        ["--conditions=antigravity-source", "--import", "tsx", EXITING_PARENT, harnessPath, how],
+        { cwd: REPO_ROOT, env, stdio: ["ignore", "pipe", "inherit"] },
+      );
+      let out = "";
+      parent.stdout.setEncoding("utf8").on("data", (chunk: string) => (out += chunk));
+      await new Promise((resolve) => parent.once("exit", resolve));
+      const tree = (JSON.parse(out) as { tree: number[] }).tree;
+      expect(tree.length).toBeGreaterThanOrEqual(2); // the CLI and its harness, seen by the parent before it ended
+      // Liveness bound: a child left without its parent must notice (signal or end of input) and go.
+      for (let waited = 0; tree.some(processAlive) && waited < BOUND_MS; waited += 200) await sleep(200);
+      expect(tree.filter(processAlive)).toEqual([]);
+    },
+  );
 });
 
 describe("spawnStreamingSession over a hostile child", () => {
@@ -170,14 +206,28 @@ describe("spawnStreamingSession over a hostile child", () => {
     const events = await until(session, (e) => e.type === "result", "the fake turn's result");
     expect(await receipt).toEqual({ messageIndex: 0, turnIndex: 0 });
     const errors = events.flatMap((e) => (e.type === "error" ? [e.error] : []));
-    expect(errors.map((e) => e.code)).toEqual([ErrorCode.ProtocolError, ErrorCode.ProtocolError, ErrorCode.ProtocolError, ErrorCode.ProtocolError]);
+    expect(errors.map((e) => e.code)).toEqual([
+      ErrorCode.ProtocolError,
+      ErrorCode.ProtocolError,
+      ErrorCode.ProtocolError,
+      ErrorCode.ProtocolError,
+    ]);
     expect(errors.map((e) => e.message)).toEqual([
       expect.stringMatching(/not JSON/),
       expect.stringMatching(/3145728 characters; the limit is 1048576/),
       expect.stringMatching(/a text line needs a string "text"/),
       expect.stringMatching(/version 3 is not supported/),
     ]);
-    expect(events.map((e) => e.type)).toEqual(["init", "error", "error", "error", "error", "text", "turnComplete", "result"]);
+    expect(events.map((e) => e.type)).toEqual([
+      "init",
+      "error",
+      "error",
+      "error",
+      "error",
+      "text",
+      "turnComplete",
+      "result",
+    ]);
     expect(text(events)).toBe("still here");
     session.closeInput();
     expect(await session.wait()).toEqual({ code: 0, signal: null });
@@ -187,10 +237,15 @@ describe("spawnStreamingSession over a hostile child", () => {
   it("reports a child whose init declares other mid-turn semantics than the session's with a FailedPrecondition error event", async () => {
     const session = spawnStreamingSession({ command: process.execPath, args: [FAKE_CHILD], midTurn: "interrupt" });
     sessions.push(session);
-    expect(await session.nextEvent()).toMatchObject({ type: "init", capabilities: { streamingInput: { semantics: "queue" } } });
+    expect(await session.nextEvent()).toMatchObject({
+      type: "init",
+      capabilities: { streamingInput: { semantics: "queue" } },
+    });
     const mismatch = await session.nextEvent();
     expect(mismatch).toMatchObject({ type: "error", error: { code: ErrorCode.FailedPrecondition } });
-    expect(mismatch?.type === "error" ? mismatch.error.message : "").toMatch(/declares mid-turn semantics "queue", but the session was opened with "interrupt"/);
+    expect(mismatch?.type === "error" ? mismatch.error.message : "").toMatch(
+      /declares mid-turn semantics "queue", but the session was opened with "interrupt"/,
+    );
     session.closeInput();
     expect(await session.wait()).toEqual({ code: 0, signal: null });
   });
@@ -208,12 +263,17 @@ describe("spawnStreamingSession over a hostile child", () => {
 describe("the output line format", () => {
   it("requires what docs/ndjson.schema.json requires, for every output type", () => {
     type Branch = { properties: { type: { const?: string; enum?: string[] } }; required: string[] };
-    const schema = JSON.parse(readFileSync(new URL("../../../../docs/ndjson.schema.json", import.meta.url), "utf8")) as { $defs: { output: { oneOf: Branch[] } } };
+    const schema = JSON.parse(
+      readFileSync(new URL("../../../../docs/ndjson.schema.json", import.meta.url), "utf8"),
+    ) as { $defs: { output: { oneOf: Branch[] } } };
     const fromSchema: Record<string, string[]> = {};
     for (const branch of schema.$defs.output.oneOf) {
-      for (const type of branch.properties.type.enum ?? [branch.properties.type.const ?? ""]) fromSchema[type] = branch.required.filter((k) => k !== "type").sort();
+      for (const type of branch.properties.type.enum ?? [branch.properties.type.const ?? ""])
+        fromSchema[type] = branch.required.filter((k) => k !== "type").sort();
     }
-    const fromCode = Object.fromEntries(Object.entries(NDJSON_OUTPUT_FIELDS).map(([type, fields]) => [type, Object.keys(fields).sort()]));
+    const fromCode = Object.fromEntries(
+      Object.entries(NDJSON_OUTPUT_FIELDS).map(([type, fields]) => [type, Object.keys(fields).sort()]),
+    );
     expect(fromCode).toEqual(fromSchema);
   });
 });

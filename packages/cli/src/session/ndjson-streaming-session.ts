@@ -2,10 +2,25 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { ErrorCode, MID_TURN_SEMANTICS, SdkError, type MessageReceipt, type MidTurnSemantics, type SessionEvent, type StreamingSessionCapabilities, type ToolCall } from "@antigravity-ts/sdk";
+import {
+  ErrorCode,
+  MID_TURN_SEMANTICS,
+  SdkError,
+  type MessageReceipt,
+  type MidTurnSemantics,
+  type SessionEvent,
+  type StreamingSessionCapabilities,
+  type ToolCall,
+} from "@antigravity-ts/sdk";
 import { AsyncQueue } from "@antigravity-ts/sdk/internal";
 import { boundedLines } from "../cli/bounded-lines.js";
-import { MAX_NDJSON_LINE, ndjsonInputLine, parseNdjsonOutputLine, type NdjsonInput, type NdjsonOutputLine } from "../cli/ndjson-protocol.js";
+import {
+  MAX_NDJSON_LINE,
+  ndjsonInputLine,
+  parseNdjsonOutputLine,
+  type NdjsonInput,
+  type NdjsonOutputLine,
+} from "../cli/ndjson-protocol.js";
 import { StderrTail, registerChild, unregisterChild } from "@antigravity-ts/node/internal";
 
 /** Options of {@link spawnStreamingSession}. */
@@ -52,7 +67,17 @@ const DISPOSE_GRACE_MS = 5_000;
 const TERM_GRACE_MS = 2_000;
 
 /** Events that belong to a running turn (its start is seen from the child's output). */
-const TURN_EVENTS = new Set(["thought", "text", "toolCall", "toolResult", "toolError", "permissionRequest", "usage", "confirmationRequest", "awaitingConfirmation"]);
+const TURN_EVENTS = new Set([
+  "thought",
+  "text",
+  "toolCall",
+  "toolResult",
+  "toolError",
+  "permissionRequest",
+  "usage",
+  "confirmationRequest",
+  "awaitingConfirmation",
+]);
 
 /**
  * Starts an agent as a child process speaking the NDJSON line format (by default this package's
@@ -71,10 +96,20 @@ const TURN_EVENTS = new Set(["thought", "text", "toolCall", "toolResult", "toolE
 export function spawnStreamingSession(options: SpawnStreamingSessionOptions = {}): NdjsonStreamingSession {
   const semantics = options.midTurn ?? "queue";
   if (!MID_TURN_SEMANTICS.includes(semantics)) {
-    throw new SdkError(ErrorCode.InvalidArgument, `midTurn must be one of ${MID_TURN_SEMANTICS.join(", ")}, got ${JSON.stringify(semantics)}`);
+    throw new SdkError(
+      ErrorCode.InvalidArgument,
+      `midTurn must be one of ${MID_TURN_SEMANTICS.join(", ")}, got ${JSON.stringify(semantics)}`,
+    );
   }
-  const [command, args] = options.command === undefined ? defaultCommand(semantics, options.args ?? []) : [options.command, [...(options.args ?? [])]];
-  const child = spawn(command, args, { cwd: options.cwd, env: options.env ?? process.env, stdio: ["pipe", "pipe", "pipe"] });
+  const [command, args] =
+    options.command === undefined
+      ? defaultCommand(semantics, options.args ?? [])
+      : [options.command, [...(options.args ?? [])]];
+  const child = spawn(command, args, {
+    cwd: options.cwd,
+    env: options.env ?? process.env,
+    stdio: ["pipe", "pipe", "pipe"],
+  });
   return new NdjsonStreamingSession(child, semantics, options.onStderr);
 }
 
@@ -84,8 +119,13 @@ function defaultCommand(semantics: MidTurnSemantics, extra: readonly string[]): 
   const packageDir = dirname(require.resolve("@antigravity-ts/cli/package.json"));
   const fromSource = import.meta.url.endsWith(".ts");
   const cli = join(packageDir, fromSource ? "src/cli.ts" : "dist/cli.js");
-  const loader = fromSource ? ["--conditions=antigravity-source", "--import", pathToFileURL(require.resolve("tsx")).href] : [];
-  return [process.execPath, [...loader, cli, "--input-format", "ndjson", "--output-format", "ndjson", "--mid-turn", semantics, ...extra]];
+  const loader = fromSource
+    ? ["--conditions=antigravity-source", "--import", pathToFileURL(require.resolve("tsx")).href]
+    : [];
+  return [
+    process.execPath,
+    [...loader, cli, "--input-format", "ndjson", "--output-format", "ndjson", "--mid-turn", semantics, ...extra],
+  ];
 }
 
 /**
@@ -101,7 +141,10 @@ export class NdjsonStreamingSession implements AsyncIterable<NdjsonSessionEvent>
   readonly #child: ChildProcess;
   readonly #events = new AsyncQueue<NdjsonSessionEvent>();
   readonly #stderr = new StderrTail();
-  readonly #receipts = new Map<string, { resolve: (receipt: MessageReceipt) => void; reject: (error: SdkError) => void }>();
+  readonly #receipts = new Map<
+    string,
+    { resolve: (receipt: MessageReceipt) => void; reject: (error: SdkError) => void }
+  >();
   /** Resolved by the next `result` line (or the end): what `interrupt()` waits for. */
   #turnOver: Array<() => void> = [];
   readonly #exit: Promise<ChildExitStatus>;
@@ -124,7 +167,10 @@ export class NdjsonStreamingSession implements AsyncIterable<NdjsonSessionEvent>
     });
     this.#exit = new Promise((resolve) => {
       child.once("error", (error) => {
-        this.#events.push({ type: "error", error: new SdkError(ErrorCode.Unavailable, `could not start the NDJSON child: ${error.message}`) });
+        this.#events.push({
+          type: "error",
+          error: new SdkError(ErrorCode.Unavailable, `could not start the NDJSON child: ${error.message}`),
+        });
         this.#exited = true;
         this.#spawnFailed = true;
         unregisterChild(child);
@@ -153,8 +199,13 @@ export class NdjsonStreamingSession implements AsyncIterable<NdjsonSessionEvent>
    */
   sendUserMessage(prompt: string): Promise<MessageReceipt> {
     try {
-      if (this.#inputClosed || this.#exited) throw new SdkError(ErrorCode.FailedPrecondition, "the session's input is closed (closeInput() or the child exited): start a new session to send more");
-      if (typeof prompt !== "string") throw new SdkError(ErrorCode.InvalidArgument, "an NDJSON session takes text prompts only (a string)");
+      if (this.#inputClosed || this.#exited)
+        throw new SdkError(
+          ErrorCode.FailedPrecondition,
+          "the session's input is closed (closeInput() or the child exited): start a new session to send more",
+        );
+      if (typeof prompt !== "string")
+        throw new SdkError(ErrorCode.InvalidArgument, "an NDJSON session takes text prompts only (a string)");
       const id = `m${this.#nextId++}`;
       this.#write({ type: "user_message", content: prompt, id });
       const receipt = new Promise<MessageReceipt>((resolve, reject) => this.#receipts.set(id, { resolve, reject }));
@@ -219,7 +270,8 @@ export class NdjsonStreamingSession implements AsyncIterable<NdjsonSessionEvent>
   }
 
   #answer(type: "approve" | "deny", requestId: string | undefined): void {
-    if (this.#inputClosed || this.#exited) throw new SdkError(ErrorCode.FailedPrecondition, `${type}: the session's input is closed`);
+    if (this.#inputClosed || this.#exited)
+      throw new SdkError(ErrorCode.FailedPrecondition, `${type}: the session's input is closed`);
     this.#write(requestId === undefined ? { type } : { type, requestId });
   }
 
@@ -250,7 +302,10 @@ export class NdjsonStreamingSession implements AsyncIterable<NdjsonSessionEvent>
           if ("tooLong" in read) {
             this.#events.push({
               type: "error",
-              error: new SdkError(ErrorCode.ProtocolError, `bad output line from the NDJSON child: the line has ${read.tooLong} characters; the limit is ${MAX_NDJSON_LINE} (docs/ndjson.md)`),
+              error: new SdkError(
+                ErrorCode.ProtocolError,
+                `bad output line from the NDJSON child: the line has ${read.tooLong} characters; the limit is ${MAX_NDJSON_LINE} (docs/ndjson.md)`,
+              ),
             });
             continue;
           }
@@ -263,10 +318,20 @@ export class NdjsonStreamingSession implements AsyncIterable<NdjsonSessionEvent>
         }
       }
     } catch (error) {
-      if (!this.#spawnFailed) this.#events.push({ type: "error", error: new SdkError(ErrorCode.ConnectionClosed, `reading the NDJSON child's output failed: ${(error as Error).message}`) });
+      if (!this.#spawnFailed)
+        this.#events.push({
+          type: "error",
+          error: new SdkError(
+            ErrorCode.ConnectionClosed,
+            `reading the NDJSON child's output failed: ${(error as Error).message}`,
+          ),
+        });
     }
     const status = await this.#exit;
-    const gone = new SdkError(ErrorCode.ConnectionClosed, `the NDJSON child exited (${status.signal ?? `code ${String(status.code)}`}) before it took the message${this.#stderrTail()}`);
+    const gone = new SdkError(
+      ErrorCode.ConnectionClosed,
+      `the NDJSON child exited (${status.signal ?? `code ${String(status.code)}`}) before it took the message${this.#stderrTail()}`,
+    );
     for (const pending of this.#receipts.values()) pending.reject(gone);
     this.#receipts.clear();
     this.#endTurn();

@@ -16,9 +16,21 @@ import { serveAcp, type AcpServer } from "./acp-server.js";
 const SCRIPT = parseScript({
   turns: [
     { match: "hello", calls: [{ text: "Hello from the harness" }] },
-    { match: "run it", calls: [{ toolCalls: [{ name: "run_command", args: { CommandLine: "echo acp-ran > ran.txt" } }] }, { text: "Command finished" }] },
-    { match: "slow", calls: [{ text: Array.from({ length: 400 }, (_, i) => `word${i}`).join(" "), chunkWords: 1, chunkDelayMs: 50 }] },
-    { match: "conformance failing", calls: [{ text: "About to fail.", error: { message: "the script fails this call" } }] },
+    {
+      match: "run it",
+      calls: [
+        { toolCalls: [{ name: "run_command", args: { CommandLine: "echo acp-ran > ran.txt" } }] },
+        { text: "Command finished" },
+      ],
+    },
+    {
+      match: "slow",
+      calls: [{ text: Array.from({ length: 400 }, (_, i) => `word${i}`).join(" "), chunkWords: 1, chunkDelayMs: 50 }],
+    },
+    {
+      match: "conformance failing",
+      calls: [{ text: "About to fail.", error: { message: "the script fails this call" } }],
+    },
     { match: "", calls: [{ text: "Default answer" }] },
   ],
 });
@@ -26,7 +38,10 @@ const SCRIPT = parseScript({
 function memoryPair(): { client: acp.Stream; agent: acp.Stream } {
   const toAgent = new TransformStream<acp.AnyMessage, acp.AnyMessage>();
   const toClient = new TransformStream<acp.AnyMessage, acp.AnyMessage>();
-  return { client: { writable: toAgent.writable, readable: toClient.readable }, agent: { writable: toClient.writable, readable: toAgent.readable } };
+  return {
+    client: { writable: toAgent.writable, readable: toClient.readable },
+    agent: { writable: toClient.writable, readable: toAgent.readable },
+  };
 }
 
 describe("antigravity-harness as an ACP agent (serveAcp)", () => {
@@ -56,13 +71,21 @@ describe("antigravity-harness as an ACP agent (serveAcp)", () => {
         updates.push(params.update);
       })
       .connectWith(serve(), async (ctx) => {
-        const init = await ctx.request(acp.methods.agent.initialize, { protocolVersion: acp.PROTOCOL_VERSION, clientCapabilities: {} });
+        const init = await ctx.request(acp.methods.agent.initialize, {
+          protocolVersion: acp.PROTOCOL_VERSION,
+          clientCapabilities: {},
+        });
         expect(init.agentCapabilities?.loadSession).toBe(true);
         const session = await ctx.request(acp.methods.agent.session.new, { cwd: workspace, mcpServers: [] });
-        return ctx.request(acp.methods.agent.session.prompt, { sessionId: session.sessionId, prompt: [{ type: "text", text: "hello" }] });
+        return ctx.request(acp.methods.agent.session.prompt, {
+          sessionId: session.sessionId,
+          prompt: [{ type: "text", text: "hello" }],
+        });
       });
     expect(result.stopReason).toBe("end_turn");
-    const text = updates.flatMap((u) => (u.sessionUpdate === "agent_message_chunk" && u.content.type === "text" ? [u.content.text] : [])).join("");
+    const text = updates
+      .flatMap((u) => (u.sessionUpdate === "agent_message_chunk" && u.content.type === "text" ? [u.content.text] : []))
+      .join("");
     expect(text).toBe("Hello from the harness");
     expect((result as { usage?: { totalTokens: number } }).usage?.totalTokens).toBeGreaterThan(0);
   });
@@ -133,11 +156,16 @@ describe("antigravity-harness as an ACP agent (serveAcp)", () => {
     ACP_CAPABILITIES,
     async () => {
       const connection = await AcpConnection.open({ stream: serve(), cwd: workspace, confirmTool: () => true });
-      return { connection, prompt: (play) => (play === "slow" ? "slow" : play === "failing" ? "conformance failing" : "hello"), close: () => connection.disconnect() };
+      return {
+        connection,
+        prompt: (play) => (play === "slow" ? "slow" : play === "failing" ? "conformance failing" : "hello"),
+        close: () => connection.disconnect(),
+      };
     },
     {
       knownFailures: {
-        "an update of a step that arrives after its turn ended goes to that turn, never to the next": "serveAcp answers session/prompt after the turn's last step, so no update follows the end",
+        "an update of a step that arrives after its turn ended goes to that turn, never to the next":
+          "serveAcp answers session/prompt after the turn's last step, so no update follows the end",
       },
     },
   );

@@ -4,7 +4,17 @@
 // `createHarnessConnection` over `createInMemoryHarness`. Field names: the library's
 // dist/v1/schema/types.gen.d.ts.
 import * as acp from "@agentclientprotocol/sdk";
-import { allowAll, deferToUser, ErrorCode, SdkError, StepSource, StepStatus, StepTarget, type Step, type ToolCall } from "@antigravity-ts/sdk";
+import {
+  allowAll,
+  deferToUser,
+  ErrorCode,
+  SdkError,
+  StepSource,
+  StepStatus,
+  StepTarget,
+  type Step,
+  type ToolCall,
+} from "@antigravity-ts/sdk";
 import { createHarnessConnection, type HarnessConnection } from "@antigravity-ts/sdk/connection";
 import type { Logger } from "../log.js";
 import type { SessionStore } from "../loop/stored-sessions.js";
@@ -60,7 +70,13 @@ const TOOL_STATUS: Partial<Record<string, acp.ToolCallStatus>> = {
  * `session/request_permission`s.
  */
 export function serveAcp(stream: acp.Stream, options: AcpServerOptions): AcpServer {
-  const harness: InMemoryHarness = createInMemoryHarness({ workspace: options.workspace, script: options.script, store: options.store, env: options.env, log: options.log });
+  const harness: InMemoryHarness = createInMemoryHarness({
+    workspace: options.workspace,
+    script: options.script,
+    store: options.store,
+    env: options.env,
+    log: options.log,
+  });
   const sessions = new Map<string, HarnessConnection>();
   let context: acp.AgentContext | undefined;
 
@@ -96,7 +112,14 @@ export function serveAcp(stream: acp.Stream, options: AcpServerOptions): AcpServ
     if (context === undefined) return false;
     const answer = await context.request(acp.methods.client.session.requestPermission, {
       sessionId,
-      toolCall: { toolCallId: toolCallId(call, step), name: call.name, title: call.name, kind: KINDS[call.name] ?? "other", status: "pending", rawInput: call.args },
+      toolCall: {
+        toolCallId: toolCallId(call, step),
+        name: call.name,
+        title: call.name,
+        kind: KINDS[call.name] ?? "other",
+        status: "pending",
+        rawInput: call.args,
+      },
       options: [
         { optionId: "allow", name: "Allow", kind: "allow_once" },
         { optionId: "reject", name: "Reject", kind: "reject_once" },
@@ -116,7 +139,9 @@ export function serveAcp(stream: acp.Stream, options: AcpServerOptions): AcpServ
       authMethods: [],
       agentInfo: { name: "antigravity-harness", version: "0.1.0" },
     }))
-    .onRequest(acp.methods.agent.session.new, async ({ params }) => ({ sessionId: (await open(params.cwd, undefined)).conversationId }))
+    .onRequest(acp.methods.agent.session.new, async ({ params }) => ({
+      sessionId: (await open(params.cwd, undefined)).conversationId,
+    }))
     .onRequest(acp.methods.agent.session.load, async ({ params, client }) => {
       let connection: HarnessConnection;
       try {
@@ -125,7 +150,8 @@ export function serveAcp(stream: acp.Stream, options: AcpServerOptions): AcpServ
         throw acp.RequestError.sessionNotFound(params.sessionId);
       }
       const updates = new UpdateWriter(params.sessionId, client);
-      for (const step of connection.initialHistory) await updates.step({ ...step, contentDelta: step.content, thinkingDelta: step.thinking });
+      for (const step of connection.initialHistory)
+        await updates.step({ ...step, contentDelta: step.content, thinkingDelta: step.thinking });
       return {};
     })
     .onNotification(acp.methods.agent.session.cancel, async ({ params }) => {
@@ -137,8 +163,20 @@ export function serveAcp(stream: acp.Stream, options: AcpServerOptions): AcpServ
     .onRequest(acp.methods.agent.session.prompt, async ({ params, client }) => {
       const connection = sessions.get(params.sessionId);
       if (connection === undefined) throw acp.RequestError.sessionNotFound(params.sessionId);
-      const text = params.prompt.map((block) => (block.type === "text" ? block.text : block.type === "resource" && "text" in block.resource ? block.resource.text : "")).join("\n");
-      if (text.trim() === "") throw acp.RequestError.invalidParams(undefined, "the prompt has no text (this agent takes text and embedded text resources)");
+      const text = params.prompt
+        .map((block) =>
+          block.type === "text"
+            ? block.text
+            : block.type === "resource" && "text" in block.resource
+              ? block.resource.text
+              : "",
+        )
+        .join("\n");
+      if (text.trim() === "")
+        throw acp.RequestError.invalidParams(
+          undefined,
+          "the prompt has no text (this agent takes text and embedded text resources)",
+        );
       const before = connection.usage.total;
       const turn = await connection.send(text);
       const updates = new UpdateWriter(params.sessionId, client);
@@ -160,7 +198,8 @@ export function serveAcp(stream: acp.Stream, options: AcpServerOptions): AcpServ
       if (error?.code === ErrorCode.Canceled) return { stopReason: "cancelled", usage } as acp.PromptResponse;
       if (error !== undefined) throw acp.RequestError.internalError({ code: error.code }, error.message);
       const stop = connection.lastStopReason;
-      const stopReason: acp.StopReason = stop === undefined ? "end_turn" : stop === "MAX_OUTPUT_TOKENS_EXCEEDED" ? "max_tokens" : "max_turn_requests";
+      const stopReason: acp.StopReason =
+        stop === undefined ? "end_turn" : stop === "MAX_OUTPUT_TOKENS_EXCEEDED" ? "max_tokens" : "max_turn_requests";
       return { stopReason, usage } as acp.PromptResponse;
     });
 
@@ -191,26 +230,54 @@ class UpdateWriter {
   }
 
   async step(step: Step): Promise<void> {
-    const send = (update: acp.SessionUpdate) => this.#client.notify(acp.methods.client.session.update, { sessionId: this.#sessionId, update });
+    const send = (update: acp.SessionUpdate) =>
+      this.#client.notify(acp.methods.client.session.update, { sessionId: this.#sessionId, update });
     if (step.source === StepSource.User && step.contentDelta !== "") {
-      await send({ sessionUpdate: "user_message_chunk", content: { type: "text", text: step.contentDelta }, messageId: step.id });
+      await send({
+        sessionUpdate: "user_message_chunk",
+        content: { type: "text", text: step.contentDelta },
+        messageId: step.id,
+      });
       return;
     }
     const toUser = step.target !== StepTarget.Environment;
     if (toUser && step.source === StepSource.Model && step.thinkingDelta !== "")
-      await send({ sessionUpdate: "agent_thought_chunk", content: { type: "text", text: step.thinkingDelta }, messageId: `${step.id}:thought` });
+      await send({
+        sessionUpdate: "agent_thought_chunk",
+        content: { type: "text", text: step.thinkingDelta },
+        messageId: `${step.id}:thought`,
+      });
     if (step.source === StepSource.Model && step.target === StepTarget.User && step.contentDelta !== "")
-      await send({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: step.contentDelta }, messageId: step.id });
+      await send({
+        sessionUpdate: "agent_message_chunk",
+        content: { type: "text", text: step.contentDelta },
+        messageId: step.id,
+      });
     for (const call of step.toolCalls) {
       const id = toolCallId(call, step);
       const status = TOOL_STATUS[step.status] ?? "in_progress";
       const locations = call.canonicalPath === undefined ? [] : [{ path: call.canonicalPath }];
       const previous = this.#toolStatus.get(id);
       if (previous === undefined) {
-        await send({ sessionUpdate: "tool_call", toolCallId: id, name: call.name, title: call.name, kind: KINDS[call.name] ?? "other", status, rawInput: call.args, locations });
+        await send({
+          sessionUpdate: "tool_call",
+          toolCallId: id,
+          name: call.name,
+          title: call.name,
+          kind: KINDS[call.name] ?? "other",
+          status,
+          rawInput: call.args,
+          locations,
+        });
       } else if (previous !== status) {
-        const content: acp.ToolCallContent[] = step.error === "" ? [] : [{ type: "content", content: { type: "text", text: step.error } }];
-        await send({ sessionUpdate: "tool_call_update", toolCallId: id, status, ...(content.length > 0 ? { content } : {}) });
+        const content: acp.ToolCallContent[] =
+          step.error === "" ? [] : [{ type: "content", content: { type: "text", text: step.error } }];
+        await send({
+          sessionUpdate: "tool_call_update",
+          toolCallId: id,
+          status,
+          ...(content.length > 0 ? { content } : {}),
+        });
       }
       this.#toolStatus.set(id, status);
     }

@@ -44,7 +44,9 @@ describe("workspaceTextFiles", () => {
   });
 
   it("refuses paths outside: .., absolute elsewhere", async () => {
-    await expect(fs.readTextFile(path.join(ws, "..", "outside", "secret.txt"), {})).rejects.toThrow(/outside the workspace/);
+    await expect(fs.readTextFile(path.join(ws, "..", "outside", "secret.txt"), {})).rejects.toThrow(
+      /outside the workspace/,
+    );
     await expect(fs.readTextFile(path.join(outside, "secret.txt"), {})).rejects.toThrow(/outside the workspace/);
     await expect(fs.writeTextFile(path.join(outside, "planted.txt"), "x")).rejects.toThrow(/outside the workspace/);
     await expect(readFile(path.join(outside, "planted.txt"))).rejects.toThrow();
@@ -55,10 +57,18 @@ describe("workspaceTextFiles", () => {
     await symlink(outside, path.join(ws, "dirlink"));
     await symlink(path.join(outside, "planted.txt"), path.join(ws, "dangling.txt"));
     await expect(fs.readTextFile(path.join(ws, "link.txt"), {})).rejects.toThrow(/symlink|symbolic link|outside/);
-    await expect(fs.readTextFile(path.join(ws, "dirlink", "secret.txt"), {})).rejects.toThrow(/symlink|symbolic link|outside/);
-    await expect(fs.writeTextFile(path.join(ws, "link.txt"), "overwritten")).rejects.toThrow(/symlink|symbolic link|outside/);
-    await expect(fs.writeTextFile(path.join(ws, "dirlink", "planted.txt"), "x")).rejects.toThrow(/symlink|symbolic link|outside/);
-    await expect(fs.writeTextFile(path.join(ws, "dangling.txt"), "x")).rejects.toThrow(/symlink|symbolic link|outside|exists/);
+    await expect(fs.readTextFile(path.join(ws, "dirlink", "secret.txt"), {})).rejects.toThrow(
+      /symlink|symbolic link|outside/,
+    );
+    await expect(fs.writeTextFile(path.join(ws, "link.txt"), "overwritten")).rejects.toThrow(
+      /symlink|symbolic link|outside/,
+    );
+    await expect(fs.writeTextFile(path.join(ws, "dirlink", "planted.txt"), "x")).rejects.toThrow(
+      /symlink|symbolic link|outside/,
+    );
+    await expect(fs.writeTextFile(path.join(ws, "dangling.txt"), "x")).rejects.toThrow(
+      /symlink|symbolic link|outside|exists/,
+    );
     expect(await readFile(path.join(outside, "secret.txt"), "utf8")).toBe("TOP SECRET\n");
     await expect(readFile(path.join(outside, "planted.txt"))).rejects.toThrow();
   });
@@ -89,11 +99,19 @@ describe("fs/* over ACP (an agent made with the library's agent side)", () => {
           outcome =
             verb === "read"
               ? `read: ${(await client.request(acp.methods.client.fs.readTextFile, { sessionId: "s", path: file })).content}`
-              : (await client.request(acp.methods.client.fs.writeTextFile, { sessionId: "s", path: file, content: "from the agent" }), "written");
+              : (await client.request(acp.methods.client.fs.writeTextFile, {
+                  sessionId: "s",
+                  path: file,
+                  content: "from the agent",
+                }),
+                "written");
         } catch (error) {
           outcome = `refused: ${(error as Error).message}`;
         }
-        await client.notify(acp.methods.client.session.update, { sessionId: "s", update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: outcome } } });
+        await client.notify(acp.methods.client.session.update, {
+          sessionId: "s",
+          update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: outcome } },
+        });
         return { stopReason: "end_turn" };
       })
       .connect(stream);
@@ -101,7 +119,10 @@ describe("fs/* over ACP (an agent made with the library's agent side)", () => {
   function pair(): { client: acp.Stream; agent: acp.Stream } {
     const a = new TransformStream<acp.AnyMessage, acp.AnyMessage>();
     const b = new TransformStream<acp.AnyMessage, acp.AnyMessage>();
-    return { client: { writable: a.writable, readable: b.readable }, agent: { writable: b.writable, readable: a.readable } };
+    return {
+      client: { writable: a.writable, readable: b.readable },
+      agent: { writable: b.writable, readable: a.readable },
+    };
   }
 
   it("off by default: no fs capability advertised, and a request is refused", async () => {
@@ -131,7 +152,9 @@ describe("fs/* over ACP (an agent made with the library's agent side)", () => {
       .build()
       .start();
     expect(seen.capabilities?.fs).toEqual({ readTextFile: true, writeTextFile: true });
-    expect((await started.chatToCompletion(`read ${path.join(ws, "notes.txt")}`)).text).toBe("read: one\ntwo\nthree\nfour\n");
+    expect((await started.chatToCompletion(`read ${path.join(ws, "notes.txt")}`)).text).toBe(
+      "read: one\ntwo\nthree\nfour\n",
+    );
     expect((await started.chatToCompletion(`write ${path.join(ws, "out.txt")}`)).text).toBe("written");
     expect(await readFile(path.join(ws, "out.txt"), "utf8")).toBe("from the agent");
     const escaped = (await started.chatToCompletion(`read ${path.join(ws, "link.txt")}`)).text;

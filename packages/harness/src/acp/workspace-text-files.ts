@@ -17,7 +17,10 @@ export interface WorkspaceTextFilesOptions {
  * regular files (no FIFO, socket, device or directory); a write replaces the file's content in
  * place through its checked parent and creates missing parents only through checked directories.
  */
-export async function workspaceTextFiles(directories: readonly string[], options: WorkspaceTextFilesOptions = {}): Promise<AcpFileSystem> {
+export async function workspaceTextFiles(
+  directories: readonly string[],
+  options: WorkspaceTextFilesOptions = {},
+): Promise<AcpFileSystem> {
   const workspace = await createWorkspaceRoots(directories, true);
   const maxBytes = options.maxBytes ?? 10 * 1024 * 1024;
   return {
@@ -39,9 +42,14 @@ export async function workspaceTextFiles(directories: readonly string[], options
     },
     async writeTextFile(path, content) {
       const data = Buffer.from(content, "utf8");
-      if (data.length > maxBytes) throw new WorkspacePathError(`the content for ${path} is larger than ${maxBytes} bytes`);
+      if (data.length > maxBytes)
+        throw new WorkspacePathError(`the content for ${path} is larger than ${maxBytes} bytes`);
       const absolute = await resolveWorkspacePath(workspace, path, { allowMissing: true, keepLastComponent: true });
-      const opened = await openWorkspaceFile(workspace, absolute, path, { access: "write", create: "allowed", makeParents: true });
+      const opened = await openWorkspaceFile(workspace, absolute, path, {
+        access: "write",
+        create: "allowed",
+        makeParents: true,
+      });
       try {
         await replaceContents(opened.handle, data);
       } finally {

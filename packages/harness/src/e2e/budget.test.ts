@@ -9,7 +9,14 @@ import { finalSteps, harnessConfig, type Frame, type TestClient } from "../test-
 // limit before dispatch. Frames as upstream's client sends them: camelCase, enum names, int64 as
 // decimal strings.
 
-const ADD_TOOL = { name: "add", description: "Add", parametersJsonSchema: JSON.stringify({ type: "object", properties: { a: { type: "integer" }, b: { type: "integer" } } }) };
+const ADD_TOOL = {
+  name: "add",
+  description: "Add",
+  parametersJsonSchema: JSON.stringify({
+    type: "object",
+    properties: { a: { type: "integer" }, b: { type: "integer" } },
+  }),
+};
 const SCRIPT = {
   turns: [
     { match: "tool", calls: [{ toolCalls: [{ name: "add", args: { a: 1, b: 2 } }] }, { text: "sum {{result.sum}}" }] },
@@ -29,7 +36,11 @@ async function runTurn(client: TestClient, prompt: string, answerTools = false):
   client.prompt(prompt);
   let frames: Frame[];
   if (answerTools) {
-    const before = await client.until((f) => f["toolCall"] !== undefined || ["STATE_FULLY_IDLE", "STATE_CANCELLED"].includes(f["trajectoryStateUpdate"]?.state));
+    const before = await client.until(
+      (f) =>
+        f["toolCall"] !== undefined ||
+        ["STATE_FULLY_IDLE", "STATE_CANCELLED"].includes(f["trajectoryStateUpdate"]?.state),
+    );
     const call = before.at(-1)?.["toolCall"] as Frame | undefined;
     if (call !== undefined) client.send({ toolResponse: { id: call["id"], responseJson: '{"sum":3}' } });
     frames = call === undefined ? before : [...before, ...(await client.turn())];
@@ -38,17 +49,27 @@ async function runTurn(client: TestClient, prompt: string, answerTools = false):
   }
   return {
     end: frames.at(-1)?.["trajectoryStateUpdate"] as Frame,
-    modelSteps: finalSteps(frames).filter((s) => s.source === "SOURCE_MODEL" && (s.text !== undefined || s.thinking !== undefined)).length,
+    modelSteps: finalSteps(frames).filter(
+      (s) => s.source === "SOURCE_MODEL" && (s.text !== undefined || s.thinking !== undefined),
+    ).length,
     usageUpdates: frames.filter((f) => f["usageUpdate"] !== undefined).length,
     frames,
   };
 }
 
-const stopped = (reason: string): Frame => ({ trajectoryId: expect.any(String), state: "STATE_FULLY_IDLE", stopReason: `STOP_REASON_${reason}` });
+const stopped = (reason: string): Frame => ({
+  trajectoryId: expect.any(String),
+  state: "STATE_FULLY_IDLE",
+  stopReason: `STOP_REASON_${reason}`,
+});
 const idle: Frame = { trajectoryId: expect.any(String), state: "STATE_FULLY_IDLE" };
 
 describe("session budgets (BudgetConfig)", () => {
-  const fixture = useHarnessFixture({ name: "budget", script: SCRIPT, args: (root) => ["--storage", path.join(root, "storage")] });
+  const fixture = useHarnessFixture({
+    name: "budget",
+    script: SCRIPT,
+    args: (root) => ["--storage", path.join(root, "storage")],
+  });
   const servers: FakeModelServer[] = [];
   afterAll(() => Promise.all(servers.map((server) => server.close())));
 
@@ -70,7 +91,8 @@ describe("session budgets (BudgetConfig)", () => {
     // Without a limit the same first call has well over 50 input tokens (the scripted model's count).
     const unlimited = await fixture.connect();
     const calibration = await runTurn(unlimited, "ping");
-    const usage = calibration.frames.filter((f) => f["usageUpdate"] !== undefined).at(-1)?.["usageUpdate"].total as Frame;
+    const usage = calibration.frames.filter((f) => f["usageUpdate"] !== undefined).at(-1)?.["usageUpdate"]
+      .total as Frame;
     expect(Number(usage["promptTokenCount"])).toBeGreaterThan(1000);
     unlimited.close();
 
@@ -78,7 +100,13 @@ describe("session budgets (BudgetConfig)", () => {
     servers.push(server);
     const client = await fixture.connect({
       budgetConfig: { maxInputTokens: "50" },
-      models: [{ name: "gemini-fake", types: ["MODEL_TYPE_TEXT"], geminiApiEndpoint: { baseUrl: server.baseUrl, apiKey: "fake-key" } }],
+      models: [
+        {
+          name: "gemini-fake",
+          types: ["MODEL_TYPE_TEXT"],
+          geminiApiEndpoint: { baseUrl: server.baseUrl, apiKey: "fake-key" },
+        },
+      ],
     });
     const turn = await runTurn(client, "ping");
     expect(turn.end).toEqual(stopped("MAX_INPUT_TOKENS_EXCEEDED"));
@@ -91,11 +119,16 @@ describe("session budgets (BudgetConfig)", () => {
     const calibrate = await fixture.connect({ tools: [ADD_TOOL] });
     const full = await runTurn(calibrate, "tool please", true);
     expect(full.modelSteps).toBe(1); // the text answer; the first call only called the tool
-    const prompts = full.frames.filter((f) => f["usageUpdate"] !== undefined).map((f) => Number(f["usageUpdate"].total.promptTokenCount));
+    const prompts = full.frames
+      .filter((f) => f["usageUpdate"] !== undefined)
+      .map((f) => Number(f["usageUpdate"].total.promptTokenCount));
     const firstCall = prompts[0] as number;
     calibrate.close();
 
-    const client = await fixture.connect({ tools: [ADD_TOOL], budgetConfig: { maxInputTokens: String(firstCall + 10) } });
+    const client = await fixture.connect({
+      tools: [ADD_TOOL],
+      budgetConfig: { maxInputTokens: String(firstCall + 10) },
+    });
     const turn = await runTurn(client, "tool please", true);
     expect(turn.end).toEqual(stopped("MAX_INPUT_TOKENS_EXCEEDED"));
     expect(turn.usageUpdates).toBe(1);
@@ -115,7 +148,9 @@ describe("session budgets (BudgetConfig)", () => {
     await fixture.restart();
     const resume = async (budgetConfig: Frame): Promise<TestClient> => {
       const client = await fixture.open();
-      await client.init(harnessConfig(fixture.workspace, { cascadeId, sessionContinuationMode: "RESUME", budgetConfig }));
+      await client.init(
+        harnessConfig(fixture.workspace, { cascadeId, sessionContinuationMode: "RESUME", budgetConfig }),
+      );
       return client;
     };
     const second = await resume(budget);

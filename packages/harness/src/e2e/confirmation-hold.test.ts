@@ -10,18 +10,40 @@ import { TestClient, finalSteps, harnessConfig, steps, type Frame } from "../tes
 
 const SCRIPT = {
   turns: [
-    { match: "confirm", calls: [{ toolCalls: [{ name: "run_command", args: { CommandLine: "echo confirmed-$((40+2))" } }] }, { text: "ran: {{result.output}}" }] },
+    {
+      match: "confirm",
+      calls: [
+        { toolCalls: [{ name: "run_command", args: { CommandLine: "echo confirmed-$((40+2))" } }] },
+        { text: "ran: {{result.output}}" },
+      ],
+    },
     { match: "ping", calls: [{ text: "pong to {{prompt}}" }] },
   ],
 };
-const ASK = { policyConfig: { rules: [{ tool: "run_command", decision: "POLICY_DECISION_ASK_USER", name: "ask", isDynamic: false, ruleId: "" }] } };
-const isWaiting = (f: Frame): boolean => f["stepUpdate"]?.state === "STATE_WAITING_FOR_USER" && f["stepUpdate"]?.toolConfirmationRequest !== undefined;
+const ASK = {
+  policyConfig: {
+    rules: [{ tool: "run_command", decision: "POLICY_DECISION_ASK_USER", name: "ask", isDynamic: false, ruleId: "" }],
+  },
+};
+const isWaiting = (f: Frame): boolean =>
+  f["stepUpdate"]?.state === "STATE_WAITING_FOR_USER" && f["stepUpdate"]?.toolConfirmationRequest !== undefined;
 
 describe("a pending confirmation survives a client disconnect", () => {
-  const fixture = useHarnessFixture({ name: "hold", script: SCRIPT, args: (root) => ["--storage", path.join(root, "storage")] });
-  const resume = async (port: number, apiKey: string, cascadeId: string, mode = "RESUME"): Promise<{ client: TestClient; init: Frame }> => {
+  const fixture = useHarnessFixture({
+    name: "hold",
+    script: SCRIPT,
+    args: (root) => ["--storage", path.join(root, "storage")],
+  });
+  const resume = async (
+    port: number,
+    apiKey: string,
+    cascadeId: string,
+    mode = "RESUME",
+  ): Promise<{ client: TestClient; init: Frame }> => {
     const client = await TestClient.connect(port, apiKey);
-    const init = await client.init(harnessConfig(fixture.workspace, { ...ASK, cascadeId, sessionContinuationMode: mode }));
+    const init = await client.init(
+      harnessConfig(fixture.workspace, { ...ASK, cascadeId, sessionContinuationMode: mode }),
+    );
     return { client, init };
   };
   /** Starts a turn that waits for a confirmation, then leaves; returns the waiting step. */
@@ -42,7 +64,9 @@ describe("a pending confirmation survives a client disconnect", () => {
 
     // A second connection that wants a new session under this id is refused; the hold is untouched.
     const intruder = await TestClient.connect(port, apiKey);
-    intruder.send({ config: harnessConfig(fixture.workspace, { cascadeId: id, sessionContinuationMode: "CREATE_ONLY" }) });
+    intruder.send({
+      config: harnessConfig(fixture.workspace, { cascadeId: id, sessionContinuationMode: "CREATE_ONLY" }),
+    });
     expect((await intruder.closed).code).toBe(1008);
 
     const { client, init } = await resume(port, apiKey, id);
@@ -51,9 +75,15 @@ describe("a pending confirmation survives a client disconnect", () => {
     const replayed = (init["history"] as Frame[]).find((s) => s.stepIndex === waiting["stepIndex"]);
     expect(replayed).toMatchObject({ state: "STATE_WAITING_FOR_USER", toolConfirmationRequest: {} });
     const again = (await client.next(isWaiting, "the WAITING step sent again"))["stepUpdate"] as Frame;
-    expect(again).toMatchObject({ stepIndex: waiting["stepIndex"], trajectoryId: waiting["trajectoryId"], runCommand: { commandLine: "echo confirmed-$((40+2))" } });
+    expect(again).toMatchObject({
+      stepIndex: waiting["stepIndex"],
+      trajectoryId: waiting["trajectoryId"],
+      runCommand: { commandLine: "echo confirmed-$((40+2))" },
+    });
 
-    client.send({ toolConfirmation: { trajectoryId: again["trajectoryId"], stepIndex: again["stepIndex"], accepted: true } });
+    client.send({
+      toolConfirmation: { trajectoryId: again["trajectoryId"], stepIndex: again["stepIndex"], accepted: true },
+    });
     const rest = await client.turn();
     expect(rest.at(-1)?.["trajectoryStateUpdate"].state).toBe("STATE_FULLY_IDLE");
     const command = finalSteps(rest).find((s) => s.stepIndex === waiting["stepIndex"]) as Frame;
@@ -76,10 +106,16 @@ describe("a pending confirmation survives a client disconnect", () => {
     const { client, init } = await resume(harness.port, harness.apiKey, id);
     const ended = (init["history"] as Frame[]).find((s) => s.stepIndex === waiting["stepIndex"]) as Frame;
     expect(ended).toMatchObject({ state: "STATE_ERROR" });
-    expect(ended["errorMessage"]).toMatch(/^not confirmed: the client left and did not resume the session within 50 ms/);
+    expect(ended["errorMessage"]).toMatch(
+      /^not confirmed: the client left and did not resume the session within 50 ms/,
+    );
     expect(ended["toolConfirmationRequest"]).toBeUndefined();
-    client.send({ toolConfirmation: { trajectoryId: waiting["trajectoryId"], stepIndex: waiting["stepIndex"], accepted: true } });
-    const refusal = (await client.next((f) => f["stepUpdate"]?.state === "STATE_ERROR", "the refusal"))["stepUpdate"] as Frame;
+    client.send({
+      toolConfirmation: { trajectoryId: waiting["trajectoryId"], stepIndex: waiting["stepIndex"], accepted: true },
+    });
+    const refusal = (await client.next((f) => f["stepUpdate"]?.state === "STATE_ERROR", "the refusal"))[
+      "stepUpdate"
+    ] as Frame;
     expect(refusal["errorMessage"]).toContain("not waiting for a confirmation");
     client.prompt("ping");
     expect(finalSteps(await client.turn()).at(-1)?.["text"]).toBe("pong to ping");

@@ -13,7 +13,13 @@ import { finalSteps, harnessConfig, type Frame, type TestClient } from "../test-
 const SLEEP = `60.${randomInt(100_000, 999_999)}`;
 const SCRIPT = {
   turns: [
-    { match: "sleep", calls: [{ toolCalls: [{ name: "run_command", args: { CommandLine: `echo started; exec sleep ${SLEEP}` } }] }, { text: "unreachable" }] },
+    {
+      match: "sleep",
+      calls: [
+        { toolCalls: [{ name: "run_command", args: { CommandLine: `echo started; exec sleep ${SLEEP}` } }] },
+        { text: "unreachable" },
+      ],
+    },
     { match: "ping", calls: [{ text: "pong to {{prompt}}" }] },
   ],
 };
@@ -24,13 +30,22 @@ const FAULTS = /unhandled rejection|uncaught exception|session failure|internal 
 /** Prompts the `sleep` script and returns the running command's step and pid. */
 async function startSleeping(client: TestClient): Promise<{ step: Frame; pid: number }> {
   client.prompt("sleep");
-  const running = (await client.next((f) => (f["stepUpdate"]?.runCommand?.combinedOutput ?? "").includes("started"), "the command's output"))["stepUpdate"] as Frame;
+  const running = (
+    await client.next(
+      (f) => (f["stepUpdate"]?.runCommand?.combinedOutput ?? "").includes("started"),
+      "the command's output",
+    )
+  )["stepUpdate"] as Frame;
   const pid = await pidOfArgv(["sleep", SLEEP]);
   return { step: running, pid };
 }
 
 describe("disconnects and shutdown", () => {
-  const fixture = useHarnessFixture({ name: "disconnect", script: SCRIPT, args: (root) => ["--storage", path.join(root, "storage")] });
+  const fixture = useHarnessFixture({
+    name: "disconnect",
+    script: SCRIPT,
+    args: (root) => ["--storage", path.join(root, "storage")],
+  });
 
   it("kills the command of a client that drops mid-turn, keeps the process and other sessions, and saves the session for a reconnect", async () => {
     const other = await fixture.connect();
@@ -42,9 +57,15 @@ describe("disconnects and shutdown", () => {
 
     // Reconnecting at once waits until the dropped connection has saved the session.
     const again = await fixture.open();
-    const resumed = await again.init(harnessConfig(fixture.workspace, { cascadeId: CASCADE_ID, sessionContinuationMode: "RESUME" }));
+    const resumed = await again.init(
+      harnessConfig(fixture.workspace, { cascadeId: CASCADE_ID, sessionContinuationMode: "RESUME" }),
+    );
     const abandoned = (resumed["history"] as Frame[]).find((s) => s["stepIndex"] === step["stepIndex"]);
-    expect(abandoned).toMatchObject({ state: "STATE_ERROR", errorMessage: "the client disconnected", runCommand: { commandLine: `echo started; exec sleep ${SLEEP}` } });
+    expect(abandoned).toMatchObject({
+      state: "STATE_ERROR",
+      errorMessage: "the client disconnected",
+      runCommand: { commandLine: `echo started; exec sleep ${SLEEP}` },
+    });
     again.prompt("ping back");
     expect(finalSteps(await again.turn()).at(-1)?.["text"]).toBe("pong to ping back");
 
@@ -70,7 +91,10 @@ describe("disconnects and shutdown", () => {
           async () => `closed ${JSON.stringify(await client.closed)}`,
         );
     const outcomes = await Promise.all([outcome(a), outcome(b)]);
-    expect([...outcomes].sort()).toEqual([`closed ${JSON.stringify({ code: 1008, reason: `session ${id} is already open on another connection` })}`, "ready"]);
+    expect([...outcomes].sort()).toEqual([
+      `closed ${JSON.stringify({ code: 1008, reason: `session ${id} is already open on another connection` })}`,
+      "ready",
+    ]);
     const winner = outcomes[0] === "ready" ? a : b;
     winner.prompt("ping race");
     expect(finalSteps(await winner.turn()).at(-1)?.["text"]).toBe("pong to ping race");
@@ -91,8 +115,13 @@ describe("disconnects and shutdown", () => {
     expect((await idle.closed).code).toBe(1001);
 
     const client = await fixture.open();
-    const resumed = await client.init(harnessConfig(fixture.workspace, { cascadeId: CASCADE_ID, sessionContinuationMode: "RESUME" }));
-    expect((resumed["history"] as Frame[]).find((s) => s["stepIndex"] === step["stepIndex"])).toMatchObject({ state: "STATE_ERROR", errorMessage: "the harness shut down" });
+    const resumed = await client.init(
+      harnessConfig(fixture.workspace, { cascadeId: CASCADE_ID, sessionContinuationMode: "RESUME" }),
+    );
+    expect((resumed["history"] as Frame[]).find((s) => s["stepIndex"] === step["stepIndex"])).toMatchObject({
+      state: "STATE_ERROR",
+      errorMessage: "the harness shut down",
+    });
     client.close();
   });
 });

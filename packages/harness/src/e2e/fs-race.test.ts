@@ -30,7 +30,12 @@ const raceCall = (i: number): Frame => ({
   ],
 });
 const SCRIPT = {
-  turns: [{ regex: "^race (\\d+)$", calls: [...Array.from({ length: CALLS_PER_TURN }, (_, i) => raceCall(i)), { text: "done" }] }],
+  turns: [
+    {
+      regex: "^race (\\d+)$",
+      calls: [...Array.from({ length: CALLS_PER_TURN }, (_, i) => raceCall(i)), { text: "done" }],
+    },
+  ],
 };
 
 /**
@@ -85,7 +90,10 @@ describe("a concurrent directory swap cannot redirect the file tools (issue 8 it
 
   it("never reads or writes outside while a directory component flips to a symlink", async () => {
     const client = await fixture.connect();
-    swapper = spawn(process.execPath, ["-e", SWAPPER, JSON.stringify(["d", "s/sub"])], { cwd: fixture.workspace, stdio: "ignore" });
+    swapper = spawn(process.execPath, ["-e", SWAPPER, JSON.stringify(["d", "s/sub"])], {
+      cwd: fixture.workspace,
+      stdio: "ignore",
+    });
     const final: Frame[] = [];
     try {
       for (let turn = 0; turn < TURNS; turn++) {
@@ -94,7 +102,9 @@ describe("a concurrent directory swap cannot redirect the file tools (issue 8 it
       }
     } finally {
       swapper.kill("SIGKILL");
-      await new Promise((resolve) => (swapper?.exitCode !== null || swapper.signalCode !== null ? resolve(undefined) : swapper.once("exit", resolve)));
+      await new Promise((resolve) =>
+        swapper?.exitCode !== null || swapper.signalCode !== null ? resolve(undefined) : swapper.once("exit", resolve),
+      );
     }
     client.close();
 
@@ -104,10 +114,18 @@ describe("a concurrent directory swap cannot redirect the file tools (issue 8 it
     expect(views.some((s) => s.state === "STATE_DONE" && s.viewFile.endLine === 1)).toBe(true);
     expect(final.some((s) => s.state === "STATE_ERROR")).toBe(true);
     const outsideReads = views.filter((s) => s.state === "STATE_DONE" && s.viewFile.endLine !== 1);
-    const outsideGreps = final.filter((s) => s.searchDirectory !== undefined && String(s.text ?? "").includes(OUTSIDE_TEXT));
-    const outsideListings = final.filter((s) => s.findFile !== undefined && String(s.findFile.output ?? "").includes(OUTSIDE_NAME));
+    const outsideGreps = final.filter(
+      (s) => s.searchDirectory !== undefined && String(s.text ?? "").includes(OUTSIDE_TEXT),
+    );
+    const outsideListings = final.filter(
+      (s) => s.findFile !== undefined && String(s.findFile.output ?? "").includes(OUTSIDE_NAME),
+    );
 
-    expect({ outsideReads: outsideReads.length, outsideGreps: outsideGreps.length, outsideListings: outsideListings.length }).toEqual({ outsideReads: 0, outsideGreps: 0, outsideListings: 0 });
+    expect({
+      outsideReads: outsideReads.length,
+      outsideGreps: outsideGreps.length,
+      outsideListings: outsideListings.length,
+    }).toEqual({ outsideReads: 0, outsideGreps: 0, outsideListings: 0 });
 
     const outside = path.join(fixture.root, "outside");
     expect((await readdir(outside)).sort()).toEqual(["e.txt", "f.txt", OUTSIDE_NAME].sort());

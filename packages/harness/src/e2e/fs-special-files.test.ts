@@ -4,9 +4,22 @@ import { createServer, type Server } from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
-import { create, decodeOutputConfig, encodeInputConfig, frameLengthPrefixed, InputConfigSchema, LengthPrefixedReader } from "@antigravity-ts/sdk/wire";
+import {
+  create,
+  decodeOutputConfig,
+  encodeInputConfig,
+  frameLengthPrefixed,
+  InputConfigSchema,
+  LengthPrefixedReader,
+} from "@antigravity-ts/sdk/wire";
 import { useHarnessFixture } from "../test-support/fixture.js";
-import { WAIT_MS, harnessEnv, spawnHarness, startListeningHarness, type HarnessProcess } from "@antigravity-ts/test-kit";
+import {
+  WAIT_MS,
+  harnessEnv,
+  spawnHarness,
+  startListeningHarness,
+  type HarnessProcess,
+} from "@antigravity-ts/test-kit";
 import { finalSteps, harnessConfig, TestClient, type Frame } from "../test-support/ws-client.js";
 
 // Issue 8 item 3 through the real harness: FIFOs, sockets and devices are refused before any
@@ -41,7 +54,9 @@ const SCRIPT = {
 const BLOCKED_FS_CALL = fileURLToPath(new URL("../test-support/blocked-fs-call.ts", import.meta.url));
 
 /** The harness's exit, or "still running" after {@link WAIT_MS}: a liveness bound, not a timing assertion. */
-function exitWithin(harness: HarnessProcess): Promise<{ code: number | null; signal: NodeJS.Signals | null } | "still running"> {
+function exitWithin(
+  harness: HarnessProcess,
+): Promise<{ code: number | null; signal: NodeJS.Signals | null } | "still running"> {
   let timer: NodeJS.Timeout | undefined;
   const bound = new Promise<"still running">((resolve) => (timer = setTimeout(resolve, WAIT_MS, "still running")));
   return Promise.race([harness.exited, bound]).finally(() => clearTimeout(timer));
@@ -73,10 +88,13 @@ describe("special files never block a tool (issue 8 item 3)", () => {
     const client = await fixture.connect();
     client.prompt("special files");
     const final = finalSteps(await client.turn());
-    const tools = final.filter((s: Frame) => s.viewFile ?? s.editFile ?? s.createFile ?? s.searchDirectory ?? s.findFile);
+    const tools = final.filter(
+      (s: Frame) => s.viewFile ?? s.editFile ?? s.createFile ?? s.searchDirectory ?? s.findFile,
+    );
     expect(tools).toHaveLength(FIFO_CALLS.length);
     const [view1, view2, edit, viaLink, create, socket, search, find] = tools;
-    for (const step of [view1, view2, edit, viaLink, socket]) expectRefused(step, /is not a regular file \((a FIFO|a socket)\)/);
+    for (const step of [view1, view2, edit, viaLink, socket])
+      expectRefused(step, /is not a regular file \((a FIFO|a socket)\)/);
     expectRefused(create, /is not a regular file \(a FIFO\)|already exists/);
     // Walks list and search regular files only: the FIFO and the socket are skipped.
     expect(search).toMatchObject({ state: "STATE_DONE", text: "text.txt:1: needle" });
@@ -98,11 +116,14 @@ describe("special files never block a tool (issue 8 item 3)", () => {
     const client = await fixture.connect({ policyConfig: { workspaceContainment: "WORKSPACE_CONTAINMENT_DISABLED" } });
     client.prompt("devices");
     const final = finalSteps(await client.turn());
-    const [fifo, stdin, zero, editNull, createNull] = final.filter((s: Frame) => s.viewFile ?? s.editFile ?? s.createFile);
+    const [fifo, stdin, zero, editNull, createNull] = final.filter(
+      (s: Frame) => s.viewFile ?? s.editFile ?? s.createFile,
+    );
     expectRefused(fifo, /is not a regular file \(a FIFO\)/);
     // /dev/stdin links to /proc/self/fd/0, whose target ("pipe:[…]") is no path.
     expectRefused(stdin, /is not a regular file|does not exist/);
-    for (const step of [zero, editNull, createNull]) expectRefused(step, /is not a regular file \(a character device\)/);
+    for (const step of [zero, editNull, createNull])
+      expectRefused(step, /is not a regular file \(a character device\)/);
     expect(final[final.length - 1]?.["text"]).toBe("survived");
     client.close();
   });
@@ -116,7 +137,9 @@ describe("special files never block a tool (issue 8 item 3)", () => {
   });
 
   it("a stdio-mode harness exits on stdin EOF after the model touched FIFOs", async () => {
-    const harness = spawnHarness([], { env: harnessEnv(undefined, { ANTIGRAVITY_SCRIPT: path.join(fixture.root, "script.json") }) });
+    const harness = spawnHarness([], {
+      env: harnessEnv(undefined, { ANTIGRAVITY_SCRIPT: path.join(fixture.root, "script.json") }),
+    });
     const output = await stdioHandshake(harness);
     const client = await TestClient.connect(output.port ?? 0, output.apiKey);
     await client.init(harnessConfig(fixture.workspace));
@@ -157,7 +180,9 @@ async function stdioHandshake(harness: HarnessProcess): Promise<ReturnType<typeo
       const [message] = reader.push(new Uint8Array(chunk));
       if (message !== undefined) resolve(message);
     });
-    void harness.exited.then(() => reject(new Error(`harness exited before the handshake reply:\n${harness.stderr()}`)));
+    void harness.exited.then(() =>
+      reject(new Error(`harness exited before the handshake reply:\n${harness.stderr()}`)),
+    );
   });
   return decodeOutputConfig(reply);
 }

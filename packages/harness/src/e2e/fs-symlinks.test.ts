@@ -46,7 +46,13 @@ const SCRIPT = {
         { text: "done" },
       ],
     },
-    { match: "list", calls: [{ toolCalls: [{ name: "list_directory", args: { directory_path: "." } }] }, { text: "listing: {{results.list_directory}}" }] },
+    {
+      match: "list",
+      calls: [
+        { toolCalls: [{ name: "list_directory", args: { directory_path: "." } }] },
+        { text: "listing: {{results.list_directory}}" },
+      ],
+    },
   ],
 };
 
@@ -79,7 +85,8 @@ describe("file tools never write through a symlink out of the workspace (issue 8
   const outsideUnchanged = async (): Promise<void> => {
     const outside = path.join(fixture.root, "outside");
     expect((await readdir(outside)).sort()).toEqual(Object.keys(OUTSIDE_FILES).sort());
-    for (const [name, contents] of Object.entries(OUTSIDE_FILES)) expect(await readFile(path.join(outside, name), "utf8")).toBe(contents);
+    for (const [name, contents] of Object.entries(OUTSIDE_FILES))
+      expect(await readFile(path.join(outside, name), "utf8")).toBe(contents);
   };
 
   it("create_file and edit_file refuse dangling links, chains, links made by run_command and links in parent components", async () => {
@@ -88,9 +95,33 @@ describe("file tools never write through a symlink out of the workspace (issue 8
     const final = finalSteps(await client.turn());
     const tools = final.filter((s: Frame) => s.createFile !== undefined || s.editFile !== undefined);
     expect(tools).toHaveLength(13);
-    const [dangling, danglingOver, chain, chainOver, parentLink, danglingDir, byCommand, byCommandOver, editOutside, editDangling, editInsideLink, overInsideLink, ok] = tools;
+    const [
+      dangling,
+      danglingOver,
+      chain,
+      chainOver,
+      parentLink,
+      danglingDir,
+      byCommand,
+      byCommandOver,
+      editOutside,
+      editDangling,
+      editInsideLink,
+      overInsideLink,
+      ok,
+    ] = tools;
     // A link as the last name is never written through, wherever it points.
-    for (const step of [dangling, danglingOver, chain, chainOver, byCommand, byCommandOver, editOutside, editInsideLink, overInsideLink]) {
+    for (const step of [
+      dangling,
+      danglingOver,
+      chain,
+      chainOver,
+      byCommand,
+      byCommandOver,
+      editOutside,
+      editInsideLink,
+      overInsideLink,
+    ]) {
       expect(step).toMatchObject({ state: "STATE_ERROR" });
       expect(step?.["errorMessage"]).toMatch(/is a symbolic link; the file tools do not write through links/);
     }
@@ -100,11 +131,15 @@ describe("file tools never write through a symlink out of the workspace (issue 8
     expect(danglingDir?.["errorMessage"]).toMatch(/dangling-dir .*is a symbolic link to a missing directory/);
     expect(editDangling).toMatchObject({ state: "STATE_ERROR" });
     expect(ok).toMatchObject({ state: "STATE_DONE" });
-    expect(final.find((s) => s.runCommand !== undefined)).toMatchObject({ state: "STATE_DONE", runCommand: { exitCode: 0 } });
+    expect(final.find((s) => s.runCommand !== undefined)).toMatchObject({
+      state: "STATE_DONE",
+      runCommand: { exitCode: 0 },
+    });
 
     await outsideUnchanged();
     // The links are still links, and the file they point at inside the workspace is untouched.
-    for (const name of ["dangling.txt", "chain.txt", "by-command.txt", "inside-link.txt"]) expect((await lstat(path.join(fixture.workspace, name))).isSymbolicLink()).toBe(true);
+    for (const name of ["dangling.txt", "chain.txt", "by-command.txt", "inside-link.txt"])
+      expect((await lstat(path.join(fixture.workspace, name))).isSymbolicLink()).toBe(true);
     expect(await readFile(path.join(fixture.workspace, "inside.txt"), "utf8")).toBe("inside");
     expect(await readFile(path.join(fixture.workspace, "made/by/model.txt"), "utf8")).toBe("fine");
     client.close();
@@ -117,7 +152,10 @@ describe("file tools never write through a symlink out of the workspace (issue 8
     const [over, ok] = finalSteps(await client.turn()).filter((s: Frame) => s.createFile !== undefined);
     expect(over).toMatchObject({ state: "STATE_ERROR" });
     expect(over?.["errorMessage"]).toMatch(/is a symbolic link/);
-    expect(ok).toMatchObject({ state: "STATE_DONE", createFile: { filePath: path.join(await realpath(fixture.workspace), "ok.txt") } });
+    expect(ok).toMatchObject({
+      state: "STATE_DONE",
+      createFile: { filePath: path.join(await realpath(fixture.workspace), "ok.txt") },
+    });
     await outsideUnchanged();
     client.close();
   });
@@ -135,7 +173,9 @@ describe("file tools never write through a symlink out of the workspace (issue 8
         { name: "inside.txt", fileSize: "6" },
       ]),
     );
-    const listing = JSON.parse(String(final[final.length - 1]?.["text"]).replace(/^listing: /, "")) as { results: Frame[] };
+    const listing = JSON.parse(String(final[final.length - 1]?.["text"]).replace(/^listing: /, "")) as {
+      results: Frame[];
+    };
     expect(listing.results).toEqual(
       expect.arrayContaining([
         { name: "big-link", type: "symlink", is_directory: false, file_size: await linkSize("big-link") },

@@ -13,14 +13,37 @@ const SLEEP = `60.${randomInt(100_000, 999_999)}`;
 const SCRIPT = {
   turns: [
     { match: "slow", calls: [{ thinking: "thinking first", text: LONG_TEXT, chunkWords: 1, chunkDelayMs: 25 }] },
-    { match: "sleep", calls: [{ toolCalls: [{ name: "run_command", args: { CommandLine: `echo started; exec sleep ${SLEEP}` } }] }, { text: "unreachable" }] },
-    { match: "confirm", calls: [{ toolCalls: [{ name: "run_command", args: { CommandLine: "echo confirmed" } }] }, { text: "unreachable after a trigger" }] },
+    {
+      match: "sleep",
+      calls: [
+        { toolCalls: [{ name: "run_command", args: { CommandLine: `echo started; exec sleep ${SLEEP}` } }] },
+        { text: "unreachable" },
+      ],
+    },
+    {
+      match: "confirm",
+      calls: [
+        { toolCalls: [{ name: "run_command", args: { CommandLine: "echo confirmed" } }] },
+        { text: "unreachable after a trigger" },
+      ],
+    },
     { match: "tool", calls: [{ toolCalls: [{ name: "add", args: { a: 1, b: 2 } }] }, { text: "sum {{result.sum}}" }] },
     { match: "ping", calls: [{ text: "pong to {{prompt}}" }] },
   ],
 };
-const ADD_TOOL = { name: "add", description: "Add", parametersJsonSchema: JSON.stringify({ type: "object", properties: { a: { type: "integer" }, b: { type: "integer" } } }) };
-const ASK_FOR_COMMANDS = { policyConfig: { rules: [{ tool: "run_command", decision: "POLICY_DECISION_ASK_USER", name: "ask", isDynamic: false, ruleId: "" }] } };
+const ADD_TOOL = {
+  name: "add",
+  description: "Add",
+  parametersJsonSchema: JSON.stringify({
+    type: "object",
+    properties: { a: { type: "integer" }, b: { type: "integer" } },
+  }),
+};
+const ASK_FOR_COMMANDS = {
+  policyConfig: {
+    rules: [{ tool: "run_command", decision: "POLICY_DECISION_ASK_USER", name: "ask", isDynamic: false, ruleId: "" }],
+  },
+};
 
 describe("halt and triggers", () => {
   const fixture = useHarnessFixture({ name: "halt", script: SCRIPT });
@@ -29,14 +52,23 @@ describe("halt and triggers", () => {
   it("stops a streaming answer at once: the open step ends in ERROR, the usage so far, then FULLY_IDLE, then nothing more for that turn", async () => {
     const client = await connect();
     client.prompt("slow please");
-    const delta = (await client.next((f) => f["stepUpdate"]?.textDelta !== undefined, "a text delta"))["stepUpdate"] as Frame;
+    const delta = (await client.next((f) => f["stepUpdate"]?.textDelta !== undefined, "a text delta"))[
+      "stepUpdate"
+    ] as Frame;
     client.send({ haltRequest: true });
-    const rest = await client.until((f) => f["trajectoryStateUpdate"] !== undefined, "the trajectory state after the halt");
+    const rest = await client.until(
+      (f) => f["trajectoryStateUpdate"] !== undefined,
+      "the trajectory state after the halt",
+    );
     // Issue 10 item 1: a halt ends with FULLY_IDLE (upstream's halt test expects it), not CANCELLED.
     const idle = rest.at(-1)?.["trajectoryStateUpdate"] as Frame;
     expect(idle).toEqual({ trajectoryId: delta["trajectoryId"], state: "STATE_FULLY_IDLE" });
     const last = steps(rest).at(-1) as Frame;
-    expect(last).toMatchObject({ stepIndex: delta["stepIndex"], state: "STATE_ERROR", errorMessage: "cancelled by haltRequest" });
+    expect(last).toMatchObject({
+      stepIndex: delta["stepIndex"],
+      state: "STATE_ERROR",
+      errorMessage: "cancelled by haltRequest",
+    });
     expect(last["text"].length).toBeLessThan(LONG_TEXT.length);
     // Issue 8 item 9: the halted call's usage, counted so far (estimated: the scripted model reports at the end).
     const usage = rest.filter((f) => f["usageUpdate"] !== undefined).at(-1)?.["usageUpdate"].total as Frame;
@@ -63,7 +95,12 @@ describe("halt and triggers", () => {
   it("kills a running command on halt", async () => {
     const client = await connect();
     client.prompt("sleep");
-    const running = (await client.next((f) => (f["stepUpdate"]?.runCommand?.combinedOutput ?? "").includes("started"), "the command's output"))["stepUpdate"] as Frame;
+    const running = (
+      await client.next(
+        (f) => (f["stepUpdate"]?.runCommand?.combinedOutput ?? "").includes("started"),
+        "the command's output",
+      )
+    )["stepUpdate"] as Frame;
     const pid = await pidOfArgv(["sleep", SLEEP]);
     client.send({ haltRequest: true });
     const rest = await client.until((f) => f["trajectoryStateUpdate"] !== undefined);
@@ -78,14 +115,23 @@ describe("halt and triggers", () => {
   it("ends a step waiting for a confirmation without its toolConfirmationRequest, and ignores the late confirmation", async () => {
     const client = await connect(ASK_FOR_COMMANDS);
     client.prompt("confirm");
-    const waiting = (await client.next((f) => f["stepUpdate"]?.state === "STATE_WAITING_FOR_USER"))["stepUpdate"] as Frame;
+    const waiting = (await client.next((f) => f["stepUpdate"]?.state === "STATE_WAITING_FOR_USER"))[
+      "stepUpdate"
+    ] as Frame;
     client.send({ haltRequest: true });
     const rest = await client.until((f) => f["trajectoryStateUpdate"] !== undefined);
     expect(rest.at(-1)?.["trajectoryStateUpdate"].state).toBe("STATE_FULLY_IDLE");
     const last = steps(rest).at(-1) as Frame;
-    expect(last).toMatchObject({ stepIndex: waiting["stepIndex"], state: "STATE_ERROR", errorMessage: "cancelled by haltRequest", runCommand: { commandLine: "echo confirmed" } });
+    expect(last).toMatchObject({
+      stepIndex: waiting["stepIndex"],
+      state: "STATE_ERROR",
+      errorMessage: "cancelled by haltRequest",
+      runCommand: { commandLine: "echo confirmed" },
+    });
     expect(last["toolConfirmationRequest"]).toBeUndefined();
-    client.send({ toolConfirmation: { trajectoryId: waiting["trajectoryId"], stepIndex: waiting["stepIndex"], accepted: true } });
+    client.send({
+      toolConfirmation: { trajectoryId: waiting["trajectoryId"], stepIndex: waiting["stepIndex"], accepted: true },
+    });
     client.prompt("ping");
     const next = await client.turn();
     expect(next[0]?.["trajectoryStateUpdate"]?.state).toBe("STATE_RUNNING");
@@ -138,9 +184,13 @@ describe("halt and triggers", () => {
   it("injects an automatedTrigger that arrives mid-turn before the next model call", async () => {
     const client = await connect(ASK_FOR_COMMANDS);
     client.prompt("confirm");
-    const waiting = (await client.next((f) => f["stepUpdate"]?.state === "STATE_WAITING_FOR_USER"))["stepUpdate"] as Frame;
+    const waiting = (await client.next((f) => f["stepUpdate"]?.state === "STATE_WAITING_FOR_USER"))[
+      "stepUpdate"
+    ] as Frame;
     client.send({ automatedTrigger: "ping" });
-    client.send({ toolConfirmation: { trajectoryId: waiting["trajectoryId"], stepIndex: waiting["stepIndex"], accepted: true } });
+    client.send({
+      toolConfirmation: { trajectoryId: waiting["trajectoryId"], stepIndex: waiting["stepIndex"], accepted: true },
+    });
     const turn = await client.turn();
     expect(client.frames.filter((f) => f["trajectoryStateUpdate"]?.state === "STATE_RUNNING")).toHaveLength(1);
     const final = finalSteps(client.frames);

@@ -11,17 +11,25 @@ const SCRIPT = {
     { match: "tool", calls: [{ toolCalls: [{ name: "$client", args: {} }] }, { text: "tool done" }] },
   ],
 };
-const WAIT_TOOL = { name: "wait", description: "Waits for the client", parametersJsonSchema: JSON.stringify({ type: "object", properties: {} }) };
+const WAIT_TOOL = {
+  name: "wait",
+  description: "Waits for the client",
+  parametersJsonSchema: JSON.stringify({ type: "object", properties: {} }),
+};
 
 describe("malformed input", () => {
   const fixture = useHarnessFixture({ name: "malformed", script: SCRIPT });
   const connect = fixture.open;
-  const errorStep = async (client: TestClient): Promise<Frame> => (await client.next((f) => f["stepUpdate"]?.state === "STATE_ERROR", "an ERROR step"))["stepUpdate"] as Frame;
+  const errorStep = async (client: TestClient): Promise<Frame> =>
+    (await client.next((f) => f["stepUpdate"]?.state === "STATE_ERROR", "an ERROR step"))["stepUpdate"] as Frame;
 
   it("closes a connection whose first frame is not an InitializeConversationEvent", async () => {
     const early = await connect();
     early.send({ userInput: { parts: [{ text: "ping" }] } });
-    expect(await early.closed).toEqual({ code: 1008, reason: 'expected InitializeConversationEvent {"config": …} as the first frame, got {userInput}' });
+    expect(await early.closed).toEqual({
+      code: 1008,
+      reason: 'expected InitializeConversationEvent {"config": …} as the first frame, got {userInput}',
+    });
 
     const garbage = await connect();
     garbage.sendRaw("{not json");
@@ -35,7 +43,10 @@ describe("malformed input", () => {
 
     const binary = await connect();
     binary.sendRaw(Buffer.from(JSON.stringify({ config: {} })), true);
-    expect(await binary.closed).toMatchObject({ code: 1003, reason: expect.stringContaining("binary frames are not supported") });
+    expect(await binary.closed).toMatchObject({
+      code: 1003,
+      reason: expect.stringContaining("binary frames are not supported"),
+    });
   });
 
   it("answers bad frames with SOURCE_SYSTEM ERROR steps; the session and other sessions go on", async () => {
@@ -46,7 +57,12 @@ describe("malformed input", () => {
 
     client.sendRaw("this is not json");
     const notJson = await errorStep(client);
-    expect(notJson).toMatchObject({ source: "SOURCE_SYSTEM", state: "STATE_ERROR", cascadeId: init["cascadeId"], trajectoryId: init["cascadeId"] });
+    expect(notJson).toMatchObject({
+      source: "SOURCE_SYSTEM",
+      state: "STATE_ERROR",
+      cascadeId: init["cascadeId"],
+      trajectoryId: init["cascadeId"],
+    });
     expect(notJson["error"].errorMessage).toContain("frame is not JSON");
     expect(notJson["errorMessage"]).toBe(notJson["error"].errorMessage);
 
@@ -65,15 +81,24 @@ describe("malformed input", () => {
     // Oversized prompt: refused with an ERROR step and a FULLY_IDLE carrying the error; no turn runs.
     client.prompt("p".repeat(1024 * 1024 + 1));
     const refused = await client.until((f) => f["trajectoryStateUpdate"] !== undefined);
-    expect(steps(refused).at(-1)?.["error"].errorMessage).toBe(`prompt of ${1024 * 1024 + 1} bytes refused: the limit is ${1024 * 1024} bytes`);
-    expect(refused.at(-1)?.["trajectoryStateUpdate"]).toMatchObject({ state: "STATE_FULLY_IDLE", error: expect.stringContaining("refused") });
+    expect(steps(refused).at(-1)?.["error"].errorMessage).toBe(
+      `prompt of ${1024 * 1024 + 1} bytes refused: the limit is ${1024 * 1024} bytes`,
+    );
+    expect(refused.at(-1)?.["trajectoryStateUpdate"]).toMatchObject({
+      state: "STATE_FULLY_IDLE",
+      error: expect.stringContaining("refused"),
+    });
 
     client.send({ userInput: { parts: [] } });
     const noParts = await client.until((f) => f["trajectoryStateUpdate"] !== undefined);
-    expect(noParts.at(-1)?.["trajectoryStateUpdate"].error).toBe("userInput without parts refused: send at least one text part");
+    expect(noParts.at(-1)?.["trajectoryStateUpdate"].error).toBe(
+      "userInput without parts refused: send at least one text part",
+    );
     // A whitespace-only prompt is legal (upstream sends " ", §6.1).
     client.prompt(" ");
-    expect(finalSteps(await client.turn()).at(-1)?.["text"]).toBe('(scripted model) No scripted reply matches the prompt " ".');
+    expect(finalSteps(await client.turn()).at(-1)?.["text"]).toBe(
+      '(scripted model) No scripted reply matches the prompt " ".',
+    );
 
     // Still alive: unknown fields are ignored, and the older string form of userInput is accepted.
     client.send({ userInput: { parts: [{ text: "ping" }], someFutureField: true }, anotherUnknown: 1 });
@@ -104,13 +129,24 @@ describe("malformed input", () => {
     client.send({ toolResponse: { id: call["id"], responseJson: "{}" } });
 
     const running = await client.turn();
-    expect(running.at(-1)?.["trajectoryStateUpdate"]).toEqual({ trajectoryId: init["cascadeId"], state: "STATE_FULLY_IDLE" });
+    expect(running.at(-1)?.["trajectoryStateUpdate"]).toEqual({
+      trajectoryId: init["cascadeId"],
+      state: "STATE_FULLY_IDLE",
+    });
     expect(finalSteps(running).at(-1)?.["text"]).toBe("tool done");
     expect(steps(running).some((s) => s.source === "SOURCE_SYSTEM")).toBe(false);
     const refused = await client.turn();
     expect(refused).toHaveLength(2);
-    expect(refused[0]?.["stepUpdate"]).toMatchObject({ source: "SOURCE_SYSTEM", state: "STATE_ERROR", errorMessage: "userInput without parts refused: send at least one text part" });
-    expect(refused[1]?.["trajectoryStateUpdate"]).toEqual({ trajectoryId: init["cascadeId"], state: "STATE_FULLY_IDLE", error: "userInput without parts refused: send at least one text part" });
+    expect(refused[0]?.["stepUpdate"]).toMatchObject({
+      source: "SOURCE_SYSTEM",
+      state: "STATE_ERROR",
+      errorMessage: "userInput without parts refused: send at least one text part",
+    });
+    expect(refused[1]?.["trajectoryStateUpdate"]).toEqual({
+      trajectoryId: init["cascadeId"],
+      state: "STATE_FULLY_IDLE",
+      error: "userInput without parts refused: send at least one text part",
+    });
     expect(finalSteps(await client.turn()).at(-1)?.["text"]).toBe("pong to ping queued");
     client.close();
   });

@@ -1,6 +1,11 @@
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startFakeGeminiServer, startFakeOpenAIServer, type FakeGeminiReply, type FakeModelServer } from "../providers/testing/index.js";
+import {
+  startFakeGeminiServer,
+  startFakeOpenAIServer,
+  type FakeGeminiReply,
+  type FakeModelServer,
+} from "../providers/testing/index.js";
 import { useHarnessFixture } from "../test-support/fixture.js";
 import { finalSteps, harnessConfig, type Frame } from "../test-support/ws-client.js";
 
@@ -11,10 +16,16 @@ import { finalSteps, harnessConfig, type Frame } from "../test-support/ws-client
 const PNG = Buffer.from("\x89PNG\r\n\x1a\n fake image").toString("base64");
 const JPEG = Buffer.from("\xff\xd8\xff fake screenshot").toString("base64");
 const CASCADE_ID = "media-session-0123456789abcdef012345";
-const SCREENSHOT = { name: "screenshot", description: "Takes a screenshot", parametersJsonSchema: '{"type":"object","properties":{}}' };
+const SCREENSHOT = {
+  name: "screenshot",
+  description: "Takes a screenshot",
+  parametersJsonSchema: '{"type":"object","properties":{}}',
+};
 
 /** `UserInput` with a text part and an image part, as upstream's `to_proto_input_content` builds it. */
-const imagePrompt = (text: string): Frame => ({ userInput: { parts: [{ text }, { media: { mimeType: "image/png", description: "the build chart", data: PNG } }] } });
+const imagePrompt = (text: string): Frame => ({
+  userInput: { parts: [{ text }, { media: { mimeType: "image/png", description: "the build chart", data: PNG } }] },
+});
 
 describe("media to the model, end to end", () => {
   const fixture = useHarnessFixture({ name: "media", args: (root) => ["--storage", path.join(root, "storage")] });
@@ -34,7 +45,13 @@ describe("media to the model, end to end", () => {
     harnessConfig(fixture.workspace, {
       cascadeId: CASCADE_ID,
       tools: [SCREENSHOT],
-      models: [{ name: "gemini-test", types: ["MODEL_TYPE_TEXT"], geminiApiEndpoint: { baseUrl: gemini.baseUrl, apiKey: "k" } }],
+      models: [
+        {
+          name: "gemini-test",
+          types: ["MODEL_TYPE_TEXT"],
+          geminiApiEndpoint: { baseUrl: gemini.baseUrl, apiKey: "k" },
+        },
+      ],
     });
   const contents = (index: number): Frame[] => (gemini.requests[index]?.body as { contents: Frame[] }).contents;
   const imagePart = { inlineData: { mimeType: "image/png", data: PNG } };
@@ -46,7 +63,9 @@ describe("media to the model, end to end", () => {
     const first = await client.turn();
     expect(first.at(-1)?.["trajectoryStateUpdate"]?.state).toBe("STATE_FULLY_IDLE");
     expect(finalSteps(first).at(-1)?.["text"]).toBe("A chart.");
-    expect(contents(0)).toEqual([{ role: "user", parts: [{ text: "What does this chart show?" }, { text: "the build chart" }, imagePart] }]);
+    expect(contents(0)).toEqual([
+      { role: "user", parts: [{ text: "What does this chart show?" }, { text: "the build chart" }, imagePart] },
+    ]);
     // no text note instead of the bytes
     expect(JSON.stringify(contents(0))).not.toContain("attached");
 
@@ -70,13 +89,28 @@ describe("media to the model, end to end", () => {
     await client.init({ ...config(), cascadeId: "" });
     client.prompt("Take a screenshot");
     const call = (await client.next((f) => f["toolCall"] !== undefined, "the toolCall"))["toolCall"] as Frame;
-    client.send({ toolResponse: { id: call["id"], responseJson: '{"saved":"shot.jpg"}', supplementalMedia: [{ mimeType: "image/jpeg", description: "login page", data: JPEG }] } });
+    client.send({
+      toolResponse: {
+        id: call["id"],
+        responseJson: '{"saved":"shot.jpg"}',
+        supplementalMedia: [{ mimeType: "image/jpeg", description: "login page", data: JPEG }],
+      },
+    });
     const turn = await client.turn();
     expect(finalSteps(turn).at(-1)?.["text"]).toBe("The screenshot shows a login page.");
     const last = contents(4).at(-1);
     expect(last).toEqual({
       role: "user",
-      parts: [{ functionResponse: { name: "screenshot", id: "shot-1", response: { saved: "shot.jpg" }, parts: [{ inlineData: { mimeType: "image/jpeg", data: JPEG } }] } }],
+      parts: [
+        {
+          functionResponse: {
+            name: "screenshot",
+            id: "shot-1",
+            response: { saved: "shot.jpg" },
+            parts: [{ inlineData: { mimeType: "image/jpeg", data: JPEG } }],
+          },
+        },
+      ],
     });
     client.close();
   });
@@ -87,9 +121,14 @@ describe("media to the model, end to end", () => {
     const before = gemini.requests.length;
     client.send({ userInput: { parts: [{ text: "look" }, { media: { mimeType: "png", data: PNG } }] } });
     const turn = await client.turn();
-    expect(turn.at(-1)?.["trajectoryStateUpdate"]).toMatchObject({ state: "STATE_FULLY_IDLE", error: expect.stringContaining('mimeType "png"') });
+    expect(turn.at(-1)?.["trajectoryStateUpdate"]).toMatchObject({
+      state: "STATE_FULLY_IDLE",
+      error: expect.stringContaining('mimeType "png"'),
+    });
     client.send({ userInput: { parts: [{ media: { mimeType: "image/png", data: "" } }] } });
-    expect((await client.turn()).at(-1)?.["trajectoryStateUpdate"]).toMatchObject({ error: expect.stringContaining("has no data") });
+    expect((await client.turn()).at(-1)?.["trajectoryStateUpdate"]).toMatchObject({
+      error: expect.stringContaining("has no data"),
+    });
     expect(gemini.requests.length).toBe(before);
     client.close();
   });
@@ -98,7 +137,11 @@ describe("media to the model, end to end", () => {
     const openai = await startFakeOpenAIServer([{ type: "turn", text: "I see a chart." }]);
     try {
       const client = await fixture.open();
-      await client.init(harnessConfig(fixture.workspace, { models: [{ name: "llava", types: ["MODEL_TYPE_TEXT"], gemmaEndpoint: { baseUrl: openai.baseUrl } }] }));
+      await client.init(
+        harnessConfig(fixture.workspace, {
+          models: [{ name: "llava", types: ["MODEL_TYPE_TEXT"], gemmaEndpoint: { baseUrl: openai.baseUrl } }],
+        }),
+      );
       client.send(imagePrompt("What is this?"));
       expect(finalSteps(await client.turn()).at(-1)?.["text"]).toBe("I see a chart.");
       const sent = (openai.requests[0]?.body as { messages: Frame[] }).messages.find((m) => m["role"] === "user");

@@ -45,7 +45,11 @@ async function resume(port: number, apiKey: string, workspace: string, cascadeId
 }
 
 describe("memory limits of a listening harness without storage", () => {
-  const fixture = useHarnessFixture({ name: "memory-limits", script: SCRIPT, args: () => ["--keep-ended-sessions", String(KEEP), "--max-frame-bytes", String(256 * 1024)] });
+  const fixture = useHarnessFixture({
+    name: "memory-limits",
+    script: SCRIPT,
+    args: () => ["--keep-ended-sessions", String(KEEP), "--max-frame-bytes", String(256 * 1024)],
+  });
 
   it("keeps only the most recent ended sessions through many connect/disconnect cycles, and says why an evicted one cannot be resumed", async () => {
     const { port, apiKey } = fixture.harness;
@@ -56,7 +60,9 @@ describe("memory limits of a listening harness without storage", () => {
     // Resuming touches a session, so checking in order keeps the last KEEP resumable.
     expect(outcomes.slice(cycles - KEEP)).toEqual(Array(KEEP).fill("resumed"));
     for (const outcome of outcomes.slice(0, cycles - KEEP)) {
-      expect(outcome).toMatch(/^1008 no stored session memory-limits-\d{4}-0123456789abcdef0123 to resume in memory \(keeps the last 4 for 3600 s\)$/);
+      expect(outcome).toMatch(
+        /^1008 no stored session memory-limits-\d{4}-0123456789abcdef0123 to resume in memory \(keeps the last 4 for 3600 s\)$/,
+      );
     }
     expect(fixture.harness.stderr()).toContain("sessions in memory (keeps the last 4 for 3600 s)");
   });
@@ -100,7 +106,10 @@ describe("memory limits of a listening harness without storage", () => {
     await client.next((f) => f["stepUpdate"]?.text !== undefined, "the slow answer streaming");
     const prompt = "y".repeat(1024 * 1024 - 16);
     for (let n = 0; n < 70 && client.socket.readyState === client.socket.OPEN; n++) client.prompt(prompt);
-    expect(await client.closed).toEqual({ code: 1008, reason: "more than 67108864 bytes of prompts queued behind the running turn; wait for its end" });
+    expect(await client.closed).toEqual({
+      code: 1008,
+      reason: "more than 67108864 bytes of prompts queued behind the running turn; wait for its end",
+    });
     const other = await TestClient.connect(harness.port, harness.apiKey);
     await other.init(harnessConfig(fixture.workspace));
     other.prompt("ping");

@@ -45,7 +45,13 @@ async function turnAnsweringHooks(client: TestClient): Promise<{ posts: Frame[];
     }
     const step = frame["stepUpdate"] as Frame | undefined;
     if (step?.["state"] === "STATE_WAITING_FOR_USER" && step["questionsRequest"] !== undefined) {
-      client.send({ questionResponse: { trajectoryId: step["trajectoryId"], stepIndex: step["stepIndex"], response: { answers: [{ multipleChoiceAnswer: { selectedChoiceIndices: [1] } }] } } });
+      client.send({
+        questionResponse: {
+          trajectoryId: step["trajectoryId"],
+          stepIndex: step["stepIndex"],
+          response: { answers: [{ multipleChoiceAnswer: { selectedChoiceIndices: [1] } }] },
+        },
+      });
     }
     if (frame["trajectoryStateUpdate"]?.state === "STATE_FULLY_IDLE") return { posts, frames };
   }
@@ -68,12 +74,22 @@ describe("POST_TOOL results of the built-ins, as upstream's hook parser reads th
     client.prompt("every tool");
     const { posts, frames } = await turnAnsweringHooks(client);
     const byTool = new Map(posts.map((p) => [p["toolName"] as string, p]));
-    expect([...byTool.keys()]).toEqual(["create_file", "edit_file", "view_file", "list_directory", "find_file", "search_directory", "run_command", "ask_question"]);
+    expect([...byTool.keys()]).toEqual([
+      "create_file",
+      "edit_file",
+      "view_file",
+      "list_directory",
+      "find_file",
+      "search_directory",
+      "run_command",
+      "ask_question",
+    ]);
     for (const post of posts) {
       expect(post["error"]).toBeUndefined();
       expect(typeof post["result"]).toBe("string");
     }
-    const result = (tool: string): Record<string, unknown> => extractUpstreamToolResultStrict(tool, byTool.get(tool)?.["result"] as string);
+    const result = (tool: string): Record<string, unknown> =>
+      extractUpstreamToolResultStrict(tool, byTool.get(tool)?.["result"] as string);
 
     // list_directory: ListDirectoryResult{entries|results: [{name, is_directory, file_size}]}
     const entries = result("list_directory")["entries"] as { name: string; is_directory: boolean; file_size: number }[];
@@ -87,7 +103,11 @@ describe("POST_TOOL results of the built-ins, as upstream's hook parser reads th
     );
     // ... and agrees with the step's ActionListDirectory (isDirectory | fileSize)
     const listStep = finalSteps(frames).find((s) => s.listDirectory !== undefined)?.["listDirectory"] as Frame;
-    expect(entries.map((e) => (e.is_directory ? { name: e.name, isDirectory: true } : { name: e.name, fileSize: String(e.file_size) }))).toEqual(listStep["results"]);
+    expect(
+      entries.map((e) =>
+        e.is_directory ? { name: e.name, isDirectory: true } : { name: e.name, fileSize: String(e.file_size) },
+      ),
+    ).toEqual(listStep["results"]);
 
     expect(result("find_file")["output"]).toBe("notes/a.txt\nsub/inner.txt");
     expect(result("search_directory")["num_results"]).toBe(1);
@@ -95,9 +115,12 @@ describe("POST_TOOL results of the built-ins, as upstream's hook parser reads th
     expect(result("run_command")["output"]).toBe("hi there");
 
     // No structured model upstream: the hook gets the JSON text itself.
-    for (const tool of ["create_file", "view_file", "ask_question"]) expect(extractUpstreamToolResult(tool, byTool.get(tool)?.["result"] as string)).toBeUndefined();
+    for (const tool of ["create_file", "view_file", "ask_question"])
+      expect(extractUpstreamToolResult(tool, byTool.get(tool)?.["result"] as string)).toBeUndefined();
     expect(JSON.parse(byTool.get("view_file")?.["result"] as string)).toMatchObject({ content: "alpha\ngamma\n" });
-    expect(JSON.parse(byTool.get("ask_question")?.["result"] as string)).toEqual({ answers: [{ question: "Color?", selected: ["blue"] }] });
+    expect(JSON.parse(byTool.get("ask_question")?.["result"] as string)).toEqual({
+      answers: [{ question: "Color?", selected: ["blue"] }],
+    });
     client.close();
   });
 });

@@ -5,7 +5,13 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { WAIT_MS, harnessEnv, killAllHarnesses, startListeningHarness, type ListeningHarness } from "@antigravity-ts/test-kit";
+import {
+  WAIT_MS,
+  harnessEnv,
+  killAllHarnesses,
+  startListeningHarness,
+  type ListeningHarness,
+} from "@antigravity-ts/test-kit";
 import { TestClient, finalSteps, harnessConfig } from "../test-support/ws-client.js";
 
 // Issue 8 item 6: nothing a command starts outlives it — not `setsid`, `setsid -f`, double forks,
@@ -20,7 +26,14 @@ let counter = 0;
 /** A sleep duration no other process uses: `<n>.<suite>` seconds. */
 const marker = (): string => `${3000 + ++counter}.${SUITE}`;
 
-const SCRIPT = { turns: [{ regex: "^run ([\\s\\S]*)$", calls: [{ toolCalls: [{ name: "run_command", args: { CommandLine: "{{match.1}}" } }] }, { text: "done" }] }] };
+const SCRIPT = {
+  turns: [
+    {
+      regex: "^run ([\\s\\S]*)$",
+      calls: [{ toolCalls: [{ name: "run_command", args: { CommandLine: "{{match.1}}" } }] }, { text: "done" }],
+    },
+  ],
+};
 /** Base code hangs until the command's time limit while a background job holds its pipe: keep that short. */
 const CONFIG = { harnessSideTools: { runCommand: { enabled: true, maxTimeoutMs: 8000, enableDaemonCommands: false } } };
 
@@ -40,7 +53,8 @@ async function processesWith(text: string): Promise<number[]> {
 /** Live processes that are exactly `sleep <m>` (not the shells whose scripts mention it). */
 async function sleepers(m: string): Promise<number[]> {
   const pids: number[] = [];
-  for (const pid of await processesWith(m)) if ((await readFile(`/proc/${pid}/cmdline`, "latin1").catch(() => "")) === `sleep\0${m}\0`) pids.push(pid);
+  for (const pid of await processesWith(m))
+    if ((await readFile(`/proc/${pid}/cmdline`, "latin1").catch(() => "")) === `sleep\0${m}\0`) pids.push(pid);
   return pids;
 }
 
@@ -74,7 +88,8 @@ function untilNoneWith(text: string): Promise<number[]> {
 }
 
 const linux = process.platform === "linux";
-const haveTools = ["/usr/bin/setsid", "/usr/bin/nohup"].every(existsSync) || ["/bin/setsid", "/bin/nohup"].every(existsSync);
+const haveTools =
+  ["/usr/bin/setsid", "/usr/bin/nohup"].every(existsSync) || ["/bin/setsid", "/bin/nohup"].every(existsSync);
 
 describe.runIf(linux && haveTools)("run_command leaves nothing behind", () => {
   let root: string;
@@ -102,8 +117,16 @@ describe.runIf(linux && haveTools)("run_command leaves nothing behind", () => {
 
   const modes = [
     { name: "in a PID namespace and a cgroup per command where possible", namespaces: true, cgroups: true },
-    { name: "with a cgroup per command where possible (ANTIGRAVITY_HARNESS_NAMESPACES=0)", namespaces: false, cgroups: true },
-    { name: "with the /proc sweep only (ANTIGRAVITY_HARNESS_NAMESPACES=0, ANTIGRAVITY_HARNESS_CGROUPS=0)", namespaces: false, cgroups: false },
+    {
+      name: "with a cgroup per command where possible (ANTIGRAVITY_HARNESS_NAMESPACES=0)",
+      namespaces: false,
+      cgroups: true,
+    },
+    {
+      name: "with the /proc sweep only (ANTIGRAVITY_HARNESS_NAMESPACES=0, ANTIGRAVITY_HARNESS_CGROUPS=0)",
+      namespaces: false,
+      cgroups: false,
+    },
   ];
   for (const { name: mode, namespaces, cgroups } of modes) {
     describe(mode, () => {
@@ -113,7 +136,10 @@ describe.runIf(linux && haveTools)("run_command leaves nothing behind", () => {
       /** Whether this harness really runs commands in PID namespaces (unshare allowed here). */
       let inNamespace = false;
       const start = async (): Promise<ListeningHarness> => {
-        const env = { ...(cgroups ? {} : { ANTIGRAVITY_HARNESS_CGROUPS: "0" }), ...(namespaces ? {} : { ANTIGRAVITY_HARNESS_NAMESPACES: "0" }) };
+        const env = {
+          ...(cgroups ? {} : { ANTIGRAVITY_HARNESS_CGROUPS: "0" }),
+          ...(namespaces ? {} : { ANTIGRAVITY_HARNESS_NAMESPACES: "0" }),
+        };
         return startListeningHarness({ args: ["--script", scriptFile], env: harnessEnv(undefined, env) });
       };
       const connect = async (target = harness): Promise<TestClient> => {
@@ -125,7 +151,10 @@ describe.runIf(linux && haveTools)("run_command leaves nothing behind", () => {
       const run = async (command: string): Promise<Record<string, unknown>> => {
         const client = await connect();
         client.prompt(`run ${command}`);
-        const step = finalSteps(await client.turn()).find((s) => s["runCommand"] !== undefined) as Record<string, unknown>;
+        const step = finalSteps(await client.turn()).find((s) => s["runCommand"] !== undefined) as Record<
+          string,
+          unknown
+        >;
         client.close();
         return step;
       };
@@ -133,7 +162,10 @@ describe.runIf(linux && haveTools)("run_command leaves nothing behind", () => {
       const begin = async (command: string, target = harness): Promise<TestClient> => {
         const client = await connect(target);
         client.prompt(`run ${command}`);
-        await client.next((f) => (f["stepUpdate"]?.runCommand?.combinedOutput ?? "").includes("started"), "the command's first output");
+        await client.next(
+          (f) => (f["stepUpdate"]?.runCommand?.combinedOutput ?? "").includes("started"),
+          "the command's first output",
+        );
         return client;
       };
 
@@ -151,8 +183,14 @@ describe.runIf(linux && haveTools)("run_command leaves nothing behind", () => {
         ["setsid -f", (m) => `setsid -f sleep ${m}; echo ok`],
         ["a double fork", (m) => `(sh -c "sleep ${m} &" &); echo ok`],
         ["nohup, output redirected", (m) => `nohup sleep ${m} >/dev/null 2>&1 & echo ok`],
-        ["a new process group", (m) => `perl -e 'setpgrp(0, 0); exec "sleep", "${m}"' </dev/null >/dev/null 2>&1 & echo ok`],
-        ["a session that ignores SIGTERM and SIGHUP", (m) => `setsid sh -c 'trap "" TERM HUP; sleep ${m}; :' >/dev/null 2>&1 & echo ok`],
+        [
+          "a new process group",
+          (m) => `perl -e 'setpgrp(0, 0); exec "sleep", "${m}"' </dev/null >/dev/null 2>&1 & echo ok`,
+        ],
+        [
+          "a session that ignores SIGTERM and SIGHUP",
+          (m) => `setsid sh -c 'trap "" TERM HUP; sleep ${m}; :' >/dev/null 2>&1 & echo ok`,
+        ],
       ];
       for (const [name, command] of detached) {
         it(`kills ${name} before the command's result returns`, async () => {
@@ -196,7 +234,10 @@ describe.runIf(linux && haveTools)("run_command leaves nothing behind", () => {
           const own = await start();
           const [escaped, foreground] = [marker(), marker()];
           try {
-            await begin(`${escapeCommand(escaped, `${cgroup}/escape-${escaped}`)}; echo started; sleep ${foreground}`, own);
+            await begin(
+              `${escapeCommand(escaped, `${cgroup}/escape-${escaped}`)}; echo started; sleep ${foreground}`,
+              own,
+            );
             expect(await untilSleepers(escaped, 1)).toHaveLength(1);
             if (ending === "SIGKILL") process.kill(await untilWatchdog(own), "SIGKILL");
             own.child.kill(ending);
@@ -211,7 +252,9 @@ describe.runIf(linux && haveTools)("run_command leaves nothing behind", () => {
 
       it("kills a long command and its detached jobs on halt", async () => {
         const [background, foreground] = [marker(), marker()];
-        const client = await begin(`setsid sleep ${background} & setsid -f sleep ${background}; echo started; sleep ${foreground}`);
+        const client = await begin(
+          `setsid sleep ${background} & setsid -f sleep ${background}; echo started; sleep ${foreground}`,
+        );
         expect(await untilSleepers(background, 2)).toHaveLength(2);
         client.send({ haltRequest: true });
         await client.turn();
@@ -243,7 +286,10 @@ describe.runIf(linux && haveTools)("run_command leaves nothing behind", () => {
       it("kills the whole tree of a running command when the harness is SIGKILLed", async () => {
         const own = await start();
         const [background, forked, foreground] = [marker(), marker(), marker()];
-        await begin(`setsid sleep ${background} & setsid -f sleep ${forked}; (sh -c "sleep ${forked} &" &); echo started; sleep ${foreground}`, own);
+        await begin(
+          `setsid sleep ${background} & setsid -f sleep ${forked}; (sh -c "sleep ${forked} &" &); echo started; sleep ${foreground}`,
+          own,
+        );
         await untilWatchdog(own);
         expect(await untilSleepers(forked, 2)).toHaveLength(2);
         own.child.kill("SIGKILL");
@@ -260,7 +306,9 @@ describe.runIf(linux && haveTools)("run_command leaves nothing behind", () => {
 
 /** A cgroup v2 directory this process may create cgroups in (root), or undefined. */
 async function writableCgroup(): Promise<string | undefined> {
-  for (const mount of (await readFile("/proc/self/mountinfo", "utf8")).split("\n").filter((l) => l.includes(" - cgroup2 "))) {
+  for (const mount of (await readFile("/proc/self/mountinfo", "utf8"))
+    .split("\n")
+    .filter((l) => l.includes(" - cgroup2 "))) {
     const point = mount.split(" ")[4] as string;
     const probe = path.join(point, `antigravity-probe-${SUITE}`);
     try {
@@ -304,7 +352,9 @@ async function leftoverCgroups(pid: number): Promise<string[]> {
   for (const mount of mounts) {
     const point = mount.split(" ")[4] as string;
     for (let attempt = 0; attempt < WAIT_MS / 50; attempt++) {
-      const left = (await readdir(point).catch(() => [])).filter((name) => name.startsWith(`antigravity-harness-${pid}-`));
+      const left = (await readdir(point).catch(() => [])).filter((name) =>
+        name.startsWith(`antigravity-harness-${pid}-`),
+      );
       if (left.length === 0) break;
       if (attempt === WAIT_MS / 50 - 1) found.push(...left);
       await sleep(50);

@@ -7,7 +7,14 @@ import { TestClient, finalSteps, harnessConfig, steps, type Frame } from "../tes
 // Huge frames (§4: no size limit), clients that stop reading, bugs inside one session, and a
 // harness whose stderr reader went away: none of them may take the process down.
 
-const ADD_TOOL = { name: "add", description: "Add", parametersJsonSchema: JSON.stringify({ type: "object", properties: { a: { type: "integer" }, b: { type: "integer" } } }) };
+const ADD_TOOL = {
+  name: "add",
+  description: "Add",
+  parametersJsonSchema: JSON.stringify({
+    type: "object",
+    properties: { a: { type: "integer" }, b: { type: "integer" } },
+  }),
+};
 /** 6,000 one-word chunks: the cumulative `text` of the updates adds up to ~100 MB, far more than socket buffers hold. */
 const LONG_TEXT = Array.from({ length: 6000 }, (_, i) => `w${i}`).join(" ");
 const SCRIPT = {
@@ -72,7 +79,9 @@ describe("resilience", () => {
       const bystander = await fixture.connect();
       const faulty = await fixture.connect();
       faulty.prompt(marker);
-      await expect(faulty.until(() => false, "the close")).rejects.toThrow("connection closed (1011 internal harness error)");
+      await expect(faulty.until(() => false, "the close")).rejects.toThrow(
+        "connection closed (1011 internal harness error)",
+      );
       expect(await fixture.harness.waitForStderr(`${kind} in session`)).toBeTruthy();
       expect(fixture.harness.stderr()).toContain(`injected fault: ${marker}`);
       await ping(bystander, `ping after the ${kind}`);

@@ -2,7 +2,14 @@ import { randomBytes } from "node:crypto";
 import { chmod, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { InputConfigSchema, LengthPrefixedReader, create, decodeOutputConfig, encodeInputConfig, frameLengthPrefixed } from "@antigravity-ts/sdk/wire";
+import {
+  InputConfigSchema,
+  LengthPrefixedReader,
+  create,
+  decodeOutputConfig,
+  encodeInputConfig,
+  frameLengthPrefixed,
+} from "@antigravity-ts/sdk/wire";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { harnessEnv, killAllHarnesses, spawnHarness, type HarnessProcess } from "@antigravity-ts/test-kit";
 import { TestClient, finalSteps, harnessConfig } from "../test-support/ws-client.js";
@@ -11,9 +18,17 @@ import { TestClient, finalSteps, harnessConfig } from "../test-support/ws-client
 // (its environment, its parent's /proc entries, every process of the user), and whether the
 // key of a listening harness shows in `ps` for each way of passing it.
 
-const SCRIPT = { turns: [{ regex: "^run ([\\s\\S]*)$", calls: [{ toolCalls: [{ name: "run_command", args: { CommandLine: "{{match.1}}" } }] }, { text: "done" }] }] };
+const SCRIPT = {
+  turns: [
+    {
+      regex: "^run ([\\s\\S]*)$",
+      calls: [{ toolCalls: [{ name: "run_command", args: { CommandLine: "{{match.1}}" } }] }, { text: "done" }],
+    },
+  ],
+};
 /** What a hostile command would try first. */
-const PROBE = "printenv; echo ---parent-environ; tr '\\0' '\\n' < /proc/$PPID/environ; echo ---parent-cmdline; tr '\\0' ' ' < /proc/$PPID/cmdline";
+const PROBE =
+  "printenv; echo ---parent-environ; tr '\\0' '\\n' < /proc/$PPID/environ; echo ---parent-cmdline; tr '\\0' ' ' < /proc/$PPID/cmdline";
 
 function secret(name: string): string {
   return `${name}-${randomBytes(12).toString("hex")}`;
@@ -32,12 +47,19 @@ async function everyProcessEnvironment(harnessPid: number): Promise<string> {
     const cmdline = await readFile(`/proc/${entry}/cmdline`, "latin1").catch(() => "");
     const parent = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
     if (parent === harnessPid && /\/esbuild\0--service=/.test(cmdline)) continue;
-    for (const file of ["environ", "cmdline"]) parts.push(await readFile(`/proc/${entry}/${file}`, "latin1").catch(() => ""));
+    for (const file of ["environ", "cmdline"])
+      parts.push(await readFile(`/proc/${entry}/${file}`, "latin1").catch(() => ""));
   }
   return parts.join("\n");
 }
 
-async function runInSession(port: number, apiKey: string, workspace: string, command: string, config = {}): Promise<string> {
+async function runInSession(
+  port: number,
+  apiKey: string,
+  workspace: string,
+  command: string,
+  config = {},
+): Promise<string> {
   const client = await TestClient.connect(port, apiKey);
   await client.init(harnessConfig(workspace, config));
   client.prompt(`run ${command}`);
@@ -65,45 +87,59 @@ describe("secrets stay out of commands and out of ps", () => {
     await rm(root, { recursive: true, force: true });
   });
 
-  it.runIf(linux)("listen mode: a command sees only the allow-listed environment, and no process shows the harness key or model keys", async () => {
-    const secrets = {
-      ANTIGRAVITY_API_KEY: secret("harness"),
-      GEMINI_API_KEY: secret("gemini"),
-      OPENAI_API_KEY: secret("openai"),
-      DEPLOY_TOKEN: secret("token"),
-      DB_PASSWORD: secret("password"),
-    };
-    const harness = spawnHarness(["--listen", "127.0.0.1:0", "--script", scriptFile], {
-      env: harnessEnv(undefined, { ...secrets, UNLISTED_SETTING: "not-for-commands", LC_MESSAGES: "C", TZ: "UTC" }),
-    });
-    const port = await listeningPort(harness);
-    const output = await runInSession(port, secrets.ANTIGRAVITY_API_KEY, workspace, PROBE);
-    const [printenv = "", parent = ""] = output.split("---parent-environ");
-    for (const value of Object.values(secrets)) expect(output).not.toContain(value);
-    for (const name of Object.keys(secrets)) expect(printenv).not.toContain(`${name}=`);
-    expect(printenv).not.toContain("UNLISTED_SETTING");
-    expect(printenv).toContain("LC_MESSAGES=C");
-    expect(printenv).toContain("TZ=UTC");
-    expect(printenv).toContain(`PWD=${workspace}`);
-    expect(printenv).toMatch(/^PATH=/m);
-    // The command's parent is the harness where the command can see it; in a PID namespace of its
-    // own (the default where the machine allows one) it cannot. Either way the harness's own
-    // environment block, read from outside, was wiped of the secrets but kept the rest.
-    expect(parent).toContain("---parent-cmdline");
-    const pid = harness.child.pid as number;
-    expect(await readFile(`/proc/${pid}/environ`, "latin1")).toContain("ANTIGRAVITY_MODEL_PROVIDER=scripted");
-    expect((await readFile(`/proc/${pid}/cmdline`, "latin1")).replaceAll("\0", " ")).toContain("antigravity-harness --listen");
-    // Nothing this user can read names any of the secrets while the harness runs.
-    const everything = await everyProcessEnvironment(harness.child.pid as number);
-    for (const value of Object.values(secrets)) expect(everything).not.toContain(value);
-    expect(harness.stderr()).not.toMatch(/could not wipe/);
-  });
+  it.runIf(linux)(
+    "listen mode: a command sees only the allow-listed environment, and no process shows the harness key or model keys",
+    async () => {
+      const secrets = {
+        ANTIGRAVITY_API_KEY: secret("harness"),
+        GEMINI_API_KEY: secret("gemini"),
+        OPENAI_API_KEY: secret("openai"),
+        DEPLOY_TOKEN: secret("token"),
+        DB_PASSWORD: secret("password"),
+      };
+      const harness = spawnHarness(["--listen", "127.0.0.1:0", "--script", scriptFile], {
+        env: harnessEnv(undefined, { ...secrets, UNLISTED_SETTING: "not-for-commands", LC_MESSAGES: "C", TZ: "UTC" }),
+      });
+      const port = await listeningPort(harness);
+      const output = await runInSession(port, secrets.ANTIGRAVITY_API_KEY, workspace, PROBE);
+      const [printenv = "", parent = ""] = output.split("---parent-environ");
+      for (const value of Object.values(secrets)) expect(output).not.toContain(value);
+      for (const name of Object.keys(secrets)) expect(printenv).not.toContain(`${name}=`);
+      expect(printenv).not.toContain("UNLISTED_SETTING");
+      expect(printenv).toContain("LC_MESSAGES=C");
+      expect(printenv).toContain("TZ=UTC");
+      expect(printenv).toContain(`PWD=${workspace}`);
+      expect(printenv).toMatch(/^PATH=/m);
+      // The command's parent is the harness where the command can see it; in a PID namespace of its
+      // own (the default where the machine allows one) it cannot. Either way the harness's own
+      // environment block, read from outside, was wiped of the secrets but kept the rest.
+      expect(parent).toContain("---parent-cmdline");
+      const pid = harness.child.pid as number;
+      expect(await readFile(`/proc/${pid}/environ`, "latin1")).toContain("ANTIGRAVITY_MODEL_PROVIDER=scripted");
+      expect((await readFile(`/proc/${pid}/cmdline`, "latin1")).replaceAll("\0", " ")).toContain(
+        "antigravity-harness --listen",
+      );
+      // Nothing this user can read names any of the secrets while the harness runs.
+      const everything = await everyProcessEnvironment(harness.child.pid as number);
+      for (const value of Object.values(secrets)) expect(everything).not.toContain(value);
+      expect(harness.stderr()).not.toMatch(/could not wipe/);
+    },
+  );
 
   it.runIf(linux)("stdio mode: InputConfig.env reaches commands, except the harness's own credentials", async () => {
     const gemini = secret("gemini");
     const inherited = secret("inherited");
-    const harness = spawnHarness([], { env: harnessEnv(undefined, { ANTIGRAVITY_SCRIPT: scriptFile, GEMINI_API_KEY: inherited, SERVICE_TOKEN: inherited }) });
-    const input = create(InputConfigSchema, { storageDirectory: path.join(root, "stdio-storage"), env: { PROJECT_SETTING: "from-config", GITHUB_TOKEN: "given-on-purpose", GEMINI_API_KEY: gemini } });
+    const harness = spawnHarness([], {
+      env: harnessEnv(undefined, {
+        ANTIGRAVITY_SCRIPT: scriptFile,
+        GEMINI_API_KEY: inherited,
+        SERVICE_TOKEN: inherited,
+      }),
+    });
+    const input = create(InputConfigSchema, {
+      storageDirectory: path.join(root, "stdio-storage"),
+      env: { PROJECT_SETTING: "from-config", GITHUB_TOKEN: "given-on-purpose", GEMINI_API_KEY: gemini },
+    });
     harness.child.stdin.write(frameLengthPrefixed(encodeInputConfig(input)));
     const { port, apiKey } = await outputConfig(harness);
     const output = await runInSession(port, apiKey, workspace, PROBE);
@@ -132,7 +168,9 @@ describe("secrets stay out of commands and out of ps", () => {
         const file = path.join(root, `key-${randomBytes(4).toString("hex")}`);
         await writeFile(file, `${key}\n`, { mode: 0o600 });
         const { args, env } = form(key, file);
-        const harness = spawnHarness(["--listen", "127.0.0.1:0", "--script", scriptFile, ...args], { env: harnessEnv(undefined, env) });
+        const harness = spawnHarness(["--listen", "127.0.0.1:0", "--script", scriptFile, ...args], {
+          env: harnessEnv(undefined, env),
+        });
         const port = await listeningPort(harness);
         const pid = harness.child.pid as number;
         const cmdline = await readFile(`/proc/${pid}/cmdline`, "latin1");

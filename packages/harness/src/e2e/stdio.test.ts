@@ -4,7 +4,14 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { harnessEnv, killAllHarnesses, pidOfArgv, processAlive, spawnHarness, type HarnessProcess } from "@antigravity-ts/test-kit";
+import {
+  harnessEnv,
+  killAllHarnesses,
+  pidOfArgv,
+  processAlive,
+  spawnHarness,
+  type HarnessProcess,
+} from "@antigravity-ts/test-kit";
 import { TestClient, harnessConfig, steps } from "../test-support/ws-client.js";
 
 // The stdio mode, driven with raw bytes exactly as protocol §3 describes: no SDK code involved.
@@ -73,17 +80,29 @@ function readOutputConfig(harness: HarnessProcess): Promise<{ raw: Buffer; port:
       resolve({ raw: buffer, port, apiKey });
     };
     harness.child.stdout.on("data", onData);
-    void harness.exited.then(() => reject(new Error(`harness exited before the handshake reply:\n${harness.stderr()}`)));
+    void harness.exited.then(() =>
+      reject(new Error(`harness exited before the handshake reply:\n${harness.stderr()}`)),
+    );
   });
 }
 
-function upgradeStatus(port: number, headers: Record<string, string>, urlPath = "/"): Promise<{ status: number; body: string }> {
+function upgradeStatus(
+  port: number,
+  headers: Record<string, string>,
+  urlPath = "/",
+): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const req = request({
       host: "127.0.0.1",
       port,
       path: urlPath,
-      headers: { connection: "Upgrade", upgrade: "websocket", "sec-websocket-version": "13", "sec-websocket-key": "dGhlIHNhbXBsZSBub25jZQ==", ...headers },
+      headers: {
+        connection: "Upgrade",
+        upgrade: "websocket",
+        "sec-websocket-version": "13",
+        "sec-websocket-key": "dGhlIHNhbXBsZSBub25jZQ==",
+        ...headers,
+      },
     });
     req.once("upgrade", (response, socket) => {
       socket.destroy();
@@ -120,10 +139,19 @@ describe("stdio mode (protocol §2.3, §3)", () => {
     expect(reply.raw.equals(outputConfigBytes(reply.port, reply.apiKey))).toBe(true);
 
     expect(await upgradeStatus(reply.port, {})).toEqual({ status: 401, body: "unauthorized" });
-    expect(await upgradeStatus(reply.port, { "x-goog-api-key": `${reply.apiKey}x` })).toEqual({ status: 401, body: "unauthorized" });
-    expect(await upgradeStatus(reply.port, { "x-goog-api-key": reply.apiKey.slice(1) })).toEqual({ status: 401, body: "unauthorized" });
+    expect(await upgradeStatus(reply.port, { "x-goog-api-key": `${reply.apiKey}x` })).toEqual({
+      status: 401,
+      body: "unauthorized",
+    });
+    expect(await upgradeStatus(reply.port, { "x-goog-api-key": reply.apiKey.slice(1) })).toEqual({
+      status: 401,
+      body: "unauthorized",
+    });
     expect((await upgradeStatus(reply.port, { "x-goog-api-key": reply.apiKey }, "/other")).status).toBe(404);
-    expect(await upgradeStatus(reply.port, { "x-goog-api-key": reply.apiKey }, "//[")).toEqual({ status: 400, body: "bad request target" });
+    expect(await upgradeStatus(reply.port, { "x-goog-api-key": reply.apiKey }, "//[")).toEqual({
+      status: 400,
+      body: "bad request target",
+    });
     expect((await upgradeStatus(reply.port, { "x-goog-api-key": reply.apiKey })).status).toBe(101);
     // Both loopback names work (clients try localhost, then 127.0.0.1, §4).
     const client = await TestClient.connect(reply.port, reply.apiKey, "localhost");
@@ -150,7 +178,19 @@ describe("stdio mode (protocol §2.3, §3)", () => {
     await mkdir(workspace, { recursive: true });
     await writeFile(
       script,
-      JSON.stringify({ turns: [{ match: "sleep", calls: [{ text: "sleeping", toolCalls: [{ name: "run_command", args: { CommandLine: `echo started; exec sleep ${sleepMarker}` } }] }] }] }),
+      JSON.stringify({
+        turns: [
+          {
+            match: "sleep",
+            calls: [
+              {
+                text: "sleeping",
+                toolCalls: [{ name: "run_command", args: { CommandLine: `echo started; exec sleep ${sleepMarker}` } }],
+              },
+            ],
+          },
+        ],
+      }),
     );
     const harness = spawnHarness([], { env: harnessEnv(undefined, { ANTIGRAVITY_SCRIPT: script }) });
     harness.child.stdin.write(inputConfigBytes(storage));
@@ -158,7 +198,10 @@ describe("stdio mode (protocol §2.3, §3)", () => {
     const client = await TestClient.connect(port, apiKey);
     await client.init(harnessConfig(workspace));
     client.prompt("please sleep");
-    await client.next((f) => (f["stepUpdate"]?.runCommand?.combinedOutput ?? "").includes("started"), "run_command's output");
+    await client.next(
+      (f) => (f["stepUpdate"]?.runCommand?.combinedOutput ?? "").includes("started"),
+      "run_command's output",
+    );
     // Found by its argv: the command runs in a PID namespace of its own, where `$$` is 1.
     const commandPid = await pidOfArgv(["sleep", sleepMarker]);
 
@@ -180,7 +223,9 @@ describe("stdio mode (protocol §2.3, §3)", () => {
     const { port, apiKey } = await readOutputConfig(harness);
     await new Promise((resolve) => setTimeout(resolve, 500)); // past warm-up.ts's rehearsal delay, with time to finish
     expect(await readdir(storage).catch((error: NodeJS.ErrnoException) => error.code)).toBe("ENOENT");
-    expect(harness.stderr().trim().split("\n")).toEqual([expect.stringMatching(/^listening on ws:\/\/localhost:\d+\/ \(stdio mode/)]);
+    expect(harness.stderr().trim().split("\n")).toEqual([
+      expect.stringMatching(/^listening on ws:\/\/localhost:\d+\/ \(stdio mode/),
+    ]);
 
     const client = await TestClient.connect(port, apiKey);
     await client.init(harnessConfig(workspace));
@@ -203,7 +248,9 @@ describe("stdio mode (protocol §2.3, §3)", () => {
     const harness = spawnHarness([]);
     harness.child.stdin.write(Buffer.from([0xff, 0xff, 0xff, 0xff, 0x0a])); // u32-LE 4 GiB, stdin left open
     expect((await harness.exited).code).toBe(1);
-    expect(harness.stderr()).toContain("handshake frame announces 4294967295 bytes (limit 16777216); the peer is not speaking the localharness stdio protocol");
+    expect(harness.stderr()).toContain(
+      "handshake frame announces 4294967295 bytes (limit 16777216); the peer is not speaking the localharness stdio protocol",
+    );
   });
 });
 

@@ -11,14 +11,18 @@ const SCRIPT = {
     // A CONTINUE's reason reaches the model as a system message: the scripted model answers the
     // latest user message of the transcript, so the turn below only plays when the reason is there.
     { match: "run the tests first", calls: [{ text: "continued after: {{prompt}}" }] },
-    { match: "tools", calls: [{ toolCalls: [{ name: "list_directory", args: { directory_path: "." } }] }, { text: "listed" }] },
+    {
+      match: "tools",
+      calls: [{ toolCalls: [{ name: "list_directory", args: { directory_path: "." } }] }, { text: "listed" }],
+    },
     { match: "answer", calls: [{ text: "first answer" }] },
     { match: "boom", calls: [{ error: { message: "quota", httpCode: 429 } }] },
   ],
 };
 const STOP = "LIFECYCLE_HOOK_STOP";
 const isStop = (f: Frame): boolean => f["callHookRequest"]?.type === STOP;
-const answer = (client: TestClient, request: Frame, result: Frame): void => client.send({ callHookResponse: { requestId: request["requestId"], ...result } });
+const answer = (client: TestClient, request: Frame, result: Frame): void =>
+  client.send({ callHookResponse: { requestId: request["requestId"], ...result } });
 
 describe("the STOP hook", () => {
   const fixture = useHarnessFixture({ name: "stop-hook", script: SCRIPT, config: { enabledHooks: [STOP] } });
@@ -35,7 +39,11 @@ describe("the STOP hook", () => {
     answer(client, first, { stopResult: { decision: "CONTINUE", reason: "run the tests first" } });
 
     const second = (await client.next(isStop, "the second STOP hook call"))["callHookRequest"] as Frame;
-    expect(second["stopArgs"]).toEqual({ responseText: "continued after: [system message] run the tests first", trajectoryId, continuationCount: 1 });
+    expect(second["stopArgs"]).toEqual({
+      responseText: "continued after: [system message] run the tests first",
+      trajectoryId,
+      continuationCount: 1,
+    });
     answer(client, second, { stopResult: { decision: "ALLOW_STOP" } });
     const turn = await client.turn();
     const texts = finalSteps(client.frames)
@@ -50,7 +58,9 @@ describe("the STOP hook", () => {
     const client = await fixture.connect();
     client.prompt("use tools");
     const request = (await client.next(isStop))["callHookRequest"] as Frame;
-    expect(finalSteps(client.frames).some((s) => s["listDirectory"] !== undefined && s["state"] === "STATE_DONE")).toBe(true);
+    expect(finalSteps(client.frames).some((s) => s["listDirectory"] !== undefined && s["state"] === "STATE_DONE")).toBe(
+      true,
+    );
     expect(request["stopArgs"]).toMatchObject({ responseText: "listed" });
     answer(client, request, { stopResult: { decision: "ALLOW_STOP" } });
     expect((await client.turn()).at(-1)?.["trajectoryStateUpdate"]?.state).toBe("STATE_FULLY_IDLE");
@@ -93,7 +103,10 @@ describe("the STOP hook", () => {
     const request = (await budgeted.next(isStop))["callHookRequest"] as Frame;
     expect(request["stopArgs"]).toMatchObject({ stopReason: "STOP_REASON_MAX_MODEL_CALLS_EXCEEDED" });
     answer(budgeted, request, { stopResult: { decision: "CONTINUE", reason: "more" } });
-    expect((await budgeted.turn()).at(-1)?.["trajectoryStateUpdate"]).toMatchObject({ state: "STATE_FULLY_IDLE", stopReason: "STOP_REASON_MAX_MODEL_CALLS_EXCEEDED" });
+    expect((await budgeted.turn()).at(-1)?.["trajectoryStateUpdate"]).toMatchObject({
+      state: "STATE_FULLY_IDLE",
+      stopReason: "STOP_REASON_MAX_MODEL_CALLS_EXCEEDED",
+    });
     budgeted.close();
 
     const failing = await fixture.connect();
@@ -101,7 +114,10 @@ describe("the STOP hook", () => {
     const onError = (await failing.next(isStop))["callHookRequest"] as Frame;
     expect(onError["stopArgs"]).toMatchObject({ errorMessage: "model error: quota" });
     answer(failing, onError, { stopResult: { decision: "CONTINUE", reason: "more" } });
-    expect((await failing.turn()).at(-1)?.["trajectoryStateUpdate"]).toMatchObject({ state: "STATE_FULLY_IDLE", error: "model error: quota" });
+    expect((await failing.turn()).at(-1)?.["trajectoryStateUpdate"]).toMatchObject({
+      state: "STATE_FULLY_IDLE",
+      error: "model error: quota",
+    });
     failing.close();
   });
 });

@@ -15,10 +15,47 @@ const HEAVY_QUERY = "(a+)+$|a[ab]{999}c";
 const GLOB = `${"*a".repeat(30)}*b`;
 const SCRIPT = {
   turns: [
-    { match: "heavy", calls: [{ toolCalls: [{ name: "search_directory", args: { directory_path: "heavy", query: HEAVY_QUERY, is_regex: true } }] }, { text: "searched {{result}}" }] },
-    { match: "small", calls: [{ toolCalls: [{ name: "search_directory", args: { directory_path: "small", query: "n.edle", is_regex: true } }] }, { text: "found {{result.num_results}}" }] },
-    { match: "replace", calls: [{ toolCalls: [{ name: "edit_file", args: { file_path: "many.txt", old_string: "x", new_string: "yy", replace_all: true } }] }, { text: "{{result.summary}}" }] },
-    { match: "glob", calls: [{ toolCalls: [{ name: "find_file", args: { directory_path: "names", pattern: GLOB } }] }, { text: "{{result.count}}: {{result.output}}" }] },
+    {
+      match: "heavy",
+      calls: [
+        {
+          toolCalls: [
+            { name: "search_directory", args: { directory_path: "heavy", query: HEAVY_QUERY, is_regex: true } },
+          ],
+        },
+        { text: "searched {{result}}" },
+      ],
+    },
+    {
+      match: "small",
+      calls: [
+        {
+          toolCalls: [{ name: "search_directory", args: { directory_path: "small", query: "n.edle", is_regex: true } }],
+        },
+        { text: "found {{result.num_results}}" },
+      ],
+    },
+    {
+      match: "replace",
+      calls: [
+        {
+          toolCalls: [
+            {
+              name: "edit_file",
+              args: { file_path: "many.txt", old_string: "x", new_string: "yy", replace_all: true },
+            },
+          ],
+        },
+        { text: "{{result.summary}}" },
+      ],
+    },
+    {
+      match: "glob",
+      calls: [
+        { toolCalls: [{ name: "find_file", args: { directory_path: "names", pattern: GLOB } }] },
+        { text: "{{result.count}}: {{result.output}}" },
+      ],
+    },
     { match: "ping", calls: [{ text: "pong" }] },
   ],
 };
@@ -57,7 +94,9 @@ describe("tool calls off the event loop", () => {
   /** Starts the heavy search and returns its step once it is ACTIVE. */
   async function startHeavySearch(client: TestClient): Promise<Frame> {
     client.prompt("heavy");
-    return (await client.next((f) => f["stepUpdate"]?.searchDirectory !== undefined, "the search step"))["stepUpdate"] as Frame;
+    return (await client.next((f) => f["stepUpdate"]?.searchDirectory !== undefined, "the search step"))[
+      "stepUpdate"
+    ] as Frame;
   }
 
   it("lets a second session connect, initialise and finish a turn while a catastrophic regex runs in the first", async () => {
@@ -70,7 +109,9 @@ describe("tool calls off the event loop", () => {
     other.prompt("small");
     expect(finalSteps(await other.turn()).at(-1)?.["text"]).toBe("found 1");
     // The first session's search was still running all along: its step has not ended.
-    expect(steps(busy.unread()).filter((s) => s.stepIndex === search["stepIndex"] && s.state !== "STATE_ACTIVE")).toEqual([]);
+    expect(
+      steps(busy.unread()).filter((s) => s.stepIndex === search["stepIndex"] && s.state !== "STATE_ACTIVE"),
+    ).toEqual([]);
 
     busy.send({ haltRequest: true });
     await busy.turn();
@@ -114,7 +155,8 @@ describe("tool calls off the event loop", () => {
     client.prompt("heavy");
     const turn = await client.turn();
     const search = finalSteps(turn).find((s) => s.searchDirectory !== undefined) as Frame;
-    const expected = "search_directory did not finish within 1 s and was stopped (the harness's tool time limit). Narrow the call: search a smaller directory_path, or use a more specific query.";
+    const expected =
+      "search_directory did not finish within 1 s and was stopped (the harness's tool time limit). Narrow the call: search a smaller directory_path, or use a more specific query.";
     expect(search).toMatchObject({ state: "STATE_ERROR", errorMessage: expected });
     expect(finalSteps(turn).at(-1)?.["text"]).toBe(`searched ${JSON.stringify({ error: expected })}`);
     client.prompt("small");
@@ -140,7 +182,9 @@ describe("tool calls off the event loop", () => {
         { text: "0 yy yy yy yy yy", action: "LINE_ACTION_INSERT" },
       ],
     });
-    expect(finalSteps(turn).at(-1)?.["text"]).toMatch(/^edited many\.txt: replaced 200000 occurrences \(the step's diff shows the first \d+ blocks\)$/);
+    expect(finalSteps(turn).at(-1)?.["text"]).toMatch(
+      /^edited many\.txt: replaced 200000 occurrences \(the step's diff shows the first \d+ blocks\)$/,
+    );
     expect(await readFile(file, "utf8")).toBe(original.replaceAll("x", "yy"));
     client.close();
   });

@@ -12,16 +12,37 @@ import { finalSteps, harnessConfig, steps, type Frame } from "../test-support/ws
 // Gemini and OpenAI servers, which record requests); compaction summaries across a restart; a
 // corrupt session file on resume.
 
-const ADD_TOOL = { name: "add", description: "Add", parametersJsonSchema: JSON.stringify({ type: "object", properties: { a: { type: "integer" }, b: { type: "integer" } } }) };
+const ADD_TOOL = {
+  name: "add",
+  description: "Add",
+  parametersJsonSchema: JSON.stringify({
+    type: "object",
+    properties: { a: { type: "integer" }, b: { type: "integer" } },
+  }),
+};
 const SCRIPT = { turns: [{ match: "ping", calls: [{ text: "pong to {{prompt}}" }] }] };
 
 /** Upstream's `ModelConfig` for a Gemini API endpoint (§5.1), pointed at a fake. */
-const gemini = (server: FakeModelServer): Frame => ({ models: [{ name: "gemini-fake", types: ["MODEL_TYPE_TEXT"], geminiApiEndpoint: { baseUrl: server.baseUrl, apiKey: "fake-key" } }] });
+const gemini = (server: FakeModelServer): Frame => ({
+  models: [
+    {
+      name: "gemini-fake",
+      types: ["MODEL_TYPE_TEXT"],
+      geminiApiEndpoint: { baseUrl: server.baseUrl, apiKey: "fake-key" },
+    },
+  ],
+});
 /** Upstream's `LocalOpenAIAgentConfig` (`gemmaEndpoint`), pointed at a fake OpenAI-compatible server. */
-const openai = (server: FakeModelServer): Frame => ({ models: [{ name: "local-model", types: ["MODEL_TYPE_TEXT"], gemmaEndpoint: { baseUrl: server.baseUrl } }] });
-const geminiText = (text: string): Frame => ({ candidates: [{ content: { parts: [{ text }], role: "model" }, index: 0 }], usageMetadata: { promptTokenCount: 10, totalTokenCount: 10 } });
+const openai = (server: FakeModelServer): Frame => ({
+  models: [{ name: "local-model", types: ["MODEL_TYPE_TEXT"], gemmaEndpoint: { baseUrl: server.baseUrl } }],
+});
+const geminiText = (text: string): Frame => ({
+  candidates: [{ content: { parts: [{ text }], role: "model" }, index: 0 }],
+  usageMetadata: { promptTokenCount: 10, totalTokenCount: 10 },
+});
 /** The chat messages of a recorded OpenAI request, without the system message. */
-const chat = (server: FakeModelServer, index: number): Frame[] => ((server.requests[index]?.body as Frame)["messages"] as Frame[]).filter((m) => m["role"] !== "system");
+const chat = (server: FakeModelServer, index: number): Frame[] =>
+  ((server.requests[index]?.body as Frame)["messages"] as Frame[]).filter((m) => m["role"] !== "system");
 
 async function requestsReach(server: FakeModelServer, count: number): Promise<void> {
   for (const deadline = Date.now() + WAIT_MS; server.requests.length < count; await sleep(10)) {
@@ -30,7 +51,11 @@ async function requestsReach(server: FakeModelServer, count: number): Promise<vo
 }
 
 describe("the model transcript (seed 002)", () => {
-  const fixture = useHarnessFixture({ name: "transcript", script: SCRIPT, args: (root) => ["--storage", path.join(root, "storage")] });
+  const fixture = useHarnessFixture({
+    name: "transcript",
+    script: SCRIPT,
+    args: (root) => ["--storage", path.join(root, "storage")],
+  });
   const servers: FakeModelServer[] = [];
   afterAll(() => Promise.all(servers.map((server) => server.close())));
   const serve = <T extends FakeModelServer>(server: T): T => (servers.push(server), server);
@@ -48,8 +73,15 @@ describe("the model transcript (seed 002)", () => {
     await client.next((f) => f["stepUpdate"]?.text === "Partial answer ", "the first two chunks on screen");
     client.send({ haltRequest: true });
     const halted = await client.turn();
-    expect(halted.at(-1)?.["trajectoryStateUpdate"]).toEqual({ trajectoryId: expect.any(String), state: "STATE_FULLY_IDLE" });
-    expect(steps(halted).at(-1)).toMatchObject({ state: "STATE_ERROR", errorMessage: "cancelled by haltRequest", text: "Partial answer so far" });
+    expect(halted.at(-1)?.["trajectoryStateUpdate"]).toEqual({
+      trajectoryId: expect.any(String),
+      state: "STATE_FULLY_IDLE",
+    });
+    expect(steps(halted).at(-1)).toMatchObject({
+      state: "STATE_ERROR",
+      errorMessage: "cancelled by haltRequest",
+      text: "Partial answer so far",
+    });
     expect(await server.responseClosed(0)).toEqual({ completed: false });
     // Issue 8 item 9: Gemini reports usage at the end of the stream; the halted call counts its estimate.
     const usage = halted.filter((f) => f["usageUpdate"] !== undefined).at(-1)?.["usageUpdate"].total as Frame;
@@ -134,7 +166,10 @@ describe("the model transcript (seed 002)", () => {
     );
     const client = await fixture.connect(openai(server));
     client.prompt("doomed");
-    expect((await client.turn()).at(-1)?.["trajectoryStateUpdate"]).toMatchObject({ state: "STATE_FULLY_IDLE", error: expect.stringContaining("context too long") });
+    expect((await client.turn()).at(-1)?.["trajectoryStateUpdate"]).toMatchObject({
+      state: "STATE_FULLY_IDLE",
+      error: expect.stringContaining("context too long"),
+    });
     client.prompt("try again");
     await client.turn();
     expect(chat(server, 1)).toEqual([{ role: "user", content: "try again" }]);
@@ -142,7 +177,9 @@ describe("the model transcript (seed 002)", () => {
   });
 
   it("compaction keeps the first prompt and the 3 newest summaries, across a restart and resume", async () => {
-    const server = serve(await startFakeOpenAIServer((_request, index) => ({ type: "turn", text: `answer ${index} ${"y".repeat(200)}` })));
+    const server = serve(
+      await startFakeOpenAIServer((_request, index) => ({ type: "turn", text: `answer ${index} ${"y".repeat(200)}` })),
+    );
     const cascadeId = "compaction-fifo-0123456789abcdef01234567";
     const config = { cascadeId, compactionThreshold: 100, ...openai(server) };
     const first = await fixture.connect(config);
@@ -156,7 +193,11 @@ describe("the model transcript (seed 002)", () => {
     expect(stored["firstPrompt"]).toBe(`the original task ${"x".repeat(200)}`);
     // Turns 2-5 each compacted the turns before them; only the newest three summaries are kept.
     expect(stored["summaries"]).toHaveLength(3);
-    expect(stored["summaries"].map((s: string) => /- user: (follow-up \d|the original task)/.exec(s)?.[1])).toEqual(["follow-up 2", "follow-up 3", "follow-up 4"]);
+    expect(stored["summaries"].map((s: string) => /- user: (follow-up \d|the original task)/.exec(s)?.[1])).toEqual([
+      "follow-up 2",
+      "follow-up 3",
+      "follow-up 4",
+    ]);
 
     await fixture.restart();
     const resumed = await fixture.open();
@@ -176,12 +217,17 @@ describe("the model transcript (seed 002)", () => {
   it("moves a corrupt session file aside on resume, warns on stderr, and starts the session empty with its id", async () => {
     const cascadeId = "corrupt-session-0123456789abcdef0123456";
     const storage = path.join(fixture.root, "storage");
-    await writeFile(path.join(storage, `${cascadeId}.json`), '{"version":1,"cascadeId":"corrupt-session-0123456789abcdef0123456","history":[{"stepIndex":');
+    await writeFile(
+      path.join(storage, `${cascadeId}.json`),
+      '{"version":1,"cascadeId":"corrupt-session-0123456789abcdef0123456","history":[{"stepIndex":',
+    );
     const client = await fixture.open();
     const init = await client.init(harnessConfig(fixture.workspace, { cascadeId, sessionContinuationMode: "RESUME" }));
     expect(init).toMatchObject({ cascadeId });
     expect(init["history"] ?? []).toEqual([]);
-    await fixture.harness.waitForStderr(new RegExp(`session file .*${cascadeId}\\.json is corrupt \\(.*\\); moved it to ${cascadeId}\\.json\\.corrupt-`));
+    await fixture.harness.waitForStderr(
+      new RegExp(`session file .*${cascadeId}\\.json is corrupt \\(.*\\); moved it to ${cascadeId}\\.json\\.corrupt-`),
+    );
     expect((await readdir(storage)).filter((name) => name.startsWith(`${cascadeId}.json.corrupt-`))).toHaveLength(1);
     client.prompt("ping");
     expect(finalSteps(await client.turn()).at(-1)?.["text"]).toBe("pong to ping");

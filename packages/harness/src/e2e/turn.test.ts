@@ -10,14 +10,28 @@ import { TestClient, finalSteps, harnessConfig, steps, type Frame } from "../tes
 const ADD_TOOL = {
   name: "add",
   description: "Add two integers",
-  parametersJsonSchema: JSON.stringify({ type: "object", properties: { a: { type: "integer" }, b: { type: "integer" } }, required: ["a", "b"] }),
+  parametersJsonSchema: JSON.stringify({
+    type: "object",
+    properties: { a: { type: "integer" }, b: { type: "integer" } },
+    required: ["a", "b"],
+  }),
 };
-const ANSWER_SCHEMA = JSON.stringify({ type: "object", properties: { answer: { type: "string" }, confidence: { type: "number" } }, required: ["answer", "confidence"] });
+const ANSWER_SCHEMA = JSON.stringify({
+  type: "object",
+  properties: { answer: { type: "string" }, confidence: { type: "number" } },
+  required: ["answer", "confidence"],
+});
 
 const SCRIPT = {
   turns: [
-    { match: "model outage", calls: [{ text: "starting to answer", error: { message: "quota exhausted", httpCode: 429 } }] },
-    { match: "failing tool", calls: [{ toolCalls: [{ name: "add", args: { a: 1, b: 2 } }] }, { text: "the tool said: {{result.error}}" }] },
+    {
+      match: "model outage",
+      calls: [{ text: "starting to answer", error: { message: "quota exhausted", httpCode: 429 } }],
+    },
+    {
+      match: "failing tool",
+      calls: [{ toolCalls: [{ name: "add", args: { a: 1, b: 2 } }] }, { text: "the tool said: {{result.error}}" }],
+    },
     {
       match: "files",
       calls: [
@@ -71,7 +85,9 @@ describe("a turn over a real socket (protocol §6)", () => {
 
   it("streams the demo turn: user step, thinking, text deltas, list_directory, a client tool round trip, usage and finish", async () => {
     const client = await TestClient.connect(demo.port, demo.apiKey);
-    const init = await client.init(harnessConfig(fixture.workspace, { tools: [ADD_TOOL], finishToolSchemaJson: ANSWER_SCHEMA }));
+    const init = await client.init(
+      harnessConfig(fixture.workspace, { tools: [ADD_TOOL], finishToolSchemaJson: ANSWER_SCHEMA }),
+    );
     const cascadeId = init["cascadeId"] as string;
     expect(cascadeId).toMatch(/^[a-zA-Z0-9-]{32,}$/);
     expect(init["history"] ?? []).toEqual([]);
@@ -88,15 +104,25 @@ describe("a turn over a real socket (protocol §6)", () => {
     const seqs = client.frames.map((f) => f["seqNum"]);
     expect(seqs.every((s) => typeof s === "string")).toBe(true);
     expect(seqs.map(Number)).toEqual(seqs.map((_, i) => i + 1));
-    expect(client.frames.every((f) => typeof f["timestampMicros"] === "string" && /^\d{16}$/.test(f["timestampMicros"]))).toBe(true);
+    expect(
+      client.frames.every((f) => typeof f["timestampMicros"] === "string" && /^\d{16}$/.test(f["timestampMicros"])),
+    ).toBe(true);
 
     expect(turn[0]?.["trajectoryStateUpdate"]).toEqual({ trajectoryId: cascadeId, state: "STATE_RUNNING" });
-    expect(turn[turn.length - 1]?.["trajectoryStateUpdate"]).toEqual({ trajectoryId: cascadeId, state: "STATE_FULLY_IDLE" });
+    expect(turn[turn.length - 1]?.["trajectoryStateUpdate"]).toEqual({
+      trajectoryId: cascadeId,
+      state: "STATE_FULLY_IDLE",
+    });
     const all = steps(turn);
     expect(all.every((s) => s.cascadeId === cascadeId && s.trajectoryId === cascadeId)).toBe(true);
     const final = finalSteps(turn);
     expect(final.map((s) => s.stepIndex ?? 0)).toEqual(final.map((_, i) => i));
-    expect(final[0]).toMatchObject({ state: "STATE_DONE", source: "SOURCE_USER", target: "TARGET_MODEL", text: "What is in here?" });
+    expect(final[0]).toMatchObject({
+      state: "STATE_DONE",
+      source: "SOURCE_USER",
+      target: "TARGET_MODEL",
+      text: "What is in here?",
+    });
 
     // The first model step streams thinking then text in several updates; deltas add up.
     const first = all.filter((s) => s.stepIndex === 1);
@@ -124,7 +150,10 @@ describe("a turn over a real socket (protocol §6)", () => {
     const custom = final.find((s) => s.customTool !== undefined) as Frame;
     expect(custom).toMatchObject({ state: "STATE_DONE", source: "SOURCE_MODEL", target: "TARGET_USER" });
     expect(custom["customTool"].toolCall).toEqual(toolCallFrame["toolCall"]);
-    expect(custom["customTool"].toolResponse).toMatchObject({ id: toolCallFrame["toolCall"].id, responseJson: '{"sum":5}' });
+    expect(custom["customTool"].toolResponse).toMatchObject({
+      id: toolCallFrame["toolCall"].id,
+      responseJson: '{"sum":5}',
+    });
     expect(all.some((s) => s.stepIndex === custom["stepIndex"] && s.state === "STATE_ACTIVE")).toBe(true);
 
     const answer = final.find((s) => s.stepIndex > custom["stepIndex"] && s.text) as Frame;
@@ -138,7 +167,9 @@ describe("a turn over a real socket (protocol §6)", () => {
     const usages = turn.filter((f) => f["usageUpdate"] !== undefined).map((f) => f["usageUpdate"]);
     expect(usages.length).toBe(2);
     const total = usages[1].total;
-    expect(Number(total.totalTokenCount)).toBe(Number(total.promptTokenCount) + Number(total.candidatesTokenCount) + Number(total.thoughtsTokenCount));
+    expect(Number(total.totalTokenCount)).toBe(
+      Number(total.promptTokenCount) + Number(total.candidatesTokenCount) + Number(total.thoughtsTokenCount),
+    );
     expect(Number(total.totalTokenCount)).toBeGreaterThan(Number(usages[0].total.totalTokenCount));
     expect(usages[1].agents).toEqual([{ trajectoryId: cascadeId, usage: total }]);
     client.close();
@@ -150,7 +181,10 @@ describe("a turn over a real socket (protocol §6)", () => {
     client.prompt("run something");
     const final = finalSteps(await client.turn());
     const command = final.find((s) => s.runCommand !== undefined) as Frame;
-    expect(command).toMatchObject({ state: "STATE_DONE", runCommand: { commandLine: "echo hello", exitCode: 0, combinedOutput: "hello\n" } });
+    expect(command).toMatchObject({
+      state: "STATE_DONE",
+      runCommand: { commandLine: "echo hello", exitCode: 0, combinedOutput: "hello\n" },
+    });
     expect(command["runCommand"].workingDir).toBe(await realpath(fixture.workspace));
     expect(final[final.length - 1]?.["text"]).toContain('"output":"hello\\n"');
     client.close();
@@ -163,7 +197,11 @@ describe("a turn over a real socket (protocol §6)", () => {
     client.send({ toolResponse: { id: call["toolCall"].id, errorMessage: "division by zero" } });
     const final = finalSteps(await client.turn());
     const custom = final.find((s) => s.customTool !== undefined) as Frame;
-    expect(custom).toMatchObject({ state: "STATE_ERROR", errorMessage: "division by zero", error: { errorMessage: "division by zero" } });
+    expect(custom).toMatchObject({
+      state: "STATE_ERROR",
+      errorMessage: "division by zero",
+      error: { errorMessage: "division by zero" },
+    });
     expect(custom["customTool"].toolResponse).toMatchObject({ errorMessage: "division by zero" });
     expect(final[final.length - 1]?.["text"]).toBe("the tool said: division by zero");
     client.close();
@@ -190,7 +228,11 @@ describe("a turn over a real socket (protocol §6)", () => {
       ],
     });
     expect(final.find((s) => s.viewFile)?.["viewFile"]).toEqual({ filePath: file, startLine: 1, endLine: 3 });
-    expect(final.find((s) => s.findFile)?.["findFile"]).toEqual({ directoryPath: real, query: "*.txt", output: "notes/a.txt" });
+    expect(final.find((s) => s.findFile)?.["findFile"]).toEqual({
+      directoryPath: real,
+      query: "*.txt",
+      output: "notes/a.txt",
+    });
     const search = final.find((s) => s.searchDirectory) as Frame;
     expect(search["searchDirectory"]).toEqual({ directoryPath: real, query: "gamma", numResults: 1 });
     expect(search["text"]).toBe("notes/a.txt:2: gamma");
@@ -206,7 +248,9 @@ describe("a turn over a real socket (protocol §6)", () => {
     const errors = final.filter((s) => s.state === "STATE_ERROR");
     expect(errors).toHaveLength(4);
     expect(errors[0]?.["errorMessage"]).toContain('"../outside.txt" is outside the workspace');
-    expect(errors[1]?.["errorMessage"]).toContain(`"${path.join(fixture.root, "outside.txt")}" is outside the workspace`);
+    expect(errors[1]?.["errorMessage"]).toContain(
+      `"${path.join(fixture.root, "outside.txt")}" is outside the workspace`,
+    );
     expect(errors[2]?.["errorMessage"]).toContain("through a symlink");
     expect(errors[3]?.["errorMessage"]).toContain("through a symlink");
     expect(errors.every((s) => s.source === "SOURCE_MODEL" && s.error?.errorMessage === s.errorMessage)).toBe(true);
@@ -220,8 +264,15 @@ describe("a turn over a real socket (protocol §6)", () => {
     const turn = await client.turn();
     const final = finalSteps(turn);
     expect(final[1]).toMatchObject({ source: "SOURCE_MODEL", state: "STATE_ERROR", text: "starting to answer" });
-    expect(final[2]).toMatchObject({ source: "SOURCE_SYSTEM", state: "STATE_ERROR", error: { errorMessage: "model error: quota exhausted", httpCode: 429 } });
-    expect(turn.at(-1)?.["trajectoryStateUpdate"]).toMatchObject({ state: "STATE_FULLY_IDLE", error: "model error: quota exhausted" });
+    expect(final[2]).toMatchObject({
+      source: "SOURCE_SYSTEM",
+      state: "STATE_ERROR",
+      error: { errorMessage: "model error: quota exhausted", httpCode: 429 },
+    });
+    expect(turn.at(-1)?.["trajectoryStateUpdate"]).toMatchObject({
+      state: "STATE_FULLY_IDLE",
+      error: "model error: quota exhausted",
+    });
     client.close();
   });
 
@@ -229,14 +280,19 @@ describe("a turn over a real socket (protocol §6)", () => {
     const client = await scripted({ budgetConfig: { maxModelCalls: 1 } });
     client.prompt("files again");
     const byModelCalls = await client.turn();
-    expect(byModelCalls.at(-1)?.["trajectoryStateUpdate"]).toMatchObject({ state: "STATE_FULLY_IDLE", stopReason: "STOP_REASON_MAX_MODEL_CALLS_EXCEEDED" });
+    expect(byModelCalls.at(-1)?.["trajectoryStateUpdate"]).toMatchObject({
+      state: "STATE_FULLY_IDLE",
+      stopReason: "STOP_REASON_MAX_MODEL_CALLS_EXCEEDED",
+    });
     expect(finalSteps(byModelCalls).filter((s) => s.text?.startsWith("file now reads"))).toEqual([]);
     client.close();
 
     const limited = await scripted({ budgetConfig: { maxToolCalls: 2 } });
     limited.prompt("files once more");
     const byToolCalls = await limited.turn();
-    expect(byToolCalls.at(-1)?.["trajectoryStateUpdate"]).toMatchObject({ stopReason: "STOP_REASON_MAX_TOOL_CALLS_EXCEEDED" });
+    expect(byToolCalls.at(-1)?.["trajectoryStateUpdate"]).toMatchObject({
+      stopReason: "STOP_REASON_MAX_TOOL_CALLS_EXCEEDED",
+    });
     expect(
       finalSteps(byToolCalls)
         .filter((s) => s.source === "SOURCE_MODEL")
@@ -246,8 +302,14 @@ describe("a turn over a real socket (protocol §6)", () => {
   });
 
   it("serves concurrent sessions independently", async () => {
-    const [a, b] = await Promise.all([TestClient.connect(demo.port, demo.apiKey), TestClient.connect(demo.port, demo.apiKey)]);
-    const [initA, initB] = await Promise.all([a.init(harnessConfig(fixture.workspace)), b.init(harnessConfig(fixture.workspace))]);
+    const [a, b] = await Promise.all([
+      TestClient.connect(demo.port, demo.apiKey),
+      TestClient.connect(demo.port, demo.apiKey),
+    ]);
+    const [initA, initB] = await Promise.all([
+      a.init(harnessConfig(fixture.workspace)),
+      b.init(harnessConfig(fixture.workspace)),
+    ]);
     expect(initA["cascadeId"]).not.toBe(initB["cascadeId"]);
     a.prompt("first");
     b.prompt("second");

@@ -40,8 +40,22 @@ const WORKSPACE_ONLY_RULES = ["view_file", "create_file", "edit_file"].map((tool
 }));
 /** upstream policy.confirm_run_command() without a handler: the default policy of LocalAgentConfig. */
 const CONFIRM_RUN_COMMAND = [
-  { tool: "run_command", serverName: "", name: "confirm_run_command", decision: "POLICY_DECISION_DENY", isDynamic: false, ruleId: "" },
-  { tool: "*", serverName: "", name: "confirm_run_command", decision: "POLICY_DECISION_ALLOW", isDynamic: false, ruleId: "" },
+  {
+    tool: "run_command",
+    serverName: "",
+    name: "confirm_run_command",
+    decision: "POLICY_DECISION_DENY",
+    isDynamic: false,
+    ruleId: "",
+  },
+  {
+    tool: "*",
+    serverName: "",
+    name: "confirm_run_command",
+    decision: "POLICY_DECISION_ALLOW",
+    isDynamic: false,
+    ruleId: "",
+  },
 ];
 
 describe("HarnessConfig as upstream's client fills it", () => {
@@ -59,9 +73,13 @@ describe("HarnessConfig as upstream's client fills it", () => {
   });
 
   it("skips policy.workspace_only() markers: file tools work inside the workspace, containment still holds outside", async () => {
-    const client = await fixture.connect({ policyConfig: { rules: [...WORKSPACE_ONLY_RULES, ...CONFIRM_RUN_COMMAND] } });
+    const client = await fixture.connect({
+      policyConfig: { rules: [...WORKSPACE_ONLY_RULES, ...CONFIRM_RUN_COMMAND] },
+    });
     client.prompt("files");
-    const [readme, created, edited, outside] = finalSteps(await client.turn()).filter((s: Frame) => s.viewFile ?? s.createFile ?? s.editFile);
+    const [readme, created, edited, outside] = finalSteps(await client.turn()).filter(
+      (s: Frame) => s.viewFile ?? s.createFile ?? s.editFile,
+    );
     const workspace = await realpath(fixture.workspace);
     expect(readme).toMatchObject({ state: "STATE_DONE", viewFile: { filePath: path.join(workspace, "README.md") } });
     expect(created).toMatchObject({ state: "STATE_DONE", createFile: { filePath: path.join(workspace, "new.txt") } });
@@ -81,18 +99,36 @@ describe("HarnessConfig as upstream's client fills it", () => {
     });
     client.prompt("hello");
     const turn = await client.turn();
-    expect(turn.at(-1)?.["trajectoryStateUpdate"]).toEqual({ trajectoryId: expect.any(String), state: "STATE_FULLY_IDLE" });
-    expect(finalSteps(turn).at(-1)).toMatchObject({ source: "SOURCE_MODEL", state: "STATE_DONE", text: "Hello from the local model." });
+    expect(turn.at(-1)?.["trajectoryStateUpdate"]).toEqual({
+      trajectoryId: expect.any(String),
+      state: "STATE_FULLY_IDLE",
+    });
+    expect(finalSteps(turn).at(-1)).toMatchObject({
+      source: "SOURCE_MODEL",
+      state: "STATE_DONE",
+      text: "Hello from the local model.",
+    });
     expect(server.requests).toHaveLength(1);
-    expect(server.requests[0]).toMatchObject({ path: "/v1/chat/completions", body: { model: "llama3.1", stream: true } });
+    expect(server.requests[0]).toMatchObject({
+      path: "/v1/chat/completions",
+      body: { model: "llama3.1", stream: true },
+    });
     expect(server.requests[0]?.headers["authorization"]).toBeUndefined();
     client.close();
   });
 
   it("refuses a gemmaEndpoint it cannot use with a close reason that says why", async () => {
     const client = await fixture.open();
-    client.send({ config: { cascadeId: "", models: [{ name: "", types: ["MODEL_TYPE_TEXT"], gemmaEndpoint: { baseUrl: "http://127.0.0.1:9/v1" } }] } });
-    expect(await client.closed).toMatchObject({ code: 1008, reason: expect.stringContaining("gemmaEndpoint needs baseUrl") });
+    client.send({
+      config: {
+        cascadeId: "",
+        models: [{ name: "", types: ["MODEL_TYPE_TEXT"], gemmaEndpoint: { baseUrl: "http://127.0.0.1:9/v1" } }],
+      },
+    });
+    expect(await client.closed).toMatchObject({
+      code: 1008,
+      reason: expect.stringContaining("gemmaEndpoint needs baseUrl"),
+    });
   });
 
   it("warns once per session, on stderr, about every config field it does not honour", async () => {
@@ -129,8 +165,14 @@ describe("HarnessConfig as upstream's client fills it", () => {
 
   // upstream _build_harness_config: compaction_threshold=N and compaction_config{checkpoint_interval_tokens=N}
   for (const [label, config] of [
-    ["compactionConfig alone (no threshold)", { compactionThreshold: 0, compactionConfig: { checkpointIntervalTokens: 150 } }],
-    ["threshold and interval together, as upstream sends them", { compactionThreshold: 150, compactionConfig: { checkpointIntervalTokens: 150 } }],
+    [
+      "compactionConfig alone (no threshold)",
+      { compactionThreshold: 0, compactionConfig: { checkpointIntervalTokens: 150 } },
+    ],
+    [
+      "threshold and interval together, as upstream sends them",
+      { compactionThreshold: 150, compactionConfig: { checkpointIntervalTokens: 150 } },
+    ],
   ] as const) {
     it(`compacts at compactionConfig.checkpointIntervalTokens: ${label}`, async () => {
       const client = await fixture.connect(config);
@@ -138,7 +180,11 @@ describe("HarnessConfig as upstream's client fills it", () => {
       expect(steps(await client.turn()).some((s) => s.compaction !== undefined)).toBe(false);
       client.prompt("ping again");
       const second = finalSteps(await client.turn());
-      expect(second.find((s) => s.compaction !== undefined)).toMatchObject({ state: "STATE_DONE", source: "SOURCE_SYSTEM", compaction: {} });
+      expect(second.find((s) => s.compaction !== undefined)).toMatchObject({
+        state: "STATE_DONE",
+        source: "SOURCE_SYSTEM",
+        compaction: {},
+      });
       expect(second.at(-1)?.["text"]).toBe("pong to ping again");
       if (config.compactionThreshold === 0) {
         // the checkpoint resets the interval: a short turn after it does not compact again (a

@@ -1,7 +1,12 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { decodeHandshakeOutput, encodeHandshakeInput, frameLengthPrefixed, LengthPrefixedReader } from "@antigravity-ts/sdk/internal";
+import {
+  decodeHandshakeOutput,
+  encodeHandshakeInput,
+  frameLengthPrefixed,
+  LengthPrefixedReader,
+} from "@antigravity-ts/sdk/internal";
 import { harnessEnv, spawnHarness } from "@antigravity-ts/test-kit";
 import { useHarnessFixture } from "../test-support/fixture.js";
 import { finalSteps, harnessConfig, TestClient, type Frame } from "../test-support/ws-client.js";
@@ -18,16 +23,31 @@ import { finalSteps, harnessConfig, TestClient, type Frame } from "../test-suppo
 
 const SCRIPT = {
   turns: [
-    { match: "list", calls: [{ toolCalls: [{ name: "list_directory", args: { directory_path: "." } }] }, { text: "listed {{result.directory}}" }] },
+    {
+      match: "list",
+      calls: [
+        { toolCalls: [{ name: "list_directory", args: { directory_path: "." } }] },
+        { text: "listed {{result.directory}}" },
+      ],
+    },
     { match: "add", calls: [{ toolCalls: [{ name: "add", args: { a: 1, b: 2 } }] }, { text: "{{result}}" }] },
   ],
 };
-const ADD_TOOL = { name: "add", description: "Add", parametersJsonSchema: JSON.stringify({ type: "object", properties: { a: { type: "integer" }, b: { type: "integer" } } }) };
+const ADD_TOOL = {
+  name: "add",
+  description: "Add",
+  parametersJsonSchema: JSON.stringify({
+    type: "object",
+    properties: { a: { type: "integer" }, b: { type: "integer" } },
+  }),
+};
 
 /** Runs "add", allows it at the PRE_TOOL hook, answers the client tool call and returns its `toolCall` frame. */
 async function addThroughClientTool(client: TestClient): Promise<Frame> {
   client.prompt("add");
-  const preTool = (await client.next((f) => f["callHookRequest"]?.type === "LIFECYCLE_HOOK_PRE_TOOL"))["callHookRequest"] as Frame;
+  const preTool = (await client.next((f) => f["callHookRequest"]?.type === "LIFECYCLE_HOOK_PRE_TOOL"))[
+    "callHookRequest"
+  ] as Frame;
   client.send({ callHookResponse: { requestId: preTool["requestId"], preToolResult: { decision: "ALLOW" } } });
   const toolCall = (await client.next((f) => f["toolCall"] !== undefined))["toolCall"] as Frame;
   client.send({ toolResponse: { id: toolCall["id"], responseJson: '{"sum": 3}' } });
@@ -42,14 +62,29 @@ const isHook =
 const ERA_0_1_14 = {
   compactionThreshold: 50_000,
   compactionConfig: { checkpointIntervalTokens: 50_000 },
-  systemInstructions: { custom: { part: [{ text: "You are terse." }, { template: { templateName: "identity", args: [{ name: "who", value: "tester" }] } }] } },
+  systemInstructions: {
+    custom: {
+      part: [
+        { text: "You are terse." },
+        { template: { templateName: "identity", args: [{ name: "who", value: "tester" }] } },
+      ],
+    },
+  },
   enabledHooks: ["LIFECYCLE_HOOK_PRE_TOOL"],
   tools: [ADD_TOOL],
 };
 const ERA_0_1_19 = {
   compactionThreshold: 50_000,
   compactionConfig: { tokenThreshold: 50_000 },
-  systemInstructions: { custom: { part: [{ text: "You are terse." }, { template: { name: "identity", args: [{ name: "who", value: "tester" }] } }, { builtinSection: "tools" }] } },
+  systemInstructions: {
+    custom: {
+      part: [
+        { text: "You are terse." },
+        { template: { name: "identity", args: [{ name: "who", value: "tester" }] } },
+        { builtinSection: "tools" },
+      ],
+    },
+  },
   skillsConfig: { enabled: false },
   enabledHooks: ["LIFECYCLE_HOOK_PRE_TOOL"],
   tools: [ADD_TOOL],
@@ -79,7 +114,10 @@ describe("wire eras: the reference harness reads both", () => {
     const response = await client.init(harnessConfig(fixture.workspace, ERA_0_1_14));
     expect(response["cascadeId"]).toEqual(expect.any(String));
     expect(response).not.toHaveProperty("sandboxStatus");
-    const listed = await listThroughHook(client, { decision: "ALLOW", modifiedArgumentsJson: '{"directory_path": "sub"}' });
+    const listed = await listThroughHook(client, {
+      decision: "ALLOW",
+      modifiedArgumentsJson: '{"directory_path": "sub"}',
+    });
     expect(listed).toMatch(/\/sub$/);
     const toolCall = await addThroughClientTool(client);
     expect(toolCall).toMatchObject({ name: "add" });
@@ -105,7 +143,12 @@ describe("wire eras: the reference harness reads both", () => {
     await client.init(harnessConfig(fixture.workspace, ERA_0_1_14));
     client.prompt("list");
     const preTool = (await client.next(isHook("PRE_TOOL")))["callHookRequest"] as Frame;
-    client.send({ callHookResponse: { requestId: preTool["requestId"], preToolResult: { decision: "ALLOW", modifiedArgumentsJson: "[1, 2]" } } });
+    client.send({
+      callHookResponse: {
+        requestId: preTool["requestId"],
+        preToolResult: { decision: "ALLOW", modifiedArgumentsJson: "[1, 2]" },
+      },
+    });
     const frames = await client.turn();
     expect(frames.some((f) => f["stepUpdate"]?.listDirectory?.directoryPath?.endsWith("/sub"))).toBe(false);
     expect(JSON.stringify(frames)).toContain("modifiedArgumentsJson that is not a JSON object");
@@ -116,7 +159,9 @@ describe("wire eras: the reference harness reads both", () => {
 describe("wire eras: stdio mode takes the era from a Python client's ClientInfo", () => {
   async function handshake(version: string): Promise<{ client: TestClient; stop: () => Promise<unknown> }> {
     const harness = spawnHarness([], { env: harnessEnv() });
-    harness.child.stdin.write(frameLengthPrefixed(encodeHandshakeInput({ clientInfo: { language: "python", version, os: "linux" }, env: {} })));
+    harness.child.stdin.write(
+      frameLengthPrefixed(encodeHandshakeInput({ clientInfo: { language: "python", version, os: "linux" }, env: {} })),
+    );
     const reply = await new LengthPrefixedReader().readFirstMessage(harness.child.stdout);
     if (reply === undefined) throw new Error(`no OutputConfig:\n${harness.stderr()}`);
     const { port, apiKey } = decodeHandshakeOutput(reply);

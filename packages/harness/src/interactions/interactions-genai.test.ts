@@ -18,8 +18,14 @@ const SLOW_WORDS = Array.from({ length: 30 }, (_, i) => `w${i}`).join(" ");
 const script = {
   turns: [
     { match: "hello", calls: [{ thinking: "Short.", text: "Hello there." }] },
-    { match: "list", calls: [{ toolCalls: [{ name: "list_directory", args: { directory_path: "." } }] }, { text: "Listed." }] },
-    { match: "weather", calls: [{ toolCalls: [{ name: "$client", args: { city: "Paris" } }] }, { text: "Done with the weather." }] },
+    {
+      match: "list",
+      calls: [{ toolCalls: [{ name: "list_directory", args: { directory_path: "." } }] }, { text: "Listed." }],
+    },
+    {
+      match: "weather",
+      calls: [{ toolCalls: [{ name: "$client", args: { city: "Paris" } }] }, { text: "Done with the weather." }],
+    },
     { match: "slow", calls: [{ text: SLOW_WORDS, chunkWords: 1, chunkDelayMs: 60 }] },
     { match: "broken", calls: [{ error: { message: "the model is broken", httpCode: 400 } }] },
     { calls: [{ text: "Again." }] },
@@ -37,9 +43,20 @@ beforeAll(async () => {
   await mkdir(workspace);
   await writeFile(path.join(workspace, "notes.txt"), "hi\n");
   await writeFile(path.join(root, "script.json"), JSON.stringify(script));
-  harness = spawnHarness(["--listen", "127.0.0.1:0", "--interactions-api", "--workspace", workspace, "--script", path.join(root, "script.json")], {
-    env: { ...harnessEnv(), ANTIGRAVITY_API_KEY: KEY },
-  });
+  harness = spawnHarness(
+    [
+      "--listen",
+      "127.0.0.1:0",
+      "--interactions-api",
+      "--workspace",
+      workspace,
+      "--script",
+      path.join(root, "script.json"),
+    ],
+    {
+      env: { ...harnessEnv(), ANTIGRAVITY_API_KEY: KEY },
+    },
+  );
   const line = await harness.waitForStderr(/listening on http:\/\/127\.0\.0\.1:\d+\//);
   baseUrl = /http:\/\/127\.0\.0\.1:\d+\//.exec(line)?.[0] ?? "";
   ai = new GoogleGenAI({ apiKey: KEY, httpOptions: { baseUrl } });
@@ -70,7 +87,8 @@ const text = (events: Event[]): string =>
     .filter((e) => e.event_type === "step.delta" && (e["delta"] as { type: string }).type === "text")
     .map((e) => (e["delta"] as { text: string }).text)
     .join("");
-const finalStatus = (events: Event[]): unknown => (events.at(-1)?.["interaction"] as { status?: string } | undefined)?.status;
+const finalStatus = (events: Event[]): unknown =>
+  (events.at(-1)?.["interaction"] as { status?: string } | undefined)?.status;
 
 describe("@google/genai against the interactions emulator", () => {
   it("streams a turn: created, a thought and a model output step with deltas, status update, completed, every event with an id", async () => {
@@ -81,7 +99,9 @@ describe("@google/genai against the interactions emulator", () => {
     expect(text(events)).toBe("Hello there.");
     const starts = events.filter((e) => e.event_type === "step.start").map((e) => (e["step"] as { type: string }).type);
     expect(starts).toEqual(["thought", "model_output"]);
-    const thought = events.filter((e) => e.event_type === "step.delta" && (e["delta"] as { type: string }).type === "thought_summary");
+    const thought = events.filter(
+      (e) => e.event_type === "step.delta" && (e["delta"] as { type: string }).type === "thought_summary",
+    );
     expect(thought.map((e) => (e["delta"] as { content: { text: string } }).content.text).join("")).toBe("Short.");
     const ids = events.map((e) => e.event_id);
     expect(ids.every((id) => typeof id === "string")).toBe(true);
@@ -104,11 +124,17 @@ describe("@google/genai against the interactions emulator", () => {
 
   it("continues a conversation through previous_interaction_id", async () => {
     const first = await ai.interactions.create({ agent: AGENT, input: "hello" });
-    const second = await ai.interactions.create({ agent: AGENT, input: "and again", previous_interaction_id: first.id });
+    const second = await ai.interactions.create({
+      agent: AGENT,
+      input: "and again",
+      previous_interaction_id: first.id,
+    });
     expect(second.status).toBe("completed");
     expect(second.previous_interaction_id).toBe(first.id);
     expect(second.output_text).toBe("Again.");
-    await expect(ai.interactions.create({ agent: AGENT, input: "hello", previous_interaction_id: first.id })).rejects.toMatchObject({ statusCode: 400 });
+    await expect(
+      ai.interactions.create({ agent: AGENT, input: "hello", previous_interaction_id: first.id }),
+    ).rejects.toMatchObject({ statusCode: 400 });
   });
 
   it("runs a hosted tool: a function_call step and its function_result, run by the server", async () => {
@@ -138,7 +164,9 @@ describe("@google/genai against the interactions emulator", () => {
     // Without last_event_id the whole stream replays from its first event.
     const replay = await collect(await ai.interactions.get(id, { stream: true }));
     expect(replay.map((e) => e.event_id)).toEqual(all.map((e) => e.event_id));
-    await expect(ai.interactions.get(id, { stream: true, last_event_id: "no-such-event" })).rejects.toMatchObject({ statusCode: 400 });
+    await expect(ai.interactions.get(id, { stream: true, last_event_id: "no-such-event" })).rejects.toMatchObject({
+      statusCode: 400,
+    });
   });
 
   it("runs in the background and cancels: in_progress at once, cancelled after cancel, the stream ends cancelled", async () => {
@@ -164,16 +192,33 @@ describe("@google/genai against the interactions emulator", () => {
   });
 
   it("stops on a client function with requires_action and continues when the next request answers it", async () => {
-    const tools = [{ type: "function" as const, name: "get_weather", description: "Weather of a city", parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] } }];
-    const events = await collect(await ai.interactions.create({ agent: AGENT, input: "weather in Paris?", tools, stream: true }));
+    const tools = [
+      {
+        type: "function" as const,
+        name: "get_weather",
+        description: "Weather of a city",
+        parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+      },
+    ];
+    const events = await collect(
+      await ai.interactions.create({ agent: AGENT, input: "weather in Paris?", tools, stream: true }),
+    );
     expect(finalStatus(events)).toBe("requires_action");
-    const call = events.find((e) => e.event_type === "step.start" && (e["step"] as { type: string }).type === "function_call")?.["step"] as { id: string; name: string; arguments: unknown };
+    const call = events.find(
+      (e) => e.event_type === "step.start" && (e["step"] as { type: string }).type === "function_call",
+    )?.["step"] as { id: string; name: string; arguments: unknown };
     expect(call).toMatchObject({ name: "get_weather", arguments: { city: "Paris" } });
     const id = (events[0]?.["interaction"] as { id: string }).id;
     const waiting = await ai.interactions.get(id);
     expect(waiting.status).toBe("requires_action");
     // An answer that misses the call is refused; the right one continues the turn.
-    await expect(ai.interactions.create({ agent: AGENT, previous_interaction_id: id, input: [{ type: "function_result", call_id: "other", result: "x" }] })).rejects.toMatchObject({ statusCode: 400 });
+    await expect(
+      ai.interactions.create({
+        agent: AGENT,
+        previous_interaction_id: id,
+        input: [{ type: "function_result", call_id: "other", result: "x" }],
+      }),
+    ).rejects.toMatchObject({ statusCode: 400 });
     const next = await collect(
       await ai.interactions.create({
         agent: AGENT,
@@ -198,12 +243,20 @@ describe("@google/genai against the interactions emulator", () => {
   });
 
   it("refuses what it cannot serve with the API's error body: unknown agent, unknown interaction, bad key, model interactions", async () => {
-    await expect(ai.interactions.create({ agent: "deep-research-pro-preview-12-2025", input: "hi" })).rejects.toMatchObject({ statusCode: 404 });
+    await expect(
+      ai.interactions.create({ agent: "deep-research-pro-preview-12-2025", input: "hi" }),
+    ).rejects.toMatchObject({ statusCode: 404 });
     await expect(ai.interactions.get("interaction-missing")).rejects.toMatchObject({ statusCode: 404 });
     const stranger = new GoogleGenAI({ apiKey: "wrong-key", httpOptions: { baseUrl } });
-    await expect(stranger.interactions.create({ agent: AGENT, input: "hi" })).rejects.toMatchObject({ statusCode: 401 });
-    await expect(ai.interactions.create({ model: "gemini-3.7-flash", input: "hi" })).rejects.toMatchObject({ statusCode: 400 });
-    await expect(ai.interactions.create({ agent: AGENT, input: "hi", tools: [{ type: "google_search" }] })).rejects.toMatchObject({ statusCode: 400 });
+    await expect(stranger.interactions.create({ agent: AGENT, input: "hi" })).rejects.toMatchObject({
+      statusCode: 401,
+    });
+    await expect(ai.interactions.create({ model: "gemini-3.7-flash", input: "hi" })).rejects.toMatchObject({
+      statusCode: 400,
+    });
+    await expect(
+      ai.interactions.create({ agent: AGENT, input: "hi", tools: [{ type: "google_search" }] }),
+    ).rejects.toMatchObject({ statusCode: 400 });
   });
 
   it("deletes an interaction: get answers 404 afterwards", async () => {

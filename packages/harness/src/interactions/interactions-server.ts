@@ -17,13 +17,30 @@
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { Agent, ErrorCode, SdkError, defineTool, type ChatEvent, type ChatStream, type StartedAgent, type Tool, type ToolContext, type UsageMetadata } from "@antigravity-ts/sdk";
+import {
+  Agent,
+  ErrorCode,
+  SdkError,
+  defineTool,
+  type ChatEvent,
+  type ChatStream,
+  type StartedAgent,
+  type Tool,
+  type ToolContext,
+  type UsageMetadata,
+} from "@antigravity-ts/sdk";
 import type { Logger } from "../log.js";
 import type { ScriptFile } from "../providers/script-format.js";
 import { createInMemoryHarness, type InMemoryHarness } from "../server/in-memory-harness.js";
 
 /** Statuses of `InteractionStatus_2` / `InteractionStatusUpdateStatus` (genai.d.ts) the emulator reaches. */
-export type EmulatedStatus = "in_progress" | "requires_action" | "completed" | "failed" | "cancelled" | "budget_exceeded";
+export type EmulatedStatus =
+  | "in_progress"
+  | "requires_action"
+  | "completed"
+  | "failed"
+  | "cancelled"
+  | "budget_exceeded";
 
 /** How a turn ended (`ChatStream.outcome()`). */
 type TurnSummary = Awaited<ReturnType<ChatStream["outcome"]>>;
@@ -112,14 +129,21 @@ const ROUTE = /^\/([^/]+)\/interactions(?:\/([^/]+?))?(\/cancel)?\/?$/;
 
 /** Starts the emulator; resolves once it listens. */
 export async function startInteractionsEmulator(options: InteractionsEmulatorOptions): Promise<InteractionsEmulator> {
-  const harness: InMemoryHarness = createInMemoryHarness({ workspace: options.workspace, script: options.script, env: options.env, toolEnv: options.toolEnv, log: options.log });
+  const harness: InMemoryHarness = createInMemoryHarness({
+    workspace: options.workspace,
+    script: options.script,
+    env: options.env,
+    toolEnv: options.toolEnv,
+    log: options.log,
+  });
   const interactions = new Map<string, InteractionRecord>();
   const chains = new Set<Chain>();
   const sockets = new Set<import("node:net").Socket>();
 
   const server: Server = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
-      const http = error instanceof HttpError ? error : new HttpError(500, "INTERNAL", (error as Error)?.message ?? String(error));
+      const http =
+        error instanceof HttpError ? error : new HttpError(500, "INTERNAL", (error as Error)?.message ?? String(error));
       if (!(error instanceof HttpError)) options.log?.error(`interactions: ${http.message}`);
       if (res.headersSent) {
         res.end();
@@ -137,7 +161,8 @@ export async function startInteractionsEmulator(options: InteractionsEmulatorOpt
     const url = new URL(req.url ?? "/", "http://emulator");
     const match = ROUTE.exec(url.pathname);
     if (match === null) throw new HttpError(404, "NOT_FOUND", `no route ${req.method} ${url.pathname}`);
-    if (req.headers["x-goog-api-key"] !== options.apiKey) throw new HttpError(401, "UNAUTHENTICATED", "API key not valid. Please pass a valid API key in x-goog-api-key.");
+    if (req.headers["x-goog-api-key"] !== options.apiKey)
+      throw new HttpError(401, "UNAUTHENTICATED", "API key not valid. Please pass a valid API key in x-goog-api-key.");
     const id = match[2] === undefined ? undefined : decodeURIComponent(match[2]);
     const cancel = match[3] !== undefined;
     if (id === undefined) {
@@ -145,7 +170,8 @@ export async function startInteractionsEmulator(options: InteractionsEmulatorOpt
       return create(parseBody(await readBody(req)), res);
     }
     const record = interactions.get(id);
-    if (record === undefined || record.deleted) throw new HttpError(404, "NOT_FOUND", `interaction ${JSON.stringify(id)} not found`);
+    if (record === undefined || record.deleted)
+      throw new HttpError(404, "NOT_FOUND", `interaction ${JSON.stringify(id)} not found`);
     if (cancel) {
       if (req.method !== "POST") throw new HttpError(405, "METHOD_NOT_ALLOWED", `${req.method} cancel`);
       await cancelInteraction(record);
@@ -164,7 +190,12 @@ export async function startInteractionsEmulator(options: InteractionsEmulatorOpt
     let from = 0;
     if (last !== null && last !== "") {
       const at = record.events.findIndex((event) => event.event_id === last);
-      if (at < 0) throw new HttpError(400, "INVALID_ARGUMENT", `last_event_id ${JSON.stringify(last)} is not an event of interaction ${record.id}`);
+      if (at < 0)
+        throw new HttpError(
+          400,
+          "INVALID_ARGUMENT",
+          `last_event_id ${JSON.stringify(last)} is not an event of interaction ${record.id}`,
+        );
       from = at + 1;
     }
     return streamEvents(record, from, req, res);
@@ -173,35 +204,63 @@ export async function startInteractionsEmulator(options: InteractionsEmulatorOpt
   async function create(body: Json, res: ServerResponse): Promise<void> {
     const agentName = body["agent"];
     if (typeof agentName !== "string" || agentName === "") {
-      throw new HttpError(400, "INVALID_ARGUMENT", body["model"] === undefined ? "agent is required" : "the emulator serves agent interactions only (CreateAgentInteraction), not model interactions");
+      throw new HttpError(
+        400,
+        "INVALID_ARGUMENT",
+        body["model"] === undefined
+          ? "agent is required"
+          : "the emulator serves agent interactions only (CreateAgentInteraction), not model interactions",
+      );
     }
-    if (!agentName.startsWith("antigravity")) throw new HttpError(404, "NOT_FOUND", `agent ${JSON.stringify(agentName)} is not served by this emulator (antigravity-preview-09-2026 is)`);
+    if (!agentName.startsWith("antigravity"))
+      throw new HttpError(
+        404,
+        "NOT_FOUND",
+        `agent ${JSON.stringify(agentName)} is not served by this emulator (antigravity-preview-09-2026 is)`,
+      );
     const agentConfig = body["agent_config"] as Json | undefined;
-    if (agentConfig !== undefined && agentConfig["type"] !== "antigravity") throw new HttpError(400, "INVALID_ARGUMENT", `agent_config.type must be "antigravity" (AntigravityAgentConfig)`);
-    if (typeof body["continuation_token"] === "string") throw new HttpError(400, "INVALID_ARGUMENT", "continuation_token: the emulator never issues one");
+    if (agentConfig !== undefined && agentConfig["type"] !== "antigravity")
+      throw new HttpError(400, "INVALID_ARGUMENT", `agent_config.type must be "antigravity" (AntigravityAgentConfig)`);
+    if (typeof body["continuation_token"] === "string")
+      throw new HttpError(400, "INVALID_ARGUMENT", "continuation_token: the emulator never issues one");
     const background = body["background"] === true;
     const stream = body["stream"] === true;
     const previousId = body["previous_interaction_id"];
     const input = readInput(body["input"]);
     let chain: Chain;
     const previous = typeof previousId === "string" ? interactions.get(previousId) : undefined;
-    if (typeof previousId === "string" && (previous === undefined || previous.deleted)) throw new HttpError(404, "NOT_FOUND", `previous_interaction_id ${JSON.stringify(previousId)} not found`);
+    if (typeof previousId === "string" && (previous === undefined || previous.deleted))
+      throw new HttpError(404, "NOT_FOUND", `previous_interaction_id ${JSON.stringify(previousId)} not found`);
     if (previous !== undefined) {
       chain = previous.chain;
-      if (chain.current !== previous) throw new HttpError(400, "INVALID_ARGUMENT", `interaction ${previous.id} was already continued by ${chain.current.id}`);
-      if (previous.status === "in_progress") throw new HttpError(400, "FAILED_PRECONDITION", `interaction ${previous.id} is still in progress`);
+      if (chain.current !== previous)
+        throw new HttpError(
+          400,
+          "INVALID_ARGUMENT",
+          `interaction ${previous.id} was already continued by ${chain.current.id}`,
+        );
+      if (previous.status === "in_progress")
+        throw new HttpError(400, "FAILED_PRECONDITION", `interaction ${previous.id} is still in progress`);
       if (previous.status === "requires_action") {
         const answered = new Set(input.results.map((r) => r.call_id));
         const missing = [...chain.pending.keys()].filter((callId) => !answered.has(callId));
-        if (missing.length > 0) throw new HttpError(400, "INVALID_ARGUMENT", `interaction ${previous.id} requires a function_result for call ${missing.join(", ")}`);
+        if (missing.length > 0)
+          throw new HttpError(
+            400,
+            "INVALID_ARGUMENT",
+            `interaction ${previous.id} requires a function_result for call ${missing.join(", ")}`,
+          );
         const unknown = input.results.filter((r) => !chain.pending.has(r.call_id));
-        if (unknown.length > 0) throw new HttpError(400, "INVALID_ARGUMENT", `no pending call ${unknown.map((r) => r.call_id).join(", ")}`);
+        if (unknown.length > 0)
+          throw new HttpError(400, "INVALID_ARGUMENT", `no pending call ${unknown.map((r) => r.call_id).join(", ")}`);
       } else {
-        if (input.results.length > 0) throw new HttpError(400, "INVALID_ARGUMENT", `interaction ${previous.id} has no pending function call`);
+        if (input.results.length > 0)
+          throw new HttpError(400, "INVALID_ARGUMENT", `interaction ${previous.id} has no pending function call`);
         if (input.text.trim() === "") throw new HttpError(400, "INVALID_ARGUMENT", "input holds no text");
       }
     } else {
-      if (input.results.length > 0) throw new HttpError(400, "INVALID_ARGUMENT", "function_result without previous_interaction_id");
+      if (input.results.length > 0)
+        throw new HttpError(400, "INVALID_ARGUMENT", "function_result without previous_interaction_id");
       if (input.text.trim() === "") throw new HttpError(400, "INVALID_ARGUMENT", "input holds no text");
       chain = await newChain(body, agentConfig);
     }
@@ -214,7 +273,8 @@ export async function startInteractionsEmulator(options: InteractionsEmulatorOpt
       for (const r of input.results) {
         const waiting = chain.pending.get(r.call_id);
         chain.pending.delete(r.call_id);
-        if (r.is_error === true) waiting?.reject(new Error(typeof r.result === "string" ? r.result : JSON.stringify(r.result)));
+        if (r.is_error === true)
+          waiting?.reject(new Error(typeof r.result === "string" ? r.result : JSON.stringify(r.result)));
         else waiting?.resolve(r.result);
       }
     } else {
@@ -231,11 +291,24 @@ export async function startInteractionsEmulator(options: InteractionsEmulatorOpt
     const tools: Tool[] = [];
     for (const tool of declared) {
       // Tool_2: only FunctionT ({ type: "function", name, description, parameters }) is emulated.
-      if (tool["type"] !== "function") throw new HttpError(400, "INVALID_ARGUMENT", `tools: type ${JSON.stringify(tool["type"])} is not emulated (only "function")`);
+      if (tool["type"] !== "function")
+        throw new HttpError(
+          400,
+          "INVALID_ARGUMENT",
+          `tools: type ${JSON.stringify(tool["type"])} is not emulated (only "function")`,
+        );
       const name = tool["name"];
-      if (typeof name !== "string" || name === "") throw new HttpError(400, "INVALID_ARGUMENT", "tools: a function needs a name");
+      if (typeof name !== "string" || name === "")
+        throw new HttpError(400, "INVALID_ARGUMENT", "tools: a function needs a name");
       chain.functions.add(name);
-      tools.push(clientFunction(chain, name, typeof tool["description"] === "string" ? tool["description"] : name, tool["parameters"]));
+      tools.push(
+        clientFunction(
+          chain,
+          name,
+          typeof tool["description"] === "string" ? tool["description"] : name,
+          tool["parameters"],
+        ),
+      );
     }
     const environment = body["environment"];
     if (typeof environment === "string") chain.environmentId = environment;
@@ -248,10 +321,12 @@ export async function startInteractionsEmulator(options: InteractionsEmulatorOpt
     const maxTotal = agentConfig?.["max_total_tokens"];
     if (maxTotal !== undefined) {
       const n = Number(maxTotal); // AntigravityAgentConfig.max_total_tokens is a string (int64 as JSON)
-      if (!Number.isSafeInteger(n) || n <= 0) throw new HttpError(400, "INVALID_ARGUMENT", "agent_config.max_total_tokens must be a positive integer");
+      if (!Number.isSafeInteger(n) || n <= 0)
+        throw new HttpError(400, "INVALID_ARGUMENT", "agent_config.max_total_tokens must be a positive integer");
       builder = builder.budget({ maxTotalTokens: n });
     }
-    if (typeof body["system_instruction"] === "string") builder = builder.systemInstructions(body["system_instruction"]);
+    if (typeof body["system_instruction"] === "string")
+      builder = builder.systemInstructions(body["system_instruction"]);
     try {
       chain.agent = await builder.build().start();
     } catch (error) {
@@ -331,7 +406,8 @@ export async function startInteractionsEmulator(options: InteractionsEmulatorOpt
           closeOpen(record);
           const index = record.steps.length;
           // ThoughtStep { type: "thought", summary? } / ModelOutputStep { type: "model_output", content? }.
-          const step: Json = kind === "thought" ? { type: "thought", summary: [] } : { type: "model_output", content: [] };
+          const step: Json =
+            kind === "thought" ? { type: "thought", summary: [] } : { type: "model_output", content: [] };
           record.steps.push(step);
           record.open = { index, kind, stepIndex: event.stepIndex };
           emit(record, { event_type: "step.start", index, step: { type: kind } });
@@ -343,7 +419,10 @@ export async function startInteractionsEmulator(options: InteractionsEmulatorOpt
         if (last === undefined) parts.push({ type: "text", text: event.text });
         else last["text"] = `${String(last["text"])}${event.text}`;
         // ThoughtSummaryDelta { type: "thought_summary", content: TextContent } / TextDelta { type: "text", text }.
-        const delta = kind === "thought" ? { type: "thought_summary", content: { type: "text", text: event.text } } : { type: "text", text: event.text };
+        const delta =
+          kind === "thought"
+            ? { type: "thought_summary", content: { type: "text", text: event.text } }
+            : { type: "text", text: event.text };
         emit(record, { event_type: "step.delta", index, delta });
         return;
       }
@@ -351,7 +430,12 @@ export async function startInteractionsEmulator(options: InteractionsEmulatorOpt
         if (chain.functions.has(event.toolCall.name)) return; // the function's own call reports it
         closeOpen(record);
         const index = record.steps.length;
-        const step = { type: "function_call", id: event.toolCall.id, name: event.toolCall.name, arguments: (event.toolCall.args ?? {}) as Json };
+        const step = {
+          type: "function_call",
+          id: event.toolCall.id,
+          name: event.toolCall.name,
+          arguments: (event.toolCall.args ?? {}) as Json,
+        };
         record.steps.push(step);
         emit(record, { event_type: "step.start", index, step });
         emit(record, { event_type: "step.stop", index });
@@ -365,8 +449,19 @@ export async function startInteractionsEmulator(options: InteractionsEmulatorOpt
         // FunctionResultStep { type, call_id, name?, result, is_error? }.
         const step: Json =
           event.type === "toolResult"
-            ? { type: "function_result", call_id: event.toolCall.id, name: event.toolCall.name, result: resultValue(event.result) }
-            : { type: "function_result", call_id: event.toolCall.id, name: event.toolCall.name, result: event.error, is_error: true };
+            ? {
+                type: "function_result",
+                call_id: event.toolCall.id,
+                name: event.toolCall.name,
+                result: resultValue(event.result),
+              }
+            : {
+                type: "function_result",
+                call_id: event.toolCall.id,
+                name: event.toolCall.name,
+                result: event.error,
+                is_error: true,
+              };
         record.steps.push(step);
         emit(record, { event_type: "step.start", index, step });
         emit(record, { event_type: "step.stop", index });
@@ -391,7 +486,12 @@ export async function startInteractionsEmulator(options: InteractionsEmulatorOpt
     closeOpen(record);
     record.updated = new Date().toISOString();
     // InteractionStatusUpdate { interaction_id, status, usage? }, then InteractionCompletedEvent { interaction }.
-    emit(record, { event_type: "interaction.status_update", interaction_id: record.id, status, ...(record.usage === undefined ? {} : { usage: record.usage }) });
+    emit(record, {
+      event_type: "interaction.status_update",
+      interaction_id: record.id,
+      status,
+      ...(record.usage === undefined ? {} : { usage: record.usage }),
+    });
     record.status = status; // after the update went out: a stream ends once the status is final and every event was written
     emit(record, { event_type: "interaction.completed", interaction: lifecycle(record) });
     record.settle();
@@ -418,7 +518,13 @@ export async function startInteractionsEmulator(options: InteractionsEmulatorOpt
     await record.settled;
   }
 
-  function newRecord(chain: Chain, agent: string, body: Json, background: boolean, previousInteractionId: string | undefined): InteractionRecord {
+  function newRecord(
+    chain: Chain,
+    agent: string,
+    body: Json,
+    background: boolean,
+    previousInteractionId: string | undefined,
+  ): InteractionRecord {
     const now = new Date().toISOString();
     let settle!: () => void;
     const settled = new Promise<void>((resolve) => {
@@ -449,7 +555,12 @@ export async function startInteractionsEmulator(options: InteractionsEmulatorOpt
     for (const listener of record.listeners) listener();
   }
 
-  function streamEvents(record: InteractionRecord, from: number, req: IncomingMessage | undefined, res: ServerResponse): Promise<void> {
+  function streamEvents(
+    record: InteractionRecord,
+    from: number,
+    req: IncomingMessage | undefined,
+    res: ServerResponse,
+  ): Promise<void> {
     res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
     let next = from;
     return new Promise<void>((resolve) => {
@@ -507,7 +618,14 @@ export async function startInteractionsEmulator(options: InteractionsEmulatorOpt
 
 /** `InteractionSseEventInteraction`: the partial resource of lifecycle events. */
 function lifecycle(record: InteractionRecord): Json {
-  return { id: record.id, status: record.status, agent: record.agent, created: record.created, updated: record.updated, ...(record.usage === undefined ? {} : { usage: record.usage }) };
+  return {
+    id: record.id,
+    status: record.status,
+    agent: record.agent,
+    created: record.created,
+    updated: record.updated,
+    ...(record.usage === undefined ? {} : { usage: record.usage }),
+  };
 }
 
 /** `Interaction`: the resource `create` (without stream), `get`, and `cancel` answer. */
@@ -547,7 +665,10 @@ function resultValue(result: unknown): unknown {
 }
 
 /** `InteractionsInput` (`string | Content_2 | Content_2[] | Step[]`): its text and its function results. */
-function readInput(input: unknown): { text: string; results: { call_id: string; result: unknown; is_error?: boolean }[] } {
+function readInput(input: unknown): {
+  text: string;
+  results: { call_id: string; result: unknown; is_error?: boolean }[];
+} {
   if (typeof input === "string") return { text: input, results: [] };
   if (input === undefined) return { text: "", results: [] };
   const items = Array.isArray(input) ? input : [input];
@@ -555,14 +676,25 @@ function readInput(input: unknown): { text: string; results: { call_id: string; 
   const results: { call_id: string; result: unknown; is_error?: boolean }[] = [];
   const textOf = (content: unknown): void => {
     const c = content as Json | null;
-    if (c?.["type"] !== "text" || typeof c["text"] !== "string") throw new HttpError(400, "INVALID_ARGUMENT", `input: only text content is emulated, got ${JSON.stringify(c?.["type"])}`);
+    if (c?.["type"] !== "text" || typeof c["text"] !== "string")
+      throw new HttpError(
+        400,
+        "INVALID_ARGUMENT",
+        `input: only text content is emulated, got ${JSON.stringify(c?.["type"])}`,
+      );
     texts.push(c["text"]);
   };
   for (const item of items as Json[]) {
-    if (typeof item !== "object" || item === null) throw new HttpError(400, "INVALID_ARGUMENT", "input: an item is not an object");
+    if (typeof item !== "object" || item === null)
+      throw new HttpError(400, "INVALID_ARGUMENT", "input: an item is not an object");
     if (item["type"] === "function_result") {
-      if (typeof item["call_id"] !== "string") throw new HttpError(400, "INVALID_ARGUMENT", "input: function_result needs call_id");
-      results.push({ call_id: item["call_id"], result: item["result"], ...(item["is_error"] === true ? { is_error: true } : {}) });
+      if (typeof item["call_id"] !== "string")
+        throw new HttpError(400, "INVALID_ARGUMENT", "input: function_result needs call_id");
+      results.push({
+        call_id: item["call_id"],
+        result: item["result"],
+        ...(item["is_error"] === true ? { is_error: true } : {}),
+      });
     } else if (item["type"] === "user_input") {
       for (const content of (item["content"] as unknown[] | undefined) ?? []) textOf(content);
     } else textOf(item);
@@ -588,12 +720,16 @@ function parseBody(text: string): Json {
   } catch {
     throw new HttpError(400, "INVALID_ARGUMENT", "the body is not JSON");
   }
-  if (typeof value !== "object" || value === null || Array.isArray(value)) throw new HttpError(400, "INVALID_ARGUMENT", "the body is not a JSON object");
+  if (typeof value !== "object" || value === null || Array.isArray(value))
+    throw new HttpError(400, "INVALID_ARGUMENT", "the body is not a JSON object");
   return value as Json;
 }
 
 function sendJson(res: ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);
-  res.writeHead(status, { "content-type": "application/json; charset=utf-8", "content-length": Buffer.byteLength(text) });
+  res.writeHead(status, {
+    "content-type": "application/json; charset=utf-8",
+    "content-length": Buffer.byteLength(text),
+  });
   res.end(text);
 }

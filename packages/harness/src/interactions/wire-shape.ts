@@ -8,7 +8,17 @@
 type Json = Record<string, unknown>;
 
 /** `InteractionStatus_2` / `InteractionStatusUpdateStatus` (the `(string & {})` tail aside). */
-export const INTERACTION_STATUSES = ["in_progress", "requires_action", "completed", "failed", "cancelled", "incomplete", "budget_exceeded", "queued", "requires_continuation"] as const;
+export const INTERACTION_STATUSES = [
+  "in_progress",
+  "requires_action",
+  "completed",
+  "failed",
+  "cancelled",
+  "incomplete",
+  "budget_exceeded",
+  "queued",
+  "requires_continuation",
+] as const;
 
 const STEP_TYPES = new Set([
   "code_execution_call",
@@ -34,7 +44,15 @@ const STEP_TYPES = new Set([
   "user_input",
 ]);
 
-const USAGE_NUMBERS = ["initial_input_tokens", "total_cached_tokens", "total_input_tokens", "total_output_tokens", "total_thought_tokens", "total_tokens", "total_tool_use_tokens"];
+const USAGE_NUMBERS = [
+  "initial_input_tokens",
+  "total_cached_tokens",
+  "total_input_tokens",
+  "total_output_tokens",
+  "total_thought_tokens",
+  "total_tokens",
+  "total_tool_use_tokens",
+];
 
 function isObject(value: unknown): value is Json {
   return typeof value === "object" && value !== null && !Array.isArray(value);
@@ -46,19 +64,22 @@ function checkUsage(usage: unknown, at: string, out: string[]): void {
   for (const key of Object.keys(usage)) {
     if (USAGE_NUMBERS.includes(key)) {
       if (typeof usage[key] !== "number") out.push(`${at}.${key} is not a number`);
-    } else if (!key.endsWith("_by_modality") && key !== "grounding_tool_count") out.push(`${at}.${key} is not a field of Usage`);
+    } else if (!key.endsWith("_by_modality") && key !== "grounding_tool_count")
+      out.push(`${at}.${key} is not a field of Usage`);
   }
 }
 
 function checkStatus(status: unknown, at: string, out: string[]): void {
-  if (!(INTERACTION_STATUSES as readonly unknown[]).includes(status)) out.push(`${at} ${JSON.stringify(status)} is not an interaction status`);
+  if (!(INTERACTION_STATUSES as readonly unknown[]).includes(status))
+    out.push(`${at} ${JSON.stringify(status)} is not an interaction status`);
 }
 
 /** `Step` (the union of genai.d.ts); the fields of the step types the emulator sends are checked in full. */
 export function checkStep(step: unknown, at: string, out: string[] = []): string[] {
   if (!isObject(step)) return [...out, `${at} is not an object`];
   const type = step["type"];
-  if (typeof type !== "string" || !STEP_TYPES.has(type)) return [...out, `${at}.type ${JSON.stringify(type)} is not a Step type`];
+  if (typeof type !== "string" || !STEP_TYPES.has(type))
+    return [...out, `${at}.type ${JSON.stringify(type)} is not a Step type`];
   const allowed = (keys: string[]): void => {
     for (const key of Object.keys(step)) if (!keys.includes(key)) out.push(`${at}.${key} is not a field of ${type}`);
   };
@@ -66,19 +87,23 @@ export function checkStep(step: unknown, at: string, out: string[] = []): string
     if (list === undefined) return;
     if (!Array.isArray(list)) return void out.push(`${where} is not an array`);
     list.forEach((c, i) => {
-      if (!isObject(c) || c["type"] !== "text" || typeof c["text"] !== "string") out.push(`${where}[${i}] is not a TextContent`);
+      if (!isObject(c) || c["type"] !== "text" || typeof c["text"] !== "string")
+        out.push(`${where}[${i}] is not a TextContent`);
     });
   };
   switch (type) {
     case "function_call": // FunctionCallStep
       allowed(["type", "id", "name", "arguments"]);
-      if (typeof step["id"] !== "string" || typeof step["name"] !== "string" || !isObject(step["arguments"])) out.push(`${at}: FunctionCallStep needs id, name, arguments (an object)`);
+      if (typeof step["id"] !== "string" || typeof step["name"] !== "string" || !isObject(step["arguments"]))
+        out.push(`${at}: FunctionCallStep needs id, name, arguments (an object)`);
       break;
     case "function_result": // FunctionResultStep
       allowed(["type", "call_id", "name", "result", "is_error"]);
       if (typeof step["call_id"] !== "string") out.push(`${at}.call_id is not a string`);
-      if (!(typeof step["result"] === "string" || isObject(step["result"]) || Array.isArray(step["result"]))) out.push(`${at}.result is not a string, object or content list`);
-      if (step["is_error"] !== undefined && typeof step["is_error"] !== "boolean") out.push(`${at}.is_error is not a boolean`);
+      if (!(typeof step["result"] === "string" || isObject(step["result"]) || Array.isArray(step["result"])))
+        out.push(`${at}.result is not a string, object or content list`);
+      if (step["is_error"] !== undefined && typeof step["is_error"] !== "boolean")
+        out.push(`${at}.is_error is not a boolean`);
       break;
     case "model_output": // ModelOutputStep
       allowed(["type", "content", "error"]);
@@ -102,14 +127,23 @@ function checkDelta(delta: unknown, at: string, out: string[]): void {
   if (!isObject(delta)) return void out.push(`${at} is not an object`);
   switch (delta["type"]) {
     case "text": // TextDelta
-      if (typeof delta["text"] !== "string" || Object.keys(delta).length !== 2) out.push(`${at}: TextDelta is { type, text }`);
+      if (typeof delta["text"] !== "string" || Object.keys(delta).length !== 2)
+        out.push(`${at}: TextDelta is { type, text }`);
       break;
     case "thought_summary": // ThoughtSummaryDelta
-      if (delta["content"] !== undefined && !(isObject(delta["content"]) && delta["content"]["type"] === "text" && typeof delta["content"]["text"] === "string"))
+      if (
+        delta["content"] !== undefined &&
+        !(
+          isObject(delta["content"]) &&
+          delta["content"]["type"] === "text" &&
+          typeof delta["content"]["text"] === "string"
+        )
+      )
         out.push(`${at}.content is not a TextContent`);
       break;
     case "arguments_delta": // ArgumentsDelta
-      if (delta["arguments"] !== undefined && typeof delta["arguments"] !== "string") out.push(`${at}.arguments is not a string`);
+      if (delta["arguments"] !== undefined && typeof delta["arguments"] !== "string")
+        out.push(`${at}.arguments is not a string`);
       break;
     case "function_result": // FunctionResultDelta
       if (delta["result"] === undefined) out.push(`${at}.result is missing`);
@@ -122,8 +156,21 @@ function checkDelta(delta: unknown, at: string, out: string[]): void {
 /** `InteractionSseEventInteraction`. */
 function checkLifecycleInteraction(value: unknown, at: string, out: string[]): void {
   if (!isObject(value)) return void out.push(`${at} is not an object`);
-  const keys = ["agent", "continuation_token", "created", "id", "model", "object", "service_tier", "status", "steps", "updated", "usage"];
-  for (const key of Object.keys(value)) if (!keys.includes(key)) out.push(`${at}.${key} is not a field of InteractionSseEventInteraction`);
+  const keys = [
+    "agent",
+    "continuation_token",
+    "created",
+    "id",
+    "model",
+    "object",
+    "service_tier",
+    "status",
+    "steps",
+    "updated",
+    "usage",
+  ];
+  for (const key of Object.keys(value))
+    if (!keys.includes(key)) out.push(`${at}.${key} is not a field of InteractionSseEventInteraction`);
   if (typeof value["id"] !== "string") out.push(`${at}.id is not a string`);
   checkStatus(value["status"], `${at}.status`, out);
   checkUsage(value["usage"], `${at}.usage`, out);
@@ -135,9 +182,11 @@ export function checkEvent(event: unknown): string[] {
   if (!isObject(event)) return ["the event is not an object"];
   const type = event["event_type"];
   const at = String(type);
-  if (event["event_id"] !== undefined && typeof event["event_id"] !== "string") out.push(`${at}.event_id is not a string`);
+  if (event["event_id"] !== undefined && typeof event["event_id"] !== "string")
+    out.push(`${at}.event_id is not a string`);
   const allowed = (keys: string[]): void => {
-    for (const key of Object.keys(event)) if (![...keys, "event_type", "event_id"].includes(key)) out.push(`${at}.${key} is not a field of this event`);
+    for (const key of Object.keys(event))
+      if (![...keys, "event_type", "event_id"].includes(key)) out.push(`${at}.${key} is not a field of this event`);
   };
   switch (type) {
     case "interaction.created": // InteractionCreatedEvent
@@ -171,7 +220,11 @@ export function checkEvent(event: unknown): string[] {
       allowed(["error"]);
       if (event["error"] !== undefined) {
         const error = event["error"];
-        if (!isObject(error) || (error["code"] !== undefined && typeof error["code"] !== "string") || (error["message"] !== undefined && typeof error["message"] !== "string"))
+        if (
+          !isObject(error) ||
+          (error["code"] !== undefined && typeof error["code"] !== "string") ||
+          (error["message"] !== undefined && typeof error["message"] !== "string")
+        )
           out.push(`${at}.error is not an ErrorT`);
       }
       break;

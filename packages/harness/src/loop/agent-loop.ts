@@ -48,10 +48,18 @@ export interface RunTurnOptions {
  * The transcript keeps seed 002's shape whatever happens: a halt keeps what the model streamed and
  * closes open tool calls with `(cancelled)`; an error exit also drops the unanswered prompt.
  */
-export async function runTurn(state: SessionState, input: TurnInput, scope: TurnScope, options: RunTurnOptions = {}): Promise<void> {
+export async function runTurn(
+  state: SessionState,
+  input: TurnInput,
+  scope: TurnScope,
+  options: RunTurnOptions = {},
+): Promise<void> {
   const trajectoryId = state.cascadeId;
   const transcript = state.transcript;
-  const setState = (value: TrajectoryStateUpdate_State, extra: { error?: string; stopReason?: StopReason } = {}): void => {
+  const setState = (
+    value: TrajectoryStateUpdate_State,
+    extra: { error?: string; stopReason?: StopReason } = {},
+  ): void => {
     scope.send({ case: "trajectoryStateUpdate", value: { trajectoryId, state: value, ...extra } });
   };
   const gate = await state.hooks.preTurn(input.userInput, trajectoryId, scope.send, scope.signal);
@@ -78,7 +86,12 @@ export async function runTurn(state: SessionState, input: TurnInput, scope: Turn
         transcript.addUser(text);
       }
       await maybeCompact(state, scope);
-      const request: ModelRequest = { model: state.modelName, systemInstruction: state.settings.systemInstruction, messages: transcript.forProvider(), tools: toolDeclarations(state.settings) };
+      const request: ModelRequest = {
+        model: state.modelName,
+        systemInstruction: state.settings.systemInstruction,
+        messages: transcript.forProvider(),
+        tools: toolDeclarations(state.settings),
+      };
       // protocol.md BudgetConfig: every limit before every model call, the input limit before dispatch.
       const spent = state.budgetSpent();
       stopReason = modelCallStop(state.settings.budget, spent.calls, spent.usage, estimatePromptTokens(request));
@@ -94,7 +107,11 @@ export async function runTurn(state: SessionState, input: TurnInput, scope: Turn
       }
       // The turn is about to end (answer without tools, `finish`, a budget): the STOP hook may
       // continue it with a system message, and the loop makes another model call.
-      const system = await askStopHook(state, scope, { responseText, continuationCount, ...definedProperties({ stopReason }) });
+      const system = await askStopHook(state, scope, {
+        responseText,
+        continuationCount,
+        ...definedProperties({ stopReason }),
+      });
       if (system === undefined) break;
       continuationCount++;
       transcript.addUser(system);
@@ -106,25 +123,38 @@ export async function runTurn(state: SessionState, input: TurnInput, scope: Turn
     }
     transcript.cancelTurnIncludingUser();
     const httpCode = error instanceof ModelError ? error.httpCode : 0;
-    const message = error instanceof ModelError ? `model error: ${error.message}` : `internal harness error: ${errorText(error)}`;
+    const message =
+      error instanceof ModelError ? `model error: ${error.message}` : `internal harness error: ${errorText(error)}`;
     state.log.warn(message);
     scope.openStep(systemErrorStep(message, httpCode));
     // The STOP hook is told of the error; the turn cannot continue (see askStopHook).
-    await askStopHook(state, scope, { responseText, continuationCount, errorMessage: message }).catch((hookError: unknown) => {
-      if (scope.signal.aborted) throw scope.signal.reason;
-      state.log.warn(`the STOP hook failed: ${errorText(hookError)}`);
-    });
+    await askStopHook(state, scope, { responseText, continuationCount, errorMessage: message }).catch(
+      (hookError: unknown) => {
+        if (scope.signal.aborted) throw scope.signal.reason;
+        state.log.warn(`the STOP hook failed: ${errorText(hookError)}`);
+      },
+    );
     await options.beforeIdle?.();
     setState(TrajectoryStateUpdate_State.FULLY_IDLE, { error: message });
     return;
   }
-  await state.hooks.call(LifecycleHook.POST_TURN, { case: "postTurnArgs", value: { responseText, trajectoryId } }, scope.send, scope.signal);
+  await state.hooks.call(
+    LifecycleHook.POST_TURN,
+    { case: "postTurnArgs", value: { responseText, trajectoryId } },
+    scope.send,
+    scope.signal,
+  );
   await options.beforeIdle?.();
   setState(TrajectoryStateUpdate_State.FULLY_IDLE, definedProperties({ stopReason }));
 }
 
 function userStep(scope: TurnScope, text: string): void {
-  scope.openStep({ state: StepUpdate_State.DONE, source: StepUpdate_Source.USER, target: StepUpdate_Target.MODEL, text });
+  scope.openStep({
+    state: StepUpdate_State.DONE,
+    source: StepUpdate_Source.USER,
+    target: StepUpdate_Target.MODEL,
+    text,
+  });
 }
 
 /** §15: compacts the turns before the current one when what a model call would send exceeds the threshold. */
@@ -134,11 +164,19 @@ async function maybeCompact(state: SessionState, scope: TurnScope): Promise<void
   const compaction = compactTranscript(transcript, transcript.turnStart);
   if (compaction === undefined) return;
   // Source/target of the COMPACTION step are UNCONFIRMED; the harness rewrites the model's context.
-  const step = scope.openStep({ state: StepUpdate_State.DONE, source: StepUpdate_Source.SYSTEM, target: StepUpdate_Target.MODEL, compaction: {} });
+  const step = scope.openStep({
+    state: StepUpdate_State.DONE,
+    source: StepUpdate_Source.SYSTEM,
+    target: StepUpdate_Target.MODEL,
+    compaction: {},
+  });
   state.log.info(`compacted ${compaction.compactedMessages} messages of session ${state.cascadeId}`);
   await state.hooks.call(
     LifecycleHook.ON_COMPACTION,
-    { case: "onCompactionArgs", value: { trajectoryId: state.cascadeId, stepIndex: step.index, summary: compaction.summary } },
+    {
+      case: "onCompactionArgs",
+      value: { trajectoryId: state.cascadeId, stepIndex: step.index, summary: compaction.summary },
+    },
     scope.send,
     scope.signal,
   );
@@ -157,7 +195,11 @@ async function callModel(state: SessionState, scope: TurnScope, request: ModelRe
   let step: StepHandle | undefined;
   let usage: ModelUsage | undefined;
   const fields = (s: { text: string; thinking: string }, stepState: StepUpdate_State) =>
-    modelStep({ state: stepState, ...(s.text ? { text: s.text } : {}), ...(s.thinking ? { thinking: s.thinking } : {}) });
+    modelStep({
+      state: stepState,
+      ...(s.text ? { text: s.text } : {}),
+      ...(s.thinking ? { thinking: s.thinking } : {}),
+    });
   const flush = (final: boolean): void => {
     if (held === undefined && !final) return;
     sent = { text: sent.text + (held?.textDelta ?? ""), thinking: sent.thinking + (held?.thinkingDelta ?? "") };
@@ -209,7 +251,8 @@ async function callModel(state: SessionState, scope: TurnScope, request: ModelRe
 
 /** Adds `call` unless one with its id is already there (each call must get exactly one result). */
 function addCall(state: SessionState, calls: ModelToolCall[], call: ModelToolCall): void {
-  if (calls.some((c) => c.id === call.id)) state.log.warn(`the model repeated tool call id ${JSON.stringify(call.id)}; the repeat is ignored`);
+  if (calls.some((c) => c.id === call.id))
+    state.log.warn(`the model repeated tool call id ${JSON.stringify(call.id)}; the repeat is ignored`);
   else calls.push(call);
 }
 
@@ -225,7 +268,11 @@ function account(state: SessionState, spent: ModelUsage, send: (event: OutputEve
  * `finish` ends the turn (§11.1). Calls left when `finish` or the tool budget stops the answer
  * get a "not run" result; on a halt the caller closes them with `(cancelled)`.
  */
-async function runTools(state: SessionState, scope: TurnScope, calls: readonly ModelToolCall[]): Promise<{ finished: boolean; stopReason?: StopReason }> {
+async function runTools(
+  state: SessionState,
+  scope: TurnScope,
+  calls: readonly ModelToolCall[],
+): Promise<{ finished: boolean; stopReason?: StopReason }> {
   const transcript = state.transcript;
   let finished = false;
   let stopReason: StopReason | undefined;
@@ -238,7 +285,14 @@ async function runTools(state: SessionState, scope: TurnScope, calls: readonly M
       } catch (error) {
         // The model sees why and may call finish again with valid arguments.
         const message = (error as Error).message;
-        scope.openStep(modelStep({ state: StepUpdate_State.ERROR, finish: {}, errorMessage: message, error: { errorMessage: message } }));
+        scope.openStep(
+          modelStep({
+            state: StepUpdate_State.ERROR,
+            finish: {},
+            errorMessage: message,
+            error: { errorMessage: message },
+          }),
+        );
         transcript.addToolResult({ id: call.id, name: call.name, response: { error: message } });
         continue;
       }

@@ -4,7 +4,14 @@ import { modelCallStop, toolCallStop } from "./budget.js";
 import type { SessionBudget } from "./settings.js";
 import { emptyUsage } from "../model/usage.js";
 
-const none: SessionBudget = { maxModelCalls: 0, maxToolCalls: 0, maxInputTokens: 0, maxOutputTokens: 0, maxTotalTokens: 0, forwardLooking: false };
+const none: SessionBudget = {
+  maxModelCalls: 0,
+  maxToolCalls: 0,
+  maxInputTokens: 0,
+  maxOutputTokens: 0,
+  maxTotalTokens: 0,
+  forwardLooking: false,
+};
 const calls = (modelCalls: number, toolCalls = 0) => ({ modelCalls, toolCalls });
 const usage = (prompt: number, cached: number, candidates: number, thoughts: number) => ({
   ...emptyUsage(),

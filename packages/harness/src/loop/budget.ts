@@ -19,7 +19,12 @@ export interface SessionCalls {
  * definitions). Tool calls are checked by {@link toolCallStop} before each tool call; here a
  * tool-call count already over its limit (a resume with a lower limit) stops too.
  */
-export function modelCallStop(budget: SessionBudget, calls: SessionCalls, usage: ModelUsage, nextInputTokens: number): StopReason | undefined {
+export function modelCallStop(
+  budget: SessionBudget,
+  calls: SessionCalls,
+  usage: ModelUsage,
+  nextInputTokens: number,
+): StopReason | undefined {
   const input = usage.promptTokens - usage.cachedTokens;
   const output = usage.candidatesTokens + usage.thoughtsTokens;
   if (over(budget.maxModelCalls, calls.modelCalls + 1)) return StopReason.MAX_MODEL_CALLS_EXCEEDED;

@@ -43,7 +43,9 @@ describe("compaction", () => {
   ];
 
   it("estimates tokens as ceil(chars / 4) of the transcript", () => {
-    expect(estimateTokens([{ role: "user", text: "abcd" }])).toBe(Math.ceil(JSON.stringify([{ role: "user", text: "abcd" }]).length / 4));
+    expect(estimateTokens([{ role: "user", text: "abcd" }])).toBe(
+      Math.ceil(JSON.stringify([{ role: "user", text: "abcd" }]).length / 4),
+    );
   });
 
   it("summarises everything before the current turn, keeps the turn verbatim and the first prompt apart", () => {

@@ -21,7 +21,8 @@ export interface CompactionPolicy {
 
 /** Whether `transcript` is due for a compaction under `policy`. */
 export function shouldCompact(transcript: Transcript, policy: CompactionPolicy): boolean {
-  if (policy.compactionThreshold > 0 && estimateTokens(transcript.forProvider()) > policy.compactionThreshold) return true;
+  if (policy.compactionThreshold > 0 && estimateTokens(transcript.forProvider()) > policy.compactionThreshold)
+    return true;
   // The summaries and the kept first prompt are the checkpoint; the hot zone is what came after it.
   return policy.checkpointIntervalTokens > 0 && estimateTokens(transcript.messages) >= policy.checkpointIntervalTokens;
 }
@@ -72,7 +73,9 @@ function describeMessage(message: ModelMessage): string[] {
       return message.text === "" ? calls : [`model: ${clip(message.text)}`, ...calls];
     }
     case "tool":
-      return message.results.map((result) => `${result.name} returned ${clip(JSON.stringify(result.response))}${attached(result.media)}`);
+      return message.results.map(
+        (result) => `${result.name} returned ${clip(JSON.stringify(result.response))}${attached(result.media)}`,
+      );
   }
 }
 

@@ -1,8 +1,17 @@
-import { rulesInPrecedence, type PrecedenceDecision, type RuleTarget, PolicyDecision, PolicyEvaluationOutcome } from "@antigravity-ts/sdk/internal";
+import {
+  rulesInPrecedence,
+  type PrecedenceDecision,
+  type RuleTarget,
+  PolicyDecision,
+  PolicyEvaluationOutcome,
+} from "@antigravity-ts/sdk/internal";
 import type { PolicyDecisionResponse, PolicyRule } from "@antigravity-ts/sdk/wire";
 
 /** What the policy says about one tool call. */
-export type PolicyVerdict = { decision: "allow"; rule?: PolicyRule } | { decision: "deny"; reason: string; rule?: PolicyRule } | { decision: "ask"; rule: PolicyRule };
+export type PolicyVerdict =
+  | { decision: "allow"; rule?: PolicyRule }
+  | { decision: "deny"; reason: string; rule?: PolicyRule }
+  | { decision: "ask"; rule: PolicyRule };
 
 /** The call being judged. `serverName` is empty for built-in and custom tools. */
 export interface PolicyCall {
@@ -46,7 +55,11 @@ function targetOf(rule: PolicyRule): RuleTarget | undefined {
  * next rule. A static ASK_USER rule asks the user through a tool confirmation (§8). When no rule
  * matches the call is allowed (an empty policy allows everything).
  */
-export async function evaluatePolicy(rules: readonly PolicyRule[], call: PolicyCall, evaluateDynamic: DynamicRuleEvaluator): Promise<PolicyVerdict> {
+export async function evaluatePolicy(
+  rules: readonly PolicyRule[],
+  call: PolicyCall,
+  evaluateDynamic: DynamicRuleEvaluator,
+): Promise<PolicyVerdict> {
   for (const rule of rulesInPrecedence(rules, { name: call.toolName, serverName: call.serverName }, targetOf)) {
     if (rule.isDynamic === true) {
       const answer = await evaluateDynamic(rule);
@@ -54,7 +67,11 @@ export async function evaluatePolicy(rules: readonly PolicyRule[], call: PolicyC
       if (outcome === PolicyEvaluationOutcome.NO_MATCH) continue;
       if (outcome === PolicyEvaluationOutcome.ALLOW) return { decision: "allow", rule };
       // DENY, and (fail closed) an answer without a usable outcome.
-      const reason = nonEmpty(answer.denyReason) ?? (outcome === PolicyEvaluationOutcome.DENY ? defaultReason(rule) : `client gave no outcome for policy rule ${rule.ruleId ?? ""}`);
+      const reason =
+        nonEmpty(answer.denyReason) ??
+        (outcome === PolicyEvaluationOutcome.DENY
+          ? defaultReason(rule)
+          : `client gave no outcome for policy rule ${rule.ruleId ?? ""}`);
       return { decision: "deny", reason, rule };
     }
     switch (rule.decision) {

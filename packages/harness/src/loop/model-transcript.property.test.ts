@@ -41,7 +41,8 @@ function viewProblem(view: readonly ModelMessage[]): string | undefined {
   for (let i = 1; i < view.length; i++) {
     if (view[i]?.role === "user" && view[i - 1]?.role === "user") return `two user messages in a row at ${i}`;
   }
-  if (view.some((m) => m.role === "model" && m.text === "" && m.toolCalls.length === 0)) return "an empty answer is sent";
+  if (view.some((m) => m.role === "model" && m.text === "" && m.toolCalls.length === 0))
+    return "an empty answer is sent";
   if (view.some((m) => m.role === "model" && m.thinking !== undefined)) return "thinking is sent back";
   return pairingProblem(view);
 }
@@ -66,8 +67,16 @@ function playSession(seed: number): void {
     if (transcript.firstPrompt !== undefined) expect(transcript.firstPrompt, context).toBe(firstReal);
   };
   const answer = (): ModelToolCall[] => {
-    const calls = Array.from({ length: d.int(4) }, () => ({ id: `call_${++ids}`, name: d.pick(["view_file", "run_command", "add"]), args: { n: ids } }));
-    transcript.addModel({ text: d.chance(0.6) ? `text ${ids}` : "", thinking: d.chance(0.4) ? `thought ${ids}` : "", toolCalls: calls });
+    const calls = Array.from({ length: d.int(4) }, () => ({
+      id: `call_${++ids}`,
+      name: d.pick(["view_file", "run_command", "add"]),
+      args: { n: ids },
+    }));
+    transcript.addModel({
+      text: d.chance(0.6) ? `text ${ids}` : "",
+      thinking: d.chance(0.4) ? `thought ${ids}` : "",
+      toolCalls: calls,
+    });
     return calls;
   };
   const turns = 1 + d.int(12);
@@ -88,7 +97,11 @@ function playSession(seed: number): void {
       if (outcome === "halt-streaming") {
         // The partial answer (maybe with some calls already streamed) is kept.
         const partial = `partial ${++ids}`;
-        transcript.addModel({ text: partial, thinking: "", toolCalls: d.chance(0.3) ? [{ id: `call_${++ids}`, name: "add", args: {} }] : [] });
+        transcript.addModel({
+          text: partial,
+          thinking: "",
+          toolCalls: d.chance(0.3) ? [{ id: `call_${++ids}`, name: "add", args: {} }] : [],
+        });
         transcript.cancelTurn();
         expect(
           transcript.messages.some((m) => m.role === "model" && m.text === partial),
@@ -96,7 +109,8 @@ function playSession(seed: number): void {
         ).toBe(true);
         ended = true;
       } else if (outcome === "error") {
-        const hadOrphan = transcript.messages.length > transcript.turnStart && transcript.messages.at(-1)?.role === "user";
+        const hadOrphan =
+          transcript.messages.length > transcript.turnStart && transcript.messages.at(-1)?.role === "user";
         const before = transcript.messages.length;
         const users = (): string[] => transcript.messages.flatMap((m) => (m.role === "user" ? [m.text] : []));
         const usersBefore = users();
@@ -105,7 +119,8 @@ function playSession(seed: number): void {
           const at = prompts.indexOf(dropped);
           if (at >= 0) prompts.splice(at, 1);
         }
-        const orphanLeft = transcript.messages.length > transcript.turnStart && transcript.messages.at(-1)?.role === "user";
+        const orphanLeft =
+          transcript.messages.length > transcript.turnStart && transcript.messages.at(-1)?.role === "user";
         expect(orphanLeft, `seed ${seed}: orphan prompt dropped`).toBe(false);
         if (hadOrphan) expect(transcript.messages.length, `seed ${seed}`).toBeLessThan(before);
         ended = true;
@@ -119,7 +134,8 @@ function playSession(seed: number): void {
         }
         // Results arrive for a random prefix of the calls, in random order.
         const done = calls.slice(0, outcome === "halt-tools" ? d.int(calls.length) : calls.length);
-        for (const c of [...done].sort(() => (d.chance(0.5) ? 1 : -1))) transcript.addToolResult({ id: c.id, name: c.name, response: { ok: c.id } });
+        for (const c of [...done].sort(() => (d.chance(0.5) ? 1 : -1)))
+          transcript.addToolResult({ id: c.id, name: c.name, response: { ok: c.id } });
         if (outcome === "halt-tools") {
           transcript.cancelTurn();
           ended = true;
@@ -146,8 +162,17 @@ function playRepair(seed: number, d: Dice): void {
     const id = `c${d.int(6)}`;
     const kind = d.pick(["user", "model", "tool"] as const);
     if (kind === "user") messages.push({ role: "user", text: `u${i}` });
-    else if (kind === "model") messages.push({ role: "model", text: d.chance(0.5) ? `m${i}` : "", toolCalls: Array.from({ length: d.int(3) }, () => ({ id: `c${d.int(6)}`, name: "f", args: {} })) });
-    else messages.push({ role: "tool", results: Array.from({ length: 1 + d.int(2) }, () => ({ id, name: "f", response: {} })) });
+    else if (kind === "model")
+      messages.push({
+        role: "model",
+        text: d.chance(0.5) ? `m${i}` : "",
+        toolCalls: Array.from({ length: d.int(3) }, () => ({ id: `c${d.int(6)}`, name: "f", args: {} })),
+      });
+    else
+      messages.push({
+        role: "tool",
+        results: Array.from({ length: 1 + d.int(2) }, () => ({ id, name: "f", response: {} })),
+      });
   }
   const transcript = new Transcript({ messages });
   expect(pairingProblem(transcript.messages), `seed ${seed}: ${JSON.stringify(messages)}`).toBeUndefined();

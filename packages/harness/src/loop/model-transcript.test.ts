@@ -1,6 +1,13 @@
 import { describe, expect, it } from "vitest";
 import type { ModelMessage } from "../model/provider.js";
-import { CANCELLED_RESULT, MAX_SUMMARIES, SUMMARY_ACK, SUMMARY_PREFIX, Transcript, providerMessages } from "./model-transcript.js";
+import {
+  CANCELLED_RESULT,
+  MAX_SUMMARIES,
+  SUMMARY_ACK,
+  SUMMARY_PREFIX,
+  Transcript,
+  providerMessages,
+} from "./model-transcript.js";
 
 const call = (id: string, name = "view_file") => ({ id, name, args: { file_path: `${id}.txt` } });
 const result = (id: string, name = "view_file") => ({ id, name, response: { content: id } });
@@ -48,7 +55,10 @@ describe("transcript (seed 002)", () => {
     transcript.startTurn("work");
     transcript.addModel({ text: "", thinking: "", toolCalls: [call("a")] });
     transcript.cancelTurnIncludingUser();
-    expect(transcript.messages.at(-1)).toEqual({ role: "tool", results: [{ id: "a", name: "view_file", response: { error: CANCELLED_RESULT } }] });
+    expect(transcript.messages.at(-1)).toEqual({
+      role: "tool",
+      results: [{ id: "a", name: "view_file", response: { error: CANCELLED_RESULT } }],
+    });
   });
 
   it("refuses a result for a call that is not open", () => {
@@ -76,7 +86,15 @@ describe("transcript (seed 002)", () => {
     expect(MAX_SUMMARIES).toBe(3);
     transcript.startTurn("now");
     expect(transcript.forProvider()).toEqual([
-      { role: "user", text: ["prompt 1", `${SUMMARY_PREFIX}\nsummary 3`, `${SUMMARY_PREFIX}\nsummary 4`, `${SUMMARY_PREFIX}\nsummary 5`].join("\n\n") },
+      {
+        role: "user",
+        text: [
+          "prompt 1",
+          `${SUMMARY_PREFIX}\nsummary 3`,
+          `${SUMMARY_PREFIX}\nsummary 4`,
+          `${SUMMARY_PREFIX}\nsummary 5`,
+        ].join("\n\n"),
+      },
       { role: "model", text: SUMMARY_ACK, toolCalls: [] },
       { role: "user", text: "now" },
     ]);

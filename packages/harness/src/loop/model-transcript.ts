@@ -101,12 +101,18 @@ export class Transcript {
   /** Adds a model answer; a partial one (halt) with nothing in it adds nothing. */
   addModel(answer: ModelAnswer): void {
     if (answer.text === "" && answer.thinking === "" && answer.toolCalls.length === 0) return;
-    this.#messages.push({ role: "model", text: answer.text, ...(answer.thinking ? { thinking: answer.thinking } : {}), toolCalls: [...answer.toolCalls] });
+    this.#messages.push({
+      role: "model",
+      text: answer.text,
+      ...(answer.thinking ? { thinking: answer.thinking } : {}),
+      toolCalls: [...answer.toolCalls],
+    });
   }
 
   /** Records the result of an open tool call (results of one answer share one message). */
   addToolResult(result: ModelToolResult): void {
-    if (!this.openCalls().some((call) => call.id === result.id)) throw new Error(`tool result for ${JSON.stringify(result.id)}, which is not an open call`);
+    if (!this.openCalls().some((call) => call.id === result.id))
+      throw new Error(`tool result for ${JSON.stringify(result.id)}, which is not an open call`);
     const last = this.#messages.at(-1);
     if (last?.role === "tool") last.results.push(result);
     else this.#messages.push({ role: "tool", results: [result] });
@@ -162,7 +168,9 @@ export class Transcript {
     const cut = this.validCut(keepFrom);
     if (cut === 0) return 0;
     const head = this.#messages.slice(0, cut);
-    this.#firstPrompt ??= head.find((m): m is Extract<ModelMessage, { role: "user" }> => m.role === "user" && isRealPrompt(m.text))?.text;
+    this.#firstPrompt ??= head.find(
+      (m): m is Extract<ModelMessage, { role: "user" }> => m.role === "user" && isRealPrompt(m.text),
+    )?.text;
     this.#summaries.push(summary);
     this.#summaries.splice(0, Math.max(0, this.#summaries.length - MAX_SUMMARIES));
     this.#messages = this.#messages.slice(cut);
@@ -175,22 +183,32 @@ export class Transcript {
    * (acknowledged by the model), then the hot zone — normalised by {@link providerMessages}.
    */
   forProvider(): ModelMessage[] {
-    const blocks = [...(this.#firstPrompt === undefined ? [] : [this.#firstPrompt]), ...this.#summaries.map((s) => `${SUMMARY_PREFIX}\n${s}`)];
+    const blocks = [
+      ...(this.#firstPrompt === undefined ? [] : [this.#firstPrompt]),
+      ...this.#summaries.map((s) => `${SUMMARY_PREFIX}\n${s}`),
+    ];
     const head: ModelMessage[] = blocks.length === 0 ? [] : [{ role: "user", text: blocks.join("\n\n") }];
     // The acknowledgement keeps the roles alternating when the hot zone starts with a prompt.
-    if (blocks.length > 0 && this.#messages[0]?.role !== "model") head.push({ role: "model", text: SUMMARY_ACK, toolCalls: [] });
+    if (blocks.length > 0 && this.#messages[0]?.role !== "model")
+      head.push({ role: "model", text: SUMMARY_ACK, toolCalls: [] });
     return providerMessages([...head, ...this.#messages]);
   }
 
   /** A copy of what is stored. */
   toData(): TranscriptData {
-    return { messages: structuredClone(this.#messages), summaries: [...this.#summaries], ...definedProperties({ firstPrompt: this.#firstPrompt }) };
+    return {
+      messages: structuredClone(this.#messages),
+      summaries: [...this.#summaries],
+      ...definedProperties({ firstPrompt: this.#firstPrompt }),
+    };
   }
 }
 
 /** Whether a user message is a prompt someone wrote (not a summary, a trigger or a system message). */
 export function isRealPrompt(text: string): boolean {
-  return !text.startsWith(SUMMARY_PREFIX) && !text.startsWith(TRIGGER_PREFIX) && !text.startsWith(SYSTEM_MESSAGE_PREFIX);
+  return (
+    !text.startsWith(SUMMARY_PREFIX) && !text.startsWith(TRIGGER_PREFIX) && !text.startsWith(SYSTEM_MESSAGE_PREFIX)
+  );
 }
 
 /**
@@ -216,7 +234,11 @@ export function providerMessages(messages: readonly ModelMessage[]): ModelMessag
       const merged = userMessage(`${last.text}\n\n${message.text}`, [...(last.media ?? []), ...(message.media ?? [])]);
       out[out.length - 1] = { ...merged, promptStarts: [...(last.promptStarts ?? [0]), last.text.length + 2] };
     } else if (message.role === "model" && last?.role === "model" && last.toolCalls.length === 0) {
-      out[out.length - 1] = { role: "model", text: [last.text, message.text].filter((t) => t !== "").join("\n\n"), toolCalls: message.toolCalls };
+      out[out.length - 1] = {
+        role: "model",
+        text: [last.text, message.text].filter((t) => t !== "").join("\n\n"),
+        toolCalls: message.toolCalls,
+      };
     } else out.push(message);
   }
   return out;
@@ -237,14 +259,21 @@ function pairCalls(messages: readonly ModelMessage[], dropThinking: boolean): Mo
     }
     // Results in the order they came, then the missing ones in call order.
     const missing = open.filter((call) => !results.some((r) => r.id === call.id));
-    out.push({ role: "tool", results: [...results, ...missing.map((call) => ({ id: call.id, name: call.name, response: { error: CANCELLED_RESULT } }))] });
+    out.push({
+      role: "tool",
+      results: [
+        ...results,
+        ...missing.map((call) => ({ id: call.id, name: call.name, response: { error: CANCELLED_RESULT } })),
+      ],
+    });
     open = [];
     results = [];
   };
   for (const message of messages) {
     if (message.role === "tool") {
       for (const result of message.results) {
-        if (open.some((call) => call.id === result.id) && !results.some((r) => r.id === result.id)) results.push(result);
+        if (open.some((call) => call.id === result.id) && !results.some((r) => r.id === result.id))
+          results.push(result);
       }
       continue;
     }
@@ -252,7 +281,12 @@ function pairCalls(messages: readonly ModelMessage[], dropThinking: boolean): Mo
     if (message.role === "user") out.push(userMessage(message.text, message.media ?? []));
     else {
       open = uniqueCalls(message.toolCalls);
-      out.push({ role: "model", text: message.text, ...(message.thinking && !dropThinking ? { thinking: message.thinking } : {}), toolCalls: [...open] });
+      out.push({
+        role: "model",
+        text: message.text,
+        ...(message.thinking && !dropThinking ? { thinking: message.thinking } : {}),
+        toolCalls: [...open],
+      });
     }
   }
   settle();

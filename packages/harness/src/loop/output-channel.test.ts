@@ -37,7 +37,9 @@ describe("OutputChannel backlog bound", () => {
     }
     expect(sent).toBeGreaterThanOrEqual(MAX_BACKLOG / text.length - 16);
     await closed;
-    expect(errors.join("\n")).toMatch(/the client left \d+ bytes of output unread \(limit 67108864\); dropping the connection/);
+    expect(errors.join("\n")).toMatch(
+      /the client left \d+ bytes of output unread \(limit 67108864\); dropping the connection/,
+    );
     expect(channel.send({ case: "stepUpdate", value: { text: "after" } })).toBe(false);
   });
 });

@@ -1,4 +1,9 @@
-import { encodeOutputFrame, NEWEST_LOCALHARNESS_ERA, outputEventForEra, type LocalharnessEra } from "@antigravity-ts/sdk/internal";
+import {
+  encodeOutputFrame,
+  NEWEST_LOCALHARNESS_ERA,
+  outputEventForEra,
+  type LocalharnessEra,
+} from "@antigravity-ts/sdk/internal";
 import type { MessageInitShape, OutputEventSchema } from "@antigravity-ts/sdk/wire";
 import type { ClientPort } from "./client-port.js";
 
@@ -68,7 +73,11 @@ export class OutputChannel {
       if (this.#backlog <= LOW_WATER_MARK) this.#wake();
     });
     if (this.#backlog > MAX_BACKLOG) {
-      this.port.terminate(new Error(`the client left ${this.#backlog} bytes of output unread (limit ${MAX_BACKLOG}); dropping the connection`));
+      this.port.terminate(
+        new Error(
+          `the client left ${this.#backlog} bytes of output unread (limit ${MAX_BACKLOG}); dropping the connection`,
+        ),
+      );
       return false;
     }
     return true;

@@ -26,26 +26,44 @@ import type { TurnScope } from "./turn-scope.js";
  *
  * Returns what the model sees. Throws only when the turn is aborted.
  */
-export async function runToolCall(state: SessionState, scope: TurnScope, call: ModelToolCall): Promise<ModelToolResult> {
+export async function runToolCall(
+  state: SessionState,
+  scope: TurnScope,
+  call: ModelToolCall,
+): Promise<ModelToolResult> {
   const builtin = state.settings.builtins.get(call.name);
   const custom = state.settings.customTools.has(call.name);
   let args = call.args;
-  const describe = (a: Record<string, unknown>): StepFields => (builtin ? builtin.describe(a) : custom ? { customTool: { toolCall: customCall(call, a, state.cascadeId) } } : {});
+  const describe = (a: Record<string, unknown>): StepFields =>
+    builtin ? builtin.describe(a) : custom ? { customTool: { toolCall: customCall(call, a, state.cascadeId) } } : {};
   const step = scope.openStep(modelStep(describe(args)));
   const result = (response: Record<string, unknown>): ModelToolResult => ({ id: call.id, name: call.name, response });
   const refuse = (message: string): ModelToolResult => {
     step.fail(message);
     return result({ error: message });
   };
-  if (builtin === undefined && !custom) return refuse(`the model called ${JSON.stringify(call.name)}, which is not a tool of this session`);
+  if (builtin === undefined && !custom)
+    return refuse(`the model called ${JSON.stringify(call.name)}, which is not a tool of this session`);
 
-  const target: ToolHookTarget = { toolName: call.name, callId: call.id, trajectoryId: state.cascadeId, stepIndex: step.index };
-  const verdict = await evaluatePolicy(state.settings.policyRules, { toolName: call.name, serverName: "" }, async (rule) => {
-    const requestId = state.nextPolicyRequestId();
-    const reply = state.policyReplies.wait(requestId, scope.signal);
-    scope.send({ case: "policyDecisionRequest", value: { requestId, ruleId: rule.ruleId ?? "", toolArgs: preToolArgs(target, args) } });
-    return reply;
-  });
+  const target: ToolHookTarget = {
+    toolName: call.name,
+    callId: call.id,
+    trajectoryId: state.cascadeId,
+    stepIndex: step.index,
+  };
+  const verdict = await evaluatePolicy(
+    state.settings.policyRules,
+    { toolName: call.name, serverName: "" },
+    async (rule) => {
+      const requestId = state.nextPolicyRequestId();
+      const reply = state.policyReplies.wait(requestId, scope.signal);
+      scope.send({
+        case: "policyDecisionRequest",
+        value: { requestId, ruleId: rule.ruleId ?? "", toolArgs: preToolArgs(target, args) },
+      });
+      return reply;
+    },
+  );
   if (verdict.decision === "deny") return refuse(`denied by policy: ${verdict.reason}`);
 
   const pre = await state.hooks.preTool(target, args, scope.send, scope.signal);
@@ -60,7 +78,9 @@ export async function runToolCall(state: SessionState, scope: TurnScope, call: M
   }
 
   try {
-    const outcome = builtin ? { response: await runBuiltin(state, scope, step, builtin, args) } : await runCustom(state, scope, step, call, args);
+    const outcome = builtin
+      ? { response: await runBuiltin(state, scope, step, builtin, args) }
+      : await runCustom(state, scope, step, call, args);
     await state.hooks.postTool(target, { result: JSON.stringify(outcome.response) }, scope.send, scope.signal);
     return { ...result(outcome.response), ...definedProperties({ media: outcome.media }) };
   } catch (error) {
@@ -87,7 +107,13 @@ async function confirm(state: SessionState, scope: TurnScope, step: StepHandle):
   return answer.accepted === true;
 }
 
-async function runBuiltin(state: SessionState, scope: TurnScope, step: StepHandle, tool: BuiltinTool, args: Record<string, unknown>): Promise<Record<string, unknown>> {
+async function runBuiltin(
+  state: SessionState,
+  scope: TurnScope,
+  step: StepHandle,
+  tool: BuiltinTool,
+  args: Record<string, unknown>,
+): Promise<Record<string, unknown>> {
   const context: ToolContext = {
     workspace: state.settings.workspace,
     env: state.settings.toolEnv,
@@ -106,7 +132,9 @@ async function runBuiltin(state: SessionState, scope: TurnScope, step: StepHandl
       return answer;
     },
   };
-  const outcome = ToolWorkerPool.runs(tool.name) ? await state.settings.toolWorkers.run({ tool: tool.name, args, workspace: context.workspace }, scope.signal) : await tool.run(args, context);
+  const outcome = ToolWorkerPool.runs(tool.name)
+    ? await state.settings.toolWorkers.run({ tool: tool.name, args, workspace: context.workspace }, scope.signal)
+    : await tool.run(args, context);
   step.update({ ...outcome.action, ...definedProperties({ text: outcome.text }), state: StepUpdate_State.DONE });
   return outcome.response;
 }
@@ -145,7 +173,10 @@ async function runCustom(
     throw new ToolError(media);
   }
   step.update({ state: StepUpdate_State.DONE, customTool: finished });
-  const object = typeof parsed === "object" && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : { result: parsed };
+  const object =
+    typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)
+      ? (parsed as Record<string, unknown>)
+      : { result: parsed };
   return media.length === 0 ? { response: object } : { response: object, media };
 }
 
@@ -158,11 +189,16 @@ function supplementalMedia(response: ToolResponse, tool: string): ModelMedia[] |
     media.push(medium);
   }
   const bytes = media.reduce((sum, m) => sum + mediaByteLength(m), 0);
-  if (bytes > MAX_MEDIA_BYTES) return `the client's toolResponse for ${tool} has ${bytes} bytes of supplementalMedia, more than the ${MAX_MEDIA_BYTES} one response may carry`;
+  if (bytes > MAX_MEDIA_BYTES)
+    return `the client's toolResponse for ${tool} has ${bytes} bytes of supplementalMedia, more than the ${MAX_MEDIA_BYTES} one response may carry`;
   return media;
 }
 
 /** The `toolCall` frame (§7), with the trajectory it belongs to (`ToolCall.trajectory_id`, localharness.proto @257f843a; left out for a 0.1.14 client). */
-function customCall(call: ModelToolCall, args: Record<string, unknown>, trajectoryId: string): { id: string; name: string; argumentsJson: string; trajectoryId: string } {
+function customCall(
+  call: ModelToolCall,
+  args: Record<string, unknown>,
+  trajectoryId: string,
+): { id: string; name: string; argumentsJson: string; trajectoryId: string } {
   return { id: call.id, name: call.name, argumentsJson: JSON.stringify(args), trajectoryId };
 }

@@ -1,5 +1,10 @@
 import type { HarnessConfig, PolicyRule, SystemInstructions } from "@antigravity-ts/sdk/wire";
-import { AgentBehavior, BudgetConfig_BudgetScope, LifecycleHook, PolicyConfig_WorkspaceContainment } from "@antigravity-ts/sdk/internal";
+import {
+  AgentBehavior,
+  BudgetConfig_BudgetScope,
+  LifecycleHook,
+  PolicyConfig_WorkspaceContainment,
+} from "@antigravity-ts/sdk/internal";
 import { DEFAULT_COMPACTION_THRESHOLD } from "./compaction.js";
 import type { ToolDeclaration } from "../model/provider.js";
 import { createFinishTool, type FinishTool } from "../tools/finish.js";
@@ -74,14 +79,28 @@ export interface SettingsDefaults {
 }
 
 /** Resolves a session's settings from its `HarnessConfig`. */
-export async function resolveSessionSettings(config: HarnessConfig, defaults: SettingsDefaults): Promise<SessionSettings> {
-  const directories = config.workspaces.flatMap((w) => (w.workspaceType.case === "filesystemWorkspace" && w.workspaceType.value.directory ? [w.workspaceType.value.directory] : []));
+export async function resolveSessionSettings(
+  config: HarnessConfig,
+  defaults: SettingsDefaults,
+): Promise<SessionSettings> {
+  const directories = config.workspaces.flatMap((w) =>
+    w.workspaceType.case === "filesystemWorkspace" && w.workspaceType.value.directory
+      ? [w.workspaceType.value.directory]
+      : [],
+  );
   const containment = config.policyConfig?.workspaceContainment !== PolicyConfig_WorkspaceContainment.DISABLED;
-  const workspace = await createWorkspaceRoots(directories.length > 0 ? directories : [defaults.workspace], containment);
+  const workspace = await createWorkspaceRoots(
+    directories.length > 0 ? directories : [defaults.workspace],
+    containment,
+  );
   const customTools = new Map<string, ToolDeclaration>();
   for (const tool of config.tools) {
     if (!tool.name) continue;
-    customTools.set(tool.name, { name: tool.name, description: tool.description ?? "", parameters: parseSchema(tool.parametersJsonSchema) });
+    customTools.set(tool.name, {
+      name: tool.name,
+      description: tool.description ?? "",
+      parameters: parseSchema(tool.parametersJsonSchema),
+    });
   }
   const builtins = new Map(
     enabledBuiltins(config.harnessSideTools)
@@ -93,7 +112,8 @@ export async function resolveSessionSettings(config: HarnessConfig, defaults: Se
   const runCommandMs = config.harnessSideTools?.runCommand?.maxTimeoutMs ?? 0;
   const sandboxRequested = config.harnessSideTools?.runCommand?.enableSandbox === true;
   const status = await sandboxStatus();
-  const commandSandbox = sandboxRequested && status.available ? { writable: workspace.roots, ...defaults.sandbox } : undefined;
+  const commandSandbox =
+    sandboxRequested && status.available ? { writable: workspace.roots, ...defaults.sandbox } : undefined;
   const checkpointInterval = config.compactionConfig?.checkpointIntervalTokens ?? 0;
   return {
     systemInstruction: systemInstruction(config.systemInstructions, workspace.roots, finish !== undefined),
@@ -103,7 +123,10 @@ export async function resolveSessionSettings(config: HarnessConfig, defaults: Se
     finish,
     // An interval without a threshold is not capped by the default threshold (it would always fire first).
     // CompactionConfig.token_threshold (upstream localharness.proto @257f843a; upstream 0.1.19 sends it equal to compaction_threshold).
-    compactionThreshold: config.compactionConfig?.tokenThreshold || config.compactionThreshold || (checkpointInterval > 0 ? 0 : DEFAULT_COMPACTION_THRESHOLD),
+    compactionThreshold:
+      config.compactionConfig?.tokenThreshold ||
+      config.compactionThreshold ||
+      (checkpointInterval > 0 ? 0 : DEFAULT_COMPACTION_THRESHOLD),
     checkpointIntervalTokens: checkpointInterval,
     enabledHooks: new Set(config.enabledHooks),
     policyRules: config.policyConfig?.rules ?? [],
@@ -129,7 +152,11 @@ export async function resolveSessionSettings(config: HarnessConfig, defaults: Se
 export function toolDeclarations(settings: SessionSettings): ToolDeclaration[] {
   return [
     ...settings.customTools.values(),
-    ...[...settings.builtins.values()].map((t) => ({ name: t.name, description: t.description, parameters: t.parameters })),
+    ...[...settings.builtins.values()].map((t) => ({
+      name: t.name,
+      description: t.description,
+      parameters: t.parameters,
+    })),
     ...(settings.finish === undefined ? [] : [settings.finish.declaration]),
   ];
 }
@@ -138,7 +165,8 @@ function parseSchema(json: string | undefined): Record<string, unknown> {
   if (json === undefined || json.trim() === "") return { type: "object", properties: {} };
   try {
     const parsed: unknown = JSON.parse(json);
-    if (typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
+    if (typeof parsed === "object" && parsed !== null && !Array.isArray(parsed))
+      return parsed as Record<string, unknown>;
   } catch {
     // An unusable schema still lets the model call the tool without arguments.
   }
@@ -147,11 +175,17 @@ function parseSchema(json: string | undefined): Record<string, unknown> {
 
 const DEFAULT_IDENTITY = "You are an autonomous software agent running in the Antigravity reference harness.";
 
-function systemInstruction(instructions: SystemInstructions | undefined, roots: readonly string[], hasFinish: boolean): string {
+function systemInstruction(
+  instructions: SystemInstructions | undefined,
+  roots: readonly string[],
+  hasFinish: boolean,
+): string {
   const standard = [
     `Work inside the workspace: ${roots.join(", ")}. Relative paths resolve against ${roots[0] ?? "it"}.`,
     "Use the tools to inspect and change files and to run commands; tool results come back to you as JSON.",
-    hasFinish ? "When the task is complete, call the finish tool exactly once with the final result." : "When you are done, answer the user concisely.",
+    hasFinish
+      ? "When the task is complete, call the finish tool exactly once with the final result."
+      : "When you are done, answer the user concisely.",
   ].join("\n");
   const kind = instructions?.type;
   if (kind?.case === "custom") {
@@ -159,12 +193,18 @@ function systemInstruction(instructions: SystemInstructions | undefined, roots: 
     return kind.value.part
       .map((part) => {
         if (part.part.case === "text") return part.part.value;
-        if (part.part.case === "template") return [`[${part.part.value.name ?? "template"}]`, ...part.part.value.args.map((a) => `${a.name ?? ""}: ${a.value ?? ""}`)].join("\n");
+        if (part.part.case === "template")
+          return [
+            `[${part.part.value.name ?? "template"}]`,
+            ...part.part.value.args.map((a) => `${a.name ?? ""}: ${a.value ?? ""}`),
+          ].join("\n");
         return "";
       })
       .join("\n");
   }
-  const identity = kind?.case === "appended" && kind.value.customIdentity ? kind.value.customIdentity : DEFAULT_IDENTITY;
-  const sections = kind?.case === "appended" ? kind.value.appendedSections.map((s) => `## ${s.title ?? ""}\n${s.content ?? ""}`) : [];
+  const identity =
+    kind?.case === "appended" && kind.value.customIdentity ? kind.value.customIdentity : DEFAULT_IDENTITY;
+  const sections =
+    kind?.case === "appended" ? kind.value.appendedSections.map((s) => `## ${s.title ?? ""}\n${s.content ?? ""}`) : [];
   return [identity, standard, ...sections].join("\n\n");
 }

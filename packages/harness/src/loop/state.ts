@@ -1,4 +1,10 @@
-import type { PolicyDecisionResponse, StepUpdate, ToolConfirmation, ToolResponse, UserQuestionsResponse } from "@antigravity-ts/sdk/wire";
+import type {
+  PolicyDecisionResponse,
+  StepUpdate,
+  ToolConfirmation,
+  ToolResponse,
+  UserQuestionsResponse,
+} from "@antigravity-ts/sdk/wire";
 import { HookCaller } from "./hook-caller.js";
 import type { Logger } from "../log.js";
 import type { ModelProvider, ModelUsage } from "../model/provider.js";
@@ -69,7 +75,9 @@ export class SessionState {
     });
     this.usage = stored?.usage ?? emptyUsage();
     this.calls = { modelCalls: stored?.calls?.modelCalls ?? 0, toolCalls: stored?.calls?.toolCalls ?? 0 };
-    this.#budgetBaseline = options.settings.budget.forwardLooking ? { calls: { ...this.calls }, usage: this.usage } : { calls: { modelCalls: 0, toolCalls: 0 }, usage: emptyUsage() };
+    this.#budgetBaseline = options.settings.budget.forwardLooking
+      ? { calls: { ...this.calls }, usage: this.usage }
+      : { calls: { modelCalls: 0, toolCalls: 0 }, usage: emptyUsage() };
     this.#createdAt = options.stored?.createdAt ?? new Date().toISOString();
   }
 
@@ -81,7 +89,10 @@ export class SessionState {
   budgetSpent(): { calls: SessionCalls; usage: ModelUsage } {
     const base = this.#budgetBaseline;
     return {
-      calls: { modelCalls: this.calls.modelCalls - base.calls.modelCalls, toolCalls: this.calls.toolCalls - base.calls.toolCalls },
+      calls: {
+        modelCalls: this.calls.modelCalls - base.calls.modelCalls,
+        toolCalls: this.calls.toolCalls - base.calls.toolCalls,
+      },
       usage: subtractUsage(this.usage, base.usage),
     };
   }

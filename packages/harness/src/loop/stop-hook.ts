@@ -29,7 +29,11 @@ export interface TurnEnding {
  * model call is possible then; the hook only observes), or {@link MAX_STOP_CONTINUATIONS} reached.
  * Rejects when the turn is aborted while the hook runs.
  */
-export async function askStopHook(state: SessionState, scope: TurnScope, ending: TurnEnding): Promise<string | undefined> {
+export async function askStopHook(
+  state: SessionState,
+  scope: TurnScope,
+  ending: TurnEnding,
+): Promise<string | undefined> {
   if (!state.hooks.enabled(LifecycleHook.STOP)) return undefined;
   const decision = await state.hooks.stop({ trajectoryId: state.cascadeId, ...ending }, scope.send, scope.signal);
   if (!decision.continue) {

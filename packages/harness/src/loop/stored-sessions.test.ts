@@ -53,15 +53,27 @@ describe("file session store", () => {
 
   const corrupt: [string, (file: string) => Promise<void>, RegExp][] = [
     ["not JSON", (file) => writeFile(file, "{ not json"), /is not valid JSON|Unexpected token|Expected property name/],
-    ["another session's file", (file) => writeFile(file, JSON.stringify(session("other", "x"))), /holds session "other"/],
+    [
+      "another session's file",
+      (file) => writeFile(file, JSON.stringify(session("other", "x"))),
+      /holds session "other"/,
+    ],
     [
       "a transcript of the wrong shape",
-      async (file) => writeFile(file, JSON.stringify({ ...session(path.basename(file, ".json"), "x"), transcript: [{ role: "robot" }] })),
+      async (file) =>
+        writeFile(
+          file,
+          JSON.stringify({ ...session(path.basename(file, ".json"), "x"), transcript: [{ role: "robot" }] }),
+        ),
       /transcript\[0\]\.role "robot"/,
     ],
     [
       "a history entry that is no StepUpdate",
-      async (file) => writeFile(file, JSON.stringify({ ...session(path.basename(file, ".json"), "x"), history: [{ stepIndex: "many" }] })),
+      async (file) =>
+        writeFile(
+          file,
+          JSON.stringify({ ...session(path.basename(file, ".json"), "x"), history: [{ stepIndex: "many" }] }),
+        ),
       /history\[0\] is not a StepUpdate/,
     ],
     ["a FIFO (read without blocking)", async (file) => void execFileSync("mkfifo", [file]), /it is a FIFO/],
@@ -87,7 +99,13 @@ describe("file session store", () => {
       warnings.length = 0;
       const store = createFileSessionStore(sub, { log });
       const loaded = await store.load(id);
-      expect(loaded).toMatchObject({ version: 1, cascadeId: id, history: [], transcript: [], usage: { totalTokens: 0 } });
+      expect(loaded).toMatchObject({
+        version: 1,
+        cascadeId: id,
+        history: [],
+        transcript: [],
+        usage: { totalTokens: 0 },
+      });
       expect(warnings).toHaveLength(1);
       expect(warnings[0]).toMatch(/^warning: session file .* is corrupt \(/);
       expect(warnings[0]).toMatch(problem);
@@ -116,7 +134,9 @@ describe("file session store", () => {
     // Sparse: costs no disk, but its size says 1 byte more than a session file may have.
     await writeFile(path.join(sub, "huge.json"), "");
     await truncate(path.join(sub, "huge.json"), MAX_SESSION_FILE_BYTES + 1);
-    await expect(createFileSessionStore(sub, { log }).load("huge")).rejects.toThrow(/cannot read session huge: the file has \d+ bytes, more than/);
+    await expect(createFileSessionStore(sub, { log }).load("huge")).rejects.toThrow(
+      /cannot read session huge: the file has \d+ bytes, more than/,
+    );
     expect(await readdir(sub)).toEqual(["huge.json"]);
   });
 });

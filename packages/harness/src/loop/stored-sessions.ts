@@ -73,14 +73,19 @@ export function createFileSessionStore(directory: string, options: FileSessionSt
     try {
       await rename(file, aside);
     } catch (error) {
-      throw new StorageError(`session file ${file} is corrupt (${problem}) and could not be moved aside (${(error as Error).message}); move it away to start over`);
+      throw new StorageError(
+        `session file ${file} is corrupt (${problem}) and could not be moved aside (${(error as Error).message}); move it away to start over`,
+      );
     }
-    log.warn(`session file ${file} is corrupt (${problem}); moved it to ${path.basename(aside)} and starting session ${cascadeId} empty`);
+    log.warn(
+      `session file ${file} is corrupt (${problem}); moved it to ${path.basename(aside)} and starting session ${cascadeId} empty`,
+    );
     return emptySession(cascadeId);
   };
   const chains = new Map<string, Promise<void>>();
   const fileOf = (id: string): string => {
-    if (!CASCADE_ID_PATTERN.test(id)) throw new StorageError(`cascade id ${JSON.stringify(id)} is not usable as a session file name`);
+    if (!CASCADE_ID_PATTERN.test(id))
+      throw new StorageError(`cascade id ${JSON.stringify(id)} is not usable as a session file name`);
     return path.join(root, `${id}.json`);
   };
   return {
@@ -92,7 +97,8 @@ export function createFileSessionStore(directory: string, options: FileSessionSt
         text = await readSessionFile(file);
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-        if (!(error instanceof NotASessionFile)) throw new StorageError(`cannot read session ${cascadeId}: ${(error as Error).message}`);
+        if (!(error instanceof NotASessionFile))
+          throw new StorageError(`cannot read session ${cascadeId}: ${(error as Error).message}`);
         return moveAside(file, cascadeId, error.message);
       }
       try {
@@ -229,7 +235,10 @@ async function readSessionFile(file: string): Promise<string> {
   try {
     const stats = await handle.stat();
     if (!stats.isFile()) throw new NotASessionFile(`it is ${describeKind(stats)}, not a regular file`);
-    if (stats.size > MAX_SESSION_FILE_BYTES) throw new Error(`the file has ${stats.size} bytes, more than the ${MAX_SESSION_FILE_BYTES} a session file may have`);
+    if (stats.size > MAX_SESSION_FILE_BYTES)
+      throw new Error(
+        `the file has ${stats.size} bytes, more than the ${MAX_SESSION_FILE_BYTES} a session file may have`,
+      );
     return await handle.readFile("utf8");
   } finally {
     await handle.close();
@@ -248,12 +257,20 @@ export function checkStoredSession(value: unknown, cascadeId: string): StoredSes
   const session = record(value, "the file");
   if (session["version"] !== 1) throw new Error(`version ${JSON.stringify(session["version"])} is not 1`);
   if (session["cascadeId"] !== cascadeId) throw new Error(`it holds session ${JSON.stringify(session["cascadeId"])}`);
-  for (const key of ["createdAt", "updatedAt"]) if (typeof session[key] !== "string") throw new Error(`${key} is not a string`);
+  for (const key of ["createdAt", "updatedAt"])
+    if (typeof session[key] !== "string") throw new Error(`${key} is not a string`);
   array(session["history"], "history"); // its steps are checked by readStoredSteps
   array(session["transcript"], "transcript").forEach((message, i) => checkMessage(message, `transcript[${i}]`));
-  if (session["summaries"] !== undefined) array(session["summaries"], "summaries").forEach((s, i) => text(s, `summaries[${i}]`));
+  if (session["summaries"] !== undefined)
+    array(session["summaries"], "summaries").forEach((s, i) => text(s, `summaries[${i}]`));
   if (session["firstPrompt"] !== undefined) text(session["firstPrompt"], "firstPrompt");
-  counts(session["usage"], "usage", ["promptTokens", "candidatesTokens", "thoughtsTokens", "cachedTokens", "totalTokens"]);
+  counts(session["usage"], "usage", [
+    "promptTokens",
+    "candidatesTokens",
+    "thoughtsTokens",
+    "cachedTokens",
+    "totalTokens",
+  ]);
   if (session["calls"] !== undefined) counts(session["calls"], "calls", ["modelCalls", "toolCalls"]);
   return session as unknown as StoredSession;
 }

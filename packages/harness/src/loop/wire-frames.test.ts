@@ -67,7 +67,11 @@ describe("the harness's frames against protobuf-es", () => {
   });
 
   it("sends frames equal to toJson of their message and decodes the client's frames as fromJson does", async () => {
-    const lookup = defineTool({ name: "lookup", description: "Looks a key up", call: (args: { key: string }) => ({ value: 42, key: args.key, empty: "" }) });
+    const lookup = defineTool({
+      name: "lookup",
+      description: "Looks a key up",
+      call: (args: { key: string }) => ({ value: 42, key: args.key, empty: "" }),
+    });
     const agent = await Agent.builder()
       .transport(recording(harness, sent, received))
       .workspaces(workspace)
@@ -82,11 +86,15 @@ describe("the harness's frames against protobuf-es", () => {
     }
 
     const kinds = new Set(received.map((frame) => decodeOutputEvent(frame).event.case));
-    expect([...kinds].sort()).toEqual(expect.arrayContaining(["initializeConversationResponse", "stepUpdate", "toolCall", "trajectoryStateUpdate"]));
+    expect([...kinds].sort()).toEqual(
+      expect.arrayContaining(["initializeConversationResponse", "stepUpdate", "toolCall", "trajectoryStateUpdate"]),
+    );
     for (const frame of received) expect(encodeOutputEvent(decodeOutputEvent(frame)), frame).toBe(frame);
 
     const inputs = sent.slice(1); // the first is the InitializeConversationEvent
-    expect(inputs.map((frame) => decodeInputFrame(frame).event.case)).toEqual(expect.arrayContaining(["userInput", "toolResponse"]));
+    expect(inputs.map((frame) => decodeInputFrame(frame).event.case)).toEqual(
+      expect.arrayContaining(["userInput", "toolResponse"]),
+    );
     for (const frame of inputs) {
       const fast = tryDecodeInputEventFrame(frame);
       expect(fast, frame).toBeDefined();

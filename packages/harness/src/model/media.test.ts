@@ -16,16 +16,19 @@ describe("inline media", () => {
   });
 
   it("knows byte lengths and kinds", () => {
-    for (const n of [1, 2, 3, 4, 1000]) expect(mediaByteLength({ mimeType: "x/y", data: Buffer.alloc(n).toString("base64") })).toBe(n);
-    expect(["image/webp", "audio/mpeg", "video/mp4", "text/markdown", "application/json", "application/ld+json", "application/pdf"].map(mediaKind)).toEqual([
-      "image",
-      "audio",
-      "video",
-      "text",
-      "text",
-      "text",
-      "document",
-    ]);
+    for (const n of [1, 2, 3, 4, 1000])
+      expect(mediaByteLength({ mimeType: "x/y", data: Buffer.alloc(n).toString("base64") })).toBe(n);
+    expect(
+      [
+        "image/webp",
+        "audio/mpeg",
+        "video/mp4",
+        "text/markdown",
+        "application/json",
+        "application/ld+json",
+        "application/pdf",
+      ].map(mediaKind),
+    ).toEqual(["image", "audio", "video", "text", "text", "text", "document"]);
   });
 
   it("counts media in estimates by what they cost, not by their base64", () => {
@@ -35,7 +38,9 @@ describe("inline media", () => {
     expect(json.length).toBeLessThan(30_000);
     expect(json.length).toBeGreaterThan(4 * 258 * 20);
     const text = { mimeType: "text/plain", data: Buffer.from("hello world").toString("base64") };
-    expect(jsonForEstimate([{ media: [text] }])).toBe(JSON.stringify([{ media: [{ mimeType: "text/plain", data: "hello world" }] }]));
+    expect(jsonForEstimate([{ media: [text] }])).toBe(
+      JSON.stringify([{ media: [{ mimeType: "text/plain", data: "hello world" }] }]),
+    );
     const plain = [{ role: "user", text: "no media", data: "not a medium" }];
     expect(jsonForEstimate(plain)).toBe(JSON.stringify(plain));
   });

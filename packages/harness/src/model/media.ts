@@ -33,7 +33,12 @@ export function mediaKind(mimeType: string): MediaKind {
   if (type.startsWith("image/")) return "image";
   if (type.startsWith("audio/")) return "audio";
   if (type.startsWith("video/")) return "video";
-  if (type.startsWith("text/") || /^application\/(json|xml|yaml|x-yaml|toml|javascript|x-sh|csv)$/.test(type) || /\+(json|xml)$/.test(type)) return "text";
+  if (
+    type.startsWith("text/") ||
+    /^application\/(json|xml|yaml|x-yaml|toml|javascript|x-sh|csv)$/.test(type) ||
+    /\+(json|xml)$/.test(type)
+  )
+    return "text";
   return "document";
 }
 
@@ -43,12 +48,20 @@ export function baseMimeType(mimeType: string): string {
 }
 
 /** A wire medium (`UserInput.Media` or `Media`) the model can take, or a message saying what is wrong with it. */
-export function mediaFromWire(media: { mimeType?: string | undefined; data?: Uint8Array | undefined; description?: string | undefined }, where: string): ModelMedia | string {
+export function mediaFromWire(
+  media: { mimeType?: string | undefined; data?: Uint8Array | undefined; description?: string | undefined },
+  where: string,
+): ModelMedia | string {
   const mimeType = (media.mimeType ?? "").trim();
-  if (!MIME_TYPE.test(baseMimeType(mimeType))) return `${where} has mimeType ${JSON.stringify(mimeType)}: give a type/subtype such as image/png, application/pdf or audio/wav`;
+  if (!MIME_TYPE.test(baseMimeType(mimeType)))
+    return `${where} has mimeType ${JSON.stringify(mimeType)}: give a type/subtype such as image/png, application/pdf or audio/wav`;
   const bytes = media.data ?? new Uint8Array();
   if (bytes.length === 0) return `${where} (${mimeType}) has no data`;
-  return { mimeType: baseMimeType(mimeType), data: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("base64"), ...(media.description ? { description: media.description } : {}) };
+  return {
+    mimeType: baseMimeType(mimeType),
+    data: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("base64"),
+    ...(media.description ? { description: media.description } : {}),
+  };
 }
 
 /** Byte length of a medium (from its base64). */

@@ -65,7 +65,11 @@ export interface ModelUsage {
 }
 
 /** What a provider streams back. Text and thinking arrive as deltas; tool calls whole. */
-export type ModelEvent = { type: "thinking"; delta: string } | { type: "text"; delta: string } | { type: "toolCall"; call: ModelToolCall } | { type: "usage"; usage: ModelUsage };
+export type ModelEvent =
+  | { type: "thinking"; delta: string }
+  | { type: "text"; delta: string }
+  | { type: "toolCall"; call: ModelToolCall }
+  | { type: "usage"; usage: ModelUsage };
 
 /**
  * A model backend. `generate` is called once per model call; the stream ends when the model's

@@ -13,7 +13,9 @@ export function estimateTextTokens(text: string): number {
  * input limit is checked with it before a call is dispatched (protocol.md `BudgetConfig`).
  */
 export function estimatePromptTokens(request: Pick<ModelRequest, "systemInstruction" | "messages" | "tools">): number {
-  return estimateTextTokens(request.systemInstruction + jsonForEstimate(request.messages) + JSON.stringify(request.tools));
+  return estimateTextTokens(
+    request.systemInstruction + jsonForEstimate(request.messages) + JSON.stringify(request.tools),
+  );
 }
 
 /**
@@ -22,11 +24,22 @@ export function estimatePromptTokens(request: Pick<ModelRequest, "systemInstruct
  * call counts when its provider reported nothing, or was halted before it could (a provider
  * sends its usage at the end of the stream).
  */
-export function estimatedUsage(request: Pick<ModelRequest, "systemInstruction" | "messages" | "tools">, answer: { text: string; thinking: string; toolCalls: readonly ModelToolCall[] }): ModelUsage {
+export function estimatedUsage(
+  request: Pick<ModelRequest, "systemInstruction" | "messages" | "tools">,
+  answer: { text: string; thinking: string; toolCalls: readonly ModelToolCall[] },
+): ModelUsage {
   const promptTokens = estimatePromptTokens(request);
-  const candidatesTokens = estimateTextTokens(answer.text + (answer.toolCalls.length > 0 ? JSON.stringify(answer.toolCalls) : ""));
+  const candidatesTokens = estimateTextTokens(
+    answer.text + (answer.toolCalls.length > 0 ? JSON.stringify(answer.toolCalls) : ""),
+  );
   const thoughtsTokens = estimateTextTokens(answer.thinking);
-  return { promptTokens, candidatesTokens, thoughtsTokens, cachedTokens: 0, totalTokens: promptTokens + candidatesTokens + thoughtsTokens };
+  return {
+    promptTokens,
+    candidatesTokens,
+    thoughtsTokens,
+    cachedTokens: 0,
+    totalTokens: promptTokens + candidatesTokens + thoughtsTokens,
+  };
 }
 
 /** Zero usage. */

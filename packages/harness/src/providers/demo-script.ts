@@ -12,7 +12,8 @@ const PLACE_AFTER_WEATHER_WORD = String.raw`(?:[Ww]eather|[Tt]emperature|[Ff]ore
 /** A prompt not about running something: look at the workspace, call the client's first tool, answer quoting both. */
 const LOOK_AND_ANSWER: ScriptCall[] = [
   {
-    thinking: "The user said: “{{prompt}}”. I am the scripted demo model, so I will show what a turn can do: look at the workspace, call a tool the client declared, then answer.",
+    thinking:
+      "The user said: “{{prompt}}”. I am the scripted demo model, so I will show what a turn can do: look at the workspace, call a tool the client declared, then answer.",
     text: `${DEMO_NOTICE}\nLet me look at the workspace and try the tools you gave me.`,
     toolCalls: [
       { name: "list_directory", args: { directory_path: "." }, ifAvailable: true },

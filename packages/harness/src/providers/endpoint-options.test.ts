@@ -1,4 +1,11 @@
-import { ModelConfigSchema, ModelType, RetryConfigSchema, create, type MessageInitShape, type ModelConfig } from "@antigravity-ts/sdk/wire";
+import {
+  ModelConfigSchema,
+  ModelType,
+  RetryConfigSchema,
+  create,
+  type MessageInitShape,
+  type ModelConfig,
+} from "@antigravity-ts/sdk/wire";
 import { afterEach, describe, expect, it } from "vitest";
 import { ModelError, type ModelRequest } from "../model/provider.js";
 import { ProviderConfigError, selectProvider } from "./select-provider.js";
@@ -19,14 +26,24 @@ const track = (server: FakeModelServer): FakeModelServer => {
 };
 const request: ModelRequest = { model: "", systemInstruction: "", messages: [{ role: "user", text: "hi" }], tools: [] };
 const env = { ANTIGRAVITY_MODEL_PROVIDER: "scripted" };
-const fastRetries = create(RetryConfigSchema, { apiRetry: { maxRetries: 2, initialSleepDurationMs: 1, exponentialMultiplier: 1, jitterRange: 0 } });
-const model = (init: Pick<MessageInitShape<typeof ModelConfigSchema>, "name" | "endpoint">): ModelConfig => create(ModelConfigSchema, { ...init, types: [ModelType.TEXT] });
+const fastRetries = create(RetryConfigSchema, {
+  apiRetry: { maxRetries: 2, initialSleepDurationMs: 1, exponentialMultiplier: 1, jitterRange: 0 },
+});
+const model = (init: Pick<MessageInitShape<typeof ModelConfigSchema>, "name" | "endpoint">): ModelConfig =>
+  create(ModelConfigSchema, { ...init, types: [ModelType.TEXT] });
 
 describe("model endpoints of HarnessConfig.models", () => {
   it("speaks OpenAI Chat Completions to gemmaEndpoint.baseUrl with the model's name and no key", async () => {
     const server = track(await startFakeOpenAIServer([{ type: "turn", text: "local hello" }]));
-    const selection = selectProvider([model({ name: "llama3.1", endpoint: { case: "gemmaEndpoint", value: { baseUrl: server.baseUrl } } })], { env });
-    expect(selection).toMatchObject({ model: "llama3.1", reason: "openai-compatible (gemmaEndpoint llama3.1)", warnings: [] });
+    const selection = selectProvider(
+      [model({ name: "llama3.1", endpoint: { case: "gemmaEndpoint", value: { baseUrl: server.baseUrl } } })],
+      { env },
+    );
+    expect(selection).toMatchObject({
+      model: "llama3.1",
+      reason: "openai-compatible (gemmaEndpoint llama3.1)",
+      warnings: [],
+    });
     expect((await summarizeTurn(selection.provider, request)).text).toBe("local hello");
     const sent = server.requests[0];
     expect(sent?.path).toBe("/v1/chat/completions");
@@ -35,7 +52,8 @@ describe("model endpoints of HarnessConfig.models", () => {
   });
 
   it("refuses a gemmaEndpoint without a base URL or model name, or with a non-http URL", () => {
-    const gemma = (name: string, baseUrl: string): ModelConfig => model({ name, endpoint: { case: "gemmaEndpoint", value: { baseUrl } } });
+    const gemma = (name: string, baseUrl: string): ModelConfig =>
+      model({ name, endpoint: { case: "gemmaEndpoint", value: { baseUrl } } });
     expect(() => selectProvider([gemma("", "http://127.0.0.1:1/v1")], { env })).toThrow(ProviderConfigError);
     expect(() => selectProvider([gemma("m", "")], { env })).toThrow(/gemmaEndpoint needs baseUrl/);
     expect(() => selectProvider([gemma("m", "file:///etc/passwd")], { env })).toThrow(/http\(s\) URL/);
@@ -50,7 +68,12 @@ describe("model endpoints of HarnessConfig.models", () => {
           name: "gemini-t",
           endpoint: {
             case: "geminiApiEndpoint",
-            value: { apiKey: "k", baseUrl: server.baseUrl, httpHeaders: { "X-Team": "blue", "X-Goog-Api-Key": "spoofed" }, options: { serviceTier: "priority", thinkingLevel: "low" } },
+            value: {
+              apiKey: "k",
+              baseUrl: server.baseUrl,
+              httpHeaders: { "X-Team": "blue", "X-Goog-Api-Key": "spoofed" },
+              options: { serviceTier: "priority", thinkingLevel: "low" },
+            },
           },
         }),
       ],
@@ -60,20 +83,40 @@ describe("model endpoints of HarnessConfig.models", () => {
     const sent = server.requests[0];
     expect(sent?.headers["x-team"]).toBe("blue");
     expect(sent?.headers["x-goog-api-key"]).toBe("k");
-    expect(sent?.body).toMatchObject({ serviceTier: "priority", generationConfig: { thinkingConfig: { thinkingLevel: "low" } } });
+    expect(sent?.body).toMatchObject({
+      serviceTier: "priority",
+      generationConfig: { thinkingConfig: { thinkingLevel: "low" } },
+    });
   });
 
   it("refuses header names or values fetch cannot send, with a config error", () => {
-    const bad = model({ name: "g", endpoint: { case: "geminiApiEndpoint", value: { apiKey: "k", httpHeaders: { "X-Bad": "line\r\nInjected: 1" } } } });
+    const bad = model({
+      name: "g",
+      endpoint: { case: "geminiApiEndpoint", value: { apiKey: "k", httpHeaders: { "X-Bad": "line\r\nInjected: 1" } } },
+    });
     expect(() => selectProvider([bad], { env })).toThrow(/geminiApiEndpoint\.httpHeaders/);
   });
 
   it("uses Vertex AI express mode for a vertexEndpoint with an apiKey, and refuses one without", async () => {
     const server = track(await startFakeGeminiServer([{ type: "turn", text: "from vertex" }], { apiKey: "vx" }));
     const vertex = (apiKey: string): ModelConfig =>
-      model({ name: "gemini-v", endpoint: { case: "vertexEndpoint", value: { apiKey, baseUrl: server.baseUrl, project: "p", location: "us-central1", httpHeaders: { "x-extra": "1" } } } });
+      model({
+        name: "gemini-v",
+        endpoint: {
+          case: "vertexEndpoint",
+          value: {
+            apiKey,
+            baseUrl: server.baseUrl,
+            project: "p",
+            location: "us-central1",
+            httpHeaders: { "x-extra": "1" },
+          },
+        },
+      });
     const selection = selectProvider([vertex("vx")], { env });
-    expect(selection.warnings).toEqual(["vertexEndpoint: project and location are ignored in Vertex AI express mode (apiKey)"]);
+    expect(selection.warnings).toEqual([
+      "vertexEndpoint: project and location are ignored in Vertex AI express mode (apiKey)",
+    ]);
     expect((await summarizeTurn(selection.provider, request)).text).toBe("from vertex");
     expect(server.requests[0]?.path).toBe("/v1/publishers/google/models/gemini-v:streamGenerateContent");
     expect(server.requests[0]?.headers["x-extra"]).toBe("1");
@@ -88,7 +131,10 @@ describe("model endpoints of HarnessConfig.models", () => {
         { type: "turn", text: "third time" },
       ]),
     );
-    const selection = selectProvider([model({ name: "g", endpoint: { case: "geminiApiEndpoint", value: { apiKey: "k", baseUrl: gemini.baseUrl } } })], { env, retryConfig: fastRetries });
+    const selection = selectProvider(
+      [model({ name: "g", endpoint: { case: "geminiApiEndpoint", value: { apiKey: "k", baseUrl: gemini.baseUrl } } })],
+      { env, retryConfig: fastRetries },
+    );
     expect((await summarizeTurn(selection.provider, request)).text).toBe("third time");
     expect(gemini.requests).toHaveLength(3);
 
@@ -99,7 +145,10 @@ describe("model endpoints of HarnessConfig.models", () => {
         { type: "error", status: 503, message: "down for good" },
       ]),
     );
-    const gemma = selectProvider([model({ name: "m", endpoint: { case: "gemmaEndpoint", value: { baseUrl: openai.baseUrl } } })], { env, retryConfig: fastRetries });
+    const gemma = selectProvider(
+      [model({ name: "m", endpoint: { case: "gemmaEndpoint", value: { baseUrl: openai.baseUrl } } })],
+      { env, retryConfig: fastRetries },
+    );
     const error = await rejectionOf(summarizeTurn(gemma.provider, request));
     expect(error).toBeInstanceOf(ModelError);
     expect(error).toMatchObject({ httpCode: 503, message: expect.stringContaining("down for good") });
@@ -112,7 +161,10 @@ describe("model endpoints of HarnessConfig.models", () => {
         { type: "turn", text: "never" },
       ]),
     );
-    const strict = selectProvider([model({ name: "g", endpoint: { case: "geminiApiEndpoint", value: { apiKey: "k", baseUrl: once.baseUrl } } })], { env, retryConfig: fastRetries });
+    const strict = selectProvider(
+      [model({ name: "g", endpoint: { case: "geminiApiEndpoint", value: { apiKey: "k", baseUrl: once.baseUrl } } })],
+      { env, retryConfig: fastRetries },
+    );
     await expect(summarizeTurn(strict.provider, request)).rejects.toMatchObject({ httpCode: 400 });
     const plain = track(
       await startFakeGeminiServer([
@@ -120,16 +172,31 @@ describe("model endpoints of HarnessConfig.models", () => {
         { type: "turn", text: "never" },
       ]),
     );
-    const noRetry = selectProvider([model({ name: "g", endpoint: { case: "geminiApiEndpoint", value: { apiKey: "k", baseUrl: plain.baseUrl } } })], { env });
+    const noRetry = selectProvider(
+      [model({ name: "g", endpoint: { case: "geminiApiEndpoint", value: { apiKey: "k", baseUrl: plain.baseUrl } } })],
+      { env },
+    );
     await expect(summarizeTurn(noRetry.provider, request)).rejects.toMatchObject({ httpCode: 503 });
     expect([once.requests.length, plain.requests.length]).toEqual([1, 1]);
   });
 
   it("names the models it does not use", () => {
-    const image = create(ModelConfigSchema, { name: "img", types: [ModelType.IMAGE], endpoint: { case: "geminiApiEndpoint", value: { apiKey: "k" } } });
+    const image = create(ModelConfigSchema, {
+      name: "img",
+      types: [ModelType.IMAGE],
+      endpoint: { case: "geminiApiEndpoint", value: { apiKey: "k" } },
+    });
     const second = model({ name: "backup", endpoint: { case: "geminiApiEndpoint", value: { apiKey: "k" } } });
-    const custom = model({ name: "c", endpoint: { case: "customEndpoint", value: { backendType: "anthropic", configJson: "{}" } } });
-    expect(selectProvider([image, model({ name: "main", endpoint: { case: "geminiApiEndpoint", value: { apiKey: "k" } } }), second], { env }).warnings).toEqual([
+    const custom = model({
+      name: "c",
+      endpoint: { case: "customEndpoint", value: { backendType: "anthropic", configJson: "{}" } },
+    });
+    expect(
+      selectProvider(
+        [image, model({ name: "main", endpoint: { case: "geminiApiEndpoint", value: { apiKey: "k" } } }), second],
+        { env },
+      ).warnings,
+    ).toEqual([
       'models: "img" (geminiApiEndpoint) is not a text model; image models are not supported',
       'models: only the first text model is used; "backup" (geminiApiEndpoint) is ignored',
     ]);
@@ -137,7 +204,11 @@ describe("model endpoints of HarnessConfig.models", () => {
       'models: customEndpoint backendType "anthropic" is not supported (only "openai"); ignored',
       'models: "c" (customEndpoint) is not used: ANTIGRAVITY_MODEL_PROVIDER=scripted chooses the model',
     ]);
-    expect(selectProvider([model({ name: "nokey", endpoint: { case: "geminiApiEndpoint", value: { apiKey: "" } } })], { env: {} }).warnings).toEqual([
+    expect(
+      selectProvider([model({ name: "nokey", endpoint: { case: "geminiApiEndpoint", value: { apiKey: "" } } })], {
+        env: {},
+      }).warnings,
+    ).toEqual([
       'models: "nokey" (geminiApiEndpoint) has no usable endpoint here (no apiKey, and GEMINI_API_KEY is not set); using the offline scripted model',
     ]);
   });

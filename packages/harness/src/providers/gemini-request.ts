@@ -125,7 +125,9 @@ function toContent(message: ModelMessage, options: BuildGeminiRequestOptions): G
         const functionResponse: GeminiFunctionResponse = { name: result.name, response: result.response };
         if (!GENERATED_CALL_ID.test(result.id)) functionResponse.id = result.id;
         if (result.media !== undefined && result.media.length > 0) {
-          functionResponse.parts = result.media.map((media) => ({ inlineData: { mimeType: media.mimeType, data: media.data } }));
+          functionResponse.parts = result.media.map((media) => ({
+            inlineData: { mimeType: media.mimeType, data: media.data },
+          }));
         }
         return { functionResponse };
       });

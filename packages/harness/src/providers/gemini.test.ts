@@ -3,7 +3,13 @@ import { ModelError, type ModelRequest, type ToolDeclaration } from "../model/pr
 import { createGeminiProvider } from "./gemini.js";
 import { SKIP_THOUGHT_SIGNATURE } from "./gemini-request.js";
 import { collectEvents, rejectionOf, summarizeEvents, summarizeTurn } from "./testing/collect.js";
-import { fakeGeminiSignature, startFakeGeminiServer, type FakeGeminiReply, type FakeModelServer, type FakeScript } from "./testing/index.js";
+import {
+  fakeGeminiSignature,
+  startFakeGeminiServer,
+  type FakeGeminiReply,
+  type FakeModelServer,
+  type FakeScript,
+} from "./testing/index.js";
 
 const TOOLS: ToolDeclaration[] = [
   {
@@ -73,9 +79,20 @@ describe("createGeminiProvider", () => {
       { id: "call_1", name: "get_weather", args: { city: "Paris", units: "metric" } },
       { id: "fc-time", name: "get_time", args: {} },
     ]);
-    expect(firstEvents.map((event) => event.type)).toEqual(["thinking", "thinking", "text", "text", "text", "toolCall", "toolCall", "usage"]);
+    expect(firstEvents.map((event) => event.type)).toEqual([
+      "thinking",
+      "thinking",
+      "text",
+      "text",
+      "text",
+      "toolCall",
+      "toolCall",
+      "usage",
+    ]);
     // Every chunk carries usageMetadata; only the final (complete) one is reported, once, at the end.
-    expect(first.usage).toEqual([{ promptTokens: 25, candidatesTokens: 30, thoughtsTokens: 14, cachedTokens: 0, totalTokens: 69 }]);
+    expect(first.usage).toEqual([
+      { promptTokens: 25, candidatesTokens: 30, thoughtsTokens: 14, cachedTokens: 0, totalTokens: 69 },
+    ]);
 
     const [sent] = server.requests;
     expect(sent?.method).toBe("POST");
@@ -127,7 +144,10 @@ describe("createGeminiProvider", () => {
         parts: [
           { text: "Let me check the weather — un instant." },
           // The signature Gemini sent goes back; our generated id does not.
-          { functionCall: { name: "get_weather", args: { city: "Paris", units: "metric" } }, thoughtSignature: fakeGeminiSignature(0) },
+          {
+            functionCall: { name: "get_weather", args: { city: "Paris", units: "metric" } },
+            thoughtSignature: fakeGeminiSignature(0),
+          },
           { functionCall: { name: "get_time", args: {}, id: "fc-time" } },
         ],
       },
@@ -149,7 +169,9 @@ describe("createGeminiProvider", () => {
       model: "gemini-default",
       thinkingLevel: "low",
     });
-    const events = await collectEvents(provider.generate(request({ model: "models/gemini-3-pro", systemInstruction: "", tools: [] }), signal()));
+    const events = await collectEvents(
+      provider.generate(request({ model: "models/gemini-3-pro", systemInstruction: "", tools: [] }), signal()),
+    );
     expect(summarizeEvents(events).text).toBe("ok");
     expect(server.requests[0]?.path).toBe("/v1beta/models/gemini-3-pro:streamGenerateContent");
     expect(server.requests[0]?.body).toEqual({
@@ -193,11 +215,17 @@ describe("createGeminiProvider", () => {
       { role: "user", parts: [{ text: "Time?" }] },
       {
         role: "model",
-        parts: [{ functionCall: { name: "get_time", args: {} }, thoughtSignature: SKIP_THOUGHT_SIGNATURE }, { functionCall: { name: "get_weather", args: { city: "Oslo" } } }],
+        parts: [
+          { functionCall: { name: "get_time", args: {} }, thoughtSignature: SKIP_THOUGHT_SIGNATURE },
+          { functionCall: { name: "get_weather", args: { city: "Oslo" } } },
+        ],
       },
       {
         role: "user",
-        parts: [{ functionResponse: { name: "get_time", response: { time: "10:00" } } }, { functionResponse: { name: "get_weather", response: { temperature: 3 } } }],
+        parts: [
+          { functionResponse: { name: "get_time", response: { time: "10:00" } } },
+          { functionResponse: { name: "get_weather", response: { temperature: 3 } } },
+        ],
       },
       // The empty model turn is dropped: Gemini rejects contents without parts.
       { role: "user", parts: [{ text: "Again?" }] },
@@ -205,7 +233,10 @@ describe("createGeminiProvider", () => {
   });
 
   it("turns an HTTP error into a ModelError with the Gemini message and status", async () => {
-    const server = await start([{ type: "error", status: 429, message: "Resource has been exhausted (e.g. check quota)." }], "right-key");
+    const server = await start(
+      [{ type: "error", status: 429, message: "Resource has been exhausted (e.g. check quota)." }],
+      "right-key",
+    );
     const badKey = createGeminiProvider({ apiKey: "wrong-key", baseUrl: server.baseUrl, model: "gemini-test" });
     const keyError = await rejectionOf(collectEvents(badKey.generate(request(), signal())));
     expect(keyError).toBeInstanceOf(ModelError);
@@ -260,23 +291,56 @@ describe("createGeminiProvider", () => {
   });
 
   it.each<[string, FakeGeminiReply, RegExp, number]>([
-    ["malformed JSON", { type: "raw", body: 'data: {"candidates": [{"content": \r\n\r\n' }, /malformed stream event \(invalid JSON\)/, 0],
-    ["a non-object event", { type: "raw", body: "data: [1, 2]\r\n\r\n" }, /malformed stream event \(not a JSON object\)/, 0],
-    ["a truncated stream", { type: "chunks", chunks: [{ candidates: [{ content: { role: "model", parts: [{ text: "Hal" }] } }] }] }, /stream ended before the answer was complete/, 0],
+    [
+      "malformed JSON",
+      { type: "raw", body: 'data: {"candidates": [{"content": \r\n\r\n' },
+      /malformed stream event \(invalid JSON\)/,
+      0,
+    ],
+    [
+      "a non-object event",
+      { type: "raw", body: "data: [1, 2]\r\n\r\n" },
+      /malformed stream event \(not a JSON object\)/,
+      0,
+    ],
+    [
+      "a truncated stream",
+      { type: "chunks", chunks: [{ candidates: [{ content: { role: "model", parts: [{ text: "Hal" }] } }] }] },
+      /stream ended before the answer was complete/,
+      0,
+    ],
     [
       "an in-stream error",
       {
         type: "chunks",
-        chunks: [{ candidates: [{ content: { role: "model", parts: [{ text: "Hal" }] } }] }, { error: { code: 503, message: "The model is overloaded.", status: "UNAVAILABLE" } }],
+        chunks: [
+          { candidates: [{ content: { role: "model", parts: [{ text: "Hal" }] } }] },
+          { error: { code: 503, message: "The model is overloaded.", status: "UNAVAILABLE" } },
+        ],
       },
       /failed while streaming: The model is overloaded\. \(UNAVAILABLE\)/,
       503,
     ],
-    ["a malformed function call", { type: "turn", text: "x", finishReason: "MALFORMED_FUNCTION_CALL" }, /finishReason MALFORMED_FUNCTION_CALL/, 0],
-    ["a blocked prompt", { type: "chunks", chunks: [{ promptFeedback: { blockReason: "PROHIBITED_CONTENT" } }] }, /blocked the prompt \(blockReason PROHIBITED_CONTENT\)/, 0],
+    [
+      "a malformed function call",
+      { type: "turn", text: "x", finishReason: "MALFORMED_FUNCTION_CALL" },
+      /finishReason MALFORMED_FUNCTION_CALL/,
+      0,
+    ],
+    [
+      "a blocked prompt",
+      { type: "chunks", chunks: [{ promptFeedback: { blockReason: "PROHIBITED_CONTENT" } }] },
+      /blocked the prompt \(blockReason PROHIBITED_CONTENT\)/,
+      0,
+    ],
     [
       "function call args that are not an object",
-      { type: "chunks", chunks: [{ candidates: [{ content: { parts: [{ functionCall: { name: "f", args: [1] } }] }, finishReason: "STOP" }] }] },
+      {
+        type: "chunks",
+        chunks: [
+          { candidates: [{ content: { parts: [{ functionCall: { name: "f", args: [1] } }] }, finishReason: "STOP" }] },
+        ],
+      },
       /function call f with non-object args/,
       0,
     ],
@@ -295,7 +359,9 @@ describe("createGeminiProvider", () => {
     const provider = createGeminiProvider({ apiKey: "test-key", baseUrl: server.baseUrl, model: "gemini-test" });
     const error = await rejectionOf(collectEvents(provider.generate(request(), signal())));
     expect(error).toBeInstanceOf(ModelError);
-    expect((error as ModelError).message).toMatch(/Gemini API: could not reach http:\/\/127\.0\.0\.1:\d+\/v1beta\/models\/gemini-test:streamGenerateContent/);
+    expect((error as ModelError).message).toMatch(
+      /Gemini API: could not reach http:\/\/127\.0\.0\.1:\d+\/v1beta\/models\/gemini-test:streamGenerateContent/,
+    );
     expect((error as ModelError).message).not.toContain("test-key");
   });
 });

@@ -2,10 +2,24 @@
  * The `gemini` model provider: the Gemini API's `streamGenerateContent` over SSE, with thought
  * summaries, function calling and usage metadata (protocol §5.1 `GeminiAPIEndpoint`, §14).
  */
-import { ModelError, type ModelEvent, type ModelProvider, type ModelRequest, type ModelUsage } from "../model/provider.js";
+import {
+  ModelError,
+  type ModelEvent,
+  type ModelProvider,
+  type ModelRequest,
+  type ModelUsage,
+} from "../model/provider.js";
 import { createCallIdGenerator } from "./call-ids.js";
 import { buildGeminiRequestBody } from "./gemini-request.js";
-import { isRecord, mergeHeaders, messageOf, parseEventJson, postForEventStream, readEventData, snippet } from "./http.js";
+import {
+  isRecord,
+  mergeHeaders,
+  messageOf,
+  parseEventJson,
+  postForEventStream,
+  readEventData,
+  snippet,
+} from "./http.js";
 import { DEFAULT_GEMINI_BASE_URL, DEFAULT_VERTEX_BASE_URL } from "./lazy.js";
 import type { ApiRetryPolicy } from "./retry.js";
 import { definedProperties } from "@antigravity-ts/sdk/internal";
@@ -94,10 +108,14 @@ export function createGeminiProvider(options: GeminiProviderOptions): ModelProvi
       const chunk = parseEventJson(data, label);
       if (chunk["error"] !== undefined) {
         const code = isRecord(chunk["error"]) ? chunk["error"]["code"] : undefined;
-        throw new ModelError(`${label} failed while streaming: ${messageOf(chunk) ?? snippet(data)}`, typeof code === "number" ? code : 0);
+        throw new ModelError(
+          `${label} failed while streaming: ${messageOf(chunk) ?? snippet(data)}`,
+          typeof code === "number" ? code : 0,
+        );
       }
       const candidate = firstCandidate(chunk);
-      const parts = candidate?.["content"] !== undefined && isRecord(candidate["content"]) ? candidate["content"]["parts"] : [];
+      const parts =
+        candidate?.["content"] !== undefined && isRecord(candidate["content"]) ? candidate["content"]["parts"] : [];
       for (const part of Array.isArray(parts) ? parts : []) {
         if (!isRecord(part)) continue;
         const event = partToEvent(part);
@@ -146,7 +164,9 @@ function partToEvent(part: Record<string, unknown>): ModelEvent | undefined {
     }
     const args = functionCall["args"] ?? {};
     if (!isRecord(args)) {
-      throw new ModelError(`${LABEL} sent function call ${functionCall["name"]} with non-object args: ${snippet(JSON.stringify(args))}`);
+      throw new ModelError(
+        `${LABEL} sent function call ${functionCall["name"]} with non-object args: ${snippet(JSON.stringify(args))}`,
+      );
     }
     const id = typeof functionCall["id"] === "string" ? functionCall["id"] : "";
     return { type: "toolCall", call: { id, name: functionCall["name"], args } };

@@ -41,7 +41,11 @@ async function postOnce(options: PostForEventStreamOptions): Promise<ReadableStr
     });
   } catch (error) {
     signal.throwIfAborted();
-    throw new ModelError(`${label}: could not reach ${describeEndpoint(options.url)} (${describeCause(error)}); check the base URL and that the server is running`, 0, { cause: error });
+    throw new ModelError(
+      `${label}: could not reach ${describeEndpoint(options.url)} (${describeCause(error)}); check the base URL and that the server is running`,
+      0,
+      { cause: error },
+    );
   }
   if (!response.ok) {
     let text = "";
@@ -63,7 +67,11 @@ async function postOnce(options: PostForEventStreamOptions): Promise<ReadableStr
  * Yields the `data` of each SSE event of `body`. Aborts surface as the signal's reason; a broken
  * connection becomes a {@link ModelError}.
  */
-export async function* readEventData(body: ReadableStream<Uint8Array>, signal: AbortSignal, label: string): AsyncGenerator<string, void, undefined> {
+export async function* readEventData(
+  body: ReadableStream<Uint8Array>,
+  signal: AbortSignal,
+  label: string,
+): AsyncGenerator<string, void, undefined> {
   try {
     for await (const event of readSseEvents(body, signal)) yield event.data;
   } catch (error) {
@@ -127,9 +135,12 @@ export function messageOf(value: unknown): string | undefined {
  * Merges header records case-insensitively (names lowercased), later records winning: a user's
  * `X-Goog-Api-Key` and the provider's `x-goog-api-key` are one header, not two joined by a comma.
  */
-export function mergeHeaders(...records: readonly (Readonly<Record<string, string>> | undefined)[]): Record<string, string> {
+export function mergeHeaders(
+  ...records: readonly (Readonly<Record<string, string>> | undefined)[]
+): Record<string, string> {
   const merged: Record<string, string> = {};
-  for (const record of records) for (const [name, value] of Object.entries(record ?? {})) merged[name.toLowerCase()] = value;
+  for (const record of records)
+    for (const [name, value] of Object.entries(record ?? {})) merged[name.toLowerCase()] = value;
   return merged;
 }
 

@@ -18,7 +18,17 @@ const TXT: ModelMedia = { mimeType: "text/plain", data: b64("Meeting notes: ship
 const messages: ModelMessage[] = [
   { role: "user", text: "What is in these?", media: [PNG, PDF, WAV, TXT] },
   { role: "model", text: "", toolCalls: [{ id: "shot-1", name: "screenshot", args: {} }] },
-  { role: "tool", results: [{ id: "shot-1", name: "screenshot", response: { ok: true }, media: [{ mimeType: "image/jpeg", data: b64("jpeg bytes") }] }] },
+  {
+    role: "tool",
+    results: [
+      {
+        id: "shot-1",
+        name: "screenshot",
+        response: { ok: true },
+        media: [{ mimeType: "image/jpeg", data: b64("jpeg bytes") }],
+      },
+    ],
+  },
 ];
 const request: ModelRequest = { model: "", systemInstruction: "", messages, tools: [] };
 
@@ -46,7 +56,16 @@ describe("media to the model", () => {
     });
     expect(contents[2]).toEqual({
       role: "user",
-      parts: [{ functionResponse: { name: "screenshot", response: { ok: true }, id: "shot-1", parts: [{ inlineData: { mimeType: "image/jpeg", data: b64("jpeg bytes") } }] } }],
+      parts: [
+        {
+          functionResponse: {
+            name: "screenshot",
+            response: { ok: true },
+            id: "shot-1",
+            parts: [{ inlineData: { mimeType: "image/jpeg", data: b64("jpeg bytes") } }],
+          },
+        },
+      ],
     });
     // the bytes arrive intact
     const inline = (contents[0] as { parts: { inlineData?: { data: string } }[] }).parts[2]?.inlineData?.data ?? "";
@@ -85,8 +104,13 @@ describe("media to the model", () => {
   it("refuses video for Chat Completions with an error that says why, before sending anything", async () => {
     const server = await startFakeOpenAIServer([{ type: "turn", text: "never" }]);
     servers.push(server);
-    const video: ModelRequest = { ...request, messages: [{ role: "user", text: "watch", media: [{ mimeType: "video/mp4", data: b64("mp4") }] }] };
-    const error = await rejectionOf(summarizeTurn(createOpenAIProvider({ baseUrl: server.baseUrl, model: "m" }), video));
+    const video: ModelRequest = {
+      ...request,
+      messages: [{ role: "user", text: "watch", media: [{ mimeType: "video/mp4", data: b64("mp4") }] }],
+    };
+    const error = await rejectionOf(
+      summarizeTurn(createOpenAIProvider({ baseUrl: server.baseUrl, model: "m" }), video),
+    );
     expect(error).toBeInstanceOf(ModelError);
     expect((error as Error).message).toMatch(/no video input.*video\/mp4/);
     expect(server.requests).toHaveLength(0);

@@ -65,7 +65,15 @@ function toMessages(message: ModelMessage): OpenAIMessage[] {
   switch (message.role) {
     case "user":
       if (message.media === undefined || message.media.length === 0) return [{ role: "user", content: message.text }];
-      return [{ role: "user", content: [...(message.text === "" ? [] : [{ type: "text" as const, text: message.text }]), ...message.media.flatMap(contentParts)] }];
+      return [
+        {
+          role: "user",
+          content: [
+            ...(message.text === "" ? [] : [{ type: "text" as const, text: message.text }]),
+            ...message.media.flatMap(contentParts),
+          ],
+        },
+      ];
     case "model": {
       // Reasoning is not sent back: chat templates drop or reject it in earlier turns.
       if (message.toolCalls.length === 0) return [{ role: "assistant", content: message.text }];
@@ -82,18 +90,35 @@ function toMessages(message: ModelMessage): OpenAIMessage[] {
       ];
     }
     case "tool": {
-      const messages: OpenAIMessage[] = message.results.map((result) => ({ role: "tool", tool_call_id: result.id, content: JSON.stringify(result.response) }));
+      const messages: OpenAIMessage[] = message.results.map((result) => ({
+        role: "tool",
+        tool_call_id: result.id,
+        content: JSON.stringify(result.response),
+      }));
       // A tool message holds text only: media the tools returned follow in one user message.
-      const withMedia = message.results.filter((result): result is ModelToolResult & { media: ModelMedia[] } => result.media !== undefined && result.media.length > 0);
+      const withMedia = message.results.filter(
+        (result): result is ModelToolResult & { media: ModelMedia[] } =>
+          result.media !== undefined && result.media.length > 0,
+      );
       if (withMedia.length === 0) return messages;
-      const parts = withMedia.flatMap((result) => [{ type: "text" as const, text: `Media returned by ${result.name} (call ${result.id}):` }, ...result.media.flatMap(contentParts)]);
+      const parts = withMedia.flatMap((result) => [
+        { type: "text" as const, text: `Media returned by ${result.name} (call ${result.id}):` },
+        ...result.media.flatMap(contentParts),
+      ]);
       return [...messages, { role: "user", content: parts }];
     }
   }
 }
 
 /** Audio formats by MIME type; other audio is sent with its subtype as the format. */
-const AUDIO_FORMATS: Record<string, string> = { "audio/wav": "wav", "audio/x-wav": "wav", "audio/wave": "wav", "audio/vnd.wave": "wav", "audio/mpeg": "mp3", "audio/mp3": "mp3" };
+const AUDIO_FORMATS: Record<string, string> = {
+  "audio/wav": "wav",
+  "audio/x-wav": "wav",
+  "audio/wave": "wav",
+  "audio/vnd.wave": "wav",
+  "audio/mpeg": "mp3",
+  "audio/mp3": "mp3",
+};
 
 /**
  * A medium as Chat Completions content parts, after its description: images as `image_url` data
@@ -108,12 +133,29 @@ function contentParts(media: ModelMedia): OpenAIContentPart[] {
     case "image":
       return [...described, { type: "image_url", image_url: { url: dataUrl } }];
     case "audio":
-      return [...described, { type: "input_audio", input_audio: { data: media.data, format: AUDIO_FORMATS[type] ?? type.slice("audio/".length) } }];
+      return [
+        ...described,
+        {
+          type: "input_audio",
+          input_audio: { data: media.data, format: AUDIO_FORMATS[type] ?? type.slice("audio/".length) },
+        },
+      ];
     case "text":
       return [...described, { type: "text", text: `[${type} document]\n${mediaText(media)}` }];
     case "document":
-      return [...described, { type: "file", file: { filename: `document.${type.slice(type.indexOf("/") + 1).replace(/[^A-Za-z0-9]+/g, "-")}`, file_data: dataUrl } }];
+      return [
+        ...described,
+        {
+          type: "file",
+          file: {
+            filename: `document.${type.slice(type.indexOf("/") + 1).replace(/[^A-Za-z0-9]+/g, "-")}`,
+            file_data: dataUrl,
+          },
+        },
+      ];
     case "video":
-      throw new ModelError(`OpenAI-compatible server: Chat Completions has no video input, so the ${type} attachment cannot be sent; use a Gemini model for video`);
+      throw new ModelError(
+        `OpenAI-compatible server: Chat Completions has no video input, so the ${type} attachment cannot be sent; use a Gemini model for video`,
+      );
   }
 }

@@ -97,7 +97,12 @@ describe("createOpenAIProvider", () => {
       ],
       stream: true,
       stream_options: { include_usage: true },
-      tools: [{ type: "function", function: { name: "read_file", description: TOOLS[0]?.description, parameters: TOOLS[0]?.parameters } }],
+      tools: [
+        {
+          type: "function",
+          function: { name: "read_file", description: TOOLS[0]?.description, parameters: TOOLS[0]?.parameters },
+        },
+      ],
     });
 
     const second = await summarizeTurn(
@@ -215,7 +220,9 @@ describe("createOpenAIProvider", () => {
     const error = await rejectionOf(collectEvents(provider.generate(request(), signal())));
     expect(error).toBeInstanceOf(ModelError);
     expect(error).toMatchObject({ httpCode: 401 });
-    expect((error as ModelError).message).toBe("OpenAI-compatible server returned HTTP 401: Incorrect API key provided.");
+    expect((error as ModelError).message).toBe(
+      "OpenAI-compatible server returned HTTP 401: Incorrect API key provided.",
+    );
   });
 
   it("reports a 404 for a wrong base URL with the status", async () => {
@@ -244,7 +251,12 @@ describe("createOpenAIProvider", () => {
       "invalid tool-call arguments",
       {
         type: "chunks",
-        chunks: [choiceChunk({ tool_calls: [{ index: 0, id: "c1", function: { name: "read_file", arguments: '{"path": README' } }] }), choiceChunk({}, "tool_calls")],
+        chunks: [
+          choiceChunk({
+            tool_calls: [{ index: 0, id: "c1", function: { name: "read_file", arguments: '{"path": README' } }],
+          }),
+          choiceChunk({}, "tool_calls"),
+        ],
       },
       /invalid JSON arguments for tool call read_file: \{"path": README/,
       0,
@@ -253,15 +265,28 @@ describe("createOpenAIProvider", () => {
       "tool-call arguments that are not an object",
       {
         type: "chunks",
-        chunks: [choiceChunk({ tool_calls: [{ index: 0, id: "c1", function: { name: "read_file", arguments: '"README.md"' } }] }), choiceChunk({}, "tool_calls")],
+        chunks: [
+          choiceChunk({
+            tool_calls: [{ index: 0, id: "c1", function: { name: "read_file", arguments: '"README.md"' } }],
+          }),
+          choiceChunk({}, "tool_calls"),
+        ],
       },
       /arguments for tool call read_file that are not a JSON object/,
       0,
     ],
-    ["a truncated stream", { type: "chunks", chunks: [choiceChunk({ content: "Hal" })], done: false }, /stream ended before the answer was complete/, 0],
+    [
+      "a truncated stream",
+      { type: "chunks", chunks: [choiceChunk({ content: "Hal" })], done: false },
+      /stream ended before the answer was complete/,
+      0,
+    ],
     [
       "an in-stream error",
-      { type: "chunks", chunks: [choiceChunk({ content: "Hal" }), { error: { message: "context length exceeded", code: 400 } }] },
+      {
+        type: "chunks",
+        chunks: [choiceChunk({ content: "Hal" }), { error: { message: "context length exceeded", code: 400 } }],
+      },
       /failed while streaming: context length exceeded/,
       400,
     ],

@@ -2,7 +2,14 @@
  * The `openai` model provider: any OpenAI-compatible chat-completions endpoint with streaming
  * and tool calls (OpenAI, vLLM, llama.cpp server, Ollama). Usage maps onto protocol §14 counters.
  */
-import { ModelError, type ModelEvent, type ModelProvider, type ModelRequest, type ModelToolCall, type ModelUsage } from "../model/provider.js";
+import {
+  ModelError,
+  type ModelEvent,
+  type ModelProvider,
+  type ModelRequest,
+  type ModelToolCall,
+  type ModelUsage,
+} from "../model/provider.js";
 import { createCallIdGenerator } from "./call-ids.js";
 import { isRecord, messageOf, parseEventJson, postForEventStream, readEventData, snippet } from "./http.js";
 import { buildOpenAIRequestBody } from "./openai-request.js";
@@ -89,7 +96,10 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): ModelProvi
       if (chunk["error"] !== undefined) {
         const error = chunk["error"];
         const code = isRecord(error) ? Number(error["code"]) : NaN;
-        throw new ModelError(`${LABEL} failed while streaming: ${messageOf(chunk) ?? snippet(trimmed)}`, Number.isInteger(code) && code >= 400 && code < 600 ? code : 0);
+        throw new ModelError(
+          `${LABEL} failed while streaming: ${messageOf(chunk) ?? snippet(trimmed)}`,
+          Number.isInteger(code) && code >= 400 && code < 600 ? code : 0,
+        );
       }
       if (isRecord(chunk["usage"])) usage = toUsage(chunk["usage"]);
       const choices = chunk["choices"];
@@ -102,7 +112,8 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): ModelProvi
         const content = delta["content"];
         if (typeof content === "string" && content !== "") yield { type: "text", delta: content };
         const toolCalls = delta["tool_calls"];
-        if (Array.isArray(toolCalls)) toolCalls.forEach((fragment, position) => addFragment(pending, fragment, position));
+        if (Array.isArray(toolCalls))
+          toolCalls.forEach((fragment, position) => addFragment(pending, fragment, position));
       }
       const finishReason = choice["finish_reason"];
       if (typeof finishReason === "string" && finishReason !== "") {
@@ -141,18 +152,26 @@ function addFragment(pending: Map<number, PartialToolCall>, fragment: unknown, p
 
 function finishToolCall(partial: PartialToolCall, newId: () => string): ModelToolCall {
   if (partial.name === "") {
-    throw new ModelError(`${LABEL} sent a tool call without a function name (arguments: ${snippet(partial.arguments)})`);
+    throw new ModelError(
+      `${LABEL} sent a tool call without a function name (arguments: ${snippet(partial.arguments)})`,
+    );
   }
   let args: unknown = {};
   if (partial.arguments.trim() !== "") {
     try {
       args = JSON.parse(partial.arguments);
     } catch (error) {
-      throw new ModelError(`${LABEL} sent invalid JSON arguments for tool call ${partial.name}: ${snippet(partial.arguments)}`, 0, { cause: error });
+      throw new ModelError(
+        `${LABEL} sent invalid JSON arguments for tool call ${partial.name}: ${snippet(partial.arguments)}`,
+        0,
+        { cause: error },
+      );
     }
   }
   if (!isRecord(args)) {
-    throw new ModelError(`${LABEL} sent arguments for tool call ${partial.name} that are not a JSON object: ${snippet(partial.arguments)}`);
+    throw new ModelError(
+      `${LABEL} sent arguments for tool call ${partial.name} that are not a JSON object: ${snippet(partial.arguments)}`,
+    );
   }
   return { id: partial.id || newId(), name: partial.name, args };
 }

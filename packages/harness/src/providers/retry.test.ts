@@ -7,11 +7,20 @@ describe("API retries (retryConfig.apiRetry)", () => {
   it("reads the policy from the config, with defaults for the unset fields", () => {
     expect(retryPolicyFrom(undefined)).toEqual(NO_RETRIES);
     expect(retryPolicyFrom(create(RetryConfigSchema, { modelOutputRetry: { maxRetries: 3 } }))).toEqual(NO_RETRIES);
-    expect(retryPolicyFrom(create(RetryConfigSchema, { apiRetry: { maxRetries: 4 } }))).toEqual({ maxRetries: 4, initialDelayMs: 1000, multiplier: 2, jitter: 0.1 });
-    const full = create(RetryConfigSchema, { apiRetry: { maxRetries: 2, initialSleepDurationMs: 5, exponentialMultiplier: 3, jitterRange: 0.5 } });
+    expect(retryPolicyFrom(create(RetryConfigSchema, { apiRetry: { maxRetries: 4 } }))).toEqual({
+      maxRetries: 4,
+      initialDelayMs: 1000,
+      multiplier: 2,
+      jitter: 0.1,
+    });
+    const full = create(RetryConfigSchema, {
+      apiRetry: { maxRetries: 2, initialSleepDurationMs: 5, exponentialMultiplier: 3, jitterRange: 0.5 },
+    });
     expect(retryPolicyFrom(full)).toEqual({ maxRetries: 2, initialDelayMs: 5, multiplier: 3, jitter: 0.5 });
     // hostile numbers cannot make waits negative, NaN or unbounded
-    const odd = retryPolicyFrom(create(RetryConfigSchema, { apiRetry: { maxRetries: 1, exponentialMultiplier: Number.NaN, jitterRange: 7 } }));
+    const odd = retryPolicyFrom(
+      create(RetryConfigSchema, { apiRetry: { maxRetries: 1, exponentialMultiplier: Number.NaN, jitterRange: 7 } }),
+    );
     expect(odd).toMatchObject({ multiplier: 2, jitter: 1 });
   });
 
@@ -33,12 +42,18 @@ describe("API retries (retryConfig.apiRetry)", () => {
     const policy = { maxRetries: 2, initialDelayMs: 0, multiplier: 1, jitter: 0 };
     const signal = new AbortController().signal;
     let calls = 0;
-    expect(await withRetries(policy, signal, async () => (++calls < 3 ? Promise.reject(new ModelError("busy", 503)) : "ok"))).toBe("ok");
+    expect(
+      await withRetries(policy, signal, async () => (++calls < 3 ? Promise.reject(new ModelError("busy", 503)) : "ok")),
+    ).toBe("ok");
     expect(calls).toBe(3);
     calls = 0;
-    await expect(withRetries(policy, signal, async () => Promise.reject(new ModelError(`busy ${++calls}`, 503)))).rejects.toThrow("busy 3");
+    await expect(
+      withRetries(policy, signal, async () => Promise.reject(new ModelError(`busy ${++calls}`, 503))),
+    ).rejects.toThrow("busy 3");
     calls = 0;
-    await expect(withRetries(policy, signal, async () => Promise.reject(new ModelError(`bad ${++calls}`, 400)))).rejects.toThrow("bad 1");
+    await expect(
+      withRetries(policy, signal, async () => Promise.reject(new ModelError(`bad ${++calls}`, 400))),
+    ).rejects.toThrow("bad 1");
   });
 
   it("stops waiting at once when the turn is halted", async () => {

@@ -32,7 +32,8 @@ const TRANSIENT_STATUS = new Set([408, 429, 500, 502, 503, 504]);
 export function retryPolicyFrom(config: RetryConfig | undefined): ApiRetryPolicy {
   const api = config?.apiRetry;
   if (api === undefined) return NO_RETRIES;
-  const finite = (value: number | undefined, fallback: number): number => (value !== undefined && Number.isFinite(value) && value >= 0 ? value : fallback);
+  const finite = (value: number | undefined, fallback: number): number =>
+    value !== undefined && Number.isFinite(value) && value >= 0 ? value : fallback;
   return {
     maxRetries: api.maxRetries ?? 0,
     initialDelayMs: api.initialSleepDurationMs ?? DEFAULTS.initialDelayMs,
@@ -60,7 +61,11 @@ export function retryDelayMs(policy: ApiRetryPolicy, retry: number, random: () =
  * Runs `attempt` until it succeeds, fails with a non-transient error, or the retries are spent
  * (the last error is thrown). Waits between attempts stop at once when `signal` aborts.
  */
-export async function withRetries<T>(policy: ApiRetryPolicy, signal: AbortSignal, attempt: () => Promise<T>): Promise<T> {
+export async function withRetries<T>(
+  policy: ApiRetryPolicy,
+  signal: AbortSignal,
+  attempt: () => Promise<T>,
+): Promise<T> {
   for (let retry = 0; ; retry++) {
     try {
       return await attempt();

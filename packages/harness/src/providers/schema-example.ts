@@ -10,7 +10,14 @@ export function exampleFromSchema(schema: unknown, given: Readonly<Record<string
   const counter = { next: 2 };
   const built = example(schema, counter, 0);
   const properties = (schema as { properties?: unknown } | null)?.properties;
-  if (typeof built !== "object" || built === null || Array.isArray(built) || typeof properties !== "object" || properties === null) return built;
+  if (
+    typeof built !== "object" ||
+    built === null ||
+    Array.isArray(built) ||
+    typeof properties !== "object" ||
+    properties === null
+  )
+    return built;
   const named = Object.entries(given).filter(([name, value]) => value !== "" && Object.hasOwn(properties, name));
   return { ...built, ...Object.fromEntries(named) };
 }
@@ -35,8 +42,12 @@ function example(schema: unknown, counter: { next: number }, depth: number): unk
     case "array":
       return [example(s["items"], counter, depth + 1)];
     case "object": {
-      const properties = (typeof s["properties"] === "object" && s["properties"] !== null ? s["properties"] : {}) as Record<string, unknown>;
-      const required = Array.isArray(s["required"]) ? s["required"].filter((k): k is string => typeof k === "string") : [];
+      const properties = (
+        typeof s["properties"] === "object" && s["properties"] !== null ? s["properties"] : {}
+      ) as Record<string, unknown>;
+      const required = Array.isArray(s["required"])
+        ? s["required"].filter((k): k is string => typeof k === "string")
+        : [];
       return Object.fromEntries(required.map((key) => [key, example(properties[key], counter, depth + 1)]));
     }
     default:

@@ -96,7 +96,8 @@ function lookup(expression: string, context: ScriptContext): unknown {
   const [head, ...path] = expression.split(".");
   let value: unknown;
   if (head === "prompt") value = context.prompt;
-  else if (head === "match") value = path[0] !== undefined && Object.hasOwn(context.groups, path[0]) ? context.groups : context.match;
+  else if (head === "match")
+    value = path[0] !== undefined && Object.hasOwn(context.groups, path[0]) ? context.groups : context.match;
   else if (head === "result") value = context.lastResult;
   else if (head === "results") {
     const name = path.shift();

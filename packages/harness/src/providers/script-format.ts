@@ -88,7 +88,8 @@ function checkTurn(turn: unknown, at: string): void {
       throw new ScriptError(`${at}.regex: ${(error as Error).message}`);
     }
   }
-  if (!Array.isArray(t["calls"]) || t["calls"].length === 0) throw new ScriptError(`${at}.calls must be a non-empty array`);
+  if (!Array.isArray(t["calls"]) || t["calls"].length === 0)
+    throw new ScriptError(`${at}.calls must be a non-empty array`);
   t["calls"].forEach((call, j) => checkCall(call, `${at}.calls[${j}]`));
 }
 
@@ -99,16 +100,23 @@ function checkCall(call: unknown, at: string): void {
     if (c[key] !== undefined && typeof c[key] !== "string") throw new ScriptError(`${at}.${key} must be a string`);
   }
   for (const key of ["chunkDelayMs", "chunkWords"]) {
-    if (c[key] !== undefined && (typeof c[key] !== "number" || (c[key] as number) < 0)) throw new ScriptError(`${at}.${key} must be a non-negative number`);
+    if (c[key] !== undefined && (typeof c[key] !== "number" || (c[key] as number) < 0))
+      throw new ScriptError(`${at}.${key} must be a non-negative number`);
   }
-  if (c["error"] !== undefined && typeof (c["error"] as { message?: unknown })?.message !== "string") throw new ScriptError(`${at}.error.message must be a string`);
+  if (c["error"] !== undefined && typeof (c["error"] as { message?: unknown })?.message !== "string")
+    throw new ScriptError(`${at}.error.message must be a string`);
   if (c["toolCalls"] === undefined) return;
   if (!Array.isArray(c["toolCalls"])) throw new ScriptError(`${at}.toolCalls must be an array`);
   c["toolCalls"].forEach((tc, k) => {
     const t = tc as Record<string, unknown> | null;
-    if (typeof t?.["name"] !== "string" || t["name"] === "") throw new ScriptError(`${at}.toolCalls[${k}].name must be a non-empty string`);
+    if (typeof t?.["name"] !== "string" || t["name"] === "")
+      throw new ScriptError(`${at}.toolCalls[${k}].name must be a non-empty string`);
     const args = t["args"];
-    if (args !== undefined && args !== "$fromSchema" && (typeof args !== "object" || args === null || Array.isArray(args))) {
+    if (
+      args !== undefined &&
+      args !== "$fromSchema" &&
+      (typeof args !== "object" || args === null || Array.isArray(args))
+    ) {
       throw new ScriptError(`${at}.toolCalls[${k}].args must be an object or "$fromSchema"`);
     }
   });

@@ -8,17 +8,37 @@ import { chunk, createScriptedProvider } from "./scripted.js";
 const ADD: ToolDeclaration = {
   name: "add",
   description: "",
-  parameters: { type: "object", properties: { a: { type: "integer" }, b: { type: "integer" }, note: { type: "string" } }, required: ["a", "b"] },
+  parameters: {
+    type: "object",
+    properties: { a: { type: "integer" }, b: { type: "integer" }, note: { type: "string" } },
+    required: ["a", "b"],
+  },
 };
 const LIST: ToolDeclaration = { name: "list_directory", description: "", parameters: { type: "object" } };
-const FINISH: ToolDeclaration = { name: "finish", description: "", parameters: { type: "object", properties: { answer: { type: "string", enum: ["yes", "no"] } }, required: ["answer"] } };
+const FINISH: ToolDeclaration = {
+  name: "finish",
+  description: "",
+  parameters: { type: "object", properties: { answer: { type: "string", enum: ["yes", "no"] } }, required: ["answer"] },
+};
 
 function request(messages: ModelMessage[], tools: ToolDeclaration[] = []): ModelRequest {
   return { model: "scripted", systemInstruction: "sys", messages, tools };
 }
 
-async function collect(events: AsyncIterable<ModelEvent>): Promise<{ text: string; thinking: string; textDeltas: number; calls: { name: string; args: Record<string, unknown> }[]; usage: unknown }> {
-  const out = { text: "", thinking: "", textDeltas: 0, calls: [] as { name: string; args: Record<string, unknown> }[], usage: undefined as unknown };
+async function collect(events: AsyncIterable<ModelEvent>): Promise<{
+  text: string;
+  thinking: string;
+  textDeltas: number;
+  calls: { name: string; args: Record<string, unknown> }[];
+  usage: unknown;
+}> {
+  const out = {
+    text: "",
+    thinking: "",
+    textDeltas: 0,
+    calls: [] as { name: string; args: Record<string, unknown> }[],
+    usage: undefined as unknown,
+  };
   for await (const event of events) {
     if (event.type === "text") {
       out.text += event.delta;
@@ -37,9 +57,15 @@ describe("scripted model", () => {
     turns: [
       {
         regex: "^add (\\d+) and (\\d+)$",
-        calls: [{ text: "adding", toolCalls: [{ name: "add", args: { a: "{{match.1}}", b: 3, note: "from {{prompt}}" } }] }, { text: "sum is {{result.sum}}, via {{results.add}}" }],
+        calls: [
+          { text: "adding", toolCalls: [{ name: "add", args: { a: "{{match.1}}", b: 3, note: "from {{prompt}}" } }] },
+          { text: "sum is {{result.sum}}, via {{results.add}}" },
+        ],
       },
-      { match: "skip", calls: [{ text: "one.", toolCalls: [{ name: "missing_tool", ifAvailable: true }] }, { text: "two." }] },
+      {
+        match: "skip",
+        calls: [{ text: "one.", toolCalls: [{ name: "missing_tool", ifAvailable: true }] }, { text: "two." }],
+      },
       { match: "boom", calls: [{ text: "partial", error: { message: "quota", httpCode: 429 } }] },
     ],
   });
@@ -64,25 +90,35 @@ describe("scripted model", () => {
   });
 
   it("merges calls whose tools are unavailable into the next call", async () => {
-    const out = await collect(createScriptedProvider({ script }).generate(request([{ role: "user", text: "skip it" }]), signal));
+    const out = await collect(
+      createScriptedProvider({ script }).generate(request([{ role: "user", text: "skip it" }]), signal),
+    );
     expect(out.text).toBe("one.\n\ntwo.");
     expect(out.calls).toEqual([]);
   });
 
   it("says so when no turn matches or the script is exhausted", async () => {
     const provider = createScriptedProvider({ script });
-    expect((await collect(provider.generate(request([{ role: "user", text: "hello" }]), signal))).text).toBe('(scripted model) No scripted reply matches the prompt "hello".');
+    expect((await collect(provider.generate(request([{ role: "user", text: "hello" }]), signal))).text).toBe(
+      '(scripted model) No scripted reply matches the prompt "hello".',
+    );
     const exhausted = [
       { role: "user", text: "skip" },
       { role: "model", text: "one.\n\ntwo.", toolCalls: [] },
     ] satisfies ModelMessage[];
-    expect((await collect(provider.generate(request(exhausted), signal))).text).toBe("(scripted model) The script has no further calls for this prompt.");
+    expect((await collect(provider.generate(request(exhausted), signal))).text).toBe(
+      "(scripted model) The script has no further calls for this prompt.",
+    );
   });
 
   it("fails like an API error after streaming what came before", async () => {
     const texts: string[] = [];
     const run = async (): Promise<void> => {
-      for await (const event of createScriptedProvider({ script }).generate(request([{ role: "user", text: "boom" }]), signal)) if (event.type === "text") texts.push(event.delta);
+      for await (const event of createScriptedProvider({ script }).generate(
+        request([{ role: "user", text: "boom" }]),
+        signal,
+      ))
+        if (event.type === "text") texts.push(event.delta);
     };
     await expect(run()).rejects.toEqual(new ModelError("quota", 429));
     expect(texts).toEqual(["partial"]);
@@ -90,7 +126,9 @@ describe("scripted model", () => {
 
   it("runs the demo: notice, several deltas, list_directory, the first client tool with schema-built args, then finish", async () => {
     const provider = createScriptedProvider();
-    const first = await collect(provider.generate(request([{ role: "user", text: "hi" }], [ADD, LIST, FINISH]), signal));
+    const first = await collect(
+      provider.generate(request([{ role: "user", text: "hi" }], [ADD, LIST, FINISH]), signal),
+    );
     expect(first.text).toContain("(scripted demo model — set GEMINI_API_KEY for a real one)");
     expect(first.thinking).toContain("“hi”");
     expect(first.textDeltas).toBeGreaterThan(2);
@@ -98,7 +136,11 @@ describe("scripted model", () => {
       { name: "list_directory", args: { directory_path: "." } },
       { name: "add", args: { a: 2, b: 3 } },
     ]);
-    expect(first.usage).toMatchObject({ cachedTokens: 0, thoughtsTokens: Math.ceil(first.thinking.length / 4), candidatesTokens: expect.any(Number) });
+    expect(first.usage).toMatchObject({
+      cachedTokens: 0,
+      thoughtsTokens: Math.ceil(first.thinking.length / 4),
+      candidatesTokens: expect.any(Number),
+    });
     const second = await collect(
       provider.generate(
         request(
@@ -124,9 +166,16 @@ describe("scripted model", () => {
 
   it("runs run_command for the demo's 'run' prompt and skips unoffered tools", async () => {
     const provider = createScriptedProvider();
-    expect((await collect(provider.generate(request([{ role: "user", text: "run it" }], [{ name: "run_command", description: "", parameters: {} }]), signal))).calls).toEqual([
-      { name: "run_command", args: { CommandLine: "echo hello" } },
-    ]);
+    expect(
+      (
+        await collect(
+          provider.generate(
+            request([{ role: "user", text: "run it" }], [{ name: "run_command", description: "", parameters: {} }]),
+            signal,
+          ),
+        )
+      ).calls,
+    ).toEqual([{ name: "run_command", args: { CommandLine: "echo hello" } }]);
     const bare = await collect(provider.generate(request([{ role: "user", text: "hello" }]), signal));
     expect(bare.calls).toEqual([]);
     // Without list_directory and a client tool the answer does not mention them ("n/a" before).
@@ -135,16 +184,30 @@ describe("scripted model", () => {
   });
 
   it("fills a $fromSchema argument and {{match.NAME}} from a named group of the turn's regex", async () => {
-    const named = parseScript({ turns: [{ regex: "^add (?<a>\\d+)$", calls: [{ text: "adding {{match.a}} ({{match.1}})", toolCalls: [{ name: "add", args: "$fromSchema" }] }] }] });
-    const out = await collect(createScriptedProvider({ script: named }).generate(request([{ role: "user", text: "add 7" }], [ADD]), signal));
+    const named = parseScript({
+      turns: [
+        {
+          regex: "^add (?<a>\\d+)$",
+          calls: [{ text: "adding {{match.a}} ({{match.1}})", toolCalls: [{ name: "add", args: "$fromSchema" }] }],
+        },
+      ],
+    });
+    const out = await collect(
+      createScriptedProvider({ script: named }).generate(request([{ role: "user", text: "add 7" }], [ADD]), signal),
+    );
     expect(out.text).toBe("adding 7 (7)");
     expect(out.calls).toEqual([{ name: "add", args: { a: "7", b: 3 } }]);
   });
 
   it("asks the demo's client weather tool about the place the prompt names, else about its example", async () => {
-    const weather: ToolDeclaration = { name: "get_weather", description: "", parameters: { type: "object", properties: { city: { type: "string", examples: ["Paris"] } }, required: ["city"] } };
+    const weather: ToolDeclaration = {
+      name: "get_weather",
+      description: "",
+      parameters: { type: "object", properties: { city: { type: "string", examples: ["Paris"] } }, required: ["city"] },
+    };
     const cityAsked = async (prompt: string): Promise<unknown> =>
-      (await collect(createScriptedProvider().generate(request([{ role: "user", text: prompt }], [weather]), signal))).calls[0]?.args["city"];
+      (await collect(createScriptedProvider().generate(request([{ role: "user", text: prompt }], [weather]), signal)))
+        .calls[0]?.args["city"];
     expect(await cityAsked("What's the weather like in Tokyo, and what is in this workspace?")).toBe("Tokyo");
     expect(await cityAsked("Weather for New York today?")).toBe("New York");
     expect(await cityAsked("what is the temperature in oslo")).toBe("oslo");
@@ -156,7 +219,10 @@ describe("scripted model", () => {
     const slow = parseScript({ turns: [{ calls: [{ text: "a b c d e f", chunkWords: 1, chunkDelayMs: 5 }] }] });
     const seen: string[] = [];
     const run = async (): Promise<void> => {
-      for await (const event of createScriptedProvider({ script: slow }).generate(request([{ role: "user", text: "x" }]), controller.signal)) {
+      for await (const event of createScriptedProvider({ script: slow }).generate(
+        request([{ role: "user", text: "x" }]),
+        controller.signal,
+      )) {
         if (event.type === "text") seen.push(event.delta);
         if (seen.length === 2) controller.abort();
       }
@@ -182,16 +248,22 @@ describe("scripted model", () => {
 
   it("removes its abort listener when a call streams to its end, so a session's signal does not collect them", async () => {
     const controller = new AbortController();
-    const quick = parseScript({ turns: [{ calls: [{ thinking: "t u", text: "a b c", chunkWords: 1, chunkDelayMs: 1 }] }] });
+    const quick = parseScript({
+      turns: [{ calls: [{ thinking: "t u", text: "a b c", chunkWords: 1, chunkDelayMs: 1 }] }],
+    });
     const provider = createScriptedProvider({ script: quick });
-    for (let call = 0; call < 3; call++) expect((await collect(provider.generate(request([{ role: "user", text: "x" }]), controller.signal))).text).toBe("a b c");
+    for (let call = 0; call < 3; call++)
+      expect((await collect(provider.generate(request([{ role: "user", text: "x" }]), controller.signal))).text).toBe(
+        "a b c",
+      );
     expect(getEventListeners(controller.signal, "abort")).toHaveLength(0);
   });
 
   it("numbers its calls past the call_<n> ids the conversation holds (a resumed session), never from call_1 again", async () => {
     const ids = async (messages: ModelMessage[]): Promise<string[]> => {
       const out: string[] = [];
-      for await (const event of createScriptedProvider({ script }).generate(request(messages, [ADD]), signal)) if (event.type === "toolCall") out.push(event.call.id);
+      for await (const event of createScriptedProvider({ script }).generate(request(messages, [ADD]), signal))
+        if (event.type === "toolCall") out.push(event.call.id);
       return out;
     };
     expect(await ids([{ role: "user", text: "add 1 and 3" }])).toEqual(["call_1"]);
@@ -206,9 +278,19 @@ describe("scripted model", () => {
 
   it("answers the newest prompt of a merged message (a prompt after a turn halted before the model said anything)", async () => {
     const provider = createScriptedProvider({ script });
-    const three = await collect(provider.generate(request([{ role: "user", text: "add 2 and 3\n\nskip it\n\nadd 6 and 7", promptStarts: [0, 13, 22] }], [ADD]), signal));
+    const three = await collect(
+      provider.generate(
+        request([{ role: "user", text: "add 2 and 3\n\nskip it\n\nadd 6 and 7", promptStarts: [0, 13, 22] }], [ADD]),
+        signal,
+      ),
+    );
     expect(three.calls).toEqual([{ name: "add", args: { a: "6", b: 3, note: "from add 6 and 7" } }]);
-    const newest = await collect(provider.generate(request([{ role: "user", text: "skip it\n\nadd 4 and 5", promptStarts: [0, 9] }], [ADD]), signal));
+    const newest = await collect(
+      provider.generate(
+        request([{ role: "user", text: "skip it\n\nadd 4 and 5", promptStarts: [0, 9] }], [ADD]),
+        signal,
+      ),
+    );
     expect(newest.calls).toEqual([{ name: "add", args: { a: "4", b: 3, note: "from add 4 and 5" } }]);
   });
 
@@ -219,8 +301,12 @@ describe("scripted model", () => {
   });
 
   it("rejects malformed scripts with the path of the problem", () => {
-    expect(() => parseScript({ turns: [{ calls: [] }] })).toThrow(new ScriptError("turns[0].calls must be a non-empty array"));
-    expect(() => parseScript({ turns: [{ calls: [{ toolCalls: [{ args: {} }] }] }] })).toThrow(/turns\[0\]\.calls\[0\]\.toolCalls\[0\]\.name/);
+    expect(() => parseScript({ turns: [{ calls: [] }] })).toThrow(
+      new ScriptError("turns[0].calls must be a non-empty array"),
+    );
+    expect(() => parseScript({ turns: [{ calls: [{ toolCalls: [{ args: {} }] }] }] })).toThrow(
+      /turns\[0\]\.calls\[0\]\.toolCalls\[0\]\.name/,
+    );
     expect(() => parseScript({ turns: [{ regex: "(", calls: [{}] }] })).toThrow(/turns\[0\]\.regex/);
     expect(() => parseScript("nope")).toThrow(ScriptError);
   });

@@ -5,7 +5,13 @@ import { DEMO_SCRIPT } from "./demo-script.js";
 import { exampleFromSchema } from "./schema-example.js";
 import { interpolate, interpolateValue, scriptContext, turnPosition, type ScriptContext } from "./script-context.js";
 import type { ScriptCall, ScriptFile, ScriptToolCall, ScriptTurn } from "./script-format.js";
-import { ModelError, type ModelEvent, type ModelProvider, type ModelRequest, type ToolDeclaration } from "../model/provider.js";
+import {
+  ModelError,
+  type ModelEvent,
+  type ModelProvider,
+  type ModelRequest,
+  type ToolDeclaration,
+} from "../model/provider.js";
 import { definedProperties } from "@antigravity-ts/sdk/internal";
 
 /** Options of {@link createScriptedProvider}. */
@@ -64,14 +70,20 @@ export function createScriptedProvider(options: ScriptedProviderOptions = {}): M
         pauses.dispose();
       }
       if (call.error !== undefined) throw new ModelError(call.error.message, call.error.httpCode ?? 0);
-      const calls = call.toolCalls.map((toolCall) => ({ id: callIds.next(), ...resolveToolCall(toolCall, offered, clientTool, context) }));
+      const calls = call.toolCalls.map((toolCall) => ({
+        id: callIds.next(),
+        ...resolveToolCall(toolCall, offered, clientTool, context),
+      }));
       for (const toolCall of calls) yield { type: "toolCall", call: toolCall };
       yield { type: "usage", usage: estimatedUsage(request, { text, thinking, toolCalls: calls }) };
     },
   };
 }
 
-function findTurn(turns: readonly ScriptTurn[], prompt: string): { turn: ScriptTurn; match: string[]; groups: Record<string, string> } | undefined {
+function findTurn(
+  turns: readonly ScriptTurn[],
+  prompt: string,
+): { turn: ScriptTurn; match: string[]; groups: Record<string, string> } | undefined {
   for (const turn of turns) {
     if (turn.match !== undefined && !prompt.toLowerCase().includes(turn.match.toLowerCase())) continue;
     if (turn.regex !== undefined) {
@@ -86,11 +98,17 @@ function findTurn(turns: readonly ScriptTurn[], prompt: string): { turn: ScriptT
 }
 
 /** Merges each run of calls without (available) tool calls into the next call that has some. */
-function planCalls(calls: readonly ScriptCall[], offered: ReadonlyMap<string, ToolDeclaration>, clientTool: string | undefined): PlannedCall[] {
+function planCalls(
+  calls: readonly ScriptCall[],
+  offered: ReadonlyMap<string, ToolDeclaration>,
+  clientTool: string | undefined,
+): PlannedCall[] {
   const plan: PlannedCall[] = [];
   let current: PlannedCall | undefined;
   for (const call of calls) {
-    const toolCalls = (call.toolCalls ?? []).filter((tc) => tc.ifAvailable !== true || offered.has(toolName(tc.name, clientTool)));
+    const toolCalls = (call.toolCalls ?? []).filter(
+      (tc) => tc.ifAvailable !== true || offered.has(toolName(tc.name, clientTool)),
+    );
     current = {
       thinking: joinText(current?.thinking, call.thinking, "\n"),
       text: joinText(current?.text, call.text, "\n\n"),
@@ -109,15 +127,25 @@ function planCalls(calls: readonly ScriptCall[], offered: ReadonlyMap<string, To
 }
 
 function fallbackCall(unmatched: boolean, prompt: string): PlannedCall {
-  const text = unmatched ? `(scripted model) No scripted reply matches the prompt ${JSON.stringify(prompt.slice(0, 200))}.` : "(scripted model) The script has no further calls for this prompt.";
+  const text = unmatched
+    ? `(scripted model) No scripted reply matches the prompt ${JSON.stringify(prompt.slice(0, 200))}.`
+    : "(scripted model) The script has no further calls for this prompt.";
   return { thinking: "", text, toolCalls: [], chunkDelayMs: 0, chunkWords: 3 };
 }
 
-function resolveToolCall(call: ScriptToolCall, offered: ReadonlyMap<string, ToolDeclaration>, clientTool: string | undefined, context: ScriptContext): { name: string; args: Record<string, unknown> } {
+function resolveToolCall(
+  call: ScriptToolCall,
+  offered: ReadonlyMap<string, ToolDeclaration>,
+  clientTool: string | undefined,
+  context: ScriptContext,
+): { name: string; args: Record<string, unknown> } {
   const name = toolName(call.name, clientTool);
   if (call.args === "$fromSchema") {
     const args = exampleFromSchema(offered.get(name)?.parameters ?? { type: "object" }, context.groups);
-    return { name, args: typeof args === "object" && args !== null && !Array.isArray(args) ? (args as Record<string, unknown>) : {} };
+    return {
+      name,
+      args: typeof args === "object" && args !== null && !Array.isArray(args) ? (args as Record<string, unknown>) : {},
+    };
   }
   return { name, args: interpolateValue(call.args ?? {}, context) as Record<string, unknown> };
 }

@@ -60,17 +60,31 @@ export class ProviderConfigError extends Error {
  */
 export function selectProvider(models: readonly ModelConfig[], options: SelectProviderOptions): ProviderSelection {
   const env = options.env;
-  const http: HttpOptions = { retry: retryPolicyFrom(options.retryConfig), ...definedProperties({ fetch: options.fetch }) };
+  const http: HttpOptions = {
+    retry: retryPolicyFrom(options.retryConfig),
+    ...definedProperties({ fetch: options.fetch }),
+  };
   const textModels = models.filter((m) => m.types.length === 0 || m.types.includes(ModelType.TEXT));
   const model = textModels[0];
   const warnings = [
-    ...models.filter((m) => !textModels.includes(m)).map((m) => `models: ${modelLabel(m)} is not a text model; image models are not supported`),
+    ...models
+      .filter((m) => !textModels.includes(m))
+      .map((m) => `models: ${modelLabel(m)} is not a text model; image models are not supported`),
     ...textModels.slice(1).map((m) => `models: only the first text model is used; ${modelLabel(m)} is ignored`),
   ];
   const endpoint = model?.endpoint;
-  const geminiOptions = endpoint?.case === "geminiApiEndpoint" || endpoint?.case === "vertexEndpoint" ? endpoint.value.options : undefined;
-  const headers = endpoint?.case === "geminiApiEndpoint" || endpoint?.case === "vertexEndpoint" ? checkedHeaders(endpoint.value.httpHeaders, endpoint.case) : {};
-  const gemini = (apiKey: string, baseUrl: string | undefined, reason: string, api: "gemini" | "vertexExpress" = "gemini"): ProviderSelection => {
+  const geminiOptions =
+    endpoint?.case === "geminiApiEndpoint" || endpoint?.case === "vertexEndpoint" ? endpoint.value.options : undefined;
+  const headers =
+    endpoint?.case === "geminiApiEndpoint" || endpoint?.case === "vertexEndpoint"
+      ? checkedHeaders(endpoint.value.httpHeaders, endpoint.case)
+      : {};
+  const gemini = (
+    apiKey: string,
+    baseUrl: string | undefined,
+    reason: string,
+    api: "gemini" | "vertexExpress" = "gemini",
+  ): ProviderSelection => {
     const modelName = model?.name || env["GEMINI_MODEL"] || DEFAULT_GEMINI_MODEL;
     const provider = lazyGemini({
       apiKey,
@@ -83,7 +97,12 @@ export function selectProvider(models: readonly ModelConfig[], options: SelectPr
     });
     return { provider, model: modelName, reason, warnings };
   };
-  const openai = (baseUrl: string, apiKey: string | undefined, modelName: string, reason: string): ProviderSelection => ({
+  const openai = (
+    baseUrl: string,
+    apiKey: string | undefined,
+    modelName: string,
+    reason: string,
+  ): ProviderSelection => ({
     provider: lazyOpenAI({ baseUrl, model: modelName, ...(apiKey ? { apiKey } : {}), ...http }),
     model: modelName,
     reason,
@@ -92,7 +111,12 @@ export function selectProvider(models: readonly ModelConfig[], options: SelectPr
 
   switch (endpoint?.case) {
     case "geminiApiEndpoint":
-      if (endpoint.value.apiKey) return gemini(endpoint.value.apiKey, endpoint.value.baseUrl, `gemini (${model?.name || "default model"}, key from HarnessConfig.models)`);
+      if (endpoint.value.apiKey)
+        return gemini(
+          endpoint.value.apiKey,
+          endpoint.value.baseUrl,
+          `gemini (${model?.name || "default model"}, key from HarnessConfig.models)`,
+        );
       break;
     case "vertexEndpoint": {
       const { apiKey, project, location } = endpoint.value;
@@ -101,8 +125,14 @@ export function selectProvider(models: readonly ModelConfig[], options: SelectPr
           `vertexEndpoint without apiKey (project ${JSON.stringify(project ?? "")}, location ${JSON.stringify(location ?? "")}) needs Google Cloud credentials, which this harness does not support; give an apiKey (Vertex AI express mode) or use geminiApiEndpoint`,
         );
       }
-      if (project || location) warnings.push("vertexEndpoint: project and location are ignored in Vertex AI express mode (apiKey)");
-      return gemini(apiKey, endpoint.value.baseUrl, `vertex express (${model?.name || "default model"})`, "vertexExpress");
+      if (project || location)
+        warnings.push("vertexEndpoint: project and location are ignored in Vertex AI express mode (apiKey)");
+      return gemini(
+        apiKey,
+        endpoint.value.baseUrl,
+        `vertex express (${model?.name || "default model"})`,
+        "vertexExpress",
+      );
     }
     case "gemmaEndpoint": {
       const baseUrl = endpoint.value.baseUrl ?? "";
@@ -115,12 +145,17 @@ export function selectProvider(models: readonly ModelConfig[], options: SelectPr
     }
     case "customEndpoint": {
       if (endpoint.value.backendType?.toLowerCase() !== "openai") {
-        warnings.push(`models: customEndpoint backendType ${JSON.stringify(endpoint.value.backendType ?? "")} is not supported (only "openai"); ignored`);
+        warnings.push(
+          `models: customEndpoint backendType ${JSON.stringify(endpoint.value.backendType ?? "")} is not supported (only "openai"); ignored`,
+        );
         break;
       }
       const config = parseOpenAIConfig(endpoint.value.configJson);
       const modelName = config.model ?? model?.name;
-      if (!config.baseUrl || !modelName) throw new ProviderConfigError(`customEndpoint "openai" needs configJson {"baseUrl", "model"} (and "apiKey" if the server wants one)`);
+      if (!config.baseUrl || !modelName)
+        throw new ProviderConfigError(
+          `customEndpoint "openai" needs configJson {"baseUrl", "model"} (and "apiKey" if the server wants one)`,
+        );
       return openai(config.baseUrl, config.apiKey, modelName, "openai-compatible (customEndpoint)");
     }
     default:
@@ -129,7 +164,10 @@ export function selectProvider(models: readonly ModelConfig[], options: SelectPr
   const forced = env["ANTIGRAVITY_MODEL_PROVIDER"]?.toLowerCase();
   const geminiFromEnv = (reason: string): ProviderSelection => {
     const key = env["GEMINI_API_KEY"];
-    if (!key) throw new ProviderConfigError("ANTIGRAVITY_MODEL_PROVIDER=gemini needs GEMINI_API_KEY (or an apiKey in HarnessConfig.models)");
+    if (!key)
+      throw new ProviderConfigError(
+        "ANTIGRAVITY_MODEL_PROVIDER=gemini needs GEMINI_API_KEY (or an apiKey in HarnessConfig.models)",
+      );
     return gemini(key, endpoint?.case === "geminiApiEndpoint" ? endpoint.value.baseUrl : undefined, reason);
   };
   if ((forced === "scripted" || forced === "openai") && model !== undefined) {
@@ -146,14 +184,20 @@ export function selectProvider(models: readonly ModelConfig[], options: SelectPr
     case "openai": {
       const baseUrl = env["OPENAI_BASE_URL"];
       const modelName = env["OPENAI_MODEL"];
-      if (!baseUrl || !modelName) throw new ProviderConfigError("ANTIGRAVITY_MODEL_PROVIDER=openai needs OPENAI_BASE_URL (e.g. http://localhost:11434/v1) and OPENAI_MODEL");
+      if (!baseUrl || !modelName)
+        throw new ProviderConfigError(
+          "ANTIGRAVITY_MODEL_PROVIDER=openai needs OPENAI_BASE_URL (e.g. http://localhost:11434/v1) and OPENAI_MODEL",
+        );
       return openai(baseUrl, env["OPENAI_API_KEY"], modelName, "openai-compatible (ANTIGRAVITY_MODEL_PROVIDER)");
     }
     default:
       throw new ProviderConfigError(`ANTIGRAVITY_MODEL_PROVIDER=${forced} is not one of scripted, gemini, openai`);
   }
   if (env["GEMINI_API_KEY"]) return geminiFromEnv("gemini (GEMINI_API_KEY from the environment)");
-  if (model !== undefined) warnings.push(`models: ${modelLabel(model)} has no usable endpoint here (no apiKey, and GEMINI_API_KEY is not set); using the offline scripted model`);
+  if (model !== undefined)
+    warnings.push(
+      `models: ${modelLabel(model)} has no usable endpoint here (no apiKey, and GEMINI_API_KEY is not set); using the offline scripted model`,
+    );
   return scripted(options, model?.name, "scripted (no model credentials configured)", warnings);
 }
 
@@ -171,8 +215,18 @@ interface HttpOptions {
   fetch?: typeof fetch;
 }
 
-function scripted(options: SelectProviderOptions, name: string | undefined, reason: string, warnings: string[]): ProviderSelection {
-  return { provider: createScriptedProvider(definedProperties({ script: options.script })), model: name || "scripted", reason, warnings };
+function scripted(
+  options: SelectProviderOptions,
+  name: string | undefined,
+  reason: string,
+  warnings: string[],
+): ProviderSelection {
+  return {
+    provider: createScriptedProvider(definedProperties({ script: options.script })),
+    model: name || "scripted",
+    reason,
+    warnings,
+  };
 }
 
 function modelLabel(model: ModelConfig): string {
@@ -204,7 +258,8 @@ function checkUrl(url: string, where: string): void {
   } catch {
     throw new ProviderConfigError(`${where} is not a URL: ${JSON.stringify(url)}`);
   }
-  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") throw new ProviderConfigError(`${where} must be an http(s) URL, got ${JSON.stringify(url)}`);
+  if (parsed.protocol !== "http:" && parsed.protocol !== "https:")
+    throw new ProviderConfigError(`${where} must be an http(s) URL, got ${JSON.stringify(url)}`);
 }
 
 function parseOpenAIConfig(json: string | undefined): { baseUrl?: string; apiKey?: string; model?: string } {
@@ -216,7 +271,8 @@ function parseOpenAIConfig(json: string | undefined): { baseUrl?: string; apiKey
     throw new ProviderConfigError(`customEndpoint.configJson is not JSON: ${json.slice(0, 80)}`);
   }
   const config = (typeof parsed === "object" && parsed !== null ? parsed : {}) as Record<string, unknown>;
-  const pick = (key: string): string | undefined => (typeof config[key] === "string" && config[key] !== "" ? (config[key] as string) : undefined);
+  const pick = (key: string): string | undefined =>
+    typeof config[key] === "string" && config[key] !== "" ? (config[key] as string) : undefined;
   const result: { baseUrl?: string; apiKey?: string; model?: string } = {};
   const baseUrl = pick("baseUrl");
   const apiKey = pick("apiKey");

@@ -66,7 +66,12 @@ describe("createSseParser", () => {
     // A trailing CR may be half of a CRLF pair, so the parser may wait for the next character
     // before ending the line; what matters is that "\r" + "\n" is one break, not a blank line.
     const parser = createSseParser();
-    const events = [...parser.push("data: x\r"), ...parser.push("\ndata: y\r"), ...parser.push("\n\r"), ...parser.push("\n")];
+    const events = [
+      ...parser.push("data: x\r"),
+      ...parser.push("\ndata: y\r"),
+      ...parser.push("\n\r"),
+      ...parser.push("\n"),
+    ];
     expect(events).toEqual([{ event: "message", data: "x\ny" }]);
   });
 

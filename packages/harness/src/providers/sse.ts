@@ -41,7 +41,10 @@ export function createSseParser(maxBufferChars = MAX_SSE_BUFFER_CHARS): SseParse
     onEvent: (message) => completed.push(sseEventOf(message)),
     onError: (error) => {
       // Unknown fields and bad `retry:` values are ignored, as the spec says; only the bound fails.
-      if (error.type === "max-buffer-size-exceeded") failure ??= new Error(`an SSE event exceeded ${maxBufferChars} characters; the server is not streaming model output`);
+      if (error.type === "max-buffer-size-exceeded")
+        failure ??= new Error(
+          `an SSE event exceeded ${maxBufferChars} characters; the server is not streaming model output`,
+        );
     },
   });
   const take = (): SseEvent[] => {
@@ -76,7 +79,10 @@ function sseEventOf(message: EventSourceMessage): SseEvent {
  * Reads SSE events from a response body. Stops promptly when `signal` aborts (throwing its
  * reason), and cancels the body — closing the connection — when the consumer stops early.
  */
-export async function* readSseEvents(body: ReadableStream<Uint8Array>, signal: AbortSignal): AsyncGenerator<SseEvent, void, undefined> {
+export async function* readSseEvents(
+  body: ReadableStream<Uint8Array>,
+  signal: AbortSignal,
+): AsyncGenerator<SseEvent, void, undefined> {
   const reader = body.getReader();
   const decoder = new TextDecoder("utf-8");
   const parser = createSseParser();

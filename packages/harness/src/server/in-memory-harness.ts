@@ -1,4 +1,11 @@
-import { ErrorCode, SdkError, createChannelPair, type Channel, type InMemoryChannel, type Transport } from "@antigravity-ts/sdk";
+import {
+  ErrorCode,
+  SdkError,
+  createChannelPair,
+  type Channel,
+  type InMemoryChannel,
+  type Transport,
+} from "@antigravity-ts/sdk";
 import { peerCloseError, throwIfAborted } from "@antigravity-ts/sdk/internal";
 import type { ClientFrame, ClientPort } from "../loop/client-port.js";
 import { createLogger, type Logger } from "../log.js";
@@ -73,7 +80,11 @@ export function createInMemoryHarness(options: InMemoryHarnessOptions): InMemory
   return {
     async connect(callOptions): Promise<Channel> {
       throwIfAborted(callOptions?.signal);
-      if (closed) throw new SdkError(ErrorCode.Unavailable, "the in-memory harness is closed; create a new one with createInMemoryHarness()");
+      if (closed)
+        throw new SdkError(
+          ErrorCode.Unavailable,
+          "the in-memory harness is closed; create a new one with createInMemoryHarness()",
+        );
       const [client, server] = createChannelPair();
       host.accept(channelClientPort(server, log));
       return client;
@@ -107,7 +118,9 @@ function channelClientPort(channel: InMemoryChannel, log: Logger): ClientPort {
     return { done: true, value: undefined };
   };
   // `return()` keeps the frames not yet read for the next reader (ClientPort.frames).
-  const frames: AsyncIterable<ClientFrame> = { [Symbol.asyncIterator]: () => ({ next, return: () => Promise.resolve({ done: true, value: undefined }) }) };
+  const frames: AsyncIterable<ClientFrame> = {
+    [Symbol.asyncIterator]: () => ({ next, return: () => Promise.resolve({ done: true, value: undefined }) }),
+  };
   const end = (error: SdkError | undefined): void => {
     if (!channel.closed) {
       if (error === undefined) void channel.close();

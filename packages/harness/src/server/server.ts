@@ -74,14 +74,22 @@ export const DEFAULT_MAX_FRAME_BYTES = 64 * 1024 * 1024;
  */
 export async function startHarnessServer(options: HarnessServerOptions): Promise<HarnessServer> {
   const host = new SessionHost(options);
-  const wss = new WebSocketServer({ noServer: true, maxPayload: options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES, perMessageDeflate: false });
+  const wss = new WebSocketServer({
+    noServer: true,
+    maxPayload: options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES,
+    perMessageDeflate: false,
+  });
   wss.on("connection", (socket) => host.accept(wsClientPort(socket, (message) => options.log.warn(message))));
   // One line per refused key at most per window: a key-guessing client cannot flood stderr (issue 8 item 13).
   const refusals = new LogThrottle((line) => options.log.warn(line));
   const onUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer): void => {
     socket.on("error", () => socket.destroy());
     if (!apiKeyMatches(request.headers["x-goog-api-key"], options.apiKey)) {
-      refusals.note("401", `refused a connection from ${request.socket.remoteAddress ?? "?"}: missing or wrong x-goog-api-key`, "refused connections (missing or wrong x-goog-api-key)");
+      refusals.note(
+        "401",
+        `refused a connection from ${request.socket.remoteAddress ?? "?"}: missing or wrong x-goog-api-key`,
+        "refused connections (missing or wrong x-goog-api-key)",
+      );
       return refuse(socket, 401, "Unauthorized", "unauthorized");
     }
     const pathname = requestPath(request.url);
@@ -130,7 +138,9 @@ function requestPath(target = "/"): string | undefined {
 
 function refuse(socket: Duplex, status: number, statusText: string, body: string): void {
   socket.once("finish", () => socket.destroy());
-  socket.end(`HTTP/1.1 ${status} ${statusText}\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  socket.end(
+    `HTTP/1.1 ${status} ${statusText}\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
 }
 
 /** Listens on `host:port`; "localhost" gets 127.0.0.1 and, where available, ::1 on the same port. */

@@ -1,5 +1,11 @@
 import type { Readable, Writable } from "node:stream";
-import { LengthPrefixedReader, decodeHandshakeInput, encodeHandshakeOutput, frameLengthPrefixed, type HandshakeInput } from "@antigravity-ts/sdk/internal";
+import {
+  LengthPrefixedReader,
+  decodeHandshakeInput,
+  encodeHandshakeOutput,
+  frameLengthPrefixed,
+  type HandshakeInput,
+} from "@antigravity-ts/sdk/internal";
 
 // §3: one u32-LE length-prefixed binary InputConfig on stdin, one OutputConfig back on stdout.
 // stdin then stays open; its end is the signal to shut down (§2.3). Nothing here loads the
@@ -15,7 +21,9 @@ export async function readInputConfig(stdin: Readable): Promise<HandshakeInput> 
     // Rejects with ProtocolError for a length past MAX_HANDSHAKE_BYTES: the client is not speaking §3.
     const message = await reader.readFirstMessage(stdin);
     if (message === undefined) {
-      throw new Error(`stdin closed before a complete InputConfig arrived (${reader.receivedBytes} bytes received); the client must write a u32-LE length and a binary InputConfig (protocol §3)`);
+      throw new Error(
+        `stdin closed before a complete InputConfig arrived (${reader.receivedBytes} bytes received); the client must write a u32-LE length and a binary InputConfig (protocol §3)`,
+      );
     }
     return decodeHandshakeInput(message);
   } finally {

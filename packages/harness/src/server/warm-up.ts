@@ -11,9 +11,15 @@ import { SessionHost } from "../session/session-host.js";
 const TYPICAL_INIT_FRAME = JSON.stringify({
   config: {
     cascadeId: "",
-    harnessSideTools: { find: { enabled: true }, runCommand: { enabled: true, maxTimeoutMs: 0, enableDaemonCommands: false }, viewFile: { enabled: true } },
+    harnessSideTools: {
+      find: { enabled: true },
+      runCommand: { enabled: true, maxTimeoutMs: 0, enableDaemonCommands: false },
+      viewFile: { enabled: true },
+    },
     compactionThreshold: 0,
-    policyConfig: { rules: [{ tool: "*", name: "allow_all", decision: "POLICY_DECISION_ALLOW", isDynamic: false, ruleId: "" }] },
+    policyConfig: {
+      rules: [{ tool: "*", name: "allow_all", decision: "POLICY_DECISION_ALLOW", isDynamic: false, ruleId: "" }],
+    },
     agentBehavior: "AGENT_BEHAVIOR_AUTONOMOUS",
   },
 });
@@ -47,7 +53,14 @@ export function warmUpSessions(workspace: string, server: { readonly sessionCoun
       .then(() => performance.now())
       .then(() => tryDecodeInitFrame(TYPICAL_INIT_FRAME))
       .then(() =>
-        encodeOutputFrame({ seqNum: 1n, timestampMicros: 0n, event: { case: "initializeConversationResponse", value: { cascadeId: "", history: [], cumulativeUsage: {}, trajectoryUsage: [] } } }),
+        encodeOutputFrame({
+          seqNum: 1n,
+          timestampMicros: 0n,
+          event: {
+            case: "initializeConversationResponse",
+            value: { cascadeId: "", history: [], cumulativeUsage: {}, trajectoryUsage: [] },
+          },
+        }),
       )
       .catch(() => undefined);
   });
@@ -57,7 +70,13 @@ export function warmUpSessions(workspace: string, server: { readonly sessionCoun
 }
 
 async function rehearseSession(workspace: string): Promise<void> {
-  const host = new SessionHost({ store: createMemorySessionStore({ maxSessions: 1 }), workspace, toolEnv: {}, env: {}, log: createLogger({ write: () => {} }) });
+  const host = new SessionHost({
+    store: createMemorySessionStore({ maxSessions: 1 }),
+    workspace,
+    toolEnv: {},
+    env: {},
+    log: createLogger({ write: () => {} }),
+  });
   const client = rehearsalClient();
   try {
     host.accept(client.port);

@@ -1,4 +1,8 @@
-import { decodeInputEventFrameFully, HarnessConfig_SessionContinuationMode, tryDecodeInputEventFrame } from "@antigravity-ts/sdk/internal";
+import {
+  decodeInputEventFrameFully,
+  HarnessConfig_SessionContinuationMode,
+  tryDecodeInputEventFrame,
+} from "@antigravity-ts/sdk/internal";
 import type { InitializeConversationEvent, InputEvent } from "@antigravity-ts/sdk/wire";
 import { normalizeLegacyInputFrame } from "./read-user-input.js";
 
@@ -51,7 +55,11 @@ export function resumedCascadeId(init: InitializeConversationEvent | undefined):
 }
 
 export function isInputEvent(value: unknown): value is InputEvent {
-  return typeof value === "object" && value !== null && (value as { $typeName?: unknown }).$typeName === "antigravity.localharness.InputEvent";
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    (value as { $typeName?: unknown }).$typeName === "antigravity.localharness.InputEvent"
+  );
 }
 
 /** The top-level keys of a frame that carries no known InputEvent, for the error step that says so. */

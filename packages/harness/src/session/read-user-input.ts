@@ -39,7 +39,10 @@ export function userInputMedia(input: UserInput): ModelMedia[] | { refused: stri
     media.push(medium);
   }
   const bytes = media.reduce((sum, m) => sum + mediaByteLength(m), 0);
-  if (bytes > MAX_MEDIA_BYTES) return { refused: `prompt refused: its media have ${bytes} bytes, more than the ${MAX_MEDIA_BYTES} a prompt may carry` };
+  if (bytes > MAX_MEDIA_BYTES)
+    return {
+      refused: `prompt refused: its media have ${bytes} bytes, more than the ${MAX_MEDIA_BYTES} a prompt may carry`,
+    };
   return media;
 }
 

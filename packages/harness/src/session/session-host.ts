@@ -53,10 +53,20 @@ export class SessionHost {
     this.#deps = {
       store: options.store,
       registry: new SessionRegistry(),
-      defaults: { workspace: options.workspace, env: options.toolEnv, toolWorkers: this.#toolWorkers, sandbox: options.sandbox ?? { hidden: [], network: true } },
+      defaults: {
+        workspace: options.workspace,
+        env: options.toolEnv,
+        toolWorkers: this.#toolWorkers,
+        sandbox: options.sandbox ?? { hidden: [], network: true },
+      },
       env: options.env,
       log: options.log,
-      ...definedProperties({ script: options.script, fetch: options.fetch, confirmationHoldMs: options.confirmationHoldMs, clientEra: options.clientEra }),
+      ...definedProperties({
+        script: options.script,
+        fetch: options.fetch,
+        confirmationHoldMs: options.confirmationHoldMs,
+        clientEra: options.clientEra,
+      }),
     };
   }
 

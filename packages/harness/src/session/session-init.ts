@@ -55,7 +55,14 @@ export class SessionInitError extends Error {
 }
 
 /** Close codes (RFC 6455 §7.4.1). */
-export const CloseCode = { normal: 1000, goingAway: 1001, unsupportedData: 1003, invalidPayload: 1007, policy: 1008, internal: 1011 } as const;
+export const CloseCode = {
+  normal: 1000,
+  goingAway: 1001,
+  unsupportedData: 1003,
+  invalidPayload: 1007,
+  policy: 1008,
+  internal: 1011,
+} as const;
 
 /** A successfully initialised session. */
 export interface InitializedSession {
@@ -77,11 +84,17 @@ export async function initializeSession(frame: string, deps: SessionDependencies
   try {
     json = JSON.parse(frame);
   } catch {
-    throw new SessionInitError(CloseCode.invalidPayload, 'the first frame is not JSON; send an InitializeConversationEvent {"config": …}');
+    throw new SessionInitError(
+      CloseCode.invalidPayload,
+      'the first frame is not JSON; send an InitializeConversationEvent {"config": …}',
+    );
   }
   if (typeof json !== "object" || json === null || Array.isArray(json) || !("config" in json)) {
     const keys = typeof json === "object" && json !== null ? Object.keys(json).join(",") : typeof json;
-    throw new SessionInitError(CloseCode.policy, `expected InitializeConversationEvent {"config": …} as the first frame, got {${keys}}`);
+    throw new SessionInitError(
+      CloseCode.policy,
+      `expected InitializeConversationEvent {"config": …} as the first frame, got {${keys}}`,
+    );
   }
   // Either era's spelling (wire-era.ts): a 0.1.14 client's templateName is read as name.
   const read = readFrameOfEitherEra(json as Parameters<typeof readFrameOfEitherEra>[0]);
@@ -89,7 +102,9 @@ export async function initializeSession(frame: string, deps: SessionDependencies
   const text = read.frame === json ? frame : JSON.stringify(read.frame);
   let config;
   try {
-    config = (tryDecodeInitFrame(text) ?? (await decodeInitFrameFully(text))).config ?? createMessage<HarnessConfig>("antigravity.localharness.HarnessConfig");
+    config =
+      (tryDecodeInitFrame(text) ?? (await decodeInitFrameFully(text))).config ??
+      createMessage<HarnessConfig>("antigravity.localharness.HarnessConfig");
   } catch (error) {
     throw new SessionInitError(CloseCode.invalidPayload, `invalid HarnessConfig: ${(error as Error).message}`);
   }
@@ -98,7 +113,11 @@ export async function initializeSession(frame: string, deps: SessionDependencies
   // A random UUID made here names no stored session, so storage is not read for it (a file store's read is a round trip of the thread pool before the init response).
   const generated = cascadeId === "";
   if (generated) {
-    if (mode === ContinuationMode.RESUME) throw new SessionInitError(CloseCode.policy, "sessionContinuationMode RESUME needs the cascadeId of the session to resume");
+    if (mode === ContinuationMode.RESUME)
+      throw new SessionInitError(
+        CloseCode.policy,
+        "sessionContinuationMode RESUME needs the cascadeId of the session to resume",
+      );
     cascadeId = randomUUID();
   } else if (!CASCADE_ID_PATTERN.test(cascadeId)) {
     throw new SessionInitError(CloseCode.policy, "cascadeId must be 1-128 characters of [A-Za-z0-9_-]");
@@ -114,17 +133,35 @@ export async function initializeSession(frame: string, deps: SessionDependencies
     try {
       stored = generated ? undefined : await deps.store.load(cascadeId);
     } catch (error) {
-      throw new SessionInitError(CloseCode.internal, error instanceof StorageError ? error.message : `storage failed: ${(error as Error).message}`);
+      throw new SessionInitError(
+        CloseCode.internal,
+        error instanceof StorageError ? error.message : `storage failed: ${(error as Error).message}`,
+      );
     }
     // UNSPECIFIED behaves like CREATE_OR_RESUME (UNCONFIRMED; upstream sends it when the user chose nothing).
-    if (mode === ContinuationMode.CREATE_ONLY && stored !== undefined) throw new SessionInitError(CloseCode.policy, `session ${cascadeId} already exists (sessionContinuationMode CREATE_ONLY)`);
-    if (mode === ContinuationMode.RESUME && stored === undefined) throw new SessionInitError(CloseCode.policy, `no stored session ${cascadeId} to resume in ${deps.store.location}`);
+    if (mode === ContinuationMode.CREATE_ONLY && stored !== undefined)
+      throw new SessionInitError(
+        CloseCode.policy,
+        `session ${cascadeId} already exists (sessionContinuationMode CREATE_ONLY)`,
+      );
+    if (mode === ContinuationMode.RESUME && stored === undefined)
+      throw new SessionInitError(
+        CloseCode.policy,
+        `no stored session ${cascadeId} to resume in ${deps.store.location}`,
+      );
     const settings = await resolveSessionSettings(config, deps.defaults);
     let selection;
     try {
-      selection = selectProvider(config.models, { env: deps.env, retryConfig: config.retryConfig, ...definedProperties({ script: deps.script, fetch: deps.fetch }) });
+      selection = selectProvider(config.models, {
+        env: deps.env,
+        retryConfig: config.retryConfig,
+        ...definedProperties({ script: deps.script, fetch: deps.fetch }),
+      });
     } catch (error) {
-      throw new SessionInitError(CloseCode.policy, error instanceof ProviderConfigError ? error.message : `model setup failed: ${(error as Error).message}`);
+      throw new SessionInitError(
+        CloseCode.policy,
+        error instanceof ProviderConfigError ? error.message : `model setup failed: ${(error as Error).message}`,
+      );
     }
     const log = deps.log.child(cascadeId.slice(0, 8));
     // Once per session, one line: every config field this harness does not honour.
@@ -132,10 +169,21 @@ export async function initializeSession(frame: string, deps: SessionDependencies
     if (ignored.length > 0) log.warn(`this harness does not honour: ${ignored.join("; ")}`);
     // Upstream's words (local_connection.py `warn_if_sandbox_unavailable`), said where the sandbox is decided.
     if (settings.sandboxRequested && settings.commandSandbox === undefined && settings.builtins.has("run_command"))
-      log.warn(`enable_sandbox=True but the OS sandbox is unavailable in this harness environment (${settings.sandboxStatus.unavailableReason}); run_command will execute UNSANDBOXED.`);
-    log.info(`${stored === undefined ? "new" : "resumed"} session ${cascadeId}: model ${selection.reason}, workspace ${settings.workspace.roots.join(", ")}`);
+      log.warn(
+        `enable_sandbox=True but the OS sandbox is unavailable in this harness environment (${settings.sandboxStatus.unavailableReason}); run_command will execute UNSANDBOXED.`,
+      );
+    log.info(
+      `${stored === undefined ? "new" : "resumed"} session ${cascadeId}: model ${selection.reason}, workspace ${settings.workspace.roots.join(", ")}`,
+    );
     const history = stored === undefined ? [] : await readStoredSteps(stored.history);
-    const state = new SessionState({ cascadeId, settings, provider: selection.provider, modelName: selection.model, log, ...(stored === undefined ? {} : { stored, history }) });
+    const state = new SessionState({
+      cascadeId,
+      settings,
+      provider: selection.provider,
+      modelName: selection.model,
+      log,
+      ...(stored === undefined ? {} : { stored, history }),
+    });
     if (stored === undefined) await deps.store.save(state.toStored());
     return { state, resumed: stored !== undefined, claim, era };
   } catch (error) {

@@ -73,7 +73,8 @@ export class HarnessSession implements FaultOwner, ParkedSession {
         if (this.#phase === "awaiting-init" && "text" in frame) {
           // Decoded here, so that no later frame overtakes it while the full decoder loads; undefined
           // when it is no InitializeConversationEvent (initializeSession reports what is wrong with it).
-          this.#initEvent = tryDecodeInitFrame(frame.text) ?? (await decodeInitFrameFully(frame.text).catch(() => undefined));
+          this.#initEvent =
+            tryDecodeInitFrame(frame.text) ?? (await decodeInitFrameFully(frame.text).catch(() => undefined));
         }
         this.#guard(() => this.#onMessage(frame));
         if (this.#port !== port) return;
@@ -129,7 +130,10 @@ export class HarnessSession implements FaultOwner, ParkedSession {
   #onMessage(frame: ClientFrame): void {
     if (this.#phase === "closed") return;
     if (!("text" in frame)) {
-      this.#fail(CloseCode.unsupportedData, "binary frames are not supported: send each message as one JSON text frame (protocol §4)");
+      this.#fail(
+        CloseCode.unsupportedData,
+        "binary frames are not supported: send each message as one JSON text frame (protocol §4)",
+      );
       return;
     }
     const text = frame.text;
@@ -146,7 +150,9 @@ export class HarnessSession implements FaultOwner, ParkedSession {
       }
       this.#phase = "initializing";
       this.#initialize(text).catch((error: unknown) => {
-        this.#log.error(`initialisation failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+        this.#log.error(
+          `initialisation failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+        );
         this.#fail(CloseCode.internal, "internal harness error during initialisation");
         this.#release();
       });
@@ -162,7 +168,8 @@ export class HarnessSession implements FaultOwner, ParkedSession {
     try {
       initialized = await initializeSession(frame, this.#deps);
     } catch (error) {
-      const init = error instanceof SessionInitError ? error : new SessionInitError(CloseCode.internal, (error as Error).message);
+      const init =
+        error instanceof SessionInitError ? error : new SessionInitError(CloseCode.internal, (error as Error).message);
       this.#fail(init.code, init.message);
       this.#release();
       return;
@@ -227,12 +234,17 @@ export class HarnessSession implements FaultOwner, ParkedSession {
       return;
     }
     const input = decoded.event;
-    const key = (trajectoryId: string | undefined, stepIndex: number | undefined): string => state.stepKey(trajectoryId ?? "", stepIndex ?? 0);
+    const key = (trajectoryId: string | undefined, stepIndex: number | undefined): string =>
+      state.stepKey(trajectoryId ?? "", stepIndex ?? 0);
     switch (input.case) {
       case "userInput":
         return turns.userInput(input.value);
       case "toolResponse":
-        return this.#reportSettle(state.toolResponses.settle(input.value.id ?? "", input.value), "toolResponse", `toolResponse for unknown tool call id ${JSON.stringify(input.value.id ?? "")}`);
+        return this.#reportSettle(
+          state.toolResponses.settle(input.value.id ?? "", input.value),
+          "toolResponse",
+          `toolResponse for unknown tool call id ${JSON.stringify(input.value.id ?? "")}`,
+        );
       case "toolConfirmation":
         return this.#reportSettle(
           state.confirmations.settle(key(input.value.trajectoryId, input.value.stepIndex), input.value),
@@ -315,11 +327,23 @@ export class HarnessSession implements FaultOwner, ParkedSession {
     if (this.#phase === "closed") return;
     const state = this.#state;
     const holdMs = this.#deps.confirmationHoldMs ?? DEFAULT_CONFIRMATION_HOLD_MS;
-    if (mayHold && this.#phase === "ready" && state !== undefined && state.waitingConfirmations.size > 0 && holdMs > 0) {
+    if (
+      mayHold &&
+      this.#phase === "ready" &&
+      state !== undefined &&
+      state.waitingConfirmations.size > 0 &&
+      holdMs > 0
+    ) {
       this.#phase = "parked";
       this.#deps.registry.park(state.cascadeId, this);
       this.#log.info(`the client left while a tool call waits for its confirmation; holding the turn for ${holdMs} ms`);
-      this.#parkTimer = setTimeout(() => this.#guard(() => this.#onClose(`not confirmed: the client left and did not resume the session within ${holdMs} ms`)), holdMs);
+      this.#parkTimer = setTimeout(
+        () =>
+          this.#guard(() =>
+            this.#onClose(`not confirmed: the client left and did not resume the session within ${holdMs} ms`),
+          ),
+        holdMs,
+      );
       this.#parkTimer.unref();
       return;
     }
@@ -339,7 +363,9 @@ export class HarnessSession implements FaultOwner, ParkedSession {
       const done = this.#turns?.current?.done;
       // Every wait of a turn ends with its signal; the bound only matters after a bug broke the turn.
       if (done !== undefined && (await settlesWithin(done, TURN_STOP_GRACE_MS)) === false) {
-        this.#log.error(`the turn did not stop within ${TURN_STOP_GRACE_MS} ms of the close; saving the session anyway`);
+        this.#log.error(
+          `the turn did not stop within ${TURN_STOP_GRACE_MS} ms of the close; saving the session anyway`,
+        );
       }
       await this.#persist();
       this.#release();

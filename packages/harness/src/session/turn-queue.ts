@@ -67,14 +67,20 @@ export class TurnQueue {
     const bytes = Buffer.byteLength(text);
     // A whitespace-only prompt is legal (§6.1: upstream sends " "); a userInput without parts is not.
     if (bytes > MAX_PROMPT_BYTES || userInput.parts.length === 0) {
-      const message = bytes > MAX_PROMPT_BYTES ? `prompt of ${bytes} bytes refused: the limit is ${MAX_PROMPT_BYTES} bytes` : "userInput without parts refused: send at least one text part";
+      const message =
+        bytes > MAX_PROMPT_BYTES
+          ? `prompt of ${bytes} bytes refused: the limit is ${MAX_PROMPT_BYTES} bytes`
+          : "userInput without parts refused: send at least one text part";
       // Reported in the place of its turn: a FULLY_IDLE in the middle of a running turn would end that turn for the client (§6.3).
       this.#queue.push({ refused: message });
     } else {
       const media = userInputMedia(userInput);
       const input = "refused" in media ? media : { userInput, text, media };
       if (queuedBytes([...this.#queue, input]) > MAX_QUEUED_INPUT_BYTES) {
-        this.#host.fail(CloseCode.policy, `more than ${MAX_QUEUED_INPUT_BYTES} bytes of prompts queued behind the running turn; wait for its end`);
+        this.#host.fail(
+          CloseCode.policy,
+          `more than ${MAX_QUEUED_INPUT_BYTES} bytes of prompts queued behind the running turn; wait for its end`,
+        );
         return;
       }
       this.#queue.push(input);
@@ -100,7 +106,10 @@ export class TurnQueue {
     if (input === undefined) return;
     if ("refused" in input) {
       this.#host.badInput(input.refused);
-      channel.send({ case: "trajectoryStateUpdate", value: { trajectoryId: state.cascadeId, state: TrajectoryStateUpdate_State.FULLY_IDLE, error: input.refused } });
+      channel.send({
+        case: "trajectoryStateUpdate",
+        value: { trajectoryId: state.cascadeId, state: TrajectoryStateUpdate_State.FULLY_IDLE, error: input.refused },
+      });
       this.pump();
       return;
     }
@@ -114,7 +123,10 @@ export class TurnQueue {
         const message = `internal harness error: ${errorText(error)}`;
         this.#log.error(message);
         scope.openStep(systemErrorStep(message));
-        scope.send({ case: "trajectoryStateUpdate", value: { trajectoryId: state.cascadeId, state: TrajectoryStateUpdate_State.FULLY_IDLE, error: message } });
+        scope.send({
+          case: "trajectoryStateUpdate",
+          value: { trajectoryId: state.cascadeId, state: TrajectoryStateUpdate_State.FULLY_IDLE, error: message },
+        });
       })
       .finally(async () => {
         await this.#host.persist();
@@ -141,17 +153,24 @@ export class TurnQueue {
     }
     current.scope.cancel("cancelled by haltRequest");
     state.takeTriggers();
-    channel.send({ case: "trajectoryStateUpdate", value: { trajectoryId: state.cascadeId, state: TrajectoryStateUpdate_State.FULLY_IDLE } });
+    channel.send({
+      case: "trajectoryStateUpdate",
+      value: { trajectoryId: state.cascadeId, state: TrajectoryStateUpdate_State.FULLY_IDLE },
+    });
   }
 }
 
 function queuedBytes(queue: readonly QueuedInput[]): number {
   let bytes = 0;
-  for (const input of queue) if (!("refused" in input)) bytes += Buffer.byteLength(input.text) + (input.media ?? []).reduce((sum, m) => sum + mediaByteLength(m), 0);
+  for (const input of queue)
+    if (!("refused" in input))
+      bytes += Buffer.byteLength(input.text) + (input.media ?? []).reduce((sum, m) => sum + mediaByteLength(m), 0);
   return bytes;
 }
 
 function triggerInput(text: string): TurnInput {
-  const userInput = createMessage<UserInput>("antigravity.localharness.UserInput", { parts: [{ part: { case: "text", value: text } }] });
+  const userInput = createMessage<UserInput>("antigravity.localharness.UserInput", {
+    parts: [{ part: { case: "text", value: text } }],
+  });
   return { userInput, text: `${TRIGGER_PREFIX} ${text}` };
 }

@@ -9,10 +9,15 @@ import type { HarnessConfig } from "@antigravity-ts/sdk/wire";
  */
 export function unhonouredConfigFields(config: HarnessConfig): string[] {
   const tools = config.harnessSideTools;
-  const customToolExtras = config.tools.filter((tool) => (tool.responseJsonSchema ?? "") !== "" || tool.deferLoading === true).map((tool) => tool.name ?? "?");
+  const customToolExtras = config.tools
+    .filter((tool) => (tool.responseJsonSchema ?? "") !== "" || tool.deferLoading === true)
+    .map((tool) => tool.name ?? "?");
   const fields: [boolean, string][] = [
     [config.mcpServers.length > 0, `mcpServers (${config.mcpServers.map((server) => server.name ?? "?").join(", ")})`],
-    [tools?.subagents?.enabled === true || config.customSubagents.length > 0, "subagents (harnessSideTools.subagents, customSubagents)"],
+    [
+      tools?.subagents?.enabled === true || config.customSubagents.length > 0,
+      "subagents (harnessSideTools.subagents, customSubagents)",
+    ],
     [tools?.generateImage?.enabled === true, "generate_image (harnessSideTools.generateImage)"],
     [tools?.searchWeb?.enabled === true, "search_web (harnessSideTools.searchWeb)"],
     [tools?.readUrlContent?.enabled === true, "read_url_content (harnessSideTools.readUrlContent)"],
@@ -24,7 +29,10 @@ export function unhonouredConfigFields(config: HarnessConfig): string[] {
     [config.skillsPaths.length > 0, "skillsPaths"],
     [config.toolOutputTruncation !== undefined, "toolOutputTruncation"],
     [(config.initialTrajectory?.length ?? 0) > 0, "initialTrajectory"],
-    [config.retryConfig?.modelOutputRetry !== undefined, "retryConfig.modelOutputRetry (model API retries are honoured)"],
+    [
+      config.retryConfig?.modelOutputRetry !== undefined,
+      "retryConfig.modelOutputRetry (model API retries are honoured)",
+    ],
     // The 0.1.15–0.1.19 fields (upstream localharness.proto @257f843a) this harness does not act on yet.
     [(config.skillsConfig?.skills.length ?? 0) > 0, "skillsConfig.skills (no skill_lookup here)"],
     [(config.rulesConfig?.filenames.length ?? 0) > 0, "rulesConfig.filenames"],

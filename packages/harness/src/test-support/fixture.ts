@@ -2,7 +2,12 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll } from "vitest";
-import { killAllHarnesses, startListeningHarness, type HarnessBuild, type ListeningHarness } from "@antigravity-ts/test-kit";
+import {
+  killAllHarnesses,
+  startListeningHarness,
+  type HarnessBuild,
+  type ListeningHarness,
+} from "@antigravity-ts/test-kit";
 import { TestClient, harnessConfig, type Frame } from "./ws-client.js";
 import { definedProperties } from "@antigravity-ts/sdk/internal";
 
@@ -53,7 +58,10 @@ export function useHarnessFixture(options: FixtureOptions): HarnessFixture {
     if (value === undefined) throw new Error("the harness fixture is used before its beforeAll ran");
     return value;
   };
-  const baseArgs = (): string[] => [...(options.script === undefined ? [] : ["--script", path.join(ready(root), "script.json")]), ...(options.args?.(ready(root)) ?? [])];
+  const baseArgs = (): string[] => [
+    ...(options.script === undefined ? [] : ["--script", path.join(ready(root), "script.json")]),
+    ...(options.args?.(ready(root)) ?? []),
+  ];
   const fixture: HarnessFixture = {
     get root() {
       return ready(root);
@@ -64,7 +72,11 @@ export function useHarnessFixture(options: FixtureOptions): HarnessFixture {
     get harness() {
       return ready(harness);
     },
-    start: (args = []) => startListeningHarness({ args: [...baseArgs(), ...args], ...definedProperties({ nodeArgs: options.nodeArgs, build: options.build }) }),
+    start: (args = []) =>
+      startListeningHarness({
+        args: [...baseArgs(), ...args],
+        ...definedProperties({ nodeArgs: options.nodeArgs, build: options.build }),
+      }),
     async restart() {
       const exit = await ready(harness).stop();
       harness = await fixture.start();

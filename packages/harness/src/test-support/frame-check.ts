@@ -6,7 +6,16 @@ import { OutputEventSchema, fromJson, toJson } from "@antigravity-ts/sdk/wire";
 // JSON checks come first, so the schema cannot hide a misunderstanding it shares with the harness.
 
 /** JSON names of the `OutputEvent.event` oneof (§19). */
-const EVENT_NAMES = new Set(["stepUpdate", "trajectoryStateUpdate", "toolCall", "initializeConversationResponse", "callHookRequest", "sessionEndResponse", "policyDecisionRequest", "usageUpdate"]);
+const EVENT_NAMES = new Set([
+  "stepUpdate",
+  "trajectoryStateUpdate",
+  "toolCall",
+  "initializeConversationResponse",
+  "callHookRequest",
+  "sessionEndResponse",
+  "policyDecisionRequest",
+  "usageUpdate",
+]);
 const INT64_STRING = /^(0|[1-9]\d*)$/;
 
 /**
@@ -20,16 +29,21 @@ export function frameProblem(json: unknown, expectedSeq: bigint): string | undef
   const frame = json as Record<string, unknown>;
   for (const key of ["seqNum", "timestampMicros"]) {
     const value = frame[key];
-    if (typeof value !== "string" || !INT64_STRING.test(value)) return `${key} must be an int64 decimal string, got ${JSON.stringify(value)}`;
+    if (typeof value !== "string" || !INT64_STRING.test(value))
+      return `${key} must be an int64 decimal string, got ${JSON.stringify(value)}`;
   }
-  if (BigInt(frame["seqNum"] as string) !== expectedSeq) return `seqNum ${String(frame["seqNum"])} where ${expectedSeq} was due`;
+  if (BigInt(frame["seqNum"] as string) !== expectedSeq)
+    return `seqNum ${String(frame["seqNum"])} where ${expectedSeq} was due`;
   const others = Object.keys(frame).filter((key) => key !== "seqNum" && key !== "timestampMicros");
-  if (others.length !== 1 || !EVENT_NAMES.has(others[0] as string)) return `expected exactly one OutputEvent event, got keys ${JSON.stringify(others)}`;
+  if (others.length !== 1 || !EVENT_NAMES.has(others[0] as string))
+    return `expected exactly one OutputEvent event, got keys ${JSON.stringify(others)}`;
   let canonical: JsonValue;
   try {
     canonical = toJson(OutputEventSchema, fromJson(OutputEventSchema, json as JsonValue));
   } catch (error) {
     return `does not decode strictly as an OutputEvent: ${(error as Error).message}`;
   }
-  return isDeepStrictEqual(canonical, json) ? undefined : `not canonical protojson; canonical form: ${JSON.stringify(canonical).slice(0, 500)}`;
+  return isDeepStrictEqual(canonical, json)
+    ? undefined
+    : `not canonical protojson; canonical form: ${JSON.stringify(canonical).slice(0, 500)}`;
 }

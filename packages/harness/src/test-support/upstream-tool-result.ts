@@ -23,7 +23,8 @@ const fail = (at: string, what: string, value: unknown): never => {
 };
 
 /** `str`: lax JSON mode accepts JSON strings only. */
-const str = (value: unknown, at: string): string => (typeof value === "string" ? value : fail(at, "Input should be a valid string", value));
+const str = (value: unknown, at: string): string =>
+  typeof value === "string" ? value : fail(at, "Input should be a valid string", value);
 
 /** `int`: integers, floats without a fraction, and strings holding an integer. */
 const int = (value: unknown, at: string): number => {
@@ -46,7 +47,8 @@ const bool = (value: unknown, at: string): boolean => {
 const model =
   (fields: Record<string, Field>) =>
   (value: unknown, at: string): Record<string, unknown> => {
-    if (typeof value !== "object" || value === null || Array.isArray(value)) return fail(at, "Input should be an object", value);
+    if (typeof value !== "object" || value === null || Array.isArray(value))
+      return fail(at, "Input should be an object", value);
     const input = value as Record<string, unknown>;
     const out: Record<string, unknown> = {};
     for (const [name, field] of Object.entries(fields)) {
@@ -59,7 +61,9 @@ const model =
 const list =
   (item: (value: unknown, at: string) => unknown) =>
   (value: unknown, at: string): unknown[] =>
-    Array.isArray(value) ? value.map((v, i) => item(v, `${at}[${i}]`)) : fail(at, "Input should be a valid list", value);
+    Array.isArray(value)
+      ? value.map((v, i) => item(v, `${at}[${i}]`))
+      : fail(at, "Input should be a valid list", value);
 
 const field = (parse: Field["parse"], fallback: unknown, ...aliases: string[]): Field => ({ parse, fallback, aliases });
 
@@ -67,14 +71,33 @@ const field = (parse: Field["parse"], fallback: unknown, ...aliases: string[]): 
 const MODELS: Record<string, (value: unknown, at: string) => Record<string, unknown>> = {
   run_command: model({ output: field(str, "", "output", "combined_output") }),
   list_directory: model({
-    entries: field(list(model({ name: field(str, "", "name"), is_directory: field(bool, false, "is_directory"), file_size: field(int, 0, "file_size") })), [], "entries", "results"),
+    entries: field(
+      list(
+        model({
+          name: field(str, "", "name"),
+          is_directory: field(bool, false, "is_directory"),
+          file_size: field(int, 0, "file_size"),
+        }),
+      ),
+      [],
+      "entries",
+      "results",
+    ),
   }),
   find_file: model({ output: field(str, "", "output") }),
   search_directory: model({ num_results: field(int, 0, "num_results") }),
   edit_file: model({ summary: field(str, "", "summary") }),
-  generate_image: model({ image_name: field(str, "", "image_name"), aspect_ratio: field(str, "", "aspect_ratio"), output_path: field(str, "", "output_path") }),
+  generate_image: model({
+    image_name: field(str, "", "image_name"),
+    aspect_ratio: field(str, "", "aspect_ratio"),
+    output_path: field(str, "", "output_path"),
+  }),
   search_web: model({ summary: field(str, "", "summary") }),
-  read_url_content: model({ title: field(str, "", "title"), summary: field(str, "", "summary"), content_path: field(str, "", "content_path") }),
+  read_url_content: model({
+    title: field(str, "", "title"),
+    summary: field(str, "", "summary"),
+    content_path: field(str, "", "content_path"),
+  }),
 };
 
 /** Tool names upstream parses into a structured result. */

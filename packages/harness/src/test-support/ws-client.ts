@@ -24,7 +24,8 @@ export class TestClient {
     socket.on("message", (data, isBinary) => {
       const frame = isBinary ? { binary: true } : (JSON.parse(data.toString()) as Frame);
       const problem = frameProblem(frame, BigInt(this.frames.length + 1));
-      if (problem !== undefined) this.#problem ??= `frame ${this.frames.length + 1} breaks the wire format: ${problem}\n${JSON.stringify(frame).slice(0, 1000)}`;
+      if (problem !== undefined)
+        this.#problem ??= `frame ${this.frames.length + 1} breaks the wire format: ${problem}\n${JSON.stringify(frame).slice(0, 1000)}`;
       this.frames.push(frame);
       this.#wake?.();
     });
@@ -39,7 +40,10 @@ export class TestClient {
 
   /** Connects with the given key; rejects with the HTTP status on refusal. */
   static connect(port: number, apiKey: string | undefined, host = "127.0.0.1"): Promise<TestClient> {
-    const socket = new WebSocket(`ws://${host}:${port}/`, apiKey === undefined ? {} : { headers: { "x-goog-api-key": apiKey } });
+    const socket = new WebSocket(
+      `ws://${host}:${port}/`,
+      apiKey === undefined ? {} : { headers: { "x-goog-api-key": apiKey } },
+    );
     return new Promise((resolve, reject) => {
       socket.once("open", () => resolve(new TestClient(socket)));
       socket.once("unexpected-response", (_request, response) => reject(new Error(`HTTP ${response.statusCode}`)));
@@ -70,9 +74,14 @@ export class TestClient {
         }
       }
       if (this.#closeInfo !== undefined)
-        throw new Error(`connection closed (${this.#closeInfo.code} ${this.#closeInfo.reason}) while waiting for ${what}; unread: ${JSON.stringify(this.frames.slice(this.#cursor)).slice(0, 2000)}`);
+        throw new Error(
+          `connection closed (${this.#closeInfo.code} ${this.#closeInfo.reason}) while waiting for ${what}; unread: ${JSON.stringify(this.frames.slice(this.#cursor)).slice(0, 2000)}`,
+        );
       const remaining = deadline - Date.now();
-      if (remaining <= 0) throw new Error(`no ${what} within ${WAIT_MS} ms; unread: ${JSON.stringify(this.frames.slice(this.#cursor)).slice(0, 2000)}`);
+      if (remaining <= 0)
+        throw new Error(
+          `no ${what} within ${WAIT_MS} ms; unread: ${JSON.stringify(this.frames.slice(this.#cursor)).slice(0, 2000)}`,
+        );
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, remaining);
         this.#wake = () => {
@@ -98,7 +107,10 @@ export class TestClient {
   /** Sends the init frame and returns the `initializeConversationResponse`. */
   async init(config: Frame): Promise<Frame> {
     this.send({ config });
-    const frame = await this.next((f) => f["initializeConversationResponse"] !== undefined, "initializeConversationResponse");
+    const frame = await this.next(
+      (f) => f["initializeConversationResponse"] !== undefined,
+      "initializeConversationResponse",
+    );
     return frame["initializeConversationResponse"] as Frame;
   }
 
@@ -109,7 +121,10 @@ export class TestClient {
 
   /** Consumes frames until the main trajectory's FULLY_IDLE or CANCELLED; returns the turn's frames. */
   turn(): Promise<Frame[]> {
-    return this.until((f) => ["STATE_FULLY_IDLE", "STATE_CANCELLED"].includes(f["trajectoryStateUpdate"]?.state), "the end of the turn");
+    return this.until(
+      (f) => ["STATE_FULLY_IDLE", "STATE_CANCELLED"].includes(f["trajectoryStateUpdate"]?.state),
+      "the end of the turn",
+    );
   }
 
   close(): void {

@@ -64,7 +64,8 @@ export function killCgroup(cgroup: string): void {
 /** Removes `cgroup` and the cgroups a command may have made inside it, once they are empty. Never throws. */
 export function removeCgroup(cgroup: string): boolean {
   try {
-    for (const entry of readdirSync(cgroup, { withFileTypes: true })) if (entry.isDirectory()) removeCgroup(path.join(cgroup, entry.name));
+    for (const entry of readdirSync(cgroup, { withFileTypes: true }))
+      if (entry.isDirectory()) removeCgroup(path.join(cgroup, entry.name));
     rmdirSync(cgroup);
     return true;
   } catch (error) {

@@ -63,16 +63,31 @@ export function sandboxStatus(): Promise<SandboxStatus> {
  * `/bin/sh -c script`. The script travels as a
  * positional parameter, never spliced into the outer script.
  */
-export function commandArgv(supervision: { prologue: string; namespaces: readonly string[] | undefined }, script: string, cwd: string, policy: SandboxPolicy | undefined): CommandArgv {
+export function commandArgv(
+  supervision: { prologue: string; namespaces: readonly string[] | undefined },
+  script: string,
+  cwd: string,
+  policy: SandboxPolicy | undefined,
+): CommandArgv {
   const launcher = policy === undefined ? (supervision.namespaces ?? []) : bubblewrapPrefix(policy, cwd);
   const prologue = supervision.prologue;
-  const exec = launcher.length === 0 ? `exec /bin/sh -c "$1"` : `exec ${launcher.map(shellQuote).join(" ")} /bin/sh -c "$1"`;
+  const exec =
+    launcher.length === 0 ? `exec /bin/sh -c "$1"` : `exec ${launcher.map(shellQuote).join(" ")} /bin/sh -c "$1"`;
   return { file: "/bin/sh", args: ["-c", `${prologue}${exec}`, "sh", script] };
 }
 
 function probeNamespaces(): readonly string[] | null {
   const root = process.getuid?.() === 0;
-  const unshare = ["unshare", "--pid", "--fork", "--kill-child", "--mount-proc", "--cgroup", ...(root ? [] : ["--user", "--map-current-user"]), "--"];
+  const unshare = [
+    "unshare",
+    "--pid",
+    "--fork",
+    "--kill-child",
+    "--mount-proc",
+    "--cgroup",
+    ...(root ? [] : ["--user", "--map-current-user"]),
+    "--",
+  ];
   for (const prefix of [["setpriv", "--pdeathsig", "KILL", "--", ...unshare], unshare]) {
     if (runs([...prefix, "/bin/sh", "-c", "exit 0"])) return prefix;
   }
@@ -80,21 +95,47 @@ function probeNamespaces(): readonly string[] | null {
 }
 
 async function probeSandbox(): Promise<SandboxStatus> {
-  if (process.platform !== "linux") return { available: false, unavailableReason: `no OS sandbox for run_command on ${process.platform} (bubblewrap is Linux only)` };
-  const [file, ...args] = [...bubblewrapPrefix({ writable: [], hidden: [], network: false }, "/"), "/bin/sh", "-c", "exit 0"];
+  if (process.platform !== "linux")
+    return {
+      available: false,
+      unavailableReason: `no OS sandbox for run_command on ${process.platform} (bubblewrap is Linux only)`,
+    };
+  const [file, ...args] = [
+    ...bubblewrapPrefix({ writable: [], hidden: [], network: false }, "/"),
+    "/bin/sh",
+    "-c",
+    "exit 0",
+  ];
   const { execFile } = process.getBuiltinModule("node:child_process");
   return new Promise((resolve) => {
-    execFile(file ?? "bwrap", args, { timeout: 10_000, env: { PATH: process.env["PATH"] ?? "/usr/bin:/bin" } }, (error, _stdout, stderr) => {
-      if (error === null) return resolve({ available: true, unavailableReason: "" });
-      if ((error as NodeJS.ErrnoException).code === "ENOENT") return resolve({ available: false, unavailableReason: "bubblewrap (bwrap) is not installed: apt-get install bubblewrap" });
-      const said = String(stderr).trim().split("\n").at(-1) || error.message;
-      resolve({ available: false, unavailableReason: `bubblewrap cannot create a sandbox here: ${said}` });
-    });
+    execFile(
+      file ?? "bwrap",
+      args,
+      { timeout: 10_000, env: { PATH: process.env["PATH"] ?? "/usr/bin:/bin" } },
+      (error, _stdout, stderr) => {
+        if (error === null) return resolve({ available: true, unavailableReason: "" });
+        if ((error as NodeJS.ErrnoException).code === "ENOENT")
+          return resolve({
+            available: false,
+            unavailableReason: "bubblewrap (bwrap) is not installed: apt-get install bubblewrap",
+          });
+        const said = String(stderr).trim().split("\n").at(-1) || error.message;
+        resolve({ available: false, unavailableReason: `bubblewrap cannot create a sandbox here: ${said}` });
+      },
+    );
   });
 }
 
 function bubblewrapPrefix(policy: SandboxPolicy, cwd: string): string[] {
-  const args = ["bwrap", "--die-with-parent", "--new-session", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"];
+  const args = [
+    "bwrap",
+    "--die-with-parent",
+    "--new-session",
+    "--unshare-pid",
+    "--unshare-ipc",
+    "--unshare-uts",
+    "--unshare-cgroup-try",
+  ];
   if (!policy.network) args.push("--unshare-net");
   // Root keeps every capability in the sandbox unless they are dropped (and could remount / read-write).
   if (process.getuid?.() === 0) args.push("--cap-drop", "ALL");
@@ -119,7 +160,9 @@ function hide(target: string): string[] {
 function runs(argv: readonly string[]): boolean {
   const [file = "", ...args] = argv;
   // Loaded on the first command, not imported: node:child_process is not needed to start.
-  const result = process.getBuiltinModule("node:child_process").spawnSync(file, args, { stdio: "ignore", timeout: 10_000, env: { PATH: process.env["PATH"] ?? "/usr/bin:/bin" } });
+  const result = process
+    .getBuiltinModule("node:child_process")
+    .spawnSync(file, args, { stdio: "ignore", timeout: 10_000, env: { PATH: process.env["PATH"] ?? "/usr/bin:/bin" } });
   return result.error === undefined && result.status === 0;
 }
 

@@ -40,7 +40,8 @@ function cleanUpAndExit(): void {
       // Gone already.
     }
   }
-  if (canSweep()) sweepSync({ tagPrefix: `${harnessId}.`, sessions, cgroups, exclude: new Set([process.pid, Number(harnessPid)]) });
+  if (canSweep())
+    sweepSync({ tagPrefix: `${harnessId}.`, sessions, cgroups, exclude: new Set([process.pid, Number(harnessPid)]) });
   for (const directory of cgroups) removeCgroup(directory);
   process.exit(0);
 }

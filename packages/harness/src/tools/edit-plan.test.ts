@@ -4,7 +4,8 @@ import { MAX_DIFF_LINES, planEdit, type DiffBlock } from "./edit-plan.js";
 import { MAX_TEXT_FILE_BYTES } from "./text-file.js";
 
 const all = (oldString: string, newString: string) => ({ oldString, newString, replaceAll: true, shown: "f.txt" });
-const lines = (block: DiffBlock, action: LineAction) => block.lines.filter((l) => l.action === action).map((l) => l.text);
+const lines = (block: DiffBlock, action: LineAction) =>
+  block.lines.filter((l) => l.action === action).map((l) => l.text);
 
 /** The straightforward (quadratic) diff of one occurrence: the reference the linear pass must agree with. */
 function referenceBlock(text: string, offset: number, oldString: string, newString: string): DiffBlock {
@@ -17,7 +18,10 @@ function referenceBlock(text: string, offset: number, oldString: string, newStri
   return {
     startLine,
     endLine: startLine + before.length - 1,
-    lines: [...before.map((t) => ({ text: t, action: LineAction.DELETE })), ...after.map((t) => ({ text: t, action: LineAction.INSERT }))],
+    lines: [
+      ...before.map((t) => ({ text: t, action: LineAction.DELETE })),
+      ...after.map((t) => ({ text: t, action: LineAction.INSERT })),
+    ],
   };
 }
 
@@ -76,10 +80,14 @@ describe("planEdit", () => {
   it("refuses an empty, missing or ambiguous old_string, and a result over the size limit, saying what to do", () => {
     expect(() => planEdit("abc", all("", "x"))).toThrow("use create_file");
     expect(() => planEdit("abc", all("z", "x"))).toThrow("old_string was not found in f.txt");
-    expect(() => planEdit("a a", { ...all("a", "b"), replaceAll: false })).toThrow("occurs 2 times in f.txt; include more context to make it unique, or pass replace_all: true");
+    expect(() => planEdit("a a", { ...all("a", "b"), replaceAll: false })).toThrow(
+      "occurs 2 times in f.txt; include more context to make it unique, or pass replace_all: true",
+    );
     expect(planEdit("a b", { ...all("a", "c"), replaceAll: false }).content).toBe("c b");
     const big = "x".repeat(1000);
-    expect(() => planEdit(big, all("x", "y".repeat(MAX_TEXT_FILE_BYTES / 500)))).toThrow(`more than the ${MAX_TEXT_FILE_BYTES}-byte limit`);
+    expect(() => planEdit(big, all("x", "y".repeat(MAX_TEXT_FILE_BYTES / 500)))).toThrow(
+      `more than the ${MAX_TEXT_FILE_BYTES}-byte limit`,
+    );
     expect(() => planEdit("a", all("a", "é".repeat(MAX_TEXT_FILE_BYTES / 2 + 1)))).toThrow("make a smaller edit");
   });
 });

@@ -36,7 +36,12 @@ export interface EditRequest {
 
 /** Reads `edit_file`'s arguments; refuses an empty `old_string` before the file is read. */
 export function editRequest(args: Record<string, unknown>, shown: string): EditRequest {
-  const request = { oldString: stringArg(args, "old_string"), newString: stringArg(args, "new_string"), replaceAll: boolArg(args, "replace_all"), shown };
+  const request = {
+    oldString: stringArg(args, "old_string"),
+    newString: stringArg(args, "new_string"),
+    replaceAll: boolArg(args, "replace_all"),
+    shown,
+  };
   if (request.oldString === "") throw emptyOldString();
   return request;
 }
@@ -57,7 +62,9 @@ export function planEdit(text: string, request: EditRequest): EditPlan {
   const offsets = occurrences(text, oldString);
   if (offsets.length === 0) throw new ToolError(`old_string was not found in ${shown}`);
   if (offsets.length > 1 && !request.replaceAll) {
-    throw new ToolError(`old_string occurs ${offsets.length} times in ${shown}; include more context to make it unique, or pass replace_all: true`);
+    throw new ToolError(
+      `old_string occurs ${offsets.length} times in ${shown}; include more context to make it unique, or pass replace_all: true`,
+    );
   }
   const length = text.length + offsets.length * (newString.length - oldString.length);
   if (length > MAX_TEXT_FILE_BYTES) throw tooLarge(shown, length);
@@ -91,7 +98,12 @@ function replaceAt(text: string, offsets: readonly number[], oldLength: number, 
  * (so each block's new lines show every replacement in it). Line numbers are counted while
  * scanning forward, never by rescanning from the start: linear in the text.
  */
-function diffBlocks(text: string, offsets: readonly number[], oldLength: number, replacement: string): { blocks: DiffBlock[]; complete: boolean } {
+function diffBlocks(
+  text: string,
+  offsets: readonly number[],
+  oldLength: number,
+  replacement: string,
+): { blocks: DiffBlock[]; complete: boolean } {
   const blocks: DiffBlock[] = [];
   let shownLines = 0;
   let line = 1; // line number at `cursor`
@@ -116,12 +128,16 @@ function diffBlocks(text: string, offsets: readonly number[], oldLength: number,
     const before = text.slice(lineStart, lineEnd).split("\n");
     const group = offsets.slice(i, last + 1).map((offset) => offset - lineStart);
     const after = replaceAt(text.slice(lineStart, lineEnd), group, oldLength, replacement).split("\n");
-    if (shownLines + before.length + after.length > MAX_DIFF_LINES && blocks.length > 0) return { blocks, complete: false };
+    if (shownLines + before.length + after.length > MAX_DIFF_LINES && blocks.length > 0)
+      return { blocks, complete: false };
     shownLines += before.length + after.length;
     blocks.push({
       startLine: line,
       endLine: line + before.length - 1,
-      lines: [...before.map((text) => ({ text, action: LineAction.DELETE })), ...after.map((text) => ({ text, action: LineAction.INSERT }))],
+      lines: [
+        ...before.map((text) => ({ text, action: LineAction.DELETE })),
+        ...after.map((text) => ({ text, action: LineAction.INSERT })),
+      ],
     });
     line += before.length - 1;
     cursor = lineEnd;
@@ -142,5 +158,7 @@ function emptyOldString(): ToolError {
 }
 
 function tooLarge(shown: string, size: number): ToolError {
-  return new ToolError(`the edit would make ${shown} ${size} bytes, more than the ${MAX_TEXT_FILE_BYTES}-byte limit of the file tools; make a smaller edit`);
+  return new ToolError(
+    `the edit would make ${shown} ${size} bytes, more than the ${MAX_TEXT_FILE_BYTES}-byte limit of the file tools; make a smaller edit`,
+  );
 }

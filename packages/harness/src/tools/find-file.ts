@@ -12,12 +12,18 @@ const MAX_RESULTS = 500;
 export const findFileTool = defineBuiltinTool({
   name: "find_file",
   toolSwitch: "find",
-  description: 'Find files and directories by glob pattern (e.g. "*.ts", "src/**/test-*.js") under a directory of the workspace.',
-  parameters: objectSchema({ directory_path: param("string", 'Directory to search, e.g. ".".'), pattern: param("string", "Glob: * ? ** {a,b}. Without a slash it matches names.") }, [
-    "directory_path",
-    "pattern",
-  ]),
-  describe: (args) => ({ findFile: { directoryPath: displayArg(args, "directory_path"), query: displayArg(args, "pattern") } }),
+  description:
+    'Find files and directories by glob pattern (e.g. "*.ts", "src/**/test-*.js") under a directory of the workspace.',
+  parameters: objectSchema(
+    {
+      directory_path: param("string", 'Directory to search, e.g. ".".'),
+      pattern: param("string", "Glob: * ? ** {a,b}. Without a slash it matches names."),
+    },
+    ["directory_path", "pattern"],
+  ),
+  describe: (args) => ({
+    findFile: { directoryPath: displayArg(args, "directory_path"), query: displayArg(args, "pattern") },
+  }),
   async run(args, context) {
     const directory = await pathArg(args, "directory_path", context.workspace, { fallback: "." });
     const pattern = stringArg(args, "pattern");

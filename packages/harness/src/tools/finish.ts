@@ -19,21 +19,27 @@ export function createFinishTool(schemaJson: string | undefined): FinishTool | u
   let schema: Record<string, unknown>;
   try {
     const parsed: unknown = JSON.parse(schemaJson);
-    schema = typeof parsed === "object" && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : {};
+    schema =
+      typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)
+        ? (parsed as Record<string, unknown>)
+        : {};
   } catch {
     schema = {};
   }
-  const isObject = schema["type"] === "object" || (schema["type"] === undefined && typeof schema["properties"] === "object");
+  const isObject =
+    schema["type"] === "object" || (schema["type"] === undefined && typeof schema["properties"] === "object");
   const parameters = isObject ? schema : { type: "object", properties: { result: schema }, required: ["result"] };
   return {
     declaration: {
       name: "finish",
-      description: "Finish the task and return the final structured result. Call this exactly once, when done, with arguments that match the schema.",
+      description:
+        "Finish the task and return the final structured result. Call this exactly once, when done, with arguments that match the schema.",
       parameters,
     },
     outputString(args) {
       const problems = checkJsonSchema(args, parameters);
-      if (problems.length > 0) throw new ToolError(`finish arguments do not match the output schema: ${problems.slice(0, 5).join("; ")}`);
+      if (problems.length > 0)
+        throw new ToolError(`finish arguments do not match the output schema: ${problems.slice(0, 5).join("; ")}`);
       return JSON.stringify(isObject ? args : args["result"]);
     },
   };

@@ -20,7 +20,8 @@ describe("compileGlob", () => {
       ["back\\slash", "back\\slash", true],
       ["line*", "line\nbreak", true],
     ];
-    for (const [glob, subject, expected] of cases) expect([glob, subject, compileGlob(glob)(subject)]).toEqual([glob, subject, expected]);
+    for (const [glob, subject, expected] of cases)
+      expect([glob, subject, compileGlob(glob)(subject)]).toEqual([glob, subject, expected]);
   });
 
   it("matches a pathological glob against a long name without backtracking (V8's RegExp of it does not finish)", () => {

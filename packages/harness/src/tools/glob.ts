@@ -17,7 +17,8 @@ export const MAX_GLOB_LENGTH = 1000;
  */
 export function compileGlob(glob: string): (subject: string) => boolean {
   if (glob === "") throw new ToolError("pattern must not be empty");
-  if (glob.length > MAX_GLOB_LENGTH) throw new ToolError(`pattern is ${glob.length} characters long; the limit is ${MAX_GLOB_LENGTH}`);
+  if (glob.length > MAX_GLOB_LENGTH)
+    throw new ToolError(`pattern is ${glob.length} characters long; the limit is ${MAX_GLOB_LENGTH}`);
   const regex = compileRegex(globToRe2(glob), false, RE2JS.DOTALL);
   return (subject) => regex.testExact(subject);
 }

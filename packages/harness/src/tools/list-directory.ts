@@ -11,8 +11,11 @@ const MAX_ENTRIES = 1000;
 export const listDirectoryTool = defineBuiltinTool({
   name: "list_directory",
   toolSwitch: "listDir",
-  description: "List the files and subdirectories of a directory in the workspace. Paths are relative to the workspace root unless absolute.",
-  parameters: objectSchema({ directory_path: param("string", 'Directory to list, e.g. "." for the workspace root.') }, ["directory_path"]),
+  description:
+    "List the files and subdirectories of a directory in the workspace. Paths are relative to the workspace root unless absolute.",
+  parameters: objectSchema({ directory_path: param("string", 'Directory to list, e.g. "." for the workspace root.') }, [
+    "directory_path",
+  ]),
   describe: (args) => ({ listDirectory: { directoryPath: displayArg(args, "directory_path") } }),
   async run(args, context) {
     const directory = await pathArg(args, "directory_path", context.workspace, { fallback: "." });
@@ -27,7 +30,8 @@ export const listDirectoryTool = defineBuiltinTool({
       count = entries.length;
       for (const entry of entries.slice(0, MAX_ENTRIES)) {
         const info = await lstat(path.join(pinned.via, entry.name)).catch(() => undefined);
-        if (info !== undefined) results.push({ name: entry.name, type: entryType(info), size: info.isDirectory() ? 0 : info.size });
+        if (info !== undefined)
+          results.push({ name: entry.name, type: entryType(info), size: info.isDirectory() ? 0 : info.size });
       }
     } finally {
       await pinned.close();
@@ -37,14 +41,24 @@ export const listDirectoryTool = defineBuiltinTool({
         listDirectory: {
           directoryPath: directory.absolute,
           // ActionListDirectory.Result.info is a oneof of isDirectory | fileSize (§19).
-          results: results.map((r) => ({ name: r.name, info: r.type === "directory" ? { case: "isDirectory", value: true } : { case: "fileSize", value: BigInt(r.size) } })),
+          results: results.map((r) => ({
+            name: r.name,
+            info:
+              r.type === "directory"
+                ? { case: "isDirectory", value: true }
+                : { case: "fileSize", value: BigInt(r.size) },
+          })),
         },
       },
       response: {
         directory: directory.shown,
         // Upstream's POST_TOOL hook parser reads ListDirectoryResult{entries|results: [{name, is_directory, file_size}]}
         // (connections/local/types.py, event_processor.py `_extract_tool_result`), the proto names of the step's results.
-        results: results.map((r) => (r.type === "directory" ? { name: r.name, type: r.type, is_directory: true } : { name: r.name, type: r.type, is_directory: false, file_size: r.size })),
+        results: results.map((r) =>
+          r.type === "directory"
+            ? { name: r.name, type: r.type, is_directory: true }
+            : { name: r.name, type: r.type, is_directory: false, file_size: r.size },
+        ),
         count,
         ...(count > MAX_ENTRIES ? { truncated: true } : {}),
       },

@@ -1,7 +1,13 @@
 import { randomBytes } from "node:crypto";
 import type { ChildProcess } from "node:child_process";
 import { namespacePrefix } from "./command-launch.js";
-import { createCommandCgroup, createHarnessCgroup, joinCgroupScript, killCgroup, removeCgroup } from "./command-cgroup.js";
+import {
+  createCommandCgroup,
+  createHarnessCgroup,
+  joinCgroupScript,
+  killCgroup,
+  removeCgroup,
+} from "./command-cgroup.js";
 import { COMMAND_TAG_VARIABLE, canSweep, sweep, sweepSync, type SweepTarget } from "./process-sweep.js";
 import { startWatchdog, type Watchdog } from "./watchdog-process.js";
 
@@ -60,11 +66,17 @@ export class SupervisedCommand {
   constructor(current: Supervisor) {
     const tag = `${current.id}.${++sequence}`;
     this.#supervisor = current;
-    this.#cgroup = current.cgroup === undefined ? undefined : createCommandCgroup(current.cgroup, `command-${sequence}`);
+    this.#cgroup =
+      current.cgroup === undefined ? undefined : createCommandCgroup(current.cgroup, `command-${sequence}`);
     this.env = { [COMMAND_TAG_VARIABLE]: tag };
     this.prologue = this.#cgroup === undefined ? "" : joinCgroupScript(this.#cgroup);
     this.namespaces = current.namespaces;
-    this.#target = { tagPrefix: `${tag}\0`, sessions: new Set(), cgroups: this.#cgroup === undefined ? [] : [this.#cgroup], exclude: new Set([process.pid]) };
+    this.#target = {
+      tagPrefix: `${tag}\0`,
+      sessions: new Set(),
+      cgroups: this.#cgroup === undefined ? [] : [this.#cgroup],
+      exclude: new Set([process.pid]),
+    };
     running.add(this);
   }
 
@@ -154,8 +166,19 @@ function currentSupervisor(): Supervisor {
     const linux = process.platform === "linux";
     const cgroup = linux && options.cgroups !== false ? createHarnessCgroup() : undefined;
     const namespaces = linux && options.namespaces !== false ? namespacePrefix() : undefined;
-    supervisor = { id: randomBytes(12).toString("hex"), cgroup, namespaces, sweepable: linux && canSweep(), watchdog: undefined };
-    const how = cgroup !== undefined ? `in cgroup ${cgroup} and by /proc sweep` : supervisor.sweepable ? "by /proc sweep (no writable cgroup v2)" : "by process group";
+    supervisor = {
+      id: randomBytes(12).toString("hex"),
+      cgroup,
+      namespaces,
+      sweepable: linux && canSweep(),
+      watchdog: undefined,
+    };
+    const how =
+      cgroup !== undefined
+        ? `in cgroup ${cgroup} and by /proc sweep`
+        : supervisor.sweepable
+          ? "by /proc sweep (no writable cgroup v2)"
+          : "by process group";
     const pid =
       namespaces !== undefined
         ? `each in a PID namespace of its own (${namespaces.includes("--user") ? "user namespace" : "root"}), `

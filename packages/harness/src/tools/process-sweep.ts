@@ -43,7 +43,8 @@ export function sweepOnce(target: SweepTarget): number {
   const tag = Buffer.from(`${COMMAND_TAG_VARIABLE}=${target.tagPrefix}`);
   for (const entry of table.values()) {
     if (entry.zombie || target.exclude.has(entry.pid)) continue;
-    if (target.sessions.has(entry.sid) || target.sessions.has(entry.pgid) || environmentHasTag(entry.pid, tag)) matched.add(entry.pid);
+    if (target.sessions.has(entry.sid) || target.sessions.has(entry.pgid) || environmentHasTag(entry.pid, tag))
+      matched.add(entry.pid);
   }
   // Descendants of what matched (a child that cleared its environment and called setsid).
   const children = new Map<number, number[]>();
@@ -68,7 +69,8 @@ export function sweepOnce(target: SweepTarget): number {
     if (entry === undefined && !alive(pid)) continue;
     live++;
     // A group led by one of ours (or a command's own group) is ours; other groups are left to the pid kill.
-    if (entry !== undefined && entry.pgid > 1 && (matched.has(entry.pgid) || target.sessions.has(entry.pgid))) signal(-entry.pgid);
+    if (entry !== undefined && entry.pgid > 1 && (matched.has(entry.pgid) || target.sessions.has(entry.pgid)))
+      signal(-entry.pgid);
     signal(pid);
   }
   return live;
@@ -111,7 +113,13 @@ function readProcessTable(): Map<number, ProcessEntry> {
     if (stat === undefined) continue; // exited meanwhile
     // "pid (comm) state ppid pgrp session …": comm may hold spaces and parentheses.
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    table.set(pid, { pid, zombie: fields[0] === "Z" || fields[0] === "X", ppid: Number(fields[1]), pgid: Number(fields[2]), sid: Number(fields[3]) });
+    table.set(pid, {
+      pid,
+      zombie: fields[0] === "Z" || fields[0] === "X",
+      ppid: Number(fields[1]),
+      pgid: Number(fields[2]),
+      sid: Number(fields[3]),
+    });
   }
   return table;
 }
@@ -152,7 +160,8 @@ function environmentHasTag(pid: number, needle: Buffer): boolean {
       if (read <= 0) return false;
       const data = Buffer.concat([carry, chunk.subarray(0, read)]);
       if (first && data.subarray(0, needle.length).equals(needle)) return true;
-      for (let at = data.indexOf(needle); at !== -1; at = data.indexOf(needle, at + 1)) if (at > 0 && data[at - 1] === 0) return true;
+      for (let at = data.indexOf(needle); at !== -1; at = data.indexOf(needle, at + 1))
+        if (at > 0 && data[at - 1] === 0) return true;
       carry = data.subarray(Math.max(0, data.length - needle.length));
     }
   } catch {
@@ -166,8 +175,11 @@ function cgroupMembers(directories: readonly string[]): number[] {
   const pids: number[] = [];
   const visit = (directory: string, depth: number): void => {
     try {
-      for (const line of readFileSync(`${directory}/cgroup.procs`, "utf8").split("\n")) if (line !== "") pids.push(Number(line));
-      if (depth < 16) for (const entry of readdirSync(directory, { withFileTypes: true })) if (entry.isDirectory()) visit(`${directory}/${entry.name}`, depth + 1);
+      for (const line of readFileSync(`${directory}/cgroup.procs`, "utf8").split("\n"))
+        if (line !== "") pids.push(Number(line));
+      if (depth < 16)
+        for (const entry of readdirSync(directory, { withFileTypes: true }))
+          if (entry.isDirectory()) visit(`${directory}/${entry.name}`, depth + 1);
     } catch {
       // Removed meanwhile, or not a cgroup.
     }

@@ -10,7 +10,16 @@ import type { BuiltinTool } from "./tool.js";
 import { viewFileTool } from "./view-file.js";
 
 /** Every built-in tool, in the order they are offered to the model. */
-export const BUILTIN_TOOLS: readonly BuiltinTool[] = [listDirectoryTool, viewFileTool, findFileTool, searchDirectoryTool, createFileTool, editFileTool, runCommandTool, askQuestionTool];
+export const BUILTIN_TOOLS: readonly BuiltinTool[] = [
+  listDirectoryTool,
+  viewFileTool,
+  findFileTool,
+  searchDirectoryTool,
+  createFileTool,
+  editFileTool,
+  runCommandTool,
+  askQuestionTool,
+];
 
 /** Names of the built-in tools plus `finish`. */
 export const BUILTIN_TOOL_NAMES: ReadonlySet<string> = new Set([...BUILTIN_TOOLS.map((tool) => tool.name), "finish"]);

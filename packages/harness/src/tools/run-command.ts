@@ -20,16 +20,31 @@ export const runCommandTool = defineBuiltinTool({
   name: "run_command",
   toolSwitch: "runCommand",
   description: "Run a shell command (/bin/sh -c) in the workspace and return its exit code and combined stdout/stderr.",
-  parameters: objectSchema({ CommandLine: param("string", "The command line to run."), Cwd: param("string", "Working directory (default: the workspace root).") }, ["CommandLine"]),
-  describe: (args) => ({ runCommand: { commandLine: displayArg(args, "CommandLine"), workingDir: displayArg(args, "Cwd") } }),
+  parameters: objectSchema(
+    {
+      CommandLine: param("string", "The command line to run."),
+      Cwd: param("string", "Working directory (default: the workspace root)."),
+    },
+    ["CommandLine"],
+  ),
+  describe: (args) => ({
+    runCommand: { commandLine: displayArg(args, "CommandLine"), workingDir: displayArg(args, "Cwd") },
+  }),
   async run(args, context) {
     const commandLine = stringArg(args, "CommandLine");
     if (commandLine.trim() === "") throw new ToolError("CommandLine must not be empty");
     const cwd = await pathArg(args, "Cwd", context.workspace, { fallback: "." });
     const result = await execute(commandLine, cwd.absolute, context);
     return {
-      action: { runCommand: { commandLine, workingDir: cwd.absolute, exitCode: result.exitCode, combinedOutput: result.output } },
-      response: { output: result.output, exit_code: result.exitCode, cwd: cwd.shown, ...(result.truncated ? { truncated: true } : {}) },
+      action: {
+        runCommand: { commandLine, workingDir: cwd.absolute, exitCode: result.exitCode, combinedOutput: result.output },
+      },
+      response: {
+        output: result.output,
+        exit_code: result.exitCode,
+        cwd: cwd.shown,
+        ...(result.truncated ? { truncated: true } : {}),
+      },
     };
   },
 });
@@ -45,7 +60,9 @@ function execute(commandLine: string, cwd: string, context: ToolContext): Promis
   const windows = process.platform === "win32";
   const supervision = superviseCommand();
   // `exec 2>&1` first: stdout and stderr share one pipe, so the combined output keeps its order.
-  const argv = windows ? { file: "cmd.exe", args: ["/d", "/s", "/c", commandLine] } : commandArgv(supervision, `exec 2>&1\n${commandLine}`, cwd, context.sandbox);
+  const argv = windows
+    ? { file: "cmd.exe", args: ["/d", "/s", "/c", commandLine] }
+    : commandArgv(supervision, `exec 2>&1\n${commandLine}`, cwd, context.sandbox);
   // Loaded on the first command, not imported: node:child_process is not needed to start.
   const { spawn } = process.getBuiltinModule("node:child_process");
   const child = spawn(argv.file, argv.args, {
@@ -70,7 +87,8 @@ function execute(commandLine: string, cwd: string, context: ToolContext): Promis
     const room = MAX_COMMAND_OUTPUT - output.length;
     if (room > 0) output += text.slice(0, room);
     dropped += Math.max(0, text.length - Math.max(room, 0));
-    if (progressTimer === undefined) progressTimer = setTimeout(sendProgress, Math.max(0, lastProgress + PROGRESS_INTERVAL_MS - Date.now()));
+    if (progressTimer === undefined)
+      progressTimer = setTimeout(sendProgress, Math.max(0, lastProgress + PROGRESS_INTERVAL_MS - Date.now()));
   };
   child.stdout.on("data", onData);
   child.stderr.on("data", onData);
@@ -81,8 +99,12 @@ function execute(commandLine: string, cwd: string, context: ToolContext): Promis
       failure ??= error;
       void supervision.kill();
     };
-    const timer = setTimeout(() => stop(new ToolError(`command timed out after ${context.runCommandTimeoutMs} ms and was killed`)), context.runCommandTimeoutMs);
-    const onAbort = (): void => stop(context.signal.reason instanceof Error ? context.signal.reason : new Error("aborted"));
+    const timer = setTimeout(
+      () => stop(new ToolError(`command timed out after ${context.runCommandTimeoutMs} ms and was killed`)),
+      context.runCommandTimeoutMs,
+    );
+    const onAbort = (): void =>
+      stop(context.signal.reason instanceof Error ? context.signal.reason : new Error("aborted"));
     context.signal.addEventListener("abort", onAbort, { once: true });
     // The shell exiting ends the command: kill everything it left behind, so the pipes close
     // and no background job outlives the result.

@@ -13,23 +13,32 @@ const MAX_LINE = 300;
 export const searchDirectoryTool = defineBuiltinTool({
   name: "search_directory",
   toolSwitch: "grepSearch",
-  description: "Search the text files under a directory of the workspace for a string or regular expression; returns path:line: text matches.",
+  description:
+    "Search the text files under a directory of the workspace for a string or regular expression; returns path:line: text matches.",
   parameters: objectSchema(
     {
       directory_path: param("string", 'Directory to search, e.g. ".".'),
       query: param("string", "Text to find (or a regular expression when is_regex is true)."),
-      is_regex: param("boolean", "Treat query as a regular expression in RE2 syntax (as ripgrep: no lookaround or backreferences)."),
+      is_regex: param(
+        "boolean",
+        "Treat query as a regular expression in RE2 syntax (as ripgrep: no lookaround or backreferences).",
+      ),
       case_insensitive: param("boolean", "Ignore case."),
     },
     ["directory_path", "query"],
   ),
-  describe: (args) => ({ searchDirectory: { directoryPath: displayArg(args, "directory_path"), query: displayArg(args, "query") } }),
+  describe: (args) => ({
+    searchDirectory: { directoryPath: displayArg(args, "directory_path"), query: displayArg(args, "query") },
+  }),
   async run(args, context) {
     const directory = (await pathArg(args, "directory_path", context.workspace, { fallback: "." })).absolute;
     const query = stringArg(args, "query");
     // search-pattern.ts pulls in re2js (~260 KB): loaded on the first call, not at harness start.
     const { compileSearchQuery } = await import("./search-pattern.js");
-    const matcher = compileSearchQuery(query, { isRegex: boolArg(args, "is_regex"), caseInsensitive: boolArg(args, "case_insensitive") });
+    const matcher = compileSearchQuery(query, {
+      isRegex: boolArg(args, "is_regex"),
+      caseInsensitive: boolArg(args, "case_insensitive"),
+    });
     const lines: string[] = [];
     let truncated = false;
     outer: for await (const entry of walkFiles(directory, context.signal)) {

@@ -25,7 +25,11 @@ describe("compileSearchQuery", () => {
     expect(matcher.test(`${"x".repeat(MAX_REGEX_LINE_LENGTH)}needle`)).toBe(false);
     expect(matcher.test(`needle${"x".repeat(MAX_REGEX_LINE_LENGTH)}`)).toBe(true);
     expect(matcher.cutLines).toBe(2);
-    expect(compileSearchQuery("needle", { isRegex: false, caseInsensitive: false }).test(`${"x".repeat(MAX_REGEX_LINE_LENGTH)}needle`)).toBe(true);
+    expect(
+      compileSearchQuery("needle", { isRegex: false, caseInsensitive: false }).test(
+        `${"x".repeat(MAX_REGEX_LINE_LENGTH)}needle`,
+      ),
+    ).toBe(true);
   });
 
   it("refuses empty, too long, invalid, unsupported and too complex queries with a message", () => {

@@ -33,12 +33,21 @@ export interface LineMatcher {
  * const matcher = compileSearchQuery("fo+", { isRegex: true, caseInsensitive: false });
  * matcher.test("a foo here"); // true
  */
-export function compileSearchQuery(query: string, options: { isRegex: boolean; caseInsensitive: boolean }): LineMatcher {
+export function compileSearchQuery(
+  query: string,
+  options: { isRegex: boolean; caseInsensitive: boolean },
+): LineMatcher {
   if (query === "") throw new ToolError("query must not be empty");
-  if (query.length > MAX_QUERY_LENGTH) throw new ToolError(`query is ${query.length} characters long; the limit is ${MAX_QUERY_LENGTH}: search for a shorter, distinctive part`);
+  if (query.length > MAX_QUERY_LENGTH)
+    throw new ToolError(
+      `query is ${query.length} characters long; the limit is ${MAX_QUERY_LENGTH}: search for a shorter, distinctive part`,
+    );
   if (!options.isRegex) {
     const needle = options.caseInsensitive ? query.toLowerCase() : query;
-    return { cutLines: 0, test: options.caseInsensitive ? (line) => line.toLowerCase().includes(needle) : (line) => line.includes(needle) };
+    return {
+      cutLines: 0,
+      test: options.caseInsensitive ? (line) => line.toLowerCase().includes(needle) : (line) => line.includes(needle),
+    };
   }
   const regex = compileRegex(query, options.caseInsensitive);
   let cutLines = 0;
@@ -67,7 +76,9 @@ export function compileRegex(pattern: string, caseInsensitive: boolean, flags = 
     throw new ToolError(`invalid regular expression (RE2 syntax: no lookaround or backreferences): ${error.message}`);
   }
   if (regex.programSize() > MAX_PROGRAM_SIZE) {
-    throw new ToolError(`the regular expression is too complex (program size ${regex.programSize()}, limit ${MAX_PROGRAM_SIZE}): use smaller repetition counts or fewer alternatives`);
+    throw new ToolError(
+      `the regular expression is too complex (program size ${regex.programSize()}, limit ${MAX_PROGRAM_SIZE}): use smaller repetition counts or fewer alternatives`,
+    );
   }
   return regex;
 }

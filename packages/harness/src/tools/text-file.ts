@@ -31,7 +31,12 @@ export async function readTextFile(workspace: WorkspaceRoots, absolute: string, 
  * the file read is the file written. Nothing is written when `edit` throws. Returns `edit`'s
  * result.
  */
-export async function editTextFile<T extends { content: string }>(workspace: WorkspaceRoots, absolute: string, shownAs: string, edit: (original: string) => T | Promise<T>): Promise<T> {
+export async function editTextFile<T extends { content: string }>(
+  workspace: WorkspaceRoots,
+  absolute: string,
+  shownAs: string,
+  edit: (original: string) => T | Promise<T>,
+): Promise<T> {
   const file = await openWorkspaceFile(workspace, absolute, shownAs, { access: "read-write" });
   try {
     checkSize(file.stats.size, shownAs);
@@ -50,11 +55,17 @@ export function capText(text: string, max: number): { text: string; truncated: b
 }
 
 function checkSize(size: number, shownAs: string): void {
-  if (size > MAX_TEXT_FILE_BYTES) throw new ToolError(`${shownAs} is ${size} bytes, more than the ${MAX_TEXT_FILE_BYTES}-byte limit of the file tools`);
+  if (size > MAX_TEXT_FILE_BYTES)
+    throw new ToolError(
+      `${shownAs} is ${size} bytes, more than the ${MAX_TEXT_FILE_BYTES}-byte limit of the file tools`,
+    );
 }
 
 function decodeText(bytes: Buffer, shownAs: string): string {
-  if (bytes.length > MAX_TEXT_FILE_BYTES) throw new ToolError(`${shownAs} grew past the ${MAX_TEXT_FILE_BYTES}-byte limit of the file tools while it was read`);
+  if (bytes.length > MAX_TEXT_FILE_BYTES)
+    throw new ToolError(
+      `${shownAs} grew past the ${MAX_TEXT_FILE_BYTES}-byte limit of the file tools while it was read`,
+    );
   if (looksBinary(bytes)) throw new ToolError(`${shownAs} looks like a binary file`);
   return bytes.toString("utf8");
 }

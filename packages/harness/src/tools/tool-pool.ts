@@ -1,7 +1,13 @@
 import { availableParallelism } from "node:os";
 import type { Worker, WorkerOptions } from "node:worker_threads";
 import { ToolError, type ToolOutcome } from "./tool.js";
-import { TOOL_WORKER_MARK, TOOL_WORKER_READY, WORKER_TOOLS, type ToolCallReply, type ToolCallRequest } from "./worker-tools.js";
+import {
+  TOOL_WORKER_MARK,
+  TOOL_WORKER_READY,
+  WORKER_TOOLS,
+  type ToolCallReply,
+  type ToolCallRequest,
+} from "./worker-tools.js";
 
 /** Default time limit of one tool call in a worker (`--tool-timeout-ms`). */
 export const DEFAULT_TOOL_TIMEOUT_MS = 30_000;
@@ -50,7 +56,8 @@ export class ToolWorkerPool {
   constructor(options: ToolWorkerPoolOptions = {}) {
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
     this.size = options.size ?? Math.min(4, Math.max(2, availableParallelism()));
-    if (!(this.timeoutMs > 0) || !Number.isInteger(this.size) || this.size < 1) throw new RangeError("ToolWorkerPool needs a positive timeoutMs and size");
+    if (!(this.timeoutMs > 0) || !Number.isInteger(this.size) || this.size < 1)
+      throw new RangeError("ToolWorkerPool needs a positive timeoutMs and size");
   }
 
   /** Whether calls of the built-in `tool` run in a worker. */
@@ -124,20 +131,35 @@ export class ToolWorkerPool {
         else this.#discard(worker);
         settle();
       };
-      const onMessage = (reply: ToolCallReply): void => finish(true, () => (reply.ok ? resolve(reply.outcome) : reject(fromReply(reply.error))));
+      const onMessage = (reply: ToolCallReply): void =>
+        finish(true, () => (reply.ok ? resolve(reply.outcome) : reject(fromReply(reply.error))));
       const onError = (error: Error & { code?: string }): void =>
         finish(false, () =>
           reject(
             error.code === "ERR_WORKER_OUT_OF_MEMORY"
-              ? new ToolError(`${request.tool} ran out of memory (${WORKER_HEAP_MB} MiB) and was stopped. Narrow the call: ${narrow}.`)
+              ? new ToolError(
+                  `${request.tool} ran out of memory (${WORKER_HEAP_MB} MiB) and was stopped. Narrow the call: ${narrow}.`,
+                )
               : new ToolError(`the tool worker running ${request.tool} failed: ${error.message}`),
           ),
         );
       const onExit = (code: number): void =>
-        finish(false, () => reject(this.#closed ? shuttingDown() : new ToolError(`the tool worker running ${request.tool} stopped unexpectedly (exit code ${code})`)));
+        finish(false, () =>
+          reject(
+            this.#closed
+              ? shuttingDown()
+              : new ToolError(`the tool worker running ${request.tool} stopped unexpectedly (exit code ${code})`),
+          ),
+        );
       const onAbort = (): void => finish(false, () => reject(signal.reason));
       const timer = setTimeout(() => {
-        finish(false, () => reject(new ToolError(`${request.tool} did not finish within ${formatMs(this.timeoutMs)} and was stopped (the harness's tool time limit). Narrow the call: ${narrow}.`)));
+        finish(false, () =>
+          reject(
+            new ToolError(
+              `${request.tool} did not finish within ${formatMs(this.timeoutMs)} and was stopped (the harness's tool time limit). Narrow the call: ${narrow}.`,
+            ),
+          ),
+        );
       }, this.timeoutMs);
       if (signal.aborted) return onAbort();
       signal.addEventListener("abort", onAbort, { once: true });
@@ -145,7 +167,13 @@ export class ToolWorkerPool {
       try {
         worker.postMessage(request);
       } catch (error) {
-        finish(true, () => reject(new ToolError(`the arguments of ${request.tool} cannot be sent to a tool worker: ${(error as Error).message}`)));
+        finish(true, () =>
+          reject(
+            new ToolError(
+              `the arguments of ${request.tool} cannot be sent to a tool worker: ${(error as Error).message}`,
+            ),
+          ),
+        );
       }
     });
   }
@@ -237,10 +265,15 @@ function startWorker(): Worker {
   // Loaded here, not imported: node:worker_threads costs the harness's start-up a few ms, and
   // most sessions never run a file tool.
   const { Worker } = process.getBuiltinModule("node:worker_threads");
-  const options: WorkerOptions = { workerData: { [TOOL_WORKER_MARK]: true }, resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB } };
+  const options: WorkerOptions = {
+    workerData: { [TOOL_WORKER_MARK]: true },
+    resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB },
+  };
   if (!TOOL_WORKER_ENTRY.pathname.endsWith(".ts")) return new Worker(TOOL_WORKER_ENTRY, options);
   const tsx = JSON.stringify(import.meta.resolve("tsx/esm/api"));
-  const execArgv = process.execArgv.includes("--conditions=antigravity-source") ? process.execArgv : [...process.execArgv, "--conditions=antigravity-source"];
+  const execArgv = process.execArgv.includes("--conditions=antigravity-source")
+    ? process.execArgv
+    : [...process.execArgv, "--conditions=antigravity-source"];
   const bootstrap = `import(${tsx}).then(({ register }) => { register(); return import(${JSON.stringify(TOOL_WORKER_ENTRY.href)}); });`;
   return new Worker(bootstrap, { ...options, eval: true, execArgv });
 }

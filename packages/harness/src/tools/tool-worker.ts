@@ -1,6 +1,12 @@
 import { isMainThread, parentPort, workerData, type MessagePort } from "node:worker_threads";
 import type { ToolContext } from "./tool.js";
-import { TOOL_WORKER_MARK, TOOL_WORKER_READY, WORKER_TOOLS, type ToolCallReply, type ToolCallRequest } from "./worker-tools.js";
+import {
+  TOOL_WORKER_MARK,
+  TOOL_WORKER_READY,
+  WORKER_TOOLS,
+  type ToolCallReply,
+  type ToolCallRequest,
+} from "./worker-tools.js";
 
 // The entry of a tool worker thread; tool-pool.ts starts it by URL, and nothing imports it (so the
 // build keeps it a file of its own: rollup.config.mjs emits `dist/tool-worker.js`). It runs the
@@ -10,7 +16,8 @@ import { TOOL_WORKER_MARK, TOOL_WORKER_READY, WORKER_TOOLS, type ToolCallReply, 
 /** Runs one call the way the main thread would, minus what only the main thread has. */
 async function runCall(request: ToolCallRequest): Promise<ToolCallReply> {
   const entry = WORKER_TOOLS.get(request.tool);
-  if (entry === undefined) return { ok: false, error: { name: "Error", message: `${request.tool} does not run in a tool worker` } };
+  if (entry === undefined)
+    return { ok: false, error: { name: "Error", message: `${request.tool} does not run in a tool worker` } };
   // A call is stopped by terminating its worker, so this signal never aborts; these tools ask no questions.
   const context: ToolContext = {
     workspace: request.workspace,
@@ -35,11 +42,18 @@ function serve(port: MessagePort): void {
       try {
         port.postMessage(reply);
       } catch (error) {
-        port.postMessage({ ok: false, error: { name: "Error", message: `${request.tool} produced a result that cannot leave the tool worker: ${(error as Error).message}` } });
+        port.postMessage({
+          ok: false,
+          error: {
+            name: "Error",
+            message: `${request.tool} produced a result that cannot leave the tool worker: ${(error as Error).message}`,
+          },
+        });
       }
     });
   });
   port.postMessage(TOOL_WORKER_READY);
 }
 
-if (!isMainThread && parentPort !== null && (workerData as Record<string, unknown> | null)?.[TOOL_WORKER_MARK] === true) serve(parentPort);
+if (!isMainThread && parentPort !== null && (workerData as Record<string, unknown> | null)?.[TOOL_WORKER_MARK] === true)
+  serve(parentPort);

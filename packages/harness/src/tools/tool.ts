@@ -1,4 +1,9 @@
-import type { HarnessSideTools, MessageInitShape, UserQuestionsRequestSchema, UserQuestionsResponse } from "@antigravity-ts/sdk/wire";
+import type {
+  HarnessSideTools,
+  MessageInitShape,
+  UserQuestionsRequestSchema,
+  UserQuestionsResponse,
+} from "@antigravity-ts/sdk/wire";
 import type { StepFields } from "../step-ledger.js";
 import type { SandboxPolicy } from "./command-launch.js";
 import type { WorkspaceRoots } from "./workspace-paths.js";
@@ -36,7 +41,15 @@ export interface ToolOutcome {
 }
 
 /** Names of the built-in tools, as the model sees them (the SDK names of §11.1). */
-export type BuiltinToolName = "list_directory" | "view_file" | "find_file" | "search_directory" | "create_file" | "edit_file" | "run_command" | "ask_question";
+export type BuiltinToolName =
+  | "list_directory"
+  | "view_file"
+  | "find_file"
+  | "search_directory"
+  | "create_file"
+  | "edit_file"
+  | "run_command"
+  | "ask_question";
 
 /** A harness-side tool (§11). */
 export interface BuiltinTool {
@@ -52,7 +65,15 @@ export interface BuiltinTool {
 }
 
 /** The `HarnessSideTools` switches of the built-ins (§11.1). */
-export type ToolSwitch = "listDir" | "viewFile" | "find" | "grepSearch" | "writeToFile" | "fileEdit" | "runCommand" | "userQuestions";
+export type ToolSwitch =
+  | "listDir"
+  | "viewFile"
+  | "find"
+  | "grepSearch"
+  | "writeToFile"
+  | "fileEdit"
+  | "runCommand"
+  | "userQuestions";
 
 /** What {@link defineBuiltinTool} needs: a tool without `enabled`, plus the switch that enables it. */
 export interface BuiltinToolSpec extends Omit<BuiltinTool, "enabled"> {
@@ -67,7 +88,10 @@ export function defineBuiltinTool(spec: BuiltinToolSpec): BuiltinTool {
 }
 
 /** JSON Schema of an arguments object. */
-export function objectSchema(properties: Record<string, Record<string, unknown>>, required: readonly string[] = []): Record<string, unknown> {
+export function objectSchema(
+  properties: Record<string, Record<string, unknown>>,
+  required: readonly string[] = [],
+): Record<string, unknown> {
   return { type: "object", properties, required: [...required] };
 }
 

@@ -10,7 +10,14 @@ export const viewFileTool = defineBuiltinTool({
   name: "view_file",
   toolSwitch: "viewFile",
   description: `Read a text file in the workspace, optionally a 1-based inclusive line range. Without a range at most ${DEFAULT_MAX_LINES} lines are shown.`,
-  parameters: objectSchema({ file_path: param("string", "File to read."), start_line: param("integer", "First line (1-based)."), end_line: param("integer", "Last line (inclusive).") }, ["file_path"]),
+  parameters: objectSchema(
+    {
+      file_path: param("string", "File to read."),
+      start_line: param("integer", "First line (1-based)."),
+      end_line: param("integer", "Last line (inclusive)."),
+    },
+    ["file_path"],
+  ),
   describe(args) {
     const start = typeof args["start_line"] === "number" ? { startLine: args["start_line"] } : {};
     const end = typeof args["end_line"] === "number" ? { endLine: args["end_line"] } : {};
@@ -27,7 +34,14 @@ export const viewFileTool = defineBuiltinTool({
     const { text, truncated } = capText(lines.slice(start - 1, end).join("\n"), MAX_CHARS);
     return {
       action: { viewFile: { filePath: file.absolute, startLine: start, endLine: end } },
-      response: { file_path: file.shown, start_line: start, end_line: end, total_lines: total, content: text, ...(truncated ? { truncated } : {}) },
+      response: {
+        file_path: file.shown,
+        start_line: start,
+        end_line: end,
+        total_lines: total,
+        content: text,
+        ...(truncated ? { truncated } : {}),
+      },
     };
   },
 });

@@ -43,7 +43,12 @@ export async function* walkFiles(root: string, signal: AbortSignal, maxEntries =
         const isDirectory = entry.isDirectory();
         if (isDirectory && SKIPPED_DIRECTORIES.has(entry.name)) continue;
         if (!isDirectory && !entry.isFile()) continue;
-        yield { absolute: path.join(root, relative), relative, isDirectory, readFile: (maxBytes) => readRegularFileIn(directory, entry.name, maxBytes) };
+        yield {
+          absolute: path.join(root, relative),
+          relative,
+          isDirectory,
+          readFile: (maxBytes) => readRegularFileIn(directory, entry.name, maxBytes),
+        };
         if (isDirectory) subdirectories.push(relative);
       }
       stack.push(...subdirectories.reverse());

@@ -26,18 +26,24 @@ export interface Watchdog {
  * when the entry point cannot be found or started (commands are then still killed by the
  * harness, just not after a SIGKILL of the harness).
  */
-export function startWatchdog(harnessId: string, cgroup: string | undefined, sessions: readonly number[]): Watchdog | undefined {
+export function startWatchdog(
+  harnessId: string,
+  cgroup: string | undefined,
+  sessions: readonly number[],
+): Watchdog | undefined {
   const entry = watchdogEntry();
   if (entry === undefined) return undefined;
   let child;
   try {
     // Loaded with the first command, not imported: node:child_process is not needed to start.
-    child = process.getBuiltinModule("node:child_process").spawn(process.execPath, [...entry.nodeArgs, entry.file, String(process.pid), harnessId, cgroup ?? "-"], {
-      stdio: ["pipe", "ignore", "ignore"],
-      detached: true,
-      env: {},
-      windowsHide: true,
-    });
+    child = process
+      .getBuiltinModule("node:child_process")
+      .spawn(process.execPath, [...entry.nodeArgs, entry.file, String(process.pid), harnessId, cgroup ?? "-"], {
+        stdio: ["pipe", "ignore", "ignore"],
+        detached: true,
+        env: {},
+        windowsHide: true,
+      });
   } catch {
     return undefined;
   }

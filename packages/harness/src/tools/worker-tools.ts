@@ -41,4 +41,6 @@ export interface ToolCallRequest {
 }
 
 /** The worker's answer; an error crosses as its name and message. */
-export type ToolCallReply = { ok: true; outcome: ToolOutcome } | { ok: false; error: { name: string; message: string } };
+export type ToolCallReply =
+  | { ok: true; outcome: ToolOutcome }
+  | { ok: false; error: { name: string; message: string } };

@@ -3,7 +3,14 @@ import { mkdir, mkdtemp, readdir, readFile, realpath, rename, rm, symlink, write
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { openExactDirectory, openWorkspaceFile, pinDirectory, readRegularFileIn, replaceContents, useProcFdForTesting } from "./workspace-fs.js";
+import {
+  openExactDirectory,
+  openWorkspaceFile,
+  pinDirectory,
+  readRegularFileIn,
+  replaceContents,
+  useProcFdForTesting,
+} from "./workspace-fs.js";
 import { createWorkspaceRoots, type WorkspaceRoots } from "./workspace-paths.js";
 
 // The rules of workspace-fs.ts on real files, in both modes: through /proc/self/fd (Linux) and
@@ -37,35 +44,59 @@ for (const mode of ["proc", "fallback"] as const) {
     });
 
     it("creates files, making parents through checked directories", async () => {
-      const file = await openWorkspaceFile(workspace, path.join(ws, "a", "b", "c.txt"), "a/b/c.txt", { access: "write", create: "exclusive", makeParents: true });
+      const file = await openWorkspaceFile(workspace, path.join(ws, "a", "b", "c.txt"), "a/b/c.txt", {
+        access: "write",
+        create: "exclusive",
+        makeParents: true,
+      });
       await replaceContents(file.handle, Buffer.from("long contents"));
       await replaceContents(file.handle, Buffer.from("short"));
       await file.handle.close();
       expect(file).toMatchObject({ created: true, real: path.join(ws, "a", "b", "c.txt") });
       expect(await readFile(path.join(ws, "a", "b", "c.txt"), "utf8")).toBe("short");
-      await expect(openWorkspaceFile(workspace, path.join(ws, "a", "b", "c.txt"), "c", { access: "write", create: "exclusive" })).rejects.toThrow("already exists");
+      await expect(
+        openWorkspaceFile(workspace, path.join(ws, "a", "b", "c.txt"), "c", { access: "write", create: "exclusive" }),
+      ).rejects.toThrow("already exists");
     });
 
     it("never creates or writes through a symlink as the last name, dangling or not", async () => {
       for (const create of ["exclusive", "allowed"] as const) {
-        await expect(openWorkspaceFile(workspace, path.join(ws, "dangling"), "dangling", { access: "write", create })).rejects.toThrow("is a symbolic link");
+        await expect(
+          openWorkspaceFile(workspace, path.join(ws, "dangling"), "dangling", { access: "write", create }),
+        ).rejects.toThrow("is a symbolic link");
       }
-      await expect(openWorkspaceFile(workspace, path.join(ws, "dangling"), "dangling", { access: "read-write" })).rejects.toThrow("is a symbolic link");
+      await expect(
+        openWorkspaceFile(workspace, path.join(ws, "dangling"), "dangling", { access: "read-write" }),
+      ).rejects.toThrow("is a symbolic link");
     });
 
     it("refuses a parent that leads out, and does not make directories there", async () => {
-      await expect(openWorkspaceFile(workspace, path.join(ws, "out", "x", "new.txt"), "out/x/new.txt", { access: "write", create: "exclusive", makeParents: true })).rejects.toThrow(
+      await expect(
+        openWorkspaceFile(workspace, path.join(ws, "out", "x", "new.txt"), "out/x/new.txt", {
+          access: "write",
+          create: "exclusive",
+          makeParents: true,
+        }),
+      ).rejects.toThrow("outside the workspace");
+      await expect(pinDirectory(workspace, path.join(ws, "out"), "out")).rejects.toThrow("outside the workspace");
+      await expect(pinDirectory(workspace, path.join(root, "outside"), "outside")).rejects.toThrow(
         "outside the workspace",
       );
-      await expect(pinDirectory(workspace, path.join(ws, "out"), "out")).rejects.toThrow("outside the workspace");
-      await expect(pinDirectory(workspace, path.join(root, "outside"), "outside")).rejects.toThrow("outside the workspace");
     });
 
     it("refuses FIFOs and directories without blocking, and skips them when reading in a pinned directory", async () => {
-      await expect(openWorkspaceFile(workspace, path.join(ws, "fifo"), "fifo", { access: "read" })).rejects.toThrow("is not a regular file (a FIFO)");
-      await expect(openWorkspaceFile(workspace, path.join(ws, "fifo"), "fifo", { access: "write", create: "allowed" })).rejects.toThrow("is not a regular file (a FIFO)");
-      await expect(openWorkspaceFile(workspace, path.join(ws, "d"), "d", { access: "read" })).rejects.toThrow("is a directory");
-      await expect(openWorkspaceFile(workspace, ws, ".", { access: "write", create: "allowed" })).rejects.toThrow("is a directory");
+      await expect(openWorkspaceFile(workspace, path.join(ws, "fifo"), "fifo", { access: "read" })).rejects.toThrow(
+        "is not a regular file (a FIFO)",
+      );
+      await expect(
+        openWorkspaceFile(workspace, path.join(ws, "fifo"), "fifo", { access: "write", create: "allowed" }),
+      ).rejects.toThrow("is not a regular file (a FIFO)");
+      await expect(openWorkspaceFile(workspace, path.join(ws, "d"), "d", { access: "read" })).rejects.toThrow(
+        "is a directory",
+      );
+      await expect(openWorkspaceFile(workspace, ws, ".", { access: "write", create: "allowed" })).rejects.toThrow(
+        "is a directory",
+      );
       const pinned = await pinDirectory(workspace, ws, ".");
       try {
         expect(await readRegularFileIn(pinned, "fifo", 100)).toBeUndefined();
@@ -78,10 +109,14 @@ for (const mode of ["proc", "fallback"] as const) {
 
     it("lets containment off reach outside, still refusing special files", async () => {
       const open = await createWorkspaceRoots([ws], false);
-      const file = await openWorkspaceFile(open, path.join(root, "outside", "secret.txt"), "secret", { access: "read" });
+      const file = await openWorkspaceFile(open, path.join(root, "outside", "secret.txt"), "secret", {
+        access: "read",
+      });
       await file.handle.close();
       expect(file.real).toBe(path.join(root, "outside", "secret.txt"));
-      await expect(openWorkspaceFile(open, "/dev/null", "/dev/null", { access: "read" })).rejects.toThrow("(a character device)");
+      await expect(openWorkspaceFile(open, "/dev/null", "/dev/null", { access: "read" })).rejects.toThrow(
+        "(a character device)",
+      );
     });
 
     it("openExactDirectory refuses a directory that is no longer where the walk found it", async () => {

@@ -62,10 +62,18 @@ export interface OpenFileOptions {
  * file, and anything whose descriptor turns out to be outside the workspace. `shown` names the
  * file in error messages.
  */
-export async function openWorkspaceFile(workspace: WorkspaceRoots, absolute: string, shown: string, options: OpenFileOptions): Promise<OpenedFile> {
-  if (workspace.roots.includes(absolute) || path.dirname(absolute) === absolute) throw new WorkspacePathError(`${shown} is a directory`);
+export async function openWorkspaceFile(
+  workspace: WorkspaceRoots,
+  absolute: string,
+  shown: string,
+  options: OpenFileOptions,
+): Promise<OpenedFile> {
+  if (workspace.roots.includes(absolute) || path.dirname(absolute) === absolute)
+    throw new WorkspacePathError(`${shown} is a directory`);
   const create = options.create ?? "never";
-  const directory = await pinDirectory(workspace, path.dirname(absolute), shown, { create: options.makeParents === true });
+  const directory = await pinDirectory(workspace, path.dirname(absolute), shown, {
+    create: options.makeParents === true,
+  });
   try {
     const target = path.join(directory.via, path.basename(absolute));
     const access = options.access === "read" ? O_RDONLY : options.access === "write" ? O_WRONLY : O_RDWR;
@@ -113,9 +121,19 @@ export async function openWorkspaceFile(workspace: WorkspaceRoots, absolute: str
  * way; the walk fails as soon as one leads out. With `create`, missing directories are made
  * through their checked parent (and a name that then turns out to be a symlink is refused).
  */
-export async function pinDirectory(workspace: WorkspaceRoots, absolute: string, shown: string, options: { create?: boolean } = {}): Promise<PinnedDirectory> {
-  const start = workspace.containment ? workspace.roots.find((root) => insideAny([root], absolute)) : path.parse(absolute).root;
-  if (start === undefined) throw new WorkspacePathError(`${shown} is outside the workspace (${workspace.roots.join(", ")}); use a path inside it`);
+export async function pinDirectory(
+  workspace: WorkspaceRoots,
+  absolute: string,
+  shown: string,
+  options: { create?: boolean } = {},
+): Promise<PinnedDirectory> {
+  const start = workspace.containment
+    ? workspace.roots.find((root) => insideAny([root], absolute))
+    : path.parse(absolute).root;
+  if (start === undefined)
+    throw new WorkspacePathError(
+      `${shown} is outside the workspace (${workspace.roots.join(", ")}); use a path inside it`,
+    );
   let current = await openDirectory(start, start, shown, false);
   try {
     checkInside(workspace, current.real, shown);
@@ -123,7 +141,12 @@ export async function pinDirectory(workspace: WorkspaceRoots, absolute: string, 
       .relative(start, absolute)
       .split(path.sep)
       .filter((part) => part !== "")) {
-      const next = await openDirectory(path.join(current.via, name), path.join(current.real, name), shown, options.create === true);
+      const next = await openDirectory(
+        path.join(current.via, name),
+        path.join(current.real, name),
+        shown,
+        options.create === true,
+      );
       await current.close();
       current = next;
       checkInside(workspace, current.real, shown);
@@ -140,7 +163,9 @@ export async function pinDirectory(workspace: WorkspaceRoots, absolute: string, 
  * follows links): undefined when it is gone or was swapped for something else meanwhile.
  */
 export async function openExactDirectory(expectedReal: string): Promise<PinnedDirectory | undefined> {
-  const directory = await openDirectory(expectedReal, expectedReal, expectedReal, false, O_NOFOLLOW).catch(() => undefined);
+  const directory = await openDirectory(expectedReal, expectedReal, expectedReal, false, O_NOFOLLOW).catch(
+    () => undefined,
+  );
   if (directory === undefined || directory.real === expectedReal) return directory;
   await directory.close();
   return undefined;
@@ -151,7 +176,11 @@ export async function openExactDirectory(expectedReal: string): Promise<PinnedDi
  * from {@link PinnedDirectory}); undefined when it is not a regular file (FIFOs, sockets,
  * devices and symlinks are skipped, never opened in blocking mode).
  */
-export async function readRegularFileIn(directory: PinnedDirectory, name: string, maxBytes: number): Promise<Buffer | undefined> {
+export async function readRegularFileIn(
+  directory: PinnedDirectory,
+  name: string,
+  maxBytes: number,
+): Promise<Buffer | undefined> {
   const target = path.join(directory.via, name);
   const before = await lstat(target).catch(() => undefined);
   if (before === undefined || !before.isFile() || before.size > maxBytes) return undefined;
@@ -201,7 +230,13 @@ export function describeKind(stats: Stats): string {
   return "a special file";
 }
 
-async function openDirectory(target: string, real: string, shown: string, create: boolean, extraFlags = 0): Promise<PinnedDirectory> {
+async function openDirectory(
+  target: string,
+  real: string,
+  shown: string,
+  create: boolean,
+  extraFlags = 0,
+): Promise<PinnedDirectory> {
   const flags = O_RDONLY | O_DIRECTORY | O_NONBLOCK | extraFlags;
   let handle: FileHandle;
   try {
@@ -215,7 +250,9 @@ async function openDirectory(target: string, real: string, shown: string, create
     handle = await open(target, flags | O_NOFOLLOW).catch(async (second: unknown) => {
       // O_NOFOLLOW|O_DIRECTORY on a symlink fails with ENOTDIR (or ELOOP): say which it is.
       if ((await lstat(target).catch(() => undefined))?.isSymbolicLink() === true) {
-        throw new WorkspacePathError(`${path.basename(real)} (in ${shown}) is a symbolic link to a missing directory; the file tools do not create directories through links`);
+        throw new WorkspacePathError(
+          `${path.basename(real)} (in ${shown}) is a symbolic link to a missing directory; the file tools do not create directories through links`,
+        );
       }
       throw directoryError(second, real, shown);
     });
@@ -234,12 +271,16 @@ async function openDirectory(target: string, real: string, shown: string, create
 async function realPathOf(handle: FileHandle, openedAs: string): Promise<string> {
   if (await procFdWorks()) {
     const real = await readlink(fdPath(handle));
-    if (real.endsWith(" (deleted)") || !path.isAbsolute(real)) throw new WorkspacePathError(`${path.basename(openedAs)} was removed or replaced while it was being opened; try again`);
+    if (real.endsWith(" (deleted)") || !path.isAbsolute(real))
+      throw new WorkspacePathError(
+        `${path.basename(openedAs)} was removed or replaced while it was being opened; try again`,
+      );
     return real;
   }
   const real = await realpath(openedAs);
   const [held, named] = await Promise.all([handle.stat(), stat(real)]);
-  if (held.dev !== named.dev || held.ino !== named.ino) throw new WorkspacePathError(`${path.basename(openedAs)} was replaced while it was being opened; try again`);
+  if (held.dev !== named.dev || held.ino !== named.ino)
+    throw new WorkspacePathError(`${path.basename(openedAs)} was replaced while it was being opened; try again`);
   return real;
 }
 
@@ -272,7 +313,9 @@ function fdPath(handle: FileHandle): string {
 
 function checkInside(workspace: WorkspaceRoots, real: string, shown: string): void {
   if (workspace.containment && !insideAny(workspace.roots, real)) {
-    throw new WorkspacePathError(`${shown} resolves to ${real}, outside the workspace (${workspace.roots.join(", ")}); use a path inside it`);
+    throw new WorkspacePathError(
+      `${shown} resolves to ${real}, outside the workspace (${workspace.roots.join(", ")}); use a path inside it`,
+    );
   }
 }
 
@@ -286,16 +329,24 @@ async function refuseNonRegular(target: string, shown: string): Promise<void> {
 
 function notRegular(shown: string, stats: Stats): WorkspacePathError {
   if (stats.isDirectory()) return new WorkspacePathError(`${shown} is a directory; use list_directory`);
-  return new WorkspacePathError(`${shown} is not a regular file (${describeKind(stats)}); the file tools read and write regular files only`);
+  return new WorkspacePathError(
+    `${shown} is not a regular file (${describeKind(stats)}); the file tools read and write regular files only`,
+  );
 }
 
 function symlinkError(shown: string): WorkspacePathError {
-  return new WorkspacePathError(`${shown} is a symbolic link; the file tools do not write through links (or read through one that changed meanwhile): use the path it points to`);
+  return new WorkspacePathError(
+    `${shown} is a symbolic link; the file tools do not write through links (or read through one that changed meanwhile): use the path it points to`,
+  );
 }
 
 function directoryError(error: unknown, real: string, shown: string): Error {
-  if (code(error) === "ENOTDIR") return new WorkspacePathError(`${path.basename(real)} (in ${shown}) is not a directory`);
-  if (code(error) === "ELOOP") return new WorkspacePathError(`${path.basename(real)} (in ${shown}) is a symbolic link that cannot be followed here`);
+  if (code(error) === "ENOTDIR")
+    return new WorkspacePathError(`${path.basename(real)} (in ${shown}) is not a directory`);
+  if (code(error) === "ELOOP")
+    return new WorkspacePathError(
+      `${path.basename(real)} (in ${shown}) is a symbolic link that cannot be followed here`,
+    );
   return fsError(error, shown);
 }
 

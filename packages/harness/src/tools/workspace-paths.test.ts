@@ -3,7 +3,12 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createWorkspaceRoots, resolveWorkspacePath, WorkspacePathError, type WorkspaceRoots } from "./workspace-paths.js";
+import {
+  createWorkspaceRoots,
+  resolveWorkspacePath,
+  WorkspacePathError,
+  type WorkspaceRoots,
+} from "./workspace-paths.js";
 
 describe("resolveWorkspacePath", () => {
   let root: string;
@@ -41,7 +46,9 @@ describe("resolveWorkspacePath", () => {
   });
 
   it("allows new files under existing directories when asked", async () => {
-    expect(await resolveWorkspacePath(ws, "dir/new/deeper.txt", { allowMissing: true })).toBe(path.join(root, "ws", "dir", "new", "deeper.txt"));
+    expect(await resolveWorkspacePath(ws, "dir/new/deeper.txt", { allowMissing: true })).toBe(
+      path.join(root, "ws", "dir", "new", "deeper.txt"),
+    );
   });
 
   it("lets WORKSPACE_CONTAINMENT_DISABLED reach outside", async () => {

@@ -19,7 +19,10 @@ export interface WorkspaceRoots {
 }
 
 /** Resolves the configured workspace directories to real paths (missing ones stay as given, absolute). */
-export async function createWorkspaceRoots(directories: readonly string[], containment = true): Promise<WorkspaceRoots> {
+export async function createWorkspaceRoots(
+  directories: readonly string[],
+  containment = true,
+): Promise<WorkspaceRoots> {
   const roots: string[] = [];
   for (const directory of directories) {
     const absolute = path.resolve(toLocalPath(directory));
@@ -46,7 +49,11 @@ export interface ResolvePathOptions {
  * message; what is then opened is checked again by workspace-fs.ts, because the file system can
  * change in between.
  */
-export async function resolveWorkspacePath(workspace: WorkspaceRoots, input: string, options: ResolvePathOptions = {}): Promise<string> {
+export async function resolveWorkspacePath(
+  workspace: WorkspaceRoots,
+  input: string,
+  options: ResolvePathOptions = {},
+): Promise<string> {
   const [base] = workspace.roots;
   if (base === undefined) throw new WorkspacePathError("no workspace is configured for this session");
   if (input.includes("\0")) throw new WorkspacePathError("path contains a NUL byte");
@@ -58,7 +65,9 @@ export async function resolveWorkspacePath(workspace: WorkspaceRoots, input: str
   const real = await realTarget(absolute, options);
   if (real === undefined) throw new WorkspacePathError(`path ${JSON.stringify(input)} does not exist`);
   if (workspace.containment && !insideAny(workspace.roots, real)) {
-    throw new WorkspacePathError(`path ${JSON.stringify(input)} resolves through a symlink to ${real}, outside the workspace (${workspace.roots.join(", ")})`);
+    throw new WorkspacePathError(
+      `path ${JSON.stringify(input)} resolves through a symlink to ${real}, outside the workspace (${workspace.roots.join(", ")})`,
+    );
   }
   return real;
 }
@@ -84,7 +93,8 @@ function toLocalPath(value: string): string {
 
 async function realTarget(absolute: string, options: ResolvePathOptions): Promise<string | undefined> {
   const allowMissing = options.allowMissing === true;
-  if (options.keepLastComponent !== true || path.dirname(absolute) === absolute) return realpathOrAncestor(absolute, allowMissing);
+  if (options.keepLastComponent !== true || path.dirname(absolute) === absolute)
+    return realpathOrAncestor(absolute, allowMissing);
   const parent = await realpathOrAncestor(path.dirname(absolute), allowMissing);
   return parent === undefined ? undefined : path.join(parent, path.basename(absolute));
 }
@@ -128,5 +138,7 @@ function isInside(root: string, candidate: string): boolean {
 }
 
 function outside(input: string, workspace: WorkspaceRoots): WorkspacePathError {
-  return new WorkspacePathError(`path ${JSON.stringify(input)} is outside the workspace (${workspace.roots.join(", ")}); use a path inside it`);
+  return new WorkspacePathError(
+    `path ${JSON.stringify(input)} is outside the workspace (${workspace.roots.join(", ")}); use a path inside it`,
+  );
 }

@@ -3,23 +3,57 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { Agent, ErrorCode, SdkError, StepStatus, StepType, allowAll, askUser, deny, type Step } from "@antigravity-ts/sdk";
+import {
+  Agent,
+  ErrorCode,
+  SdkError,
+  StepStatus,
+  StepType,
+  allowAll,
+  askUser,
+  deny,
+  type Step,
+} from "@antigravity-ts/sdk";
 import { afterEach, describe, expect, it } from "vitest";
 import { acpAgent, type AcpSessionEvent } from "./index.js";
 
 // A real third-party ACP agent, offline: Gemini CLI 0.61 (`gemini --acp`) answering from canned
 // model responses (`--fake-responses FILE`, strict order; lines `{"method", "response"}` of its
 // FakeContentGenerator), a fake GEMINI_API_KEY and a scratch HOME (reference/wires.md §2).
-const GEMINI = join(dirname(createRequire(import.meta.url).resolve("@google/gemini-cli/package.json")), "bundle", "gemini.js");
+const GEMINI = join(
+  dirname(createRequire(import.meta.url).resolve("@google/gemini-cli/package.json")),
+  "bundle",
+  "gemini.js",
+);
 
-const ROUTER = { method: "generateContent", response: { candidates: [{ content: { role: "model", parts: [{ text: '{"reasoning":"simple","model_choice":"flash"}' }] }, finishReason: "STOP" }] } };
+const ROUTER = {
+  method: "generateContent",
+  response: {
+    candidates: [
+      {
+        content: { role: "model", parts: [{ text: '{"reasoning":"simple","model_choice":"flash"}' }] },
+        finishReason: "STOP",
+      },
+    ],
+  },
+};
 const stream = (...responses: unknown[]) => ({ method: "generateContentStream", response: responses });
-const text = (t: string, extra: Record<string, unknown> = {}) => ({ candidates: [{ content: { role: "model", parts: [{ text: t }] }, ...extra }] });
-const usage = (prompt: number, candidates: number) => ({ usageMetadata: { promptTokenCount: prompt, candidatesTokenCount: candidates, totalTokenCount: prompt + candidates } });
+const text = (t: string, extra: Record<string, unknown> = {}) => ({
+  candidates: [{ content: { role: "model", parts: [{ text: t }] }, ...extra }],
+});
+const usage = (prompt: number, candidates: number) => ({
+  usageMetadata: { promptTokenCount: prompt, candidatesTokenCount: candidates, totalTokenCount: prompt + candidates },
+});
 const WRITE = {
   candidates: [
     {
-      content: { role: "model", parts: [{ text: "I will write it." }, { functionCall: { name: "write_file", args: { file_path: "notes.txt", content: "hello from acp\n" } } }] },
+      content: {
+        role: "model",
+        parts: [
+          { text: "I will write it." },
+          { functionCall: { name: "write_file", args: { file_path: "notes.txt", content: "hello from acp\n" } } },
+        ],
+      },
       finishReason: "STOP",
     },
   ],
@@ -62,7 +96,8 @@ function processesMentioning(marker: string): number[] {
     try {
       const cmdline = readFileSync(`/proc/${entry}/cmdline`, "latin1");
       const stat = readFileSync(`/proc/${entry}/stat`, "latin1");
-      if (cmdline.includes(marker) && stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z") pids.push(Number(entry));
+      if (cmdline.includes(marker) && stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z")
+        pids.push(Number(entry));
     } catch {
       // gone meanwhile
     }
@@ -72,17 +107,23 @@ function processesMentioning(marker: string): number[] {
 
 /** Waits (bounded) until no process mentions `marker`; returns the ones left. */
 async function leftover(marker: string): Promise<number[]> {
-  for (const until = Date.now() + 20_000; Date.now() < until; await sleep(50)) if (processesMentioning(marker).length === 0) return [];
+  for (const until = Date.now() + 20_000; Date.now() < until; await sleep(50))
+    if (processesMentioning(marker).length === 0) return [];
   return processesMentioning(marker);
 }
 
 const TIMEOUT = 180_000;
 
 describe("acpAgent with Gemini CLI --acp, offline", () => {
-  it("streams a text turn with thought chunks and usage, then a second turn in the same session", { timeout: TIMEOUT }, async () => {
+  it("streams a text turn with thought chunks and usage, then a second turn in the same session", {
+    timeout: TIMEOUT,
+  }, async () => {
     const g = gemini([
       ROUTER,
-      stream(text("thinking hard", {}), text("Hello "), { ...text("world", { finishReason: "STOP" }), ...usage(11, 5) }),
+      stream(text("thinking hard", {}), text("Hello "), {
+        ...text("world", { finishReason: "STOP" }),
+        ...usage(11, 5),
+      }),
       ROUTER, // Gemini CLI routes every prompt
       stream({ ...text("Second answer", { finishReason: "STOP" }), ...usage(20, 3) }),
     ]);
@@ -98,7 +139,8 @@ describe("acpAgent with Gemini CLI --acp, offline", () => {
     try {
       const chunks: string[] = [];
       const chat = started.chat("hi");
-      for await (const chunk of chat) chunks.push(chunk.type === "toolCall" ? "toolCall" : `${chunk.type}:${chunk.text}`);
+      for await (const chunk of chat)
+        chunks.push(chunk.type === "toolCall" ? "toolCall" : `${chunk.type}:${chunk.text}`);
       // Gemini CLI sends a thought as "**<subject>**\n<description>" (here without a subject)
       expect(chunks).toEqual(["thought:****\nthinking hard", "text:Hello ", "text:world"]);
       const response = await chat.final();
@@ -106,7 +148,11 @@ describe("acpAgent with Gemini CLI --acp, offline", () => {
       expect(response.thinking).toBe("****\nthinking hard");
       expect(response.steps.find((s) => s.type === StepType.Thinking)?.status).toBe(StepStatus.Done);
       expect(response.steps.find((s) => s.isCompleteResponse)?.content).toBe("Hello world");
-      expect(await started.conversation().totalUsage()).toMatchObject({ promptTokenCount: 11, candidatesTokenCount: 5, totalTokenCount: 16 });
+      expect(await started.conversation().totalUsage()).toMatchObject({
+        promptTokenCount: 11,
+        candidatesTokenCount: 5,
+        totalTokenCount: 16,
+      });
       expect(g.events.some((e) => e.sessionUpdate === "available_commands_update")).toBe(true);
 
       const second = await started.chatToCompletion("again");
@@ -119,7 +165,9 @@ describe("acpAgent with Gemini CLI --acp, offline", () => {
     expect(await leftover(g.fake)).toEqual([]);
   });
 
-  it("a permission the policy allows runs the tool; the step carries kind, locations and the diff", { timeout: TIMEOUT }, async () => {
+  it("a permission the policy allows runs the tool; the step carries kind, locations and the diff", {
+    timeout: TIMEOUT,
+  }, async () => {
     const g = gemini([ROUTER, stream(WRITE), stream({ ...text("Done.", { finishReason: "STOP" }), ...usage(30, 2) })]);
     const asked: string[] = [];
     const agent = Agent.builder()
@@ -148,7 +196,11 @@ describe("acpAgent with Gemini CLI --acp, offline", () => {
   });
 
   it("a permission the policy denies is rejected: no file, the tool step failed", { timeout: TIMEOUT }, async () => {
-    const g = gemini([ROUTER, stream(WRITE), stream({ ...text("I could not.", { finishReason: "STOP" }), ...usage(30, 2) })]);
+    const g = gemini([
+      ROUTER,
+      stream(WRITE),
+      stream({ ...text("I could not.", { finishReason: "STOP" }), ...usage(30, 2) }),
+    ]);
     const agent = Agent.builder()
       .connection(acpAgent(g.options))
       .policies([deny("edit", "no edits"), allowAll()])
@@ -166,8 +218,15 @@ describe("acpAgent with Gemini CLI --acp, offline", () => {
     expect(await leftover(g.fake)).toEqual([]);
   });
 
-  it("cancel mid-turn (while the agent waits for a permission) ends the turn Canceled with its steps kept; the session goes on", { timeout: TIMEOUT }, async () => {
-    const g = gemini([ROUTER, stream(WRITE), ROUTER, stream({ ...text("After cancel", { finishReason: "STOP" }), ...usage(5, 2) })]);
+  it("cancel mid-turn (while the agent waits for a permission) ends the turn Canceled with its steps kept; the session goes on", {
+    timeout: TIMEOUT,
+  }, async () => {
+    const g = gemini([
+      ROUTER,
+      stream(WRITE),
+      ROUTER,
+      stream({ ...text("After cancel", { finishReason: "STOP" }), ...usage(5, 2) }),
+    ]);
     let release: (v: boolean) => void = () => {};
     let asking: () => void = () => {};
     const waiting = new Promise<void>((resolve) => (asking = resolve));
@@ -212,7 +271,9 @@ describe("acpAgent with Gemini CLI --acp, offline", () => {
 });
 
 describe("acpAgent with Gemini CLI: resume through session/load", () => {
-  it("a new agent process loads the session by its id: the earlier turn is the initial history, and the conversation goes on", { timeout: TIMEOUT }, async () => {
+  it("a new agent process loads the session by its id: the earlier turn is the initial history, and the conversation goes on", {
+    timeout: TIMEOUT,
+  }, async () => {
     const g = gemini([ROUTER, stream({ ...text("First answer", { finishReason: "STOP" }), ...usage(8, 2) })]);
     const first = await Agent.builder().connection(acpAgent(g.options)).allowAll().build().start();
     const id = first.conversation().conversationId;
@@ -223,10 +284,15 @@ describe("acpAgent with Gemini CLI: resume through session/load", () => {
     // session/load in the same minute starts that same file afresh before reading it ("No previous
     // sessions found for this project"); an older name keeps the recorded turn readable.
     const chats = join(g.root, "home", ".gemini", "tmp", "ws", "chats");
-    for (const file of readdirSync(chats)) if (file.endsWith(`-${id.slice(0, 8)}.jsonl`)) renameSync(join(chats, file), join(chats, `session-2000-01-01T00-00-${id.slice(0, 8)}.jsonl`));
+    for (const file of readdirSync(chats))
+      if (file.endsWith(`-${id.slice(0, 8)}.jsonl`))
+        renameSync(join(chats, file), join(chats, `session-2000-01-01T00-00-${id.slice(0, 8)}.jsonl`));
 
     const fake2 = join(g.root, "fake2.ndjson");
-    writeFileSync(fake2, `${[ROUTER, stream({ ...text("Second answer", { finishReason: "STOP" }), ...usage(9, 2) })].map((l) => JSON.stringify(l)).join("\n")}\n`);
+    writeFileSync(
+      fake2,
+      `${[ROUTER, stream({ ...text("Second answer", { finishReason: "STOP" }), ...usage(9, 2) })].map((l) => JSON.stringify(l)).join("\n")}\n`,
+    );
     // Gemini CLI answers session/load with "Authentication required" (-32000) until the client authenticates
     const options2 = { ...g.options, args: ["--acp", "--fake-responses", fake2], authMethodId: "gemini-api-key" };
     const second = await Agent.builder().connection(acpAgent(options2)).conversationId(id).allowAll().build().start();
@@ -260,7 +326,9 @@ describe("acpAgent with a bad agent", () => {
       .build()
       .start();
 
-  it("exits at once: HarnessCrashed with its exit status and stderr tail, no process left", { timeout: TIMEOUT }, async () => {
+  it("exits at once: HarnessCrashed with its exit status and stderr tail, no process left", {
+    timeout: TIMEOUT,
+  }, async () => {
     const { file } = badAgent('process.stderr.write("cannot start: no config\\n"); process.exit(3);\n');
     const error = await start(file).then(
       () => undefined,
@@ -274,7 +342,9 @@ describe("acpAgent with a bad agent", () => {
   });
 
   it("writes a malformed line: a typed error with the stderr tail, no process left", { timeout: TIMEOUT }, async () => {
-    const { file } = badAgent('process.stderr.write("about to misbehave\\n"); process.stdin.once("data", () => process.stdout.write("this is not json\\n")); setInterval(() => {}, 1000);\n');
+    const { file } = badAgent(
+      'process.stderr.write("about to misbehave\\n"); process.stdin.once("data", () => process.stdout.write("this is not json\\n")); setInterval(() => {}, 1000);\n',
+    );
     const error = await start(file).then(
       () => undefined,
       (e: unknown) => e,
@@ -286,8 +356,12 @@ describe("acpAgent with a bad agent", () => {
     expect(await leftover(file)).toEqual([]);
   });
 
-  it("never answers initialize: DeadlineExceeded after initializeTimeoutMs with the stderr tail, no process left", { timeout: TIMEOUT }, async () => {
-    const { file } = badAgent('process.stderr.write("listening, silently\\n"); process.stdin.resume(); setInterval(() => {}, 1000);\n');
+  it("never answers initialize: DeadlineExceeded after initializeTimeoutMs with the stderr tail, no process left", {
+    timeout: TIMEOUT,
+  }, async () => {
+    const { file } = badAgent(
+      'process.stderr.write("listening, silently\\n"); process.stdin.resume(); setInterval(() => {}, 1000);\n',
+    );
     const error = await start(file, 2_000).then(
       () => undefined,
       (e: unknown) => e,

@@ -2,7 +2,11 @@ import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { Readable, Writable } from "node:stream";
 import { ndJsonStream } from "@agentclientprotocol/sdk";
 import { ErrorCode, SdkError } from "@antigravity-ts/sdk";
-import { ACP_CAPABILITIES, acpAgent as acpStreamAgent, type AcpAgentOptions as AcpStreamOptions } from "@antigravity-ts/sdk/acp";
+import {
+  ACP_CAPABILITIES,
+  acpAgent as acpStreamAgent,
+  type AcpAgentOptions as AcpStreamOptions,
+} from "@antigravity-ts/sdk/acp";
 import type { ConnectionStrategy } from "@antigravity-ts/sdk";
 import { registerChild, unregisterChild } from "../subprocess/child-registry.js";
 import { describeExit, type HarnessExit } from "../subprocess/harness-process.js";
@@ -68,7 +72,11 @@ export class AcpProcess {
   #exit: HarnessExit | undefined;
   #shutdown: Promise<void> | undefined;
 
-  private constructor(child: ChildProcessWithoutNullStreams, command: string, onStderr: ((line: string) => void) | undefined) {
+  private constructor(
+    child: ChildProcessWithoutNullStreams,
+    command: string,
+    onStderr: ((line: string) => void) | undefined,
+  ) {
     this.#child = child;
     this.#command = command;
     child.stderr.on("data", (chunk: Buffer) => {
@@ -87,7 +95,11 @@ export class AcpProcess {
   static async spawn(
     command: string,
     args: readonly string[],
-    options: { env: NodeJS.ProcessEnv | undefined; cwd: string | undefined; onStderr: ((line: string) => void) | undefined },
+    options: {
+      env: NodeJS.ProcessEnv | undefined;
+      cwd: string | undefined;
+      onStderr: ((line: string) => void) | undefined;
+    },
   ): Promise<AcpProcess> {
     const isJavaScript = /\.[cm]?js$/.test(command);
     const child = spawn(isJavaScript ? process.execPath : command, isJavaScript ? [command, ...args] : [...args], {
@@ -104,8 +116,19 @@ export class AcpProcess {
       child.once("error", (cause) => {
         unregisterChild(child);
         const errno = errnoCode(cause);
-        const code = errno === "ENOENT" ? ErrorCode.Unavailable : errno === "EACCES" || errno === "EPERM" ? ErrorCode.PermissionDenied : mapSpawnError(cause, command).code;
-        reject(new SdkError(code, `the ACP agent ${command} could not be started (${errno ?? cause.message}): check the command and the cwd`, { cause, details: { command, errno } }));
+        const code =
+          errno === "ENOENT"
+            ? ErrorCode.Unavailable
+            : errno === "EACCES" || errno === "EPERM"
+              ? ErrorCode.PermissionDenied
+              : mapSpawnError(cause, command).code;
+        reject(
+          new SdkError(
+            code,
+            `the ACP agent ${command} could not be started (${errno ?? cause.message}): check the command and the cwd`,
+            { cause, details: { command, errno } },
+          ),
+        );
       });
     });
     child.on("error", () => {});
@@ -120,7 +143,10 @@ export class AcpProcess {
    */
   get stream() {
     const stdout = Readable.toWeb(this.#child.stdout) as unknown as ReadableStream<Uint8Array>;
-    return ndJsonStream(Writable.toWeb(this.#child.stdin) as WritableStream<Uint8Array>, stdout.pipeThrough(strictLines()));
+    return ndJsonStream(
+      Writable.toWeb(this.#child.stdin) as WritableStream<Uint8Array>,
+      stdout.pipeThrough(strictLines()),
+    );
   }
 
   get pid(): number {
@@ -130,11 +156,18 @@ export class AcpProcess {
   /** `error` with the agent's exit status (when it exits soon) and its stderr tail. */
   async describe(error: SdkError): Promise<SdkError> {
     const exit = this.#exit ?? (await this.#waitForExit(EXIT_AFTER_FAILURE_MS));
-    const code = exit !== undefined && error.code === ErrorCode.ConnectionClosed ? ErrorCode.HarnessCrashed : error.code;
+    const code =
+      exit !== undefined && error.code === ErrorCode.ConnectionClosed ? ErrorCode.HarnessCrashed : error.code;
     const how = exit === undefined ? "" : ` (the agent ${describeExit(exit)})`;
     return new SdkError(code, `${error.message}${how}; ${this.#command} stderr:\n${this.stderr.toString()}`, {
       cause: error,
-      details: { ...error.details, pid: this.pid, exitCode: exit?.code, exitSignal: exit?.signal, stderrTail: this.stderr.toString() },
+      details: {
+        ...error.details,
+        pid: this.pid,
+        exitCode: exit?.code,
+        exitSignal: exit?.signal,
+        stderrTail: this.stderr.toString(),
+      },
     });
   }
 
@@ -172,7 +205,10 @@ export class AcpProcess {
     if (this.#exit !== undefined) return this.#exit;
     let timer: ReturnType<typeof setTimeout> | undefined;
     try {
-      return await Promise.race([this.exited, new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), timeoutMs)))]);
+      return await Promise.race([
+        this.exited,
+        new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), timeoutMs))),
+      ]);
     } finally {
       clearTimeout(timer);
     }
@@ -193,7 +229,12 @@ function strictLines(): TransformStream<Uint8Array, Uint8Array> {
           JSON.parse(line);
         } catch {
           const shown = line.length > 200 ? `${line.slice(0, 200)}…` : line;
-          controller.error(new SdkError(ErrorCode.ProtocolError, `the ACP agent wrote a line that is not JSON-RPC on stdout: ${JSON.stringify(shown)}`));
+          controller.error(
+            new SdkError(
+              ErrorCode.ProtocolError,
+              `the ACP agent wrote a line that is not JSON-RPC on stdout: ${JSON.stringify(shown)}`,
+            ),
+          );
           return;
         }
       }

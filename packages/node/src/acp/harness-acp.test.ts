@@ -33,7 +33,9 @@ describe("antigravity-harness --acp", () => {
   }, 300_000);
   afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-  it("acpAgent spawns it; a second process loads the session from --storage; no process is left", { timeout: 120_000 }, async () => {
+  it("acpAgent spawns it; a second process loads the session from --storage; no process is left", {
+    timeout: 120_000,
+  }, async () => {
     const pids: number[] = [];
     const onProcess = (agent: { pid: number }) => pids.push(agent.pid);
     const first = await Agent.builder()
@@ -65,19 +67,34 @@ describe("antigravity-harness --acp", () => {
     const child = spawn(process.execPath, [bin, ...args], { cwd: root, stdio: ["pipe", "pipe", "pipe"] });
     const updates: acp.SessionUpdate[] = [];
     try {
-      const stream = acp.ndJsonStream(Writable.toWeb(child.stdin) as WritableStream<Uint8Array>, Readable.toWeb(child.stdout) as unknown as ReadableStream<Uint8Array>);
+      const stream = acp.ndJsonStream(
+        Writable.toWeb(child.stdin) as WritableStream<Uint8Array>,
+        Readable.toWeb(child.stdout) as unknown as ReadableStream<Uint8Array>,
+      );
       const response = await acp
         .client({ name: "official" })
         .onNotification(acp.methods.client.session.update, ({ params }) => {
           updates.push(params.update);
         })
         .connectWith(stream, async (ctx) => {
-          await ctx.request(acp.methods.agent.initialize, { protocolVersion: acp.PROTOCOL_VERSION, clientCapabilities: {} });
+          await ctx.request(acp.methods.agent.initialize, {
+            protocolVersion: acp.PROTOCOL_VERSION,
+            clientCapabilities: {},
+          });
           const session = await ctx.request(acp.methods.agent.session.new, { cwd: root, mcpServers: [] });
-          return ctx.request(acp.methods.agent.session.prompt, { sessionId: session.sessionId, prompt: [{ type: "text", text: "first" }] });
+          return ctx.request(acp.methods.agent.session.prompt, {
+            sessionId: session.sessionId,
+            prompt: [{ type: "text", text: "first" }],
+          });
         });
       expect(response.stopReason).toBe("end_turn");
-      expect(updates.flatMap((u) => (u.sessionUpdate === "agent_message_chunk" && u.content.type === "text" ? [u.content.text] : [])).join("")).toBe("First from the harness");
+      expect(
+        updates
+          .flatMap((u) =>
+            u.sessionUpdate === "agent_message_chunk" && u.content.type === "text" ? [u.content.text] : [],
+          )
+          .join(""),
+      ).toBe("First from the harness");
     } finally {
       child.stdin.end();
     }

@@ -38,7 +38,11 @@ export function presentedToken(request: IncomingMessage): PresentedToken | undef
 }
 
 /** Checks a presented token against the policy, in constant time for a shared secret. */
-export async function isTokenValid(policy: TokenPolicy, presented: PresentedToken | undefined, request: IncomingMessage): Promise<boolean> {
+export async function isTokenValid(
+  policy: TokenPolicy,
+  presented: PresentedToken | undefined,
+  request: IncomingMessage,
+): Promise<boolean> {
   if (presented === undefined) return false;
   if (typeof policy === "function") return policy(presented.token, request);
   const given = Buffer.from(presented.token, "utf8");

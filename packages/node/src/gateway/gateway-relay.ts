@@ -145,7 +145,8 @@ export class GatewayRelay {
     }
     const channel = this.#channel;
     if (channel === undefined) {
-      if (this.#pending.length >= MAX_PENDING_FRAMES) void this.#refuse(GatewayCloseCode.PolicyViolation, "too many frames before the session started");
+      if (this.#pending.length >= MAX_PENDING_FRAMES)
+        void this.#refuse(GatewayCloseCode.PolicyViolation, "too many frames before the session started");
       else this.#pending.push(frame);
       return;
     }
@@ -169,7 +170,8 @@ export class GatewayRelay {
       this.#abort.abort(new SdkError(ErrorCode.Canceled, "the browser disconnected"));
       this.#pending.length = 0;
       const closing: Promise<void>[] = [];
-      if (browserClose !== undefined) closing.push(closeSocket(this.#browser, BROWSER_CLOSE_TIMEOUT_MS, browserClose.code, browserClose.reason));
+      if (browserClose !== undefined)
+        closing.push(closeSocket(this.#browser, BROWSER_CLOSE_TIMEOUT_MS, browserClose.code, browserClose.reason));
       if (this.#channel !== undefined) closing.push(this.#channel.close().catch(() => {}));
       await Promise.all(closing);
     })();
@@ -191,7 +193,11 @@ function harnessRefusal(error: unknown): { code: number; reason: string } | unde
   if (!(error instanceof SdkError)) return undefined;
   const code = error.details["closeCode"];
   const reason = error.details["closeReason"];
-  if ((code !== GatewayCloseCode.InvalidPayload && code !== GatewayCloseCode.PolicyViolation) || typeof reason !== "string") return undefined;
+  if (
+    (code !== GatewayCloseCode.InvalidPayload && code !== GatewayCloseCode.PolicyViolation) ||
+    typeof reason !== "string"
+  )
+    return undefined;
   return { code, reason };
 }
 

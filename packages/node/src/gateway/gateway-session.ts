@@ -1,7 +1,17 @@
 import { stat } from "node:fs/promises";
 import { isAbsolute, resolve } from "node:path";
 import type { IncomingMessage } from "node:http";
-import { type BuiltinTool, ErrorCode, SdkError, activeBuiltinTools, askUser, buildHarnessConfig, deny, toPolicyConfig, type HarnessConfigOptions } from "@antigravity-ts/sdk";
+import {
+  type BuiltinTool,
+  ErrorCode,
+  SdkError,
+  activeBuiltinTools,
+  askUser,
+  buildHarnessConfig,
+  deny,
+  toPolicyConfig,
+  type HarnessConfigOptions,
+} from "@antigravity-ts/sdk";
 import { PolicyRuleSchema, create, type HarnessConfig, type PolicyRule } from "@antigravity-ts/sdk/wire";
 import { DEFAULT_GATEWAY_TOOLS } from "./gateway-defaults.js";
 
@@ -21,7 +31,11 @@ export type GatewayRuleTarget = string | { tool: string; reason?: string };
  * Pages configure the rest (their client tools, hooks, instructions, compaction…); what they send
  * for these fields is overridden or refused, as docs/gateway.md tabulates.
  */
-export interface GatewaySessionOptions extends Pick<HarnessConfigOptions, "model" | "apiKey" | "models" | "mcpServers" | "systemInstructions" | "skillsPaths" | "appDataDir" | "budget"> {
+export interface GatewaySessionOptions
+  extends Pick<
+    HarnessConfigOptions,
+    "model" | "apiKey" | "models" | "mcpServers" | "systemInstructions" | "skillsPaths" | "appDataDir" | "budget"
+  > {
   /** Absolute directories the sessions work in (required). A page may name some of them exactly; any other directory is refused. */
   workspaces: readonly string[];
   /** Keep file tools inside the workspaces (`WORKSPACE_CONTAINMENT_ENABLED`, §12). Default `true`; a page cannot turn it off. */
@@ -70,13 +84,16 @@ export interface SessionRules {
  */
 export async function resolveSessionRules(options: GatewaySessionOptions | undefined): Promise<SessionRules> {
   if (options === undefined || !Array.isArray(options.workspaces) || options.workspaces.length === 0) {
-    invalid("createHarnessGateway needs session.workspaces: the directories pages' sessions work in (a page cannot choose them)");
+    invalid(
+      "createHarnessGateway needs session.workspaces: the directories pages' sessions work in (a page cannot choose them)",
+    );
   }
   const workspaces = await Promise.all(options.workspaces.map(checkedDirectory("session.workspaces")));
   const skillsPaths = await Promise.all((options.skillsPaths ?? []).map(checkedDirectory("session.skillsPaths")));
   const tools = activeBuiltinTools({ enabledTools: options.tools ?? DEFAULT_GATEWAY_TOOLS });
   const maxTimeoutMs = options.runCommand?.maxTimeoutMs ?? 0;
-  if (!Number.isInteger(maxTimeoutMs) || maxTimeoutMs < 0) invalid(`session.runCommand.maxTimeoutMs must be an integer >= 0, got ${String(maxTimeoutMs)}`);
+  if (!Number.isInteger(maxTimeoutMs) || maxTimeoutMs < 0)
+    invalid(`session.runCommand.maxTimeoutMs must be an integer >= 0, got ${String(maxTimeoutMs)}`);
   const template = buildHarnessConfig({
     workspaces,
     skillsPaths,
@@ -87,8 +104,16 @@ export async function resolveSessionRules(options: GatewaySessionOptions | undef
     workspaces,
     containment: options.workspaceContainment ?? true,
     tools,
-    runCommand: { maxTimeoutMs, enableDaemonCommands: options.runCommand?.enableDaemonCommands ?? false, enableSandbox: options.runCommand?.enableSandbox ?? false },
-    denyRules: floorRules((options.deny ?? []).map((target) => (typeof target === "string" ? deny(target) : deny(target.tool, target.reason)))),
+    runCommand: {
+      maxTimeoutMs,
+      enableDaemonCommands: options.runCommand?.enableDaemonCommands ?? false,
+      enableSandbox: options.runCommand?.enableSandbox ?? false,
+    },
+    denyRules: floorRules(
+      (options.deny ?? []).map((target) =>
+        typeof target === "string" ? deny(target) : deny(target.tool, target.reason),
+      ),
+    ),
     askRules: floorRules((options.ask ?? []).map((target) => askUser(target, () => false))),
     pinsSystemInstructions: template.systemInstructions !== undefined,
     authorizeResume: options.authorizeResume,
@@ -98,12 +123,15 @@ export async function resolveSessionRules(options: GatewaySessionOptions | undef
 
 /** Serialises floor policies with the SDK (§12) as static rules: the harness decides them, never a page. */
 function floorRules(policies: Parameters<typeof toPolicyConfig>[0]): PolicyRule[] {
-  return (toPolicyConfig(policies).rules ?? []).map((rule) => create(PolicyRuleSchema, { ...rule, name: `gateway ${rule.name ?? ""}`.trim(), isDynamic: false, ruleId: "" }));
+  return (toPolicyConfig(policies).rules ?? []).map((rule) =>
+    create(PolicyRuleSchema, { ...rule, name: `gateway ${rule.name ?? ""}`.trim(), isDynamic: false, ruleId: "" }),
+  );
 }
 
 function checkedDirectory(option: string): (directory: string) => Promise<string> {
   return async (directory) => {
-    if (typeof directory !== "string" || !isAbsolute(directory)) invalid(`${option} must be absolute directories, got ${JSON.stringify(directory)}`);
+    if (typeof directory !== "string" || !isAbsolute(directory))
+      invalid(`${option} must be absolute directories, got ${JSON.stringify(directory)}`);
     const info = await stat(directory).catch(() => undefined);
     if (info?.isDirectory() !== true) invalid(`${option}: ${directory} is not a directory`);
     return resolve(directory);

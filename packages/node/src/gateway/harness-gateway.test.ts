@@ -6,7 +6,14 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { WebSocket, WebSocketServer } from "ws";
-import { ErrorCode, SdkError, WebSocketTransport, type CallOptions, type Channel, type Transport } from "@antigravity-ts/sdk";
+import {
+  ErrorCode,
+  SdkError,
+  WebSocketTransport,
+  type CallOptions,
+  type Channel,
+  type Transport,
+} from "@antigravity-ts/sdk";
 import { SubprocessTransport } from "../subprocess/subprocess-transport.js";
 import { fakePath, waitUntilGone } from "../subprocess/testing/process-probe.js";
 import { rawToString } from "./gateway-relay.js";
@@ -32,7 +39,13 @@ afterEach(async () => {
 });
 
 /** A stand-in harness: a WebSocket server that demands the key and records what it sees. */
-async function startHarness(): Promise<{ url: string; connections: WebSocket[]; requests: IncomingMessage[]; received: string[]; nextConnection: () => Promise<WebSocket> }> {
+async function startHarness(): Promise<{
+  url: string;
+  connections: WebSocket[];
+  requests: IncomingMessage[];
+  received: string[];
+  nextConnection: () => Promise<WebSocket>;
+}> {
   const connections: WebSocket[] = [];
   const requests: IncomingMessage[] = [];
   const received: string[] = [];
@@ -58,17 +71,34 @@ async function startHarness(): Promise<{ url: string; connections: WebSocket[]; 
       }),
   );
   const nextConnection = (): Promise<WebSocket> => new Promise((resolve) => waiters.push(resolve));
-  return { url: `ws://127.0.0.1:${(server.address() as AddressInfo).port}/`, connections, requests, received, nextConnection };
+  return {
+    url: `ws://127.0.0.1:${(server.address() as AddressInfo).port}/`,
+    connections,
+    requests,
+    received,
+    nextConnection,
+  };
 }
 
-async function startGateway(options: Partial<HarnessGatewayOptions> & Pick<HarnessGatewayOptions, "target">): Promise<HarnessGateway> {
-  const gateway = await createHarnessGateway({ allowedOrigins: [ORIGIN], token: TOKEN, session: { workspaces: [workspace] }, log: () => {}, ...options });
+async function startGateway(
+  options: Partial<HarnessGatewayOptions> & Pick<HarnessGatewayOptions, "target">,
+): Promise<HarnessGateway> {
+  const gateway = await createHarnessGateway({
+    allowedOrigins: [ORIGIN],
+    token: TOKEN,
+    session: { workspaces: [workspace] },
+    log: () => {},
+    ...options,
+  });
   cleanups.push(() => gateway.close());
   return gateway;
 }
 
 async function openBrowser(url: string, options: { origin?: string; protocols?: string[] } = {}): Promise<WebSocket> {
-  const socket = new WebSocket(url, options.protocols ?? [], { maxPayload: 0, ...(options.origin === undefined ? {} : { origin: options.origin }) });
+  const socket = new WebSocket(url, options.protocols ?? [], {
+    maxPayload: 0,
+    ...(options.origin === undefined ? {} : { origin: options.origin }),
+  });
   cleanups.push(() => socket.terminate());
   await new Promise<void>((resolve, reject) => {
     socket.once("open", () => resolve());
@@ -83,18 +113,27 @@ function nextMessage(socket: WebSocket): Promise<string> {
 
 function closed(socket: WebSocket): Promise<{ code: number; reason: string }> {
   if (socket.readyState === WebSocket.CLOSED) return Promise.resolve({ code: 1006, reason: "" });
-  return new Promise((resolve) => socket.once("close", (code, reason) => resolve({ code, reason: reason.toString("utf8") })));
+  return new Promise((resolve) =>
+    socket.once("close", (code, reason) => resolve({ code, reason: reason.toString("utf8") })),
+  );
 }
 
 async function refusal(url: string, origin?: string, protocols?: string[]): Promise<number | undefined> {
   const headers: Record<string, string> = origin === undefined ? {} : { origin };
-  const error = await new WebSocketTransport({ url, headers, env: {}, ...(protocols === undefined ? {} : { protocols }) }).connect().then(
-    async (channel) => {
-      await channel.close();
-      return undefined;
-    },
-    (e: unknown) => e,
-  );
+  const error = await new WebSocketTransport({
+    url,
+    headers,
+    env: {},
+    ...(protocols === undefined ? {} : { protocols }),
+  })
+    .connect()
+    .then(
+      async (channel) => {
+        await channel.close();
+        return undefined;
+      },
+      (e: unknown) => e,
+    );
   expect(error).toBeInstanceOf(SdkError);
   return (error as SdkError).details.httpCode as number | undefined;
 }
@@ -121,7 +160,9 @@ describe("createHarnessGateway", () => {
     const harnessSide = await connected;
     expect(harness.requests[0]?.headers["x-goog-api-key"]).toBe(HARNESS_KEY);
     expect(await eventually(() => harness.received.length === 3)).toBe(true);
-    expect(JSON.parse(harness.received[0] ?? "").config.workspaces).toEqual([{ filesystemWorkspace: { directory: workspace } }]);
+    expect(JSON.parse(harness.received[0] ?? "").config.workspaces).toEqual([
+      { filesystemWorkspace: { directory: workspace } },
+    ]);
     expect(harness.received.slice(1)).toEqual(["one", "two"]);
 
     const reply = nextMessage(browser);
@@ -164,7 +205,10 @@ describe("createHarnessGateway", () => {
 
   it("accepts a token verifier function", async () => {
     const harness = await startHarness();
-    const gateway = await startGateway({ target: { url: harness.url, apiKey: HARNESS_KEY }, token: (token) => Promise.resolve(token.startsWith("session-")) });
+    const gateway = await startGateway({
+      target: { url: harness.url, apiKey: HARNESS_KEY },
+      token: (token) => Promise.resolve(token.startsWith("session-")),
+    });
     await openBrowser(`${gateway.url}?token=session-42`, { origin: ORIGIN });
     expect(await refusal(`${gateway.url}?token=other`, ORIGIN)).toBe(401);
   });
@@ -267,7 +311,13 @@ describe("createHarnessGateway", () => {
 
   it("closes every browser with 1001 when the gateway closes", async () => {
     const harness = await startHarness();
-    const gateway = await createHarnessGateway({ target: { url: harness.url, apiKey: HARNESS_KEY }, allowedOrigins: [ORIGIN], token: TOKEN, session: { workspaces: [workspace] }, log: () => {} });
+    const gateway = await createHarnessGateway({
+      target: { url: harness.url, apiKey: HARNESS_KEY },
+      allowedOrigins: [ORIGIN],
+      token: TOKEN,
+      session: { workspaces: [workspace] },
+      log: () => {},
+    });
     const browser = await openBrowser(`${gateway.url}?token=${TOKEN}`, { origin: ORIGIN });
     const browserClosed = closed(browser);
     await gateway.close();

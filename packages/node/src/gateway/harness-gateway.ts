@@ -5,7 +5,14 @@ import { ErrorCode, SdkError, WebSocketTransport, type Channel, type Transport }
 import { LogThrottle } from "@antigravity-ts/sdk/internal";
 import { WebSocketServer, type WebSocket } from "ws";
 import { SOCKET_CLOSE_TIMEOUT_MS } from "../socket/connect-harness-socket.js";
-import { isOriginAllowed, isTokenValid, presentedToken, type OriginPolicy, type PresentedToken, type TokenPolicy } from "./gateway-auth.js";
+import {
+  isOriginAllowed,
+  isTokenValid,
+  presentedToken,
+  type OriginPolicy,
+  type PresentedToken,
+  type TokenPolicy,
+} from "./gateway-auth.js";
 import { remoteAddress, stderrSink, type GatewayLogSink } from "./gateway-log.js";
 import { GatewayRelay, type OpenHarnessChannel } from "./gateway-relay.js";
 import type { GatewaySessionOptions } from "./gateway-session.js";
@@ -93,9 +100,16 @@ export interface HarnessGateway extends AsyncDisposable {
 export async function createHarnessGateway(options: HarnessGatewayOptions): Promise<HarnessGateway> {
   const headersTimeoutMs = options.headersTimeoutMs ?? 5_000;
   if (options.server !== undefined && options.headersTimeoutMs !== undefined) {
-    throw new SdkError(ErrorCode.InvalidArgument, "headersTimeoutMs applies to the gateway's own server; with `server`, set headersTimeout and requestTimeout on that server");
+    throw new SdkError(
+      ErrorCode.InvalidArgument,
+      "headersTimeoutMs applies to the gateway's own server; with `server`, set headersTimeout and requestTimeout on that server",
+    );
   }
-  if (!(headersTimeoutMs >= 1 && Number.isSafeInteger(headersTimeoutMs))) throw new SdkError(ErrorCode.InvalidArgument, `headersTimeoutMs must be a whole number of ms >= 1, got ${headersTimeoutMs}`);
+  if (!(headersTimeoutMs >= 1 && Number.isSafeInteger(headersTimeoutMs)))
+    throw new SdkError(
+      ErrorCode.InvalidArgument,
+      `headersTimeoutMs must be a whole number of ms >= 1, got ${headersTimeoutMs}`,
+    );
   const path = options.path ?? "/";
   const maxConnections = options.maxConnections ?? 16;
   const connectTimeoutMs = options.connectTimeoutMs ?? 30_000;
@@ -103,20 +117,32 @@ export async function createHarnessGateway(options: HarnessGatewayOptions): Prom
   const maxFirstFrameBytes = options.maxFirstFrameBytes ?? 1024 * 1024;
   // The session rules and the page gate check configs and frames with the generated schema: they
   // load with the first gateway, so that importing @antigravity-ts/node does not build the schema.
-  const [{ resolveSessionRules }, { PageGate }] = await Promise.all([import("./gateway-session.js"), import("./page-gate.js")]);
+  const [{ resolveSessionRules }, { PageGate }] = await Promise.all([
+    import("./gateway-session.js"),
+    import("./page-gate.js"),
+  ]);
   const rules = await resolveSessionRules(options.session);
   const ownership = new SessionOwnership();
   const log = new LogThrottle(options.log ?? stderrSink);
   const open = harnessOpener(options.target, connectTimeoutMs);
   // The token subprotocol must be echoed, or browsers fail the connection.
   const selectedProtocols = new WeakMap<IncomingMessage, string>();
-  const wss = new WebSocketServer({ noServer: true, maxPayload: 0, perMessageDeflate: false, handleProtocols: (_offered, request) => selectedProtocols.get(request) ?? false });
+  const wss = new WebSocketServer({
+    noServer: true,
+    maxPayload: 0,
+    perMessageDeflate: false,
+    handleProtocols: (_offered, request) => selectedProtocols.get(request) ?? false,
+  });
   const relays = new Set<GatewayRelay>();
   let admitting = 0;
   let closed = false;
 
   // Node checks the timeouts on an interval (default 30 s): a short one makes them hold promptly.
-  const serverOptions = { headersTimeout: headersTimeoutMs, requestTimeout: headersTimeoutMs, connectionsCheckingInterval: Math.min(1_000, headersTimeoutMs) };
+  const serverOptions = {
+    headersTimeout: headersTimeoutMs,
+    requestTimeout: headersTimeoutMs,
+    connectionsCheckingInterval: Math.min(1_000, headersTimeoutMs),
+  };
   const server =
     options.server ??
     createServer(serverOptions, (_request, response) => {
@@ -125,7 +151,8 @@ export async function createHarnessGateway(options: HarnessGatewayOptions): Prom
   const onUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer): void => {
     if (new URL(request.url ?? "/", "http://gateway.invalid").pathname !== path) {
       // Another upgrade handler on a shared server may own this path.
-      if (options.server === undefined || server.listenerCount("upgrade") === 1) refuse(request, socket, 404, "Not Found");
+      if (options.server === undefined || server.listenerCount("upgrade") === 1)
+        refuse(request, socket, 404, "Not Found");
       return;
     }
     void admit(request, socket, head);
@@ -133,7 +160,11 @@ export async function createHarnessGateway(options: HarnessGatewayOptions): Prom
 
   /** Refuses an upgrade with an HTTP status; logged at most once per status and window (issue 8 item 13). */
   function refuse(request: IncomingMessage, socket: Duplex, status: number, text: string): void {
-    log.note(`refused ${status}`, `refused an upgrade from ${remoteAddress(request)}: ${status} ${text}`, `refused upgrades (${status} ${text})`);
+    log.note(
+      `refused ${status}`,
+      `refused an upgrade from ${remoteAddress(request)}: ${status} ${text}`,
+      `refused upgrades (${status} ${text})`,
+    );
     reject(socket, status, text);
   }
 
@@ -157,7 +188,12 @@ export async function createHarnessGateway(options: HarnessGatewayOptions): Prom
   function startRelay(browser: WebSocket, request: IncomingMessage, presented: PresentedToken): void {
     const page = { token: presented.token, request };
     const gate = new PageGate({ rules, ownership, page, maxFirstFrameBytes, log });
-    const onRefused = (code: number, reason: string): void => log.note(`closed ${code}`, `closed a page from ${remoteAddress(request)} with ${code}: ${reason}`, `pages closed with ${code}`);
+    const onRefused = (code: number, reason: string): void =>
+      log.note(
+        `closed ${code}`,
+        `closed a page from ${remoteAddress(request)} with ${code}: ${reason}`,
+        `pages closed with ${code}`,
+      );
     const relay = new GatewayRelay(browser, { open, gate, firstFrameTimeoutMs, onRefused });
     relays.add(relay);
     void relay.done.finally(() => relays.delete(relay));
@@ -193,7 +229,12 @@ export async function createHarnessGateway(options: HarnessGatewayOptions): Prom
 function harnessOpener(target: HarnessGatewayTarget, timeoutMs: number): OpenHarnessChannel {
   if ("url" in target) {
     // `env: {}`: the target's URL and key, never ANTIGRAVITY_* of the gateway's process.
-    const transport = new WebSocketTransport({ url: target.url, apiKey: target.apiKey, env: {}, closeTimeoutMs: SOCKET_CLOSE_TIMEOUT_MS });
+    const transport = new WebSocketTransport({
+      url: target.url,
+      apiKey: target.apiKey,
+      env: {},
+      closeTimeoutMs: SOCKET_CLOSE_TIMEOUT_MS,
+    });
     return (signal): Promise<Channel> => transport.connect({ signal, timeoutMs });
   }
   return async (signal): Promise<Channel> => {
@@ -205,12 +246,17 @@ function harnessOpener(target: HarnessGatewayTarget, timeoutMs: number): OpenHar
 function reject(socket: Duplex, status: number, text: string): void {
   if (socket.destroyed) return;
   socket.once("finish", () => socket.destroy());
-  socket.end(`HTTP/1.1 ${status} ${text}\r\nConnection: close\r\nContent-Type: text/plain\r\nContent-Length: ${text.length + 1}\r\n\r\n${text}\n`);
+  socket.end(
+    `HTTP/1.1 ${status} ${text}\r\nConnection: close\r\nContent-Type: text/plain\r\nContent-Length: ${text.length + 1}\r\n\r\n${text}\n`,
+  );
 }
 
 function listen(server: Server, port: number, host: string): Promise<void> {
   return new Promise((resolve, reject) => {
-    const onError = (cause: Error): void => reject(new SdkError(ErrorCode.Unavailable, `gateway could not listen on ${host}:${port}: ${cause.message}`, { cause }));
+    const onError = (cause: Error): void =>
+      reject(
+        new SdkError(ErrorCode.Unavailable, `gateway could not listen on ${host}:${port}: ${cause.message}`, { cause }),
+      );
     server.once("error", onError);
     server.listen(port, host, () => {
       server.off("error", onError);

@@ -47,23 +47,40 @@ export class PageGate {
   async admit(frame: string): Promise<Admission> {
     const { maxFirstFrameBytes, rules, log, page } = this.#options;
     const bytes = Buffer.byteLength(frame, "utf8");
-    if (bytes > maxFirstFrameBytes) return this.#refuse(GatewayCloseCode.MessageTooBig, `first frame of ${bytes} bytes exceeds the gateway's limit of ${maxFirstFrameBytes}`);
+    if (bytes > maxFirstFrameBytes)
+      return this.#refuse(
+        GatewayCloseCode.MessageTooBig,
+        `first frame of ${bytes} bytes exceeds the gateway's limit of ${maxFirstFrameBytes}`,
+      );
     let config: HarnessConfig;
     try {
       config = parseFirstFrame(frame);
     } catch (error) {
-      return this.#refuse(GatewayCloseCode.InvalidPayload, error instanceof ConfigRefusal ? error.message : `malformed InitializeConversationEvent: ${SdkError.from(error).message}`);
+      return this.#refuse(
+        GatewayCloseCode.InvalidPayload,
+        error instanceof ConfigRefusal
+          ? error.message
+          : `malformed InitializeConversationEvent: ${SdkError.from(error).message}`,
+      );
     }
     try {
       const notes = pinSessionConfig(config, rules);
       const continuation = await this.#continuation(config);
       if (continuation !== undefined) notes.push(continuation);
-      if (notes.length > 0) log.note("override", `page from ${remoteAddress(page.request)}: ${notes.join("; ")}`, "pages whose configuration the gateway changed");
+      if (notes.length > 0)
+        log.note(
+          "override",
+          `page from ${remoteAddress(page.request)}: ${notes.join("; ")}`,
+          "pages whose configuration the gateway changed",
+        );
     } catch (error) {
       if (error instanceof ConfigRefusal) return this.#refuse(GatewayCloseCode.PolicyViolation, error.message);
       throw error;
     }
-    return { ok: true, frame: encodeInitializeConversationEvent(create(InitializeConversationEventSchema, { config })) };
+    return {
+      ok: true,
+      frame: encodeInitializeConversationEvent(create(InitializeConversationEventSchema, { config })),
+    };
   }
 
   /** Binds the session the harness started (§5 `initializeConversationResponse.cascadeId`) to the page's token. */
@@ -106,7 +123,9 @@ export class PageGate {
       return undefined;
     }
     if (owner === "other" || mode === Continuation.RESUME) {
-      throw new ConfigRefusal(`session ${id.slice(0, 8)}… was not created by this page; a page may resume only its own sessions`);
+      throw new ConfigRefusal(
+        `session ${id.slice(0, 8)}… was not created by this page; a page may resume only its own sessions`,
+      );
     }
     this.#creates = true;
     if (mode === Continuation.CREATE_ONLY) return undefined;
@@ -137,7 +156,10 @@ function parseFirstFrame(frame: string): HarnessConfig {
   } catch {
     throw new ConfigRefusal('the first frame is not JSON; send an InitializeConversationEvent {"config": …}');
   }
-  const config = typeof json === "object" && json !== null && !Array.isArray(json) ? (json as Record<string, unknown>)["config"] : undefined;
+  const config =
+    typeof json === "object" && json !== null && !Array.isArray(json)
+      ? (json as Record<string, unknown>)["config"]
+      : undefined;
   if (typeof config !== "object" || config === null || Array.isArray(config)) {
     throw new ConfigRefusal('the first frame must be an InitializeConversationEvent {"config": {…}}');
   }

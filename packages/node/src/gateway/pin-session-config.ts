@@ -33,11 +33,14 @@ export function pinSessionConfig(config: HarnessConfig, rules: SessionRules): st
     create(WorkspaceSchema, { workspaceType: { case: "filesystemWorkspace", value: { directory } } }),
   );
   config.skillsPaths = pinnedPaths("skills path", config.skillsPaths, template.skillsPaths);
-  if (config.appDataDir && config.appDataDir !== template.appDataDir) refuse(`appDataDir is set by the gateway; omit it`);
+  if (config.appDataDir && config.appDataDir !== template.appDataDir)
+    refuse(`appDataDir is set by the gateway; omit it`);
   setOrClear(config, "appDataDir", template.appDataDir);
-  if (config.mcpServers.length > 0) refuse("MCP servers are configured by the gateway operator; a page cannot add them");
+  if (config.mcpServers.length > 0)
+    refuse("MCP servers are configured by the gateway operator; a page cannot add them");
   config.mcpServers = [...template.mcpServers];
-  if (config.customSubagents.length > 0) refuse("custom subagents are not accepted from a page (they carry their own tools)");
+  if (config.customSubagents.length > 0)
+    refuse("custom subagents are not accepted from a page (they carry their own tools)");
   if ((config.initialTrajectory?.length ?? 0) > 0) refuse("initialTrajectory is not accepted from a page");
   if (config.models.length > 0) notes.push("models replaced by the gateway's");
   config.models = [...template.models];
@@ -58,7 +61,8 @@ function refuse(reason: string): never {
 function directoriesOf(config: HarnessConfig): string[] {
   return config.workspaces.map((workspace) => {
     const { case: kind, value } = workspace.workspaceType;
-    if (kind !== "filesystemWorkspace" || !value.directory) refuse("only filesystem workspaces with a directory are accepted");
+    if (kind !== "filesystemWorkspace" || !value.directory)
+      refuse("only filesystem workspaces with a directory are accepted");
     return value.directory;
   });
 }
@@ -68,7 +72,8 @@ function pinnedPaths(what: string, requested: readonly string[], allowed: readon
   if (requested.length === 0) return [...allowed];
   return requested.map((path) => {
     const match = isAbsolute(path) ? allowed.find((candidate) => candidate === resolve(path)) : undefined;
-    if (match === undefined) refuse(`${what} ${JSON.stringify(path)} is not one of the gateway's; omit it to use the gateway's`);
+    if (match === undefined)
+      refuse(`${what} ${JSON.stringify(path)} is not one of the gateway's; omit it to use the gateway's`);
     return match;
   });
 }
@@ -91,7 +96,10 @@ function pinTools(config: HarnessConfig, rules: SessionRules, notes: string[]): 
     HarnessSideToolsSchema,
     harnessSideTools(granted, {
       runCommand: { maxTimeoutMs, enableDaemonCommands, enableSandbox },
-      subagents: { allowedSubagents: sub?.allowedSubagents ?? [], ...definedProperties({ maxNestingDepth: sub?.maxNestingDepth }) },
+      subagents: {
+        allowedSubagents: sub?.allowedSubagents ?? [],
+        ...definedProperties({ maxNestingDepth: sub?.maxNestingDepth }),
+      },
     }),
   );
 }
@@ -99,10 +107,16 @@ function pinTools(config: HarnessConfig, rules: SessionRules, notes: string[]): 
 /** Containment is the operator's (a page may only turn it on); the floor goes around the page's rules (§12). */
 function pinPolicies(config: HarnessConfig, rules: SessionRules, notes: string[]): void {
   const asked = config.policyConfig?.workspaceContainment ?? Containment.UNSPECIFIED;
-  if (rules.containment && asked === Containment.DISABLED) refuse("workspace containment is required by the gateway; a page cannot disable it");
+  if (rules.containment && asked === Containment.DISABLED)
+    refuse("workspace containment is required by the gateway; a page cannot disable it");
   const containment = rules.containment || asked === Containment.ENABLED ? Containment.ENABLED : Containment.DISABLED;
-  const { rules: merged, dropped } = applyPolicyFloor(config.policyConfig?.rules ?? [], rules.denyRules, rules.askRules);
-  if (dropped.length > 0) notes.push(`dropped page policies that would widen the gateway's floor: ${dropped.map(describeRule).join(", ")}`);
+  const { rules: merged, dropped } = applyPolicyFloor(
+    config.policyConfig?.rules ?? [],
+    rules.denyRules,
+    rules.askRules,
+  );
+  if (dropped.length > 0)
+    notes.push(`dropped page policies that would widen the gateway's floor: ${dropped.map(describeRule).join(", ")}`);
   config.policyConfig = create(PolicyConfigSchema, { rules: merged, workspaceContainment: containment });
 }
 

@@ -20,11 +20,17 @@ export interface FlooredRules {
  *
  * Resulting order: operator denies, the page's kept rules, operator asks.
  */
-export function applyPolicyFloor(pageRules: readonly PolicyRule[], denyRules: readonly PolicyRule[], askRules: readonly PolicyRule[]): FlooredRules {
+export function applyPolicyFloor(
+  pageRules: readonly PolicyRule[],
+  denyRules: readonly PolicyRule[],
+  askRules: readonly PolicyRule[],
+): FlooredRules {
   const kept: PolicyRule[] = [];
   const dropped: PolicyRule[] = [];
   for (const rule of pageRules) {
-    const againstDeny = denyRules.some((floor) => overlaps(floor, rule)) && !(rule.isDynamic !== true && rule.decision === PolicyDecision.DENY);
+    const againstDeny =
+      denyRules.some((floor) => overlaps(floor, rule)) &&
+      !(rule.isDynamic !== true && rule.decision === PolicyDecision.DENY);
     const againstAsk = askRules.some((floor) => overlaps(floor, rule)) && !isDenyOrAsk(rule);
     (againstDeny || againstAsk ? dropped : kept).push(rule);
   }
@@ -44,12 +50,21 @@ function overlaps(a: PolicyRule, b: PolicyRule): boolean {
   const toolB = b.tool || "*";
   const serverA = a.serverName ?? "";
   const serverB = b.serverName ?? "";
-  return (toolA === "*" || toolB === "*" || toolA === toolB) && (serverA === "" || serverB === "" || serverA === serverB);
+  return (
+    (toolA === "*" || toolB === "*" || toolA === toolB) && (serverA === "" || serverB === "" || serverA === serverB)
+  );
 }
 
 /** `tool`, `server/tool` or `*` of a rule, for log lines. */
 export function describeRule(rule: PolicyRule): string {
   const target = rule.serverName ? `${rule.serverName}/${rule.tool || "*"}` : rule.tool || "*";
-  const decision = rule.decision === PolicyDecision.DENY ? "deny" : rule.decision === PolicyDecision.ASK_USER ? "ask" : rule.decision === PolicyDecision.ALLOW ? "allow" : "?";
+  const decision =
+    rule.decision === PolicyDecision.DENY
+      ? "deny"
+      : rule.decision === PolicyDecision.ASK_USER
+        ? "ask"
+        : rule.decision === PolicyDecision.ALLOW
+          ? "allow"
+          : "?";
   return `${decision} ${target}${rule.isDynamic === true ? " (dynamic)" : ""}`;
 }

@@ -60,22 +60,37 @@ export function createInteractionsRoute(options: InteractionsRouteOptions): Inte
     if (prefix !== "" && url.pathname !== prefix && !url.pathname.startsWith(`${prefix}/`)) return false;
     void handle(request, response, url).catch((error: unknown) => {
       if (response.headersSent) return void response.destroy();
-      if (isRefusal(error)) return void response.writeHead(error.httpStatus, { "content-type": "application/json; charset=utf-8" }).end(error.body());
+      if (isRefusal(error))
+        return void response
+          .writeHead(error.httpStatus, { "content-type": "application/json; charset=utf-8" })
+          .end(error.body());
       const message = `the Interactions API cannot be reached: ${(error as Error)?.message ?? String(error)}`;
-      response.writeHead(502, { "content-type": "application/json; charset=utf-8" }).end(JSON.stringify({ error: { code: 502, message, status: "UNAVAILABLE" } }));
+      response
+        .writeHead(502, { "content-type": "application/json; charset=utf-8" })
+        .end(JSON.stringify({ error: { code: 502, message, status: "UNAVAILABLE" } }));
     });
     return true;
   };
 
   async function handle(request: IncomingMessage, response: ServerResponse, url: URL): Promise<void> {
     const { RouteRefusal, routeCall, upstreamHeaders } = await hosted();
-    if (options.authorize !== undefined && !(await options.authorize(request))) throw new RouteRefusal(401, "UNAUTHENTICATED", "the page is not authorised to use this route");
+    if (options.authorize !== undefined && !(await options.authorize(request)))
+      throw new RouteRefusal(401, "UNAUTHENTICATED", "the page is not authorised to use this route");
     const rules = {
       agents: options.agents,
       clientFunctions: options.clientFunctions,
-      environment: options.environment === undefined ? undefined : (environment: unknown) => options.environment?.(environment, request) === true,
+      environment:
+        options.environment === undefined
+          ? undefined
+          : (environment: unknown) => options.environment?.(environment, request) === true,
     };
-    const call = await routeCall(request.method ?? "GET", url.pathname.slice(prefix.length), url.searchParams, () => readBody(request, maxBody, RouteRefusal), rules);
+    const call = await routeCall(
+      request.method ?? "GET",
+      url.pathname.slice(prefix.length),
+      url.searchParams,
+      () => readBody(request, maxBody, RouteRefusal),
+      rules,
+    );
     const abort = new AbortController();
     response.once("close", () => abort.abort());
     const answer = await doFetch(`${upstream}/${call.path}`, {
@@ -84,7 +99,10 @@ export function createInteractionsRoute(options: InteractionsRouteOptions): Inte
       ...(call.body === undefined ? {} : { body: call.body }),
       signal: abort.signal,
     });
-    response.writeHead(answer.status, { "content-type": answer.headers.get("content-type") ?? "application/json", "cache-control": "no-store" });
+    response.writeHead(answer.status, {
+      "content-type": answer.headers.get("content-type") ?? "application/json",
+      "cache-control": "no-store",
+    });
     if (answer.body === null) return void response.end();
     Readable.fromWeb(answer.body as import("node:stream/web").ReadableStream)
       .on("error", () => response.destroy())
@@ -93,7 +111,11 @@ export function createInteractionsRoute(options: InteractionsRouteOptions): Inte
 }
 
 function isRefusal(error: unknown): error is RouteRefusal {
-  return error instanceof Error && typeof (error as Partial<RouteRefusal>).httpStatus === "number" && typeof (error as Partial<RouteRefusal>).body === "function";
+  return (
+    error instanceof Error &&
+    typeof (error as Partial<RouteRefusal>).httpStatus === "number" &&
+    typeof (error as Partial<RouteRefusal>).body === "function"
+  );
 }
 
 async function readBody(request: IncomingMessage, max: number, Refusal: typeof RouteRefusal): Promise<string> {

@@ -32,7 +32,12 @@ describe("fileTraceSink", () => {
     expect((await stat(file)).mode & 0o777).toBe(0o600);
     expect((await readFile(file, "utf8")).endsWith("\n")).toBe(true);
     const trace = await readTraceFile(file);
-    expect(trace.events.map((e) => (e.kind === "frame" ? e.from : e.kind))).toEqual(["open", "client", "peer", "close"]);
+    expect(trace.events.map((e) => (e.kind === "frame" ? e.from : e.kind))).toEqual([
+      "open",
+      "client",
+      "peer",
+      "close",
+    ]);
   });
 
   it("says which file it cannot write or read", async () => {
@@ -41,7 +46,13 @@ describe("fileTraceSink", () => {
       createInMemoryTransport(() => undefined),
       fileTraceSink(missing),
     );
-    await expect(transport.close()).rejects.toMatchObject({ code: ErrorCode.Unavailable, message: expect.stringContaining(`cannot write the trace ${missing}`) });
-    await expect(readTraceFile(missing)).rejects.toMatchObject({ code: ErrorCode.NotFound, message: expect.stringContaining(`cannot read the trace ${missing}`) });
+    await expect(transport.close()).rejects.toMatchObject({
+      code: ErrorCode.Unavailable,
+      message: expect.stringContaining(`cannot write the trace ${missing}`),
+    });
+    await expect(readTraceFile(missing)).rejects.toMatchObject({
+      code: ErrorCode.NotFound,
+      message: expect.stringContaining(`cannot read the trace ${missing}`),
+    });
   });
 });

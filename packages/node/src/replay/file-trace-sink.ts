@@ -24,7 +24,8 @@ export function fileTraceSink(path: string, options: FileTraceSinkOptions = {}):
   stream.on("error", (error) => {
     failure ??= error;
   });
-  const failed = (error: Error): SdkError => new SdkError(ErrorCode.Unavailable, `cannot write the trace ${path}: ${error.message}`, { cause: error });
+  const failed = (error: Error): SdkError =>
+    new SdkError(ErrorCode.Unavailable, `cannot write the trace ${path}: ${error.message}`, { cause: error });
   return {
     write: (line) =>
       new Promise<void>((resolve, reject) => {
@@ -50,7 +51,9 @@ export async function readTraceFile(path: string): Promise<Trace> {
   try {
     text = await readFile(path, "utf8");
   } catch (error) {
-    throw new SdkError(ErrorCode.NotFound, `cannot read the trace ${path}: ${(error as Error).message}`, { cause: error });
+    throw new SdkError(ErrorCode.NotFound, `cannot read the trace ${path}: ${(error as Error).message}`, {
+      cause: error,
+    });
   }
   return parseTrace(text);
 }

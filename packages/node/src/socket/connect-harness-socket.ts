@@ -42,7 +42,10 @@ export async function connectHarnessSocket(options: ConnectHarnessSocketOptions)
   const attempts = Math.max(1, options.attempts ?? 5);
   const backoffMs = options.backoffMs ?? 100;
   const { signal, port, apiKey, lookup, onPeerClose } = options;
-  const adapter = lookup === undefined && onPeerClose === undefined ? WS_ADAPTER : wsWebSocketAdapter(undefined, { lookup, onPeerClose });
+  const adapter =
+    lookup === undefined && onPeerClose === undefined
+      ? WS_ADAPTER
+      : wsWebSocketAdapter(undefined, { lookup, onPeerClose });
   const deadline = options.timeoutMs === undefined ? undefined : Date.now() + options.timeoutMs;
   let lastError: SdkError | undefined;
   for (let attempt = 0; attempt < attempts; attempt++) {
@@ -50,9 +53,19 @@ export async function connectHarnessSocket(options: ConnectHarnessSocketOptions)
       const remaining = deadline === undefined ? Infinity : deadline - Date.now();
       if (remaining <= 0) throw deadlineError(port, lastError);
       // `env: {}`: the harness's own port and key, never ANTIGRAVITY_HARNESS_* of this process.
-      const transport = new WebSocketTransport({ host, port, apiKey, env: {}, adapter, closeTimeoutMs: SOCKET_CLOSE_TIMEOUT_MS });
+      const transport = new WebSocketTransport({
+        host,
+        port,
+        apiKey,
+        env: {},
+        adapter,
+        closeTimeoutMs: SOCKET_CLOSE_TIMEOUT_MS,
+      });
       try {
-        return await transport.connect({ timeoutMs: Math.min(remaining, options.attemptTimeoutMs ?? 10_000), ...definedProperties({ signal }) });
+        return await transport.connect({
+          timeoutMs: Math.min(remaining, options.attemptTimeoutMs ?? 10_000),
+          ...definedProperties({ signal }),
+        });
       } catch (error) {
         const sdkError = SdkError.from(error, ErrorCode.Unavailable);
         if (sdkError.code === ErrorCode.PermissionDenied) throw refusedOwnKey(port, sdkError);
@@ -63,7 +76,11 @@ export async function connectHarnessSocket(options: ConnectHarnessSocketOptions)
     }
     if (attempt < attempts - 1) await delay(backoffMs * 2 ** attempt, signal);
   }
-  throw new SdkError(ErrorCode.Unavailable, `could not open the WebSocket to the harness on port ${port} after ${attempts} attempts: ${lastError?.message ?? "unknown error"}`, { cause: lastError });
+  throw new SdkError(
+    ErrorCode.Unavailable,
+    `could not open the WebSocket to the harness on port ${port} after ${attempts} attempts: ${lastError?.message ?? "unknown error"}`,
+    { cause: lastError },
+  );
 }
 
 /** The key came from the harness's own handshake, so the usual "pass the right key" advice does not apply. */
@@ -80,5 +97,9 @@ function refusedOwnKey(port: number, refused: SdkError): SdkError {
 }
 
 function deadlineError(port: number, lastError: SdkError | undefined): SdkError {
-  return new SdkError(ErrorCode.DeadlineExceeded, `deadline exceeded while connecting to the harness on port ${port}${lastError ? `: ${lastError.message}` : ""}`, { cause: lastError });
+  return new SdkError(
+    ErrorCode.DeadlineExceeded,
+    `deadline exceeded while connecting to the harness on port ${port}${lastError ? `: ${lastError.message}` : ""}`,
+    { cause: lastError },
+  );
 }

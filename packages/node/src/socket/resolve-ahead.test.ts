@@ -8,10 +8,13 @@ function ask(
   hostname: string,
   options: Parameters<LookupFunction>[1],
 ): Promise<{ error: NodeJS.ErrnoException | null; address: string | LookupAddress[]; family?: number | undefined }> {
-  return new Promise((resolve) => lookup(hostname, options, (error, address, family) => resolve({ error, address, family })));
+  return new Promise((resolve) =>
+    lookup(hostname, options, (error, address, family) => resolve({ error, address, family })),
+  );
 }
 
-const dnsAnswer = (hostname: string, options: Parameters<LookupFunction>[1]) => ask(dnsLookup as LookupFunction, hostname, options);
+const dnsAnswer = (hostname: string, options: Parameters<LookupFunction>[1]) =>
+  ask(dnsLookup as LookupFunction, hostname, options);
 
 describe("resolveAhead", () => {
   it("answers for its host as dns.lookup does, for every address and for the first, by family", async () => {

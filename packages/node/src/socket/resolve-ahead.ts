@@ -12,7 +12,9 @@ import type { LookupFunction } from "node:net";
  */
 export function resolveAhead(host: string): LookupFunction {
   const resolved = new Promise<LookupAddress[] | undefined>((resolve) => {
-    dnsLookup(host, { all: true, hints: ADDRCONFIG }, (error, addresses) => resolve(error === null && addresses.length > 0 ? addresses : undefined));
+    dnsLookup(host, { all: true, hints: ADDRCONFIG }, (error, addresses) =>
+      resolve(error === null && addresses.length > 0 ? addresses : undefined),
+    );
   });
   return (hostname, options, callback) => {
     if (hostname !== host) return dnsLookup(hostname, options, callback);

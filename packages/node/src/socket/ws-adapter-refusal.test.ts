@@ -39,7 +39,9 @@ interface TestServer {
 }
 
 /** An HTTP server whose `upgrade` handler is `onUpgrade`; it tracks the raw sockets. */
-async function startServer(onUpgrade: (request: IncomingMessage, socket: Duplex, head: Buffer) => void): Promise<TestServer> {
+async function startServer(
+  onUpgrade: (request: IncomingMessage, socket: Duplex, head: Buffer) => void,
+): Promise<TestServer> {
   const http: Server = createServer();
   const sockets: Socket[] = [];
   let gone: Promise<void> | undefined;
@@ -79,13 +81,19 @@ describe("WebSocketTransport refusals and aborts (ws)", () => {
     const server = await startServer(refuseAndHold(401, "Unauthorized"));
     const transport = new WebSocketTransport({ port: server.port, apiKey: "wrong", env: {} });
     // No timeout: a transport waiting for the server to hang up would never settle.
-    await expect(transport.connect()).rejects.toMatchObject({ code: ErrorCode.PermissionDenied, details: { httpCode: 401 } });
+    await expect(transport.connect()).rejects.toMatchObject({
+      code: ErrorCode.PermissionDenied,
+      details: { httpCode: 401 },
+    });
     await server.clientGone();
   });
 
   it("maps 403 to PermissionDenied and other statuses to Unavailable with the status", async () => {
     const forbidden = await startServer(refuseAndHold(403, "Forbidden"));
-    await expect(new WebSocketTransport({ port: forbidden.port, env: {} }).connect()).rejects.toMatchObject({ code: ErrorCode.PermissionDenied, details: { httpCode: 403 } });
+    await expect(new WebSocketTransport({ port: forbidden.port, env: {} }).connect()).rejects.toMatchObject({
+      code: ErrorCode.PermissionDenied,
+      details: { httpCode: 403 },
+    });
     await forbidden.clientGone();
     const broken = await startServer(refuseAndHold(500, "Internal Server Error"));
     const error = await new WebSocketTransport({ port: broken.port, env: {} }).connect().catch((e: unknown) => e);
@@ -98,9 +106,13 @@ describe("WebSocketTransport refusals and aborts (ws)", () => {
 
   it("quotes the refusal's body in the message", async () => {
     const server = await startServer((_request, socket) => {
-      socket.end("HTTP/1.1 401 Unauthorized\r\nContent-Type: text/plain\r\nContent-Length: 26\r\n\r\nkey expired at 12:00 UTC\r\n");
+      socket.end(
+        "HTTP/1.1 401 Unauthorized\r\nContent-Type: text/plain\r\nContent-Length: 26\r\n\r\nkey expired at 12:00 UTC\r\n",
+      );
     });
-    const error = await new WebSocketTransport({ port: server.port, apiKey: "old", env: {} }).connect().catch((e: unknown) => e);
+    const error = await new WebSocketTransport({ port: server.port, apiKey: "old", env: {} })
+      .connect()
+      .catch((e: unknown) => e);
     expect(error).toMatchObject({ code: ErrorCode.PermissionDenied, details: { httpCode: 401 } });
     expect((error as Error).message).toContain("(HTTP 401: key expired at 12:00 UTC)");
   });
@@ -123,7 +135,9 @@ describe("WebSocketTransport refusals and aborts (ws)", () => {
       constructor(_url: string) {
         super();
         queueMicrotask(() => {
-          const event = Object.assign(new Event("error"), { message: "NetworkError: failed to connect to WebSocket: Invalid status code: 401" });
+          const event = Object.assign(new Event("error"), {
+            message: "NetworkError: failed to connect to WebSocket: Invalid status code: 401",
+          });
           this.dispatchEvent(event);
           this.readyState = 3;
           this.dispatchEvent(Object.assign(new Event("close"), { code: 1006, reason: "" }));
@@ -132,8 +146,15 @@ describe("WebSocketTransport refusals and aborts (ws)", () => {
       send(): void {}
       close(): void {}
     }
-    const transport = new WebSocketTransport({ url: "ws://127.0.0.1:9/", env: {}, WebSocket: DenoLikeSocket as unknown as new (url: string) => WebSocketLike });
-    await expect(transport.connect({ timeoutMs: 5_000 })).rejects.toMatchObject({ code: ErrorCode.PermissionDenied, details: { httpCode: 401 } });
+    const transport = new WebSocketTransport({
+      url: "ws://127.0.0.1:9/",
+      env: {},
+      WebSocket: DenoLikeSocket as unknown as new (url: string) => WebSocketLike,
+    });
+    await expect(transport.connect({ timeoutMs: 5_000 })).rejects.toMatchObject({
+      code: ErrorCode.PermissionDenied,
+      details: { httpCode: 401 },
+    });
   });
 
   it("refuses through a ws server's verifyClient (401) as the harness and gateway do", async () => {
@@ -141,7 +162,9 @@ describe("WebSocketTransport refusals and aborts (ws)", () => {
     await new Promise((resolve) => wss.once("listening", resolve));
     cleanups.push(() => new Promise<void>((resolve) => wss.close(() => resolve())));
     const port = (wss.address() as AddressInfo).port;
-    await expect(new WebSocketTransport({ port, apiKey: "wrong", env: {} }).connect()).rejects.toMatchObject({ code: ErrorCode.PermissionDenied });
+    await expect(new WebSocketTransport({ port, apiKey: "wrong", env: {} }).connect()).rejects.toMatchObject({
+      code: ErrorCode.PermissionDenied,
+    });
   });
 
   it("cancels a connect during a slow upgrade without an unhandled error, and drops the socket", async () => {
@@ -192,7 +215,9 @@ describe("WebSocketTransport refusals and aborts (ws)", () => {
       for (const client of wss.clients) client.terminate();
       return new Promise<void>((resolve) => wss.close(() => resolve()));
     });
-    const serverSawClose = new Promise<void>((resolve) => wss.on("connection", (ws) => ws.once("close", () => resolve())));
+    const serverSawClose = new Promise<void>((resolve) =>
+      wss.on("connection", (ws) => ws.once("close", () => resolve())),
+    );
     const port = (wss.address() as AddressInfo).port;
     let release!: () => void;
     const released = new Promise<void>((resolve) => (release = resolve));
@@ -222,11 +247,18 @@ describe("WebSocketTransport on Node: what only `ws` tells", () => {
     const server = await silentTcpServer();
     cleanups.push(server.close);
     const url = `ws://127.0.0.1:${server.port}/chat?token=s3cret-token`;
-    const error = await new WebSocketTransport({ url, env: {}, connectTimeoutMs: 200 }).connect().catch((e: unknown) => e);
+    const error = await new WebSocketTransport({ url, env: {}, connectTimeoutMs: 200 })
+      .connect()
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(SdkError);
-    expect(error).toMatchObject({ code: ErrorCode.DeadlineExceeded, details: { stage: "upgrade", url: `ws://127.0.0.1:${server.port}/chat`, timeoutMs: 200 } });
+    expect(error).toMatchObject({
+      code: ErrorCode.DeadlineExceeded,
+      details: { stage: "upgrade", url: `ws://127.0.0.1:${server.port}/chat`, timeoutMs: 200 },
+    });
     const message = (error as SdkError).message;
-    expect(message).toContain(`the harness at ws://127.0.0.1:${server.port}/chat accepted the TCP connection but did not answer the WebSocket upgrade within 200 ms (stage: upgrade)`);
+    expect(message).toContain(
+      `the harness at ws://127.0.0.1:${server.port}/chat accepted the TCP connection but did not answer the WebSocket upgrade within 200 ms (stage: upgrade)`,
+    );
     expect(message).toContain("connectTimeoutMs");
     expect(message).not.toContain("s3cret-token");
     expect((error as SdkError).retryable).toBe(true);
@@ -235,9 +267,13 @@ describe("WebSocketTransport on Node: what only `ws` tells", () => {
 
   it("HTTP 429 is ResourceExhausted, retryable, with the server's explanation", async () => {
     const server = await startServer((_request, socket) => {
-      socket.end("HTTP/1.1 429 Too Many Requests\r\nContent-Type: text/plain\r\nContent-Length: 14\r\n\r\nquota exceeded");
+      socket.end(
+        "HTTP/1.1 429 Too Many Requests\r\nContent-Type: text/plain\r\nContent-Length: 14\r\n\r\nquota exceeded",
+      );
     });
-    const error = await new WebSocketTransport({ port: server.port, env: {}, apiKey: "k" }).connect().catch((e: unknown) => e);
+    const error = await new WebSocketTransport({ port: server.port, env: {}, apiKey: "k" })
+      .connect()
+      .catch((e: unknown) => e);
     expect(error).toMatchObject({ code: ErrorCode.ResourceExhausted, details: { httpCode: 429 } });
     expect((error as SdkError).message).toContain("quota exceeded");
     expect((error as SdkError).retryable).toBe(true);

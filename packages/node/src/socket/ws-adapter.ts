@@ -1,4 +1,11 @@
-import type { ConnectStage, Refusal, SdkError, WebSocketAdapter, WebSocketLike, WebSocketPeerClose } from "@antigravity-ts/sdk";
+import type {
+  ConnectStage,
+  Refusal,
+  SdkError,
+  WebSocketAdapter,
+  WebSocketLike,
+  WebSocketPeerClose,
+} from "@antigravity-ts/sdk";
 import { closeSocket, definedProperties } from "@antigravity-ts/sdk/internal";
 import type { IncomingMessage } from "node:http";
 import type { LookupFunction } from "node:net";
@@ -11,7 +18,11 @@ const REFUSAL_BODY_WAIT_MS = 200;
  * A `ws`-compatible WebSocket class: the `ws` package's `WebSocket` (the default) or a subclass of
  * it. Typed by shape, so the package's declarations need no `@types/ws` in a user's project.
  */
-export type WsWebSocketClass = new (url: string, protocols: string[], options: { headers: Record<string, string>; maxPayload: number; perMessageDeflate: boolean; lookup?: LookupFunction }) => unknown;
+export type WsWebSocketClass = new (
+  url: string,
+  protocols: string[],
+  options: { headers: Record<string, string>; maxPayload: number; perMessageDeflate: boolean; lookup?: LookupFunction },
+) => unknown;
 
 /** Options of {@link wsWebSocketAdapter}. */
 export interface WsWebSocketAdapterOptions {
@@ -36,14 +47,22 @@ export interface WsWebSocketAdapterOptions {
  * @example
  * new WebSocketTransport({ url, adapter: wsWebSocketAdapter() });
  */
-export function wsWebSocketAdapter(WebSocketClass?: WsWebSocketClass, options: WsWebSocketAdapterOptions = {}): WebSocketAdapter {
+export function wsWebSocketAdapter(
+  WebSocketClass?: WsWebSocketClass,
+  options: WsWebSocketAdapterOptions = {},
+): WebSocketAdapter {
   const Class = (WebSocketClass ?? WebSocket) as unknown as typeof WebSocket;
   const connection = definedProperties({ lookup: options.lookup });
   const { onPeerClose } = options;
   return {
     ...(onPeerClose === undefined ? {} : { onPeerClose }),
     open: (url, protocols, headers) => {
-      const socket = new Class(url, [...protocols], { headers: { ...headers }, maxPayload: 0, perMessageDeflate: false, ...connection });
+      const socket = new Class(url, [...protocols], {
+        headers: { ...headers },
+        maxPayload: 0,
+        perMessageDeflate: false,
+        ...connection,
+      });
       // An 'error' with no listener crashes `ws`'s EventEmitter (e.g. the "closed before the
       // connection was established" error that terminate() emits on a later tick). This listener is
       // never removed, so it stays until the socket is fully closed; 'close' always follows and reports it.

@@ -26,14 +26,20 @@ beforeEach(async () => {
 });
 
 afterEach(async () => {
-  for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+  for (const child of children.splice(0))
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
   await rm(root, { recursive: true, force: true });
 });
 
 function subject(options: FileConversationStoreOptions = {}) {
   const warnings: ConversationStoreWarning[] = [];
   const store = createFileConversationStore(dir, { onWarning: (w) => warnings.push(w), ...options });
-  return { store, warnings, writeRaw: async (id: string, text: string) => void (await mkdir(dir, { recursive: true }), await writeFile(path.join(dir, snapshotFileName(id)), text)) };
+  return {
+    store,
+    warnings,
+    writeRaw: async (id: string, text: string) =>
+      void (await mkdir(dir, { recursive: true }), await writeFile(path.join(dir, snapshotFileName(id)), text)),
+  };
 }
 
 /** Entries of the store directory, sorted. */
@@ -52,12 +58,25 @@ describe("createFileConversationStore: files", () => {
     expect(await entries()).toEqual([`${ID}.json`]);
     expect((await stat(dir)).mode & 0o777).toBe(0o700);
     expect((await stat(path.join(dir, `${ID}.json`))).mode & 0o777).toBe(0o600);
-    expect(parseConversationSnapshot(JSON.parse(await readFile(await store.pathOf(ID), "utf8"))).conversationId).toBe(ID);
+    expect(parseConversationSnapshot(JSON.parse(await readFile(await store.pathOf(ID), "utf8"))).conversationId).toBe(
+      ID,
+    );
   });
 
   it("names files so no id reaches outside the directory or collides: traversal, separators, NUL, case, reserved names", async () => {
     const { store } = subject();
-    const ids = ["../../escape", "..", "a/b", "a\\b", "nul\u0000x", "Upper", "upper", "con", "x".repeat(256), "/etc/passwd"];
+    const ids = [
+      "../../escape",
+      "..",
+      "a/b",
+      "a\\b",
+      "nul\u0000x",
+      "Upper",
+      "upper",
+      "con",
+      "x".repeat(256),
+      "/etc/passwd",
+    ];
     for (const [i, id] of ids.entries()) await store.save(sampleSnapshot(id, { turns: i + 1 }));
     const names = await entries();
     expect(names).toHaveLength(ids.length);
@@ -84,7 +103,9 @@ describe("createFileConversationStore: files", () => {
   it("saves of two conversations interleaved in one process each keep their own last snapshot", async () => {
     const { store } = subject();
     const other = `${ID}-other`;
-    await Promise.all(Array.from({ length: 30 }, (_, i) => store.save(sampleSnapshot(i % 2 === 0 ? ID : other, { turns: i + 1 }))));
+    await Promise.all(
+      Array.from({ length: 30 }, (_, i) => store.save(sampleSnapshot(i % 2 === 0 ? ID : other, { turns: i + 1 }))),
+    );
     expect((await store.load(ID))?.turnCount).toBe(29);
     expect((await store.load(other))?.turnCount).toBe(30);
     expect(await entries()).toEqual([`${ID}.json`, `${other}.json`].sort());
@@ -174,7 +195,9 @@ describe("createFileConversationStore: the directory", () => {
       const error = await store.save(sampleSnapshot(ID)).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(SdkError);
       expect((error as SdkError).code).toBe(ErrorCode.FailedPrecondition);
-      expect((error as SdkError).message).toMatch(/unusable: (.+\((something that is not a directory is in the way|a path component is not a directory)|it is a symbolic link to a missing directory)/);
+      expect((error as SdkError).message).toMatch(
+        /unusable: (.+\((something that is not a directory is in the way|a path component is not a directory)|it is a symbolic link to a missing directory)/,
+      );
     }
   });
 });
@@ -182,7 +205,11 @@ describe("createFileConversationStore: the directory", () => {
 describe("createFileConversationStore: several processes", () => {
   /** Starts save-loop.ts as a child process. */
   function writer(n: number, count: number | "forever"): ChildProcess {
-    const child = spawn(process.execPath, ["--conditions=antigravity-source", "--import", tsxLoader, saveLoop, dir, ID, String(n), String(count)], { stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(
+      process.execPath,
+      ["--conditions=antigravity-source", "--import", tsxLoader, saveLoop, dir, ID, String(n), String(count)],
+      { stdio: ["ignore", "pipe", "pipe"] },
+    );
     children.push(child);
     return child;
   }
@@ -200,7 +227,9 @@ describe("createFileConversationStore: several processes", () => {
           .filter((l) => l.startsWith("saved")).length;
         if (seen >= times) resolve();
       });
-      child.once("exit", (code) => (seen >= times ? resolve() : reject(new Error(`writer exited (${code}) after ${seen} saves: ${err}`))));
+      child.once("exit", (code) =>
+        seen >= times ? resolve() : reject(new Error(`writer exited (${code}) after ${seen} saves: ${err}`)),
+      );
     });
   }
 

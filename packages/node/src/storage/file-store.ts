@@ -2,8 +2,20 @@ import { randomBytes } from "node:crypto";
 import { constants, type Stats } from "node:fs";
 import { lstat, mkdir, open, readdir, realpath, rename, stat, unlink } from "node:fs/promises";
 import path from "node:path";
-import { ErrorCode, SdkError, type ConversationSnapshot, type ConversationStore, type ConversationStoreOptions } from "@antigravity-ts/sdk";
-import { KeyedSerializer, assertStorableConversationId, encodeSnapshot, loadOrMoveAside, reportWarning } from "@antigravity-ts/sdk/storage";
+import {
+  ErrorCode,
+  SdkError,
+  type ConversationSnapshot,
+  type ConversationStore,
+  type ConversationStoreOptions,
+} from "@antigravity-ts/sdk";
+import {
+  KeyedSerializer,
+  assertStorableConversationId,
+  encodeSnapshot,
+  loadOrMoveAside,
+  reportWarning,
+} from "@antigravity-ts/sdk/storage";
 import { errnoCode } from "../subprocess/spawn-errors.js";
 import { TEMP_FILE, movedAsideName, snapshotFileName } from "./file-names.js";
 import { errorText } from "@antigravity-ts/sdk/internal";
@@ -51,7 +63,10 @@ const CREATE_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL |
  * const store = createFileConversationStore(".conversations");
  * const agent = await Agent.builder().conversationStore(store).conversationId(id).allowAll().build().start();
  */
-export function createFileConversationStore(directory: string, options: FileConversationStoreOptions = {}): FileConversationStore {
+export function createFileConversationStore(
+  directory: string,
+  options: FileConversationStoreOptions = {},
+): FileConversationStore {
   const maxBytes = options.maxFileBytes ?? 256 * 1024 * 1024;
   const serializer = new KeyedSerializer();
   let resolved: Promise<string> | undefined;
@@ -76,19 +91,35 @@ export function createFileConversationStore(directory: string, options: FileConv
       try {
         dir = await root();
       } catch (error) {
-        reportWarning(options, { conversationId, cause: error, message: `${(error as Error).message}; conversation ${conversationId} starts empty` });
+        reportWarning(options, {
+          conversationId,
+          cause: error,
+          message: `${(error as Error).message}; conversation ${conversationId} starts empty`,
+        });
         return undefined;
       }
       const file = path.join(dir, name);
       return serializer.run(name, () =>
-        loadOrMoveAside<EntryIdentity | undefined>(conversationId, { where: file, read: () => readSnapshotFile(file, maxBytes), moveAside: (seen) => moveAside(file, seen ?? undefined) }, options),
+        loadOrMoveAside<EntryIdentity | undefined>(
+          conversationId,
+          {
+            where: file,
+            read: () => readSnapshotFile(file, maxBytes),
+            moveAside: (seen) => moveAside(file, seen ?? undefined),
+          },
+          options,
+        ),
       );
     },
     async save(snapshot: ConversationSnapshot) {
       const text = encodeSnapshot(snapshot);
       const name = snapshotFileName(snapshot.conversationId);
       const dir = await root();
-      await serializer.run(name, () => writeAtomically(dir, name, text, (message) => reportWarning(options, { conversationId: snapshot.conversationId, message })));
+      await serializer.run(name, () =>
+        writeAtomically(dir, name, text, (message) =>
+          reportWarning(options, { conversationId: snapshot.conversationId, message }),
+        ),
+      );
     },
     async delete(conversationId) {
       assertStorableConversationId(conversationId);
@@ -98,7 +129,8 @@ export function createFileConversationStore(directory: string, options: FileConv
         try {
           await unlink(path.join(dir, name));
         } catch (error) {
-          if (errnoCode(error) !== "ENOENT") throw fileError(`cannot delete conversation ${conversationId} at ${path.join(dir, name)}`, error);
+          if (errnoCode(error) !== "ENOENT")
+            throw fileError(`cannot delete conversation ${conversationId} at ${path.join(dir, name)}`, error);
         }
       });
     },
@@ -117,14 +149,22 @@ async function resolveDirectory(directory: string): Promise<string> {
   } catch (error) {
     const link = await lstat(directory).catch(() => undefined);
     if (link?.isSymbolicLink() === true && errnoCode(error) === "ENOENT") {
-      throw fileError(`conversation store directory ${directory} is unusable: it is a symbolic link to a missing directory (create its target or remove the link)`, undefined);
+      throw fileError(
+        `conversation store directory ${directory} is unusable: it is a symbolic link to a missing directory (create its target or remove the link)`,
+        undefined,
+      );
     }
     throw fileError(`conversation store directory ${directory} is unusable`, error);
   }
 }
 
 /** Opens without following links or blocking on FIFOs, and reads only a regular file. */
-async function readSnapshotFile(file: string, maxBytes: number): Promise<{ value: string; token: EntryIdentity } | { problem: string; token: EntryIdentity | undefined } | undefined> {
+async function readSnapshotFile(
+  file: string,
+  maxBytes: number,
+): Promise<
+  { value: string; token: EntryIdentity } | { problem: string; token: EntryIdentity | undefined } | undefined
+> {
   let handle;
   try {
     handle = await open(file, READ_FLAGS);
@@ -132,12 +172,16 @@ async function readSnapshotFile(file: string, maxBytes: number): Promise<{ value
     if (errnoCode(error) === "ENOENT") return undefined;
     const seen = await lstat(file).catch(() => undefined);
     if (seen === undefined) return undefined; // gone meanwhile
-    return { problem: `it is ${describeEntry(seen)}, which cannot be opened as a snapshot (${errnoCode(error) ?? (error as Error).message})`, token: identity(seen) };
+    return {
+      problem: `it is ${describeEntry(seen)}, which cannot be opened as a snapshot (${errnoCode(error) ?? (error as Error).message})`,
+      token: identity(seen),
+    };
   }
   try {
     const info = await handle.stat();
     if (!info.isFile()) return { problem: `it is ${describeEntry(info)}, not a regular file`, token: identity(info) };
-    if (info.size > maxBytes) return { problem: `it is ${info.size} bytes, more than maxFileBytes (${maxBytes})`, token: identity(info) };
+    if (info.size > maxBytes)
+      return { problem: `it is ${info.size} bytes, more than maxFileBytes (${maxBytes})`, token: identity(info) };
     return { value: await handle.readFile("utf8"), token: identity(info) };
   } finally {
     await handle.close();
@@ -151,14 +195,20 @@ async function moveAside(file: string, seen: EntryIdentity | undefined): Promise
     throw error;
   });
   if (now === undefined) return undefined;
-  if (seen !== undefined && (now.dev !== seen.dev || now.ino !== seen.ino)) throw new Error("it was replaced while it was being read; load again");
+  if (seen !== undefined && (now.dev !== seen.dev || now.ino !== seen.ino))
+    throw new Error("it was replaced while it was being read; load again");
   const aside = path.join(path.dirname(file), movedAsideName(path.basename(file), randomBytes(3).toString("hex")));
   await rename(file, aside);
   return aside;
 }
 
 /** Temp file + fsync + rename + directory fsync. */
-async function writeAtomically(dir: string, name: string, text: string, warn: (message: string) => void): Promise<void> {
+async function writeAtomically(
+  dir: string,
+  name: string,
+  text: string,
+  warn: (message: string) => void,
+): Promise<void> {
   const target = path.join(dir, name);
   const temp = path.join(dir, `.${name}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`);
   try {
@@ -250,5 +300,9 @@ function fileError(what: string, error: unknown): SdkError {
   };
   if (error === undefined) return new SdkError(ErrorCode.FailedPrecondition, what);
   const reason = errorText(error);
-  return new SdkError(ErrorCode.FailedPrecondition, `${what}: ${reason}${code !== undefined && hint[code] !== undefined ? ` (${hint[code]})` : ""}`, { cause: error, details: { errno: code } });
+  return new SdkError(
+    ErrorCode.FailedPrecondition,
+    `${what}: ${reason}${code !== undefined && hint[code] !== undefined ? ` (${hint[code]})` : ""}`,
+    { cause: error, details: { errno: code } },
+  );
 }

@@ -14,14 +14,23 @@ afterEach(() => {
 });
 
 /** Starts `parent-process.mjs <mode>` and resolves with the harness pid it prints. */
-async function startParent(
-  mode: "throw" | "wait",
-): Promise<{ parent: ChildProcess; harnessPid: number; exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>; stderr: () => string }> {
-  const parent = spawn(process.execPath, ["--conditions=antigravity-source", "--import", tsxLoader, fakePath("parent-process.mjs"), mode], { stdio: ["ignore", "pipe", "pipe"] });
+async function startParent(mode: "throw" | "wait"): Promise<{
+  parent: ChildProcess;
+  harnessPid: number;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  stderr: () => string;
+}> {
+  const parent = spawn(
+    process.execPath,
+    ["--conditions=antigravity-source", "--import", tsxLoader, fakePath("parent-process.mjs"), mode],
+    { stdio: ["ignore", "pipe", "pipe"] },
+  );
   parents.push(parent);
   let stderr = "";
   parent.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => parent.once("exit", (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    parent.once("exit", (code, signal) => resolve({ code, signal })),
+  );
   const harnessPid = await new Promise<number>((resolve, reject) => {
     let out = "";
     parent.stdout?.on("data", (chunk: Buffer) => {

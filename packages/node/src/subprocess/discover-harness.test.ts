@@ -16,20 +16,28 @@ describe("discoverHarnessBinary", () => {
   it("prefers the option, then the agent env, then the process env", () => {
     const processEnv = { [HARNESS_PATH_ENV]: "/from/process", PATH: dir };
     const env = { [HARNESS_PATH_ENV]: "/from/agent" };
-    expect(discoverHarnessBinary({ harnessPath: "/from/option", env, processEnv })).toMatchObject({ path: "/from/option", source: "option" });
+    expect(discoverHarnessBinary({ harnessPath: "/from/option", env, processEnv })).toMatchObject({
+      path: "/from/option",
+      source: "option",
+    });
     expect(discoverHarnessBinary({ env, processEnv })).toMatchObject({ path: "/from/agent", source: "agent-env" });
     expect(discoverHarnessBinary({ processEnv })).toMatchObject({ path: "/from/process", source: "process-env" });
   });
 
   it("finds localharness on PATH before the bundled harness", () => {
-    expect(discoverHarnessBinary({ processEnv: { PATH: `/nonexistent${process.platform === "win32" ? ";" : ":"}${dir}` } })).toEqual({ path: onPath, source: "path", isJavaScript: false });
+    expect(
+      discoverHarnessBinary({ processEnv: { PATH: `/nonexistent${process.platform === "win32" ? ";" : ":"}${dir}` } }),
+    ).toEqual({ path: onPath, source: "path", isJavaScript: false });
   });
 
   it("falls back to the bundled reference harness, run under node", { timeout: 300_000 }, async () => {
     const built = await ensureReferenceHarness();
     const bundled = findBundledHarness();
     expect(bundled === undefined ? undefined : realpathSync(bundled)).toBe(realpathSync(built));
-    expect(discoverHarnessBinary({ processEnv: { PATH: "" } })).toMatchObject({ source: "bundled", isJavaScript: true });
+    expect(discoverHarnessBinary({ processEnv: { PATH: "" } })).toMatchObject({
+      source: "bundled",
+      isJavaScript: true,
+    });
   });
 
   it("fails with FailedPrecondition (not retryable) and what to do when nothing is found and the fallback is off", () => {

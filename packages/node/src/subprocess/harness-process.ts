@@ -5,7 +5,14 @@ import { registerChild, unregisterChild } from "./child-registry.js";
 import type { HarnessBinary } from "./discover-harness.js";
 import { mapSpawnError } from "./spawn-errors.js";
 import { StderrTail } from "./stderr-tail.js";
-import { LengthPrefixedReader, decodeHandshakeOutput, definedProperties, encodeHandshakeInput, frameLengthPrefixed, type HandshakeInput } from "@antigravity-ts/sdk/internal";
+import {
+  LengthPrefixedReader,
+  decodeHandshakeOutput,
+  definedProperties,
+  encodeHandshakeInput,
+  frameLengthPrefixed,
+  type HandshakeInput,
+} from "@antigravity-ts/sdk/internal";
 
 /** How a harness process ended. */
 export interface HarnessExit {
@@ -74,7 +81,8 @@ export class HarnessProcess {
    */
   static async spawn(binary: HarnessBinary, options: SpawnHarnessOptions): Promise<HarnessProcess> {
     try {
-      if (statSync(binary.path).isDirectory()) throw Object.assign(new Error(`${binary.path} is a directory`), { code: "EISDIR" });
+      if (statSync(binary.path).isDirectory())
+        throw Object.assign(new Error(`${binary.path} is a directory`), { code: "EISDIR" });
     } catch (cause) {
       throw mapSpawnError(cause, binary.path, binary.source);
     }
@@ -114,7 +122,10 @@ export class HarnessProcess {
    * prewarmed harness that waits for its `start()` does not; it is still killed on exit.
    */
   keepProcessAlive(keep: boolean): void {
-    const handles = [this.#child, this.#child.stdin, this.#child.stdout, this.#child.stderr] as { ref?(): void; unref?(): void }[];
+    const handles = [this.#child, this.#child.stdin, this.#child.stdout, this.#child.stderr] as {
+      ref?(): void;
+      unref?(): void;
+    }[];
     for (const handle of handles) (keep ? handle.ref : handle.unref)?.call(handle);
   }
 
@@ -146,7 +157,10 @@ export class HarnessProcess {
       const config = decodeHandshakeOutput(reply);
       const port = config.port;
       if (!(port > 0 && port < 65_536)) {
-        throw new SdkError(ErrorCode.ProtocolError, `harness announced WebSocket port ${port}, which is not a TCP port`);
+        throw new SdkError(
+          ErrorCode.ProtocolError,
+          `harness announced WebSocket port ${port}, which is not a TCP port`,
+        );
       }
       // §2.3: stdout carries nothing after the handshake; drain it so a chatty harness never blocks.
       stdout.resume();
@@ -159,19 +173,29 @@ export class HarnessProcess {
   async #handshakeFailure(error: unknown, received: number, pending: number, signal: AbortSignal): Promise<SdkError> {
     if (signal.aborted && error === signal.reason) {
       const reason = SdkError.from(error, ErrorCode.Canceled);
-      return new SdkError(reason.code, `${reason.message} during the harness handshake; harness stderr:\n${this.stderr.toString()}`, { cause: reason, details: this.#details() });
+      return new SdkError(
+        reason.code,
+        `${reason.message} during the harness handshake; harness stderr:\n${this.stderr.toString()}`,
+        { cause: reason, details: this.#details() },
+      );
     }
     const closedStdout = error instanceof SdkError && error.code === ErrorCode.HarnessCrashed;
     if (closedStdout && received === 0) {
       const exit = await this.waitForExit(EXIT_AFTER_EOF_MS);
       const how = exit === undefined ? "closed its stdout" : describeExit(exit);
-      return new SdkError(ErrorCode.HarnessCrashed, `harness ${how} before the handshake: ${this.stderr.toString()}`, { details: this.#details() });
+      return new SdkError(ErrorCode.HarnessCrashed, `harness ${how} before the handshake: ${this.stderr.toString()}`, {
+        details: this.#details(),
+      });
     }
     await this.waitForExit(closedStdout ? EXIT_AFTER_EOF_MS : 0);
     const what = closedStdout
       ? `harness wrote ${received} bytes on stdout and closed it (${pending} bytes of an unfinished message); expected a u32-LE length-prefixed OutputConfig (protocol §3)`
       : `harness answered the handshake with something that is not an OutputConfig (${SdkError.from(error).message})`;
-    return new SdkError(ErrorCode.ProtocolError, `${what}; is ${this.binary.path} a localharness binary? Harness stderr:\n${this.stderr.toString()}`, { cause: error, details: this.#details() });
+    return new SdkError(
+      ErrorCode.ProtocolError,
+      `${what}; is ${this.binary.path} a localharness binary? Harness stderr:\n${this.stderr.toString()}`,
+      { cause: error, details: this.#details() },
+    );
   }
 
   /** Waits up to `timeoutMs` for the exit status; `undefined` if still running. */
@@ -209,7 +233,13 @@ export class HarnessProcess {
   }
 
   #details(): Record<string, unknown> {
-    return { binaryPath: this.binary.path, pid: this.pid, exitCode: this.#exit?.code, exitSignal: this.#exit?.signal, stderrTail: this.stderr.toString() };
+    return {
+      binaryPath: this.binary.path,
+      pid: this.pid,
+      exitCode: this.#exit?.code,
+      exitSignal: this.#exit?.signal,
+      stderrTail: this.stderr.toString(),
+    };
   }
 }
 

@@ -24,7 +24,9 @@ afterEach(async () => {
 });
 
 async function prewarmFake(): Promise<PrewarmedHarness> {
-  const harness = await new SubprocessTransport({ harnessPath: fakePath("fake-harness.mjs") }).prewarm({ timeoutMs: 20_000 });
+  const harness = await new SubprocessTransport({ harnessPath: fakePath("fake-harness.mjs") }).prewarm({
+    timeoutMs: 20_000,
+  });
   prewarmed.push(harness);
   return harness;
 }
@@ -92,13 +94,19 @@ describe("prewarm", () => {
   });
 
   it("does not keep its parent alive, and does not outlive it", async () => {
-    const parent = spawn(process.execPath, ["--conditions=antigravity-source", "--import", tsxLoader, fakePath("prewarm-parent.mjs")], { stdio: ["ignore", "pipe", "pipe"] });
+    const parent = spawn(
+      process.execPath,
+      ["--conditions=antigravity-source", "--import", tsxLoader, fakePath("prewarm-parent.mjs")],
+      { stdio: ["ignore", "pipe", "pipe"] },
+    );
     let out = "";
     let err = "";
     parent.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
     parent.stderr.on("data", (chunk: Buffer) => (err += chunk.toString()));
     const bound = setTimeout(() => parent.kill("SIGKILL"), 20_000);
-    const exit = await new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => parent.once("exit", (code, signal) => resolve({ code, signal })));
+    const exit = await new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+      parent.once("exit", (code, signal) => resolve({ code, signal })),
+    );
     clearTimeout(bound);
     expect({ exit, err }).toEqual({ exit: { code: 0, signal: null }, err: "" });
     const pid = Number(out.trim());

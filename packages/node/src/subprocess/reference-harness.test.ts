@@ -1,5 +1,10 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { InitializeConversationEventSchema, create, decodeOutputEvent, encodeInitializeConversationEvent } from "@antigravity-ts/sdk/wire";
+import {
+  InitializeConversationEventSchema,
+  create,
+  decodeOutputEvent,
+  encodeInitializeConversationEvent,
+} from "@antigravity-ts/sdk/wire";
 import { SubprocessTransport } from "./subprocess-transport.js";
 import { isAlive } from "./testing/process-probe.js";
 import { ensureReferenceHarness } from "@antigravity-ts/test-kit";

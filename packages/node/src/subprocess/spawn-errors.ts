@@ -35,29 +35,50 @@ export function mapSpawnError(cause: unknown, binaryPath: string, source?: Harne
   switch (code) {
     // A missing or foreign binary is configuration: the same start fails again until it is fixed (not retryable).
     case "ENOENT":
-      return new SdkError(ErrorCode.FailedPrecondition, `harness binary not found at ${binaryPath}: ${hint}`, { cause, details });
-    case "EACCES":
-    case "EPERM":
-      return new SdkError(ErrorCode.PermissionDenied, `harness binary at ${binaryPath} cannot be executed (${code}): make it executable (chmod +x), or: ${hint}`, { cause, details });
-    case "ENOEXEC":
-    case "EBADARCH":
-      return new SdkError(ErrorCode.FailedPrecondition, `harness binary at ${binaryPath} is not an executable for this platform (${code}): install the build for ${process.platform}/${process.arch}`, {
+      return new SdkError(ErrorCode.FailedPrecondition, `harness binary not found at ${binaryPath}: ${hint}`, {
         cause,
         details,
       });
+    case "EACCES":
+    case "EPERM":
+      return new SdkError(
+        ErrorCode.PermissionDenied,
+        `harness binary at ${binaryPath} cannot be executed (${code}): make it executable (chmod +x), or: ${hint}`,
+        { cause, details },
+      );
+    case "ENOEXEC":
+    case "EBADARCH":
+      return new SdkError(
+        ErrorCode.FailedPrecondition,
+        `harness binary at ${binaryPath} is not an executable for this platform (${code}): install the build for ${process.platform}/${process.arch}`,
+        {
+          cause,
+          details,
+        },
+      );
     case "ENOTDIR":
     case "EISDIR":
-      return new SdkError(ErrorCode.InvalidArgument, `harness path ${binaryPath} is not a file (${code}): ${hint}`, { cause, details });
+      return new SdkError(ErrorCode.InvalidArgument, `harness path ${binaryPath} is not a file (${code}): ${hint}`, {
+        cause,
+        details,
+      });
     case "EMFILE":
     case "ENFILE":
     case "EAGAIN":
     case "ENOMEM":
-      return new SdkError(ErrorCode.Unavailable, `could not start the harness at ${binaryPath}: the system is out of resources (${code}); close other processes or raise the limits`, {
+      return new SdkError(
+        ErrorCode.Unavailable,
+        `could not start the harness at ${binaryPath}: the system is out of resources (${code}); close other processes or raise the limits`,
+        {
+          cause,
+          details,
+        },
+      );
+    default:
+      return new SdkError(ErrorCode.Unavailable, `could not start the harness at ${binaryPath}: ${reason}`, {
         cause,
         details,
       });
-    default:
-      return new SdkError(ErrorCode.Unavailable, `could not start the harness at ${binaryPath}: ${reason}`, { cause, details });
   }
 }
 

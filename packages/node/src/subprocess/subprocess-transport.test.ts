@@ -19,8 +19,12 @@ afterEach(async () => {
   expect(liveChildCount()).toBe(0);
 });
 
-async function connectFake(options: ConstructorParameters<typeof SubprocessTransport>[0] = {}): Promise<SubprocessChannel> {
-  const channel = await new SubprocessTransport({ harnessPath: fakePath("fake-harness.mjs"), ...options }).connect({ timeoutMs: 20_000 });
+async function connectFake(
+  options: ConstructorParameters<typeof SubprocessTransport>[0] = {},
+): Promise<SubprocessChannel> {
+  const channel = await new SubprocessTransport({ harnessPath: fakePath("fake-harness.mjs"), ...options }).connect({
+    timeoutMs: 20_000,
+  });
   opened.push(channel);
   return channel;
 }
@@ -128,7 +132,9 @@ describe("SubprocessTransport handshake and channel", () => {
   it("rejects with Canceled when the signal is already aborted", async () => {
     const controller = new AbortController();
     controller.abort();
-    const error = await failure(new SubprocessTransport({ harnessPath: fakePath("fake-harness.mjs") }).connect({ signal: controller.signal }));
+    const error = await failure(
+      new SubprocessTransport({ harnessPath: fakePath("fake-harness.mjs") }).connect({ signal: controller.signal }),
+    );
     expect(error.code).toBe(ErrorCode.Canceled);
   });
 });
@@ -139,20 +145,31 @@ describe("SubprocessTransport faults", () => {
     const error = await failure(new SubprocessTransport({ harnessPath: missing }).connect());
     expect(error.code).toBe(ErrorCode.FailedPrecondition);
     expect(error.retryable).toBe(false);
-    expect(error.message).toBe(`harness binary not found at ${missing}: the harnessPath option names this path; point it at the harness binary`);
+    expect(error.message).toBe(
+      `harness binary not found at ${missing}: the harnessPath option names this path; point it at the harness binary`,
+    );
     await expectNextConnectWorks();
   });
 
   it("blames a set but wrong ANTIGRAVITY_HARNESS_PATH, not a missing one", async () => {
     const missing = join(process.cwd(), "no-such-dir", "localharness");
-    const fromAgentEnv = await failure(new SubprocessTransport({ env: { ANTIGRAVITY_HARNESS_PATH: missing } }).connect());
-    expect(fromAgentEnv.message).toBe(`harness binary not found at ${missing}: ANTIGRAVITY_HARNESS_PATH in the agent's env names this path; point it at the harness binary or remove it`);
+    const fromAgentEnv = await failure(
+      new SubprocessTransport({ env: { ANTIGRAVITY_HARNESS_PATH: missing } }).connect(),
+    );
+    expect(fromAgentEnv.message).toBe(
+      `harness binary not found at ${missing}: ANTIGRAVITY_HARNESS_PATH in the agent's env names this path; point it at the harness binary or remove it`,
+    );
     const saved = process.env["ANTIGRAVITY_HARNESS_PATH"];
     process.env["ANTIGRAVITY_HARNESS_PATH"] = missing;
     try {
       const fromProcess = await failure(new SubprocessTransport({}).connect());
-      expect(fromProcess).toMatchObject({ code: ErrorCode.FailedPrecondition, details: { source: "process-env", binaryPath: missing } });
-      expect(fromProcess.message).toContain("the environment variable ANTIGRAVITY_HARNESS_PATH names this path; point it at the harness binary or unset it");
+      expect(fromProcess).toMatchObject({
+        code: ErrorCode.FailedPrecondition,
+        details: { source: "process-env", binaryPath: missing },
+      });
+      expect(fromProcess.message).toContain(
+        "the environment variable ANTIGRAVITY_HARNESS_PATH names this path; point it at the harness binary or unset it",
+      );
       expect(fromProcess.message).not.toContain("set ANTIGRAVITY_HARNESS_PATH or");
     } finally {
       if (saved === undefined) delete process.env["ANTIGRAVITY_HARNESS_PATH"];
@@ -166,13 +183,17 @@ describe("SubprocessTransport faults", () => {
   });
 
   it("reports a non-executable file as PermissionDenied", async () => {
-    const error = await failure(new SubprocessTransport({ harnessPath: join(process.cwd(), "package.json") }).connect());
+    const error = await failure(
+      new SubprocessTransport({ harnessPath: join(process.cwd(), "package.json") }).connect(),
+    );
     expect(error.code).toBe(ErrorCode.PermissionDenied);
     expect(error.message).toContain("chmod +x");
   });
 
   it("reports a harness that exits before the handshake as HarnessCrashed with its exit code and stderr", async () => {
-    const error = await failure(new SubprocessTransport({ harnessPath: fakePath("exit-before-handshake.mjs") }).connect());
+    const error = await failure(
+      new SubprocessTransport({ harnessPath: fakePath("exit-before-handshake.mjs") }).connect(),
+    );
     expect(error.code).toBe(ErrorCode.HarnessCrashed);
     expect(error.message).toMatch(/^harness exited with code 3 before the handshake: /);
     expect(error.message).toContain("fatal: cannot open the model configuration (fake)");
@@ -223,7 +244,10 @@ describe("SubprocessTransport faults", () => {
 
     // Abort once the harness is demonstrably running and waiting in the handshake.
     const controller = new AbortController();
-    const pending = new SubprocessTransport({ harnessPath: fakePath("silent-harness.mjs"), onStderr: () => controller.abort() }).connect({ signal: controller.signal });
+    const pending = new SubprocessTransport({
+      harnessPath: fakePath("silent-harness.mjs"),
+      onStderr: () => controller.abort(),
+    }).connect({ signal: controller.signal });
     const canceled = await failure(pending);
     expect(canceled.code).toBe(ErrorCode.Canceled);
     expect(await waitUntilGone(canceled.details.pid as number)).toBe(true);
@@ -231,10 +255,15 @@ describe("SubprocessTransport faults", () => {
   });
 
   it("refuses a wrong api key with PermissionDenied without retrying, and accepts the right one", async () => {
-    const harness = await HarnessProcess.spawn({ path: fakePath("fake-harness.mjs"), source: "option", isJavaScript: true }, { env: process.env });
+    const harness = await HarnessProcess.spawn(
+      { path: fakePath("fake-harness.mjs"), source: "option", isJavaScript: true },
+      { env: process.env },
+    );
     processes.push(harness);
     const output = await harness.handshake({ storageDirectory: process.cwd(), env: {} }, new AbortController().signal);
-    const error = await failure(connectHarnessSocket({ port: output.port, apiKey: "not-the-key", attempts: 3, timeoutMs: 10_000 }));
+    const error = await failure(
+      connectHarnessSocket({ port: output.port, apiKey: "not-the-key", attempts: 3, timeoutMs: 10_000 }),
+    );
     expect(error.code).toBe(ErrorCode.PermissionDenied);
     expect(error.details.httpCode).toBe(401);
     expect(error.message).toContain("HTTP 401: invalid api key");

@@ -1,7 +1,15 @@
 import { rm } from "node:fs/promises";
 import type { LookupFunction } from "node:net";
 import { release } from "node:os";
-import { ErrorCode, SDK_VERSION, SdkError, type CallOptions, type Channel, type Transport, type WebSocketPeerClose } from "@antigravity-ts/sdk";
+import {
+  ErrorCode,
+  SDK_VERSION,
+  SdkError,
+  type CallOptions,
+  type Channel,
+  type Transport,
+  type WebSocketPeerClose,
+} from "@antigravity-ts/sdk";
 import { linkSignal, throwIfAborted, definedProperties } from "@antigravity-ts/sdk/internal";
 import { connectHarnessSocket } from "../socket/connect-harness-socket.js";
 import { resolveAhead } from "../socket/resolve-ahead.js";
@@ -143,7 +151,10 @@ export class SubprocessTransport implements Transport {
       // Resolved while the harness boots, for the socket opened after the handshake (protocol §4).
       const lookup = resolveAhead("localhost");
       // Made while the harness boots (its path goes in the InputConfig, written after the spawn).
-      pendingStorage = saveDir === undefined ? createTemporaryStorage().then((path) => ({ path, owned: true })) : Promise.resolve({ path: saveDir, owned: false });
+      pendingStorage =
+        saveDir === undefined
+          ? createTemporaryStorage().then((path) => ({ path, owned: true }))
+          : Promise.resolve({ path: saveDir, owned: false });
       pendingStorage.catch(() => {}); // a failure is thrown by the await below, or cleaned up after a failed spawn
       harness = await HarnessProcess.spawn(binary, {
         env: { ...process.env, ...userEnv },
@@ -195,13 +206,21 @@ export class SubprocessTransport implements Transport {
    * Phase 2 (protocol §4), abandoned early with `HarnessCrashed` if the child exits meanwhile.
    * `peer.closed` turns true when the harness side closes the socket.
    */
-  async #openSocket({ harness, endpoint: { port, apiKey }, lookup }: StartedHarness, signal: AbortSignal, peer: { closed: boolean }): Promise<Channel> {
+  async #openSocket(
+    { harness, endpoint: { port, apiKey }, lookup }: StartedHarness,
+    signal: AbortSignal,
+    peer: { closed: boolean },
+  ): Promise<Channel> {
     const died = new AbortController();
     void harness.exited.then((exit) => {
       died.abort(
-        new SdkError(ErrorCode.HarnessCrashed, `harness ${describeExit(exit)} before accepting the WebSocket on port ${port}: ${harness.stderr.toString()}`, {
-          details: { exitCode: exit.code, exitSignal: exit.signal, stderrTail: harness.stderr.toString() },
-        }),
+        new SdkError(
+          ErrorCode.HarnessCrashed,
+          `harness ${describeExit(exit)} before accepting the WebSocket on port ${port}: ${harness.stderr.toString()}`,
+          {
+            details: { exitCode: exit.code, exitSignal: exit.signal, stderrTail: harness.stderr.toString() },
+          },
+        ),
       );
     });
     const link = linkSignal({ signal }, died.signal);
@@ -260,7 +279,11 @@ interface StartedHarness {
 
 /** The stdio handshake of a harness (protocol §3): the `InputConfig` written and the `OutputConfig` read. */
 export interface HarnessHandshake {
-  readonly input: { readonly storageDirectory: string; readonly clientInfo: Required<ClientInfoInit>; readonly env: Readonly<Record<string, string>> };
+  readonly input: {
+    readonly storageDirectory: string;
+    readonly clientInfo: Required<ClientInfoInit>;
+    readonly env: Readonly<Record<string, string>>;
+  };
   readonly output: HarnessEndpoint;
 }
 
@@ -275,7 +298,10 @@ async function discardStarted({ harness, storage }: StartedHarness): Promise<voi
  * runs ends the stream; otherwise `HarnessCrashed` with the stderr tail if the child died, else
  * `ConnectionClosed` with it.
  */
-async function crashOnPeerClose(harness: HarnessProcess, { code, reason, error }: WebSocketPeerClose): Promise<SdkError | undefined> {
+async function crashOnPeerClose(
+  harness: HarnessProcess,
+  { code, reason, error }: WebSocketPeerClose,
+): Promise<SdkError | undefined> {
   if (code === 1000 && harness.exit === undefined) return undefined;
   if (error?.code === ErrorCode.NotFound) return error; // the harness refused a resume: it did not crash
   const exit = await harness.waitForExit(CRASH_PROBE_MS);
@@ -290,9 +316,13 @@ async function crashOnPeerClose(harness: HarnessProcess, { code, reason, error }
 }
 
 function crashError(harness: HarnessProcess, exit: HarnessExit, closeCode: number): SdkError {
-  return new SdkError(ErrorCode.HarnessCrashed, `harness process ${describeExit(exit)} unexpectedly (WebSocket close code ${closeCode}); harness stderr:\n${harness.stderr.toString()}`, {
-    details: { closeCode, exitCode: exit.code, exitSignal: exit.signal, stderrTail: harness.stderr.toString() },
-  });
+  return new SdkError(
+    ErrorCode.HarnessCrashed,
+    `harness process ${describeExit(exit)} unexpectedly (WebSocket close code ${closeCode}); harness stderr:\n${harness.stderr.toString()}`,
+    {
+      details: { closeCode, exitCode: exit.code, exitSignal: exit.signal, stderrTail: harness.stderr.toString() },
+    },
+  );
 }
 
 /** Options the transport hands to its channel. */

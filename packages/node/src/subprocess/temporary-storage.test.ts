@@ -43,7 +43,10 @@ describe.runIf(posix)("stale temporary storage directories", () => {
 
   it("removes the directory of a SIGKILLed SDK process at the next start, and only provably stale ones", async () => {
     // A real SDK process starts a harness, then is SIGKILLed: its directory stays behind.
-    const parent = spawn(process.execPath, ["--conditions=antigravity-source", "--import", tsx, parentScript, "wait"], { env: { ...process.env, TMPDIR: temp }, stdio: ["ignore", "pipe", "inherit"] });
+    const parent = spawn(process.execPath, ["--conditions=antigravity-source", "--import", tsx, parentScript, "wait"], {
+      env: { ...process.env, TMPDIR: temp },
+      stdio: ["ignore", "pipe", "inherit"],
+    });
     const harnessPid = await new Promise<number>((resolve, reject) => {
       parent.stdout.once("data", (chunk: Buffer) => resolve(Number(chunk.toString().trim())));
       parent.once("exit", (code) => reject(new Error(`the SDK process exited (${code}) before starting its harness`)));
@@ -87,12 +90,19 @@ describe.runIf(posix)("stale temporary storage directories", () => {
     const unrelated = await dir("unrelated_dir", dead);
 
     // The next SDK process (this one) starts a harness: the sweep runs in the background.
-    const channel = await new SubprocessTransport({ harnessPath: fakePath("fake-harness.mjs") }).connect({ timeoutMs: 20_000 });
-    for (const deadline = Date.now() + 10_000; Date.now() < deadline && (existsSync(leftPath) || existsSync(reused) || existsSync(withLinks)); ) await sleep(20);
+    const channel = await new SubprocessTransport({ harnessPath: fakePath("fake-harness.mjs") }).connect({
+      timeoutMs: 20_000,
+    });
+    for (
+      const deadline = Date.now() + 10_000;
+      Date.now() < deadline && (existsSync(leftPath) || existsSync(reused) || existsSync(withLinks));
+    )
+      await sleep(20);
     expect(existsSync(leftPath)).toBe(false);
     expect(existsSync(reused)).toBe(false);
     expect(existsSync(withLinks)).toBe(false);
-    for (const kept of [upstream, alive, wideOpen, linkedOwner, fifoOwner, unrelated, join(temp, "antigravity_Link01")]) expect(existsSync(kept)).toBe(true);
+    for (const kept of [upstream, alive, wideOpen, linkedOwner, fifoOwner, unrelated, join(temp, "antigravity_Link01")])
+      expect(existsSync(kept)).toBe(true);
     expect(readFileSync(join(outside, "keep.txt"), "utf8")).toBe("keep");
     expect(existsSync(join(outside, OWNER_FILE))).toBe(true);
     expect((await readdir(temp)).filter((name) => name.startsWith("antigravity_Dangle"))).toHaveLength(1);

@@ -70,8 +70,16 @@ async function sweepStale(parent: string): Promise<string[]> {
 async function readOwner(directory: string): Promise<Owner | undefined> {
   const uid = process.getuid?.();
   const info = await lstat(directory);
-  if (!info.isDirectory() || (uid !== undefined && info.uid !== uid) || (process.platform !== "win32" && (info.mode & 0o777) !== 0o700)) return undefined;
-  const handle = await open(join(directory, OWNER_FILE), constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0));
+  if (
+    !info.isDirectory() ||
+    (uid !== undefined && info.uid !== uid) ||
+    (process.platform !== "win32" && (info.mode & 0o777) !== 0o700)
+  )
+    return undefined;
+  const handle = await open(
+    join(directory, OWNER_FILE),
+    constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0),
+  );
   try {
     const file = await handle.stat();
     if (!file.isFile() || (uid !== undefined && file.uid !== uid) || file.size > MAX_OWNER_BYTES) return undefined;

@@ -1,14 +1,26 @@
 import { watch, type FSWatcher } from "node:fs";
 import { lstat, stat } from "node:fs/promises";
 import path from "node:path";
-import { ErrorCode, FileChangeBatcher, SdkError, type FileChange, type Trigger, type TriggerContext, type TriggerDelivery } from "@antigravity-ts/sdk";
+import {
+  ErrorCode,
+  FileChangeBatcher,
+  SdkError,
+  type FileChange,
+  type Trigger,
+  type TriggerContext,
+  type TriggerDelivery,
+} from "@antigravity-ts/sdk";
 
 /**
  * Called with each debounced batch of changes (upstream `on_file_change` callback, `(ctx, changes)`).
  * Return a message to send it to the agent as a trigger, or `undefined` to send nothing (the
  * callback may also call `context.sendTrigger` itself).
  */
-export type FileChangeCallback = (context: TriggerContext, changes: readonly FileChange[], info: { dropped: number }) => string | undefined | void | Promise<string | undefined | void>;
+export type FileChangeCallback = (
+  context: TriggerContext,
+  changes: readonly FileChange[],
+  info: { dropped: number },
+) => string | undefined | void | Promise<string | undefined | void>;
 
 /** Options of {@link onFileChange}. */
 export interface OnFileChangeOptions {
@@ -38,12 +50,16 @@ const DEFAULT_MAX_PATHS = 1_000;
  * Agent.builder().allowAll().trigger(onFileChange("src", (_ctx, changes) => `Files changed: ${changes.map((c) => c.path).join(", ")}`));
  */
 export function onFileChange(target: string, callback: FileChangeCallback, options: OnFileChangeOptions = {}): Trigger {
-  if (typeof target !== "string" || target === "") throw new SdkError(ErrorCode.InvalidArgument, "onFileChange(): the path to watch must be a non-empty string");
-  if (typeof callback !== "function") throw new SdkError(ErrorCode.InvalidArgument, "onFileChange(): callback must be a function");
+  if (typeof target !== "string" || target === "")
+    throw new SdkError(ErrorCode.InvalidArgument, "onFileChange(): the path to watch must be a non-empty string");
+  if (typeof callback !== "function")
+    throw new SdkError(ErrorCode.InvalidArgument, "onFileChange(): callback must be a function");
   const debounceMs = options.debounceMs ?? DEFAULT_DEBOUNCE_MS;
   const maxPaths = options.maxPaths ?? DEFAULT_MAX_PATHS;
   const delivery = options.delivery ?? "whenIdle";
-  const onError = options.onError ?? ((error: SdkError) => globalThis.console?.warn(`antigravity: onFileChange(${target}): ${error.message}`));
+  const onError =
+    options.onError ??
+    ((error: SdkError) => globalThis.console?.warn(`antigravity: onFileChange(${target}): ${error.message}`));
   // Checked now so that a bad option fails where it is written, not at start().
   void new FileChangeBatcher({ debounceMs, maxPaths, deliver: async () => undefined, onError });
   const sessions = new Set<{ watcher: FSWatcher; batcher: FileChangeBatcher }>();
@@ -66,7 +82,8 @@ export function onFileChange(target: string, callback: FileChangeCallback, optio
         deliver: async (changes, dropped) => {
           if (context.signal.aborted) return;
           const message = await callback(context, changes, { dropped });
-          if (typeof message === "string" && message.trim() !== "" && !context.signal.aborted) await context.sendTrigger(message, { delivery, signal: context.signal });
+          if (typeof message === "string" && message.trim() !== "" && !context.signal.aborted)
+            await context.sendTrigger(message, { delivery, signal: context.signal });
         },
       });
       let watcher: FSWatcher;
@@ -74,16 +91,25 @@ export function onFileChange(target: string, callback: FileChangeCallback, optio
         // persistent: false — a watcher never keeps the process alive on its own.
         watcher = watch(root, { recursive: directory && options.recursive !== false, persistent: false });
       } catch (error) {
-        throw new SdkError(ErrorCode.Unavailable, `onFileChange(): cannot watch ${root}: ${(error as Error).message}`, { cause: error });
+        throw new SdkError(ErrorCode.Unavailable, `onFileChange(): cannot watch ${root}: ${(error as Error).message}`, {
+          cause: error,
+        });
       }
       const session = { watcher, batcher };
       sessions.add(session);
       watcher.on("error", (error) => {
-        onError(new SdkError(ErrorCode.Unavailable, `onFileChange(): the watcher of ${root} failed: ${error.message}; no further changes are reported`, { cause: error }));
+        onError(
+          new SdkError(
+            ErrorCode.Unavailable,
+            `onFileChange(): the watcher of ${root} failed: ${error.message}; no further changes are reported`,
+            { cause: error },
+          ),
+        );
         close(session);
       });
       watcher.on("change", (event, name) => {
-        const changed = name === null || name === undefined ? root : directory ? path.join(root, name.toString()) : root;
+        const changed =
+          name === null || name === undefined ? root : directory ? path.join(root, name.toString()) : root;
         if (event === "change") return batcher.record("modified", changed);
         // "rename": the entry appeared or went away; look once, without following links.
         void lstat(changed).then(

@@ -78,7 +78,10 @@ export function acpAgent(options: AcpAgentOptions): ConnectionStrategy {
       const cwd = options.cwd ?? (workspace?.case === "filesystemWorkspace" ? workspace.value.directory : undefined);
       if (cwd === undefined || cwd === "") {
         await options.release?.();
-        throw new SdkError(ErrorCode.InvalidArgument, "an ACP session needs a working directory: pass acpAgent({ cwd }) or .workspace(dir)");
+        throw new SdkError(
+          ErrorCode.InvalidArgument,
+          "an ACP session needs a working directory: pass acpAgent({ cwd }) or .workspace(dir)",
+        );
       }
       const stream = typeof options.stream === "function" ? await options.stream() : options.stream;
       const loadSessionId = request.config.cascadeId;
@@ -112,17 +115,30 @@ export function acpAgent(options: AcpAgentOptions): ConnectionStrategy {
  */
 function configRefusal(config: HarnessConfig): SdkError | undefined {
   const asked: [boolean, string, string][] = [
-    [config.models.length > 0, "model / models", "ACP v1 chooses no model (the agent has its own; its modes are acpAgent({ modeId }))"],
+    [
+      config.models.length > 0,
+      "model / models",
+      "ACP v1 chooses no model (the agent has its own; its modes are acpAgent({ modeId }))",
+    ],
     [config.systemInstructions !== undefined, "systemInstructions", "ACP has no system instructions"],
     [config.mcpServers.length > 0, "mcpServers", "pass them as acpAgent({ mcpServers }) in ACP's McpServer shape"],
     [config.customSubagents.length > 0, "customSubagents", "ACP has no subagent configuration"],
     [config.skillsPaths.length > 0, "skillsPaths", "ACP has no skills configuration"],
     [(config.finishToolSchemaJson ?? "") !== "", "responseSchema", "ACP has no structured output"],
     [config.budgetConfig !== undefined, "budget", "ACP has no budget the client sets"],
-    [config.workspaces.length > 1, "workspaces (more than one)", "the first workspace is session/new's cwd; ACP v1 takes one"],
+    [
+      config.workspaces.length > 1,
+      "workspaces (more than one)",
+      "the first workspace is session/new's cwd; ACP v1 takes one",
+    ],
   ];
   for (const [isAsked, option, why] of asked) {
-    if (isAsked) return new SdkError(ErrorCode.Unsupported, `${option} cannot be honoured by the acp wire: ${why}; remove it or use a wire that has it`, { details: { option, wire: "acp" } });
+    if (isAsked)
+      return new SdkError(
+        ErrorCode.Unsupported,
+        `${option} cannot be honoured by the acp wire: ${why}; remove it or use a wire that has it`,
+        { details: { option, wire: "acp" } },
+      );
   }
   return undefined;
 }

@@ -17,7 +17,10 @@ import type { AcpSessionEvent } from "./acp-steps.js";
 function memoryPair(): { client: acp.Stream; agent: acp.Stream } {
   const toAgent = new TransformStream<acp.AnyMessage, acp.AnyMessage>();
   const toClient = new TransformStream<acp.AnyMessage, acp.AnyMessage>();
-  return { client: { writable: toAgent.writable, readable: toClient.readable }, agent: { writable: toClient.writable, readable: toAgent.readable } };
+  return {
+    client: { writable: toAgent.writable, readable: toClient.readable },
+    agent: { writable: toClient.writable, readable: toAgent.readable },
+  };
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -36,8 +39,14 @@ function scriptedAgent(stream: acp.Stream, options: { loadSession?: boolean } = 
     }))
     .onRequest(acp.methods.agent.session.new, () => ({ sessionId: `session-${++sessions}` }))
     .onRequest(acp.methods.agent.session.load, async ({ params, client }) => {
-      await client.notify(acp.methods.client.session.update, { sessionId: params.sessionId, update: { sessionUpdate: "user_message_chunk", content: { type: "text", text: "earlier question" } } });
-      await client.notify(acp.methods.client.session.update, { sessionId: params.sessionId, update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "earlier answer" } } });
+      await client.notify(acp.methods.client.session.update, {
+        sessionId: params.sessionId,
+        update: { sessionUpdate: "user_message_chunk", content: { type: "text", text: "earlier question" } },
+      });
+      await client.notify(acp.methods.client.session.update, {
+        sessionId: params.sessionId,
+        update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "earlier answer" } },
+      });
       return {};
     })
     .onNotification(acp.methods.agent.session.cancel, ({ params }) => {
@@ -46,7 +55,8 @@ function scriptedAgent(stream: acp.Stream, options: { loadSession?: boolean } = 
     .onRequest(acp.methods.agent.session.prompt, async ({ params, client }) => {
       const { sessionId } = params;
       cancelled.delete(sessionId);
-      const say = (update: acp.SessionUpdate) => client.notify(acp.methods.client.session.update, { sessionId, update });
+      const say = (update: acp.SessionUpdate) =>
+        client.notify(acp.methods.client.session.update, { sessionId, update });
       const text = params.prompt.map((block) => (block.type === "text" ? block.text : `[${block.type}]`)).join("");
       const respond = (stopReason: acp.StopReason) => ({ stopReason, usage: USAGE }) as acp.PromptResponse;
       if (text.includes("slow")) {
@@ -61,16 +71,31 @@ function scriptedAgent(stream: acp.Stream, options: { loadSession?: boolean } = 
         throw acp.RequestError.internalError(undefined, "the scripted model call fails");
       }
       if (text.includes("late")) {
-        await say({ sessionUpdate: "tool_call", toolCallId: "late-1", title: "Reading a file", kind: "read", status: "in_progress", locations: [{ path: "/w/a.txt" }] });
+        await say({
+          sessionUpdate: "tool_call",
+          toolCallId: "late-1",
+          title: "Reading a file",
+          kind: "read",
+          status: "in_progress",
+          locations: [{ path: "/w/a.txt" }],
+        });
         setTimeout(
           () =>
-            void say({ sessionUpdate: "tool_call_update", toolCallId: "late-1", status: "completed", content: [{ type: "content", content: { type: "text", text: "[delivered after the end]" } }] }),
+            void say({
+              sessionUpdate: "tool_call_update",
+              toolCallId: "late-1",
+              status: "completed",
+              content: [{ type: "content", content: { type: "text", text: "[delivered after the end]" } }],
+            }),
           20,
         );
         return respond("end_turn");
       }
       if (text.includes("edit")) {
-        await say({ sessionUpdate: "plan", entries: [{ content: "edit the file", priority: "high", status: "in_progress" }] });
+        await say({
+          sessionUpdate: "plan",
+          entries: [{ content: "edit the file", priority: "high", status: "in_progress" }],
+        });
         const answer = await client.request(acp.methods.client.session.requestPermission, {
           sessionId,
           toolCall: {
@@ -87,8 +112,15 @@ function scriptedAgent(stream: acp.Stream, options: { loadSession?: boolean } = 
           ],
         });
         const allowed = answer.outcome.outcome === "selected" && answer.outcome.optionId === "yes";
-        await say({ sessionUpdate: "tool_call_update", toolCallId: "edit-1", status: allowed ? "completed" : "failed" });
-        await say({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: allowed ? "edited" : "not edited" } });
+        await say({
+          sessionUpdate: "tool_call_update",
+          toolCallId: "edit-1",
+          status: allowed ? "completed" : "failed",
+        });
+        await say({
+          sessionUpdate: "agent_message_chunk",
+          content: { type: "text", text: allowed ? "edited" : "not edited" },
+        });
         return respond("end_turn");
       }
       if (text.includes("long")) {
@@ -117,7 +149,11 @@ async function subject(): Promise<ClosableConformanceSubject> {
   };
 }
 
-defineConnectionConformance("AcpConnection over an in-memory stream, official library agent", ACP_CAPABILITIES, subject);
+defineConnectionConformance(
+  "AcpConnection over an in-memory stream, official library agent",
+  ACP_CAPABILITIES,
+  subject,
+);
 
 describe("acpAgent({ stream }) in an Agent", () => {
   const build = (policies = [allowAll()], events: AcpSessionEvent[] = [], loadSession = false) => {
@@ -136,7 +172,11 @@ describe("acpAgent({ stream }) in an Agent", () => {
     const response = await started.chatToCompletion("hello");
     expect(response.text).toBe("Hello conformance");
     expect(response.thinking).toBe("Thinking.");
-    expect(response.usageMetadata).toMatchObject({ promptTokenCount: 10, candidatesTokenCount: 4, totalTokenCount: 14 });
+    expect(response.usageMetadata).toMatchObject({
+      promptTokenCount: 10,
+      candidatesTokenCount: 4,
+      totalTokenCount: 14,
+    });
     await started.stop();
     peer.close();
   });
@@ -148,7 +188,10 @@ describe("acpAgent({ stream }) in an Agent", () => {
     const response = await started.chatToCompletion("edit please");
     expect(response.text).toBe("edited");
     const tool = response.steps.find((s) => s.type === StepType.ToolCall);
-    expect(tool).toMatchObject({ status: StepStatus.Done, toolCalls: [{ id: "edit-1", name: "edit", canonicalPath: "/w/a.txt" }] });
+    expect(tool).toMatchObject({
+      status: StepStatus.Done,
+      toolCalls: [{ id: "edit-1", name: "edit", canonicalPath: "/w/a.txt" }],
+    });
     expect(events.map((e) => e.sessionUpdate)).toContain("plan");
     await started.stop();
     allowed.peer.close();
@@ -203,7 +246,10 @@ describe("acpAgent({ stream }) in an Agent", () => {
       }
     })();
     expect(error).toBeInstanceOf(SdkError);
-    expect(error).toMatchObject({ code: ErrorCode.Unsupported, details: { option: "hooks (onSessionStart)", wire: "acp" } });
+    expect(error).toMatchObject({
+      code: ErrorCode.Unsupported,
+      details: { option: "hooks (onSessionStart)", wire: "acp" },
+    });
   });
 
   it("options ACP has no field for are refused at start() with Unsupported naming them", async () => {
@@ -216,14 +262,22 @@ describe("acpAgent({ stream }) in an Agent", () => {
       const agent = configure(Agent.builder().connection(acpAgent({ stream: pair.client, cwd: "/w" })))
         .allowAll()
         .build();
-      await expect(agent.start()).rejects.toMatchObject({ code: ErrorCode.Unsupported, details: { option, wire: "acp" } });
+      await expect(agent.start()).rejects.toMatchObject({
+        code: ErrorCode.Unsupported,
+        details: { option, wire: "acp" },
+      });
     }
   });
 
   it("resume: session/load replays the conversation as the initial history; without loadSession it is Unsupported", async () => {
     const pair = memoryPair();
     const peer = scriptedAgent(pair.agent, { loadSession: true });
-    const connection = await AcpConnection.open({ stream: pair.client, cwd: "/w", confirmTool: () => true, loadSessionId: "session-7" });
+    const connection = await AcpConnection.open({
+      stream: pair.client,
+      cwd: "/w",
+      confirmTool: () => true,
+      loadSessionId: "session-7",
+    });
     expect(connection.conversationId).toBe("session-7");
     expect(connection.initialHistory.map((s) => s.content)).toEqual(["earlier question", "earlier answer"]);
     // the replayed answer is closed (DONE, a complete response) once the next prompt starts
@@ -237,7 +291,9 @@ describe("acpAgent({ stream }) in an Agent", () => {
 
     const other = memoryPair();
     const noLoad = scriptedAgent(other.agent, { loadSession: false });
-    await expect(AcpConnection.open({ stream: other.client, cwd: "/w", confirmTool: () => true, loadSessionId: "session-7" })).rejects.toMatchObject({ code: ErrorCode.Unsupported });
+    await expect(
+      AcpConnection.open({ stream: other.client, cwd: "/w", confirmTool: () => true, loadSessionId: "session-7" }),
+    ).rejects.toMatchObject({ code: ErrorCode.Unsupported });
     noLoad.close();
   });
 });

@@ -10,7 +10,15 @@ import { Turn, type TurnObserver } from "../connection/turn.js";
 import { latestTurnView, observerTaken, STEP_MAPPER, viewOf } from "../connection/turn-view.js";
 import { ErrorCode, SdkError } from "../errors.js";
 import { assertPromptNotBlank, type Prompt } from "../prompt.js";
-import { emptyUsage, StepStatus, type QuestionResponse, type Step, type StopReason, type ToolResult, type UsageMetadata } from "../step.js";
+import {
+  emptyUsage,
+  StepStatus,
+  type QuestionResponse,
+  type Step,
+  type StopReason,
+  type ToolResult,
+  type UsageMetadata,
+} from "../step.js";
 import type { Logger } from "../telemetry/logger.js";
 import { addUsage } from "../usage.js";
 import { linkSignal, raceSignal, throwIfAborted } from "../util/abort.js";
@@ -104,7 +112,13 @@ export class AcpConnection implements Connection {
   private constructor(
     peer: acp.ClientConnection,
     init: acp.InitializeResponse,
-    session: { sessionId: string; modes: acp.SessionModeState | undefined; history: Step[]; builder: AcpStepBuilder; loaded: boolean },
+    session: {
+      sessionId: string;
+      modes: acp.SessionModeState | undefined;
+      history: Step[];
+      builder: AcpStepBuilder;
+      loaded: boolean;
+    },
     options: AcpConnectionOptions,
   ) {
     this.#peer = peer;
@@ -154,9 +168,16 @@ export class AcpConnection implements Connection {
       };
       app
         .onRequest(acp.methods.client.fs.readTextFile, ({ params }) =>
-          answer(async () => ({ content: await fs.readTextFile(params.path, { ...(params.line == null ? {} : { line: params.line }), ...(params.limit == null ? {} : { limit: params.limit }) }) })),
+          answer(async () => ({
+            content: await fs.readTextFile(params.path, {
+              ...(params.line == null ? {} : { line: params.line }),
+              ...(params.limit == null ? {} : { limit: params.limit }),
+            }),
+          })),
         )
-        .onRequest(acp.methods.client.fs.writeTextFile, ({ params }) => answer(async () => (await fs.writeTextFile(params.path, params.content), {})));
+        .onRequest(acp.methods.client.fs.writeTextFile, ({ params }) =>
+          answer(async () => (await fs.writeTextFile(params.path, params.content), {})),
+        );
     }
     const peer = app.connect(options.stream);
     const link = linkSignal(callOptions);
@@ -185,7 +206,10 @@ export class AcpConnection implements Connection {
           );
         }
         stage = "authenticate";
-        await raceSignal(peer.agent.request(acp.methods.agent.authenticate, { methodId: options.authMethodId }), link.signal);
+        await raceSignal(
+          peer.agent.request(acp.methods.agent.authenticate, { methodId: options.authMethodId }),
+          link.signal,
+        );
       }
       let builder: AcpStepBuilder;
       let sessionId: string;
@@ -193,14 +217,25 @@ export class AcpConnection implements Connection {
       let history: Step[] = [];
       if (options.loadSessionId !== undefined && options.loadSessionId !== "") {
         if (init.agentCapabilities?.loadSession !== true) {
-          throw new SdkError(ErrorCode.Unsupported, "resuming a conversation needs session/load, which this ACP agent does not offer (agentCapabilities.loadSession)", {
-            details: { option: "resume", wire: "acp" },
-          });
+          throw new SdkError(
+            ErrorCode.Unsupported,
+            "resuming a conversation needs session/load, which this ACP agent does not offer (agentCapabilities.loadSession)",
+            {
+              details: { option: "resume", wire: "acp" },
+            },
+          );
         }
         builder = new AcpStepBuilder(options.loadSessionId);
         pending = { builder, history: [] };
         stage = "session/load";
-        const loaded = await raceSignal(peer.agent.request(acp.methods.agent.session.load, { sessionId: options.loadSessionId, cwd: options.cwd, mcpServers: options.mcpServers ?? [] }), link.signal);
+        const loaded = await raceSignal(
+          peer.agent.request(acp.methods.agent.session.load, {
+            sessionId: options.loadSessionId,
+            cwd: options.cwd,
+            mcpServers: options.mcpServers ?? [],
+          }),
+          link.signal,
+        );
         sessionId = options.loadSessionId;
         modes = loaded?.modes ?? undefined;
         // The history is the steps' latest states, in the order they first came.
@@ -209,14 +244,26 @@ export class AcpConnection implements Connection {
         history = [...latest.values()];
       } else {
         stage = "session/new";
-        const created = await raceSignal(peer.agent.request(acp.methods.agent.session.new, { cwd: options.cwd, mcpServers: options.mcpServers ?? [] }), link.signal);
+        const created = await raceSignal(
+          peer.agent.request(acp.methods.agent.session.new, { cwd: options.cwd, mcpServers: options.mcpServers ?? [] }),
+          link.signal,
+        );
         sessionId = created.sessionId;
         builder = new AcpStepBuilder(sessionId);
         modes = created.modes ?? undefined;
       }
       stage = "session/set_mode";
-      if (options.modeId !== undefined) await raceSignal(peer.agent.request(acp.methods.agent.session.setMode, { sessionId, modeId: options.modeId }), link.signal);
-      const connection = new AcpConnection(peer, init, { sessionId, modes, history, builder, loaded: pending !== undefined }, options);
+      if (options.modeId !== undefined)
+        await raceSignal(
+          peer.agent.request(acp.methods.agent.session.setMode, { sessionId, modeId: options.modeId }),
+          link.signal,
+        );
+      const connection = new AcpConnection(
+        peer,
+        init,
+        { sessionId, modes, history, builder, loaded: pending !== undefined },
+        options,
+      );
       self = connection;
       for (const params of early) connection.#update(params);
       void peer.closed.then(
@@ -307,7 +354,10 @@ export class AcpConnection implements Connection {
       const turn = new Turn({ solicited: true });
       this.#turn = turn;
       this.#observer?.turnStarted(turn);
-      const response = this.#peer.agent.request(acp.methods.agent.session.prompt, { sessionId: this.#sessionId, prompt: blocks });
+      const response = this.#peer.agent.request(acp.methods.agent.session.prompt, {
+        sessionId: this.#sessionId,
+        prompt: blocks,
+      });
       void response.then(
         (result) => this.#turnEnded(turn, result),
         (error: unknown) => void this.#turnFailed(turn, error),
@@ -331,10 +381,16 @@ export class AcpConnection implements Connection {
   }
 
   /** Answers a permission request the agent's `confirmTool` left to the caller (`"manual"`). */
-  async sendToolConfirmation(trajectoryId: string, stepIndex: number, accepted: boolean, options?: CallOptions): Promise<void> {
+  async sendToolConfirmation(
+    trajectoryId: string,
+    stepIndex: number,
+    accepted: boolean,
+    options?: CallOptions,
+  ): Promise<void> {
     throwIfAborted(options?.signal);
     const answer = this.#manual.get(`${trajectoryId}:${stepIndex}`);
-    if (answer === undefined) throw new SdkError(ErrorCode.NotFound, `no permission request waits for step ${trajectoryId}:${stepIndex}`);
+    if (answer === undefined)
+      throw new SdkError(ErrorCode.NotFound, `no permission request waits for step ${trajectoryId}:${stepIndex}`);
     answer(accepted);
   }
 
@@ -371,9 +427,14 @@ export class AcpConnection implements Connection {
   async disconnect(options?: CallOptions): Promise<void> {
     if (this.#closed !== undefined) return;
     throwIfAborted(options?.signal);
-    const reason = new SdkError(ErrorCode.ConnectionClosed, "the connection was disconnected: create a new one to continue");
+    const reason = new SdkError(
+      ErrorCode.ConnectionClosed,
+      "the connection was disconnected: create a new one to continue",
+    );
     if (this.#turn !== undefined && !this.#turn.settled) {
-      await this.#peer.agent.notify(acp.methods.agent.session.cancel, { sessionId: this.#sessionId }).catch(() => undefined);
+      await this.#peer.agent
+        .notify(acp.methods.agent.session.cancel, { sessionId: this.#sessionId })
+        .catch(() => undefined);
     }
     this.#close(reason);
     this.#peer.close(reason);
@@ -413,7 +474,9 @@ export class AcpConnection implements Connection {
       decision = await raceSignal(Promise.resolve(this.#options.confirmTool(call, step)), turn.signal);
     } catch (error) {
       if (turn.halted || turn.settled) return { outcome: { outcome: "cancelled" } };
-      this.#options.logger?.warn(`the confirmation of ${call.name} failed, so it is refused: ${SdkError.from(error).message}`);
+      this.#options.logger?.warn(
+        `the confirmation of ${call.name} failed, so it is refused: ${SdkError.from(error).message}`,
+      );
       decision = false;
     }
     if (decision === "defer") {
@@ -428,7 +491,9 @@ export class AcpConnection implements Connection {
     }
     if (turn.halted || turn.settled) return { outcome: { outcome: "cancelled" } };
     if (!decision) for (const refused of this.#builder.refused(params.toolCall.toolCallId)) turn.push(refused);
-    const kinds: acp.PermissionOptionKind[] = decision ? ["allow_once", "allow_always"] : ["reject_once", "reject_always"];
+    const kinds: acp.PermissionOptionKind[] = decision
+      ? ["allow_once", "allow_always"]
+      : ["reject_once", "reject_always"];
     for (const kind of kinds) {
       const option = params.options.find((o) => o.kind === kind);
       if (option !== undefined) return { outcome: { outcome: "selected", optionId: option.optionId } };
@@ -449,7 +514,9 @@ export class AcpConnection implements Connection {
     if (cancelled) {
       turn.end({ error: new SdkError(ErrorCode.Canceled, "the turn was cancelled (session/cancel)") });
     } else if (stop === "refusal") {
-      turn.end({ error: new SdkError(ErrorCode.ExecutionError, "the agent refused to continue the turn (stopReason: refusal)") });
+      turn.end({
+        error: new SdkError(ErrorCode.ExecutionError, "the agent refused to continue the turn (stopReason: refusal)"),
+      });
     } else {
       this.#stopReason = stop;
       turn.end(stop === undefined ? {} : { stopReason: stop });
@@ -459,13 +526,21 @@ export class AcpConnection implements Connection {
   async #turnFailed(turn: Turn, error: unknown): Promise<void> {
     for (const step of this.#builder.endTurn(StepStatus.Error)) turn.push(step);
     const closed = this.#closed;
-    const sdkError = closed ?? (error instanceof acp.RequestError ? requestError(error, "session/prompt") : await peerFailure(error, this.#peer, this.#options));
+    const sdkError =
+      closed ??
+      (error instanceof acp.RequestError
+        ? requestError(error, "session/prompt")
+        : await peerFailure(error, this.#peer, this.#options));
     turn.end({ error: sdkError });
   }
 
   async #peerClosed(error: unknown): Promise<void> {
     if (this.#closed !== undefined) return;
-    const reason = await peerFailure(error ?? new SdkError(ErrorCode.ConnectionClosed, "the ACP agent closed the connection"), this.#peer, this.#options);
+    const reason = await peerFailure(
+      error ?? new SdkError(ErrorCode.ConnectionClosed, "the ACP agent closed the connection"),
+      this.#peer,
+      this.#options,
+    );
     this.#close(reason);
     await this.#options.release?.();
   }
@@ -488,13 +563,18 @@ export class AcpConnection implements Connection {
     const capabilities = this.agentInfo.agentCapabilities?.promptCapabilities;
     return prompt.map((part): acp.ContentBlock => {
       if ("text" in part) return { type: "text", text: part.text };
-      if ("slashCommand" in part) return { type: "text", text: part.slashCommand.startsWith("/") ? part.slashCommand : `/${part.slashCommand}` };
+      if ("slashCommand" in part)
+        return { type: "text", text: part.slashCommand.startsWith("/") ? part.slashCommand : `/${part.slashCommand}` };
       const { mimeType, data } = part.media;
       const kind = mimeType.startsWith("image/") ? "image" : mimeType.startsWith("audio/") ? "audio" : undefined;
       if (kind === undefined || capabilities?.[kind] !== true) {
-        throw new SdkError(ErrorCode.Unsupported, `this ACP agent takes no ${mimeType} in a prompt (promptCapabilities ${JSON.stringify(capabilities ?? {})})`, {
-          details: { option: "prompt media", wire: "acp" },
-        });
+        throw new SdkError(
+          ErrorCode.Unsupported,
+          `this ACP agent takes no ${mimeType} in a prompt (promptCapabilities ${JSON.stringify(capabilities ?? {})})`,
+          {
+            details: { option: "prompt media", wire: "acp" },
+          },
+        );
       }
       return { type: kind, mimeType, data: base64(data) };
     });
@@ -518,7 +598,9 @@ function turnUsage(response: acp.PromptResponse): UsageMetadata | undefined {
       thoughtsTokenCount: usage.thoughtTokens ?? 0,
     };
   }
-  const quota = response._meta?.["quota"] as { token_count?: { input_tokens?: unknown; output_tokens?: unknown } } | undefined;
+  const quota = response._meta?.["quota"] as
+    | { token_count?: { input_tokens?: unknown; output_tokens?: unknown } }
+    | undefined;
   const input = quota?.token_count?.input_tokens;
   const output = quota?.token_count?.output_tokens;
   if (typeof input !== "number" || typeof output !== "number") return undefined;
@@ -526,7 +608,9 @@ function turnUsage(response: acp.PromptResponse): UsageMetadata | undefined {
 }
 
 function unsupported(what: string, why: string): SdkError {
-  return new SdkError(ErrorCode.Unsupported, `${what}: the acp wire cannot do this (${why})`, { details: { wire: "acp" } });
+  return new SdkError(ErrorCode.Unsupported, `${what}: the acp wire cannot do this (${why})`, {
+    details: { wire: "acp" },
+  });
 }
 
 /** A JSON-RPC error answer as an `SdkError`: `-32602`/`-32600` InvalidArgument, `-32601` Unsupported, `-32000` (auth required) PermissionDenied, else ExecutionError. */
@@ -541,16 +625,27 @@ function requestError(error: acp.RequestError, method: string): SdkError {
           : ErrorCode.ExecutionError;
   const data = error.data === undefined ? "" : `: ${JSON.stringify(error.data).slice(0, 2_000)}`;
   const message = error.message.length > 2_000 ? `${error.message.slice(0, 2_000)}…` : error.message;
-  return new SdkError(code, `the ACP agent answered ${method} with error ${error.code} ${message}${data}`, { cause: error, details: { rpcCode: error.code } });
+  return new SdkError(code, `the ACP agent answered ${method} with error ${error.code} ${message}${data}`, {
+    cause: error,
+    details: { rpcCode: error.code },
+  });
 }
 
-async function peerFailure(error: unknown, peer: acp.ClientConnection, options: AcpConnectionOptions): Promise<SdkError> {
+async function peerFailure(
+  error: unknown,
+  peer: acp.ClientConnection,
+  options: AcpConnectionOptions,
+): Promise<SdkError> {
   const sdkError =
     error instanceof SdkError
       ? error
       : error instanceof acp.RequestError
         ? requestError(error, "a request")
-        : new SdkError(ErrorCode.ConnectionClosed, `the ACP connection failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+        : new SdkError(
+            ErrorCode.ConnectionClosed,
+            `the ACP connection failed: ${error instanceof Error ? error.message : String(error)}`,
+            { cause: error },
+          );
   void peer;
   return options.describeFailure === undefined ? sdkError : options.describeFailure(sdkError);
 }
@@ -559,10 +654,19 @@ async function peerFailure(error: unknown, peer: acp.ClientConnection, options: 
 async function withTimeout<T>(promise: Promise<T>, timeoutMs: number, peer: acp.ClientConnection): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new SdkError(ErrorCode.DeadlineExceeded, `the ACP agent did not answer initialize within ${timeoutMs} ms`)), timeoutMs);
+    timer = setTimeout(
+      () =>
+        reject(
+          new SdkError(ErrorCode.DeadlineExceeded, `the ACP agent did not answer initialize within ${timeoutMs} ms`),
+        ),
+      timeoutMs,
+    );
   });
   const closed = peer.closed.then(
-    () => Promise.reject(new SdkError(ErrorCode.ConnectionClosed, "the ACP agent closed the connection before it answered initialize")),
+    () =>
+      Promise.reject(
+        new SdkError(ErrorCode.ConnectionClosed, "the ACP agent closed the connection before it answered initialize"),
+      ),
     (error: unknown) => Promise.reject(error),
   );
   try {

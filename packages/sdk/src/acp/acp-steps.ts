@@ -1,7 +1,17 @@
 // ACP `session/update` → SDK steps (docs/acp.md, "The mapping"). Every ACP field read here is a
 // field of `@agentclientprotocol/sdk` 2.x's generated schema (dist/v1/schema/types.gen.d.ts:
 // SessionUpdate, ContentChunk, ToolCall, ToolCallUpdate, ToolCallContent, Diff, ToolCallLocation).
-import type { ContentBlock, Diff, SessionUpdate, ToolCall as AcpToolCall, ToolCallContent, ToolCallLocation, ToolCallStatus, ToolCallUpdate, ToolKind } from "@agentclientprotocol/sdk";
+import type {
+  ContentBlock,
+  Diff,
+  SessionUpdate,
+  ToolCall as AcpToolCall,
+  ToolCallContent,
+  ToolCallLocation,
+  ToolCallStatus,
+  ToolCallUpdate,
+  ToolKind,
+} from "@agentclientprotocol/sdk";
 import { StepSource, StepStatus, StepTarget, StepType, type Step, type ToolCall } from "../step.js";
 
 /** What ACP says of a tool call beyond the SDK's `ToolCall`: the wire's own view, kept per step. */
@@ -23,7 +33,17 @@ export interface AcpToolCallDetails {
  * The `session/update` kinds that become no step: reported as they are (the library's own typed
  * union members) to `onSessionUpdate`.
  */
-export type AcpSessionEvent = Exclude<SessionUpdate, { sessionUpdate: "agent_message_chunk" | "agent_thought_chunk" | "user_message_chunk" | "tool_call" | "tool_call_update" }>;
+export type AcpSessionEvent = Exclude<
+  SessionUpdate,
+  {
+    sessionUpdate:
+      | "agent_message_chunk"
+      | "agent_thought_chunk"
+      | "user_message_chunk"
+      | "tool_call"
+      | "tool_call_update";
+  }
+>;
 
 /** The text of a content block: text as is, other blocks as a short marker (they have no text). */
 export function blockText(block: ContentBlock): string {
@@ -41,7 +61,15 @@ export function blockText(block: ContentBlock): string {
 
 /** The text a tool call's content carries (its `content` items; diffs and terminals by path / id). */
 export function toolContentText(content: readonly ToolCallContent[]): string {
-  return content.map((item) => (item.type === "content" ? blockText(item.content) : item.type === "diff" ? `diff ${item.path}` : `terminal ${item.terminalId}`)).join("\n");
+  return content
+    .map((item) =>
+      item.type === "content"
+        ? blockText(item.content)
+        : item.type === "diff"
+          ? `diff ${item.path}`
+          : `terminal ${item.terminalId}`,
+    )
+    .join("\n");
 }
 
 const STATUS: Record<ToolCallStatus, StepStatus> = {
@@ -84,7 +112,11 @@ export class AcpStepBuilder {
     switch (update.sessionUpdate) {
       case "agent_message_chunk":
       case "agent_thought_chunk":
-        return this.#chunk(update.sessionUpdate === "agent_message_chunk" ? "text" : "thought", update.content, update.messageId ?? undefined);
+        return this.#chunk(
+          update.sessionUpdate === "agent_message_chunk" ? "text" : "thought",
+          update.content,
+          update.messageId ?? undefined,
+        );
       case "user_message_chunk":
         return [...this.close(), this.#userChunk(update.content)];
       case "tool_call":
@@ -110,7 +142,12 @@ export class AcpStepBuilder {
   refused(toolCallId: string): Step[] {
     const entry = this.#tools.get(toolCallId);
     if (entry === undefined) return [];
-    entry.step = { ...entry.step, status: StepStatus.Error, contentDelta: "", error: "the client refused the permission (session/request_permission)" };
+    entry.step = {
+      ...entry.step,
+      status: StepStatus.Error,
+      contentDelta: "",
+      error: "the client refused the permission (session/request_permission)",
+    };
     return [entry.step];
   }
 
@@ -131,7 +168,12 @@ export class AcpStepBuilder {
     const steps = this.close();
     for (const entry of this.#tools.values()) {
       if (entry.step.status === StepStatus.Active || entry.step.status === StepStatus.WaitingForUser) {
-        entry.step = { ...entry.step, status: unfinishedTool, contentDelta: "", error: unfinishedTool === StepStatus.Done ? "" : "the turn ended before the tool call finished" };
+        entry.step = {
+          ...entry.step,
+          status: unfinishedTool,
+          contentDelta: "",
+          error: unfinishedTool === StepStatus.Done ? "" : "the turn ended before the tool call finished",
+        };
         steps.push(entry.step);
       }
     }
@@ -142,11 +184,16 @@ export class AcpStepBuilder {
     const steps: Step[] = [];
     const open = this.#open;
     const text = blockText(block);
-    if (open !== undefined && (open.kind !== kind || (messageId !== undefined && open.messageId !== undefined && messageId !== open.messageId))) {
+    if (
+      open !== undefined &&
+      (open.kind !== kind || (messageId !== undefined && open.messageId !== undefined && messageId !== open.messageId))
+    ) {
       steps.push(...this.close());
     }
     const current = this.#open;
-    const base = current?.step ?? this.#newStep(kind === "text" ? StepType.TextResponse : StepType.Thinking, StepSource.Model, StepTarget.User);
+    const base =
+      current?.step ??
+      this.#newStep(kind === "text" ? StepType.TextResponse : StepType.Thinking, StepSource.Model, StepTarget.User);
     const step: Step =
       kind === "text"
         ? { ...base, status: StepStatus.Active, content: base.content + text, contentDelta: text, thinkingDelta: "" }
@@ -158,7 +205,12 @@ export class AcpStepBuilder {
 
   #userChunk(block: ContentBlock): Step {
     const text = blockText(block);
-    return finish({ ...this.#newStep(StepType.TextResponse, StepSource.User, StepTarget.Unspecified), status: StepStatus.Done, content: text, contentDelta: text });
+    return finish({
+      ...this.#newStep(StepType.TextResponse, StepSource.User, StepTarget.Unspecified),
+      status: StepStatus.Done,
+      content: text,
+      contentDelta: text,
+    });
   }
 
   #tool(toolCallId: string, update: AcpToolCall | ToolCallUpdate): Step {
@@ -179,10 +231,20 @@ export class AcpStepBuilder {
     const base = known?.step ?? this.#newStep(StepType.ToolCall, StepSource.Model, StepTarget.Unspecified);
     const name = update.name ?? base.toolCalls[0]?.name ?? details.kind ?? "tool";
     const path = details.locations[0]?.path;
-    const call: ToolCall = { id: toolCallId, name, args: details.rawInput ?? {}, ...(path === undefined ? {} : { canonicalPath: path }) };
+    const call: ToolCall = {
+      id: toolCallId,
+      name,
+      args: details.rawInput ?? {},
+      ...(path === undefined ? {} : { canonicalPath: path }),
+    };
     const text = toolContentText(content);
     // A status the update leaves out stays as the step had it (waiting for the user, refused by the client).
-    const status = update.status !== undefined && update.status !== null ? STATUS[update.status] : known !== undefined ? base.status : StepStatus.Active;
+    const status =
+      update.status !== undefined && update.status !== null
+        ? STATUS[update.status]
+        : known !== undefined
+          ? base.status
+          : StepStatus.Active;
     const step = finish({
       ...base,
       status,
@@ -223,6 +285,11 @@ export class AcpStepBuilder {
 function finish(step: Step): Step {
   return {
     ...step,
-    isCompleteResponse: step.type === StepType.TextResponse && step.source === StepSource.Model && step.target === StepTarget.User && step.status === StepStatus.Done && step.content !== "",
+    isCompleteResponse:
+      step.type === StepType.TextResponse &&
+      step.source === StepSource.Model &&
+      step.target === StepTarget.User &&
+      step.status === StepStatus.Done &&
+      step.content !== "",
   };
 }

@@ -17,7 +17,9 @@ describe("build() without a policy", () => {
     }
     expect(error).toBeInstanceOf(SdkError);
     expect(error).toMatchObject({ code: ErrorCode.InvalidArgument });
-    expect((error as SdkError).message).toContain("call allowAll(), readOnly(), confirmRunCommand() or policies(...) before build()");
+    expect((error as SdkError).message).toContain(
+      "call allowAll(), readOnly(), confirmRunCommand() or policies(...) before build()",
+    );
   });
 
   it("builds once any policy method was called, policies() with none included", () => {
@@ -29,10 +31,16 @@ describe("build() without a policy", () => {
 
   it("is a compile error on the sources whose text names the fix", async () => {
     const tsc = join(root, "node_modules/typescript/bin/tsc");
-    const output = await promisify(execFile)(process.execPath, [tsc, "-p", "test/built/forgotten-policy/tsconfig.source.json", "--pretty", "false"], { cwd: root }).then(
+    const output = await promisify(execFile)(
+      process.execPath,
+      [tsc, "-p", "test/built/forgotten-policy/tsconfig.source.json", "--pretty", "false"],
+      { cwd: root },
+    ).then(
       () => "compiled",
       (error: { stdout?: string }) => error.stdout ?? "",
     );
-    expect(output).toContain("error TS2684: The 'this' context of type 'AgentBuilder<false>' is not assignable to method's 'this' of type 'CallAllowAllReadOnlyOrPoliciesBeforeBuild'");
+    expect(output).toContain(
+      "error TS2684: The 'this' context of type 'AgentBuilder<false>' is not assignable to method's 'this' of type 'CallAllowAllReadOnlyOrPoliciesBeforeBuild'",
+    );
   }, 60_000);
 });

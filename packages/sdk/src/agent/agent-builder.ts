@@ -1,7 +1,13 @@
 import { assertCapabilities } from "./capability-check.js";
 import type { ConnectionStrategy } from "./connection-strategy.js";
 import type { CapabilitiesOptions, BuiltinTool } from "../config/builtin-tools.js";
-import type { AgentBehaviorOption, BudgetOptions, CompactionOptions, HarnessConfigOptions, SessionContinuationMode } from "../config/harness-config.js";
+import type {
+  AgentBehaviorOption,
+  BudgetOptions,
+  CompactionOptions,
+  HarnessConfigOptions,
+  SessionContinuationMode,
+} from "../config/harness-config.js";
 import type { SystemInstructionsOption } from "../config/system-instructions.js";
 import type { GeminiModelOptions, RetryOptions, ThinkingLevel, VertexOptions } from "../config/model-options.js";
 import type { ServiceTier } from "../step.js";
@@ -192,9 +198,14 @@ export class AgentBuilder<State extends BuilderState = false> {
    * `options.jsonSchema` (valibot) — or a JSON Schema (object or JSON text), typed when declared
    * `as const`. A Standard Schema that cannot be converted throws `InvalidArgument` here.
    */
-  responseSchema<Schema extends StandardSchemaV1 | JsonSchema | string>(schema: Schema, options: { jsonSchema?: object } = {}): AgentBuilder<WithOutput<State, ResponseOutput<Schema>>> {
+  responseSchema<Schema extends StandardSchemaV1 | JsonSchema | string>(
+    schema: Schema,
+    options: { jsonSchema?: object } = {},
+  ): AgentBuilder<WithOutput<State, ResponseOutput<Schema>>> {
     const { responseJsonSchema: _replaced, ...rest } = this.#options;
-    const jsonSchema = isStandardSchema(schema) ? jsonSchemaOf(schema, "responseSchema", options.jsonSchema) : undefined;
+    const jsonSchema = isStandardSchema(schema)
+      ? jsonSchemaOf(schema, "responseSchema", options.jsonSchema)
+      : undefined;
     const patch = { ...rest, responseSchema: schema, ...definedProperties({ responseJsonSchema: jsonSchema }) };
     return new AgentBuilder<WithOutput<State, ResponseOutput<Schema>>>(patch, this.#defaults, this.#newAgent);
   }
@@ -292,8 +303,13 @@ export class AgentBuilder<State extends BuilderState = false> {
    * per client tool call. The SDK itself depends on no OpenTelemetry package. `options.parentContext`
    * (e.g. `context.active()`) makes the session span a child of that context's span.
    */
-  tracer(tracer: NonNullable<AgentOptions["tracer"]>, options: { parentContext?: NonNullable<AgentOptions["traceContext"]> } = {}): AgentBuilder<State> {
-    return this.#with(options.parentContext === undefined ? { tracer } : { tracer, traceContext: options.parentContext });
+  tracer(
+    tracer: NonNullable<AgentOptions["tracer"]>,
+    options: { parentContext?: NonNullable<AgentOptions["traceContext"]> } = {},
+  ): AgentBuilder<State> {
+    return this.#with(
+      options.parentContext === undefined ? { tracer } : { tracer, traceContext: options.parentContext },
+    );
   }
 
   /**
@@ -310,8 +326,12 @@ export class AgentBuilder<State extends BuilderState = false> {
   /** The agent, with or without a chosen policy (none means `confirmRunCommand()`). */
   buildUnchecked(): Agent<OutputOf<State>> {
     // What the chosen wire cannot do fails here, not at start() (start() checks again for agents made without a builder).
-    if (this.#options.connection !== undefined) assertCapabilities(this.#options, this.#options.connection.capabilities);
-    return this.#newAgent({ ...this.#options, policies: this.#options.policies ?? [confirmRunCommand()] }, this.#defaults) as Agent<OutputOf<State>>;
+    if (this.#options.connection !== undefined)
+      assertCapabilities(this.#options, this.#options.connection.capabilities);
+    return this.#newAgent(
+      { ...this.#options, policies: this.#options.policies ?? [confirmRunCommand()] },
+      this.#defaults,
+    ) as Agent<OutputOf<State>>;
   }
 }
 
@@ -325,21 +345,31 @@ export type BuilderState = boolean | { readonly policy: boolean; readonly output
 export type PolicyOf<State extends BuilderState> = State extends { readonly policy: infer P } ? P : State;
 /** The structured output type the state records (`unknown` without a typed `responseSchema`). */
 export type OutputOf<State extends BuilderState> = State extends { readonly output: infer O } ? O : unknown;
-type PolicyChosen<State extends BuilderState> = State extends boolean ? true : { readonly policy: true; readonly output: OutputOf<State> };
-type WithOutput<State extends BuilderState, Output> = unknown extends Output ? PolicyOf<State> : { readonly policy: PolicyOf<State>; readonly output: Output };
+type PolicyChosen<State extends BuilderState> = State extends boolean
+  ? true
+  : { readonly policy: true; readonly output: OutputOf<State> };
+type WithOutput<State extends BuilderState, Output> = unknown extends Output
+  ? PolicyOf<State>
+  : { readonly policy: PolicyOf<State>; readonly output: Output };
 
 /**
  * The type of `ChatResponse.structuredOutput` for `responseSchema(schema)`: a Standard Schema's
  * output, what a JSON Schema declared `as const` describes, else `unknown`.
  */
-export type ResponseOutput<Schema> = Schema extends StandardSchemaV1 ? StandardSchemaV1.InferOutput<Schema> : IsLiteralJsonSchema<Schema> extends true ? JsonSchemaType<Schema> : unknown;
+export type ResponseOutput<Schema> = Schema extends StandardSchemaV1
+  ? StandardSchemaV1.InferOutput<Schema>
+  : IsLiteralJsonSchema<Schema> extends true
+    ? JsonSchemaType<Schema>
+    : unknown;
 
 /**
  * A builder on which a policy was chosen: the `this` type of `build()`. Its name is the fix the
  * compiler shows for a forgotten policy ("'AgentBuilder<false>' is not assignable to …
  * 'CallAllowAllReadOnlyOrPoliciesBeforeBuild'").
  */
-export interface CallAllowAllReadOnlyOrPoliciesBeforeBuild extends AgentBuilder<true | { readonly policy: true; readonly output: unknown }> {}
+export interface CallAllowAllReadOnlyOrPoliciesBeforeBuild
+  extends AgentBuilder<true | { readonly policy: true; readonly output: unknown }> {}
 
 /** @internal The advice of `build()`, `new Agent(options)` and `run()` without a policy. */
-export const NO_POLICY_MESSAGE = "no policy chosen: call allowAll(), readOnly(), confirmRunCommand() or policies(...) before build() (buildUnchecked() builds with confirmRunCommand())";
+export const NO_POLICY_MESSAGE =
+  "no policy chosen: call allowAll(), readOnly(), confirmRunCommand() or policies(...) before build() (buildUnchecked() builds with confirmRunCommand())";

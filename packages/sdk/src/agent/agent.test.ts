@@ -2,10 +2,21 @@ import { afterEach, describe, expect, it } from "vitest";
 import { ErrorCode } from "../errors.js";
 import { askUser, allowAll } from "../policies/policy.js";
 import { defineTool } from "../tools/tool.js";
-import { createFakeHarnessTransport, type FakeHarness, type FakeHarnessTransport } from "../transport/in-memory-harness.js";
+import {
+  createFakeHarnessTransport,
+  type FakeHarness,
+  type FakeHarnessTransport,
+} from "../transport/in-memory-harness.js";
 import type { Transport } from "../transport/transport.js";
 import type { Trigger } from "../triggers/trigger.js";
-import { LifecycleHook, StepUpdate_Source, StepUpdate_State, StepUpdate_Target, TrajectoryStateUpdate_State, type InitializeConversationEvent } from "../wire/index.js";
+import {
+  LifecycleHook,
+  StepUpdate_Source,
+  StepUpdate_State,
+  StepUpdate_Target,
+  TrajectoryStateUpdate_State,
+  type InitializeConversationEvent,
+} from "../wire/index.js";
 import { Agent } from "./agent.js";
 import type { TransportContext } from "./agent-options.js";
 import { deferred } from "@antigravity-ts/test-kit";
@@ -18,7 +29,9 @@ afterEach(async () => {
   transport = undefined;
 });
 
-function fake(script: (harness: FakeHarness, init: InitializeConversationEvent) => Promise<void>): FakeHarnessTransport {
+function fake(
+  script: (harness: FakeHarness, init: InitializeConversationEvent) => Promise<void>,
+): FakeHarnessTransport {
   transport = createFakeHarnessTransport(async (harness) => {
     const init = await harness.readInit();
     harness.respondInit({ cascadeId: T });
@@ -29,7 +42,16 @@ function fake(script: (harness: FakeHarness, init: InitializeConversationEvent) 
 
 function answer(harness: FakeHarness, text: string): void {
   harness.state(T, TrajectoryStateUpdate_State.RUNNING);
-  harness.step({ trajectoryId: T, cascadeId: T, stepIndex: 1, state: StepUpdate_State.DONE, source: StepUpdate_Source.MODEL, target: StepUpdate_Target.USER, text, textDelta: text });
+  harness.step({
+    trajectoryId: T,
+    cascadeId: T,
+    stepIndex: 1,
+    state: StepUpdate_State.DONE,
+    source: StepUpdate_Source.MODEL,
+    target: StepUpdate_Target.USER,
+    text,
+    textDelta: text,
+  });
   harness.state(T, TrajectoryStateUpdate_State.FULLY_IDLE);
 }
 
@@ -47,7 +69,9 @@ describe("Agent", () => {
       expect(input.parts[0]?.part.value).toBe("What is 2+3?");
       answer(harness, "5");
       await harness.expect("sessionEndRequest");
-      harness.send({ event: { case: "callHookRequest", value: { requestId: "e", type: LifecycleHook.ON_SESSION_END } } });
+      harness.send({
+        event: { case: "callHookRequest", value: { requestId: "e", type: LifecycleHook.ON_SESSION_END } },
+      });
       await harness.expect("callHookResponse");
       harness.send({ event: { case: "sessionEndResponse", value: true } });
       expect(await harness.closedBySdk()).toBe(true);
@@ -94,10 +118,21 @@ describe("Agent", () => {
         return Promise.reject(new Error("unreachable"));
       },
     };
-    const conflicting = Agent.builder().transport(counting).enabledTools("view_file").disabledTools("run_command").allowAll().build();
-    await expect(conflicting.start()).rejects.toMatchObject({ code: ErrorCode.InvalidArgument, message: expect.stringContaining("mutually exclusive") });
+    const conflicting = Agent.builder()
+      .transport(counting)
+      .enabledTools("view_file")
+      .disabledTools("run_command")
+      .allowAll()
+      .build();
+    await expect(conflicting.start()).rejects.toMatchObject({
+      code: ErrorCode.InvalidArgument,
+      message: expect.stringContaining("mutually exclusive"),
+    });
     const unsafe = Agent.builder().transport(counting).policies().build();
-    await expect(unsafe.start()).rejects.toMatchObject({ code: ErrorCode.InvalidArgument, message: expect.stringContaining("without a safety policy") });
+    await expect(unsafe.start()).rejects.toMatchObject({
+      code: ErrorCode.InvalidArgument,
+      message: expect.stringContaining("without a safety policy"),
+    });
     expect(connects).toBe(0);
     // Options refused before connecting leave the agent startable: the same refusal again, not FailedPrecondition.
     await expect(unsafe.start()).rejects.toMatchObject({ code: ErrorCode.InvalidArgument });
@@ -149,7 +184,9 @@ describe("Agent", () => {
         throw new Error("watcher failed");
       },
     };
-    await expect(Agent.builder().transport(t).trigger(broken).allowAll().build().start()).rejects.toThrow("watcher failed");
+    await expect(Agent.builder().transport(t).trigger(broken).allowAll().build().start()).rejects.toThrow(
+      "watcher failed",
+    );
   });
 
   it("runs triggers with the session and stops them with it", async () => {
@@ -188,9 +225,21 @@ describe("Agent", () => {
     const asked: unknown[] = [];
     const t = fake(async (harness) => {
       await harness.expect("userInput");
-      harness.step({ trajectoryId: T, stepIndex: 2, state: StepUpdate_State.WAITING_FOR_USER, runCommand: { commandLine: "rm -rf /" }, toolConfirmationRequest: {} });
+      harness.step({
+        trajectoryId: T,
+        stepIndex: 2,
+        state: StepUpdate_State.WAITING_FOR_USER,
+        runCommand: { commandLine: "rm -rf /" },
+        toolConfirmationRequest: {},
+      });
       expect(await harness.expect("toolConfirmation")).toMatchObject({ stepIndex: 2, accepted: false });
-      harness.step({ trajectoryId: T, stepIndex: 3, state: StepUpdate_State.WAITING_FOR_USER, viewFile: { filePath: "/a" }, toolConfirmationRequest: {} });
+      harness.step({
+        trajectoryId: T,
+        stepIndex: 3,
+        state: StepUpdate_State.WAITING_FOR_USER,
+        viewFile: { filePath: "/a" },
+        toolConfirmationRequest: {},
+      });
       expect(await harness.expect("toolConfirmation")).toMatchObject({ stepIndex: 3, accepted: true });
       harness.state(T, TrajectoryStateUpdate_State.FULLY_IDLE);
     });
@@ -227,7 +276,10 @@ describe("Agent", () => {
     delete process.env["ANTIGRAVITY_HARNESS_HOST"];
     delete process.env["ANTIGRAVITY_HARNESS_PORT"];
     try {
-      await expect(Agent.builder().allowAll().build().start()).rejects.toMatchObject({ code: ErrorCode.FailedPrecondition, message: expect.stringContaining("@antigravity-ts/node") });
+      await expect(Agent.builder().allowAll().build().start()).rejects.toMatchObject({
+        code: ErrorCode.FailedPrecondition,
+        message: expect.stringContaining("@antigravity-ts/node"),
+      });
     } finally {
       if (saved.host !== undefined) process.env["ANTIGRAVITY_HARNESS_HOST"] = saved.host;
       if (saved.port !== undefined) process.env["ANTIGRAVITY_HARNESS_PORT"] = saved.port;

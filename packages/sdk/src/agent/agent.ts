@@ -67,7 +67,10 @@ export class Agent<Output = unknown> {
    * the working directory as workspace); `defaults` win over them.
    */
   static builder(defaults: AgentBuilderDefaults = {}): AgentBuilder<false> {
-    return AgentBuilder.create({ ...registeredAgentDefaults(), ...defaults }, (options, builderDefaults) => new Agent(options, builderDefaults));
+    return AgentBuilder.create(
+      { ...registeredAgentDefaults(), ...defaults },
+      (options, builderDefaults) => new Agent(options, builderDefaults),
+    );
   }
 
   /**
@@ -76,7 +79,11 @@ export class Agent<Output = unknown> {
    * on any failure nothing is left running. An agent starts once (`FailedPrecondition` after).
    */
   async start(options: CallOptions = {}): Promise<StartedAgent<Output>> {
-    if (this.#started) throw new SdkError(ErrorCode.FailedPrecondition, "this agent was already started; build a new one for another session");
+    if (this.#started)
+      throw new SdkError(
+        ErrorCode.FailedPrecondition,
+        "this agent was already started; build a new one for another session",
+      );
     this.#started = true; // a second start() while this one runs fails at once
     return this.#start(options);
   }
@@ -91,10 +98,22 @@ export class Agent<Output = unknown> {
    * `NotFound` (the harness no longer holds the confirmation). The resume steps load on the
    * first call (a dynamic import): an app that never resumes does not download them.
    */
-  async resume(continuation: unknown, decision: ResumeDecision, options: CallOptions = {}): Promise<ResumedTurn<Output>> {
+  async resume(
+    continuation: unknown,
+    decision: ResumeDecision,
+    options: CallOptions = {},
+  ): Promise<ResumedTurn<Output>> {
     const { resumeContinuation } = await import("./resume.js");
-    const guard = this.options.resumeGuard ?? (await import("../continuation/consumed-confirmations.js")).processResumeGuard;
-    return resumeContinuation((target, call) => this.#start(call, target), continuation, decision, this.options.continuationSecret, guard, options);
+    const guard =
+      this.options.resumeGuard ?? (await import("../continuation/consumed-confirmations.js")).processResumeGuard;
+    return resumeContinuation(
+      (target, call) => this.#start(call, target),
+      continuation,
+      decision,
+      this.options.continuationSecret,
+      guard,
+      options,
+    );
   }
 
   async #start(options: CallOptions, resume?: ResumeTarget): Promise<StartedAgent<Output>> {
@@ -102,7 +121,10 @@ export class Agent<Output = unknown> {
     let session: SessionParts;
     try {
       const configured = this.#defaults.fromEnvironment?.(this.options) ?? this.options;
-      o = resume === undefined ? configured : { ...configured, conversationId: resume.conversationId, sessionContinuationMode: "resume" };
+      o =
+        resume === undefined
+          ? configured
+          : { ...configured, conversationId: resume.conversationId, sessionContinuationMode: "resume" };
       session = await this.#prepare(o);
     } catch (error) {
       if (resume === undefined) this.#started = false; // nothing is running: the agent may try again
@@ -115,7 +137,20 @@ export class Agent<Output = unknown> {
     let started: StartedAgent<Output> | undefined;
     try {
       const confirmTool = confirmWith(policies, hooks, resume?.heldConfirmation);
-      connection = await strategy.connect({ config, tools, hooks, policies, confirmTool, logger, telemetry, onProtocolError: o.onProtocolError, transportContext: this.#transportContext() }, options);
+      connection = await strategy.connect(
+        {
+          config,
+          tools,
+          hooks,
+          policies,
+          confirmTool,
+          logger,
+          telemetry,
+          onProtocolError: o.onProtocolError,
+          transportContext: this.#transportContext(),
+        },
+        options,
+      );
     } catch (error) {
       if (resume === undefined) this.#started = false; // nothing is running: the agent may try again
       telemetry?.endSession(error);
@@ -123,21 +158,30 @@ export class Agent<Output = unknown> {
     }
     telemetry?.connected(connection);
     // Loaded only when the harness says it cannot sandbox (rare): the warning stays out of the start-up bundle.
-    if (connection.sandboxStatus?.available === false) (await import("./sandbox-warning.js")).warnIfSandboxUnavailable(config, connection.sandboxStatus, logger);
+    if (connection.sandboxStatus?.available === false)
+      (await import("./sandbox-warning.js")).warnIfSandboxUnavailable(config, connection.sandboxStatus, logger);
     try {
       const history = {
         // A Standard Schema `responseSchema` validates every turn's structured output (docs/tools-hooks-policies.md).
-        ...(isStandardSchema(o.responseSchema) ? { structuredOutput: o.responseSchema as StandardSchemaV1<unknown, Output> } : {}),
+        ...(isStandardSchema(o.responseSchema)
+          ? { structuredOutput: o.responseSchema as StandardSchemaV1<unknown, Output> }
+          : {}),
         ...definedProperties({ maxHistorySize: o.maxHistorySize }),
-        ...(logger === undefined ? {} : { onSaveError: (error: SdkError) => logger.warn(`could not save the conversation: ${error.message}`) }),
+        ...(logger === undefined
+          ? {}
+          : { onSaveError: (error: SdkError) => logger.warn(`could not save the conversation: ${error.message}`) }),
         ...definedProperties({ continuationSecret: o.continuationSecret }),
         // A deferred confirmation ended the turn: the session closes and the harness holds the call (docs/continuations.md).
         onTurnEnded: (outcome: TurnOutcome) => {
-          if (outcome.awaitingConfirmation !== undefined) queueMicrotask(() => void started?.stop().catch(() => undefined));
+          if (outcome.awaitingConfirmation !== undefined)
+            queueMicrotask(() => void started?.stop().catch(() => undefined));
         },
       };
       // Seed 002: restore what the store holds for this session; save after every turn.
-      const conversation = o.conversationStore === undefined ? new Conversation<Output>(connection, history) : await Conversation.load<Output>(connection, { ...history, store: o.conversationStore });
+      const conversation =
+        o.conversationStore === undefined
+          ? new Conversation<Output>(connection, history)
+          : await Conversation.load<Output>(connection, { ...history, store: o.conversationStore });
       await triggers?.start({
         conversationId: connection.conversationId,
         isIdle: () => connection.isIdle,
@@ -167,9 +211,18 @@ export class Agent<Output = unknown> {
     const subagentTools = subagentOnlyTools(o.customSubagents ?? [], o.tools ?? []);
     const tools = new ToolRunner([...(o.tools ?? []), ...subagentTools]);
     const logger = o.logger;
-    const hooks = (o.hooks ?? []).length === 0 ? undefined : new (await import("../hooks/hook-runner.js")).HookRunner(o.hooks ?? []);
+    const hooks =
+      (o.hooks ?? []).length === 0
+        ? undefined
+        : new (await import("../hooks/hook-runner.js")).HookRunner(o.hooks ?? []);
     const onError = (error: SdkError): void => logger?.warn(`trigger failed: ${error.message}`);
-    const triggers = (o.triggers ?? []).length === 0 ? undefined : new (await import("../triggers/trigger-runner.js")).TriggerRunner(o.triggers ?? [], logger === undefined ? {} : { onError });
+    const triggers =
+      (o.triggers ?? []).length === 0
+        ? undefined
+        : new (await import("../triggers/trigger-runner.js")).TriggerRunner(
+            o.triggers ?? [],
+            logger === undefined ? {} : { onError },
+          );
     // The runtime's defaults (Node: the working directory as workspace, upstream's app data
     // directory) describe this machine, so they go only to the runtime's own harness: no transport
     // given, or a factory that starts one. A transport the user points elsewhere (a gateway, a
@@ -177,11 +230,23 @@ export class Agent<Output = unknown> {
     const strategy = this.#strategy(o);
     assertCapabilities(o, strategy.capabilities);
     const ownHarness = (o.connection === undefined && o.transport === undefined) || strategy.startsHarness === true;
-    const workspaces = workspacesWith(o.workspaces ?? (ownHarness ? this.#defaults.defaultWorkspaces?.() : undefined), this.#defaults.resolveWorkspace);
+    const workspaces = workspacesWith(
+      o.workspaces ?? (ownHarness ? this.#defaults.defaultWorkspaces?.() : undefined),
+      this.#defaults.resolveWorkspace,
+    );
     const appDataDir = o.appDataDir ?? (ownHarness ? this.#defaults.defaultAppDataDir?.() : undefined);
-    const config = buildHarnessConfig({ ...o, ...definedProperties({ workspaces, appDataDir }) }, definedProperties({ tools, hooks, policies, subagentTools: subagentTools.map((tool) => tool.name) }));
+    const config = buildHarnessConfig(
+      { ...o, ...definedProperties({ workspaces, appDataDir }) },
+      definedProperties({ tools, hooks, policies, subagentTools: subagentTools.map((tool) => tool.name) }),
+    );
     assertSafety(o, policies, hooks);
-    const telemetry = o.tracer === undefined ? undefined : new (await import("../connection/session-telemetry.js")).SessionTelemetry(o.tracer, definedProperties({ parentContext: o.traceContext }));
+    const telemetry =
+      o.tracer === undefined
+        ? undefined
+        : new (await import("../connection/session-telemetry.js")).SessionTelemetry(
+            o.tracer,
+            definedProperties({ parentContext: o.traceContext }),
+          );
     return { config, strategy, tools, hooks, policies, triggers, telemetry, logger };
   }
 
@@ -191,13 +256,19 @@ export class Agent<Output = unknown> {
    */
   #strategy(o: AgentOptions): ConnectionStrategy {
     if (o.connection !== undefined && o.transport !== undefined) {
-      throw new SdkError(ErrorCode.InvalidArgument, "give either connection(...) or transport(...), not both: transport(t) is the shorthand of connection(localHarness(t))");
+      throw new SdkError(
+        ErrorCode.InvalidArgument,
+        "give either connection(...) or transport(...), not both: transport(t) is the shorthand of connection(localHarness(t))",
+      );
     }
     if (o.connection !== undefined) return o.connection;
     const chosen = o.transport ?? this.#defaults.defaultTransport;
     if (chosen !== undefined) return localHarness(chosen);
     // Core default: a harness that is already listening, named by the environment (§4).
-    if (readEnvironment("ANTIGRAVITY_HARNESS_HOST") !== undefined || readEnvironment("ANTIGRAVITY_HARNESS_PORT") !== undefined) {
+    if (
+      readEnvironment("ANTIGRAVITY_HARNESS_HOST") !== undefined ||
+      readEnvironment("ANTIGRAVITY_HARNESS_PORT") !== undefined
+    ) {
       return localHarness(new WebSocketTransport());
     }
     throw new SdkError(
@@ -232,7 +303,12 @@ export class StartedAgent<Output = unknown> implements AsyncDisposable {
   #stopping: Promise<void> | undefined;
 
   /** @internal Created by {@link Agent.start}. */
-  constructor(connection: Connection, conversation: Conversation<Output>, triggers?: TriggerRunner, telemetry?: SessionTelemetry) {
+  constructor(
+    connection: Connection,
+    conversation: Conversation<Output>,
+    triggers?: TriggerRunner,
+    telemetry?: SessionTelemetry,
+  ) {
     this.#connection = connection;
     this.#conversation = conversation;
     this.#triggers = triggers;
@@ -325,7 +401,10 @@ interface SessionParts {
 }
 
 /** Workspaces normalised with the runtime's resolver (upstream `normalize_workspace_paths`). */
-function workspacesWith(workspaces: readonly string[] | undefined, resolve: LocalPathResolver | undefined): readonly string[] | undefined {
+function workspacesWith(
+  workspaces: readonly string[] | undefined,
+  resolve: LocalPathResolver | undefined,
+): readonly string[] | undefined {
   if (workspaces === undefined || resolve === undefined || !Array.isArray(workspaces)) return workspaces;
   return workspaces.map((workspace: string) => normalizeWorkspacePath(workspace, resolve));
 }
@@ -357,7 +436,13 @@ function confirmWith(policies: readonly Policy[], hooks: HookRunner | undefined,
     if (verdict.decision === "deny") return false;
     // An ask-user policy without a handler (deferToUser) defers: the turn pauses (docs/continuations.md).
     if (verdict.decision === "ask_user") {
-      return verdict.policy?.handler === undefined ? "defer" : await verdict.policy.handler(call, { trajectoryId: step.trajectoryId, stepIndex: step.stepIndex, stepId: step.id });
+      return verdict.policy?.handler === undefined
+        ? "defer"
+        : await verdict.policy.handler(call, {
+            trajectoryId: step.trajectoryId,
+            stepIndex: step.stepIndex,
+            stepId: step.id,
+          });
     }
     if (hooks === undefined || !hooks.has("preToolCall")) return true;
     return (await hooks.preToolCall({ ...call, trajectoryId: step.trajectoryId, stepIndex: step.stepIndex })).allow;

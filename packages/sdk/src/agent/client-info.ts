@@ -15,7 +15,11 @@ export function clientInfo(): ClientInfo {
   };
   const info: ClientInfo = { language: "typescript", version: SDK_VERSION };
   const runtime =
-    scope.Deno?.version?.deno !== undefined ? `deno ${scope.Deno.version.deno}` : scope.process?.versions?.node !== undefined ? `node ${scope.process.versions.node}` : scope.navigator?.userAgent;
+    scope.Deno?.version?.deno !== undefined
+      ? `deno ${scope.Deno.version.deno}`
+      : scope.process?.versions?.node !== undefined
+        ? `node ${scope.process.versions.node}`
+        : scope.navigator?.userAgent;
   if (runtime !== undefined) info.languageVersion = runtime;
   const os = scope.Deno?.build?.os ?? scope.process?.platform;
   if (os !== undefined) info.os = os === "win32" ? "windows" : os;

@@ -53,7 +53,12 @@ function refusal(build: () => unknown): SdkError {
   throw new Error("expected build() to refuse");
 }
 
-const add = defineTool({ name: "add", description: "adds", parameters: { type: "object", properties: {} } as const, call: () => 1 });
+const add = defineTool({
+  name: "add",
+  description: "adds",
+  parameters: { type: "object", properties: {} } as const,
+  call: () => 1,
+});
 
 describe("capabilities at build()", () => {
   const cases: [string, string, (b: AgentBuilder<true>) => AgentBuilder<true>][] = [
@@ -69,7 +74,11 @@ describe("capabilities at build()", () => {
           allowAll(),
         ),
     ],
-    ["deferToUser", "policies (defer: deferToUser)", (b) => b.policies(deferToUser("run_command", { name: "defer" }), allowAll())],
+    [
+      "deferToUser",
+      "policies (defer: deferToUser)",
+      (b) => b.policies(deferToUser("run_command", { name: "defer" }), allowAll()),
+    ],
     ["a conversation store", "conversationStore", (b) => b.conversationStore(createMemoryConversationStore())],
     ["compaction", "compaction", (b) => b.compactionThreshold(50_000)],
   ];
@@ -102,7 +111,10 @@ describe("capabilities at build()", () => {
 
   it("checks again at start() for an agent made without the builder", async () => {
     const agent = new Agent({ connection: bareWire(), tools: [add], policies: [allowAll()] });
-    await expect(agent.start()).rejects.toMatchObject({ code: ErrorCode.Unsupported, details: { option: "tools", wire: "bare" } });
+    await expect(agent.start()).rejects.toMatchObject({
+      code: ErrorCode.Unsupported,
+      details: { option: "tools", wire: "bare" },
+    });
   });
 
   it("refuses connection(...) together with transport(...)", async () => {
@@ -122,7 +134,16 @@ describe("localHarness(transport)", () => {
       harness.respondInit({ cascadeId: T });
       await harness.expect("userInput");
       harness.state(T, TrajectoryStateUpdate_State.RUNNING);
-      harness.step({ trajectoryId: T, cascadeId: T, stepIndex: 1, state: StepUpdate_State.DONE, source: StepUpdate_Source.MODEL, target: StepUpdate_Target.USER, text: "hi", textDelta: "hi" });
+      harness.step({
+        trajectoryId: T,
+        cascadeId: T,
+        stepIndex: 1,
+        state: StepUpdate_State.DONE,
+        source: StepUpdate_Source.MODEL,
+        target: StepUpdate_Target.USER,
+        text: "hi",
+        textDelta: "hi",
+      });
       harness.state(T, TrajectoryStateUpdate_State.FULLY_IDLE);
       await harness.closedBySdk();
     });

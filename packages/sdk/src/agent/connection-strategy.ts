@@ -64,7 +64,10 @@ export interface LocalHarnessOptions {
  * @example
  * Agent.builder().connection(localHarness(new WebSocketTransport({ url, apiKey }))).allowAll().build();
  */
-export function localHarness(transport: Transport | TransportFactory, options: LocalHarnessOptions = {}): ConnectionStrategy {
+export function localHarness(
+  transport: Transport | TransportFactory,
+  options: LocalHarnessOptions = {},
+): ConnectionStrategy {
   return {
     capabilities: LOCALHARNESS_CAPABILITIES,
     ...(typeof transport === "function" && transport.startsHarness === true ? { startsHarness: true } : {}),

@@ -1,7 +1,11 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { THINKING_LEVELS } from "../config/model-options.js";
 import { ErrorCode, SdkError } from "../errors.js";
-import { createFakeHarnessTransport, type FakeHarness, type FakeHarnessTransport } from "../transport/in-memory-harness.js";
+import {
+  createFakeHarnessTransport,
+  type FakeHarness,
+  type FakeHarnessTransport,
+} from "../transport/in-memory-harness.js";
 import { StepUpdate_Source, StepUpdate_State, StepUpdate_Target, TrajectoryStateUpdate_State } from "../wire/index.js";
 import type { AgentBuilder } from "./agent-builder.js";
 import { Agent } from "./agent.js";
@@ -21,7 +25,10 @@ afterEach(async () => {
 type Json = Record<string, any>;
 
 /** Starts the agent against a fake harness and returns the JSON of its init frame's config. */
-async function initFrame(builder: AgentBuilder<true>, script: (harness: FakeHarness) => Promise<void> = async () => undefined): Promise<Json> {
+async function initFrame(
+  builder: AgentBuilder<true>,
+  script: (harness: FakeHarness) => Promise<void> = async () => undefined,
+): Promise<Json> {
   let config: Json | undefined;
   transport = createFakeHarnessTransport(async (harness) => {
     config = (JSON.parse(await harness.readRaw()) as Json)["config"] as Json;
@@ -50,16 +57,22 @@ describe("retryConfig (HarnessConfig.retry_config)", () => {
   it("is absent when unset or empty (test_retry_config_none_or_default)", async () => {
     expect(await initFrame(Agent.builder().allowAll())).not.toHaveProperty("retryConfig");
     expect(await initFrame(Agent.builder().allowAll().retryConfig({}))).not.toHaveProperty("retryConfig");
-    expect(await initFrame(Agent.builder().allowAll().retryConfig({ apiRetry: {}, modelOutputRetry: {} }))).not.toHaveProperty("retryConfig");
+    expect(
+      await initFrame(Agent.builder().allowAll().retryConfig({ apiRetry: {}, modelOutputRetry: {} })),
+    ).not.toHaveProperty("retryConfig");
   });
 
   it("sends apiRetry alone (test_retry_config_api_retry_only)", async () => {
     const config = await initFrame(
       Agent.builder()
         .allowAll()
-        .retryConfig({ apiRetry: { maxRetries: 5, initialSleepDurationMs: 500, exponentialMultiplier: 1.5, jitterRange: 0.1 } }),
+        .retryConfig({
+          apiRetry: { maxRetries: 5, initialSleepDurationMs: 500, exponentialMultiplier: 1.5, jitterRange: 0.1 },
+        }),
     );
-    expect(config["retryConfig"]).toEqual({ apiRetry: { maxRetries: 5, initialSleepDurationMs: 500, exponentialMultiplier: 1.5, jitterRange: 0.1 } });
+    expect(config["retryConfig"]).toEqual({
+      apiRetry: { maxRetries: 5, initialSleepDurationMs: 500, exponentialMultiplier: 1.5, jitterRange: 0.1 },
+    });
   });
 
   it("sends modelOutputRetry alone (test_retry_config_model_output_retry_only)", async () => {
@@ -75,10 +88,21 @@ describe("retryConfig (HarnessConfig.retry_config)", () => {
     const config = await initFrame(
       Agent.builder()
         .allowAll()
-        .retryConfig({ apiRetry: { maxRetries: 0, initialSleepDurationMs: 4_294_967_295, exponentialMultiplier: 2.0, jitterRange: 0 }, modelOutputRetry: { maxRetries: 5 } }),
+        .retryConfig({
+          apiRetry: {
+            maxRetries: 0,
+            initialSleepDurationMs: 4_294_967_295,
+            exponentialMultiplier: 2.0,
+            jitterRange: 0,
+          },
+          modelOutputRetry: { maxRetries: 5 },
+        }),
     );
     // Explicit presence: zeros travel (protocol §4.1).
-    expect(config["retryConfig"]).toEqual({ apiRetry: { maxRetries: 0, initialSleepDurationMs: 4_294_967_295, exponentialMultiplier: 2, jitterRange: 0 }, modelOutputRetry: { maxRetries: 5 } });
+    expect(config["retryConfig"]).toEqual({
+      apiRetry: { maxRetries: 0, initialSleepDurationMs: 4_294_967_295, exponentialMultiplier: 2, jitterRange: 0 },
+      modelOutputRetry: { maxRetries: 5 },
+    });
   });
 
   it("refuses values upstream's pydantic model refuses, before connecting", async () => {
@@ -102,7 +126,13 @@ describe("model options (GeminiModelOptions)", () => {
     expect(THINKING_LEVELS).toEqual(["minimal", "low", "medium", "high", "extra_high"]);
     for (const level of THINKING_LEVELS) {
       const config = await initFrame(Agent.builder().allowAll().model("gemini-3.7-flash").thinkingLevel(level));
-      expect(config["models"]).toEqual([{ name: "gemini-3.7-flash", types: ["MODEL_TYPE_TEXT"], geminiApiEndpoint: { apiKey: "", options: { thinkingLevel: level } } }]);
+      expect(config["models"]).toEqual([
+        {
+          name: "gemini-3.7-flash",
+          types: ["MODEL_TYPE_TEXT"],
+          geminiApiEndpoint: { apiKey: "", options: { thinkingLevel: level } },
+        },
+      ]);
     }
   });
 
@@ -117,7 +147,13 @@ describe("model options (GeminiModelOptions)", () => {
 
   it("merges thinking level and tier, and options alone select the default model (upstream shorthand)", async () => {
     const config = await initFrame(Agent.builder().allowAll().thinkingLevel("high").serviceTier("priority"));
-    expect(config["models"]).toEqual([{ name: "gemini-3.7-flash", types: ["MODEL_TYPE_TEXT"], geminiApiEndpoint: { apiKey: "", options: { thinkingLevel: "high", serviceTier: "priority" } } }]);
+    expect(config["models"]).toEqual([
+      {
+        name: "gemini-3.7-flash",
+        types: ["MODEL_TYPE_TEXT"],
+        geminiApiEndpoint: { apiKey: "", options: { thinkingLevel: "high", serviceTier: "priority" } },
+      },
+    ]);
   });
 
   it("refuses an unknown thinking level or a blank tier from JavaScript callers", async () => {
@@ -135,13 +171,27 @@ describe("model options (GeminiModelOptions)", () => {
 
 describe("vertex (VertexEndpoint)", () => {
   it("sends project, location and options (test_vertex_endpoint_service_tier_set)", async () => {
-    const config = await initFrame(Agent.builder().allowAll().model("gemini-3.7-pro").vertex({ project: "p1", location: "us-central1" }).serviceTier("priority"));
-    expect(config["models"]).toEqual([{ name: "gemini-3.7-pro", types: ["MODEL_TYPE_TEXT"], vertexEndpoint: { project: "p1", location: "us-central1", options: { serviceTier: "priority" } } }]);
+    const config = await initFrame(
+      Agent.builder()
+        .allowAll()
+        .model("gemini-3.7-pro")
+        .vertex({ project: "p1", location: "us-central1" })
+        .serviceTier("priority"),
+    );
+    expect(config["models"]).toEqual([
+      {
+        name: "gemini-3.7-pro",
+        types: ["MODEL_TYPE_TEXT"],
+        vertexEndpoint: { project: "p1", location: "us-central1", options: { serviceTier: "priority" } },
+      },
+    ]);
   });
 
   it("express mode carries the apiKey only", async () => {
     const config = await initFrame(Agent.builder().allowAll().vertex().apiKey("vx-key"));
-    expect(config["models"]).toEqual([{ name: "gemini-3.7-flash", types: ["MODEL_TYPE_TEXT"], vertexEndpoint: { apiKey: "vx-key" } }]);
+    expect(config["models"]).toEqual([
+      { name: "gemini-3.7-flash", types: ["MODEL_TYPE_TEXT"], vertexEndpoint: { apiKey: "vx-key" } },
+    ]);
   });
 
   it("refuses both modes at once and neither (models.VertexEndpoint.validate_endpoint)", async () => {
@@ -169,21 +219,49 @@ describe("serviceTier in usage (UsageMetadata.service_tier)", () => {
         await harness.expect("userInput");
         turn += 1;
         harness.state(T, TrajectoryStateUpdate_State.RUNNING);
-        harness.step({ trajectoryId: T, cascadeId: T, stepIndex: turn, state: StepUpdate_State.DONE, source: StepUpdate_Source.MODEL, target: StepUpdate_Target.USER, text: "ok", textDelta: "ok" });
+        harness.step({
+          trajectoryId: T,
+          cascadeId: T,
+          stepIndex: turn,
+          state: StepUpdate_State.DONE,
+          source: StepUpdate_Source.MODEL,
+          target: StepUpdate_Target.USER,
+          text: "ok",
+          textDelta: "ok",
+        });
         // The first call was asked as priority and downgraded; the second reports no tier.
         const total =
           turn === 1
-            ? { promptTokenCount: 100n, candidatesTokenCount: 75n, totalTokenCount: 250n, cachedContentTokenCount: 50n, thoughtsTokenCount: 25n, serviceTier: "standard" }
+            ? {
+                promptTokenCount: 100n,
+                candidatesTokenCount: 75n,
+                totalTokenCount: 250n,
+                cachedContentTokenCount: 50n,
+                thoughtsTokenCount: 25n,
+                serviceTier: "standard",
+              }
             : { promptTokenCount: 110n, totalTokenCount: 260n };
         harness.send({ event: { case: "usageUpdate", value: { total } } });
         harness.state(T, TrajectoryStateUpdate_State.FULLY_IDLE);
         if (turn === 2) return;
       }
     });
-    const agent = await Agent.builder().allowAll().serviceTier("priority").transport(transport).build().start({ timeoutMs: 5_000 });
+    const agent = await Agent.builder()
+      .allowAll()
+      .serviceTier("priority")
+      .transport(transport)
+      .build()
+      .start({ timeoutMs: 5_000 });
     try {
       const first = await agent.chatToCompletion("hi");
-      expect(first.usageMetadata).toEqual({ promptTokenCount: 100, candidatesTokenCount: 75, totalTokenCount: 250, cachedContentTokenCount: 50, thoughtsTokenCount: 25, serviceTier: "standard" });
+      expect(first.usageMetadata).toEqual({
+        promptTokenCount: 100,
+        candidatesTokenCount: 75,
+        totalTokenCount: 250,
+        cachedContentTokenCount: 50,
+        thoughtsTokenCount: 25,
+        serviceTier: "standard",
+      });
       expect((await agent.conversation().lastTurnUsage())?.serviceTier).toBe("standard");
       expect((await agent.conversation().totalUsage()).serviceTier).toBe("standard");
       const second = await agent.chatToCompletion("again");

@@ -13,12 +13,18 @@ const answer = z.object({ city: z.string(), temperature: z.number() });
 // A zod schema: its output type, whichever comes first, the schema or the policy.
 const typed = Agent.builder().responseSchema(answer).allowAll().model("m").build();
 expectTypeOf(typed).toEqualTypeOf<Agent<{ city: string; temperature: number }>>();
-expectTypeOf(Agent.builder().allowAll().responseSchema(answer).build()).toEqualTypeOf<Agent<{ city: string; temperature: number }>>();
-expectTypeOf(started(typed).chatToCompletion("hi")).resolves.toEqualTypeOf<ChatResponse<{ city: string; temperature: number }>>();
+expectTypeOf(Agent.builder().allowAll().responseSchema(answer).build()).toEqualTypeOf<
+  Agent<{ city: string; temperature: number }>
+>();
+expectTypeOf(started(typed).chatToCompletion("hi")).resolves.toEqualTypeOf<
+  ChatResponse<{ city: string; temperature: number }>
+>();
 expectTypeOf(started(typed).chat("hi")).toEqualTypeOf<ChatStream<{ city: string; temperature: number }>>();
 expectTypeOf<ChatResponse<{ city: string }>["structuredOutput"]>().toEqualTypeOf<{ city: string } | undefined>();
 // The rest of a resumed turn (docs/continuations.md) is typed by the same schema.
-expectTypeOf(typed.resume({}, { toolCallId: "c", approved: true })).resolves.toEqualTypeOf<ResumedTurn<{ city: string; temperature: number }>>();
+expectTypeOf(typed.resume({}, { toolCallId: "c", approved: true })).resolves.toEqualTypeOf<
+  ResumedTurn<{ city: string; temperature: number }>
+>();
 expectTypeOf<ResumedTurn<{ city: string }>["stream"]>().toEqualTypeOf<ChatStream<{ city: string }>>();
 void (async () => {
   const response = await started(typed).chatToCompletion("hi");

@@ -75,9 +75,12 @@ export async function resumeContinuation<Output>(
   const agent = await start({ conversationId, heldConfirmation: key }, options);
   const link = linkSignal({ timeoutMs: DEFAULT_RESUME_TIMEOUT_MS, ...options });
   try {
-    const held = agent.connection.initialHistory.find((step) => step.trajectoryId === awaited.trajectoryId && step.stepIndex === awaited.stepIndex);
+    const held = agent.connection.initialHistory.find(
+      (step) => step.trajectoryId === awaited.trajectoryId && step.stepIndex === awaited.stepIndex,
+    );
     if (held === undefined || held.status !== StepStatus.WaitingForUser) {
-      const now = held === undefined ? "has no such step" : `has it ${held.status}${held.error === "" ? "" : ` (${held.error})`}`;
+      const now =
+        held === undefined ? "has no such step" : `has it ${held.status}${held.error === "" ? "" : ` (${held.error})`}`;
       throw new SdkError(
         ErrorCode.NotFound,
         `the harness no longer holds the confirmation of ${awaited.name} (step ${key}): conversation ${conversationId} ${now}. It expired, the harness restarted, or it was already answered; the conversation goes on without it`,
@@ -92,7 +95,8 @@ export async function resumeContinuation<Output>(
     await agent.connection.sendToolConfirmation(awaited.trajectoryId, awaited.stepIndex, decision.approved, options);
     const turn = await raceSignal(next, link.signal);
     void turns.return?.();
-    if (turn.done === true) throw new SdkError(ErrorCode.ConnectionClosed, "the connection closed before the held turn came back");
+    if (turn.done === true)
+      throw new SdkError(ErrorCode.ConnectionClosed, "the connection closed before the held turn came back");
     return { agent, stream: turn.value };
   } catch (error) {
     await agent.stop().catch(() => undefined);

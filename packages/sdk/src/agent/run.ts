@@ -109,7 +109,10 @@ class OneShotRun<Output> implements RunResult<Output> {
   }
 
   abort(reason?: unknown): Promise<void> {
-    const error = reason === undefined ? new SdkError(ErrorCode.Canceled, "the run was aborted") : SdkError.from(reason, ErrorCode.Canceled);
+    const error =
+      reason === undefined
+        ? new SdkError(ErrorCode.Canceled, "the run was aborted")
+        : SdkError.from(reason, ErrorCode.Canceled);
     if (!this.#controller.signal.aborted) this.#controller.abort(error);
     return this.#done;
   }

@@ -40,7 +40,11 @@ export const BUILTIN_TOOL_SWITCH = {
 } as const satisfies Record<BuiltinTool, keyof HarnessSideTools>;
 
 /** Built-in tools that change the workspace or the world: enabling them calls for a policy. */
-export const WRITE_TOOLS: readonly BuiltinTool[] = [BuiltinTool.CreateFile, BuiltinTool.EditFile, BuiltinTool.RunCommand];
+export const WRITE_TOOLS: readonly BuiltinTool[] = [
+  BuiltinTool.CreateFile,
+  BuiltinTool.EditFile,
+  BuiltinTool.RunCommand,
+];
 
 const ALL_TOOLS: readonly BuiltinTool[] = Object.values(BuiltinTool);
 
@@ -69,11 +73,17 @@ export interface CapabilitiesOptions {
 export function activeBuiltinTools(capabilities: CapabilitiesOptions = {}): Set<BuiltinTool> {
   const { enabledTools, disabledTools } = capabilities;
   if (enabledTools !== undefined && disabledTools !== undefined) {
-    throw new SdkError(ErrorCode.InvalidArgument, "capabilities.enabledTools and capabilities.disabledTools are mutually exclusive: pass one of them");
+    throw new SdkError(
+      ErrorCode.InvalidArgument,
+      "capabilities.enabledTools and capabilities.disabledTools are mutually exclusive: pass one of them",
+    );
   }
   for (const name of [...(enabledTools ?? []), ...(disabledTools ?? [])]) {
     if (!ALL_TOOLS.includes(name)) {
-      throw new SdkError(ErrorCode.InvalidArgument, `unknown built-in tool ${JSON.stringify(name)}; known tools: ${ALL_TOOLS.join(", ")}`);
+      throw new SdkError(
+        ErrorCode.InvalidArgument,
+        `unknown built-in tool ${JSON.stringify(name)}; known tools: ${ALL_TOOLS.join(", ")}`,
+      );
     }
   }
   if (enabledTools !== undefined) return new Set(enabledTools);
@@ -84,11 +94,17 @@ export function activeBuiltinTools(capabilities: CapabilitiesOptions = {}): Set<
  * `HarnessConfig.harnessSideTools` with every switch of §11.1 set explicitly (older harnesses
  * took an absent `enabled` as true, newer ones as false, protocol §3).
  */
-export function harnessSideTools(active: ReadonlySet<BuiltinTool>, capabilities: CapabilitiesOptions = {}): MessageInitShape<typeof HarnessSideToolsSchema> {
+export function harnessSideTools(
+  active: ReadonlySet<BuiltinTool>,
+  capabilities: CapabilitiesOptions = {},
+): MessageInitShape<typeof HarnessSideToolsSchema> {
   const on = (tool: BuiltinTool): { enabled: boolean } => ({ enabled: active.has(tool) });
   const run = capabilities.runCommand ?? {};
   const sub = capabilities.subagents ?? {};
-  const switches = Object.fromEntries(ALL_TOOLS.map((tool) => [BUILTIN_TOOL_SWITCH[tool], on(tool)])) as Record<(typeof BUILTIN_TOOL_SWITCH)[BuiltinTool], { enabled: boolean }>;
+  const switches = Object.fromEntries(ALL_TOOLS.map((tool) => [BUILTIN_TOOL_SWITCH[tool], on(tool)])) as Record<
+    (typeof BUILTIN_TOOL_SWITCH)[BuiltinTool],
+    { enabled: boolean }
+  >;
   return {
     ...switches,
     runCommand: {

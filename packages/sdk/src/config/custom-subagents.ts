@@ -54,7 +54,13 @@ export interface SubagentOptions {
 }
 
 /** Upstream `BuiltinTools.read_only()` (its `finish` has no switch here: a response schema enables it). */
-const READ_ONLY: readonly BuiltinTool[] = [BuiltinTool.ListDirectory, BuiltinTool.SearchDirectory, BuiltinTool.FindFile, BuiltinTool.ViewFile, BuiltinTool.ReadUrlContent];
+const READ_ONLY: readonly BuiltinTool[] = [
+  BuiltinTool.ListDirectory,
+  BuiltinTool.SearchDirectory,
+  BuiltinTool.FindFile,
+  BuiltinTool.ViewFile,
+  BuiltinTool.ReadUrlContent,
+];
 
 const BEHAVIOR: Record<SubagentBehavior, AgentBehavior> = {
   autonomous: AgentBehavior.AUTONOMOUS,
@@ -74,28 +80,40 @@ function invalid(message: string): never {
  * `allowedSubagents` entry, the main agent's (`mainAllowed`) and each subagent's, names a declared
  * subagent; a subagent lists `allowedSubagents` only with `start_subagent` enabled.
  */
-export function validateSubagents(subagents: readonly SubagentOptions[], mainAllowed: readonly string[] | undefined): void {
+export function validateSubagents(
+  subagents: readonly SubagentOptions[],
+  mainAllowed: readonly string[] | undefined,
+): void {
   const names = new Set<string>();
   for (const sub of subagents) {
-    if (typeof sub.name !== "string" || sub.name.trim() === "") invalid("customSubagents: every subagent needs a non-empty name");
-    if (typeof sub.description !== "string") invalid(`customSubagents: subagent ${JSON.stringify(sub.name)} needs a description`);
+    if (typeof sub.name !== "string" || sub.name.trim() === "")
+      invalid("customSubagents: every subagent needs a non-empty name");
+    if (typeof sub.description !== "string")
+      invalid(`customSubagents: subagent ${JSON.stringify(sub.name)} needs a description`);
     if (names.has(sub.name)) invalid(`customSubagents: the name ${JSON.stringify(sub.name)} is used twice`);
     names.add(sub.name);
   }
   const valid = [...names].sort();
   const check = (allowed: readonly string[] | undefined, where: string): void => {
     const unknown = [...new Set((allowed ?? []).filter((name) => !names.has(name)))].sort();
-    if (unknown.length > 0) invalid(`Unknown subagent name(s) in ${where}: ${JSON.stringify(unknown)}. Valid subagents are: ${JSON.stringify(valid)}`);
+    if (unknown.length > 0)
+      invalid(
+        `Unknown subagent name(s) in ${where}: ${JSON.stringify(unknown)}. Valid subagents are: ${JSON.stringify(valid)}`,
+      );
   };
   if (subagents.length > 0) check(mainAllowed, "capabilities.subagents.allowedSubagents");
   for (const sub of subagents) {
     if (sub.model !== undefined && (typeof sub.model !== "string" || sub.model.trim() === "")) {
-      invalid(`customSubagents ${JSON.stringify(sub.name)}: model must be a non-empty model name, got ${JSON.stringify(sub.model)}`);
+      invalid(
+        `customSubagents ${JSON.stringify(sub.name)}: model must be a non-empty model name, got ${JSON.stringify(sub.model)}`,
+      );
     }
     const caps = sub.capabilities;
     if (caps?.allowedSubagents === undefined) continue;
     if (!activeBuiltinTools(caps).has(BuiltinTool.StartSubagent)) {
-      invalid(`customSubagents ${JSON.stringify(sub.name)}: allowedSubagents cannot be specified when start_subagent is disabled or omitted from enabledTools`);
+      invalid(
+        `customSubagents ${JSON.stringify(sub.name)}: allowedSubagents cannot be specified when start_subagent is disabled or omitted from enabledTools`,
+      );
     }
     check(caps.allowedSubagents, `customSubagents ${JSON.stringify(sub.name)} capabilities.allowedSubagents`);
   }
@@ -120,7 +138,9 @@ export function subagentOnlyTools(subagents: readonly SubagentOptions[], mainToo
         seen.set(tool.name, tool);
         only.push(tool);
       } else if (known !== tool) {
-        invalid(`Duplicate custom tool name '${tool.name}' detected across agent and subagent '${sub.name}' configurations.`);
+        invalid(
+          `Duplicate custom tool name '${tool.name}' detected across agent and subagent '${sub.name}' configurations.`,
+        );
       }
     }
   }
@@ -133,8 +153,13 @@ export function subagentOnlyTools(subagents: readonly SubagentOptions[], mainToo
  * `start_subagent`, its `allowedSubagents`), tools (a name the session's `runner` knows gets
  * that tool's declaration, as upstream resolves names against its tool runner) and behaviour.
  */
-export function customSubagentsConfig(subagents: readonly SubagentOptions[], runner: ToolRunner | undefined): CustomAgentInit[] {
-  const known = new Map((runner?.declarations() ?? []).map((declaration) => [declaration.name ?? "", declaration] as const));
+export function customSubagentsConfig(
+  subagents: readonly SubagentOptions[],
+  runner: ToolRunner | undefined,
+): CustomAgentInit[] {
+  const known = new Map(
+    (runner?.declarations() ?? []).map((declaration) => [declaration.name ?? "", declaration] as const),
+  );
   return subagents.map((sub) => {
     const caps = sub.capabilities ?? { enabledTools: READ_ONLY };
     const switches = harnessSideTools(activeBuiltinTools(caps), {
@@ -143,11 +168,15 @@ export function customSubagentsConfig(subagents: readonly SubagentOptions[], run
     });
     const tools = (sub.tools ?? []).map(
       (tool): MessageInitShape<typeof ToolSchema> =>
-        typeof tool === "string" ? (known.get(tool) ?? { name: tool }) : (new ToolRunner([tool]).declarations()[0] as MessageInitShape<typeof ToolSchema>),
+        typeof tool === "string"
+          ? (known.get(tool) ?? { name: tool })
+          : (new ToolRunner([tool]).declarations()[0] as MessageInitShape<typeof ToolSchema>),
     );
     const instructions = systemInstructionsOf(sub.systemInstructions);
     if (caps.agentBehavior !== undefined && !Object.hasOwn(BEHAVIOR, caps.agentBehavior)) {
-      invalid(`customSubagents ${JSON.stringify(sub.name)}: agentBehavior must be "autonomous", "interactive" or "minimal", got ${JSON.stringify(caps.agentBehavior)}`);
+      invalid(
+        `customSubagents ${JSON.stringify(sub.name)}: agentBehavior must be "autonomous", "interactive" or "minimal", got ${JSON.stringify(caps.agentBehavior)}`,
+      );
     }
     return {
       name: sub.name,

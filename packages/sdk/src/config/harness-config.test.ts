@@ -8,21 +8,32 @@ import { ToolRunner } from "../tools/tool-runner.js";
 import { HarnessConfigSchema, ModelType, toJson, type HarnessConfig } from "../wire/index.js";
 import { buildHarnessConfig } from "./harness-config.js";
 
-const json = (config: HarnessConfig): Record<string, unknown> => toJson(HarnessConfigSchema, config) as Record<string, unknown>;
+const json = (config: HarnessConfig): Record<string, unknown> =>
+  toJson(HarnessConfigSchema, config) as Record<string, unknown>;
 
 describe("buildHarnessConfig (protocol §5.1)", () => {
   it("fills the frame like upstream: explicit switches, defaults, tools, hooks and policies", () => {
     const config = buildHarnessConfig(
-      { model: "gemini-3.7-flash", apiKey: "AIza-test", systemInstructions: "Be terse.", workspaces: ["/home/me/proj"], responseSchema: { type: "object" } },
       {
-        tools: new ToolRunner([defineTool({ name: "add", description: "Add", parameters: { type: "object" }, call: () => 0 })]),
+        model: "gemini-3.7-flash",
+        apiKey: "AIza-test",
+        systemInstructions: "Be terse.",
+        workspaces: ["/home/me/proj"],
+        responseSchema: { type: "object" },
+      },
+      {
+        tools: new ToolRunner([
+          defineTool({ name: "add", description: "Add", parameters: { type: "object" }, call: () => 0 }),
+        ]),
         hooks: new HookRunner([{ preToolCall: () => undefined }]),
         policies: confirmRunCommand(),
       },
     );
     expect(json(config)).toEqual({
       cascadeId: "",
-      systemInstructions: { appended: { appendedSections: [{ title: "user_system_instructions", content: "Be terse." }] } },
+      systemInstructions: {
+        appended: { appendedSections: [{ title: "user_system_instructions", content: "Be terse." }] },
+      },
       tools: [{ name: "add", description: "Add", parametersJsonSchema: '{"type":"object"}' }],
       harnessSideTools: {
         find: { enabled: true },
@@ -45,7 +56,14 @@ describe("buildHarnessConfig (protocol §5.1)", () => {
       enabledHooks: ["LIFECYCLE_HOOK_PRE_TOOL"],
       policyConfig: {
         rules: [
-          { tool: "run_command", name: "confirm_run_command", decision: "POLICY_DECISION_DENY", denyReason: "Denied by policy 'confirm_run_command'.", isDynamic: false, ruleId: "" },
+          {
+            tool: "run_command",
+            name: "confirm_run_command",
+            decision: "POLICY_DECISION_DENY",
+            denyReason: "Denied by policy 'confirm_run_command'.",
+            isDynamic: false,
+            ruleId: "",
+          },
           { tool: "*", name: "confirm_run_command", decision: "POLICY_DECISION_ALLOW", isDynamic: false, ruleId: "" },
         ],
       },
@@ -56,7 +74,11 @@ describe("buildHarnessConfig (protocol §5.1)", () => {
   });
 
   it("switches built-ins with enabledTools or disabledTools, never both", () => {
-    const only = json(buildHarnessConfig({ capabilities: { enabledTools: ["view_file", "run_command"], runCommand: { maxTimeoutMs: 5000 } } }));
+    const only = json(
+      buildHarnessConfig({
+        capabilities: { enabledTools: ["view_file", "run_command"], runCommand: { maxTimeoutMs: 5000 } },
+      }),
+    );
     const tools = only["harnessSideTools"] as Record<string, { enabled: boolean; maxTimeoutMs?: number }>;
     expect(
       Object.entries(tools)
@@ -65,10 +87,14 @@ describe("buildHarnessConfig (protocol §5.1)", () => {
         .sort(),
     ).toEqual(["runCommand", "viewFile"]);
     expect(tools["runCommand"]?.maxTimeoutMs).toBe(5000);
-    const but = json(buildHarnessConfig({ capabilities: { disabledTools: ["run_command"] } }))["harnessSideTools"] as Record<string, { enabled: boolean }>;
+    const but = json(buildHarnessConfig({ capabilities: { disabledTools: ["run_command"] } }))[
+      "harnessSideTools"
+    ] as Record<string, { enabled: boolean }>;
     expect(but["runCommand"]?.enabled).toBe(false);
     expect(but["fileEdit"]?.enabled).toBe(true);
-    expect(() => buildHarnessConfig({ capabilities: { enabledTools: [], disabledTools: [] } })).toThrow(expect.objectContaining({ code: ErrorCode.InvalidArgument }));
+    expect(() => buildHarnessConfig({ capabilities: { enabledTools: [], disabledTools: [] } })).toThrow(
+      expect.objectContaining({ code: ErrorCode.InvalidArgument }),
+    );
     // @ts-expect-error an unknown tool name is a type error too
     expect(() => buildHarnessConfig({ capabilities: { enabledTools: ["rm_rf"] } })).toThrow(/unknown built-in tool/);
   });
@@ -91,8 +117,12 @@ describe("buildHarnessConfig (protocol §5.1)", () => {
       agentBehavior: "AGENT_BEHAVIOR_INTERACTIVE",
       budgetConfig: { maxModelCalls: 3, maxTotalTokens: "10000" },
     });
-    const sections = json(buildHarnessConfig({ systemInstructions: { identity: "Ada", sections: [{ title: "style", content: "short" }] } }));
-    expect(sections["systemInstructions"]).toEqual({ appended: { customIdentity: "Ada", appendedSections: [{ title: "style", content: "short" }] } });
+    const sections = json(
+      buildHarnessConfig({ systemInstructions: { identity: "Ada", sections: [{ title: "style", content: "short" }] } }),
+    );
+    expect(sections["systemInstructions"]).toEqual({
+      appended: { customIdentity: "Ada", appendedSections: [{ title: "style", content: "short" }] },
+    });
     expect(json(buildHarnessConfig({ systemInstructions: "  " }))["systemInstructions"]).toBeUndefined();
   });
 
@@ -104,20 +134,31 @@ describe("buildHarnessConfig (protocol §5.1)", () => {
       { responseSchema: "[1]" },
       { capabilities: { compactionThreshold: -1 } },
     ];
-    for (const options of bad) expect(() => buildHarnessConfig(options)).toThrow(expect.objectContaining({ code: ErrorCode.InvalidArgument }));
+    for (const options of bad)
+      expect(() => buildHarnessConfig(options)).toThrow(expect.objectContaining({ code: ErrorCode.InvalidArgument }));
   });
 
   it("sends budget scope and compaction checkpoints as upstream's newest schema names them", () => {
-    const scoped = json(buildHarnessConfig({ budget: { maxModelCalls: 2, scope: "forwardLooking" }, compaction: { checkpointIntervalTokens: 40_000 } }));
+    const scoped = json(
+      buildHarnessConfig({
+        budget: { maxModelCalls: 2, scope: "forwardLooking" },
+        compaction: { checkpointIntervalTokens: 40_000 },
+      }),
+    );
     expect(scoped["budgetConfig"]).toEqual({ maxModelCalls: 2, scope: "BUDGET_SCOPE_FORWARD_LOOKING" });
     expect(scoped["compactionConfig"]).toEqual({ checkpointIntervalTokens: 40_000 });
-    expect(json(buildHarnessConfig({ budget: { maxToolCalls: 1, scope: "lifetime" } }))["budgetConfig"]).toEqual({ maxToolCalls: 1, scope: "BUDGET_SCOPE_LIFETIME" });
+    expect(json(buildHarnessConfig({ budget: { maxToolCalls: 1, scope: "lifetime" } }))["budgetConfig"]).toEqual({
+      maxToolCalls: 1,
+      scope: "BUDGET_SCOPE_LIFETIME",
+    });
     // upstream build_budget_config_proto: a scope without any limit sends no budget at all
     expect(json(buildHarnessConfig({ budget: { scope: "lifetime" } }))["budgetConfig"]).toBeUndefined();
     // upstream 0.1.19 to_proto_compaction_config (local_connection.py @8249a379): the threshold is also sent as token_threshold
     const threshold = json(buildHarnessConfig({ capabilities: { compactionThreshold: 30_000 } }));
     expect(threshold).toMatchObject({ compactionThreshold: 30_000, compactionConfig: { tokenThreshold: 30_000 } });
-    const dials = json(buildHarnessConfig({ compaction: { tokenThreshold: 9, checkpointIntervalTokens: 8, maxContextTokens: 7 } }));
+    const dials = json(
+      buildHarnessConfig({ compaction: { tokenThreshold: 9, checkpointIntervalTokens: 8, maxContextTokens: 7 } }),
+    );
     expect(dials["compactionConfig"]).toEqual({ tokenThreshold: 9, checkpointIntervalTokens: 8, maxContextTokens: 7 });
     expect(json(buildHarnessConfig({}))["compactionConfig"]).toBeUndefined();
     const bad = [
@@ -129,12 +170,15 @@ describe("buildHarnessConfig (protocol §5.1)", () => {
       // a JavaScript caller's misspelt scope
       { budget: { maxModelCalls: 1, scope: "session" as "lifetime" } },
     ];
-    for (const options of bad) expect(() => buildHarnessConfig(options)).toThrow(expect.objectContaining({ code: ErrorCode.InvalidArgument }));
+    for (const options of bad)
+      expect(() => buildHarnessConfig(options)).toThrow(expect.objectContaining({ code: ErrorCode.InvalidArgument }));
   });
 
   it("leaves models empty (harness default) without model or key, and uses the default model with a key only", () => {
     expect(json(buildHarnessConfig({}))["models"]).toBeUndefined();
-    expect(json(buildHarnessConfig({ apiKey: "k" }))["models"]).toEqual([{ name: "gemini-3.7-flash", types: ["MODEL_TYPE_TEXT"], geminiApiEndpoint: { apiKey: "k" } }]);
+    expect(json(buildHarnessConfig({ apiKey: "k" }))["models"]).toEqual([
+      { name: "gemini-3.7-flash", types: ["MODEL_TYPE_TEXT"], geminiApiEndpoint: { apiKey: "k" } },
+    ]);
   });
 
   it("keeps model(x) beside models([...]): explicit first, then the shorthand (local_connection_test.py test_merge_models_explicit_and_shorthand)", () => {
@@ -143,6 +187,8 @@ describe("buildHarnessConfig (protocol §5.1)", () => {
       { name: "custom-image-model", types: ["MODEL_TYPE_IMAGE"] },
       { name: "custom-text-model", types: ["MODEL_TYPE_TEXT"], geminiApiEndpoint: { apiKey: "k" } },
     ]);
-    expect(json(buildHarnessConfig({ models: [image] }))["models"]).toEqual([{ name: "custom-image-model", types: ["MODEL_TYPE_IMAGE"] }]);
+    expect(json(buildHarnessConfig({ models: [image] }))["models"]).toEqual([
+      { name: "custom-image-model", types: ["MODEL_TYPE_IMAGE"] },
+    ]);
   });
 });

@@ -6,15 +6,34 @@ import type { Policy } from "../policies/policy.js";
 import type { ToolRunner } from "../tools/tool-runner.js";
 import type { JsonSchema } from "../tools/tool.js";
 import { isStandardSchema, jsonSchemaOf, type StandardSchemaV1 } from "../tools/standard-schema.js";
-import type { HarnessConfigSchema, BudgetConfigSchema, CompactionConfigSchema, HarnessConfig, McpServerConfigSchema, ModelConfigSchema } from "../wire/index.js";
-import { AgentBehavior, BudgetConfig_BudgetScope, HarnessConfig_SessionContinuationMode, ModelType } from "../wire/wire-enums.gen.js";
+import type {
+  HarnessConfigSchema,
+  BudgetConfigSchema,
+  CompactionConfigSchema,
+  HarnessConfig,
+  McpServerConfigSchema,
+  ModelConfigSchema,
+} from "../wire/index.js";
+import {
+  AgentBehavior,
+  BudgetConfig_BudgetScope,
+  HarnessConfig_SessionContinuationMode,
+  ModelType,
+} from "../wire/wire-enums.gen.js";
 import { activeBuiltinTools, harnessSideTools, type CapabilitiesOptions } from "./builtin-tools.js";
 import { createMessage } from "../wire/plain-message.js";
 import { assertOptionTypes } from "./option-checks.js";
 import { assertAppDataDir, normalizeWorkspacePath } from "./workspace-path.js";
 import { systemInstructionsOf, type SystemInstructionsOption } from "./system-instructions.js";
 import { customSubagentsConfig, validateSubagents, type SubagentOptions } from "./custom-subagents.js";
-import { geminiOptionsOf, retryConfigOf, vertexEndpointOf, type GeminiModelOptions, type RetryOptions, type VertexOptions } from "./model-options.js";
+import {
+  geminiOptionsOf,
+  retryConfigOf,
+  vertexEndpointOf,
+  type GeminiModelOptions,
+  type RetryOptions,
+  type VertexOptions,
+} from "./model-options.js";
 import { errorText } from "../error-text.js";
 import { definedProperties } from "../defined-properties.js";
 
@@ -151,9 +170,12 @@ export function buildHarnessConfig(options: HarnessConfigOptions, runners: Harne
   const capabilities = options.capabilities ?? {};
   const active = activeBuiltinTools(capabilities);
   const threshold = capabilities.compactionThreshold ?? 0;
-  if (!Number.isInteger(threshold) || threshold < 0) invalid(`capabilities.compactionThreshold must be an integer >= 0, got ${String(threshold)}`);
+  if (!Number.isInteger(threshold) || threshold < 0)
+    invalid(`capabilities.compactionThreshold must be an integer >= 0, got ${String(threshold)}`);
   if (options.conversationId !== undefined && !CONVERSATION_ID.test(options.conversationId)) {
-    invalid(`conversationId must be at least 32 characters of letters, digits and "-" (e.g. crypto.randomUUID()), got ${JSON.stringify(options.conversationId)}`);
+    invalid(
+      `conversationId must be at least 32 characters of letters, digits and "-" (e.g. crypto.randomUUID()), got ${JSON.stringify(options.conversationId)}`,
+    );
   }
   if (options.sessionContinuationMode === "resume" && options.conversationId === undefined) {
     invalid('sessionContinuationMode "resume" needs the conversationId of the session to resume');
@@ -168,12 +190,16 @@ export function buildHarnessConfig(options: HarnessConfigOptions, runners: Harne
   const retryConfig = retryConfigOf(options.retryConfig);
   const init: MessageInitShape<typeof HarnessConfigSchema> = {
     cascadeId: options.conversationId ?? "",
-    ...(options.sessionContinuationMode === undefined ? {} : { sessionContinuationMode: CONTINUATION[options.sessionContinuationMode] }),
+    ...(options.sessionContinuationMode === undefined
+      ? {}
+      : { sessionContinuationMode: CONTINUATION[options.sessionContinuationMode] }),
     ...definedProperties({ systemInstructions }),
     tools: (runners.tools?.declarations() ?? []).filter((tool) => !subagentOnly.has(tool.name ?? "")),
     harnessSideTools: harnessSideTools(active, capabilities),
     compactionThreshold: threshold,
-    workspaces: workspacesOf(options.workspaces).map((directory) => ({ workspaceType: { case: "filesystemWorkspace" as const, value: { directory } } })),
+    workspaces: workspacesOf(options.workspaces).map((directory) => ({
+      workspaceType: { case: "filesystemWorkspace" as const, value: { directory } },
+    })),
     skillsPaths: [...(options.skillsPaths ?? [])],
     finishToolSchemaJson: responseSchemaOf(options.responseSchema, options.responseJsonSchema),
     ...(options.appDataDir === undefined ? {} : { appDataDir: appDataDirOf(options.appDataDir) }),
@@ -204,7 +230,10 @@ function invalid(message: string): never {
   throw new SdkError(ErrorCode.InvalidArgument, message);
 }
 
-function responseSchemaOf(schema: JsonSchema | string | StandardSchemaV1 | undefined, jsonSchema: JsonSchema | undefined): string {
+function responseSchemaOf(
+  schema: JsonSchema | string | StandardSchemaV1 | undefined,
+  jsonSchema: JsonSchema | undefined,
+): string {
   if (schema === undefined) return "";
   if (isStandardSchema(schema)) return JSON.stringify(jsonSchemaOf(schema, "responseSchema", jsonSchema));
   // Runtime check for JavaScript callers (issue 10 item 13): `responseSchema(42)` is no schema.
@@ -220,7 +249,8 @@ function responseSchemaOf(schema: JsonSchema | string | StandardSchemaV1 | undef
   } catch (cause) {
     throw new SdkError(ErrorCode.InvalidArgument, `responseSchema is not valid JSON: ${errorText(cause)}`, { cause });
   }
-  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) invalid("responseSchema must be a JSON Schema object");
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed))
+    invalid("responseSchema must be a JSON Schema object");
   return schema;
 }
 
@@ -233,17 +263,40 @@ function responseSchemaOf(schema: JsonSchema | string | StandardSchemaV1 | undef
  * not added (docs/upstream-differences.md).
  */
 function modelsOf(options: HarnessConfigOptions): MessageInitShape<typeof ModelConfigSchema>[] {
-  if (options.models !== undefined) return options.model === undefined ? [...options.models] : [...options.models, ...shorthandModels(options)];
+  if (options.models !== undefined)
+    return options.model === undefined ? [...options.models] : [...options.models, ...shorthandModels(options)];
   return shorthandModels(options);
 }
 
 function shorthandModels(options: HarnessConfigOptions): MessageInitShape<typeof ModelConfigSchema>[] {
-  const vertex = options.vertex === undefined || options.vertex === false ? undefined : options.vertex === true ? {} : options.vertex;
+  const vertex =
+    options.vertex === undefined || options.vertex === false
+      ? undefined
+      : options.vertex === true
+        ? {}
+        : options.vertex;
   const modelOptions = geminiOptionsOf(options.modelOptions);
-  if (options.model === undefined && options.apiKey === undefined && vertex === undefined && modelOptions === undefined) return [];
+  if (options.model === undefined && options.apiKey === undefined && vertex === undefined && modelOptions === undefined)
+    return [];
   const name = options.model ?? DEFAULT_MODEL;
-  if (vertex !== undefined) return [{ name, types: [ModelType.TEXT], endpoint: { case: "vertexEndpoint", value: vertexEndpointOf(vertex, options.apiKey, modelOptions) } }];
-  return [{ name, types: [ModelType.TEXT], endpoint: { case: "geminiApiEndpoint", value: { apiKey: options.apiKey ?? "", ...definedProperties({ options: modelOptions }) } } }];
+  if (vertex !== undefined)
+    return [
+      {
+        name,
+        types: [ModelType.TEXT],
+        endpoint: { case: "vertexEndpoint", value: vertexEndpointOf(vertex, options.apiKey, modelOptions) },
+      },
+    ];
+  return [
+    {
+      name,
+      types: [ModelType.TEXT],
+      endpoint: {
+        case: "geminiApiEndpoint",
+        value: { apiKey: options.apiKey ?? "", ...definedProperties({ options: modelOptions }) },
+      },
+    },
+  ];
 }
 
 /**
@@ -254,7 +307,13 @@ function budgetOf(budget: BudgetOptions): MessageInitShape<typeof BudgetConfigSc
   if (budget.scope !== undefined && !Object.hasOwn(BUDGET_SCOPE, budget.scope)) {
     invalid(`budget.scope must be "lifetime" or "forwardLooking", got ${JSON.stringify(budget.scope)}`);
   }
-  const limits = [budget.maxModelCalls, budget.maxToolCalls, budget.maxInputTokens, budget.maxOutputTokens, budget.maxTotalTokens];
+  const limits = [
+    budget.maxModelCalls,
+    budget.maxToolCalls,
+    budget.maxInputTokens,
+    budget.maxOutputTokens,
+    budget.maxTotalTokens,
+  ];
   if (limits.every((limit) => limit === undefined)) return undefined;
   const big = (n: number | undefined): bigint | undefined => (n === undefined ? undefined : BigInt(Math.trunc(n)));
   const init: MessageInitShape<typeof BudgetConfigSchema> = {};
@@ -271,14 +330,19 @@ function budgetOf(budget: BudgetOptions): MessageInitShape<typeof BudgetConfigSc
 }
 
 /** Upstream `to_proto_compaction_config` (local_connection.py @8249a379): `compaction_config` whenever a compaction dial is set. */
-function compactionOf(compaction: CompactionOptions | undefined, threshold: number | undefined): MessageInitShape<typeof CompactionConfigSchema> | undefined {
+function compactionOf(
+  compaction: CompactionOptions | undefined,
+  threshold: number | undefined,
+): MessageInitShape<typeof CompactionConfigSchema> | undefined {
   const dials = {
-    tokenThreshold: compaction?.tokenThreshold ?? (compaction?.checkpointIntervalTokens === undefined ? threshold : undefined),
+    tokenThreshold:
+      compaction?.tokenThreshold ?? (compaction?.checkpointIntervalTokens === undefined ? threshold : undefined),
     checkpointIntervalTokens: compaction?.checkpointIntervalTokens,
     maxContextTokens: compaction?.maxContextTokens,
   };
   for (const [name, value] of Object.entries(dials)) {
-    if (value !== undefined && (!Number.isInteger(value) || value < 0 || value > MAX_UINT32)) invalid(`compaction.${name} must be an integer from 0 to ${MAX_UINT32}, got ${String(value)}`);
+    if (value !== undefined && (!Number.isInteger(value) || value < 0 || value > MAX_UINT32))
+      invalid(`compaction.${name} must be an integer from 0 to ${MAX_UINT32}, got ${String(value)}`);
   }
   const init = definedProperties(dials);
   return Object.keys(init).length === 0 ? undefined : init;

@@ -2,7 +2,15 @@
  * Assembly of the session's `HarnessConfig` from the agent's options (protocol §5.1, §11.1).
  * @module
  */
-export { BUILTIN_TOOL_SWITCH, BuiltinTool, WRITE_TOOLS, activeBuiltinTools, builtinToolsOf, harnessSideTools, type CapabilitiesOptions } from "./builtin-tools.js";
+export {
+  BUILTIN_TOOL_SWITCH,
+  BuiltinTool,
+  WRITE_TOOLS,
+  activeBuiltinTools,
+  builtinToolsOf,
+  harnessSideTools,
+  type CapabilitiesOptions,
+} from "./builtin-tools.js";
 export {
   DEFAULT_MODEL,
   buildHarnessConfig,

@@ -1,7 +1,12 @@
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import { ErrorCode, SdkError } from "../errors.js";
 import type { ServiceTier } from "../step.js";
-import type { GeminiModelOptionsSchema, ModelAPIRetryConfigSchema, RetryConfigSchema, VertexEndpointSchema } from "../wire/index.js";
+import type {
+  GeminiModelOptionsSchema,
+  ModelAPIRetryConfigSchema,
+  RetryConfigSchema,
+  VertexEndpointSchema,
+} from "../wire/index.js";
 import { definedProperties } from "../defined-properties.js";
 
 /**
@@ -58,13 +63,15 @@ function invalid(message: string): never {
 
 function uint32(name: string, value: number | undefined): number | undefined {
   if (value === undefined) return undefined;
-  if (!Number.isInteger(value) || value < 0 || value > MAX_UINT32) invalid(`${name} must be an integer from 0 to ${MAX_UINT32}, got ${String(value)}`);
+  if (!Number.isInteger(value) || value < 0 || value > MAX_UINT32)
+    invalid(`${name} must be an integer from 0 to ${MAX_UINT32}, got ${String(value)}`);
   return value;
 }
 
 function nonNegative(name: string, value: number | undefined): number | undefined {
   if (value === undefined) return undefined;
-  if (typeof value !== "number" || !Number.isFinite(value) || value < 0) invalid(`${name} must be a finite number >= 0, got ${String(value)}`);
+  if (typeof value !== "number" || !Number.isFinite(value) || value < 0)
+    invalid(`${name} must be a finite number >= 0, got ${String(value)}`);
   return value;
 }
 
@@ -72,7 +79,9 @@ function nonNegative(name: string, value: number | undefined): number | undefine
  * Upstream `build_retry_config_proto` (local_connection.py): only the parts that set something;
  * no `retry_config` at all when nothing is set. Limits as upstream's pydantic fields (uint32, >= 0).
  */
-export function retryConfigOf(options: RetryOptions | undefined): MessageInitShape<typeof RetryConfigSchema> | undefined {
+export function retryConfigOf(
+  options: RetryOptions | undefined,
+): MessageInitShape<typeof RetryConfigSchema> | undefined {
   if (options === undefined) return undefined;
   if (typeof options !== "object" || options === null) invalid(`retryConfig must be an object, got ${String(options)}`);
   const init: MessageInitShape<typeof RetryConfigSchema> = {};
@@ -99,16 +108,23 @@ export function retryConfigOf(options: RetryOptions | undefined): MessageInitSha
  * values; `undefined` when neither is set (upstream sends an empty `options` then, which means
  * the same).
  */
-export function geminiOptionsOf(options: GeminiModelOptions | undefined): MessageInitShape<typeof GeminiModelOptionsSchema> | undefined {
+export function geminiOptionsOf(
+  options: GeminiModelOptions | undefined,
+): MessageInitShape<typeof GeminiModelOptionsSchema> | undefined {
   if (options === undefined) return undefined;
   const init: MessageInitShape<typeof GeminiModelOptionsSchema> = {};
   if (options.thinkingLevel !== undefined) {
-    if (!THINKING_LEVELS.includes(options.thinkingLevel)) invalid(`modelOptions.thinkingLevel must be one of ${THINKING_LEVELS.join(", ")}, got ${JSON.stringify(options.thinkingLevel)}`);
+    if (!THINKING_LEVELS.includes(options.thinkingLevel))
+      invalid(
+        `modelOptions.thinkingLevel must be one of ${THINKING_LEVELS.join(", ")}, got ${JSON.stringify(options.thinkingLevel)}`,
+      );
     init.thinkingLevel = options.thinkingLevel;
   }
   if (options.serviceTier !== undefined) {
     if (typeof options.serviceTier !== "string" || options.serviceTier.trim() === "")
-      invalid(`modelOptions.serviceTier must be a tier name such as "priority", got ${JSON.stringify(options.serviceTier)}`);
+      invalid(
+        `modelOptions.serviceTier must be a tier name such as "priority", got ${JSON.stringify(options.serviceTier)}`,
+      );
     init.serviceTier = options.serviceTier;
   }
   return Object.keys(init).length === 0 ? undefined : init;
@@ -131,7 +147,9 @@ export function vertexEndpointOf(
     invalid("Vertex AI takes either apiKey (express mode) or project and location (standard mode), not both");
   }
   if (key === undefined && (project === undefined || location === undefined)) {
-    invalid("Vertex AI needs project and location (standard mode) or apiKey (express mode); in Node, GOOGLE_CLOUD_PROJECT and GOOGLE_CLOUD_LOCATION fill project and location");
+    invalid(
+      "Vertex AI needs project and location (standard mode) or apiKey (express mode); in Node, GOOGLE_CLOUD_PROJECT and GOOGLE_CLOUD_LOCATION fill project and location",
+    );
   }
   return {
     ...definedProperties({ project, location, apiKey: key, options }),

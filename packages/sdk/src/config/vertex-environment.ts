@@ -24,7 +24,8 @@ export function vertexFromEnvironment<T extends HarnessConfigOptions>(options: T
   const project = env("GOOGLE_CLOUD_PROJECT") || undefined;
   const location = env("GOOGLE_CLOUD_LOCATION") || undefined;
   const out: T = { ...options };
-  if (out.vertex === undefined && (flag("GOOGLE_GENAI_USE_VERTEXAI") || flag("GOOGLE_GENAI_USE_ENTERPRISE"))) out.vertex = true;
+  if (out.vertex === undefined && (flag("GOOGLE_GENAI_USE_VERTEXAI") || flag("GOOGLE_GENAI_USE_ENTERPRISE")))
+    out.vertex = true;
   if (out.vertex !== undefined && out.vertex !== false && !out.apiKey) {
     const given = out.vertex === true ? {} : out.vertex;
     out.vertex = {
@@ -37,7 +38,11 @@ export function vertexFromEnvironment<T extends HarnessConfigOptions>(options: T
   return out;
 }
 
-function withVertexEnvironment(model: MessageInitShape<typeof ModelConfigSchema>, project: string | undefined, location: string | undefined): MessageInitShape<typeof ModelConfigSchema> {
+function withVertexEnvironment(
+  model: MessageInitShape<typeof ModelConfigSchema>,
+  project: string | undefined,
+  location: string | undefined,
+): MessageInitShape<typeof ModelConfigSchema> {
   const endpoint = model.endpoint;
   if (endpoint?.case !== "vertexEndpoint" || endpoint.value === undefined) return model;
   const value = endpoint.value;

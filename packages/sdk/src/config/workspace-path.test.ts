@@ -8,14 +8,34 @@ import { toUserInput } from "../connection/user-input.js";
 
 const invalid = expect.objectContaining({ code: ErrorCode.InvalidArgument });
 const directories = (config: ReturnType<typeof buildHarnessConfig>): string[] =>
-  config.workspaces.map((w) => (w.workspaceType.case === "filesystemWorkspace" ? (w.workspaceType.value.directory ?? "") : ""));
+  config.workspaces.map((w) =>
+    w.workspaceType.case === "filesystemWorkspace" ? (w.workspaceType.value.directory ?? "") : "",
+  );
 
 describe("workspaces and appDataDir (upstream normalize_workspace_path, _validate_app_data_dir)", () => {
   it("normalises file:// and cns:// workspace URIs; keeps other schemes and relative paths for the runtime", () => {
-    const config = buildHarnessConfig({ workspaces: ["file:///home/me/my%20project", "cns://el-d/home/user/ws", "/cns/el-d/x", "/plain", "rel/dir", "gs://bucket/x"] });
-    expect(directories(config)).toEqual(["/home/me/my project", "/cns/el-d/home/user/ws", "/cns/el-d/x", "/plain", "rel/dir", "gs://bucket/x"]);
+    const config = buildHarnessConfig({
+      workspaces: [
+        "file:///home/me/my%20project",
+        "cns://el-d/home/user/ws",
+        "/cns/el-d/x",
+        "/plain",
+        "rel/dir",
+        "gs://bucket/x",
+      ],
+    });
+    expect(directories(config)).toEqual([
+      "/home/me/my project",
+      "/cns/el-d/home/user/ws",
+      "/cns/el-d/x",
+      "/plain",
+      "rel/dir",
+      "gs://bucket/x",
+    ]);
     const resolved = (p: string): string => `/resolved/${p}`;
-    expect(["file:///a", "cns://c/b", "x", "C:\\w", "s3://b/k"].map((p) => normalizeWorkspacePath(p, resolved))).toEqual(["/resolved//a", "/cns/c/b", "/resolved/x", "/resolved/C:\\w", "s3://b/k"]);
+    expect(
+      ["file:///a", "cns://c/b", "x", "C:\\w", "s3://b/k"].map((p) => normalizeWorkspacePath(p, resolved)),
+    ).toEqual(["/resolved//a", "/cns/c/b", "/resolved/x", "/resolved/C:\\w", "s3://b/k"]);
   });
 
   it("refuses empty workspaces and a workspaces value that is not an array", () => {
@@ -29,7 +49,10 @@ describe("workspaces and appDataDir (upstream normalize_workspace_path, _validat
     expect(buildHarnessConfig({ appDataDir: "/custom/app/data" }).appDataDir).toBe("/custom/app/data");
     expect(buildHarnessConfig({ appDataDir: "C:\\Users\\me\\ag" }).appDataDir).toBe("C:\\Users\\me\\ag");
     expect(() => buildHarnessConfig({ appDataDir: "relative/path" })).toThrow(
-      expect.objectContaining({ code: ErrorCode.InvalidArgument, message: 'appDataDir must be an absolute path, got "relative/path"' }),
+      expect.objectContaining({
+        code: ErrorCode.InvalidArgument,
+        message: 'appDataDir must be an absolute path, got "relative/path"',
+      }),
     );
     expect(() => buildHarnessConfig({ appDataDir: "~/x" })).toThrow(invalid);
     expect(() => buildHarnessConfig({ appDataDir: "file:///x" })).toThrow(invalid);
@@ -41,7 +64,10 @@ describe("runtime checks for JavaScript callers (item 13)", () => {
   it("refuses a response schema that is not an object or JSON text", () => {
     for (const schema of [42, true, null, ["a"]]) {
       expect(() => buildHarnessConfig({ responseSchema: schema as unknown as string })).toThrow(
-        expect.objectContaining({ code: ErrorCode.InvalidArgument, message: expect.stringContaining("responseSchema must be a JSON Schema object") }),
+        expect.objectContaining({
+          code: ErrorCode.InvalidArgument,
+          message: expect.stringContaining("responseSchema must be a JSON Schema object"),
+        }),
       );
     }
     expect(buildHarnessConfig({ responseSchema: { type: "object" } }).finishToolSchemaJson).toBe('{"type":"object"}');
@@ -71,12 +97,22 @@ describe("runtime checks for JavaScript callers (item 13)", () => {
     for (const hook of [null, 42, "preToolCall", [], { preToolCall: true }, { postTurn: "log" }]) {
       expect(() => new HookRunner([hook as never])).toThrow(invalid);
     }
-    expect(() => new HookRunner([{ preToolCall: true } as never])).toThrow(/hook method preToolCall must be a function, got boolean/);
+    expect(() => new HookRunner([{ preToolCall: true } as never])).toThrow(
+      /hook method preToolCall must be a function, got boolean/,
+    );
     expect(new HookRunner([{ somethingElse: 1 } as never]).size).toBe(1);
   });
 
   it("refuses prompts that are not a string or a list of parts", () => {
-    for (const prompt of [42, null, undefined, { text: "hi" }, [{ text: 1 }], [{ media: { mimeType: "image/png", data: "base64" } }], ["hi"]]) {
+    for (const prompt of [
+      42,
+      null,
+      undefined,
+      { text: "hi" },
+      [{ text: 1 }],
+      [{ media: { mimeType: "image/png", data: "base64" } }],
+      ["hi"],
+    ]) {
       expect(() => toUserInput(prompt as never)).toThrow(invalid);
     }
     expect(() => toUserInput(42 as never)).toThrow(/the prompt must be a string or an array of parts, got number 42/);
@@ -95,7 +131,8 @@ describe("runtime checks for JavaScript callers (item 13)", () => {
 
 describe("prompts blank after sanitising are sent as upstream sends them (local_connection._sanitize_prompt)", () => {
   it("sends control-character-only text as one space, empty text as empty, and keeps the rest", () => {
-    const texts = (prompt: Parameters<typeof toUserInput>[0]): unknown[] => (toUserInput(prompt).parts ?? []).map((p) => p.part?.value);
+    const texts = (prompt: Parameters<typeof toUserInput>[0]): unknown[] =>
+      (toUserInput(prompt).parts ?? []).map((p) => p.part?.value);
     expect(texts("\x00\x00")).toEqual([" "]);
     expect(texts("Hello\x00World\x07!\x7f\x80")).toEqual(["Hello World !  "]);
     expect(texts("Line1\nLine2\r\tTab")).toEqual(["Line1\nLine2\r\tTab"]);
@@ -119,8 +156,17 @@ describe("agent option types (item 13)", () => {
       [{ models: {} }, /models must be an array/],
     ];
     for (const [options, message] of cases) {
-      expect(() => buildHarnessConfig(options as never)).toThrow(expect.objectContaining({ code: ErrorCode.InvalidArgument, message: expect.stringMatching(message) }));
+      expect(() => buildHarnessConfig(options as never)).toThrow(
+        expect.objectContaining({ code: ErrorCode.InvalidArgument, message: expect.stringMatching(message) }),
+      );
     }
-    expect(() => buildHarnessConfig({ model: "m", agentBehavior: "minimal", systemInstructions: { sections: [{ title: "t", content: "c" }] }, budget: { maxModelCalls: 3 } })).not.toThrow();
+    expect(() =>
+      buildHarnessConfig({
+        model: "m",
+        agentBehavior: "minimal",
+        systemInstructions: { sections: [{ title: "t", content: "c" }] },
+        budget: { maxModelCalls: 3 },
+      }),
+    ).not.toThrow();
   });
 });

@@ -17,7 +17,10 @@ export type LocalPathResolver = (path: string) => string;
  */
 export function normalizeWorkspacePath(path: string, resolveLocal?: LocalPathResolver): string {
   if (typeof path !== "string" || path.trim() === "") {
-    throw new SdkError(ErrorCode.InvalidArgument, `a workspace must be a non-empty directory path or file:// URI, got ${typeof path === "string" ? JSON.stringify(path) : typeof path}`);
+    throw new SdkError(
+      ErrorCode.InvalidArgument,
+      `a workspace must be a non-empty directory path or file:// URI, got ${typeof path === "string" ? JSON.stringify(path) : typeof path}`,
+    );
   }
   const normalized = normalizeWirePath(path);
   if (normalized.startsWith("/cns/")) return normalized;
@@ -37,6 +40,9 @@ export function isAbsolutePath(path: string): boolean {
  */
 export function assertAppDataDir(appDataDir: unknown): asserts appDataDir is string {
   if (typeof appDataDir !== "string" || !isAbsolutePath(appDataDir)) {
-    throw new SdkError(ErrorCode.InvalidArgument, `appDataDir must be an absolute path, got ${typeof appDataDir === "string" ? JSON.stringify(appDataDir) : typeof appDataDir}`);
+    throw new SdkError(
+      ErrorCode.InvalidArgument,
+      `appDataDir must be an absolute path, got ${typeof appDataDir === "string" ? JSON.stringify(appDataDir) : typeof appDataDir}`,
+    );
   }
 }

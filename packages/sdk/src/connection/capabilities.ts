@@ -37,7 +37,18 @@ export interface ConnectionCapabilities {
   readonly media: readonly string[];
 }
 
-const ALL_HOOKS: readonly HookKind[] = ["onSessionStart", "onSessionEnd", "preTurn", "postTurn", "preToolCall", "postToolCall", "onToolError", "onInteraction", "onCompaction", "stop"];
+const ALL_HOOKS: readonly HookKind[] = [
+  "onSessionStart",
+  "onSessionEnd",
+  "preTurn",
+  "postTurn",
+  "preToolCall",
+  "postToolCall",
+  "onToolError",
+  "onInteraction",
+  "onCompaction",
+  "stop",
+];
 
 /** What the localharness wire (protocol.md) does: everything the SDK has. */
 export const LOCALHARNESS_CAPABILITIES: ConnectionCapabilities = {

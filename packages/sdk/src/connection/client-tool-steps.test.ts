@@ -2,7 +2,11 @@ import { afterEach, describe, expect, it } from "vitest";
 import { Conversation } from "../conversation/conversation.js";
 import { defineTool } from "../tools/tool.js";
 import { ToolRunner } from "../tools/tool-runner.js";
-import { createFakeHarnessTransport, type FakeHarness, type FakeHarnessTransport } from "../transport/in-memory-harness.js";
+import {
+  createFakeHarnessTransport,
+  type FakeHarness,
+  type FakeHarnessTransport,
+} from "../transport/in-memory-harness.js";
 import type { Step, StreamChunk } from "../step.js";
 import { customToolStep, textStep, type StepUpdateInit } from "@antigravity-ts/test-kit";
 import { StepUpdate_State, TrajectoryStateUpdate_State } from "../wire/index.js";
@@ -27,7 +31,10 @@ const add = defineTool({
   call: ({ a, b }: { a: number; b: number }) => ({ sum: a + b }),
 });
 
-async function open(script: (harness: FakeHarness) => Promise<void>, history: StepUpdateInit[] = []): Promise<HarnessConnection> {
+async function open(
+  script: (harness: FakeHarness) => Promise<void>,
+  history: StepUpdateInit[] = [],
+): Promise<HarnessConnection> {
   transport = createFakeHarnessTransport(async (harness) => {
     await harness.readInit();
     harness.respondInit({ cascadeId: T, history });
@@ -37,7 +44,13 @@ async function open(script: (harness: FakeHarness) => Promise<void>, history: St
 }
 
 /** The harness's own step for a custom tool call (§7.1), as the reference harness sends it. */
-function toolStep(stepIndex: number, state: StepUpdate_State, id: string, name: string, argumentsJson: string): StepUpdateInit {
+function toolStep(
+  stepIndex: number,
+  state: StepUpdate_State,
+  id: string,
+  name: string,
+  argumentsJson: string,
+): StepUpdateInit {
   return customToolStep({ trajectoryId: T, stepIndex, state }, { id, name, argumentsJson });
 }
 
@@ -62,7 +75,10 @@ async function toolTurn(harness: FakeHarness, suffix: string, base = 0): Promise
   }
   // A call of the registered tool that a policy refuses: the harness never sends it to the SDK.
   harness.step(toolStep(base + 4, StepUpdate_State.ACTIVE, `d-${suffix}`, "add", '{"a":0,"b":0}'));
-  harness.step({ ...toolStep(base + 4, StepUpdate_State.ERROR, `d-${suffix}`, "add", '{"a":0,"b":0}'), errorMessage: "denied by policy: no zeros" });
+  harness.step({
+    ...toolStep(base + 4, StepUpdate_State.ERROR, `d-${suffix}`, "add", '{"a":0,"b":0}'),
+    errorMessage: "denied by policy: no zeros",
+  });
   harness.step(textStep({ trajectoryId: T, stepIndex: base + 3, state: StepUpdate_State.DONE }, "5"));
   harness.state(T, TrajectoryStateUpdate_State.FULLY_IDLE);
 }
@@ -101,7 +117,10 @@ describe("client tool calls in the step and chunk streams (§7.1)", () => {
       ["DONE", true],
       ["DONE", false],
     ]);
-    expect(registered[2]).toMatchObject({ content: '{"sum":5}', toolCalls: [{ id: "c-2", name: "add", args: { sum: 5 } }] });
+    expect(registered[2]).toMatchObject({
+      content: '{"sum":5}',
+      toolCalls: [{ id: "c-2", name: "add", args: { sum: 5 } }],
+    });
     // A refused call never reached the SDK: no synthetic steps, only the harness's step, ending in ERROR.
     expect(steps.filter((s) => s.id === `${T}:14`).map((s) => [s.status, s.toolCalls.map((c) => c.id)])).toEqual([
       ["ACTIVE", ["d-2"]],
@@ -112,8 +131,13 @@ describe("client tool calls in the step and chunk streams (§7.1)", () => {
   });
 
   it("keeps the call on customTool steps replayed in initialHistory", async () => {
-    const connection = await open(async () => undefined, [toolStep(1, StepUpdate_State.DONE, "old-call", "add", '{"a":1,"b":1}')]);
-    expect(connection.initialHistory.map((s) => s.toolCalls)).toEqual([[{ id: "old-call", name: "add", args: { a: 1, b: 1 } }]]);
+    const connection = await open(
+      async () => undefined,
+      [toolStep(1, StepUpdate_State.DONE, "old-call", "add", '{"a":1,"b":1}')],
+    );
+    expect(connection.initialHistory.map((s) => s.toolCalls)).toEqual([
+      [{ id: "old-call", name: "add", args: { a: 1, b: 1 } }],
+    ]);
     await connection.disconnect();
   });
 });
@@ -123,10 +147,16 @@ describe("tool call ids across turns (§7)", () => {
     const connection = await open(async (harness) => {
       for (const turn of [1, 2]) {
         await harness.expect("userInput");
-        harness.send({ event: { case: "toolCall", value: { id: "call_1", name: "add", argumentsJson: `{"a":${turn},"b":1}` } } });
-        expect(await harness.expect("toolResponse")).toEqual(expect.objectContaining({ id: "call_1", responseJson: JSON.stringify({ sum: turn + 1 }) }));
+        harness.send({
+          event: { case: "toolCall", value: { id: "call_1", name: "add", argumentsJson: `{"a":${turn},"b":1}` } },
+        });
+        expect(await harness.expect("toolResponse")).toEqual(
+          expect.objectContaining({ id: "call_1", responseJson: JSON.stringify({ sum: turn + 1 }) }),
+        );
         // A re-send of the call answered in this turn is not answered again.
-        harness.send({ event: { case: "toolCall", value: { id: "call_1", name: "add", argumentsJson: `{"a":${turn},"b":1}` } } });
+        harness.send({
+          event: { case: "toolCall", value: { id: "call_1", name: "add", argumentsJson: `{"a":${turn},"b":1}` } },
+        });
         harness.state(T, TrajectoryStateUpdate_State.FULLY_IDLE);
       }
       expect(await harness.closedBySdk()).toBe(true); // nothing else was sent: no second answer
@@ -134,7 +164,8 @@ describe("tool call ids across turns (§7)", () => {
     for (const prompt of ["first", "second"]) {
       await connection.send(prompt);
       const synthetic: Step[] = [];
-      for await (const step of connection.receiveSteps({ timeoutMs: 5_000 })) if (isSyntheticToolStep(step)) synthetic.push(step);
+      for await (const step of connection.receiveSteps({ timeoutMs: 5_000 }))
+        if (isSyntheticToolStep(step)) synthetic.push(step);
       expect(synthetic.map((s) => [s.id, s.status])).toEqual([
         ["call_1", "ACTIVE"],
         ["call_1", "DONE"],
@@ -159,7 +190,9 @@ describe("a call id the harness uses again in a later turn (security issue item 
           expect(await harness.expect("toolResponse")).toMatchObject({ id: "call_1" });
           harness.step(toolStep(index, StepUpdate_State.DONE, "call_1", "add", args));
         }
-        harness.step(textStep({ trajectoryId: T, stepIndex: index + 1, state: StepUpdate_State.DONE }, `answer ${turn}`));
+        harness.step(
+          textStep({ trajectoryId: T, stepIndex: index + 1, state: StepUpdate_State.DONE }, `answer ${turn}`),
+        );
         harness.state(T, TrajectoryStateUpdate_State.FULLY_IDLE);
       }
     });
@@ -172,7 +205,9 @@ describe("a call id the harness uses again in a later turn (security issue item 
       ["call_1~1", "DONE", { sum: 4 }],
     ]);
     // The harness's own steps of each call carry the id its turn records.
-    expect(history.filter((s) => !isSyntheticToolStep(s) && s.toolCalls.length > 0).map((s) => [s.id, s.toolCalls[0]?.id])).toEqual([
+    expect(
+      history.filter((s) => !isSyntheticToolStep(s) && s.toolCalls.length > 0).map((s) => [s.id, s.toolCalls[0]?.id]),
+    ).toEqual([
       [`${T}:10`, "call_1"],
       [`${T}:30`, "call_1~1"],
     ]);
@@ -198,15 +233,23 @@ describe("synthetic steps of a tool that changes its arguments", () => {
       harness.respondInit({ cascadeId: T });
       await harness.expect("userInput");
       for (const name of ["trim_now", "trim_later"]) {
-        harness.send({ event: { case: "toolCall", value: { id: name, name, argumentsJson: '{"text":"  hi  ","padding":2}' } } });
+        harness.send({
+          event: { case: "toolCall", value: { id: name, name, argumentsJson: '{"text":"  hi  ","padding":2}' } },
+        });
         expect(await harness.expect("toolResponse")).toMatchObject({ id: name, responseJson: '{"text":"hi"}' });
       }
       harness.state(T, TrajectoryStateUpdate_State.FULLY_IDLE);
     });
-    const connection = await createHarnessConnection({ transport, config: {}, tools: new ToolRunner([trim(false), trim(true)]), timeoutMs: 5_000 });
+    const connection = await createHarnessConnection({
+      transport,
+      config: {},
+      tools: new ToolRunner([trim(false), trim(true)]),
+      timeoutMs: 5_000,
+    });
     await connection.send("trim");
     const synthetic: Step[] = [];
-    for await (const step of connection.receiveSteps({ timeoutMs: 5_000 })) if (isSyntheticToolStep(step)) synthetic.push(step);
+    for await (const step of connection.receiveSteps({ timeoutMs: 5_000 }))
+      if (isSyntheticToolStep(step)) synthetic.push(step);
     expect(synthetic.map((s) => [s.id, s.status, s.toolCalls[0]?.args])).toEqual([
       ["trim_now", "ACTIVE", { text: "  hi  ", padding: 2 }],
       ["trim_now", "DONE", { text: "hi" }],

@@ -84,9 +84,19 @@ export interface Connection {
   /** Answers a client-side tool call (normally done by the connection's ToolRunner). */
   sendToolResponse(result: ToolResult, options?: CallOptions): Promise<void>;
   /** Accepts or refuses a built-in tool waiting for confirmation (protocol §8). */
-  sendToolConfirmation(trajectoryId: string, stepIndex: number, accepted: boolean, options?: CallOptions): Promise<void>;
+  sendToolConfirmation(
+    trajectoryId: string,
+    stepIndex: number,
+    accepted: boolean,
+    options?: CallOptions,
+  ): Promise<void>;
   /** Answers an `ask_question` step (protocol §9). */
-  sendQuestionResponse(trajectoryId: string, stepIndex: number, response: QuestionResponse, options?: CallOptions): Promise<void>;
+  sendQuestionResponse(
+    trajectoryId: string,
+    stepIndex: number,
+    response: QuestionResponse,
+    options?: CallOptions,
+  ): Promise<void>;
   /** Resolves when no turn runs (bounded by `signal`/`timeoutMs`); rejects with `ConnectionClosed` once closed. */
   waitForIdle(options?: CallOptions): Promise<void>;
   /** Asks the harness to stop the current turn (protocol §13). */

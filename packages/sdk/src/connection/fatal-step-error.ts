@@ -11,8 +11,15 @@ export function fatalStepError(step: Step): SdkError | undefined {
   const details = { httpCode: step.httpCode, stepId: step.id };
   const text = step.error || `HTTP ${step.httpCode}`;
   if (step.httpCode === 401 || step.httpCode === 403) {
-    return new SdkError(ErrorCode.PermissionDenied, `the model API refused the credentials (HTTP ${step.httpCode}): ${text}; check the API key`, { details });
+    return new SdkError(
+      ErrorCode.PermissionDenied,
+      `the model API refused the credentials (HTTP ${step.httpCode}): ${text}; check the API key`,
+      { details },
+    );
   }
-  if (step.httpCode === 400) return new SdkError(ErrorCode.InvalidArgument, `the model API rejected the request (HTTP 400): ${text}`, { details });
+  if (step.httpCode === 400)
+    return new SdkError(ErrorCode.InvalidArgument, `the model API rejected the request (HTTP 400): ${text}`, {
+      details,
+    });
   return undefined;
 }

@@ -70,13 +70,21 @@ const HARNESS_CONFIG = "antigravity.localharness.HarnessConfig";
  * policy config filled in from the runners where the config leaves them empty.
  */
 export function completeConfig(options: HarnessConnectionOptions): HarnessConfig {
-  const config = isMessageOf<HarnessConfig>(options.config, HARNESS_CONFIG) ? cloneMessage(HARNESS_CONFIG, options.config) : createMessage<HarnessConfig>(HARNESS_CONFIG, options.config);
+  const config = isMessageOf<HarnessConfig>(options.config, HARNESS_CONFIG)
+    ? cloneMessage(HARNESS_CONFIG, options.config)
+    : createMessage<HarnessConfig>(HARNESS_CONFIG, options.config);
   if (options.tools !== undefined && config.tools.length === 0) {
-    config.tools = options.tools.declarations().map((tool) => createMessage<Tool>("antigravity.localharness.Tool", tool));
+    config.tools = options.tools
+      .declarations()
+      .map((tool) => createMessage<Tool>("antigravity.localharness.Tool", tool));
   }
-  if (options.hooks !== undefined && config.enabledHooks.length === 0) config.enabledHooks = options.hooks.enabledHooks();
+  if (options.hooks !== undefined && config.enabledHooks.length === 0)
+    config.enabledHooks = options.hooks.enabledHooks();
   if (options.policies !== undefined && options.policies.length > 0 && config.policyConfig === undefined) {
-    config.policyConfig = createMessage<PolicyConfig>("antigravity.localharness.PolicyConfig", toPolicyConfig(options.policies));
+    config.policyConfig = createMessage<PolicyConfig>(
+      "antigravity.localharness.PolicyConfig",
+      toPolicyConfig(options.policies),
+    );
   }
   return config;
 }

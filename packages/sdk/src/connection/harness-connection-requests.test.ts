@@ -6,7 +6,11 @@ import type { Hook } from "../hooks/hook.js";
 import { allowAll, askUser, deny, flattenPolicies, allow } from "../policies/policy.js";
 import { defineTool } from "../tools/tool.js";
 import { ToolRunner } from "../tools/tool-runner.js";
-import { createFakeHarnessTransport, type FakeHarness, type FakeHarnessTransport } from "../transport/in-memory-harness.js";
+import {
+  createFakeHarnessTransport,
+  type FakeHarness,
+  type FakeHarnessTransport,
+} from "../transport/in-memory-harness.js";
 import type { Step } from "../step.js";
 import {
   LifecycleHook,
@@ -33,7 +37,10 @@ afterEach(async () => {
   transport = undefined;
 });
 
-async function open(script: (harness: FakeHarness) => Promise<void>, options: Partial<HarnessConnectionOptions> = {}): Promise<HarnessConnection> {
+async function open(
+  script: (harness: FakeHarness) => Promise<void>,
+  options: Partial<HarnessConnectionOptions> = {},
+): Promise<HarnessConnection> {
   transport = createFakeHarnessTransport(async (harness) => {
     await harness.readInit();
     harness.respondInit({ cascadeId: T });
@@ -49,7 +56,12 @@ async function turnSteps(connection: HarnessConnection, prompt = "go"): Promise<
   return steps;
 }
 
-function hookRequest(harness: FakeHarness, requestId: string, type: LifecycleHook, args: Record<string, unknown> = {}): void {
+function hookRequest(
+  harness: FakeHarness,
+  requestId: string,
+  type: LifecycleHook,
+  args: Record<string, unknown> = {},
+): void {
   harness.send({ event: { case: "callHookRequest", value: { requestId, type, ...args } } });
 }
 
@@ -74,19 +86,41 @@ describe("client tool calls", () => {
           throw new Error("disk full");
         },
       }),
-      defineTool({ name: "scalar", description: "Returns a number", call: (_a: unknown, context) => context.state.get("calls") }),
+      defineTool({
+        name: "scalar",
+        description: "Returns a number",
+        call: (_a: unknown, context) => context.state.get("calls"),
+      }),
     ]);
     const connection = await open(
       async (harness) => {
         await harness.expect("userInput");
-        harness.step({ trajectoryId: T, stepIndex: 1, state: StepUpdate_State.DONE, source: StepUpdate_Source.MODEL, target: StepUpdate_Target.USER, thinking: "tools" });
-        harness.send({ event: { case: "toolCall", value: { id: "c1", name: "slow_add", argumentsJson: '{"a":1,"b":2}' } } });
-        harness.send({ event: { case: "toolCall", value: { id: "c2", name: "slow_add", argumentsJson: '{"a":3,"b":4}' } } });
-        harness.send({ event: { case: "toolCall", value: { id: "c1", name: "slow_add", argumentsJson: '{"a":1,"b":2}' } } }); // duplicate
+        harness.step({
+          trajectoryId: T,
+          stepIndex: 1,
+          state: StepUpdate_State.DONE,
+          source: StepUpdate_Source.MODEL,
+          target: StepUpdate_Target.USER,
+          thinking: "tools",
+        });
+        harness.send({
+          event: { case: "toolCall", value: { id: "c1", name: "slow_add", argumentsJson: '{"a":1,"b":2}' } },
+        });
+        harness.send({
+          event: { case: "toolCall", value: { id: "c2", name: "slow_add", argumentsJson: '{"a":3,"b":4}' } },
+        });
+        harness.send({
+          event: { case: "toolCall", value: { id: "c1", name: "slow_add", argumentsJson: '{"a":1,"b":2}' } },
+        }); // duplicate
         harness.send({ event: { case: "toolCall", value: { id: "c3", name: "fail", argumentsJson: "{}" } } });
         harness.send({ event: { case: "toolCall", value: { id: "c4", name: "nope", argumentsJson: "{}" } } });
         const early = [await harness.expect("toolResponse"), await harness.expect("toolResponse")];
-        expect(early).toEqual(expect.arrayContaining([expect.objectContaining({ id: "c3", errorMessage: "disk full" }), expect.objectContaining({ id: "c4", errorMessage: "Unknown tool: 'nope'" })]));
+        expect(early).toEqual(
+          expect.arrayContaining([
+            expect.objectContaining({ id: "c3", errorMessage: "disk full" }),
+            expect.objectContaining({ id: "c4", errorMessage: "Unknown tool: 'nope'" }),
+          ]),
+        );
         release.resolve();
         const late = [await harness.expect("toolResponse"), await harness.expect("toolResponse")];
         expect(late.map((r) => [r.id, JSON.parse(r.responseJson ?? "null")])).toEqual(
@@ -109,11 +143,23 @@ describe("client tool calls", () => {
     expect(new Set(steps.map((s) => s.stepIndex))).toEqual(new Set([50_000, 50_001, 50_002, 50_003, 50_004]));
     for (const [id, [active, last, ...more]] of byCall) {
       expect(more).toEqual([]);
-      expect(active).toMatchObject({ id, status: "ACTIVE", type: "TOOL_CALL", source: "MODEL", target: "ENVIRONMENT", trajectoryId: T, cascadeId: T });
+      expect(active).toMatchObject({
+        id,
+        status: "ACTIVE",
+        type: "TOOL_CALL",
+        source: "MODEL",
+        target: "ENVIRONMENT",
+        trajectoryId: T,
+        cascadeId: T,
+      });
       expect(last?.stepIndex).toBe(active?.stepIndex);
       expect(active?.content).toBe(active?.toolCalls[0]?.name);
     }
-    expect(byCall.get("c1")?.[1]).toMatchObject({ status: "DONE", content: '{"sum":3,"callId":"c1"}', toolCalls: [{ id: "c1", name: "slow_add", args: { sum: 3, callId: "c1" } }] });
+    expect(byCall.get("c1")?.[1]).toMatchObject({
+      status: "DONE",
+      content: '{"sum":3,"callId":"c1"}',
+      toolCalls: [{ id: "c1", name: "slow_add", args: { sum: 3, callId: "c1" } }],
+    });
     expect(byCall.get("c1")?.[0]?.toolCalls[0]?.args).toEqual({ a: 1, b: 2 });
     expect(byCall.get("c3")?.[1]).toMatchObject({ status: "ERROR", error: "disk full", toolCalls: [{ args: {} }] });
     expect(byCall.get("c4")?.[1]).toMatchObject({ status: "ERROR", error: "Unknown tool: 'nope'" });
@@ -137,13 +183,18 @@ describe("client tool calls", () => {
       async (harness) => {
         await harness.expect("userInput");
         harness.send({ event: { case: "toolCall", value: { id: "t1", name: "wait_for_hook", argumentsJson: "{}" } } });
-        hookRequest(harness, "h1", LifecycleHook.POST_TOOL, { args: { case: "postToolArgs", value: { toolName: "other", result: "{}" } } });
+        hookRequest(harness, "h1", LifecycleHook.POST_TOOL, {
+          args: { case: "postToolArgs", value: { toolName: "other", result: "{}" } },
+        });
         // Either order is fine; a reader blocked on the tool would never see the hook request.
         const answers = [await harness.read(), await harness.read()].map((e) => e.event);
         expect(answers).toEqual(
           expect.arrayContaining([
             expect.objectContaining({ case: "callHookResponse" }),
-            expect.objectContaining({ case: "toolResponse", value: expect.objectContaining({ id: "t1", responseJson: '{"result":"ok"}' }) }),
+            expect.objectContaining({
+              case: "toolResponse",
+              value: expect.objectContaining({ id: "t1", responseJson: '{"result":"ok"}' }),
+            }),
           ]),
         );
         harness.state(T, TrajectoryStateUpdate_State.FULLY_IDLE);
@@ -159,7 +210,12 @@ describe("hook RPCs", () => {
   it("answers each request with its requestId: chained PRE_TOOL args, deny, errors, unknown types", async () => {
     const seen: unknown[] = [];
     const hookList: Hook[] = [
-      { preToolCall: (call) => (call.name === "run_command" ? { allow: true, modifiedArgs: { CommandLine: "ls -la", Cwd: "/tmp" } } : undefined) },
+      {
+        preToolCall: (call) =>
+          call.name === "run_command"
+            ? { allow: true, modifiedArgs: { CommandLine: "ls -la", Cwd: "/tmp" } }
+            : undefined,
+      },
       {
         preToolCall: (call) => {
           if (call.name === "run_command") seen.push(call.args);
@@ -178,14 +234,34 @@ describe("hook RPCs", () => {
     const connection = await open(
       async (harness) => {
         hookRequest(harness, "r1", LifecycleHook.PRE_TOOL, {
-          args: { case: "preToolArgs", value: { toolName: "run_command", argumentsJson: '{"CommandLine":"ls","Extra":1}', callId: "k1", trajectoryId: T, stepIndex: 4 } },
+          args: {
+            case: "preToolArgs",
+            value: {
+              toolName: "run_command",
+              argumentsJson: '{"CommandLine":"ls","Extra":1}',
+              callId: "k1",
+              trajectoryId: T,
+              stepIndex: 4,
+            },
+          },
         });
-        hookRequest(harness, "r2", LifecycleHook.PRE_TOOL, { args: { case: "preToolArgs", value: { toolName: "delete_all", argumentsJson: "{}" } } });
-        hookRequest(harness, "r3", LifecycleHook.PRE_TURN, { args: { case: "preTurnArgs", value: { userInput: { parts: [{ part: { case: "text", value: "something forbidden" } }] } } } });
-        hookRequest(harness, "r4", LifecycleHook.POST_TURN, { args: { case: "postTurnArgs", value: { responseText: "done" } } });
+        hookRequest(harness, "r2", LifecycleHook.PRE_TOOL, {
+          args: { case: "preToolArgs", value: { toolName: "delete_all", argumentsJson: "{}" } },
+        });
+        hookRequest(harness, "r3", LifecycleHook.PRE_TURN, {
+          args: {
+            case: "preTurnArgs",
+            value: { userInput: { parts: [{ part: { case: "text", value: "something forbidden" } }] } },
+          },
+        });
+        hookRequest(harness, "r4", LifecycleHook.POST_TURN, {
+          args: { case: "postTurnArgs", value: { responseText: "done" } },
+        });
         hookRequest(harness, "r5", 99 as LifecycleHook); // a type this SDK does not know (STOP is known now)
         hookRequest(harness, "r1", LifecycleHook.PRE_TOOL); // duplicate id: ignored
-        hookRequest(harness, "r6", LifecycleHook.ON_TOOL_ERROR, { args: { case: "onToolErrorArgs", value: { toolName: "x", errorMessage: "boom" } } });
+        hookRequest(harness, "r6", LifecycleHook.ON_TOOL_ERROR, {
+          args: { case: "onToolErrorArgs", value: { toolName: "x", errorMessage: "boom" } },
+        });
         for (let i = 0; i < 6; i++) {
           const response = await harness.expect("callHookResponse");
           responses.set(response.requestId ?? "", response);
@@ -198,9 +274,17 @@ describe("hook RPCs", () => {
     const r1 = responses.get("r1")?.result;
     expect(r1?.case === "preToolResult" && r1.value.decision).toBe(PreToolResult_Decision.ALLOW);
     // PreToolResult.modified_args, a genai.Struct (upstream localharness.proto @257f843a).
-    expect(r1?.case === "preToolResult" && r1.value.modifiedArgs !== undefined && plainOfStruct(r1.value.modifiedArgs)).toEqual({ CommandLine: "ls -la", Extra: 1, Cwd: "/work" });
-    expect(responses.get("r2")?.result).toMatchObject({ case: "preToolResult", value: { decision: PreToolResult_Decision.DENY, reason: "never" } });
-    expect(responses.get("r3")?.result).toMatchObject({ case: "preTurnResult", value: { decision: PreTurnResult_Decision.DENY, reason: "not today" } });
+    expect(
+      r1?.case === "preToolResult" && r1.value.modifiedArgs !== undefined && plainOfStruct(r1.value.modifiedArgs),
+    ).toEqual({ CommandLine: "ls -la", Extra: 1, Cwd: "/work" });
+    expect(responses.get("r2")?.result).toMatchObject({
+      case: "preToolResult",
+      value: { decision: PreToolResult_Decision.DENY, reason: "never" },
+    });
+    expect(responses.get("r3")?.result).toMatchObject({
+      case: "preTurnResult",
+      value: { decision: PreTurnResult_Decision.DENY, reason: "not today" },
+    });
     expect(responses.get("r4")?.result).toEqual({ case: "errorMessage", value: "Hook failed: observer crashed" });
     expect(responses.get("r5")?.result.case).toBe("emptyResult");
     expect(responses.get("r6")?.result.case).toBe("emptyResult");
@@ -213,9 +297,17 @@ describe("hook RPCs", () => {
       async (harness) => {
         for (const turn of ["one", "two"]) {
           await harness.expect("userInput");
-          const args = { args: { case: "preTurnArgs" as const, value: { userInput: { parts: [{ part: { case: "text" as const, value: turn } }] } } } };
+          const args = {
+            args: {
+              case: "preTurnArgs" as const,
+              value: { userInput: { parts: [{ part: { case: "text" as const, value: turn } }] } },
+            },
+          };
           hookRequest(harness, "hook-1", LifecycleHook.PRE_TURN, args); // a harness that numbers requests per turn
-          expect(await harness.expect("callHookResponse")).toMatchObject({ requestId: "hook-1", result: { case: "preTurnResult" } });
+          expect(await harness.expect("callHookResponse")).toMatchObject({
+            requestId: "hook-1",
+            result: { case: "preTurnResult" },
+          });
           hookRequest(harness, "hook-1", LifecycleHook.PRE_TURN, args); // re-sent: not answered twice
           harness.state(T, TrajectoryStateUpdate_State.RUNNING);
           harness.state(T, TrajectoryStateUpdate_State.FULLY_IDLE);
@@ -255,7 +347,12 @@ describe("dynamic policy decisions", () => {
     const connection = await open(
       async (harness) => {
         const ask = (requestId: string, ruleId: string, toolName: string, argumentsJson = "{}"): void =>
-          harness.send({ event: { case: "policyDecisionRequest", value: { requestId, ruleId, toolArgs: { toolName, argumentsJson } } } });
+          harness.send({
+            event: {
+              case: "policyDecisionRequest",
+              value: { requestId, ruleId, toolArgs: { toolName, argumentsJson } },
+            },
+          });
         ask("p1", "rule_0", "run_command", '{"CommandLine":"rm -rf /"}');
         ask("p2", "rule_0", "run_command", '{"CommandLine":"ls"}');
         ask("p3", "rule_1", "edit_file");
@@ -270,10 +367,19 @@ describe("dynamic policy decisions", () => {
       { policies },
     );
     await expect.poll(() => answers.size).toBe(6);
-    expect(answers.get("p1")).toMatchObject({ outcome: PolicyEvaluationOutcome.DENY, denyReason: "Denied by policy 'run_command'." });
+    expect(answers.get("p1")).toMatchObject({
+      outcome: PolicyEvaluationOutcome.DENY,
+      denyReason: "Denied by policy 'run_command'.",
+    });
     expect(answers.get("p2")?.outcome).toBe(PolicyEvaluationOutcome.NO_MATCH);
-    expect(answers.get("p3")).toMatchObject({ outcome: PolicyEvaluationOutcome.DENY, denyReason: "Denied by user (edit_file)." });
-    expect(answers.get("p4")).toMatchObject({ outcome: PolicyEvaluationOutcome.DENY, denyReason: expect.stringMatching(/^Policy evaluation error: .*predicate bug/) });
+    expect(answers.get("p3")).toMatchObject({
+      outcome: PolicyEvaluationOutcome.DENY,
+      denyReason: "Denied by user (edit_file).",
+    });
+    expect(answers.get("p4")).toMatchObject({
+      outcome: PolicyEvaluationOutcome.DENY,
+      denyReason: expect.stringMatching(/^Policy evaluation error: .*predicate bug/),
+    });
     expect(answers.get("p5")?.outcome).toBe(PolicyEvaluationOutcome.DENY);
     expect(answers.get("p6")?.denyReason).toBe("Unknown rule_id: bogus"); // upstream event_processor's words
     await connection.disconnect();
@@ -282,7 +388,14 @@ describe("dynamic policy decisions", () => {
 
 describe("confirmations and questions", () => {
   function waiting(harness: FakeHarness, stepIndex: number, extra: Record<string, unknown>): void {
-    harness.step({ trajectoryId: T, stepIndex, state: StepUpdate_State.WAITING_FOR_USER, source: StepUpdate_Source.MODEL, target: StepUpdate_Target.ENVIRONMENT, ...extra });
+    harness.step({
+      trajectoryId: T,
+      stepIndex,
+      state: StepUpdate_State.WAITING_FOR_USER,
+      source: StepUpdate_Source.MODEL,
+      target: StepUpdate_Target.ENVIRONMENT,
+      ...extra,
+    });
   }
 
   it("debounces repeated WAITING steps per (trajectory, step) and answers each wait once", async () => {
@@ -298,8 +411,17 @@ describe("confirmations and questions", () => {
         waiting(harness, 3, run);
         waiting(harness, 3, run);
         waiting(harness, 3, run);
-        expect(await harness.expect("toolConfirmation")).toMatchObject({ trajectoryId: T, stepIndex: 3, accepted: true });
-        harness.step({ trajectoryId: T, stepIndex: 3, state: StepUpdate_State.DONE, runCommand: { commandLine: "make" } });
+        expect(await harness.expect("toolConfirmation")).toMatchObject({
+          trajectoryId: T,
+          stepIndex: 3,
+          accepted: true,
+        });
+        harness.step({
+          trajectoryId: T,
+          stepIndex: 3,
+          state: StepUpdate_State.DONE,
+          runCommand: { commandLine: "make" },
+        });
         waiting(harness, 3, run); // waits again after leaving WAITING: a new question
         waiting(harness, 3, run);
         expect(await harness.expect("toolConfirmation")).toMatchObject({ stepIndex: 3, accepted: false });
@@ -322,7 +444,10 @@ describe("confirmations and questions", () => {
         onInteraction: (questions) => {
           mode++;
           if (mode === 1) return undefined;
-          if (mode === 2) return { answers: [{ selectedChoiceIndices: [1], freeformResponse: `picked ${questions[0]?.choices[1] ?? ""}` }] };
+          if (mode === 2)
+            return {
+              answers: [{ selectedChoiceIndices: [1], freeformResponse: `picked ${questions[0]?.choices[1] ?? ""}` }],
+            };
           throw new SdkError("Internal", "ui gone");
         },
       },
@@ -347,14 +472,39 @@ describe("confirmations and questions", () => {
       { hooks },
     );
     await turnSteps(connection);
-    expect(results[0]).toMatchObject({ case: "response", value: { answers: [{ answer: { case: "unanswered", value: true } }, { answer: { case: "unanswered", value: true } }] } });
+    expect(results[0]).toMatchObject({
+      case: "response",
+      value: {
+        answers: [{ answer: { case: "unanswered", value: true } }, { answer: { case: "unanswered", value: true } }],
+      },
+    });
     expect(results[1]).toMatchObject({
       case: "response",
-      value: { answers: [{ answer: { case: "multipleChoiceAnswer", value: { selectedChoiceIndices: [1], freeformResponse: "picked b" } } }, { answer: { case: "unanswered" } }] },
+      value: {
+        answers: [
+          {
+            answer: {
+              case: "multipleChoiceAnswer",
+              value: { selectedChoiceIndices: [1], freeformResponse: "picked b" },
+            },
+          },
+          { answer: { case: "unanswered" } },
+        ],
+      },
     });
     expect(results[2]).toMatchObject({
       case: "response",
-      value: { answers: [{ answer: { case: "multipleChoiceAnswer", value: { freeformResponse: "SDK error processing question: ui gone" } } }, {}] },
+      value: {
+        answers: [
+          {
+            answer: {
+              case: "multipleChoiceAnswer",
+              value: { freeformResponse: "SDK error processing question: ui gone" },
+            },
+          },
+          {},
+        ],
+      },
     });
     await connection.disconnect();
   });

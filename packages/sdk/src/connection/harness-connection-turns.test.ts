@@ -1,6 +1,10 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { ErrorCode, SdkError } from "../errors.js";
-import { createFakeHarnessTransport, type FakeHarness, type FakeHarnessTransport } from "../transport/in-memory-harness.js";
+import {
+  createFakeHarnessTransport,
+  type FakeHarness,
+  type FakeHarnessTransport,
+} from "../transport/in-memory-harness.js";
 import type { Step } from "../step.js";
 import { StepUpdate_State, TrajectoryStateUpdate_State } from "../wire/index.js";
 import { createHarnessConnection, type HarnessConnection } from "./harness-connection.js";
@@ -19,7 +23,9 @@ afterEach(async () => {
   await Promise.all(transports.splice(0).map((t) => t.settled()));
 });
 
-async function open(script: (harness: FakeHarness) => Promise<void>): Promise<{ connection: HarnessConnection; turns: Turn[]; late: Step[] }> {
+async function open(
+  script: (harness: FakeHarness) => Promise<void>,
+): Promise<{ connection: HarnessConnection; turns: Turn[]; late: Step[] }> {
   const transport = createFakeHarnessTransport(async (harness) => {
     await harness.readInit();
     harness.respondInit({ cascadeId: T });
@@ -141,7 +147,9 @@ describe("HarnessConnection turns", () => {
       expect((await harness.read()).event.case).toBe("userInput");
       harness.state(T, FULLY_IDLE, { error: "only the second prompt arrives" });
     });
-    await expect(connection.send("never", { signal: AbortSignal.abort() })).rejects.toMatchObject({ code: ErrorCode.Canceled });
+    await expect(connection.send("never", { signal: AbortSignal.abort() })).rejects.toMatchObject({
+      code: ErrorCode.Canceled,
+    });
     expect(turns).toEqual([]);
     await connection.send("sent");
     expect((await steps(connection)).error?.message).toBe("only the second prompt arrives");

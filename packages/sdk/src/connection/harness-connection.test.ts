@@ -4,9 +4,21 @@ import { HookRunner } from "../hooks/hook-runner.js";
 import { allowAll, askUser, deny } from "../policies/policy.js";
 import { defineTool } from "../tools/tool.js";
 import { ToolRunner } from "../tools/tool-runner.js";
-import { createFakeHarnessTransport, type FakeHarness, type FakeHarnessTransport } from "../transport/in-memory-harness.js";
+import {
+  createFakeHarnessTransport,
+  type FakeHarness,
+  type FakeHarnessTransport,
+} from "../transport/in-memory-harness.js";
 import type { Step } from "../step.js";
-import { LifecycleHook, PolicyDecision, StepUpdate_Source, StepUpdate_State, StepUpdate_Target, TrajectoryStateUpdate_State, TrajectoryStateUpdate_StopReason } from "../wire/index.js";
+import {
+  LifecycleHook,
+  PolicyDecision,
+  StepUpdate_Source,
+  StepUpdate_State,
+  StepUpdate_Target,
+  TrajectoryStateUpdate_State,
+  TrajectoryStateUpdate_StopReason,
+} from "../wire/index.js";
 import { createHarnessConnection, type HarnessConnection } from "./harness-connection.js";
 import type { HarnessConnectionOptions } from "./harness-connection-options.js";
 import { deferred, textStep } from "@antigravity-ts/test-kit";
@@ -21,7 +33,10 @@ afterEach(async () => {
   await Promise.all(transports.splice(0).map((t) => t.settled()));
 });
 
-async function open(script: (harness: FakeHarness) => Promise<void>, options: Partial<HarnessConnectionOptions> = {}): Promise<{ connection: HarnessConnection; settled: () => Promise<void> }> {
+async function open(
+  script: (harness: FakeHarness) => Promise<void>,
+  options: Partial<HarnessConnectionOptions> = {},
+): Promise<{ connection: HarnessConnection; settled: () => Promise<void> }> {
   const transport = createFakeHarnessTransport(script);
   transports.push(transport);
   const connection = await createHarnessConnection({ transport, config: {}, timeoutMs: 5_000, ...options });
@@ -44,7 +59,13 @@ async function collect(steps: AsyncIterable<Step>): Promise<{ steps: Step[]; err
   return { steps: out };
 }
 
-function text(harness: FakeHarness, stepIndex: number, delta: string, state = StepUpdate_State.ACTIVE, trajectoryId = T): void {
+function text(
+  harness: FakeHarness,
+  stepIndex: number,
+  delta: string,
+  state = StepUpdate_State.ACTIVE,
+  trajectoryId = T,
+): void {
   harness.step(textStep({ trajectoryId, cascadeId: T, stepIndex, state }, delta));
 }
 
@@ -56,7 +77,16 @@ describe("HarnessConnection handshake", () => {
         firstFrame = await harness.readRaw();
         harness.respondInit({
           cascadeId: "conv-1",
-          history: [{ trajectoryId: "conv-1", stepIndex: 0, state: StepUpdate_State.DONE, source: StepUpdate_Source.MODEL, target: StepUpdate_Target.USER, text: "earlier" }],
+          history: [
+            {
+              trajectoryId: "conv-1",
+              stepIndex: 0,
+              state: StepUpdate_State.DONE,
+              source: StepUpdate_Source.MODEL,
+              target: StepUpdate_Target.USER,
+              text: "earlier",
+            },
+          ],
           cumulativeUsage: { promptTokenCount: 10n, candidatesTokenCount: 5n, totalTokenCount: 15n },
           trajectoryUsage: [{ trajectoryId: "conv-1", usage: { totalTokenCount: 15n } }],
         });
@@ -69,12 +99,27 @@ describe("HarnessConnection handshake", () => {
     );
     const frame = JSON.parse(firstFrame) as { config: Record<string, unknown> };
     expect(Object.keys(frame)).toEqual(["config"]);
-    expect(frame.config["tools"]).toEqual([{ name: "ping", description: "Replies pong", parametersJsonSchema: '{"type":"object","properties":{}}' }]);
+    expect(frame.config["tools"]).toEqual([
+      { name: "ping", description: "Replies pong", parametersJsonSchema: '{"type":"object","properties":{}}' },
+    ]);
     expect(frame.config["enabledHooks"]).toEqual(["LIFECYCLE_HOOK_POST_TURN"]);
     expect(frame.config["policyConfig"]).toEqual({
       rules: [
-        { tool: "run_command", name: "run_command", decision: "POLICY_DECISION_DENY", denyReason: "Denied by policy 'run_command'.", isDynamic: false, ruleId: "" },
-        { tool: "edit_file", name: "edit_file", decision: "POLICY_DECISION_ASK_USER", isDynamic: true, ruleId: "rule_1" },
+        {
+          tool: "run_command",
+          name: "run_command",
+          decision: "POLICY_DECISION_DENY",
+          denyReason: "Denied by policy 'run_command'.",
+          isDynamic: false,
+          ruleId: "",
+        },
+        {
+          tool: "edit_file",
+          name: "edit_file",
+          decision: "POLICY_DECISION_ASK_USER",
+          isDynamic: true,
+          ruleId: "rule_1",
+        },
         { tool: "*", name: "allow_all", decision: "POLICY_DECISION_ALLOW", isDynamic: false, ruleId: "" },
       ],
     });
@@ -93,7 +138,9 @@ describe("HarnessConnection handshake", () => {
       await harness.readInit();
       await harness.close();
     });
-    await expect(createHarnessConnection({ transport, config: {} })).rejects.toMatchObject({ code: ErrorCode.Unavailable });
+    await expect(createHarnessConnection({ transport, config: {} })).rejects.toMatchObject({
+      code: ErrorCode.Unavailable,
+    });
   });
 
   it("gives up after timeoutMs and closes the channel", async () => {
@@ -102,7 +149,9 @@ describe("HarnessConnection handshake", () => {
       await harness.readInit();
       sdkClosed = harness.closedBySdk();
     });
-    await expect(createHarnessConnection({ transport, config: {}, timeoutMs: 20 })).rejects.toMatchObject({ code: ErrorCode.DeadlineExceeded });
+    await expect(createHarnessConnection({ transport, config: {}, timeoutMs: 20 })).rejects.toMatchObject({
+      code: ErrorCode.DeadlineExceeded,
+    });
     await transport.settled();
     expect(await sdkClosed).toBe(true);
   });
@@ -117,14 +166,22 @@ describe("HarnessConnection turns", () => {
       harness.state(T, RUNNING);
       text(harness, 1, "Hel");
       text(harness, 1, "lo", StepUpdate_State.DONE);
-      harness.send({ event: { case: "usageUpdate", value: { total: { totalTokenCount: 42n }, agents: [{ trajectoryId: T, usage: { totalTokenCount: 42n } }] } } });
+      harness.send({
+        event: {
+          case: "usageUpdate",
+          value: { total: { totalTokenCount: 42n }, agents: [{ trajectoryId: T, usage: { totalTokenCount: 42n } }] },
+        },
+      });
       harness.state(T, FULLY_IDLE, { stopReason: TrajectoryStateUpdate_StopReason.MAX_MODEL_CALLS_EXCEEDED });
     });
     await connection.send("a\u0000b\tc\u007f\u009fd\ne");
     expect(connection.isIdle).toBe(false);
     const { steps, error } = await collect(connection.receiveSteps());
     expect(error).toBeUndefined();
-    expect(input).toMatchObject({ case: "userInput", value: { parts: [{ part: { case: "text", value: "a b\tc  d\ne" } }] } });
+    expect(input).toMatchObject({
+      case: "userInput",
+      value: { parts: [{ part: { case: "text", value: "a b\tc  d\ne" } }] },
+    });
     expect(steps.map((s) => [s.id, s.status, s.contentDelta])).toEqual([
       [`${T}:1`, "ACTIVE", "Hel"],
       [`${T}:1`, "DONE", "lo"],
@@ -305,7 +362,13 @@ describe("HarnessConnection turns", () => {
     const { connection } = await open(async (harness) => {
       await handshake(harness);
       await harness.expect("userInput");
-      harness.step({ trajectoryId: T, stepIndex: 1, state: StepUpdate_State.ERROR, source: StepUpdate_Source.SYSTEM, error: { errorMessage: "API key not valid", httpCode } });
+      harness.step({
+        trajectoryId: T,
+        stepIndex: 1,
+        state: StepUpdate_State.ERROR,
+        source: StepUpdate_Source.SYSTEM,
+        error: { errorMessage: "API key not valid", httpCode },
+      });
       harness.state(T, FULLY_IDLE);
     });
     await connection.send("go");
@@ -320,7 +383,13 @@ describe("HarnessConnection turns", () => {
     const { connection } = await open(async (harness) => {
       await handshake(harness);
       await harness.expect("userInput");
-      harness.step({ trajectoryId: T, stepIndex: 1, state: StepUpdate_State.ERROR, source: StepUpdate_Source.SYSTEM, error: { errorMessage: "overloaded", httpCode: 503 } });
+      harness.step({
+        trajectoryId: T,
+        stepIndex: 1,
+        state: StepUpdate_State.ERROR,
+        source: StepUpdate_Source.SYSTEM,
+        error: { errorMessage: "overloaded", httpCode: 503 },
+      });
       text(harness, 2, "recovered", StepUpdate_State.DONE);
       harness.state(T, FULLY_IDLE);
     });
@@ -363,7 +432,9 @@ describe("HarnessConnection turns", () => {
         `{"seqNum":null,"stepUpdate":{"trajectoryId":"${T}","cascadeId":"${T}","stepIndex":1,"state":"STATE_ACTIVE","source":"SOURCE_MODEL","target":"TARGET_USER","text":"ab","textDelta":"b"}}`,
       );
       text(harness, 1, "abc", StepUpdate_State.ACTIVE);
-      harness.sendRaw(`{"stepUpdate":{"trajectoryId":"${T}","cascadeId":"${T}","stepIndex":"2","state":"STATE_DONE","source":"SOURCE_MODEL","target":"TARGET_USER","text":"d","textDelta":"d"}}`);
+      harness.sendRaw(
+        `{"stepUpdate":{"trajectoryId":"${T}","cascadeId":"${T}","stepIndex":"2","state":"STATE_DONE","source":"SOURCE_MODEL","target":"TARGET_USER","text":"d","textDelta":"d"}}`,
+      );
       harness.state(T, FULLY_IDLE);
     });
     await connection.send("go");
@@ -404,7 +475,9 @@ describe("HarnessConnection turns", () => {
         expect(init.config?.enabledHooks).toEqual([LifecycleHook.ON_SESSION_END]);
         harness.respondInit({ cascadeId: T });
         expect(await harness.expect("sessionEndRequest")).toBe(true);
-        harness.send({ event: { case: "callHookRequest", value: { requestId: "end-1", type: LifecycleHook.ON_SESSION_END } } });
+        harness.send({
+          event: { case: "callHookRequest", value: { requestId: "end-1", type: LifecycleHook.ON_SESSION_END } },
+        });
         const answer = await harness.expect("callHookResponse");
         expect(answer.result.case).toBe("emptyResult");
         events.push("response");

@@ -7,7 +7,14 @@ import type { Step, StopReason, ToolResult } from "../step.js";
 import { StepStatus } from "../step.js";
 import type { Channel } from "../transport/transport.js";
 import { linkSignal, raceSignal, throwIfAborted } from "../util/abort.js";
-import type { HarnessConfig, InputEventSchema, InitializeConversationResponse, OutputEvent, StepUpdate, TrajectoryStateUpdate } from "../wire/index.js";
+import type {
+  HarnessConfig,
+  InputEventSchema,
+  InitializeConversationResponse,
+  OutputEvent,
+  StepUpdate,
+  TrajectoryStateUpdate,
+} from "../wire/index.js";
 import { LifecycleHook } from "../wire/wire-enums.gen.js";
 import type { Connection, SandboxStatus, UsageSnapshot } from "./connection.js";
 import type { QuestionResponse } from "../step.js";
@@ -39,7 +46,11 @@ interface ReconnectState {
 
 const DEFAULT_SESSION_END_TIMEOUT_MS = 5_000;
 /** Closes after which reconnecting cannot help: the session is gone or the key is refused. */
-const FINAL_CODES: ReadonlySet<ErrorCode> = new Set([ErrorCode.NotFound, ErrorCode.PermissionDenied, ErrorCode.InvalidArgument]);
+const FINAL_CODES: ReadonlySet<ErrorCode> = new Set([
+  ErrorCode.NotFound,
+  ErrorCode.PermissionDenied,
+  ErrorCode.InvalidArgument,
+]);
 /**
  * Connects over `options.transport`, sends the session configuration (§5) and waits for the
  * harness's `initializeConversationResponse`, bounded by `signal`/`timeoutMs`. On failure the
@@ -61,7 +72,12 @@ export async function createHarnessConnection(options: HarnessConnectionOptions)
     channel = await options.transport.connect({ signal: link.signal });
     throwIfAborted(link.signal);
     const connection = new HarnessConnection(channel, config, options, spelling);
-    await awaitInitializeResponse(connection.ready, link.signal, options.initializeTimeoutMs ?? DEFAULT_INITIALIZE_TIMEOUT_MS, channel.peer);
+    await awaitInitializeResponse(
+      connection.ready,
+      link.signal,
+      options.initializeTimeoutMs ?? DEFAULT_INITIALIZE_TIMEOUT_MS,
+      channel.peer,
+    );
     return connection;
   } catch (error) {
     await channel?.close().catch(() => undefined);
@@ -270,12 +286,22 @@ export class HarnessConnection implements Connection {
     this.#requests.sendToolResult(result);
   }
 
-  async sendToolConfirmation(trajectoryId: string, stepIndex: number, accepted: boolean, options?: CallOptions): Promise<void> {
+  async sendToolConfirmation(
+    trajectoryId: string,
+    stepIndex: number,
+    accepted: boolean,
+    options?: CallOptions,
+  ): Promise<void> {
     throwIfAborted(options?.signal);
     this.#sendInput({ event: { case: "toolConfirmation", value: { trajectoryId, stepIndex, accepted } } });
   }
 
-  async sendQuestionResponse(trajectoryId: string, stepIndex: number, response: QuestionResponse, options?: CallOptions): Promise<void> {
+  async sendQuestionResponse(
+    trajectoryId: string,
+    stepIndex: number,
+    response: QuestionResponse,
+    options?: CallOptions,
+  ): Promise<void> {
     throwIfAborted(options?.signal);
     this.#requests.sendQuestionResponse(trajectoryId, stepIndex, response);
   }
@@ -309,9 +335,16 @@ export class HarnessConnection implements Connection {
   }
 
   async #disconnect(options?: CallOptions): Promise<void> {
-    const link = linkSignal({ timeoutMs: this.#options.sessionEndTimeoutMs ?? DEFAULT_SESSION_END_TIMEOUT_MS, ...options });
+    const link = linkSignal({
+      timeoutMs: this.#options.sessionEndTimeoutMs ?? DEFAULT_SESSION_END_TIMEOUT_MS,
+      ...options,
+    });
     try {
-      if (this.#closed === undefined && this.#initialized && this.#config.enabledHooks.includes(LifecycleHook.ON_SESSION_END)) {
+      if (
+        this.#closed === undefined &&
+        this.#initialized &&
+        this.#config.enabledHooks.includes(LifecycleHook.ON_SESSION_END)
+      ) {
         // §13: the harness runs ON_SESSION_END through callHookRequest, then answers sessionEndResponse.
         const ended = new Promise<void>((resolve) => (this.#sessionEnded = resolve));
         try {
@@ -414,7 +447,12 @@ export class HarnessConnection implements Connection {
     }
     for (const listener of this.#resumedListeners) listener(history);
     if (!state.keptTurn || interrupted) this.#idle.setBusy(false);
-    this.#options.transport.reconnect?.onReconnected?.({ conversationId: this.#conversationId, attempt: state.attempts, interruptedTurn: interrupted, replayedSteps: history.length });
+    this.#options.transport.reconnect?.onReconnected?.({
+      conversationId: this.#conversationId,
+      attempt: state.attempts,
+      interruptedTurn: interrupted,
+      replayedSteps: history.length,
+    });
   }
 
   #protocolError(error: SdkError, frame: string): void {
@@ -429,7 +467,11 @@ export class HarnessConnection implements Connection {
     this.#session.abort(reason);
     this.#rejectReady(
       reason.code === ErrorCode.ConnectionClosed
-        ? new SdkError(ErrorCode.Unavailable, `the harness closed the connection before answering the session configuration: ${reason.message}`, { cause: reason })
+        ? new SdkError(
+            ErrorCode.Unavailable,
+            `the harness closed the connection before answering the session configuration: ${reason.message}`,
+            { cause: reason },
+          )
         : reason,
     );
     this.#turns.latest?.end({ error: reason });
@@ -478,7 +520,11 @@ export class HarnessConnection implements Connection {
     if (response.cascadeId) this.#conversationId = response.cascadeId;
     this.#initialHistory = response.history.map(stepFromUpdate);
     const sandbox = response.sandboxStatus;
-    if (sandbox !== undefined) this.#sandboxStatus = { available: sandbox.available === true, unavailableReason: sandbox.unavailableReason ?? "" };
+    if (sandbox !== undefined)
+      this.#sandboxStatus = {
+        available: sandbox.available === true,
+        unavailableReason: sandbox.unavailableReason ?? "",
+      };
     this.#usage.update(response.cumulativeUsage, response.trajectoryUsage);
     this.#resolveReady();
   }

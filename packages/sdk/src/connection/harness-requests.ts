@@ -5,7 +5,15 @@ import { canonicalToolCall, parseToolArguments } from "../mapping/index.js";
 import { decidePolicyRequest } from "../policies/policy-config.js";
 import { noSuchTool, runnerToolResponse, toToolResponse, type ClientToolResult } from "../tools/tool-runner.js";
 import { SYNTHETIC_STEP_INDEX_BASE, type Step, type ToolCall } from "../step.js";
-import type { CallHookRequest, InputEventSchema, PolicyDecisionRequest, StepUpdate, ToolCall as WireToolCall, UserQuestionAnswerSchema, UserQuestionsResponseSchema } from "../wire/index.js";
+import type {
+  CallHookRequest,
+  InputEventSchema,
+  PolicyDecisionRequest,
+  StepUpdate,
+  ToolCall as WireToolCall,
+  UserQuestionAnswerSchema,
+  UserQuestionsResponseSchema,
+} from "../wire/index.js";
 import type { QuestionAnswer, QuestionResponse } from "../step.js";
 import type { HarnessConnectionOptions } from "./harness-connection-options.js";
 import { activeToolStep, finishedToolStep } from "./synthetic-steps.js";
@@ -66,12 +74,20 @@ export class HarnessRequests {
     const args = parseToolArguments(wire.argumentsJson, { nonObject: "empty" });
     // §18: synthetic steps from 50,000, one index per call, shared by its ACTIVE and final step.
     // The call's own trajectory when the harness names it (ToolCall.trajectory_id, localharness.proto @257f843a; a subagent's), else the main one.
-    const where = { stepIndex: this.#nextSyntheticIndex++, trajectoryId: wire.trajectoryId || this.#context.mainTrajectory(), cascadeId: this.#context.conversationId() };
+    const where = {
+      stepIndex: this.#nextSyntheticIndex++,
+      trajectoryId: wire.trajectoryId || this.#context.mainTrajectory(),
+      cascadeId: this.#context.conversationId(),
+    };
     // Steps show the canonical spelling (paths normalised, as the harness's own customTool step
     // shows them) of the arguments as they came; the tool gets them as the model wrote them
     // (upstream `handle_tool_call`) and may change them. Made off the round trip, when the steps are.
     let call: ToolCall | undefined;
-    const stepCall = (): ToolCall => (call ??= canonicalToolCall({ id, name, args: parseToolArguments(wire.argumentsJson, { nonObject: "empty" }) }, "arguments"));
+    const stepCall = (): ToolCall =>
+      (call ??= canonicalToolCall(
+        { id, name, args: parseToolArguments(wire.argumentsJson, { nonObject: "empty" }) },
+        "arguments",
+      ));
     const answer = (result: ClientToolResult): void => {
       // The harness waits for the answer; the steps are for local readers, so they go second.
       let responseJson: string | undefined;
@@ -98,7 +114,10 @@ export class HarnessRequests {
     if (!this.#begin(key)) return;
     this.#spawn("hook", key, async () => {
       const hooks = this.#context.options.hooks;
-      const response = hooks === undefined ? { requestId, result: { case: "emptyResult" as const, value: {} } } : await hooks.handle(request);
+      const response =
+        hooks === undefined
+          ? { requestId, result: { case: "emptyResult" as const, value: {} } }
+          : await hooks.handle(request);
       this.#context.send({ event: { case: "callHookResponse", value: response } });
     });
   }
@@ -148,7 +167,14 @@ export class HarnessRequests {
             if (decision === "manual") return; // the caller answers it (sendToolConfirmation)
             if (decision === "defer") {
               // Unanswered on purpose: the turn ends here, the harness holds the call (docs/continuations.md).
-              turn?.end({ awaitingConfirmation: { conversationId: this.#context.conversationId(), toolCall: call, trajectoryId, stepIndex } });
+              turn?.end({
+                awaitingConfirmation: {
+                  conversationId: this.#context.conversationId(),
+                  toolCall: call,
+                  trajectoryId,
+                  stepIndex,
+                },
+              });
               return;
             }
             accepted = decision === true;
@@ -176,7 +202,10 @@ export class HarnessRequests {
     if ("cancelled" in response) {
       value = { trajectoryId, stepIndex, result: { case: "cancelled", value: true } };
     } else {
-      const answers = count === undefined ? response.answers : Array.from({ length: count }, (_, i) => response.answers[i] ?? { unanswered: true as const });
+      const answers =
+        count === undefined
+          ? response.answers
+          : Array.from({ length: count }, (_, i) => response.answers[i] ?? { unanswered: true as const });
       value = { trajectoryId, stepIndex, result: { case: "response", value: { answers: answers.map(wireAnswer) } } };
     }
     this.#context.send({ event: { case: "questionResponse", value } });
@@ -197,7 +226,9 @@ export class HarnessRequests {
     });
     try {
       const telemetry = this.#context.options.telemetry;
-      return await (telemetry === undefined ? tools.run(call, context) : telemetry.executeTool(call, turn, () => tools.run(call, context)));
+      return await (telemetry === undefined
+        ? tools.run(call, context)
+        : telemetry.executeTool(call, turn, () => tools.run(call, context)));
     } catch (error) {
       return { id: call.id, name: call.name, error: `Internal SDK error: ${errorText(error)}` };
     } finally {
@@ -206,7 +237,8 @@ export class HarnessRequests {
   }
 
   /** `ToolContext.sendTrigger` of every call: one function for the session, not one per call. */
-  readonly #sendTrigger = async (text: string): Promise<void> => this.#context.send({ event: { case: "automatedTrigger", value: text } });
+  readonly #sendTrigger = async (text: string): Promise<void> =>
+    this.#context.send({ event: { case: "automatedTrigger", value: text } });
 
   /** Claims `key` for answering; false when it is in flight or was answered in this turn (a re-send). */
   #begin(key: string): boolean {
@@ -250,7 +282,8 @@ export class HarnessRequests {
       const running = task();
       if (running !== undefined) await running;
     } catch (error) {
-      if (!this.#context.sessionSignal.aborted) this.#context.warn(`could not answer a ${what} request: ${SdkError.from(error).message}`);
+      if (!this.#context.sessionSignal.aborted)
+        this.#context.warn(`could not answer a ${what} request: ${SdkError.from(error).message}`);
     } finally {
       if (key !== undefined) this.#end(key);
     }

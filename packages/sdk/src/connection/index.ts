@@ -12,7 +12,20 @@ export { createHarnessConnection, HarnessConnection } from "./harness-connection
 export { ToolRunner, toToolResponse, type ClientToolResult } from "../tools/tool-runner.js";
 export { DEFAULT_COMPACTION_SUMMARY, HookRunner, type PreToolOutcome } from "../hooks/hook-runner.js";
 export { TriggerRunner, type TriggerRunnerOptions } from "../triggers/trigger-runner.js";
-export { GenAiAttributes, SessionTelemetry, type SessionTelemetryOptions, type TelemetrySource } from "./session-telemetry.js";
+export {
+  GenAiAttributes,
+  SessionTelemetry,
+  type SessionTelemetryOptions,
+  type TelemetrySource,
+} from "./session-telemetry.js";
 export { LOCALHARNESS_CAPABILITIES, type ConnectionCapabilities, type HookKind } from "./capabilities.js";
 export type { ConfirmDecision, ConfirmTool, HarnessConnectionOptions } from "./harness-connection-options.js";
-export { Turn, UsageMark, type PausedConfirmation, type TurnEntry, type TurnObserver, type TurnOptions, type TurnRecorder } from "./turn.js";
+export {
+  Turn,
+  UsageMark,
+  type PausedConfirmation,
+  type TurnEntry,
+  type TurnObserver,
+  type TurnOptions,
+  type TurnRecorder,
+} from "./turn.js";

@@ -11,7 +11,12 @@ export /**
  * mock harness is one) never send it; this SDK speaks era D and does not support them
  * (docs/upstream-differences.md), so a missing answer fails with a message that says so.
  */
-async function awaitInitializeResponse(ready: Promise<void>, signal: AbortSignal, timeoutMs: number, peer?: string): Promise<void> {
+async function awaitInitializeResponse(
+  ready: Promise<void>,
+  signal: AbortSignal,
+  timeoutMs: number,
+  peer?: string,
+): Promise<void> {
   const bound = linkSignal({ timeoutMs }, signal);
   try {
     await raceSignal(ready, bound.signal);

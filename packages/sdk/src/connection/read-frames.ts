@@ -8,7 +8,11 @@ import { decodeOutputFrameFully, tryDecodeOutputFrame } from "../wire/frame-code
  * ended. A frame that does not decode, or that `route` throws on, goes to `protocolError` and
  * never stops the reader.
  */
-export async function readFrames(channel: Channel, route: (event: OutputEvent) => void, protocolError: (error: SdkError, frame: string) => void): Promise<SdkError> {
+export async function readFrames(
+  channel: Channel,
+  route: (event: OutputEvent) => void,
+  protocolError: (error: SdkError, frame: string) => void,
+): Promise<SdkError> {
   try {
     for await (const frame of channel.frames()) {
       let event: OutputEvent;

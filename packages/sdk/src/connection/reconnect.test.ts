@@ -22,14 +22,27 @@ describe("reconnect policy", () => {
       [{ initialDelayMs: 50, maxDelayMs: 10 }, "maxDelayMs"],
       [{ maxDelayMs: Infinity }, "maxDelayMs"],
     ] as const) {
-      expect(() => reconnectPolicy(options)).toThrow(expect.objectContaining({ code: ErrorCode.InvalidArgument, message: expect.stringContaining(`reconnect.${field}`) }));
+      expect(() => reconnectPolicy(options)).toThrow(
+        expect.objectContaining({
+          code: ErrorCode.InvalidArgument,
+          message: expect.stringContaining(`reconnect.${field}`),
+        }),
+      );
     }
   });
 
   it("resumes the same session: same config, the learned cascadeId, mode RESUME", () => {
-    const config = create(HarnessConfigSchema, { cascadeId: "", compactionThreshold: 7, sessionContinuationMode: HarnessConfig_SessionContinuationMode.CREATE_ONLY });
+    const config = create(HarnessConfigSchema, {
+      cascadeId: "",
+      compactionThreshold: 7,
+      sessionContinuationMode: HarnessConfig_SessionContinuationMode.CREATE_ONLY,
+    });
     const resumed = resumeConfig(config, "abc-123");
-    expect(resumed).toMatchObject({ cascadeId: "abc-123", compactionThreshold: 7, sessionContinuationMode: HarnessConfig_SessionContinuationMode.RESUME });
+    expect(resumed).toMatchObject({
+      cascadeId: "abc-123",
+      compactionThreshold: 7,
+      sessionContinuationMode: HarnessConfig_SessionContinuationMode.RESUME,
+    });
     expect(config.cascadeId).toBe(""); // the original is untouched
   });
 

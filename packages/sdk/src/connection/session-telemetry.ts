@@ -3,7 +3,15 @@ import { copyUsage, subtractUsage } from "../usage.js";
 import { ErrorCode, SdkError } from "../errors.js";
 import type { ClientToolResult } from "../tools/tool-runner.js";
 import type { ToolCall, UsageMetadata } from "../step.js";
-import { contextWithSpan, OTEL_STATUS_ERROR, OtelSpanKind, ROOT_CONTEXT, type OtelContext, type OtelSpan, type OtelTracer } from "../telemetry/otel-shapes.js";
+import {
+  contextWithSpan,
+  OTEL_STATUS_ERROR,
+  OtelSpanKind,
+  ROOT_CONTEXT,
+  type OtelContext,
+  type OtelSpan,
+  type OtelTracer,
+} from "../telemetry/otel-shapes.js";
 
 /*
  * Span and attribute names follow the OpenTelemetry GenAI semantic conventions (status
@@ -124,7 +132,12 @@ export class SessionTelemetry {
       [GenAiAttributes.toolType]: "function",
       ...this.#conversationAttribute(),
     };
-    const span = this.#start(`execute_tool ${call.name}`, OtelSpanKind.INTERNAL, attributes, this.#turns.get(turn) ?? this.#sessionContext);
+    const span = this.#start(
+      `execute_tool ${call.name}`,
+      OtelSpanKind.INTERNAL,
+      attributes,
+      this.#turns.get(turn) ?? this.#sessionContext,
+    );
     let result: ClientToolResult | undefined;
     try {
       result = await run();
@@ -140,7 +153,12 @@ export class SessionTelemetry {
 
   #turnStarted(turn: Turn, source: TelemetrySource): void {
     const index = this.#turnCount++;
-    const attributes = { [GenAiAttributes.operationName]: "chat", [GenAiAttributes.turnIndex]: index, [GenAiAttributes.turnSolicited]: turn.solicited, ...this.#conversationAttribute() };
+    const attributes = {
+      [GenAiAttributes.operationName]: "chat",
+      [GenAiAttributes.turnIndex]: index,
+      [GenAiAttributes.turnSolicited]: turn.solicited,
+      ...this.#conversationAttribute(),
+    };
     const span = this.#start("chat", OtelSpanKind.CLIENT, attributes, this.#sessionContext);
     if (span === undefined) return;
     this.#turns.set(turn, contextWithSpan(this.#sessionContext, span));
@@ -161,7 +179,12 @@ export class SessionTelemetry {
     return id === undefined || id === "" ? {} : { [GenAiAttributes.conversationId]: id };
   }
 
-  #start(name: string, kind: number, attributes: Record<string, string | number | boolean>, context: OtelContext): OtelSpan | undefined {
+  #start(
+    name: string,
+    kind: number,
+    attributes: Record<string, string | number | boolean>,
+    context: OtelContext,
+  ): OtelSpan | undefined {
     try {
       return this.#tracer.startSpan(name, { kind, attributes }, context);
     } catch {

@@ -1,4 +1,13 @@
-import { StepSource, StepStatus, StepTarget, StepType, SYNTHETIC_STEP_INDEX_BASE, type Step, type ToolCall, type ToolResult } from "../step.js";
+import {
+  StepSource,
+  StepStatus,
+  StepTarget,
+  StepType,
+  SYNTHETIC_STEP_INDEX_BASE,
+  type Step,
+  type ToolCall,
+  type ToolResult,
+} from "../step.js";
 
 /** Where a synthetic client-tool step belongs. */
 export interface SyntheticStepContext {
@@ -46,11 +55,19 @@ export function activeToolStep(call: ToolCall, context: SyntheticStepContext): S
  * or ERROR with `error` set (the call keeps its arguments). `responseJson`: the `toolResponse`'s,
  * when the result is JSON already (a runner's result), to reuse its text.
  */
-export function finishedToolStep(call: ToolCall, result: ToolResult, context: SyntheticStepContext, responseJson?: string): Step {
+export function finishedToolStep(
+  call: ToolCall,
+  result: ToolResult,
+  context: SyntheticStepContext,
+  responseJson?: string,
+): Step {
   if (result.error !== undefined) return base(call, context, StepStatus.Error, call.name, result.error);
   const value = result.result === undefined ? null : result.result;
   // An object result is sent as it is: the answer's `responseJson` (when given) is its JSON already.
-  const json = responseJson !== undefined && typeof value === "object" && value !== null && !Array.isArray(value) ? responseJson : JSON.stringify(value);
+  const json =
+    responseJson !== undefined && typeof value === "object" && value !== null && !Array.isArray(value)
+      ? responseJson
+      : JSON.stringify(value);
   return base({ ...call, args: value }, context, StepStatus.Done, json, "");
 }
 
@@ -63,5 +80,11 @@ export function finishedToolStep(call: ToolCall, result: ToolResult, context: Sy
  * if (isSyntheticToolStep(step) && step.status === StepStatus.Active) showSpinner(step.toolCalls[0]);
  */
 export function isSyntheticToolStep(step: Step): boolean {
-  return step.target === StepTarget.Environment && step.type === StepType.ToolCall && step.stepIndex >= SYNTHETIC_STEP_INDEX_BASE && step.toolCalls.length === 1 && step.toolCalls[0]?.id === step.id;
+  return (
+    step.target === StepTarget.Environment &&
+    step.type === StepType.ToolCall &&
+    step.stepIndex >= SYNTHETIC_STEP_INDEX_BASE &&
+    step.toolCalls.length === 1 &&
+    step.toolCalls[0]?.id === step.id
+  );
 }

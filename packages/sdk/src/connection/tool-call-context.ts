@@ -42,7 +42,9 @@ export class ToolCallContext implements ToolContext {
 
   get signal(): AbortSignal {
     // Read after the call returned: a signal that no longer follows the turn, as a disposed link's.
-    this.#link ??= this.#finished ? { signal: new AbortController().signal, dispose: () => {} } : linkSignal(undefined, this.#sessionSignal, this.#turn.signal);
+    this.#link ??= this.#finished
+      ? { signal: new AbortController().signal, dispose: () => {} }
+      : linkSignal(undefined, this.#sessionSignal, this.#turn.signal);
     return this.#link.signal;
   }
 

@@ -29,7 +29,11 @@ class SupersededStep {
 
   materialize(): Step {
     const newest = this.chain.step;
-    return { ...this.base, content: newest.content.slice(0, this.contentLength), thinking: newest.thinking.slice(0, this.thinkingLength) };
+    return {
+      ...this.base,
+      content: newest.content.slice(0, this.contentLength),
+      thinking: newest.thinking.slice(0, this.thinkingLength),
+    };
   }
 }
 
@@ -64,7 +68,8 @@ export class TurnEntries {
   has(id: string): boolean {
     if (this.#ids === undefined) {
       this.#ids = new Set();
-      for (const entry of this.#entries) if (!(entry instanceof UsageMark)) this.#ids.add(entry instanceof SupersededStep ? entry.base.id : entry.id);
+      for (const entry of this.#entries)
+        if (!(entry instanceof UsageMark)) this.#ids.add(entry instanceof SupersededStep ? entry.base.id : entry.id);
     }
     return this.#ids.has(id);
   }
@@ -95,7 +100,12 @@ export class TurnEntries {
     if (latest !== undefined) {
       const previous = this.#entries[latest.index] as Step;
       if (extends_(previous, step)) {
-        this.#entries[latest.index] = new SupersededStep({ ...previous, content: "", thinking: "" }, latest.chain, previous.content.length, previous.thinking.length);
+        this.#entries[latest.index] = new SupersededStep(
+          { ...previous, content: "", thinking: "" },
+          latest.chain,
+          previous.content.length,
+          previous.thinking.length,
+        );
         latest.chain.step = step;
       } else {
         latest.chain = { step }; // older superseded updates keep slicing from `previous`
@@ -110,5 +120,9 @@ export class TurnEntries {
 }
 /** True when `next` extends `previous`'s text and that text is long enough to be worth sharing. */
 function extends_(previous: Step, next: Step): boolean {
-  return previous.content.length + previous.thinking.length >= COMPACT_MIN_CHARS && next.content.startsWith(previous.content) && next.thinking.startsWith(previous.thinking);
+  return (
+    previous.content.length + previous.thinking.length >= COMPACT_MIN_CHARS &&
+    next.content.startsWith(previous.content) &&
+    next.thinking.startsWith(previous.thinking)
+  );
 }

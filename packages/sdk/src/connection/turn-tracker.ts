@@ -90,7 +90,12 @@ export class TurnTracker {
    */
   pushStep(step: Step): { turn: Turn; late: boolean } {
     const open = step.status === StepStatus.Active || step.status === StepStatus.WaitingForUser;
-    const ended = this.#turn?.settled === true && this.#open.has(step.id) ? this.#turn : this.#previous?.settled === true && this.#previousOpen.has(step.id) ? this.#previous : undefined;
+    const ended =
+      this.#turn?.settled === true && this.#open.has(step.id)
+        ? this.#turn
+        : this.#previous?.settled === true && this.#previousOpen.has(step.id)
+          ? this.#previous
+          : undefined;
     if (ended !== undefined) {
       if (!open) (ended === this.#turn ? this.#open : this.#previousOpen).delete(step.id);
       ended.push(step);
@@ -108,7 +113,8 @@ export class TurnTracker {
   onState(update: TrajectoryStateUpdate): StateEffect {
     const trajectoryId = update.trajectoryId ?? "";
     const state = update.state ?? TrajectoryStateUpdate_State.UNSPECIFIED;
-    const terminal = state === TrajectoryStateUpdate_State.FULLY_IDLE || state === TrajectoryStateUpdate_State.CANCELLED;
+    const terminal =
+      state === TrajectoryStateUpdate_State.FULLY_IDLE || state === TrajectoryStateUpdate_State.CANCELLED;
     const turn = this.running;
     if (this.#main !== undefined && trajectoryId !== this.#main && (turn !== undefined || terminal)) return undefined; // a subagent's state: ignored
     if (state === TrajectoryStateUpdate_State.RUNNING) {
@@ -120,7 +126,8 @@ export class TurnTracker {
     if (turn === undefined) return "idle"; // repeated idle updates of a finished turn are harmless (0.1.8 changelog)
     // An idle update before the turn showed any activity is a leftover repeat of the previous
     // turn's, unless it carries an error or a cancellation (e.g. a PRE_TURN deny).
-    if (!this.#active && !turn.halted && state === TrajectoryStateUpdate_State.FULLY_IDLE && !update.error) return undefined;
+    if (!this.#active && !turn.halted && state === TrajectoryStateUpdate_State.FULLY_IDLE && !update.error)
+      return undefined;
     this.#main ??= trajectoryId;
     const stopReason = stopReasonFromWire(update.stopReason);
     this.#lastStopReason = stopReason;
@@ -128,7 +135,8 @@ export class TurnTracker {
     // §13: after a halt the harness ends the turn with FULLY_IDLE (or CANCELLED from older builds): either is the halt's end.
     let failure: SdkError | undefined;
     if (turn.halted) failure = new SdkError(ErrorCode.Canceled, "the turn was halted");
-    else if (state === TrajectoryStateUpdate_State.CANCELLED) failure = new SdkError(ErrorCode.ExecutionError, error || "Turn cancelled", { details: { trajectoryId } });
+    else if (state === TrajectoryStateUpdate_State.CANCELLED)
+      failure = new SdkError(ErrorCode.ExecutionError, error || "Turn cancelled", { details: { trajectoryId } });
     else if (error !== "") failure = new SdkError(ErrorCode.ExecutionError, error, { details: { trajectoryId } });
     turn.end(definedProperties({ error: failure, stopReason }));
     return "idle";

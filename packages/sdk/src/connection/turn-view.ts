@@ -178,7 +178,10 @@ export function emptyView<T>(): AsyncIterableIterator<T, undefined> {
 
 /** `FailedPrecondition` for an observer set twice. */
 export function observerTaken(): SdkError {
-  return new SdkError(ErrorCode.FailedPrecondition, "this connection already reports its turns to another observer (one Conversation per connection)");
+  return new SdkError(
+    ErrorCode.FailedPrecondition,
+    "this connection already reports its turns to another observer (one Conversation per connection)",
+  );
 }
 
 /**
@@ -190,7 +193,11 @@ export function observerTaken(): SdkError {
  * a turn is `Conversation.cancel()` / `ChatStream.abort()`). The source's own interrupt (a
  * cancel) ends it too. Leaving early leaves only this view.
  */
-export function latestTurnView<T>(current: () => ViewSource | undefined, mapper: () => ViewMapper<T>, options?: CallOptions): AsyncIterable<T> {
+export function latestTurnView<T>(
+  current: () => ViewSource | undefined,
+  mapper: () => ViewMapper<T>,
+  options?: CallOptions,
+): AsyncIterable<T> {
   let view: AsyncIterableIterator<T, undefined> | undefined;
   const open = (): AsyncIterableIterator<T, undefined> => {
     if (view !== undefined) return view;
@@ -199,7 +206,8 @@ export function latestTurnView<T>(current: () => ViewSource | undefined, mapper:
       throwIfAborted(options?.signal);
       return (view = emptyView());
     }
-    if (options?.signal === undefined && options?.timeoutMs === undefined) return (view = new TurnView(source, mapper()));
+    if (options?.signal === undefined && options?.timeoutMs === undefined)
+      return (view = new TurnView(source, mapper()));
     const link = linkSignal(options);
     const stop = new Interrupt(source.turn);
     const onAbort = (): void => stop.fire(abortError(link.signal));

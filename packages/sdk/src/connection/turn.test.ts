@@ -22,7 +22,8 @@ async function readAll<T>(iterable: AsyncIterable<T>): Promise<T[]> {
 }
 
 const stepsOf = (turn: Turn): TurnView<Step> => new TurnView({ turn }, STEP_MAPPER);
-const step = (content: string, stepIndex = 0, status: Step["status"] = StepStatus.Done): Step => mockStep({ content, stepIndex, status }, { trajectoryId: "t" });
+const step = (content: string, stepIndex = 0, status: Step["status"] = StepStatus.Done): Step =>
+  mockStep({ content, stepIndex, status }, { trajectoryId: "t" });
 
 describe("Turn", () => {
   it("is one buffer read by independent cursors, each from the start, however late they come", async () => {
@@ -63,7 +64,9 @@ describe("Turn", () => {
       },
       late: (s) => events.push(`late ${s.content}`),
     });
-    expect(() => turn.record({ step: () => undefined, ending: () => undefined, late: () => undefined })).toThrow(expect.objectContaining({ code: ErrorCode.FailedPrecondition }));
+    expect(() => turn.record({ step: () => undefined, ending: () => undefined, late: () => undefined })).toThrow(
+      expect.objectContaining({ code: ErrorCode.FailedPrecondition }),
+    );
     const reading = (async () => {
       for await (const s of stepsOf(turn)) events.push(`read ${s.content}`);
     })();
@@ -85,7 +88,13 @@ describe("Turn", () => {
     turn.push(step("b", 1));
     turn.end();
     const marks: unknown[] = [];
-    const view = new TurnView({ turn }, { map: (entry, out: unknown[]) => out.push(entry instanceof UsageMark ? entry.total.totalTokenCount : entry.content) });
+    const view = new TurnView(
+      { turn },
+      {
+        map: (entry, out: unknown[]) =>
+          out.push(entry instanceof UsageMark ? entry.total.totalTokenCount : entry.content),
+      },
+    );
     for await (const item of view) marks.push(item);
     expect(marks).toEqual(["a", 7, "b"]);
 
@@ -101,7 +110,8 @@ describe("Turn", () => {
   });
 
   it("makes its signal when it is first read, aborted already with the reason it would have had", async () => {
-    const reasonOf = (turn: Turn): unknown => (turn.signal.aborted ? (turn.signal.reason as SdkError).message : "running");
+    const reasonOf = (turn: Turn): unknown =>
+      turn.signal.aborted ? (turn.signal.reason as SdkError).message : "running";
     const running = new Turn({ solicited: true });
     expect(reasonOf(running)).toBe("running");
     const halted = new Turn({ solicited: true });
@@ -124,7 +134,12 @@ describe("Turn", () => {
     signal.addEventListener("abort", () => aborts++);
     watched.end();
     watched.halt();
-    expect([watched.signal === signal, signal.aborted, aborts, (signal.reason as SdkError).message]).toEqual([true, true, 1, "the turn is over"]);
+    expect([watched.signal === signal, signal.aborted, aborts, (signal.reason as SdkError).message]).toEqual([
+      true,
+      true,
+      1,
+      "the turn is over",
+    ]);
   });
 
   it("property: every update reads back exactly as it arrived, though superseded text is shared", async () => {
@@ -137,8 +152,12 @@ describe("Turn", () => {
         const index = Math.floor(rand() * 4);
         const before = texts.get(index) ?? { content: "", thinking: "" };
         // Mostly growing text (the harness's cumulative updates), sometimes a rewrite.
-        const grow = (s: string): string => (rand() < 0.9 ? s + "x".repeat(1 + Math.floor(rand() * 40)) : "rewritten".repeat(Math.floor(rand() * 40)));
-        const next = rand() < 0.5 ? { content: grow(before.content), thinking: before.thinking } : { content: before.content, thinking: grow(before.thinking) };
+        const grow = (s: string): string =>
+          rand() < 0.9 ? s + "x".repeat(1 + Math.floor(rand() * 40)) : "rewritten".repeat(Math.floor(rand() * 40));
+        const next =
+          rand() < 0.5
+            ? { content: grow(before.content), thinking: before.thinking }
+            : { content: before.content, thinking: grow(before.thinking) };
         texts.set(index, next);
         const s = { ...step("", index, StepStatus.Active), content: next.content, thinking: next.thinking };
         pushed.push(s);
@@ -146,7 +165,9 @@ describe("Turn", () => {
       }
       turn.end();
       expect(await readAll(stepsOf(turn))).toEqual(pushed);
-      expect(turn.latestSteps().map((s) => [s.stepIndex, s.content, s.thinking])).toEqual([...new Map(pushed.map((s) => [s.id, s])).values()].map((s) => [s.stepIndex, s.content, s.thinking]));
+      expect(turn.latestSteps().map((s) => [s.stepIndex, s.content, s.thinking])).toEqual(
+        [...new Map(pushed.map((s) => [s.id, s])).values()].map((s) => [s.stepIndex, s.content, s.thinking]),
+      );
     }
   });
 });
@@ -183,17 +204,25 @@ describe("TurnView and latestTurnView", () => {
     current = new Turn({ solicited: true });
     current.push(step("a"));
     expect((await iterator.next()).value?.content).toBe("a");
-    await expect(readAll(receiveTurnSteps(() => undefined, { signal: AbortSignal.abort() }))).rejects.toMatchObject({ code: ErrorCode.Canceled });
+    await expect(readAll(receiveTurnSteps(() => undefined, { signal: AbortSignal.abort() }))).rejects.toMatchObject({
+      code: ErrorCode.Canceled,
+    });
     expect(await readAll(receiveTurnSteps(() => undefined))).toEqual([]);
 
     const controller = new AbortController();
     let listeners = 0;
     const add = controller.signal.addEventListener.bind(controller.signal);
     const remove = controller.signal.removeEventListener.bind(controller.signal);
-    controller.signal.addEventListener = ((type: string, fn: EventListener, options?: AddEventListenerOptions) => (listeners++, add(type, fn, options))) as typeof add;
-    controller.signal.removeEventListener = ((type: string, fn: EventListener) => (listeners--, remove(type, fn))) as typeof remove;
+    controller.signal.addEventListener = ((type: string, fn: EventListener, options?: AddEventListenerOptions) => (
+      listeners++, add(type, fn, options)
+    )) as typeof add;
+    controller.signal.removeEventListener = ((type: string, fn: EventListener) => (
+      listeners--, remove(type, fn)
+    )) as typeof remove;
     const turn = current;
-    await expect(readAll(receiveTurnSteps(() => turn, { signal: controller.signal, timeoutMs: 5 }))).rejects.toMatchObject({ code: ErrorCode.DeadlineExceeded });
+    await expect(
+      readAll(receiveTurnSteps(() => turn, { signal: controller.signal, timeoutMs: 5 })),
+    ).rejects.toMatchObject({ code: ErrorCode.DeadlineExceeded });
     expect(listeners).toBe(0);
     for await (const _ of receiveTurnSteps(() => turn, { signal: controller.signal })) break;
     expect(listeners).toBe(0);

@@ -208,7 +208,8 @@ export class Turn {
     const controller = this.#controller;
     if (controller === undefined || controller.signal.aborted) return;
     if (this.#halted) controller.abort(new SdkError(ErrorCode.Canceled, "the turn was halted"));
-    else if (this.#outcome !== undefined) controller.abort(this.#outcome.error ?? new SdkError(ErrorCode.Canceled, "the turn is over"));
+    else if (this.#outcome !== undefined)
+      controller.abort(this.#outcome.error ?? new SdkError(ErrorCode.Canceled, "the turn is over"));
   }
 
   /** Wakes the readers waiting in {@link changed} (e.g. to see an interrupt). */

@@ -31,7 +31,12 @@ export function toUserInput(prompt: Prompt): MessageInitShape<typeof UserInputSc
     if ("text" in part) return { part: { case: "text", value: sanitizePromptText(part.text) } };
     if ("media" in part) {
       const { mimeType, data, description } = part.media;
-      return { part: { case: "media", value: description === undefined ? { mimeType, data } : { mimeType, data, description } } };
+      return {
+        part: {
+          case: "media",
+          value: description === undefined ? { mimeType, data } : { mimeType, data, description },
+        },
+      };
     }
     return { part: { case: "slashCommand", value: { name: part.slashCommand } } };
   });

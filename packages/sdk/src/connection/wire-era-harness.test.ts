@@ -38,7 +38,13 @@ describe("the SDK in each localharness wire era", () => {
     await writeFile(path.join(workspace, "sub", "inner.txt"), "x");
     const script = parseScript({
       turns: [
-        { match: "list", calls: [{ toolCalls: [{ name: "list_directory", args: { directory_path: "." } }] }, { text: "listed {{result.directory}}" }] },
+        {
+          match: "list",
+          calls: [
+            { toolCalls: [{ name: "list_directory", args: { directory_path: "." } }] },
+            { text: "listed {{result.directory}}" },
+          ],
+        },
         { match: "where", calls: [{ toolCalls: [{ name: "where", args: {} }] }, { text: "done" }] },
       ],
     });
@@ -53,12 +59,18 @@ describe("the SDK in each localharness wire era", () => {
   for (const era of ["0.1.19", "0.1.14"] as const) {
     it(`${era}: writes its era's spelling, and a PRE_TOOL hook's arguments reach the harness`, async () => {
       const sent: Record<string, any>[] = [];
-      const strategy = era === "0.1.19" ? localHarness(capturing(harness, sent)) : localHarness(capturing(harness, sent), { wireEra: era });
+      const strategy =
+        era === "0.1.19"
+          ? localHarness(capturing(harness, sent))
+          : localHarness(capturing(harness, sent), { wireEra: era });
       const agent = await Agent.builder()
         .connection(strategy)
         .workspaces(workspace)
         .compactionThreshold(60_000)
-        .hook({ preToolCall: (call) => (call.name === "list_directory" ? { allow: true, modifiedArgs: { directory_path: "sub" } } : undefined) })
+        .hook({
+          preToolCall: (call) =>
+            call.name === "list_directory" ? { allow: true, modifiedArgs: { directory_path: "sub" } } : undefined,
+        })
         .allowAll()
         .build()
         .start();
@@ -70,13 +82,21 @@ describe("the SDK in each localharness wire era", () => {
         await agent.stop();
       }
       const config = sent[0]?.["config"];
-      const preTool = sent.map((frame) => frame["callHookResponse"]?.preToolResult).find((result) => result !== undefined);
+      const preTool = sent
+        .map((frame) => frame["callHookResponse"]?.preToolResult)
+        .find((result) => result !== undefined);
       if (era === "0.1.19") {
         expect(config.compactionConfig).toEqual({ tokenThreshold: 60_000 });
-        expect(preTool).toEqual({ decision: "ALLOW", modifiedArgs: { fields: [{ name: "directory_path", value: { stringValue: "sub" } }] } });
+        expect(preTool).toEqual({
+          decision: "ALLOW",
+          modifiedArgs: { fields: [{ name: "directory_path", value: { stringValue: "sub" } }] },
+        });
       } else {
         expect(config.compactionConfig).toEqual({ checkpointIntervalTokens: 60_000 });
-        expect(preTool).toEqual({ decision: "ALLOW", modifiedArgumentsJson: JSON.stringify({ directory_path: "sub" }) });
+        expect(preTool).toEqual({
+          decision: "ALLOW",
+          modifiedArgumentsJson: JSON.stringify({ directory_path: "sub" }),
+        });
       }
     });
   }
@@ -85,7 +105,11 @@ describe("the SDK in each localharness wire era", () => {
     const seen: (string | undefined)[] = [];
     const sent: Record<string, any>[] = [];
     const frames: string[] = [];
-    const tool = defineTool({ name: "where", description: "", call: (_args, context) => (seen.push(context.trajectoryId), { ok: true }) });
+    const tool = defineTool({
+      name: "where",
+      description: "",
+      call: (_args, context) => (seen.push(context.trajectoryId), { ok: true }),
+    });
     const recordingHarness: Transport = {
       async connect(options) {
         const channel = await capturing(harness, sent).connect(options);
@@ -101,7 +125,13 @@ describe("the SDK in each localharness wire era", () => {
         };
       },
     };
-    const agent = await Agent.builder().transport(recordingHarness).workspaces(workspace).tool(tool).allowAll().build().start();
+    const agent = await Agent.builder()
+      .transport(recordingHarness)
+      .workspaces(workspace)
+      .tool(tool)
+      .allowAll()
+      .build()
+      .start();
     try {
       await agent.chatToCompletion("where");
       expect(seen).toEqual([agent.conversationId]);

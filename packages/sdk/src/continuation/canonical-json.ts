@@ -28,10 +28,12 @@ function write(value: unknown, seen: Set<object>, depth: number): string {
       return JSON.stringify(value);
     case "object": {
       if (seen.has(value)) throw invalid("the value contains a cycle");
-      if (depth > MAX_CONTINUATION_DEPTH) throw invalid(`the value nests deeper than ${MAX_CONTINUATION_DEPTH} levels`, "too-deep");
+      if (depth > MAX_CONTINUATION_DEPTH)
+        throw invalid(`the value nests deeper than ${MAX_CONTINUATION_DEPTH} levels`, "too-deep");
       seen.add(value);
       try {
-        if (Array.isArray(value)) return `[${value.map((item) => (item === undefined ? "null" : write(item, seen, depth + 1))).join(",")}]`;
+        if (Array.isArray(value))
+          return `[${value.map((item) => (item === undefined ? "null" : write(item, seen, depth + 1))).join(",")}]`;
         const keys = Object.keys(value).sort();
         const members: string[] = [];
         for (const key of keys) {
@@ -49,5 +51,9 @@ function write(value: unknown, seen: Set<object>, depth: number): string {
 }
 
 function invalid(message: string, reason?: string): SdkError {
-  return new SdkError(ErrorCode.InvalidArgument, `continuation cannot be serialised: ${message}`, reason === undefined ? {} : { details: { reason } });
+  return new SdkError(
+    ErrorCode.InvalidArgument,
+    `continuation cannot be serialised: ${message}`,
+    reason === undefined ? {} : { details: { reason } },
+  );
 }

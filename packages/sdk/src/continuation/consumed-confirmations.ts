@@ -44,7 +44,11 @@ export const processResumeGuard: ResumeGuard = new ConsumedConfirmations();
 
 /** The error a {@link ResumeGuard} throws for a key it has seen. */
 export function replayed(key: string): SdkError {
-  return new SdkError(ErrorCode.FailedPrecondition, `the confirmation ${key} was already resumed: a continuation can be resumed once`, { details: { reason: "replayed" } });
+  return new SdkError(
+    ErrorCode.FailedPrecondition,
+    `the confirmation ${key} was already resumed: a continuation can be resumed once`,
+    { details: { reason: "replayed" } },
+  );
 }
 
 /**
@@ -54,8 +58,16 @@ export function replayed(key: string): SdkError {
  */
 export async function signedCallKey(conversationId: string, call: PendingToolCall): Promise<string> {
   const bytes = new TextEncoder().encode(canonicalJson([call.name, call.args ?? null]));
-  const subtle = (globalThis as { crypto?: { subtle?: { digest(algorithm: "SHA-256", data: Uint8Array<ArrayBuffer>): Promise<ArrayBuffer> } } }).crypto?.subtle;
-  if (subtle === undefined) throw new SdkError(ErrorCode.FailedPrecondition, "this runtime has no WebCrypto (globalThis.crypto.subtle); continuations cannot be resumed here");
+  const subtle = (
+    globalThis as {
+      crypto?: { subtle?: { digest(algorithm: "SHA-256", data: Uint8Array<ArrayBuffer>): Promise<ArrayBuffer> } };
+    }
+  ).crypto?.subtle;
+  if (subtle === undefined)
+    throw new SdkError(
+      ErrorCode.FailedPrecondition,
+      "this runtime has no WebCrypto (globalThis.crypto.subtle); continuations cannot be resumed here",
+    );
   const digest = new Uint8Array(await subtle.digest("SHA-256", bytes));
   let hex = "";
   for (const byte of digest) hex += byte.toString(16).padStart(2, "0");

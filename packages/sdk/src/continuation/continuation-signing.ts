@@ -10,9 +10,20 @@ export interface WebCryptoKey {
 
 /** The part of WebCrypto's `SubtleCrypto` used here. */
 interface Subtle {
-  importKey(format: "raw", key: Uint8Array<ArrayBuffer>, algorithm: { name: "HMAC"; hash: "SHA-256" }, extractable: boolean, usages: string[]): Promise<WebCryptoKey>;
+  importKey(
+    format: "raw",
+    key: Uint8Array<ArrayBuffer>,
+    algorithm: { name: "HMAC"; hash: "SHA-256" },
+    extractable: boolean,
+    usages: string[],
+  ): Promise<WebCryptoKey>;
   sign(algorithm: "HMAC", key: WebCryptoKey, data: Uint8Array<ArrayBuffer>): Promise<ArrayBuffer>;
-  verify(algorithm: "HMAC", key: WebCryptoKey, signature: Uint8Array<ArrayBuffer>, data: Uint8Array<ArrayBuffer>): Promise<boolean>;
+  verify(
+    algorithm: "HMAC",
+    key: WebCryptoKey,
+    signature: Uint8Array<ArrayBuffer>,
+    data: Uint8Array<ArrayBuffer>,
+  ): Promise<boolean>;
 }
 
 /**
@@ -50,35 +61,60 @@ export async function verifyContinuation(value: unknown, secret?: ContinuationSe
   const continuation = parseContinuation(value);
   if (secret === undefined) {
     if (continuation.signature !== undefined)
-      throw new SdkError(ErrorCode.InvalidArgument, "the continuation is signed: pass the secret it was signed with to check it", { details: { reason: "secret-missing" } });
+      throw new SdkError(
+        ErrorCode.InvalidArgument,
+        "the continuation is signed: pass the secret it was signed with to check it",
+        { details: { reason: "secret-missing" } },
+      );
     return continuation;
   }
-  if (continuation.signature === undefined) throw denied("the continuation is not signed, but a secret was given: refusing an unsigned continuation", "unsigned");
+  if (continuation.signature === undefined)
+    throw denied(
+      "the continuation is not signed, but a secret was given: refusing an unsigned continuation",
+      "unsigned",
+    );
   const mac = fromBase64url(continuation.signature.slice(PREFIX.length));
   const ok = await subtle().verify("HMAC", await hmacKey(secret), mac, signedBytes(continuation));
-  if (!ok) throw denied("the continuation's signature does not match: it was altered, forged, or signed with another secret", "bad-signature");
+  if (!ok)
+    throw denied(
+      "the continuation's signature does not match: it was altered, forged, or signed with another secret",
+      "bad-signature",
+    );
   return continuation;
 }
 
 function signedBytes(continuation: Continuation): Uint8Array<ArrayBuffer> {
-  if (continuation.version !== CONTINUATION_VERSION) throw new SdkError(ErrorCode.FailedPrecondition, `continuation version ${String(continuation.version)} is not supported`);
+  if (continuation.version !== CONTINUATION_VERSION)
+    throw new SdkError(
+      ErrorCode.FailedPrecondition,
+      `continuation version ${String(continuation.version)} is not supported`,
+    );
   return new TextEncoder().encode(canonicalJson({ version: continuation.version, payload: continuation.payload }));
 }
 
 async function hmacKey(secret: ContinuationSecret): Promise<WebCryptoKey> {
   if (typeof secret === "object" && !(secret instanceof Uint8Array)) {
     const algorithm = secret.algorithm as { name?: string; hash?: { name?: string } };
-    if (algorithm.name !== "HMAC" || algorithm.hash?.name !== "SHA-256") throw new SdkError(ErrorCode.InvalidArgument, "the continuation secret must be an HMAC SHA-256 CryptoKey");
+    if (algorithm.name !== "HMAC" || algorithm.hash?.name !== "SHA-256")
+      throw new SdkError(ErrorCode.InvalidArgument, "the continuation secret must be an HMAC SHA-256 CryptoKey");
     return secret;
   }
   const bytes = typeof secret === "string" ? new TextEncoder().encode(secret) : new Uint8Array(secret);
-  if (bytes.length < MIN_SECRET_BYTES) throw new SdkError(ErrorCode.InvalidArgument, `the continuation secret has ${bytes.length} bytes; use at least ${MIN_SECRET_BYTES} random bytes`);
+  if (bytes.length < MIN_SECRET_BYTES)
+    throw new SdkError(
+      ErrorCode.InvalidArgument,
+      `the continuation secret has ${bytes.length} bytes; use at least ${MIN_SECRET_BYTES} random bytes`,
+    );
   return subtle().importKey("raw", bytes, { name: "HMAC", hash: "SHA-256" }, false, ["sign", "verify"]);
 }
 
 function subtle(): Subtle {
   const crypto = (globalThis as { crypto?: { subtle?: Subtle } }).crypto;
-  if (crypto?.subtle === undefined) throw new SdkError(ErrorCode.FailedPrecondition, "this runtime has no WebCrypto (globalThis.crypto.subtle); continuations cannot be signed or checked here");
+  if (crypto?.subtle === undefined)
+    throw new SdkError(
+      ErrorCode.FailedPrecondition,
+      "this runtime has no WebCrypto (globalThis.crypto.subtle); continuations cannot be signed or checked here",
+    );
   return crypto.subtle;
 }
 
@@ -102,8 +138,12 @@ function fromBase64url(text: string): Uint8Array<ArrayBuffer> {
   const bytes = new Uint8Array(binary.length);
   for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
   if (base64url(bytes) !== text)
-    throw new SdkError(ErrorCode.InvalidArgument, "not a usable continuation: its signature is not the canonical base64url of its bytes (unused bits are set)", {
-      details: { reason: "malformed" },
-    });
+    throw new SdkError(
+      ErrorCode.InvalidArgument,
+      "not a usable continuation: its signature is not the canonical base64url of its bytes (unused bits are set)",
+      {
+        details: { reason: "malformed" },
+      },
+    );
   return bytes;
 }

@@ -2,11 +2,23 @@ import { describe, expect, it } from "vitest";
 import { ErrorCode, SdkError } from "../errors.js";
 import { canonicalJson } from "./canonical-json.js";
 import { ConsumedConfirmations } from "./consumed-confirmations.js";
-import { CONTINUATION_VERSION, MAX_CONTINUATION_DEPTH, awaitedCall, parseContinuation, type Continuation } from "./continuation.js";
+import {
+  CONTINUATION_VERSION,
+  MAX_CONTINUATION_DEPTH,
+  awaitedCall,
+  parseContinuation,
+  type Continuation,
+} from "./continuation.js";
 import { signContinuation, verifyContinuation } from "./continuation-signing.js";
 
 const SECRET = "s".repeat(16) + "0123456789abcdef";
-const usage = (n: number) => ({ promptTokenCount: n, candidatesTokenCount: 1, totalTokenCount: n + 1, cachedContentTokenCount: 0, thoughtsTokenCount: 0 });
+const usage = (n: number) => ({
+  promptTokenCount: n,
+  candidatesTokenCount: 1,
+  totalTokenCount: n + 1,
+  cachedContentTokenCount: 0,
+  thoughtsTokenCount: 0,
+});
 
 function sample(): Continuation {
   return {
@@ -51,7 +63,9 @@ function thrown(action: () => unknown): SdkError {
 
 describe("canonicalJson", () => {
   it("sorts keys at every depth, drops undefined members and is the same for equal values", () => {
-    expect(canonicalJson({ b: 1, a: { d: [1, { z: 0, y: undefined }], c: "x" } })).toBe('{"a":{"c":"x","d":[1,{"z":0}]},"b":1}');
+    expect(canonicalJson({ b: 1, a: { d: [1, { z: 0, y: undefined }], c: "x" } })).toBe(
+      '{"a":{"c":"x","d":[1,{"z":0}]},"b":1}',
+    );
     expect(canonicalJson({ x: 1, y: 2 })).toBe(canonicalJson({ y: 2, x: 1 }));
   });
 
@@ -92,7 +106,9 @@ describe("continuation bounds (issue: deep and huge continuations)", () => {
   it("accepts args nested up to MAX_CONTINUATION_DEPTH and refuses one level more, text and object alike", () => {
     const deepest = MAX_CONTINUATION_DEPTH - ARGS_LEVEL + 1;
     expect(parseContinuation(withArgs(nested(deepest))).payload.pendingToolCalls[0]?.args).toEqual(nested(deepest));
-    expect(parseContinuation(JSON.stringify(withArgs(nested(deepest)))).payload.pendingToolCalls[0]?.args).toEqual(nested(deepest));
+    expect(parseContinuation(JSON.stringify(withArgs(nested(deepest)))).payload.pendingToolCalls[0]?.args).toEqual(
+      nested(deepest),
+    );
     for (const value of [withArgs(nested(deepest + 1)), JSON.stringify(withArgs(nested(deepest + 1)))]) {
       const error = thrown(() => parseContinuation(value));
       expect(error.code).toBe(ErrorCode.InvalidArgument);
@@ -104,7 +120,8 @@ describe("continuation bounds (issue: deep and huge continuations)", () => {
     const text = JSON.stringify(withArgs(null)).replace('"args":null', `"args":${nestedText(1_000_000)}`);
     const object = withArgs(nested(200_000));
     const signedObject = { ...object, signature: `hmac-sha256:${"A".repeat(43)}` };
-    for (const value of [text, object]) expect(thrown(() => parseContinuation(value)).details["reason"]).toBe("too-deep");
+    for (const value of [text, object])
+      expect(thrown(() => parseContinuation(value)).details["reason"]).toBe("too-deep");
     for (const value of [text, object, signedObject]) {
       for (const secret of [undefined, SECRET]) {
         const error = await rejection(verifyContinuation(value, secret));
@@ -140,7 +157,9 @@ describe("continuation bounds (issue: deep and huge continuations)", () => {
     expect((await rejection(verifyContinuation(withArgs(big), SECRET))).details["reason"]).toBe("too-large");
     expect(reads).toBeLessThanOrEqual(5);
     // Text over the limit is refused by its length, before it is parsed.
-    expect(thrown(() => parseContinuation(JSON.stringify(withArgs(["x".repeat(4 * 1024 * 1024)])))).details["reason"]).toBe("too-large");
+    expect(
+      thrown(() => parseContinuation(JSON.stringify(withArgs(["x".repeat(4 * 1024 * 1024)])))).details["reason"],
+    ).toBe("too-large");
   });
 });
 
@@ -159,14 +178,29 @@ describe("parseContinuation", () => {
 
   it.each([
     ["an awaiting index out of range", (c: Continuation) => void (c.payload.awaitingIndex = 2)],
-    ["two pending calls with one id", (c: Continuation) => void ((c.payload.pendingToolCalls[0] as { id: string }).id = "t:5")],
-    ["a completed result for the awaited call", (c: Continuation) => void c.payload.completedResults.push({ id: "t:5", name: "run_command", result: 1 })],
+    [
+      "two pending calls with one id",
+      (c: Continuation) => void ((c.payload.pendingToolCalls[0] as { id: string }).id = "t:5"),
+    ],
+    [
+      "a completed result for the awaited call",
+      (c: Continuation) => void c.payload.completedResults.push({ id: "t:5", name: "run_command", result: 1 }),
+    ],
     ["no pending calls", (c: Continuation) => void ((c.payload.pendingToolCalls = []), (c.payload.awaitingIndex = 0))],
-    ["an unknown payload field", (c: Continuation) => void ((c.payload as unknown as Record<string, unknown>)["approved"] = true)],
-    ["an unknown envelope field", (c: Continuation) => void ((c as unknown as Record<string, unknown>)["decision"] = "approve")],
+    [
+      "an unknown payload field",
+      (c: Continuation) => void ((c.payload as unknown as Record<string, unknown>)["approved"] = true),
+    ],
+    [
+      "an unknown envelope field",
+      (c: Continuation) => void ((c as unknown as Record<string, unknown>)["decision"] = "approve"),
+    ],
     ["a negative turn index", (c: Continuation) => void (c.payload.turnIndex = -1)],
     ["an empty conversation id", (c: Continuation) => void (c.payload.conversationId = "")],
-    ["a usage that is not a count", (c: Continuation) => void ((c.payload.turnUsage as unknown as Record<string, unknown>)["totalTokenCount"] = "11")],
+    [
+      "a usage that is not a count",
+      (c: Continuation) => void ((c.payload.turnUsage as unknown as Record<string, unknown>)["totalTokenCount"] = "11"),
+    ],
     ["a malformed signature", (c: Continuation) => void (c.signature = "hmac-sha256:short")],
   ])("refuses %s with InvalidArgument", (_what, spoil) => {
     const continuation = sample();
@@ -175,7 +209,8 @@ describe("parseContinuation", () => {
   });
 
   it("refuses non-objects, non-JSON and oversized text", () => {
-    for (const value of [null, 42, [], "not json", "x".repeat(4 * 1024 * 1024 + 1)]) expect(thrown(() => parseContinuation(value)).code).toBe(ErrorCode.InvalidArgument);
+    for (const value of [null, 42, [], "not json", "x".repeat(4 * 1024 * 1024 + 1)])
+      expect(thrown(() => parseContinuation(value)).code).toBe(ErrorCode.InvalidArgument);
   });
 });
 
@@ -183,7 +218,9 @@ describe("signing", () => {
   it("verifies its own signature, in any key order", async () => {
     const signed = await signContinuation(sample(), SECRET);
     expect(signed.signature).toMatch(/^hmac-sha256:[A-Za-z0-9_-]{43}$/);
-    const reordered = JSON.parse(JSON.stringify({ signature: signed.signature, payload: { ...signed.payload }, version: 1 })) as unknown;
+    const reordered = JSON.parse(
+      JSON.stringify({ signature: signed.signature, payload: { ...signed.payload }, version: 1 }),
+    ) as unknown;
     expect(await verifyContinuation(reordered, SECRET)).toEqual(signed);
     expect(await verifyContinuation(JSON.stringify(signed), new TextEncoder().encode(SECRET))).toEqual(signed);
   });
@@ -203,7 +240,10 @@ describe("signing", () => {
     const { signature: _dropped, ...unsigned } = signed;
     expect((await rejection(verifyContinuation(unsigned, SECRET))).details["reason"]).toBe("unsigned");
     expect((await rejection(verifyContinuation(signed))).details["reason"]).toBe("secret-missing");
-    const flipped = { ...signed, signature: `${(signed.signature as string).slice(0, -1)}${(signed.signature as string).endsWith("A") ? "B" : "A"}` };
+    const flipped = {
+      ...signed,
+      signature: `${(signed.signature as string).slice(0, -1)}${(signed.signature as string).endsWith("A") ? "B" : "A"}`,
+    };
     expect((await rejection(verifyContinuation(flipped, SECRET))).code).toBe(ErrorCode.PermissionDenied);
   });
 
@@ -215,7 +255,10 @@ describe("signing", () => {
     expect(last % 4).toBe(0);
     const spellings = [1, 2, 3].map((bits) => `${canonical.slice(0, -1)}${alphabet[last + bits]}`);
     // Each decodes to the same bytes as the canonical one.
-    for (const spelling of spellings) expect(atob(spelling.replace(/-/g, "+").replace(/_/g, "/"))).toBe(atob(canonical.replace(/-/g, "+").replace(/_/g, "/")));
+    for (const spelling of spellings)
+      expect(atob(spelling.replace(/-/g, "+").replace(/_/g, "/"))).toBe(
+        atob(canonical.replace(/-/g, "+").replace(/_/g, "/")),
+      );
     for (const spelling of spellings) {
       const error = await rejection(verifyContinuation({ ...signed, signature: `hmac-sha256:${spelling}` }, SECRET));
       expect(error.code).toBe(ErrorCode.InvalidArgument);
@@ -226,7 +269,13 @@ describe("signing", () => {
 
   it("refuses a short secret and accepts an HMAC CryptoKey", async () => {
     expect((await rejection(signContinuation(sample(), "short"))).code).toBe(ErrorCode.InvalidArgument);
-    const key = await crypto.subtle.importKey("raw", new TextEncoder().encode(SECRET), { name: "HMAC", hash: "SHA-256" }, false, ["sign", "verify"]);
+    const key = await crypto.subtle.importKey(
+      "raw",
+      new TextEncoder().encode(SECRET),
+      { name: "HMAC", hash: "SHA-256" },
+      false,
+      ["sign", "verify"],
+    );
     const signed = await signContinuation(sample(), key);
     expect(await verifyContinuation(signed, SECRET)).toEqual(signed);
   });

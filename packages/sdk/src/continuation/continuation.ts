@@ -89,7 +89,8 @@ export function awaitedCall(continuation: Continuation): PendingToolCall {
  */
 export function parseContinuation(value: unknown): Continuation {
   if (typeof value === "string") {
-    if (value.length > MAX_CONTINUATION_CHARS) throw tooLarge(`it is ${value.length} characters long, more than ${MAX_CONTINUATION_CHARS}`);
+    if (value.length > MAX_CONTINUATION_CHARS)
+      throw tooLarge(`it is ${value.length} characters long, more than ${MAX_CONTINUATION_CHARS}`);
     checkTextDepth(value);
     try {
       value = JSON.parse(value);
@@ -107,21 +108,49 @@ export function parseContinuation(value: unknown): Continuation {
       { details: { reason: "unknown-version" } },
     );
   }
-  if (envelope["signature"] !== undefined && (typeof envelope["signature"] !== "string" || !/^hmac-sha256:[A-Za-z0-9_-]{43}$/.test(envelope["signature"])))
+  if (
+    envelope["signature"] !== undefined &&
+    (typeof envelope["signature"] !== "string" || !/^hmac-sha256:[A-Za-z0-9_-]{43}$/.test(envelope["signature"]))
+  )
     throw malformed("signature is not of the form hmac-sha256:<base64url of 32 bytes>");
   const p = record(envelope["payload"], "payload");
-  onlyKeys(p, ["conversationId", "turnIndex", "totalUsage", "turnUsage", "pendingToolCalls", "awaitingIndex", "completedResults", "responseContent", "stopReason", "createdAt"], "payload");
-  const pendingToolCalls = array(p["pendingToolCalls"], "payload.pendingToolCalls").map((item, i) => pendingCall(item, `payload.pendingToolCalls[${i}]`));
+  onlyKeys(
+    p,
+    [
+      "conversationId",
+      "turnIndex",
+      "totalUsage",
+      "turnUsage",
+      "pendingToolCalls",
+      "awaitingIndex",
+      "completedResults",
+      "responseContent",
+      "stopReason",
+      "createdAt",
+    ],
+    "payload",
+  );
+  const pendingToolCalls = array(p["pendingToolCalls"], "payload.pendingToolCalls").map((item, i) =>
+    pendingCall(item, `payload.pendingToolCalls[${i}]`),
+  );
   if (pendingToolCalls.length === 0) throw malformed("payload.pendingToolCalls is empty: there is no call to decide");
   const ids = new Set(pendingToolCalls.map((call) => call.id));
-  if (ids.size !== pendingToolCalls.length) throw malformed("payload.pendingToolCalls has two calls with one id: the decision would be ambiguous");
+  if (ids.size !== pendingToolCalls.length)
+    throw malformed("payload.pendingToolCalls has two calls with one id: the decision would be ambiguous");
   const awaitingIndex = count(p["awaitingIndex"], "payload.awaitingIndex");
   const awaited = pendingToolCalls[awaitingIndex];
-  if (awaited === undefined) throw malformed(`payload.awaitingIndex ${awaitingIndex} is outside payload.pendingToolCalls (${pendingToolCalls.length} calls)`);
-  const completedResults = array(p["completedResults"], "payload.completedResults").map((item, i) => toolResult(item, `payload.completedResults[${i}]`));
-  if (completedResults.some((result) => result.id === awaited.id)) throw malformed(`payload.completedResults has a result for ${awaited.id}, the call awaiting a decision`);
+  if (awaited === undefined)
+    throw malformed(
+      `payload.awaitingIndex ${awaitingIndex} is outside payload.pendingToolCalls (${pendingToolCalls.length} calls)`,
+    );
+  const completedResults = array(p["completedResults"], "payload.completedResults").map((item, i) =>
+    toolResult(item, `payload.completedResults[${i}]`),
+  );
+  if (completedResults.some((result) => result.id === awaited.id))
+    throw malformed(`payload.completedResults has a result for ${awaited.id}, the call awaiting a decision`);
   const stopReason = p["stopReason"];
-  if (stopReason !== null && typeof stopReason !== "string") throw malformed("payload.stopReason must be a string or null");
+  if (stopReason !== null && typeof stopReason !== "string")
+    throw malformed("payload.stopReason must be a string or null");
   const payload: ContinuationPayload = {
     conversationId: nonEmpty(p["conversationId"], "payload.conversationId"),
     turnIndex: count(p["turnIndex"], "payload.turnIndex"),
@@ -134,7 +163,9 @@ export function parseContinuation(value: unknown): Continuation {
     stopReason: stopReason as StopReason | null,
     createdAt: string(p["createdAt"], "payload.createdAt"),
   };
-  return envelope["signature"] === undefined ? { version: CONTINUATION_VERSION, payload } : { version: CONTINUATION_VERSION, payload, signature: envelope["signature"] as string };
+  return envelope["signature"] === undefined
+    ? { version: CONTINUATION_VERSION, payload }
+    : { version: CONTINUATION_VERSION, payload, signature: envelope["signature"] as string };
 }
 
 /**
@@ -183,7 +214,8 @@ function checkBounds(value: unknown): void {
         }
       }
     }
-    if (chars > MAX_CONTINUATION_CHARS) throw tooLarge(`its JSON would be longer than ${MAX_CONTINUATION_CHARS} characters`);
+    if (chars > MAX_CONTINUATION_CHARS)
+      throw tooLarge(`its JSON would be longer than ${MAX_CONTINUATION_CHARS} characters`);
   };
   visit(value, 1);
 }
@@ -209,18 +241,28 @@ function toolResult(value: unknown, where: string): ToolResult {
   return out;
 }
 
-const USAGE_KEYS = ["promptTokenCount", "candidatesTokenCount", "totalTokenCount", "cachedContentTokenCount", "thoughtsTokenCount"] as const;
+const USAGE_KEYS = [
+  "promptTokenCount",
+  "candidatesTokenCount",
+  "totalTokenCount",
+  "cachedContentTokenCount",
+  "thoughtsTokenCount",
+] as const;
 
 function usage(value: unknown, where: string): UsageMetadata {
   const u = record(value, where);
   onlyKeys(u, [...USAGE_KEYS, "serviceTier"], where);
-  const out = Object.fromEntries(USAGE_KEYS.map((key) => [key, count(u[key], `${where}.${key}`)])) as unknown as UsageMetadata;
-  if (u["serviceTier"] !== undefined) out.serviceTier = string(u["serviceTier"], `${where}.serviceTier`) as NonNullable<UsageMetadata["serviceTier"]>;
+  const out = Object.fromEntries(
+    USAGE_KEYS.map((key) => [key, count(u[key], `${where}.${key}`)]),
+  ) as unknown as UsageMetadata;
+  if (u["serviceTier"] !== undefined)
+    out.serviceTier = string(u["serviceTier"], `${where}.serviceTier`) as NonNullable<UsageMetadata["serviceTier"]>;
   return out;
 }
 
 function record(value: unknown, where: string): Record<string, unknown> {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) throw malformed(`${where} must be an object`);
+  if (typeof value !== "object" || value === null || Array.isArray(value))
+    throw malformed(`${where} must be an object`);
   return value as Record<string, unknown>;
 }
 
@@ -246,20 +288,29 @@ function nonEmpty(value: unknown, where: string): string {
 }
 
 function count(value: unknown, where: string): number {
-  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 0) throw malformed(`${where} must be a whole number >= 0`);
+  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 0)
+    throw malformed(`${where} must be a whole number >= 0`);
   return value;
 }
 
 function tooLarge(message: string): SdkError {
-  return new SdkError(ErrorCode.InvalidArgument, `not a usable continuation: ${message}`, { details: { reason: "too-large" } });
-}
-
-function tooDeep(): SdkError {
-  return new SdkError(ErrorCode.InvalidArgument, `not a usable continuation: it nests deeper than ${MAX_CONTINUATION_DEPTH} levels (or contains a cycle)`, {
-    details: { reason: "too-deep" },
+  return new SdkError(ErrorCode.InvalidArgument, `not a usable continuation: ${message}`, {
+    details: { reason: "too-large" },
   });
 }
 
+function tooDeep(): SdkError {
+  return new SdkError(
+    ErrorCode.InvalidArgument,
+    `not a usable continuation: it nests deeper than ${MAX_CONTINUATION_DEPTH} levels (or contains a cycle)`,
+    {
+      details: { reason: "too-deep" },
+    },
+  );
+}
+
 function malformed(message: string): SdkError {
-  return new SdkError(ErrorCode.InvalidArgument, `not a usable continuation: ${message}`, { details: { reason: "malformed" } });
+  return new SdkError(ErrorCode.InvalidArgument, `not a usable continuation: ${message}`, {
+    details: { reason: "malformed" },
+  });
 }

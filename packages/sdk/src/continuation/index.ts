@@ -1,4 +1,10 @@
-export { CONTINUATION_VERSION, MAX_CONTINUATION_CHARS, MAX_CONTINUATION_DEPTH, awaitedCall, parseContinuation } from "./continuation.js";
+export {
+  CONTINUATION_VERSION,
+  MAX_CONTINUATION_CHARS,
+  MAX_CONTINUATION_DEPTH,
+  awaitedCall,
+  parseContinuation,
+} from "./continuation.js";
 export type { Continuation, ContinuationPayload, PendingToolCall } from "./continuation.js";
 export { MIN_SECRET_BYTES, signContinuation, verifyContinuation } from "./continuation-signing.js";
 export type { ContinuationSecret, WebCryptoKey } from "./continuation-signing.js";

@@ -40,17 +40,30 @@ export function checkSignedCalls(continuation: Continuation, history: readonly S
       continue;
     }
     if (held === undefined || held.name !== call.name)
-      throw mismatch("tool", `${where} is ${held === undefined ? "not a tool call" : `a ${held.name} call`}, but the continuation approves ${call.name}`, call);
+      throw mismatch(
+        "tool",
+        `${where} is ${held === undefined ? "not a tool call" : `a ${held.name} call`}, but the continuation approves ${call.name}`,
+        call,
+      );
     const signed = canonicalJson(call.args ?? null);
     const now = canonicalJson(held.args ?? null);
-    if (signed !== now) throw mismatch("arguments", `${where} is a ${call.name} call with the arguments ${clip(now)}, but the continuation approves ${clip(signed)}`, call);
+    if (signed !== now)
+      throw mismatch(
+        "arguments",
+        `${where} is a ${call.name} call with the arguments ${clip(now)}, but the continuation approves ${clip(signed)}`,
+        call,
+      );
   }
 }
 
 function mismatch(part: SignedCallPart, message: string, call: PendingToolCall): SdkError {
-  return new SdkError(ErrorCode.FailedPrecondition, `${message}. The continuation approves only the call it was signed for; nothing was sent`, {
-    details: { reason: "call-mismatch", part, trajectoryId: call.trajectoryId, stepIndex: call.stepIndex },
-  });
+  return new SdkError(
+    ErrorCode.FailedPrecondition,
+    `${message}. The continuation approves only the call it was signed for; nothing was sent`,
+    {
+      details: { reason: "call-mismatch", part, trajectoryId: call.trajectoryId, stepIndex: call.stepIndex },
+    },
+  );
 }
 
 function clip(text: string): string {

@@ -25,9 +25,15 @@ const part = {
 
 describe("approvalFromUIMessages", () => {
   it("finds the page's answer and the continuation its approval request carried", () => {
-    expect(approvalFromUIMessages(answered(part))).toEqual({ continuation, decision: { toolCallId: "conv:2", approved: true } });
+    expect(approvalFromUIMessages(answered(part))).toEqual({
+      continuation,
+      decision: { toolCallId: "conv:2", approved: true },
+    });
     const denied = { ...part, approval: { ...part.approval, approved: false, reason: "not now" } };
-    expect(approvalFromUIMessages(answered(denied))).toEqual({ continuation, decision: { toolCallId: "conv:2", approved: false, reason: "not now" } });
+    expect(approvalFromUIMessages(answered(denied))).toEqual({
+      continuation,
+      decision: { toolCallId: "conv:2", approved: false, reason: "not now" },
+    });
   });
 
   it("finds nothing in a new prompt, an unanswered or foreign approval, or malformed input", () => {
@@ -40,12 +46,19 @@ describe("approvalFromUIMessages", () => {
       [null],
       [{ role: "user", parts: [part] }], // the last message is a prompt
       [...answered(part), { id: "u2", role: "user", parts: [{ type: "text", text: "next" }] }],
-      answered({ ...part, state: "approval-requested", approval: { id: "a", descriptor: { [UI_APPROVAL_DESCRIPTOR_KEY]: continuation } } }),
+      answered({
+        ...part,
+        state: "approval-requested",
+        approval: { id: "a", descriptor: { [UI_APPROVAL_DESCRIPTOR_KEY]: continuation } },
+      }),
       answered({ ...part, state: "output-available" }),
       answered({ ...part, approval: { ...part.approval, approved: "yes" } }),
       answered({ ...part, approval: { ...part.approval, descriptor: { other: continuation } } }),
       answered({ ...part, approval: { ...part.approval, descriptor: [continuation] } }),
-      answered({ ...part, approval: { ...part.approval, descriptor: Object.create({ [UI_APPROVAL_DESCRIPTOR_KEY]: continuation }) } }),
+      answered({
+        ...part,
+        approval: { ...part.approval, descriptor: Object.create({ [UI_APPROVAL_DESCRIPTOR_KEY]: continuation }) },
+      }),
       answered({ ...part, toolCallId: 7 }),
       answered({ ...part, approval: null }),
       [{ role: "assistant", parts: "not an array" }],

@@ -73,7 +73,14 @@ export interface TurnCompleteEvent {
  *   if (event.type === "toolResult") console.log(event.toolCall.name, "done");
  * }
  */
-export type ChatEvent = StreamChunk | ToolResultEvent | ToolErrorEvent | PermissionRequestEvent | UsageEvent | AwaitingConfirmationEvent | TurnCompleteEvent;
+export type ChatEvent =
+  | StreamChunk
+  | ToolResultEvent
+  | ToolErrorEvent
+  | PermissionRequestEvent
+  | UsageEvent
+  | AwaitingConfirmationEvent
+  | TurnCompleteEvent;
 
 /** What the event mapper needs to know about its turn. */
 export interface EventTurn {
@@ -101,7 +108,13 @@ export function eventMapper(turn: EventTurn): ViewMapper<ChatEvent> {
         if (!waiting.has(entry.id)) {
           waiting.add(entry.id); // §8: reported once while the step waits
           const call = entry.toolCalls[0];
-          out.push({ type: "permissionRequest", ...definedProperties({ toolCall: call }), trajectoryId: entry.trajectoryId, stepIndex: entry.stepIndex, step: entry });
+          out.push({
+            type: "permissionRequest",
+            ...definedProperties({ toolCall: call }),
+            trajectoryId: entry.trajectoryId,
+            stepIndex: entry.stepIndex,
+            step: entry,
+          });
         }
         return;
       }
@@ -110,7 +123,13 @@ export function eventMapper(turn: EventTurn): ViewMapper<ChatEvent> {
     },
     end(outcome: TurnOutcome, out: ChatEvent[]): void {
       const paused = outcome.awaitingConfirmation;
-      if (paused !== undefined) out.push({ type: "awaitingConfirmation", toolCall: paused.toolCall, trajectoryId: paused.trajectoryId, stepIndex: paused.stepIndex });
+      if (paused !== undefined)
+        out.push({
+          type: "awaitingConfirmation",
+          toolCall: paused.toolCall,
+          trajectoryId: paused.trajectoryId,
+          stepIndex: paused.stepIndex,
+        });
       const event: TurnCompleteEvent = { type: "turnComplete", turnIndex: turn.index, usage: turn.usage().usage };
       if (outcome.stopReason !== undefined) event.stopReason = outcome.stopReason;
       out.push(event);

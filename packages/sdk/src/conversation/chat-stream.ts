@@ -128,7 +128,13 @@ export class ChatStream<Output = unknown> implements AsyncIterable<StreamChunk> 
       return { sent: false, error: SdkError.from(error) };
     }
     const outcome = await pump.turn.over();
-    return { sent: true, turnIndex: pump.index, key: pump.turn, usage: pump.usage().usage, ...definedProperties({ stopReason: outcome.stopReason, error: outcome.error }) };
+    return {
+      sent: true,
+      turnIndex: pump.index,
+      key: pump.turn,
+      usage: pump.usage().usage,
+      ...definedProperties({ stopReason: outcome.stopReason, error: outcome.error }),
+    };
   }
 
   /** A view of the turn's chunks (seed 000), from its start. */
@@ -171,7 +177,10 @@ export class ChatStream<Output = unknown> implements AsyncIterable<StreamChunk> 
    */
   final(): Promise<ChatResponse<Output>> {
     this.#final ??= this.#settle().then(async (turn) => {
-      const response = await validatedOutput<Output>(chatResponse(turn, await this.#host.totalUsage()), this.#host.structuredOutput);
+      const response = await validatedOutput<Output>(
+        chatResponse(turn, await this.#host.totalUsage()),
+        this.#host.structuredOutput,
+      );
       const paused = turn.outcome?.awaitingConfirmation;
       const pump = this.#pump;
       if (paused !== undefined && pump !== undefined) {
@@ -202,7 +211,10 @@ export class ChatStream<Output = unknown> implements AsyncIterable<StreamChunk> 
    * is sent. After the turn is over it does nothing. Resolves once the turn is over (never rejects).
    */
   abort(reason?: unknown): Promise<void> {
-    const error = reason === undefined ? new SdkError(ErrorCode.Canceled, "the chat was aborted") : SdkError.from(reason, ErrorCode.Canceled);
+    const error =
+      reason === undefined
+        ? new SdkError(ErrorCode.Canceled, "the chat was aborted")
+        : SdkError.from(reason, ErrorCode.Canceled);
     const pump = this.#pump;
     if (pump !== undefined) pump.cancel(error);
     else if (!this.#controller.signal.aborted) this.#controller.abort(error);
@@ -218,7 +230,10 @@ export class ChatStream<Output = unknown> implements AsyncIterable<StreamChunk> 
    * went away — aborts the turn.
    */
   toReadableStream(): ReadableStream<Uint8Array> {
-    return serverSentEvents(this.events(), () => void this.abort(new SdkError(ErrorCode.Canceled, "the reader of the event stream went away")));
+    return serverSentEvents(
+      this.events(),
+      () => void this.abort(new SdkError(ErrorCode.Canceled, "the reader of the event stream went away")),
+    );
   }
 
   /**
@@ -230,7 +245,9 @@ export class ChatStream<Output = unknown> implements AsyncIterable<StreamChunk> 
    */
   toUIMessageStream(options?: UIMessageStreamOptions): ReadableStream<UIMessageChunk> {
     const { readable, writable } = new TransformStream<UIMessageChunk, UIMessageChunk>();
-    import("./ui-message-stream.js").then((m) => m.uiMessageStream(this, options).pipeTo(writable)).catch((error: unknown) => writable.abort(error).catch(() => undefined));
+    import("./ui-message-stream.js")
+      .then((m) => m.uiMessageStream(this, options).pipeTo(writable))
+      .catch((error: unknown) => writable.abort(error).catch(() => undefined));
     return readable;
   }
 
@@ -265,13 +282,20 @@ export class ChatStream<Output = unknown> implements AsyncIterable<StreamChunk> 
  * `response` with its structured output validated by `schema` (replaced by the schema's output),
  * else an `ExecutionError` listing the issues. Without a schema or an output, `response` as is.
  */
-async function validatedOutput<Output>(response: ChatResponse, schema: StandardSchemaV1 | undefined): Promise<ChatResponse<Output>> {
+async function validatedOutput<Output>(
+  response: ChatResponse,
+  schema: StandardSchemaV1 | undefined,
+): Promise<ChatResponse<Output>> {
   if (schema === undefined || response.structuredOutput === undefined) return response as ChatResponse<Output>;
   const result = await validateWithSchema(schema, response.structuredOutput);
   if ("value" in result) return { ...response, structuredOutput: result.value as Output };
-  throw new SdkError(ErrorCode.ExecutionError, `the structured output does not match the response schema: ${result.issues.join("; ")} (the unvalidated response is in details.response)`, {
-    details: { issues: result.issues, response },
-  });
+  throw new SdkError(
+    ErrorCode.ExecutionError,
+    `the structured output does not match the response schema: ${result.issues.join("; ")} (the unvalidated response is in details.response)`,
+    {
+      details: { issues: result.issues, response },
+    },
+  );
 }
 
 /** A turn's {@link ChatResponse}, built from its buffer. */
@@ -289,14 +313,17 @@ function chatResponse(turn: Turn, usageMetadata: UsageMetadata): ChatResponse {
         text += chunk.text;
         const key = `${entry.trajectoryId}:${entry.stepIndex}`;
         const block = blocks.get(key);
-        if (block === undefined) blocks.set(key, { stepIndex: entry.stepIndex, trajectoryId: entry.trajectoryId, text: chunk.text });
+        if (block === undefined)
+          blocks.set(key, { stepIndex: entry.stepIndex, trajectoryId: entry.trajectoryId, text: chunk.text });
         else block.text += chunk.text;
       } else if (chunk.type === "thought") thinking += chunk.text;
     }
   }
   const steps = turn.latestSteps();
   const response: ChatResponse = { text, textBlocks: [...blocks.values()], thinking, steps, usageMetadata };
-  for (const step of steps) if (step.type === StepType.Finish && step.structuredOutput !== undefined) response.structuredOutput = step.structuredOutput;
+  for (const step of steps)
+    if (step.type === StepType.Finish && step.structuredOutput !== undefined)
+      response.structuredOutput = step.structuredOutput;
   const stopReason = turn.outcome?.stopReason;
   if (stopReason !== undefined) response.stopReason = stopReason;
   return response;

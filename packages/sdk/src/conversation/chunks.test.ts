@@ -37,7 +37,12 @@ describe("stepToChunks", () => {
   });
 
   it("gives tool-call chunks for non-MODEL→USER steps that are not ENVIRONMENT", () => {
-    const step = mockStep({ source: StepSource.System, target: StepTarget.Unspecified, contentDelta: "x", toolCalls: [call("a")] });
+    const step = mockStep({
+      source: StepSource.System,
+      target: StepTarget.Unspecified,
+      contentDelta: "x",
+      toolCalls: [call("a")],
+    });
     expect(stepToChunks(step, new Set())).toEqual([{ type: "toolCall", toolCall: call("a") }]);
   });
 
@@ -56,7 +61,11 @@ describe("stepToChunks", () => {
 
   it("emits one chunk per tool call, after text, in order", () => {
     const step = mockStep({ contentDelta: "ok", toolCalls: [call("a"), call("b", "view_file")] });
-    expect(stepToChunks(step, new Set()).map((c) => (c.type === "toolCall" ? c.toolCall.id : c.type))).toEqual(["text", "a", "b"]);
+    expect(stepToChunks(step, new Set()).map((c) => (c.type === "toolCall" ? c.toolCall.id : c.type))).toEqual([
+      "text",
+      "a",
+      "b",
+    ]);
   });
 
   it("de-duplicates tool calls by id across steps of one stream", () => {

@@ -21,7 +21,8 @@ export function stepToChunks(step: Step, seenToolCallIds: Set<string>): StreamCh
   if (step.target === StepTarget.Environment) return [];
   const chunks: StreamChunk[] = [];
   if (step.source === StepSource.Model && step.target === StepTarget.User) {
-    if (step.thinkingDelta !== "") chunks.push({ type: "thought", stepIndex: step.stepIndex, text: step.thinkingDelta });
+    if (step.thinkingDelta !== "")
+      chunks.push({ type: "thought", stepIndex: step.stepIndex, text: step.thinkingDelta });
     if (step.contentDelta !== "") chunks.push({ type: "text", stepIndex: step.stepIndex, text: step.contentDelta });
   }
   for (const toolCall of step.toolCalls) {

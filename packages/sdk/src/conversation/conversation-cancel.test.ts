@@ -26,7 +26,10 @@ async function settled(conversation: Conversation): Promise<void> {
 
 describe("aborting a chat", () => {
   it("signal while waiting for a step: Canceled, halt sent, the next turn works", async () => {
-    const { connection, conversation } = setup([{ steps: [{ content: "never" }], delayMs: LONG }, { steps: [{ content: "next" }] }]);
+    const { connection, conversation } = setup([
+      { steps: [{ content: "never" }], delayMs: LONG },
+      { steps: [{ content: "next" }] },
+    ]);
     const controller = new AbortController();
     const iterator = conversation.chat("go", { signal: controller.signal })[Symbol.asyncIterator]();
     const pending = iterator.next();
@@ -43,7 +46,10 @@ describe("aborting a chat", () => {
   });
 
   it("signal between chunks halts at once; history keeps what arrived", async () => {
-    const { connection, conversation } = setup([{ steps: [{ content: "a" }, { content: "b" }, { content: "c" }], delayMs: 20 }, { steps: [] }]);
+    const { connection, conversation } = setup([
+      { steps: [{ content: "a" }, { content: "b" }, { content: "c" }], delayMs: 20 },
+      { steps: [] },
+    ]);
     const controller = new AbortController();
     const seen: string[] = [];
     const run = async (): Promise<void> => {
@@ -62,8 +68,12 @@ describe("aborting a chat", () => {
   });
 
   it("timeoutMs mid-turn: DeadlineExceeded and halt sent", async () => {
-    const { connection, conversation } = setup([{ steps: [{ content: "slow" }], delayMs: LONG, usage: { totalTokenCount: 3 } }]);
-    await expect(collect(conversation.chat("go", { timeoutMs: 20 }))).rejects.toMatchObject({ code: ErrorCode.DeadlineExceeded });
+    const { connection, conversation } = setup([
+      { steps: [{ content: "slow" }], delayMs: LONG, usage: { totalTokenCount: 3 } },
+    ]);
+    await expect(collect(conversation.chat("go", { timeoutMs: 20 }))).rejects.toMatchObject({
+      code: ErrorCode.DeadlineExceeded,
+    });
     expect(connection.sent.halts).toBe(1);
     await settled(conversation);
     expect(conversation.isIdle).toBe(true);
@@ -75,10 +85,14 @@ describe("aborting a chat", () => {
       { steps: [{ content: "x" }], delayMs: LONG },
       { steps: [{ content: "y" }, { content: "z" }], delayMs: 50 },
     ]);
-    await expect(conversation.chatToCompletion("one", { timeoutMs: 10 })).rejects.toMatchObject({ code: ErrorCode.DeadlineExceeded });
+    await expect(conversation.chatToCompletion("one", { timeoutMs: 10 })).rejects.toMatchObject({
+      code: ErrorCode.DeadlineExceeded,
+    });
     expect(connection.sent.halts).toBe(1);
     await conversation.send("two");
-    await expect(collect(conversation.receiveSteps({ timeoutMs: 10 }))).rejects.toMatchObject({ code: ErrorCode.DeadlineExceeded });
+    await expect(collect(conversation.receiveSteps({ timeoutMs: 10 }))).rejects.toMatchObject({
+      code: ErrorCode.DeadlineExceeded,
+    });
     expect(connection.sent.halts).toBe(1);
     // The turn ran on: a new reader reads it whole.
     expect((await collect(conversation.receiveSteps())).map((s) => s.content)).toEqual(["y", "z"]);
@@ -86,7 +100,9 @@ describe("aborting a chat", () => {
 
   it("an already aborted signal sends nothing and halts nothing", async () => {
     const { connection, conversation } = setup([{ steps: [] }]);
-    await expect(collect(conversation.chat("go", { signal: AbortSignal.abort() }))).rejects.toMatchObject({ code: ErrorCode.Canceled });
+    await expect(collect(conversation.chat("go", { signal: AbortSignal.abort() }))).rejects.toMatchObject({
+      code: ErrorCode.Canceled,
+    });
     expect(connection.sent.prompts).toEqual([]);
     expect(connection.sent.halts).toBe(0);
     expect(await conversation.turnCount()).toBe(0);
@@ -94,7 +110,9 @@ describe("aborting a chat", () => {
 
   it("a send that times out starts no turn and sends no halt", async () => {
     const { connection, conversation } = setup([{ steps: [] }], LONG);
-    await expect(conversation.chatToCompletion("go", { timeoutMs: 10 })).rejects.toMatchObject({ code: ErrorCode.DeadlineExceeded });
+    await expect(conversation.chatToCompletion("go", { timeoutMs: 10 })).rejects.toMatchObject({
+      code: ErrorCode.DeadlineExceeded,
+    });
     expect(connection.sent.prompts).toEqual([]);
     expect(connection.sent.halts).toBe(0);
     expect(await conversation.turnCount()).toBe(0);
@@ -103,7 +121,10 @@ describe("aborting a chat", () => {
 
 describe("breaking out of a stream", () => {
   it("records the rest of the turn in background; the next turn works", async () => {
-    const { connection, conversation } = setup([{ steps: [{ content: "a" }, { content: "b" }, { content: "c" }], usage: { totalTokenCount: 9 }, delayMs: 1 }, { steps: [{ content: "d" }] }]);
+    const { connection, conversation } = setup([
+      { steps: [{ content: "a" }, { content: "b" }, { content: "c" }], usage: { totalTokenCount: 9 }, delayMs: 1 },
+      { steps: [{ content: "d" }] },
+    ]);
     for await (const chunk of conversation.chat("one")) {
       expect(chunk).toEqual({ type: "text", stepIndex: 0, text: "a" });
       break;
@@ -130,7 +151,10 @@ describe("breaking out of a stream", () => {
 
   it("a background turn that fails is over; its error reaches no one and the next turn works", async () => {
     const error = new SdkError(ErrorCode.ExecutionError, "boom");
-    const { conversation } = setup([{ steps: [{ content: "a" }, { content: "b" }], error }, { steps: [{ content: "ok" }] }]);
+    const { conversation } = setup([
+      { steps: [{ content: "a" }, { content: "b" }], error },
+      { steps: [{ content: "ok" }] },
+    ]);
     for await (const _ of conversation.chat("one")) break;
     expect((await conversation.chatToCompletion("two")).text).toBe("ok");
     expect((await conversation.history()).map((s) => s.content)).toEqual(["a", "b", "ok"]);
@@ -140,7 +164,10 @@ describe("breaking out of a stream", () => {
 describe("error turns and misuse", () => {
   it("a failing turn throws its SdkError; history keeps its steps; usage is counted", async () => {
     const error = new SdkError(ErrorCode.ExecutionError, "model exploded");
-    const { conversation } = setup([{ steps: [{ content: "partial" }], error, usage: { totalTokenCount: 2 } }, { steps: [{ content: "fine" }] }]);
+    const { conversation } = setup([
+      { steps: [{ content: "partial" }], error, usage: { totalTokenCount: 2 } },
+      { steps: [{ content: "fine" }] },
+    ]);
     await expect(conversation.chatToCompletion("one")).rejects.toBe(error);
     expect((await conversation.history()).map((s) => s.content)).toEqual(["partial"]);
     expect(await conversation.lastTurnUsage()).toEqual({ ...emptyUsage(), totalTokenCount: 2 });
@@ -149,7 +176,10 @@ describe("error turns and misuse", () => {
   });
 
   it("a second reader of a running turn reads it too; a send meanwhile waits for the turn to end", async () => {
-    const { connection, conversation } = setup([{ steps: [{ content: "a" }, { content: "b" }], delayMs: 5 }, { steps: [{ content: "c" }] }]);
+    const { connection, conversation } = setup([
+      { steps: [{ content: "a" }, { content: "b" }], delayMs: 5 },
+      { steps: [{ content: "c" }] },
+    ]);
     const first = collect(conversation.chat("go"));
     while (connection.sent.prompts.length === 0) await new Promise((r) => setTimeout(r, 0));
     const second = collect(conversation.receiveSteps());
@@ -182,13 +212,19 @@ describe("listeners", () => {
       listeners--;
       remove(type, fn);
     }) as typeof controller.signal.removeEventListener;
-    const { conversation } = setup([{ steps: [{ content: "a" }] }, { steps: [{ content: "b" }, { content: "c" }] }, { steps: [{ content: "d" }], delayMs: LONG }]);
+    const { conversation } = setup([
+      { steps: [{ content: "a" }] },
+      { steps: [{ content: "b" }, { content: "c" }] },
+      { steps: [{ content: "d" }], delayMs: LONG },
+    ]);
     const signal = controller.signal;
     await conversation.chatToCompletion("one", { signal, timeoutMs: LONG });
     expect(listeners).toBe(0);
     for await (const _ of conversation.chat("two", { signal })) break;
     expect(listeners).toBe(0);
-    await expect(conversation.chatToCompletion("three", { signal, timeoutMs: 5 })).rejects.toMatchObject({ code: ErrorCode.DeadlineExceeded });
+    await expect(conversation.chatToCompletion("three", { signal, timeoutMs: 5 })).rejects.toMatchObject({
+      code: ErrorCode.DeadlineExceeded,
+    });
     expect(listeners).toBe(0);
   });
 });
@@ -217,12 +253,22 @@ describe("disconnect", () => {
 
 describe("cancellation keeps a well-formed history (seed 002)", () => {
   const call = { id: "tool-1", name: "lookup", args: { q: "x" } };
-  const clientTool = (status: StepStatus): Partial<Step> => ({ id: "tool-1", stepIndex: 50_000, target: StepTarget.Environment, toolCalls: [call], status });
+  const clientTool = (status: StepStatus): Partial<Step> => ({
+    id: "tool-1",
+    stepIndex: 50_000,
+    target: StepTarget.Environment,
+    toolCalls: [call],
+    status,
+  });
 
   it("stream.abort(): every view ends at once with Canceled, one halt, steps and late usage kept, open client calls closed, next turn works", async () => {
     const { connection, conversation } = setup([
       {
-        steps: [{ stepIndex: 1, toolCalls: [call], status: StepStatus.Active }, clientTool(StepStatus.Active), { stepIndex: 2, content: "meanwhile" }],
+        steps: [
+          { stepIndex: 1, toolCalls: [call], status: StepStatus.Active },
+          clientTool(StepStatus.Active),
+          { stepIndex: 2, content: "meanwhile" },
+        ],
         untilHalted: true,
         usage: { totalTokenCount: 5 },
         lateUsage: { totalTokenCount: 2 },
@@ -264,7 +310,10 @@ describe("cancellation keeps a well-formed history (seed 002)", () => {
     await new Promise((resolve) => setTimeout(resolve, 1));
     const reading = collect(stream);
     await conversation.cancel();
-    await expect(reading).rejects.toMatchObject({ code: ErrorCode.Canceled, message: expect.stringContaining("cancel()") });
+    await expect(reading).rejects.toMatchObject({
+      code: ErrorCode.Canceled,
+      message: expect.stringContaining("cancel()"),
+    });
     expect(conversation.isIdle).toBe(true);
     expect(connection.sent.halts).toBe(1);
     expect((await conversation.history()).map((s) => s.content)).toEqual(["a"]);
@@ -325,7 +374,9 @@ describe("cancellation keeps a well-formed history (seed 002)", () => {
 
   it("a turn that fails closes its unfinished steps as (cancelled)", async () => {
     const error = new SdkError(ErrorCode.ConnectionClosed, "dropped");
-    const { conversation } = setup([{ steps: [{ stepIndex: 1, content: "half", status: StepStatus.Active }, clientTool(StepStatus.Active)], error }]);
+    const { conversation } = setup([
+      { steps: [{ stepIndex: 1, content: "half", status: StepStatus.Active }, clientTool(StepStatus.Active)], error },
+    ]);
     await expect(conversation.chatToCompletion("go")).rejects.toBe(error);
     expect((await conversation.history()).map((s) => [s.status, s.error, s.content])).toEqual([
       [StepStatus.Error, "(cancelled)", "half"],
@@ -338,10 +389,19 @@ describe("cancellation keeps a well-formed history (seed 002)", () => {
     let listeners = 0;
     const add = controller.signal.addEventListener.bind(controller.signal);
     const remove = controller.signal.removeEventListener.bind(controller.signal);
-    controller.signal.addEventListener = ((type: string, fn: EventListener, o?: AddEventListenerOptions) => (listeners++, add(type, fn, o))) as typeof add;
-    controller.signal.removeEventListener = ((type: string, fn: EventListener) => (listeners--, remove(type, fn))) as typeof remove;
+    controller.signal.addEventListener = ((type: string, fn: EventListener, o?: AddEventListenerOptions) => (
+      listeners++, add(type, fn, o)
+    )) as typeof add;
+    controller.signal.removeEventListener = ((type: string, fn: EventListener) => (
+      listeners--, remove(type, fn)
+    )) as typeof remove;
     const signal = controller.signal;
-    const { conversation } = setup([{ steps: [{ content: "a" }] }, { steps: [{ content: "b" }], untilHalted: true }, { steps: [{ content: "c" }] }, { steps: [{ content: "d" }] }]);
+    const { conversation } = setup([
+      { steps: [{ content: "a" }] },
+      { steps: [{ content: "b" }], untilHalted: true },
+      { steps: [{ content: "c" }] },
+      { steps: [{ content: "d" }] },
+    ]);
     await collect(conversation.chat("one", { signal }).events());
     expect(listeners).toBe(0);
     const aborted = conversation.chat("two", { signal });

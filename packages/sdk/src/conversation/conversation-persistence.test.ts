@@ -16,7 +16,11 @@ const usage = (n: number): UsageMetadata => ({ ...emptyUsage(), promptTokenCount
 
 /** The parts of a connection restoring reads: its id, usage total and replayed history. */
 function connection(init: { id?: string; total?: UsageMetadata; history?: Step[] } = {}): Connection {
-  return { conversationId: init.id ?? ID, usage: { total: init.total ?? emptyUsage(), byTrajectory: new Map() }, initialHistory: init.history ?? [] } as unknown as Connection;
+  return {
+    conversationId: init.id ?? ID,
+    usage: { total: init.total ?? emptyUsage(), byTrajectory: new Map() },
+    initialHistory: init.history ?? [],
+  } as unknown as Connection;
 }
 
 function errorOf(fn: () => unknown): SdkError {
@@ -32,10 +36,16 @@ describe("takeSnapshot / restoreSnapshot", () => {
   it("retires the restored step ids when the harness replayed no history (it lost the conversation), not when it resumed", () => {
     const snapshot = sampleSnapshot(ID);
     const retired: string[][] = [];
-    const lost = { ...connection(), retireStepIds: (ids: Iterable<string>) => void retired.push([...ids]) } as Connection;
+    const lost = {
+      ...connection(),
+      retireStepIds: (ids: Iterable<string>) => void retired.push([...ids]),
+    } as Connection;
     restoreSnapshot(new ConversationState(0), lost, snapshot);
     expect(retired).toEqual([snapshot.steps.map((step) => step.id)]);
-    const resumed = { ...connection({ history: snapshot.steps }), retireStepIds: (ids: Iterable<string>) => void retired.push([...ids]) } as Connection;
+    const resumed = {
+      ...connection({ history: snapshot.steps }),
+      retireStepIds: (ids: Iterable<string>) => void retired.push([...ids]),
+    } as Connection;
     restoreSnapshot(new ConversationState(0), resumed, snapshot);
     expect(retired).toHaveLength(1);
   });
@@ -54,15 +64,29 @@ describe("takeSnapshot / restoreSnapshot", () => {
   });
 
   it("refuses a snapshot of another conversation with FailedPrecondition saying how to connect", () => {
-    const error = errorOf(() => restoreSnapshot(new ConversationState(0), connection({ id: "another-0123456789abcdef0123456789abcde" }), sampleSnapshot(ID)));
+    const error = errorOf(() =>
+      restoreSnapshot(
+        new ConversationState(0),
+        connection({ id: "another-0123456789abcdef0123456789abcde" }),
+        sampleSnapshot(ID),
+      ),
+    );
     expect(error.code).toBe(ErrorCode.FailedPrecondition);
     expect(error.message).toContain(`connect with conversationId ${ID}`);
   });
 
   it("refuses an invalid snapshot, or one that is not JSON data, with InvalidArgument", () => {
-    expect(errorOf(() => restoreSnapshot(new ConversationState(0), connection(), { ...sampleSnapshot(ID), version: 7 })).code).toBe(ErrorCode.InvalidArgument);
-    expect(errorOf(() => restoreSnapshot(new ConversationState(0), connection(), { ...sampleSnapshot(ID), extra: 1n })).message).toContain("it is not JSON data");
-    expect(errorOf(() => restoreSnapshot(new ConversationState(0), connection(), undefined)).code).toBe(ErrorCode.InvalidArgument);
+    expect(
+      errorOf(() => restoreSnapshot(new ConversationState(0), connection(), { ...sampleSnapshot(ID), version: 7 }))
+        .code,
+    ).toBe(ErrorCode.InvalidArgument);
+    expect(
+      errorOf(() => restoreSnapshot(new ConversationState(0), connection(), { ...sampleSnapshot(ID), extra: 1n }))
+        .message,
+    ).toContain("it is not JSON data");
+    expect(errorOf(() => restoreSnapshot(new ConversationState(0), connection(), undefined)).code).toBe(
+      ErrorCode.InvalidArgument,
+    );
   });
 
   it("usage: a harness that resumed the session adds what it counted since; a fresh one counts from the snapshot's total", () => {
@@ -81,7 +105,13 @@ describe("takeSnapshot / restoreSnapshot", () => {
     const replay = [
       ...snapshot.steps,
       mockStep({ trajectoryId: ID, stepIndex: 4, source: StepSource.User, content: "second question" }),
-      mockStep({ trajectoryId: ID, stepIndex: 5, type: StepType.ToolCall, status: StepStatus.Active, toolCalls: [{ id: "c9", name: "run_command", args: {} }] }),
+      mockStep({
+        trajectoryId: ID,
+        stepIndex: 5,
+        type: StepType.ToolCall,
+        status: StepStatus.Active,
+        toolCalls: [{ id: "c9", name: "run_command", args: {} }],
+      }),
     ];
     const state = new ConversationState(0);
     restoreSnapshot(state, connection({ history: replay }), snapshot);

@@ -1,15 +1,28 @@
 import type { Connection } from "../connection/connection.js";
 import { ErrorCode, SdkError } from "../errors.js";
 import type { UsageMetadata } from "../step.js";
-import { CONVERSATION_SNAPSHOT_FORMAT, CONVERSATION_SNAPSHOT_VERSION, parseConversationSnapshot } from "./conversation-snapshot.js";
+import {
+  CONVERSATION_SNAPSHOT_FORMAT,
+  CONVERSATION_SNAPSHOT_VERSION,
+  parseConversationSnapshot,
+} from "./conversation-snapshot.js";
 import type { ConversationSnapshot } from "./conversation-snapshot.js";
 import type { ConversationState } from "./conversation-state.js";
 import type { ConversationStore } from "./conversation-store.js";
 import { USAGE_COUNTERS } from "../usage.js";
 
 /** The snapshot of `state`, which belongs to the conversation `conversationId`. */
-export function takeSnapshot(state: ConversationState, conversationId: string, connectionTotal: UsageMetadata): ConversationSnapshot {
-  return { format: CONVERSATION_SNAPSHOT_FORMAT, version: CONVERSATION_SNAPSHOT_VERSION, conversationId, ...state.toData(connectionTotal) };
+export function takeSnapshot(
+  state: ConversationState,
+  conversationId: string,
+  connectionTotal: UsageMetadata,
+): ConversationSnapshot {
+  return {
+    format: CONVERSATION_SNAPSHOT_FORMAT,
+    version: CONVERSATION_SNAPSHOT_VERSION,
+    conversationId,
+    ...state.toData(connectionTotal),
+  };
 }
 
 /**
@@ -24,7 +37,11 @@ export function restoreSnapshot(state: ConversationState, connection: Connection
   try {
     copy = JSON.parse(JSON.stringify(snapshot)) as unknown;
   } catch (error) {
-    throw new SdkError(ErrorCode.InvalidArgument, `invalid conversation snapshot: it is not JSON data (${(error as Error).message})`, { cause: error });
+    throw new SdkError(
+      ErrorCode.InvalidArgument,
+      `invalid conversation snapshot: it is not JSON data (${(error as Error).message})`,
+      { cause: error },
+    );
   }
   const valid = parseConversationSnapshot(copy);
   if (valid.conversationId !== connection.conversationId) {
@@ -39,7 +56,8 @@ export function restoreSnapshot(state: ConversationState, connection: Connection
   state.restore(valid, total, sameSession);
   // A resumed session replays its history (§5). A harness that replays none does not know these
   // steps (its storage is gone) and numbers new ones from 0 again: they must not overwrite them.
-  if (connection.initialHistory.length === 0 && valid.steps.length > 0) connection.retireStepIds?.(valid.steps.map((step) => step.id));
+  if (connection.initialHistory.length === 0 && valid.steps.length > 0)
+    connection.retireStepIds?.(valid.steps.map((step) => step.id));
   state.replay(connection.initialHistory);
 }
 

@@ -5,7 +5,11 @@ import { seededRandom } from "../testing/seeded-random.js";
 import { sampleSnapshot } from "../testing/store-contract.js";
 import { emptyUsage, StepSource, StepStatus, StepTarget, StepType } from "../step.js";
 import type { Step, UsageMetadata } from "../step.js";
-import { CONVERSATION_SNAPSHOT_FORMAT, CONVERSATION_SNAPSHOT_VERSION, parseConversationSnapshot } from "./conversation-snapshot.js";
+import {
+  CONVERSATION_SNAPSHOT_FORMAT,
+  CONVERSATION_SNAPSHOT_VERSION,
+  parseConversationSnapshot,
+} from "./conversation-snapshot.js";
 import type { ConversationSnapshot } from "./conversation-snapshot.js";
 import { CANCELLED_STEP_ERROR, ConversationState } from "./conversation-state.js";
 
@@ -25,7 +29,12 @@ function expectInvalid(fn: () => unknown, text: string): void {
 }
 
 function snapshotOf(state: ConversationState, connectionTotal: UsageMetadata, id = "conv-1"): ConversationSnapshot {
-  return { format: CONVERSATION_SNAPSHOT_FORMAT, version: CONVERSATION_SNAPSHOT_VERSION, conversationId: id, ...state.toData(connectionTotal) };
+  return {
+    format: CONVERSATION_SNAPSHOT_FORMAT,
+    version: CONVERSATION_SNAPSHOT_VERSION,
+    conversationId: id,
+    ...state.toData(connectionTotal),
+  };
 }
 
 describe("parseConversationSnapshot", () => {
@@ -36,38 +45,107 @@ describe("parseConversationSnapshot", () => {
 
   it.each([
     ["not an object", () => "hello", 'snapshot: expected an object, got "hello"'],
-    ["another format", (s: Record<string, unknown>) => ({ ...s, format: "other" }), 'format: expected "antigravity-ts.conversation"'],
-    ["a newer version", (s: Record<string, unknown>) => ({ ...s, version: 2 }), "written by a newer SDK, upgrade to read it"],
-    ["a version as a string", (s: Record<string, unknown>) => ({ ...s, version: "1" }), 'version: this SDK reads version 1, got "1"'],
-    ["an empty id", (s: Record<string, unknown>) => ({ ...s, conversationId: "" }), "conversationId: expected a non-empty string"],
-    ["steps not an array", (s: Record<string, unknown>) => ({ ...s, steps: {} }), "steps: expected an array, got an object"],
-    ["a step without status", (s: ConversationSnapshot) => ({ ...s, steps: s.steps.map((st, i) => (i === 1 ? { ...st, status: undefined } : st)) }), "steps[1].status: expected one of"],
-    ["an unknown step type", (s: ConversationSnapshot) => ({ ...s, steps: s.steps.map((st, i) => (i === 2 ? { ...st, type: "MAGIC" } : st)) }), "steps[2].type: expected one of TEXT_RESPONSE"],
-    ["a fractional step index", (s: ConversationSnapshot) => ({ ...s, steps: s.steps.map((st, i) => (i === 0 ? { ...st, stepIndex: 1.5 } : st)) }), "steps[0].stepIndex"],
+    [
+      "another format",
+      (s: Record<string, unknown>) => ({ ...s, format: "other" }),
+      'format: expected "antigravity-ts.conversation"',
+    ],
+    [
+      "a newer version",
+      (s: Record<string, unknown>) => ({ ...s, version: 2 }),
+      "written by a newer SDK, upgrade to read it",
+    ],
+    [
+      "a version as a string",
+      (s: Record<string, unknown>) => ({ ...s, version: "1" }),
+      'version: this SDK reads version 1, got "1"',
+    ],
+    [
+      "an empty id",
+      (s: Record<string, unknown>) => ({ ...s, conversationId: "" }),
+      "conversationId: expected a non-empty string",
+    ],
+    [
+      "steps not an array",
+      (s: Record<string, unknown>) => ({ ...s, steps: {} }),
+      "steps: expected an array, got an object",
+    ],
+    [
+      "a step without status",
+      (s: ConversationSnapshot) => ({
+        ...s,
+        steps: s.steps.map((st, i) => (i === 1 ? { ...st, status: undefined } : st)),
+      }),
+      "steps[1].status: expected one of",
+    ],
+    [
+      "an unknown step type",
+      (s: ConversationSnapshot) => ({ ...s, steps: s.steps.map((st, i) => (i === 2 ? { ...st, type: "MAGIC" } : st)) }),
+      "steps[2].type: expected one of TEXT_RESPONSE",
+    ],
+    [
+      "a fractional step index",
+      (s: ConversationSnapshot) => ({
+        ...s,
+        steps: s.steps.map((st, i) => (i === 0 ? { ...st, stepIndex: 1.5 } : st)),
+      }),
+      "steps[0].stepIndex",
+    ],
     [
       "a tool call without a name",
-      (s: ConversationSnapshot) => ({ ...s, steps: s.steps.map((st) => ({ ...st, toolCalls: st.toolCalls.map((c) => ({ ...c, name: 3 })) })) }),
+      (s: ConversationSnapshot) => ({
+        ...s,
+        steps: s.steps.map((st) => ({ ...st, toolCalls: st.toolCalls.map((c) => ({ ...c, name: 3 })) })),
+      }),
       "steps[2].toolCalls[0].name",
     ],
     ["a duplicate step id", (s: ConversationSnapshot) => ({ ...s, steps: [...s.steps, s.steps[0]] }), "appears twice"],
-    ["turn starts out of order", (s: ConversationSnapshot) => ({ ...s, turnStartIndices: [4, 0] }), "turnStartIndices[1]: the list must be in ascending order"],
-    ["a turn start past the end", (s: ConversationSnapshot) => ({ ...s, turnStartIndices: [0, 9] }), "turnStartIndices[1]: expected an integer in [0, 8]"],
-    ["fewer turns than turn starts", (s: ConversationSnapshot) => ({ ...s, turnCount: 1 }), "turnCount: expected an integer >= 2"],
+    [
+      "turn starts out of order",
+      (s: ConversationSnapshot) => ({ ...s, turnStartIndices: [4, 0] }),
+      "turnStartIndices[1]: the list must be in ascending order",
+    ],
+    [
+      "a turn start past the end",
+      (s: ConversationSnapshot) => ({ ...s, turnStartIndices: [0, 9] }),
+      "turnStartIndices[1]: expected an integer in [0, 8]",
+    ],
+    [
+      "fewer turns than turn starts",
+      (s: ConversationSnapshot) => ({ ...s, turnCount: 1 }),
+      "turnCount: expected an integer >= 2",
+    ],
     [
       "compaction indices that miss a COMPACTION step",
-      (s: ConversationSnapshot) => ({ ...s, steps: s.steps.map((st, i) => (i === 3 ? { ...st, type: StepType.Compaction } : st)) }),
+      (s: ConversationSnapshot) => ({
+        ...s,
+        steps: s.steps.map((st, i) => (i === 3 ? { ...st, type: StepType.Compaction } : st)),
+      }),
       "compactionIndices: expected [3]",
     ],
-    ["negative usage", (s: ConversationSnapshot) => ({ ...s, usage: { ...s.usage, total: { ...s.usage.total, totalTokenCount: -1 } } }), "usage.total.totalTokenCount: expected a number >= 0, got -1"],
-    ["no harness total", (s: ConversationSnapshot) => ({ ...s, usage: { total: s.usage.total } }), "usage.harnessTotal: expected an object, got nothing"],
+    [
+      "negative usage",
+      (s: ConversationSnapshot) => ({ ...s, usage: { ...s.usage, total: { ...s.usage.total, totalTokenCount: -1 } } }),
+      "usage.total.totalTokenCount: expected a number >= 0, got -1",
+    ],
+    [
+      "no harness total",
+      (s: ConversationSnapshot) => ({ ...s, usage: { total: s.usage.total } }),
+      "usage.harnessTotal: expected an object, got nothing",
+    ],
   ] as const)("refuses %s with InvalidArgument naming the field", (_, mutate, text) => {
-    expectInvalid(() => parseConversationSnapshot((mutate as (s: ConversationSnapshot) => unknown)(sampleSnapshot("conv-1"))), text);
+    expectInvalid(
+      () => parseConversationSnapshot((mutate as (s: ConversationSnapshot) => unknown)(sampleSnapshot("conv-1"))),
+      text,
+    );
   });
 
   it("keeps fields a step has beyond the known ones", () => {
     const snapshot = sampleSnapshot("conv-1");
     (snapshot.steps[0] as Step & { extra?: unknown }).extra = { kept: true };
-    expect((parseConversationSnapshot(JSON.parse(JSON.stringify(snapshot))) as ConversationSnapshot).steps[0]).toMatchObject({ extra: { kept: true } });
+    expect(
+      (parseConversationSnapshot(JSON.parse(JSON.stringify(snapshot))) as ConversationSnapshot).steps[0],
+    ).toMatchObject({ extra: { kept: true } });
   });
 });
 
@@ -99,10 +177,19 @@ describe("ConversationState snapshot data", () => {
               stepIndex: next++,
               content: `s${op}`,
               status: rand() < 0.3 ? StepStatus.Active : StepStatus.Done,
-              ...(rand() < 0.2 ? { toolCalls: [{ id: `c${op}`, name: "t", args: { n: op, nested: [1, "x", null] } }] } : {}),
+              ...(rand() < 0.2
+                ? { toolCalls: [{ id: `c${op}`, name: "t", args: { n: op, nested: [1, "x", null] } }] }
+                : {}),
             }),
           );
-        else if (r < 0.65 && next > 0) state.record(mockStep({ stepIndex: Math.floor(rand() * next), content: `u${op}`, ...(rand() < 0.2 ? { type: StepType.Compaction } : {}) }));
+        else if (r < 0.65 && next > 0)
+          state.record(
+            mockStep({
+              stepIndex: Math.floor(rand() * next),
+              content: `u${op}`,
+              ...(rand() < 0.2 ? { type: StepType.Compaction } : {}),
+            }),
+          );
         else if (r < 0.75) state.record(mockStep({ stepIndex: next++, type: StepType.Compaction }));
         else if (r < 0.9) state.startTurn();
         else {
@@ -119,8 +206,16 @@ describe("ConversationState snapshot data", () => {
       const again = snapshotOf(restored, harness);
       if (JSON.stringify(again) !== text) expect(again, `run ${run}`).toEqual(snapshot);
       expect(restored.history()).toEqual(state.history());
-      expect([restored.turnCount(), restored.turnStartIndices(), restored.compactionIndices()]).toEqual([state.turnCount(), state.turnStartIndices(), state.compactionIndices()]);
-      expect([restored.totalUsage(harness), restored.lastTurnUsage(), restored.lastResponse()]).toEqual([state.totalUsage(harness), state.lastTurnUsage(), state.lastResponse()]);
+      expect([restored.turnCount(), restored.turnStartIndices(), restored.compactionIndices()]).toEqual([
+        state.turnCount(),
+        state.turnStartIndices(),
+        state.compactionIndices(),
+      ]);
+      expect([restored.totalUsage(harness), restored.lastTurnUsage(), restored.lastResponse()]).toEqual([
+        state.totalUsage(harness),
+        state.lastTurnUsage(),
+        state.lastResponse(),
+      ]);
     }
   });
 
@@ -160,11 +255,17 @@ describe("ConversationState snapshot data", () => {
 });
 
 describe("ConversationState.replay (a resumed session's history, protocol §5)", () => {
-  const user = (i: number, text: string): Step => mockStep({ stepIndex: i, source: StepSource.User, target: StepTarget.Unknown, content: text });
+  const user = (i: number, text: string): Step =>
+    mockStep({ stepIndex: i, source: StepSource.User, target: StepTarget.Unknown, content: text });
 
   it("counts each SOURCE_USER step as a turn start", () => {
     const state = new ConversationState(0);
-    state.replay([user(0, "one"), mockStep({ stepIndex: 1, content: "a" }), user(2, "two"), mockStep({ stepIndex: 3, content: "b" })]);
+    state.replay([
+      user(0, "one"),
+      mockStep({ stepIndex: 1, content: "a" }),
+      user(2, "two"),
+      mockStep({ stepIndex: 3, content: "b" }),
+    ]);
     expect(state.turnCount()).toBe(2);
     expect(state.turnStartIndices()).toEqual([0, 2]);
   });
@@ -177,7 +278,13 @@ describe("ConversationState.replay (a resumed session's history, protocol §5)",
     state.startTurn(); // sent, but killed before the prompt step arrived
     const restored = new ConversationState(0);
     restored.restore(state.toData(emptyUsage()), emptyUsage(), true);
-    restored.replay([user(0, "one"), mockStep({ stepIndex: 1, content: "partial answer" }), user(2, "two"), mockStep({ stepIndex: 3, content: "b" }), user(4, "three")]);
+    restored.replay([
+      user(0, "one"),
+      mockStep({ stepIndex: 1, content: "partial answer" }),
+      user(2, "two"),
+      mockStep({ stepIndex: 3, content: "b" }),
+      user(4, "three"),
+    ]);
     expect(restored.history().map((s) => s.content)).toEqual(["one", "partial answer", "two", "b", "three"]);
     expect(restored.turnStartIndices()).toEqual([0, 2, 4]);
     expect(restored.turnCount()).toBe(3);
@@ -187,9 +294,20 @@ describe("ConversationState.replay (a resumed session's history, protocol §5)",
     const state = new ConversationState(0);
     state.replay([
       user(0, "go"),
-      mockStep({ stepIndex: 1, type: StepType.ToolCall, status: StepStatus.Active, toolCalls: [{ id: "c1", name: "run_command", args: {} }] }),
+      mockStep({
+        stepIndex: 1,
+        type: StepType.ToolCall,
+        status: StepStatus.Active,
+        toolCalls: [{ id: "c1", name: "run_command", args: {} }],
+      }),
       mockStep({ stepIndex: 2, content: "half", status: StepStatus.Active }),
-      mockStep({ stepIndex: 3, type: StepType.ToolCall, status: StepStatus.WaitingForUser, error: "confirmation lost", toolCalls: [{ id: "c3", name: "run_command", args: {} }] }),
+      mockStep({
+        stepIndex: 3,
+        type: StepType.ToolCall,
+        status: StepStatus.WaitingForUser,
+        error: "confirmation lost",
+        toolCalls: [{ id: "c3", name: "run_command", args: {} }],
+      }),
       mockStep({ stepIndex: 4, content: "done" }),
     ]);
     expect(state.history().map((s) => [s.status, s.error, s.content])).toEqual([

@@ -50,8 +50,24 @@ const STEP_TYPES = new Set<string>(Object.values(StepType));
 const STEP_SOURCES = new Set<string>(Object.values(StepSource));
 const STEP_TARGETS = new Set<string>(Object.values(StepTarget));
 const STEP_STATUSES = new Set<string>(Object.values(StepStatus));
-const USAGE_FIELDS = ["promptTokenCount", "candidatesTokenCount", "totalTokenCount", "cachedContentTokenCount", "thoughtsTokenCount"] as const;
-const STEP_STRINGS = ["id", "content", "contentDelta", "thinking", "thinkingDelta", "error", "cascadeId", "trajectoryId", "parentTrajectoryId"] as const;
+const USAGE_FIELDS = [
+  "promptTokenCount",
+  "candidatesTokenCount",
+  "totalTokenCount",
+  "cachedContentTokenCount",
+  "thoughtsTokenCount",
+] as const;
+const STEP_STRINGS = [
+  "id",
+  "content",
+  "contentDelta",
+  "thinking",
+  "thinkingDelta",
+  "error",
+  "cascadeId",
+  "trajectoryId",
+  "parentTrajectoryId",
+] as const;
 
 /**
  * Checks that `value` is a {@link ConversationSnapshot} this SDK can restore and returns it, typed.
@@ -66,32 +82,46 @@ const STEP_STRINGS = ["id", "content", "contentDelta", "thinking", "thinkingDelt
 export function parseConversationSnapshot(value: unknown): ConversationSnapshot {
   const root = record(value, "snapshot");
   if (root["format"] !== CONVERSATION_SNAPSHOT_FORMAT) {
-    invalid("format", `expected ${JSON.stringify(CONVERSATION_SNAPSHOT_FORMAT)}, got ${describe(root["format"])}: this is not a conversation snapshot`);
+    invalid(
+      "format",
+      `expected ${JSON.stringify(CONVERSATION_SNAPSHOT_FORMAT)}, got ${describe(root["format"])}: this is not a conversation snapshot`,
+    );
   }
   if (root["version"] !== CONVERSATION_SNAPSHOT_VERSION) {
     const newer = typeof root["version"] === "number" && root["version"] > CONVERSATION_SNAPSHOT_VERSION;
-    invalid("version", `this SDK reads version ${CONVERSATION_SNAPSHOT_VERSION}, got ${describe(root["version"])}${newer ? ": it was written by a newer SDK, upgrade to read it" : ""}`);
+    invalid(
+      "version",
+      `this SDK reads version ${CONVERSATION_SNAPSHOT_VERSION}, got ${describe(root["version"])}${newer ? ": it was written by a newer SDK, upgrade to read it" : ""}`,
+    );
   }
   const conversationId = root["conversationId"];
-  if (typeof conversationId !== "string" || conversationId === "") invalid("conversationId", `expected a non-empty string, got ${describe(conversationId)}`);
+  if (typeof conversationId !== "string" || conversationId === "")
+    invalid("conversationId", `expected a non-empty string, got ${describe(conversationId)}`);
   const steps = array(root["steps"], "steps");
   const ids = new Set<string>();
   const compactions: number[] = [];
   steps.forEach((step, i) => {
     checkStep(step, `steps[${i}]`);
     const { id, type } = step as Step;
-    if (ids.has(id)) invalid(`steps[${i}].id`, `${JSON.stringify(id)} appears twice; a history holds one entry per step id`);
+    if (ids.has(id))
+      invalid(`steps[${i}].id`, `${JSON.stringify(id)} appears twice; a history holds one entry per step id`);
     ids.add(id);
     if (type === StepType.Compaction) compactions.push(i);
   });
   const turnStarts = indices(root["turnStartIndices"], "turnStartIndices", steps.length);
   const turnCount = root["turnCount"];
   if (!isCount(turnCount) || turnCount < turnStarts.length) {
-    invalid("turnCount", `expected an integer >= ${turnStarts.length} (the retained turn starts), got ${describe(turnCount)}`);
+    invalid(
+      "turnCount",
+      `expected an integer >= ${turnStarts.length} (the retained turn starts), got ${describe(turnCount)}`,
+    );
   }
   const compactionIndices = indices(root["compactionIndices"], "compactionIndices", steps.length - 1);
   if (compactionIndices.join() !== compactions.join()) {
-    invalid("compactionIndices", `expected [${compactions.join(", ")}], the positions of the COMPACTION steps, got [${compactionIndices.join(", ")}]`);
+    invalid(
+      "compactionIndices",
+      `expected [${compactions.join(", ")}], the positions of the COMPACTION steps, got [${compactionIndices.join(", ")}]`,
+    );
   }
   const usage = record(root["usage"], "usage");
   checkUsage(usage["total"], "usage.total");
@@ -102,15 +132,19 @@ export function parseConversationSnapshot(value: unknown): ConversationSnapshot 
 
 function checkStep(value: unknown, at: string): void {
   const step = record(value, at);
-  for (const key of STEP_STRINGS) if (typeof step[key] !== "string") invalid(`${at}.${key}`, `expected a string, got ${describe(step[key])}`);
+  for (const key of STEP_STRINGS)
+    if (typeof step[key] !== "string") invalid(`${at}.${key}`, `expected a string, got ${describe(step[key])}`);
   if (step["id"] === "") invalid(`${at}.id`, "expected a non-empty string");
-  if (!isCount(step["stepIndex"])) invalid(`${at}.stepIndex`, `expected an integer >= 0, got ${describe(step["stepIndex"])}`);
-  if (!isCount(step["httpCode"])) invalid(`${at}.httpCode`, `expected an integer >= 0, got ${describe(step["httpCode"])}`);
+  if (!isCount(step["stepIndex"]))
+    invalid(`${at}.stepIndex`, `expected an integer >= 0, got ${describe(step["stepIndex"])}`);
+  if (!isCount(step["httpCode"]))
+    invalid(`${at}.httpCode`, `expected an integer >= 0, got ${describe(step["httpCode"])}`);
   oneOf(step["type"], STEP_TYPES, `${at}.type`);
   oneOf(step["source"], STEP_SOURCES, `${at}.source`);
   oneOf(step["target"], STEP_TARGETS, `${at}.target`);
   oneOf(step["status"], STEP_STATUSES, `${at}.status`);
-  if (typeof step["isCompleteResponse"] !== "boolean") invalid(`${at}.isCompleteResponse`, `expected a boolean, got ${describe(step["isCompleteResponse"])}`);
+  if (typeof step["isCompleteResponse"] !== "boolean")
+    invalid(`${at}.isCompleteResponse`, `expected a boolean, got ${describe(step["isCompleteResponse"])}`);
   array(step["toolCalls"], `${at}.toolCalls`).forEach((call, i) => checkToolCall(call, `${at}.toolCalls[${i}]`));
   if (step["usageMetadata"] !== undefined) checkUsage(step["usageMetadata"], `${at}.usageMetadata`);
 }
@@ -120,7 +154,8 @@ function checkToolCall(value: unknown, at: string): void {
   if (typeof call.id !== "string") invalid(`${at}.id`, `expected a string, got ${describe(call.id)}`);
   if (typeof call.name !== "string") invalid(`${at}.name`, `expected a string, got ${describe(call.name)}`);
   for (const key of ["canonicalPath", "serverName"] as const) {
-    if (call[key] !== undefined && typeof call[key] !== "string") invalid(`${at}.${key}`, `expected a string, got ${describe(call[key])}`);
+    if (call[key] !== undefined && typeof call[key] !== "string")
+      invalid(`${at}.${key}`, `expected a string, got ${describe(call[key])}`);
   }
 }
 
@@ -128,7 +163,8 @@ function checkUsage(value: unknown, at: string): void {
   const usage = record(value, at);
   for (const key of USAGE_FIELDS) {
     const n = usage[key];
-    if (typeof n !== "number" || !Number.isFinite(n) || n < 0) invalid(`${at}.${key}`, `expected a number >= 0, got ${describe(n)}`);
+    if (typeof n !== "number" || !Number.isFinite(n) || n < 0)
+      invalid(`${at}.${key}`, `expected a number >= 0, got ${describe(n)}`);
   }
 }
 
@@ -143,11 +179,13 @@ function indices(value: unknown, at: string, max: number): number[] {
 }
 
 function oneOf(value: unknown, allowed: ReadonlySet<string>, at: string): void {
-  if (typeof value !== "string" || !allowed.has(value)) invalid(at, `expected one of ${[...allowed].join(", ")}, got ${describe(value)}`);
+  if (typeof value !== "string" || !allowed.has(value))
+    invalid(at, `expected one of ${[...allowed].join(", ")}, got ${describe(value)}`);
 }
 
 function record(value: unknown, at: string): Record<string, unknown> {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) invalid(at, `expected an object, got ${describe(value)}`);
+  if (typeof value !== "object" || value === null || Array.isArray(value))
+    invalid(at, `expected an object, got ${describe(value)}`);
   return value as Record<string, unknown>;
 }
 
@@ -169,5 +207,7 @@ function describe(value: unknown): string {
 }
 
 function invalid(at: string, problem: string): never {
-  throw new SdkError(ErrorCode.InvalidArgument, `invalid conversation snapshot: ${at}: ${problem}`, { details: { at } });
+  throw new SdkError(ErrorCode.InvalidArgument, `invalid conversation snapshot: ${at}: ${problem}`, {
+    details: { at },
+  });
 }

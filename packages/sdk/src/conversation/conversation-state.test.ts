@@ -165,7 +165,12 @@ describe("ConversationState history", () => {
     state.endTurn({ usage: { ...emptyUsage(), totalTokenCount: 5 }, fromSteps: true });
     const total = { ...emptyUsage(), totalTokenCount: 40 };
     state.clear(total);
-    expect([state.history(), state.turnStartIndices(), state.compactionIndices(), state.turnCount()]).toEqual([[], [], [], 0]);
+    expect([state.history(), state.turnStartIndices(), state.compactionIndices(), state.turnCount()]).toEqual([
+      [],
+      [],
+      [],
+      0,
+    ]);
     expect(state.lastTurnUsage()).toBeUndefined();
     expect(state.totalUsage({ ...emptyUsage(), totalTokenCount: 52 }).totalTokenCount).toBe(12);
   });
@@ -187,11 +192,19 @@ describe("ConversationState history", () => {
         const r = rand();
         let step: Step | undefined;
         if (r < 0.45) {
-          step = mockStep({ stepIndex: next++, content: `s${op}`, status: rand() < 0.5 ? StepStatus.Active : StepStatus.Done });
+          step = mockStep({
+            stepIndex: next++,
+            content: `s${op}`,
+            status: rand() < 0.5 ? StepStatus.Active : StepStatus.Done,
+          });
         } else if (r < 0.7 && next > 0) {
           // Update of a recent step (it may have been trimmed away already).
           const index = Math.max(0, next - 1 - int(rand, Math.min(next, max > 0 ? max * 2 : 20)));
-          step = mockStep({ stepIndex: index, content: `u${op}`, ...(rand() < 0.1 ? { type: StepType.Compaction } : {}) });
+          step = mockStep({
+            stepIndex: index,
+            content: `u${op}`,
+            ...(rand() < 0.1 ? { type: StepType.Compaction } : {}),
+          });
         } else if (r < 0.78) {
           step = mockStep({ stepIndex: next++, type: StepType.Compaction });
         } else if (r < 0.995) {
@@ -212,7 +225,8 @@ describe("ConversationState history", () => {
         check(state.turnStartIndices(), model.rel(model.turnStarts), `run ${run} op ${op}: turn starts`);
         check(state.compactionIndices(), model.rel(model.compactions), `run ${run} op ${op}: compactions`);
         if (state.turnCount() !== model.turns) expect(state.turnCount()).toBe(model.turns);
-        for (const i of state.compactionIndices()) if (history[i]?.type !== StepType.Compaction) expect(history[i]?.type).toBe(StepType.Compaction);
+        for (const i of state.compactionIndices())
+          if (history[i]?.type !== StepType.Compaction) expect(history[i]?.type).toBe(StepType.Compaction);
         // Surviving indices point at the step (by id) they pointed at before this operation.
         const afterTurns = idsAt(history, state.turnStartIndices());
         const afterCompactions = idsAt(history, state.compactionIndices());

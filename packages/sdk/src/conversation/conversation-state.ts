@@ -11,7 +11,13 @@ export const CANCELLED_STEP_ERROR = "(cancelled)";
 
 /** `step` closed because it can no longer finish (seed 002): ERROR, its error kept or `(cancelled)`, no delta. */
 export function closedAsCancelled(step: Step): Step {
-  return { ...step, status: StepStatus.Error, error: step.error || CANCELLED_STEP_ERROR, contentDelta: "", thinkingDelta: "" };
+  return {
+    ...step,
+    status: StepStatus.Error,
+    error: step.error || CANCELLED_STEP_ERROR,
+    contentDelta: "",
+    thinkingDelta: "",
+  };
 }
 
 /** The part of a {@link ConversationSnapshot} the state owns (all of it but the header and id). */
@@ -194,7 +200,10 @@ export class ConversationState {
    * to the state never reach it. `connectionTotal` is the connection's `usage.total` now.
    */
   toData(connectionTotal: UsageMetadata): ConversationStateData {
-    const usage: ConversationStateData["usage"] = { total: this.totalUsage(connectionTotal), harnessTotal: copyUsage(connectionTotal) };
+    const usage: ConversationStateData["usage"] = {
+      total: this.totalUsage(connectionTotal),
+      harnessTotal: copyUsage(connectionTotal),
+    };
     if (this.#lastTurn !== undefined) usage.lastTurn = copyUsage(this.#lastTurn);
     return {
       steps: JSON.parse(JSON.stringify(this.#steps.toArray())) as Step[],
@@ -217,7 +226,8 @@ export class ConversationState {
     // Recorded like live steps, so every index (and any trimming) follows the one rule of record().
     let nextStart = 0;
     const startTurnsAt = (index: number): void => {
-      for (; nextStart < data.turnStartIndices.length && data.turnStartIndices[nextStart] === index; nextStart++) this.startTurn();
+      for (; nextStart < data.turnStartIndices.length && data.turnStartIndices[nextStart] === index; nextStart++)
+        this.startTurn();
     };
     steps.forEach((step, index) => {
       startTurnsAt(index);
@@ -243,7 +253,8 @@ export class ConversationState {
       const isNew = !this.#positionById.has(step.id);
       const position = this.#firstAbs + this.#steps.length;
       // A turn already started at this position (sent, its prompt step not recorded yet) is that turn.
-      if (isNew && step.source === StepSource.User && this.#turnStarts.at(this.#turnStarts.length - 1) !== position) this.startTurn();
+      if (isNew && step.source === StepSource.User && this.#turnStarts.at(this.#turnStarts.length - 1) !== position)
+        this.startTurn();
       this.record(step);
     }
     this.closeUnfinished();

@@ -24,7 +24,10 @@ const contents = (steps: Step[]): string[] => steps.map((s) => s.content);
 
 describe("turns nobody reads", () => {
   it("a send() never read is recorded before the next send() (history shows the first reply, turnCount 2)", async () => {
-    const { conversation } = setup([{ steps: [{ content: "first reply" }], delayMs: 3 }, { steps: [{ content: "second reply" }] }]);
+    const { conversation } = setup([
+      { steps: [{ content: "first reply" }], delayMs: 3 },
+      { steps: [{ content: "second reply" }] },
+    ]);
     await conversation.send("one");
     await conversation.send("two");
     await conversation.cancel(); // no-op once over; here it waits for nothing
@@ -36,7 +39,10 @@ describe("turns nobody reads", () => {
 
   it("a turn the harness starts on its own (a trigger's) is recorded and counted", async () => {
     const { connection, conversation } = setup([{ steps: [{ content: "answer" }] }]);
-    connection.startTurn({ steps: [{ source: StepSource.User, content: "[automated trigger] ping" }, { content: "pong" }], usage: { totalTokenCount: 4 } });
+    connection.startTurn({
+      steps: [{ source: StepSource.User, content: "[automated trigger] ping" }, { content: "pong" }],
+      usage: { totalTokenCount: 4 },
+    });
     expect(await conversation.chatToCompletion("question")).toMatchObject({ text: "answer" });
     expect(contents(await conversation.history())).toEqual(["[automated trigger] ping", "pong", "answer"]);
     expect(await conversation.turnCount()).toBe(2);
@@ -45,7 +51,10 @@ describe("turns nobody reads", () => {
   });
 
   it("turns() yields every turn as it starts, the running one first, a trigger's included", async () => {
-    const { connection, conversation } = setup([{ steps: [{ content: "a" }], delayMs: 5 }, { steps: [{ content: "c" }] }]);
+    const { connection, conversation } = setup([
+      { steps: [{ content: "a" }], delayMs: 5 },
+      { steps: [{ content: "c" }] },
+    ]);
     const sent = conversation.chat("one");
     await new Promise((resolve) => setTimeout(resolve, 1));
     const controller = new AbortController();
@@ -70,7 +79,10 @@ describe("turns nobody reads", () => {
 describe("late updates", () => {
   it("an update after the turn ended updates that step in history and never reaches the next turn", async () => {
     const { conversation } = setup([
-      { steps: [{ stepIndex: 1, contentDelta: "Hel", status: StepStatus.Active }], lateSteps: [{ stepIndex: 1, contentDelta: "lo" }] },
+      {
+        steps: [{ stepIndex: 1, contentDelta: "Hel", status: StepStatus.Active }],
+        lateSteps: [{ stepIndex: 1, contentDelta: "lo" }],
+      },
       { steps: [{ stepIndex: 2, content: "next" }] },
     ]);
     const first = await conversation.chatToCompletion("one");
@@ -89,7 +101,9 @@ describe("late updates", () => {
 
 describe("views", () => {
   it("several views of one turn read at once, each from the start, whenever they begin", async () => {
-    const { conversation } = setup([{ steps: [{ thinking: "hmm" }, { content: "Hi" }, { content: " there" }], delayMs: 2 }]);
+    const { conversation } = setup([
+      { steps: [{ thinking: "hmm" }, { content: "Hi" }, { content: " there" }], delayMs: 2 },
+    ]);
     const stream = conversation.chat("hello");
     const chunks = collect(stream);
     const again = collect(stream);
@@ -112,7 +126,9 @@ describe("views", () => {
   });
 
   it("leaving a view early never stops the recording", async () => {
-    const { connection, conversation } = setup([{ steps: [{ content: "a" }, { content: "b" }, { content: "c" }], delayMs: 2 }]);
+    const { connection, conversation } = setup([
+      { steps: [{ content: "a" }, { content: "b" }, { content: "c" }], delayMs: 2 },
+    ]);
     const stream = conversation.chat("go");
     for await (const _ of stream) break;
     for await (const _ of stream.events()) break;
@@ -128,11 +144,30 @@ describe("views", () => {
         steps: [
           { stepIndex: 1, toolCalls: [call], status: StepStatus.Active },
           { id: "c1", stepIndex: 50_000, target: StepTarget.Environment, toolCalls: [call], status: StepStatus.Active },
-          { id: "c1", stepIndex: 50_000, target: StepTarget.Environment, toolCalls: [{ ...call, args: { sum: 1 } }], status: StepStatus.Done },
+          {
+            id: "c1",
+            stepIndex: 50_000,
+            target: StepTarget.Environment,
+            toolCalls: [{ ...call, args: { sum: 1 } }],
+            status: StepStatus.Done,
+          },
           { stepIndex: 1, toolCalls: [call], status: StepStatus.Done },
-          { stepIndex: 2, toolCalls: [{ id: "r1", name: "run_command", args: { command_line: "ls" } }], status: StepStatus.WaitingForUser },
-          { stepIndex: 2, toolCalls: [{ id: "r1", name: "run_command", args: { command_line: "ls" } }], status: StepStatus.WaitingForUser },
-          { stepIndex: 2, toolCalls: [{ id: "r1", name: "run_command", args: { command_line: "ls" } }], status: StepStatus.Error, error: "denied by the user" },
+          {
+            stepIndex: 2,
+            toolCalls: [{ id: "r1", name: "run_command", args: { command_line: "ls" } }],
+            status: StepStatus.WaitingForUser,
+          },
+          {
+            stepIndex: 2,
+            toolCalls: [{ id: "r1", name: "run_command", args: { command_line: "ls" } }],
+            status: StepStatus.WaitingForUser,
+          },
+          {
+            stepIndex: 2,
+            toolCalls: [{ id: "r1", name: "run_command", args: { command_line: "ls" } }],
+            status: StepStatus.Error,
+            error: "denied by the user",
+          },
           { stepIndex: 3, content: "done" },
         ],
         usage: { totalTokenCount: 12 },
@@ -140,12 +175,31 @@ describe("views", () => {
       },
     ]);
     const events = await collect(conversation.chat("go").events());
-    expect(events.map((e) => e.type)).toEqual(["toolCall", "toolResult", "toolCall", "permissionRequest", "toolError", "text", "usage", "turnComplete"]);
+    expect(events.map((e) => e.type)).toEqual([
+      "toolCall",
+      "toolResult",
+      "toolCall",
+      "permissionRequest",
+      "toolError",
+      "text",
+      "usage",
+      "turnComplete",
+    ]);
     expect(events[1]).toMatchObject({ type: "toolResult", toolCall: call, result: { sum: 1 } });
-    expect(events[3]).toMatchObject({ type: "permissionRequest", toolCall: { id: "r1" }, trajectoryId: "mock-conversation", stepIndex: 2 });
+    expect(events[3]).toMatchObject({
+      type: "permissionRequest",
+      toolCall: { id: "r1" },
+      trajectoryId: "mock-conversation",
+      stepIndex: 2,
+    });
     expect(events[4]).toMatchObject({ type: "toolError", toolCall: { id: "r1" }, error: "denied by the user" });
     expect(events[6]).toEqual({ type: "usage", usage: expect.objectContaining({ totalTokenCount: 12 }) });
-    expect(events[7]).toEqual({ type: "turnComplete", turnIndex: 0, stopReason: "MAX_TOOL_CALLS_EXCEEDED", usage: expect.objectContaining({ totalTokenCount: 12 }) });
+    expect(events[7]).toEqual({
+      type: "turnComplete",
+      turnIndex: 0,
+      stopReason: "MAX_TOOL_CALLS_EXCEEDED",
+      usage: expect.objectContaining({ totalTokenCount: 12 }),
+    });
   });
 
   it("toReadableStream(): UTF-8 server-sent events, one per event, ending after turnComplete", async () => {
@@ -167,7 +221,9 @@ describe("views", () => {
       { steps: [{ content: "y" }], untilHalted: true },
     ]);
     const failing = conversation.chat("   ").toReadableStream();
-    expect(await new Response(failing).text()).toMatch(/^id: 0\nevent: error\ndata: \{"type":"error","code":"InvalidArgument","message":".+"\}\n\n$/);
+    expect(await new Response(failing).text()).toMatch(
+      /^id: 0\nevent: error\ndata: \{"type":"error","code":"InvalidArgument","message":".+"\}\n\n$/,
+    );
     const stream = conversation.chat("go");
     const reader = stream.toReadableStream().getReader();
     expect(new TextDecoder().decode((await reader.read()).value)).toContain("event: text");
@@ -189,7 +245,11 @@ describe("views", () => {
     })();
     const stream = conversation.chat("go");
     await watching;
-    const [a, b, c] = await Promise.all([collect(stream.steps()), collect((watched as ChatStream).steps()), collect(conversation.receiveSteps())]);
+    const [a, b, c] = await Promise.all([
+      collect(stream.steps()),
+      collect((watched as ChatStream).steps()),
+      collect(conversation.receiveSteps()),
+    ]);
     expect(contents(a)).toEqual(["one", "two"]);
     expect(b).toEqual(a);
     expect(c).toEqual(a);

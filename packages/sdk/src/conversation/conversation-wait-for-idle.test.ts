@@ -1,7 +1,11 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { Agent } from "../agent/agent.js";
 import { ErrorCode, SdkError } from "../errors.js";
-import { createFakeHarnessTransport, type FakeHarness, type FakeHarnessTransport } from "../transport/in-memory-harness.js";
+import {
+  createFakeHarnessTransport,
+  type FakeHarness,
+  type FakeHarnessTransport,
+} from "../transport/in-memory-harness.js";
 import { StepUpdate_Source, StepUpdate_State, StepUpdate_Target, TrajectoryStateUpdate_State } from "../wire/index.js";
 import { deferred } from "@antigravity-ts/test-kit";
 
@@ -17,7 +21,16 @@ afterEach(async () => {
 });
 
 function reply(harness: FakeHarness, index: number, text: string): void {
-  harness.step({ trajectoryId: T, cascadeId: T, stepIndex: index, state: StepUpdate_State.DONE, source: StepUpdate_Source.MODEL, target: StepUpdate_Target.USER, text, textDelta: text });
+  harness.step({
+    trajectoryId: T,
+    cascadeId: T,
+    stepIndex: index,
+    state: StepUpdate_State.DONE,
+    source: StepUpdate_Source.MODEL,
+    target: StepUpdate_Target.USER,
+    text,
+    textDelta: text,
+  });
 }
 
 async function start(script: (harness: FakeHarness) => Promise<void>) {
@@ -51,7 +64,9 @@ describe("Conversation.waitForIdle", () => {
     const stream = conversation.chat("go");
     for await (const step of stream.steps()) if (step.content === "working") break;
     let resolved = 0;
-    const waiters = [conversation.waitForIdle(), conversation.waitForIdle({ timeoutMs: 10_000 })].map((w) => w.then(() => (resolved += 1)));
+    const waiters = [conversation.waitForIdle(), conversation.waitForIdle({ timeoutMs: 10_000 })].map((w) =>
+      w.then(() => (resolved += 1)),
+    );
     // The turn is held by the harness: a round trip through the event loop settles nothing.
     await new Promise((resolve) => setTimeout(resolve, 0));
     expect(resolved).toBe(0);

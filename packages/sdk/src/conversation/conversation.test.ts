@@ -13,7 +13,11 @@ async function collect<T>(iterable: AsyncIterable<T>): Promise<T[]> {
 }
 
 const call = (id: string, name = "run_command"): ToolCall => ({ id, name, args: { command: "ls" } });
-const usage = (total: number, prompt = 0): UsageMetadata => ({ ...emptyUsage(), totalTokenCount: total, promptTokenCount: prompt });
+const usage = (total: number, prompt = 0): UsageMetadata => ({
+  ...emptyUsage(),
+  totalTokenCount: total,
+  promptTokenCount: prompt,
+});
 
 function conversationOf(turns: MockTurn[], maxHistorySize?: number) {
   const connection = createMockConnection({ turns });
@@ -33,7 +37,12 @@ describe("Conversation.chat", () => {
           { stepIndex: 3, toolCalls: [call("c1")], status: StepStatus.Active },
           { stepIndex: 3, toolCalls: [call("c1")], status: StepStatus.Done },
           { stepIndex: 4, toolCalls: [call(""), call("")] },
-          { stepIndex: SYNTHETIC_STEP_INDEX_BASE, target: StepTarget.Environment, contentDelta: "lookup", toolCalls: [call("c2")] },
+          {
+            stepIndex: SYNTHETIC_STEP_INDEX_BASE,
+            target: StepTarget.Environment,
+            contentDelta: "lookup",
+            toolCalls: [call("c2")],
+          },
           { stepIndex: 5, source: "USER", contentDelta: "user echo" },
         ],
       },
@@ -51,13 +60,19 @@ describe("Conversation.chat", () => {
   });
 
   it("de-duplicates tool calls per stream, not across turns", async () => {
-    const { conversation } = conversationOf([{ steps: [{ toolCalls: [call("same")] }] }, { steps: [{ toolCalls: [call("same")] }] }]);
+    const { conversation } = conversationOf([
+      { steps: [{ toolCalls: [call("same")] }] },
+      { steps: [{ toolCalls: [call("same")] }] },
+    ]);
     expect((await collect(conversation.chat("one"))).length).toBe(1);
     expect((await collect(conversation.chat("two"))).length).toBe(1);
   });
 
   it("sends at once, read or not; a blank prompt fails every view with InvalidArgument and sends nothing", async () => {
-    const { connection, conversation } = conversationOf([{ steps: [{ content: "unread" }] }, { steps: [{ content: "next" }] }]);
+    const { connection, conversation } = conversationOf([
+      { steps: [{ content: "unread" }] },
+      { steps: [{ content: "next" }] },
+    ]);
     conversation.chat("hello"); // never read
     expect((await conversation.chatToCompletion("again")).text).toBe("next");
     expect(connection.sent.prompts).toEqual(["hello", "again"]);
@@ -117,7 +132,13 @@ describe("Conversation state", () => {
       {
         steps: [
           { stepIndex: 1, contentDelta: "a", status: StepStatus.Active },
-          { id: "tool-1", stepIndex: SYNTHETIC_STEP_INDEX_BASE, target: StepTarget.Environment, toolCalls: [call("tool-1", "lookup")], status: StepStatus.Active },
+          {
+            id: "tool-1",
+            stepIndex: SYNTHETIC_STEP_INDEX_BASE,
+            target: StepTarget.Environment,
+            toolCalls: [call("tool-1", "lookup")],
+            status: StepStatus.Active,
+          },
           { id: "tool-1", status: StepStatus.Done },
           { stepIndex: 1, contentDelta: "b" },
         ],
@@ -141,14 +162,19 @@ describe("Conversation state", () => {
   });
 
   it("records compaction indices (§15)", async () => {
-    const { conversation } = conversationOf([{ steps: [{ content: "a" }, { type: StepType.Compaction }, { content: "b" }] }, { steps: [{ type: StepType.Compaction }] }]);
+    const { conversation } = conversationOf([
+      { steps: [{ content: "a" }, { type: StepType.Compaction }, { content: "b" }] },
+      { steps: [{ type: StepType.Compaction }] },
+    ]);
     await conversation.chatToCompletion("one");
     await conversation.chatToCompletion("two");
     expect(await conversation.compactionIndices()).toEqual([1, 3]);
   });
 
   it("lastResponse is the last complete response, '' before any", async () => {
-    const { conversation } = conversationOf([{ steps: [{ content: "first" }, { content: "draft", status: StepStatus.Active }, { thinking: "t" }] }]);
+    const { conversation } = conversationOf([
+      { steps: [{ content: "first" }, { content: "draft", status: StepStatus.Active }, { thinking: "t" }] },
+    ]);
     expect(await conversation.lastResponse()).toBe("");
     await conversation.chatToCompletion("go");
     expect(await conversation.lastResponse()).toBe("first");
@@ -184,7 +210,10 @@ describe("Conversation state", () => {
   });
 
   it("delegates conversationId, isIdle and connection", async () => {
-    const connection = createMockConnection({ conversationId: "c-9", turns: [{ steps: [{ content: "x" }], delayMs: 5 }] });
+    const connection = createMockConnection({
+      conversationId: "c-9",
+      turns: [{ steps: [{ content: "x" }], delayMs: 5 }],
+    });
     const conversation = new Conversation(connection);
     expect(conversation.conversationId).toBe("c-9");
     expect(conversation.connection).toBe(connection);
@@ -196,7 +225,10 @@ describe("Conversation state", () => {
   });
 
   it("send + receiveSteps / receiveChunks work as the raw API", async () => {
-    const { conversation } = conversationOf([{ steps: [{ content: "one" }] }, { steps: [{ thinking: "t", content: "two" }] }]);
+    const { conversation } = conversationOf([
+      { steps: [{ content: "one" }] },
+      { steps: [{ thinking: "t", content: "two" }] },
+    ]);
     await conversation.send("a");
     const steps = await collect(conversation.receiveSteps());
     expect(steps.map((s) => s.content)).toEqual(["one"]);
@@ -274,7 +306,14 @@ describe("Conversation maxHistorySize", () => {
   });
 
   it("trims from the front, dropping turn starts that fall off", async () => {
-    const { conversation } = conversationOf([{ steps: [{ content: "a" }, { content: "b" }] }, { steps: [{ content: "c" }, { type: StepType.Compaction }] }, { steps: [{ content: "e" }] }], 3);
+    const { conversation } = conversationOf(
+      [
+        { steps: [{ content: "a" }, { content: "b" }] },
+        { steps: [{ content: "c" }, { type: StepType.Compaction }] },
+        { steps: [{ content: "e" }] },
+      ],
+      3,
+    );
     for (const p of ["1", "2", "3"]) await conversation.chatToCompletion(p);
     const history = await conversation.history();
     expect(history.map((s) => s.stepIndex)).toEqual([2, 3, 4]);
@@ -285,8 +324,12 @@ describe("Conversation maxHistorySize", () => {
 
   it("rejects a negative or fractional size", () => {
     const connection = createMockConnection();
-    expect(() => new Conversation(connection, { maxHistorySize: -1 })).toThrow(expect.objectContaining({ code: ErrorCode.InvalidArgument }));
-    expect(() => new Conversation(connection, { maxHistorySize: 1.5 })).toThrow(expect.objectContaining({ code: ErrorCode.InvalidArgument }));
+    expect(() => new Conversation(connection, { maxHistorySize: -1 })).toThrow(
+      expect.objectContaining({ code: ErrorCode.InvalidArgument }),
+    );
+    expect(() => new Conversation(connection, { maxHistorySize: 1.5 })).toThrow(
+      expect.objectContaining({ code: ErrorCode.InvalidArgument }),
+    );
   });
 
   it("property: over random turns, turn starts keep pointing at each turn's first step", async () => {
@@ -300,7 +343,9 @@ describe("Conversation maxHistorySize", () => {
       const turns: MockTurn[] = [];
       for (let t = 0; t < 8; t++) {
         const count = Math.floor(rand() * 6);
-        turns.push({ steps: Array.from({ length: count }, () => (rand() < 0.2 ? { type: StepType.Compaction } : { content: "s" })) });
+        turns.push({
+          steps: Array.from({ length: count }, () => (rand() < 0.2 ? { type: StepType.Compaction } : { content: "s" })),
+        });
       }
       const { conversation } = conversationOf(turns, max);
       const firstIds: (string | undefined)[] = [];

@@ -96,7 +96,10 @@ export class Conversation<Output = unknown> implements AsyncDisposable {
   constructor(connection: Connection, options: ConversationOptions<Output> = {}) {
     const max = options.maxHistorySize ?? DEFAULT_MAX_HISTORY_SIZE;
     if (!Number.isSafeInteger(max) || max < 0) {
-      throw new SdkError(ErrorCode.InvalidArgument, `maxHistorySize must be an integer >= 0 (0 = unlimited), got ${String(max)}`);
+      throw new SdkError(
+        ErrorCode.InvalidArgument,
+        `maxHistorySize must be an integer >= 0 (0 = unlimited), got ${String(max)}`,
+      );
     }
     this.connection = connection;
     this.#state = new ConversationState(max);
@@ -110,7 +113,10 @@ export class Conversation<Output = unknown> implements AsyncDisposable {
       continuationSecret: options.continuationSecret,
       ended: options.onTurnEnded,
     };
-    this.#saver = options.store === undefined ? undefined : new SnapshotSaver({ store: options.store, onSaveError: options.onSaveError }, () => this.snapshot());
+    this.#saver =
+      options.store === undefined
+        ? undefined
+        : new SnapshotSaver({ store: options.store, onSaveError: options.onSaveError }, () => this.snapshot());
     // §5: a resumed session starts with the steps the harness replayed (its prompts count as turns).
     this.#state.replay(connection.initialHistory);
     connection.observeTurns({ turnStarted: (turn) => this.#onTurn(turn) });
@@ -173,7 +179,8 @@ export class Conversation<Output = unknown> implements AsyncDisposable {
     const stream = new ChatStream<Output>(started, controller, this.#host);
     if (link !== undefined) {
       const linked = link;
-      if (!linked.signal.aborted) linked.signal.addEventListener("abort", () => void stream.abort(abortError(linked.signal)), { once: true });
+      if (!linked.signal.aborted)
+        linked.signal.addEventListener("abort", () => void stream.abort(abortError(linked.signal)), { once: true });
       started.then((pump) => pump.turn.over()).then(linked.dispose, linked.dispose);
     }
     return stream;
@@ -255,7 +262,9 @@ export class Conversation<Output = unknown> implements AsyncDisposable {
   history(options?: HistoryOptions): Promise<Step[]> {
     const last = options?.last;
     if (last !== undefined && (!Number.isSafeInteger(last) || last < 0)) {
-      return Promise.reject(new SdkError(ErrorCode.InvalidArgument, `history({ last }) takes an integer >= 0, got ${String(last)}`));
+      return Promise.reject(
+        new SdkError(ErrorCode.InvalidArgument, `history({ last }) takes an integer >= 0, got ${String(last)}`),
+      );
     }
     return this.#lock.runExclusive(() => this.#state.history(last));
   }
@@ -320,7 +329,11 @@ export class Conversation<Output = unknown> implements AsyncDisposable {
    * run after every turn). Rejects with the store's `SdkError`; `FailedPrecondition` without a store.
    */
   async save(): Promise<void> {
-    if (this.#saver === undefined) throw new SdkError(ErrorCode.FailedPrecondition, "this conversation has no store: pass `store` in its options (or use Conversation.load)");
+    if (this.#saver === undefined)
+      throw new SdkError(
+        ErrorCode.FailedPrecondition,
+        "this conversation has no store: pass `store` in its options (or use Conversation.load)",
+      );
     await this.#saver.save();
   }
 
@@ -334,7 +347,11 @@ export class Conversation<Output = unknown> implements AsyncDisposable {
    * @example
    * const conversation = Conversation.restore(connection, JSON.parse(saved));
    */
-  static restore<Output = unknown>(connection: Connection, snapshot: ConversationSnapshot, options: ConversationOptions<Output> = {}): Conversation<Output> {
+  static restore<Output = unknown>(
+    connection: Connection,
+    snapshot: ConversationSnapshot,
+    options: ConversationOptions<Output> = {},
+  ): Conversation<Output> {
     const conversation = new Conversation<Output>(connection, options);
     restoreSnapshot(conversation.#state, connection, snapshot);
     return conversation;
@@ -347,9 +364,14 @@ export class Conversation<Output = unknown> implements AsyncDisposable {
    * @example
    * const conversation = await Conversation.load(connection, { store: createMemoryConversationStore() });
    */
-  static async load<Output = unknown>(connection: Connection, options: ConversationOptions<Output> & { store: ConversationStore }): Promise<Conversation<Output>> {
+  static async load<Output = unknown>(
+    connection: Connection,
+    options: ConversationOptions<Output> & { store: ConversationStore },
+  ): Promise<Conversation<Output>> {
     const snapshot = connection.conversationId === "" ? undefined : await options.store.load(connection.conversationId);
-    return snapshot === undefined ? new Conversation(connection, options) : Conversation.restore(connection, snapshot, options);
+    return snapshot === undefined
+      ? new Conversation(connection, options)
+      : Conversation.restore(connection, snapshot, options);
   }
 
   /**
@@ -398,7 +420,10 @@ export class Conversation<Output = unknown> implements AsyncDisposable {
       const turn = await sent;
       const pump = this.#pumps.get(turn);
       if (pump === undefined)
-        throw new SdkError(ErrorCode.Internal, "the connection sent the prompt but reported no turn for it: a Connection must report each turn to its observer (observeTurns) before send() resolves");
+        throw new SdkError(
+          ErrorCode.Internal,
+          "the connection sent the prompt but reported no turn for it: a Connection must report each turn to its observer (observeTurns) before send() resolves",
+        );
       return pump;
     } catch (error) {
       throw SdkError.from(error);
@@ -416,7 +441,13 @@ export class Conversation<Output = unknown> implements AsyncDisposable {
     try {
       const pump = this.#latest;
       if (pump === undefined || pump.turn.settled) return;
-      pump.cancel(new SdkError(ErrorCode.Canceled, remove ? "the turn was cancelled by cancelIncludingUser()" : "the turn was cancelled by cancel()"), remove);
+      pump.cancel(
+        new SdkError(
+          ErrorCode.Canceled,
+          remove ? "the turn was cancelled by cancelIncludingUser()" : "the turn was cancelled by cancel()",
+        ),
+        remove,
+      );
       await raceSignal(pump.turn.over(), link.signal);
     } finally {
       link.dispose();

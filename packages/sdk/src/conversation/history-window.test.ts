@@ -89,9 +89,16 @@ function randomStep(rand: () => number, n: number, recorded: Step[], openCalls: 
   }
   if (r < 0.65 && openCalls.length > 0) {
     const id = openCalls.splice(int(rand, openCalls.length), 1)[0] as string;
-    return mockStep({ id, target: StepTarget.Environment, toolCalls: [{ id, name: "lookup", args: { result: n } }] }, { trajectoryId: "t", stepIndex: 50_000 + n }); // its result
+    return mockStep(
+      { id, target: StepTarget.Environment, toolCalls: [{ id, name: "lookup", args: { result: n } }] },
+      { trajectoryId: "t", stepIndex: 50_000 + n },
+    ); // its result
   }
-  if (r < 0.75) return mockStep({ toolCalls: [{ id: `t:${n}`, name: "list_directory", args: {} }] }, { trajectoryId: "t", stepIndex: n }); // call and result in one step
+  if (r < 0.75)
+    return mockStep(
+      { toolCalls: [{ id: `t:${n}`, name: "list_directory", args: {} }] },
+      { trajectoryId: "t", stepIndex: n },
+    ); // call and result in one step
   return mockStep({ content: `text ${n}` }, { trajectoryId: "t", stepIndex: n });
 }
 
@@ -148,7 +155,9 @@ describe("history windows and tool calls (seed 002)", () => {
               .slice(0, state.length - window.length)
               .flatMap((s) => s.toolCalls.map((c) => c.id)),
           );
-          expect(window.flatMap((s) => s.toolCalls.map((c) => c.id)).filter((c) => c !== "" && before.has(c))).toEqual([]);
+          expect(window.flatMap((s) => s.toolCalls.map((c) => c.id)).filter((c) => c !== "" && before.has(c))).toEqual(
+            [],
+          );
         }
       }
     }

@@ -20,7 +20,10 @@ export interface PausedTurn {
  * the turn's tool calls of the main trajectory in order, up to the awaited one, with results for
  * those that finished. Signed with `secret` (the agent's `continuationSecret`) when given.
  */
-export async function continuationOf(turn: PausedTurn, secret?: ContinuationSecret): Promise<{ toolCall: ToolCall; continuation: Continuation }> {
+export async function continuationOf(
+  turn: PausedTurn,
+  secret?: ContinuationSecret,
+): Promise<{ toolCall: ToolCall; continuation: Continuation }> {
   const { paused } = turn;
   const pendingToolCalls: PendingToolCall[] = [];
   const completedResults: ToolResult[] = [];
@@ -28,15 +31,31 @@ export async function continuationOf(turn: PausedTurn, secret?: ContinuationSecr
     const call = step.toolCalls[0];
     if (call === undefined || step.trajectoryId !== paused.trajectoryId || step.stepIndex > paused.stepIndex) continue;
     const awaited = step.stepIndex === paused.stepIndex;
-    pendingToolCalls.push({ id: awaited ? paused.toolCall.id : call.id, name: call.name, args: call.args ?? null, trajectoryId: step.trajectoryId, stepIndex: step.stepIndex });
+    pendingToolCalls.push({
+      id: awaited ? paused.toolCall.id : call.id,
+      name: call.name,
+      args: call.args ?? null,
+      trajectoryId: step.trajectoryId,
+      stepIndex: step.stepIndex,
+    });
     if (awaited) continue;
     if (step.status === StepStatus.Done) completedResults.push({ id: call.id, name: call.name, result: step.content });
-    else if (step.status === StepStatus.Error || step.status === StepStatus.Canceled || step.status === StepStatus.TerminalError)
+    else if (
+      step.status === StepStatus.Error ||
+      step.status === StepStatus.Canceled ||
+      step.status === StepStatus.TerminalError
+    )
       completedResults.push({ id: call.id, name: call.name, error: step.error });
   }
   let awaitingIndex = pendingToolCalls.findIndex((call) => call.stepIndex === paused.stepIndex);
   if (awaitingIndex < 0) {
-    pendingToolCalls.push({ id: paused.toolCall.id, name: paused.toolCall.name, args: paused.toolCall.args ?? null, trajectoryId: paused.trajectoryId, stepIndex: paused.stepIndex });
+    pendingToolCalls.push({
+      id: paused.toolCall.id,
+      name: paused.toolCall.name,
+      args: paused.toolCall.args ?? null,
+      trajectoryId: paused.trajectoryId,
+      stepIndex: paused.stepIndex,
+    });
     awaitingIndex = pendingToolCalls.length - 1;
   }
   const continuation: Continuation = {
@@ -54,5 +73,8 @@ export async function continuationOf(turn: PausedTurn, secret?: ContinuationSecr
       createdAt: new Date().toISOString(),
     },
   };
-  return { toolCall: paused.toolCall, continuation: secret === undefined ? continuation : await signContinuation(continuation, secret) };
+  return {
+    toolCall: paused.toolCall,
+    continuation: secret === undefined ? continuation : await signContinuation(continuation, secret),
+  };
 }

@@ -2,7 +2,14 @@
 // shown; the `@ts-expect-error` lines are misuses that must not compile. Checked by
 // `tsc -p packages/sdk/tsconfig.test.json`; never executed.
 import { Conversation, DEFAULT_MAX_HISTORY_SIZE, ErrorCode, SdkError, StepType } from "@antigravity-ts/sdk";
-import type { ChatResponse, Connection, ConversationOptions, Step, StreamChunk, UsageMetadata } from "@antigravity-ts/sdk";
+import type {
+  ChatResponse,
+  Connection,
+  ConversationOptions,
+  Step,
+  StreamChunk,
+  UsageMetadata,
+} from "@antigravity-ts/sdk";
 import { createMockConnection, mockStep } from "@antigravity-ts/sdk/testing";
 import type { MockConnection, MockTurn } from "@antigravity-ts/sdk/testing";
 
@@ -61,12 +68,16 @@ async function notSyncIterable(): Promise<void> {
   conversation.chat();
   // @ts-expect-error timeoutMs is a number of milliseconds
   conversation.chat("x", { timeoutMs: "5s" });
-  conversation.chat([{ text: "Describe this" }, { media: { mimeType: "image/png", data: new Uint8Array() } }], { timeoutMs: 30_000 });
+  conversation.chat([{ text: "Describe this" }, { media: { mimeType: "image/png", data: new Uint8Array() } }], {
+    timeoutMs: 30_000,
+  });
 }
 
 // chat_to_completion
 async function completion(): Promise<void> {
-  const response: ChatResponse = await conversation.chatToCompletion("What is 2 + 2?", { signal: AbortSignal.timeout(60_000) });
+  const response: ChatResponse = await conversation.chatToCompletion("What is 2 + 2?", {
+    signal: AbortSignal.timeout(60_000),
+  });
   print(`Response: ${response.text}`);
   print(`Thinking: ${response.thinking}`);
   print(`Steps: ${response.steps.length}`);
@@ -86,7 +97,9 @@ async function state(): Promise<void> {
   print(`Total steps: ${history.length}`);
   print(`Turns completed: ${await conversation.turnCount()}`);
   const total: UsageMetadata = await conversation.totalUsage();
-  print(`Session tokens: ${total.promptTokenCount} prompt, ${total.candidatesTokenCount} generated, ${total.totalTokenCount} total`);
+  print(
+    `Session tokens: ${total.promptTokenCount} prompt, ${total.candidatesTokenCount} generated, ${total.totalTokenCount} total`,
+  );
   const turn = await conversation.lastTurnUsage();
   if (turn !== undefined) print(`Last turn: ${turn.thoughtsTokenCount} thinking tokens`);
   const compactions: number[] = await conversation.compactionIndices();
@@ -106,7 +119,8 @@ async function raw(): Promise<void> {
   await conversation.send("Explain monads", { timeoutMs: 5_000 });
   for await (const step of conversation.receiveSteps()) print(`${step.type} ${step.status}`);
   await conversation.send("And functors?");
-  for await (const chunk of conversation.receiveChunks({ signal: new AbortController().signal })) if (chunk.type === "text") print(chunk.text);
+  for await (const chunk of conversation.receiveChunks({ signal: new AbortController().signal }))
+    if (chunk.type === "text") print(chunk.text);
   const id: string = conversation.conversationId;
   const idle: boolean = conversation.isIdle;
   const conn: Connection = conversation.connection;
@@ -120,7 +134,8 @@ async function raw(): Promise<void> {
 async function cancellation(): Promise<void> {
   const controller = new AbortController();
   try {
-    for await (const chunk of conversation.chat("long task", { signal: controller.signal })) if (chunk.type === "text") controller.abort();
+    for await (const chunk of conversation.chat("long task", { signal: controller.signal }))
+      if (chunk.type === "text") controller.abort();
   } catch (e) {
     if (SdkError.from(e).code === ErrorCode.Canceled) print("stopped");
   }
@@ -130,7 +145,12 @@ async function cancellation(): Promise<void> {
 
 // The mock connection, for tests.
 async function mock(): Promise<void> {
-  const turns: MockTurn[] = [{ steps: [{ content: "Hi!" }, { type: StepType.Finish, structuredOutput: { ok: true } }], usage: { totalTokenCount: 12 } }];
+  const turns: MockTurn[] = [
+    {
+      steps: [{ content: "Hi!" }, { type: StepType.Finish, structuredOutput: { ok: true } }],
+      usage: { totalTokenCount: 12 },
+    },
+  ];
   const mockConnection: MockConnection = createMockConnection({ conversationId: "c", turns });
   const c = new Conversation(mockConnection);
   await c.chatToCompletion("Hello");

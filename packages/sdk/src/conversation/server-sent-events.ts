@@ -21,10 +21,14 @@ import type { ChatEvent } from "./chat-events.js";
  * @example
  * return new Response(conversation.chat(prompt).toReadableStream(), { headers: { "content-type": "text/event-stream" } });
  */
-export function serverSentEvents(events: AsyncIterator<ChatEvent, undefined>, onCancel: () => void): ReadableStream<Uint8Array> {
+export function serverSentEvents(
+  events: AsyncIterator<ChatEvent, undefined>,
+  onCancel: () => void,
+): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
   let id = 0;
-  const message = (type: string, data: unknown): Uint8Array => encoder.encode(`id: ${id++}\nevent: ${type}\ndata: ${JSON.stringify(data)}\n\n`);
+  const message = (type: string, data: unknown): Uint8Array =>
+    encoder.encode(`id: ${id++}\nevent: ${type}\ndata: ${JSON.stringify(data)}\n\n`);
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
       try {

@@ -26,13 +26,22 @@ afterAll(async () => {
 const add = defineTool({
   name: "add",
   description: "Adds two numbers.",
-  parameters: { type: "object", properties: { a: { type: "number" }, b: { type: "number" } }, required: ["a", "b"] } as const,
+  parameters: {
+    type: "object",
+    properties: { a: { type: "number" }, b: { type: "number" } },
+    required: ["a", "b"],
+  } as const,
   call: ({ a, b }) => a + b,
 });
 
 describe("the text of each model call", () => {
   it("ChatResponse.textBlocks: one block per model call, in order; text is their concatenation (as upstream)", async () => {
-    await using agent = await Agent.builder().transport(harness).tool(add).policies(allowAll()).build().start({ timeoutMs: 30_000 });
+    await using agent = await Agent.builder()
+      .transport(harness)
+      .tool(add)
+      .policies(allowAll())
+      .build()
+      .start({ timeoutMs: 30_000 });
     const stream = agent.chat("Hello there");
     const events: ChatEvent[] = [];
     for await (const event of stream.events()) events.push(event);
@@ -49,7 +58,8 @@ describe("the text of each model call", () => {
 
     // The events carry the same boundaries: the text events of each call share its stepIndex.
     const byStep = new Map<number, string>();
-    for (const event of events) if (event.type === "text") byStep.set(event.stepIndex, (byStep.get(event.stepIndex) ?? "") + event.text);
+    for (const event of events)
+      if (event.type === "text") byStep.set(event.stepIndex, (byStep.get(event.stepIndex) ?? "") + event.text);
     expect([...byStep.entries()]).toEqual(response.textBlocks.map((block) => [block.stepIndex, block.text]));
 
     // The Transcript draws each call's text as its own block.

@@ -113,7 +113,11 @@ export class TurnPump implements TurnRecorder {
 
   /** The turn's usage so far: the session total's growth since it started (§14), else its steps' usage. */
   usage(): TurnUsage {
-    return computeTurnUsage({ totalAtStart: this.#totalAtStart, totalAtEnd: this.#host.usageTotal(), stepUsages: this.#stepUsages.values() });
+    return computeTurnUsage({
+      totalAtStart: this.#totalAtStart,
+      totalAtEnd: this.#host.usageTotal(),
+      stepUsages: this.#stepUsages.values(),
+    });
   }
 
   /** The growth of the session total from the turn's start to `total`. */

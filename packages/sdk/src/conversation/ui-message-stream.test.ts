@@ -2,9 +2,26 @@ import { access, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { createInMemoryHarness, parseScript, type InMemoryHarness } from "@antigravity-ts/harness";
-import { DefaultChatTransport, parseJsonEventStream, readUIMessageStream, uiMessageChunkSchema, type UIMessage, type UIMessageChunk as AiUIMessageChunk } from "ai";
+import {
+  DefaultChatTransport,
+  parseJsonEventStream,
+  readUIMessageStream,
+  uiMessageChunkSchema,
+  type UIMessage,
+  type UIMessageChunk as AiUIMessageChunk,
+} from "ai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Agent, ErrorCode, SdkError, allowAll, defineTool, deferToUser, type ChatEvent, type ChatStream, type UIMessageChunk } from "../index.js";
+import {
+  Agent,
+  ErrorCode,
+  SdkError,
+  allowAll,
+  defineTool,
+  deferToUser,
+  type ChatEvent,
+  type ChatStream,
+  type UIMessageChunk,
+} from "../index.js";
 import { approvalFromUIMessages } from "../continuation/index.js";
 
 // ChatStream.toUIMessageStream() / toUIMessageStreamResponse() on real turns of the reference
@@ -17,7 +34,9 @@ const _assignable = (chunk: UIMessageChunk): AiUIMessageChunk => chunk;
 void _assignable;
 // ...and names no field ai's member of the same type lacks (assignability alone allows extra fields;
 // ai's runtime schema is loose too).
-type InventedFields<C> = C extends { type: infer T } ? Exclude<keyof C, keyof Extract<AiUIMessageChunk, { type: T }>> : never;
+type InventedFields<C> = C extends { type: infer T }
+  ? Exclude<keyof C, keyof Extract<AiUIMessageChunk, { type: T }>>
+  : never;
 const _noInventedFields: [InventedFields<UIMessageChunk>] extends [never] ? true : false = true;
 void _noInventedFields;
 
@@ -34,14 +53,27 @@ beforeAll(async () => {
       {
         match: "weather",
         calls: [
-          { thinking: "The user wants the weather.", text: "Checking the weather.", toolCalls: [{ name: "get_weather", args: { city: "Paris" } }] },
+          {
+            thinking: "The user wants the weather.",
+            text: "Checking the weather.",
+            toolCalls: [{ name: "get_weather", args: { city: "Paris" } }],
+          },
           { toolCalls: [{ name: "list_directory", args: { DirectoryPath: "." } }] },
           { text: "Paris is sunny." },
         ],
       },
       { match: "broken tool", calls: [{ toolCalls: [{ name: "broken", args: {} }] }, { text: "The tool failed." }] },
-      { match: "clean up", calls: [{ text: "Running it.", toolCalls: [{ name: "run_command", args: { CommandLine: "echo cleaned" } }] }, { text: "Cleanup finished." }] },
-      { match: "quota", calls: [{ text: "partial", error: { message: "quota exhausted at the model", httpCode: 429 } }] },
+      {
+        match: "clean up",
+        calls: [
+          { text: "Running it.", toolCalls: [{ name: "run_command", args: { CommandLine: "echo cleaned" } }] },
+          { text: "Cleanup finished." },
+        ],
+      },
+      {
+        match: "quota",
+        calls: [{ text: "partial", error: { message: "quota exhausted at the model", httpCode: 429 } }],
+      },
       { match: "wait", calls: [{ toolCalls: [{ name: "wait_for_stop", args: {} }] }, { text: "not reached" }] },
     ],
   });
@@ -55,7 +87,11 @@ afterAll(async () => {
 
 const started: { resolve?: () => void } = {};
 const tools = [
-  defineTool({ name: "get_weather", description: "The weather of a city", call: (args: { city: string }) => ({ city: args.city, sky: "sunny" }) }),
+  defineTool({
+    name: "get_weather",
+    description: "The weather of a city",
+    call: (args: { city: string }) => ({ city: args.city, sky: "sunny" }),
+  }),
   defineTool({
     name: "broken",
     description: "Always fails",
@@ -68,13 +104,21 @@ const tools = [
     description: "Waits until the turn is stopped",
     call: (_args: unknown, context) => {
       started.resolve?.();
-      return new Promise((_, reject) => context.signal.addEventListener("abort", () => reject(new Error("stopped")), { once: true }));
+      return new Promise((_, reject) =>
+        context.signal.addEventListener("abort", () => reject(new Error("stopped")), { once: true }),
+      );
     },
   }),
 ];
 
 function agent(): Agent {
-  return new Agent({ transport: harness, workspaces: [workspace], tools, policies: [deferToUser("run_command"), allowAll()], continuationSecret: SECRET });
+  return new Agent({
+    transport: harness,
+    workspaces: [workspace],
+    tools,
+    policies: [deferToUser("run_command"), allowAll()],
+    continuationSecret: SECRET,
+  });
 }
 
 /** Parses SSE bytes as DefaultChatTransport does, failing on any chunk ai's schema refuses. */
@@ -101,7 +145,12 @@ async function messageOf(chunks: readonly AiUIMessageChunk[], message?: UIMessag
   });
   let last: UIMessage | undefined;
   // readUIMessageStream continues `message` in place: give it a copy.
-  for await (const m of readUIMessageStream<UIMessage>({ stream, terminateOnError: true, ...(message === undefined ? {} : { message: structuredClone(message) }) })) last = m;
+  for await (const m of readUIMessageStream<UIMessage>({
+    stream,
+    terminateOnError: true,
+    ...(message === undefined ? {} : { message: structuredClone(message) }),
+  }))
+    last = m;
   if (last === undefined) throw new Error("ai's reader produced no message");
   return structuredClone(last);
 }
@@ -132,8 +181,17 @@ async function route(request: Request): Promise<Response> {
 
 /** The page's side: DefaultChatTransport posting `messages` to the route (its fetch calls it in process). */
 async function post(messages: UIMessage[], abortSignal?: AbortSignal): Promise<AiUIMessageChunk[]> {
-  const transport = new DefaultChatTransport<UIMessage>({ api: "http://localhost/api/chat", fetch: (input, init) => route(new Request(input, init)) });
-  const stream = await transport.sendMessages({ chatId: "chat-1", messages, trigger: "submit-message", messageId: undefined, abortSignal });
+  const transport = new DefaultChatTransport<UIMessage>({
+    api: "http://localhost/api/chat",
+    fetch: (input, init) => route(new Request(input, init)),
+  });
+  const stream = await transport.sendMessages({
+    chatId: "chat-1",
+    messages,
+    trigger: "submit-message",
+    messageId: undefined,
+    abortSignal,
+  });
   const chunks: AiUIMessageChunk[] = [];
   for await (const chunk of stream) {
     chunks.push(chunk);
@@ -154,7 +212,9 @@ describe("ChatStream.toUIMessageStreamResponse", () => {
   it("sends ai's headers and framing, every event accepted by ai's chunk schema", async () => {
     const started = await agent().start();
     try {
-      const response = await started.chat("weather in Paris").toUIMessageStreamResponse({ headers: { "x-extra": "1" } });
+      const response = await started
+        .chat("weather in Paris")
+        .toUIMessageStreamResponse({ headers: { "x-extra": "1" } });
       expect(Object.fromEntries(response.headers)).toMatchObject({
         "content-type": "text/event-stream",
         "cache-control": "no-cache",
@@ -176,18 +236,39 @@ describe("ChatStream.toUIMessageStreamResponse", () => {
     expect(chunks[0]).toEqual({ type: "start" });
     expect(chunks.filter((c) => c.type === "start-step").length).toBe(3);
     expect(chunks.filter((c) => c.type === "finish-step").length).toBe(3);
-    expect(chunks.filter((c) => c.type === "tool-input-available").map((c) => (c as { toolName: string }).toolName)).toEqual(["get_weather", "list_directory"]);
+    expect(
+      chunks.filter((c) => c.type === "tool-input-available").map((c) => (c as { toolName: string }).toolName),
+    ).toEqual(["get_weather", "list_directory"]);
     const finish = chunks.at(-1) as Extract<AiUIMessageChunk, { type: "finish" }>;
-    expect(finish).toMatchObject({ type: "finish", finishReason: "stop", messageMetadata: { turnIndex: 0, usage: { totalTokenCount: expect.any(Number) } } });
+    expect(finish).toMatchObject({
+      type: "finish",
+      finishReason: "stop",
+      messageMetadata: { turnIndex: 0, usage: { totalTokenCount: expect.any(Number) } },
+    });
     expect((finish.messageMetadata as { usage: { totalTokenCount: number } }).usage.totalTokenCount).toBeGreaterThan(0);
     expect(chunks.some((c) => c.type === "message-metadata")).toBe(true);
 
     const message = await messageOf(chunks);
-    expect(message.parts.map((p) => p.type)).toEqual(["step-start", "reasoning", "text", "dynamic-tool", "step-start", "dynamic-tool", "step-start", "text"]);
+    expect(message.parts.map((p) => p.type)).toEqual([
+      "step-start",
+      "reasoning",
+      "text",
+      "dynamic-tool",
+      "step-start",
+      "dynamic-tool",
+      "step-start",
+      "text",
+    ]);
     expect(message.parts[1]).toMatchObject({ type: "reasoning", text: "The user wants the weather.", state: "done" });
     expect(message.parts[2]).toMatchObject({ type: "text", text: "Checking the weather.", state: "done" });
     const [weather, listing] = toolParts(message);
-    expect(weather).toMatchObject({ toolName: "get_weather", state: "output-available", input: { city: "Paris" }, output: { city: "Paris", sky: "sunny" }, providerExecuted: true });
+    expect(weather).toMatchObject({
+      toolName: "get_weather",
+      state: "output-available",
+      input: { city: "Paris" },
+      output: { city: "Paris", sky: "sunny" },
+      providerExecuted: true,
+    });
     expect(listing).toMatchObject({ toolName: "list_directory", state: "output-available", providerExecuted: true });
     expect(message.parts.at(-1)).toMatchObject({ type: "text", text: "Paris is sunny." });
     expect(message.metadata).toMatchObject({ turnIndex: 0 });
@@ -195,15 +276,28 @@ describe("ChatStream.toUIMessageStreamResponse", () => {
 
   it("shows a failing client tool as output-error with its message", async () => {
     const message = await messageOf(await post([userMessage("broken tool")]));
-    expect(toolParts(message)).toEqual([expect.objectContaining({ toolName: "broken", state: "output-error", errorText: expect.stringContaining("the weather service is down") })]);
+    expect(toolParts(message)).toEqual([
+      expect.objectContaining({
+        toolName: "broken",
+        state: "output-error",
+        errorText: expect.stringContaining("the weather service is down"),
+      }),
+    ]);
     expect(message.parts.at(-1)).toMatchObject({ type: "text", text: "The tool failed." });
   });
 
   it("asks the page to approve a deferred call, and resumes the turn with its answer: approved runs it", async () => {
     const first = await messageOf(await post([userMessage("clean up")]));
     const [pending] = toolParts(first);
-    expect(pending).toMatchObject({ toolName: "run_command", state: "approval-requested", input: { CommandLine: "echo cleaned" } });
-    const approval = pending?.approval as { id: string; descriptor: { antigravityContinuation: { signature: string } } };
+    expect(pending).toMatchObject({
+      toolName: "run_command",
+      state: "approval-requested",
+      input: { CommandLine: "echo cleaned" },
+    });
+    const approval = pending?.approval as {
+      id: string;
+      descriptor: { antigravityContinuation: { signature: string } };
+    };
     expect(approval.descriptor.antigravityContinuation.signature).toMatch(/^hmac-sha256:/);
 
     // The page: addToolApprovalResponse({ id, approved: true }) marks the part, useChat posts the messages again.
@@ -234,7 +328,10 @@ describe("ChatStream.toUIMessageStreamResponse", () => {
   it("refuses an approval whose continuation the page altered, before anything runs", async () => {
     const first = await messageOf(await post([userMessage("clean up")]));
     const [pending] = toolParts(first);
-    const approval = pending?.approval as { id: string; descriptor: { antigravityContinuation: { payload: { pendingToolCalls: { args: { CommandLine: string } }[] } } } };
+    const approval = pending?.approval as {
+      id: string;
+      descriptor: { antigravityContinuation: { payload: { pendingToolCalls: { args: { CommandLine: string } }[] } } };
+    };
     const forged = structuredClone(answer(first, approval.id, true));
     const tool = (forged.parts as unknown as { approval?: typeof approval }[]).find((p) => p.approval !== undefined);
     const call = tool?.approval?.descriptor.antigravityContinuation.payload.pendingToolCalls[0];
@@ -252,9 +349,14 @@ describe("ChatStream.toUIMessageStreamResponse", () => {
   it("ends a failed turn with an error chunk (masked unless onError says otherwise)", async () => {
     const masked = await agent().start();
     try {
-      const chunks = await parsedChunks((await masked.chat("quota").toUIMessageStreamResponse()).body as ReadableStream<Uint8Array>);
+      const chunks = await parsedChunks(
+        (await masked.chat("quota").toUIMessageStreamResponse()).body as ReadableStream<Uint8Array>,
+      );
       expect(chunks.at(-1)).toEqual({ type: "error", errorText: "An error occurred." });
-      const shown = await parsedChunks((await masked.chat("quota again").toUIMessageStreamResponse({ onError: (e) => `${e.code}: ${e.message}` })).body as ReadableStream<Uint8Array>);
+      const shown = await parsedChunks(
+        (await masked.chat("quota again").toUIMessageStreamResponse({ onError: (e) => `${e.code}: ${e.message}` }))
+          .body as ReadableStream<Uint8Array>,
+      );
       expect((shown.at(-1) as { errorText: string }).errorText).toContain("quota exhausted at the model");
       const errors: unknown[] = [];
       const stream = new ReadableStream<AiUIMessageChunk>({
@@ -288,7 +390,9 @@ describe("ChatStream.toUIMessageStreamResponse", () => {
       const chunks = await chunksPromise;
       expect(chunks.at(-1)).toEqual({ type: "abort", reason: "stopped by the server" });
       seenTypes.add("abort");
-      await parsedChunks(new Response(chunks.map((c) => `data: ${JSON.stringify(c)}\n\n`).join("")).body as ReadableStream<Uint8Array>);
+      await parsedChunks(
+        new Response(chunks.map((c) => `data: ${JSON.stringify(c)}\n\n`).join("")).body as ReadableStream<Uint8Array>,
+      );
     } finally {
       await started.stop();
     }
@@ -298,9 +402,23 @@ describe("ChatStream.toUIMessageStreamResponse", () => {
     const events: ChatEvent[] = [
       { type: "text", stepIndex: 3, text: "Checking the weather." },
       { type: "text", stepIndex: 5, text: "Converting." },
-      { type: "turnComplete", turnIndex: 0, usage: { promptTokenCount: 1, candidatesTokenCount: 1, totalTokenCount: 2, cachedContentTokenCount: 0, thoughtsTokenCount: 0 } },
+      {
+        type: "turnComplete",
+        turnIndex: 0,
+        usage: {
+          promptTokenCount: 1,
+          candidatesTokenCount: 1,
+          totalTokenCount: 2,
+          cachedContentTokenCount: 0,
+          thoughtsTokenCount: 0,
+        },
+      },
     ];
-    const turn = { events: () => events[Symbol.iterator](), final: () => Promise.reject(new Error("not paused")), abort: () => Promise.resolve() };
+    const turn = {
+      events: () => events[Symbol.iterator](),
+      final: () => Promise.reject(new Error("not paused")),
+      abort: () => Promise.resolve(),
+    };
     const { uiMessageStream } = await import("./ui-message-stream.js");
     const chunks = await collect(uiMessageStream(turn as unknown as ChatStream));
     const message = await messageOf(chunks as AiUIMessageChunk[]);
@@ -353,7 +471,9 @@ function answer(message: UIMessage, approvalId: string, approved: boolean): UIMe
     ...message,
     parts: message.parts.map((part) => {
       const p = part as Record<string, unknown> & { approval?: { id: string } };
-      return p.state === "approval-requested" && p.approval?.id === approvalId ? ({ ...p, state: "approval-responded", approval: { ...p.approval, approved } } as unknown as typeof part) : part;
+      return p.state === "approval-requested" && p.approval?.id === approvalId
+        ? ({ ...p, state: "approval-responded", approval: { ...p.approval, approved } } as unknown as typeof part)
+        : part;
     }),
   };
 }

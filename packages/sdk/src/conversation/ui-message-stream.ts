@@ -34,11 +34,23 @@ export type UIMessageChunk =
   | { type: "reasoning-start"; id: string }
   | { type: "reasoning-delta"; id: string; delta: string }
   | { type: "reasoning-end"; id: string }
-  | { type: "tool-input-available"; toolCallId: string; toolName: string; input: unknown; providerExecuted: true; dynamic: true }
+  | {
+      type: "tool-input-available";
+      toolCallId: string;
+      toolName: string;
+      input: unknown;
+      providerExecuted: true;
+      dynamic: true;
+    }
   | { type: "tool-output-available"; toolCallId: string; output: unknown; providerExecuted: true; dynamic: true }
   | { type: "tool-output-error"; toolCallId: string; errorText: string; providerExecuted: true; dynamic: true }
   | { type: "tool-output-denied"; toolCallId: string }
-  | { type: "tool-approval-request"; approvalId: string; toolCallId: string; approvalDescriptor: Record<string, unknown> }
+  | {
+      type: "tool-approval-request";
+      approvalId: string;
+      toolCallId: string;
+      approvalDescriptor: Record<string, unknown>;
+    }
   | { type: "message-metadata"; messageMetadata: UIMessageMetadata }
   | { type: "finish"; finishReason: UIFinishReason; messageMetadata: UIMessageMetadata }
   | { type: "abort"; reason?: string }
@@ -111,13 +123,18 @@ function finishReason(stopReason: StopReason | undefined, paused: boolean): UIFi
  *
  * Cancelling the stream (the page stopped, or went away) cancels the turn.
  */
-export function uiMessageStream(stream: ChatStream, options: UIMessageStreamOptions = {}): ReadableStream<UIMessageChunk> {
+export function uiMessageStream(
+  stream: ChatStream,
+  options: UIMessageStreamOptions = {},
+): ReadableStream<UIMessageChunk> {
   const events = stream.events();
   const mapper = new UIMessageMapper(options);
   let done = false;
   return new ReadableStream<UIMessageChunk>({
     start(controller) {
-      controller.enqueue(options.messageId === undefined ? { type: "start" } : { type: "start", messageId: options.messageId });
+      controller.enqueue(
+        options.messageId === undefined ? { type: "start" } : { type: "start", messageId: options.messageId },
+      );
     },
     async pull(controller) {
       const out: UIMessageChunk[] = [];
@@ -167,7 +184,8 @@ class UIMessageMapper {
       case "text": {
         // Another model call: after tool activity, or text of another step (issue 26 item 3: the
         // calls' text is not glued).
-        if (this.#toolActivity || (this.#modelStep !== undefined && this.#modelStep !== event.stepIndex)) this.#endStep(out);
+        if (this.#toolActivity || (this.#modelStep !== undefined && this.#modelStep !== event.stepIndex))
+          this.#endStep(out);
         this.#openStep(out);
         this.#modelStep = event.stepIndex;
         const kind = event.type === "text" ? "text" : "reasoning";
@@ -182,17 +200,38 @@ class UIMessageMapper {
       case "toolCall":
         if (event.toolCall.id === this.#options.resumed?.toolCallId) return; // the page shows this call already
         this.#toolStep(out);
-        out.push({ type: "tool-input-available", toolCallId: event.toolCall.id, toolName: event.toolCall.name, input: event.toolCall.args, providerExecuted: true, dynamic: true });
+        out.push({
+          type: "tool-input-available",
+          toolCallId: event.toolCall.id,
+          toolName: event.toolCall.name,
+          input: event.toolCall.args,
+          providerExecuted: true,
+          dynamic: true,
+        });
         return;
       case "toolResult":
         this.#toolStep(out);
-        out.push({ type: "tool-output-available", toolCallId: event.toolCall.id, output: event.result ?? null, providerExecuted: true, dynamic: true });
+        out.push({
+          type: "tool-output-available",
+          toolCallId: event.toolCall.id,
+          output: event.result ?? null,
+          providerExecuted: true,
+          dynamic: true,
+        });
         return;
       case "toolError": {
         this.#toolStep(out);
         const resumed = this.#options.resumed;
-        if (resumed !== undefined && !resumed.approved && resumed.toolCallId === event.toolCall.id) out.push({ type: "tool-output-denied", toolCallId: event.toolCall.id });
-        else out.push({ type: "tool-output-error", toolCallId: event.toolCall.id, errorText: event.error, providerExecuted: true, dynamic: true });
+        if (resumed !== undefined && !resumed.approved && resumed.toolCallId === event.toolCall.id)
+          out.push({ type: "tool-output-denied", toolCallId: event.toolCall.id });
+        else
+          out.push({
+            type: "tool-output-error",
+            toolCallId: event.toolCall.id,
+            errorText: event.error,
+            providerExecuted: true,
+            dynamic: true,
+          });
         return;
       }
       case "usage":
@@ -203,7 +242,11 @@ class UIMessageMapper {
         this.#endStep(out);
         const metadata: UIMessageMetadata = { usage: event.usage, turnIndex: event.turnIndex };
         if (event.stopReason !== undefined) metadata.stopReason = event.stopReason;
-        out.push({ type: "finish", finishReason: finishReason(event.stopReason, this.#paused), messageMetadata: metadata });
+        out.push({
+          type: "finish",
+          finishReason: finishReason(event.stopReason, this.#paused),
+          messageMetadata: metadata,
+        });
         return;
       }
       default:
@@ -215,7 +258,12 @@ class UIMessageMapper {
   awaiting(call: ToolCall, continuation: unknown, out: UIMessageChunk[]): void {
     this.#toolStep(out);
     this.#paused = true;
-    out.push({ type: "tool-approval-request", approvalId: approvalIdOf(call.id), toolCallId: call.id, approvalDescriptor: { [UI_APPROVAL_DESCRIPTOR_KEY]: continuation } });
+    out.push({
+      type: "tool-approval-request",
+      approvalId: approvalIdOf(call.id),
+      toolCallId: call.id,
+      approvalDescriptor: { [UI_APPROVAL_DESCRIPTOR_KEY]: continuation },
+    });
   }
 
   fail(error: SdkError, out: UIMessageChunk[]): void {
@@ -266,6 +314,10 @@ export function uiMessageStreamBytes(chunks: ReadableStream<UIMessageChunk>): Re
 /** A `Response` of the turn's UI message stream, as `ai`'s `createUIMessageStreamResponse` makes one. */
 export function uiMessageStreamResponse(stream: ChatStream, options: UIMessageStreamResponseOptions = {}): Response {
   const { status, statusText, headers, ...streamOptions } = options;
-  const init: ResponseInit = { headers: { ...UI_MESSAGE_STREAM_HEADERS, ...headers }, ...(status === undefined ? {} : { status }), ...(statusText === undefined ? {} : { statusText }) };
+  const init: ResponseInit = {
+    headers: { ...UI_MESSAGE_STREAM_HEADERS, ...headers },
+    ...(status === undefined ? {} : { status }),
+    ...(statusText === undefined ? {} : { statusText }),
+  };
   return new Response(uiMessageStreamBytes(uiMessageStream(stream, streamOptions)), init);
 }

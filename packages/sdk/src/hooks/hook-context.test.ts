@@ -1,6 +1,12 @@
 import { create } from "@bufbuild/protobuf";
 import { describe, expect, it } from "vitest";
-import { CallHookRequestSchema, LifecycleHook, StopResult_Decision, TrajectoryStateUpdate_StopReason, type CallHookRequest } from "../wire/index.js";
+import {
+  CallHookRequestSchema,
+  LifecycleHook,
+  StopResult_Decision,
+  TrajectoryStateUpdate_StopReason,
+  type CallHookRequest,
+} from "../wire/index.js";
 import { HookContext, HookContexts } from "./hook-context.js";
 import type { Hook, StopArgs } from "./hook.js";
 import { HookRunner } from "./hook-runner.js";
@@ -8,13 +14,27 @@ import { HookRunner } from "./hook-runner.js";
 type Init = Parameters<typeof create<typeof CallHookRequestSchema>>[1];
 const request = (init: Init): CallHookRequest => create(CallHookRequestSchema, { requestId: "r1", ...init });
 const stopRequest = (value: Record<string, unknown> = {}): CallHookRequest =>
-  request({ type: LifecycleHook.STOP, args: { case: "stopArgs", value: { responseText: "done", trajectoryId: "t", continuationCount: 0, ...value } } });
-const preTurn = (): CallHookRequest => request({ type: LifecycleHook.PRE_TURN, args: { case: "preTurnArgs", value: { trajectoryId: "t" } } });
-const postTurn = (): CallHookRequest => request({ type: LifecycleHook.POST_TURN, args: { case: "postTurnArgs", value: { trajectoryId: "t", responseText: "x" } } });
+  request({
+    type: LifecycleHook.STOP,
+    args: { case: "stopArgs", value: { responseText: "done", trajectoryId: "t", continuationCount: 0, ...value } },
+  });
+const preTurn = (): CallHookRequest =>
+  request({ type: LifecycleHook.PRE_TURN, args: { case: "preTurnArgs", value: { trajectoryId: "t" } } });
+const postTurn = (): CallHookRequest =>
+  request({
+    type: LifecycleHook.POST_TURN,
+    args: { case: "postTurnArgs", value: { trajectoryId: "t", responseText: "x" } },
+  });
 const preTool = (callId: string): CallHookRequest =>
-  request({ type: LifecycleHook.PRE_TOOL, args: { case: "preToolArgs", value: { toolName: "view_file", callId, trajectoryId: "t", argumentsJson: "{}" } } });
+  request({
+    type: LifecycleHook.PRE_TOOL,
+    args: { case: "preToolArgs", value: { toolName: "view_file", callId, trajectoryId: "t", argumentsJson: "{}" } },
+  });
 const postTool = (callId: string): CallHookRequest =>
-  request({ type: LifecycleHook.POST_TOOL, args: { case: "postToolArgs", value: { toolName: "view_file", callId, trajectoryId: "t", result: "{}" } } });
+  request({
+    type: LifecycleHook.POST_TOOL,
+    args: { case: "postToolArgs", value: { toolName: "view_file", callId, trajectoryId: "t", result: "{}" } },
+  });
 
 describe("HookContext (upstream hooks.py SessionContext / TurnContext / OperationContext)", () => {
   it("reads through enclosing scopes and writes only its own", () => {
@@ -24,7 +44,11 @@ describe("HookContext (upstream hooks.py SessionContext / TurnContext / Operatio
     session.setState("user", "ada");
     expect(operation.getState("user")).toBe("ada");
     operation.setState("user", "bob");
-    expect([operation.getState("user"), turn.getState("user"), session.getState("user")]).toEqual(["bob", "ada", "ada"]);
+    expect([operation.getState("user"), turn.getState("user"), session.getState("user")]).toEqual([
+      "bob",
+      "ada",
+      "ada",
+    ]);
     expect(turn.getState("count")).toBeUndefined();
     expect(turn.getState("count", 7)).toBe(7);
     // update_state: the parent's value is the input, the result stays local.
@@ -69,9 +93,26 @@ describe("HookRunner: STOP hook and contexts", () => {
     const seen: StopArgs[] = [];
     const runner = new HookRunner([{ stop: (args) => void seen.push(args) }]);
     expect(runner.enabledHooks()).toEqual([LifecycleHook.STOP]);
-    const response = await runner.handle(stopRequest({ continuationCount: 2, stopReason: TrajectoryStateUpdate_StopReason.MAX_TOOL_CALLS_EXCEEDED, errorMessage: "e" }));
-    expect(response).toEqual({ requestId: "r1", result: { case: "stopResult", value: { decision: StopResult_Decision.ALLOW_STOP } } });
-    expect(seen).toEqual([{ trajectoryId: "t", responseText: "done", continuationCount: 2, stopReason: "MAX_TOOL_CALLS_EXCEEDED", errorMessage: "e" }]);
+    const response = await runner.handle(
+      stopRequest({
+        continuationCount: 2,
+        stopReason: TrajectoryStateUpdate_StopReason.MAX_TOOL_CALLS_EXCEEDED,
+        errorMessage: "e",
+      }),
+    );
+    expect(response).toEqual({
+      requestId: "r1",
+      result: { case: "stopResult", value: { decision: StopResult_Decision.ALLOW_STOP } },
+    });
+    expect(seen).toEqual([
+      {
+        trajectoryId: "t",
+        responseText: "done",
+        continuationCount: 2,
+        stopReason: "MAX_TOOL_CALLS_EXCEEDED",
+        errorMessage: "e",
+      },
+    ]);
   });
 
   it("continues on the first CONTINUE, in registration order", async () => {
@@ -97,7 +138,10 @@ describe("HookRunner: STOP hook and contexts", () => {
       },
     ]);
     const response = await runner.handle(stopRequest());
-    expect(response.result).toEqual({ case: "stopResult", value: { decision: StopResult_Decision.CONTINUE, reason: "tests are missing" } });
+    expect(response.result).toEqual({
+      case: "stopResult",
+      value: { decision: StopResult_Decision.CONTINUE, reason: "tests are missing" },
+    });
     expect(order).toEqual(["a", "b"]);
   });
 

@@ -11,7 +11,9 @@ import { decodeOutputEvent, PreToolResult_Decision, type CallHookRequest } from 
 
 /** A callHookRequest frame as the harness writes it. */
 function request(type: string, args: Record<string, unknown>): CallHookRequest {
-  const event = decodeOutputEvent(JSON.stringify({ callHookRequest: { requestId: "r1", name: type, type: `LIFECYCLE_HOOK_${type}`, ...args } }));
+  const event = decodeOutputEvent(
+    JSON.stringify({ callHookRequest: { requestId: "r1", name: type, type: `LIFECYCLE_HOOK_${type}`, ...args } }),
+  );
   if (event.event.case !== "callHookRequest") throw new Error("not a callHookRequest");
   return event.event.value;
 }
@@ -36,16 +38,35 @@ describe("PRE_TOOL hooks see the SDK's spelling (item 8; hook_router._handle_pre
         },
       },
     ]);
-    const response = await runner.handle(request("PRE_TOOL", { preToolArgs: { toolName: "invoke_subagent", argumentsJson: "{}", callId: "c1", trajectoryId: "t", stepIndex: 4 } }));
+    const response = await runner.handle(
+      request("PRE_TOOL", {
+        preToolArgs: {
+          toolName: "invoke_subagent",
+          argumentsJson: "{}",
+          callId: "c1",
+          trajectoryId: "t",
+          stepIndex: 4,
+        },
+      }),
+    );
     expect(seen.map((c) => c.name)).toEqual(["start_subagent"]);
-    expect(response.result).toEqual({ case: "preToolResult", value: { decision: PreToolResult_Decision.DENY, reason: "no subagents here" } });
+    expect(response.result).toEqual({
+      case: "preToolResult",
+      value: { decision: PreToolResult_Decision.DENY, reason: "no subagents here" },
+    });
   });
 
   it("keeps MCP tool names as they are, even one spelled like a harness tool (test_handle_pre_tool_mcp_server_name)", async () => {
     const seen: HookToolCall[] = [];
     const runner = new HookRunner([recording("preToolCall", seen)]);
-    await runner.handle(request("PRE_TOOL", { preToolArgs: { toolName: "pirate_multiply", argumentsJson: '{"a": 5, "b": 7}', serverName: "pirate_math" } }));
-    await runner.handle(request("PRE_TOOL", { preToolArgs: { toolName: "invoke_subagent", argumentsJson: "{}", serverName: "agents" } }));
+    await runner.handle(
+      request("PRE_TOOL", {
+        preToolArgs: { toolName: "pirate_multiply", argumentsJson: '{"a": 5, "b": 7}', serverName: "pirate_math" },
+      }),
+    );
+    await runner.handle(
+      request("PRE_TOOL", { preToolArgs: { toolName: "invoke_subagent", argumentsJson: "{}", serverName: "agents" } }),
+    );
     expect(seen.map((c) => [c.name, c.serverName, c.args])).toEqual([
       ["pirate_multiply", "pirate_math", { a: 5, b: 7 }],
       ["invoke_subagent", "agents", {}],
@@ -55,9 +76,27 @@ describe("PRE_TOOL hooks see the SDK's spelling (item 8; hook_router._handle_pre
   it("normalises file:// and cns:// paths of the arguments and sets canonicalPath (test_handle_pre_tool_normalizes_wire_paths)", async () => {
     const seen: HookToolCall[] = [];
     const runner = new HookRunner([recording("preToolCall", seen)]);
-    await runner.handle(request("PRE_TOOL", { preToolArgs: { toolName: "view_file", argumentsJson: '{"file_path": "file:///home/user/foo.py"}' } }));
-    await runner.handle(request("PRE_TOOL", { preToolArgs: { toolName: "replace_file_content", argumentsJson: '{"TargetFile": "file:///home/user/my%20bar.py"}' } }));
-    await runner.handle(request("PRE_TOOL", { preToolArgs: { toolName: "create_file", argumentsJson: '{"path": "cns://el-d/home/user/k.md", "contents": "file:///not/a/path/key"}' } }));
+    await runner.handle(
+      request("PRE_TOOL", {
+        preToolArgs: { toolName: "view_file", argumentsJson: '{"file_path": "file:///home/user/foo.py"}' },
+      }),
+    );
+    await runner.handle(
+      request("PRE_TOOL", {
+        preToolArgs: {
+          toolName: "replace_file_content",
+          argumentsJson: '{"TargetFile": "file:///home/user/my%20bar.py"}',
+        },
+      }),
+    );
+    await runner.handle(
+      request("PRE_TOOL", {
+        preToolArgs: {
+          toolName: "create_file",
+          argumentsJson: '{"path": "cns://el-d/home/user/k.md", "contents": "file:///not/a/path/key"}',
+        },
+      }),
+    );
     expect(seen.map((c) => [c.args, c.canonicalPath])).toEqual([
       [{ file_path: "/home/user/foo.py" }, "/home/user/foo.py"],
       [{ TargetFile: "/home/user/my bar.py" }, "/home/user/my bar.py"],
@@ -67,11 +106,21 @@ describe("PRE_TOOL hooks see the SDK's spelling (item 8; hook_router._handle_pre
 
   it("answers modifiedArgs merged over the normalised arguments (test_handle_pre_tool_modified_args)", async () => {
     const runner = new HookRunner([{ preToolCall: () => ({ allow: true, modifiedArgs: { start_line: 2 } }) }]);
-    const response = await runner.handle(request("PRE_TOOL", { preToolArgs: { toolName: "view_file", argumentsJson: '{"file_path": "file:///w/a.txt"}' } }));
+    const response = await runner.handle(
+      request("PRE_TOOL", {
+        preToolArgs: { toolName: "view_file", argumentsJson: '{"file_path": "file:///w/a.txt"}' },
+      }),
+    );
     // 0.1.19: PreToolResult.modified_args, a genai.Struct (upstream localharness.proto @257f843a).
     expect(response.result).toMatchObject({ case: "preToolResult", value: { decision: PreToolResult_Decision.ALLOW } });
-    const value = response.result?.case === "preToolResult" ? (response.result.value as { modifiedArgs?: Parameters<typeof plainOfStruct>[0] }) : undefined;
-    expect(value?.modifiedArgs === undefined ? undefined : plainOfStruct(value.modifiedArgs)).toEqual({ file_path: "/w/a.txt", start_line: 2 });
+    const value =
+      response.result?.case === "preToolResult"
+        ? (response.result.value as { modifiedArgs?: Parameters<typeof plainOfStruct>[0] })
+        : undefined;
+    expect(value?.modifiedArgs === undefined ? undefined : plainOfStruct(value.modifiedArgs)).toEqual({
+      file_path: "/w/a.txt",
+      start_line: 2,
+    });
   });
 
   it("passes arguments text that is not JSON through as text, and no arguments as {} (test_handle_pre_tool_no_args)", async () => {
@@ -87,8 +136,14 @@ describe("POST_TOOL and ON_TOOL_ERROR (items 8 and 10; hook_router._handle_post_
   it("gives a failed call its error and no result, even when the harness sent result text (test_extract_bypassed_when_pta_error_present)", async () => {
     const seen: HookToolResult[] = [];
     const runner = new HookRunner([recording("postToolCall", seen)]);
-    await runner.handle(request("POST_TOOL", { postToolArgs: { toolName: "list_directory", result: '{"entries": []}', error: "Command failed" } }));
-    await runner.handle(request("POST_TOOL", { postToolArgs: { toolName: "run_command", error: "command not found" } }));
+    await runner.handle(
+      request("POST_TOOL", {
+        postToolArgs: { toolName: "list_directory", result: '{"entries": []}', error: "Command failed" },
+      }),
+    );
+    await runner.handle(
+      request("POST_TOOL", { postToolArgs: { toolName: "run_command", error: "command not found" } }),
+    );
     expect(seen).toEqual([
       { trajectoryId: "", id: "", name: "list_directory", error: "Command failed" },
       { trajectoryId: "", id: "", name: "run_command", error: "command not found" },
@@ -99,7 +154,17 @@ describe("POST_TOOL and ON_TOOL_ERROR (items 8 and 10; hook_router._handle_post_
   it("keeps the parsed result of a call that succeeded, under the SDK tool name (test_handle_post_tool, test_extract_invoke_subagent)", async () => {
     const seen: HookToolResult[] = [];
     const runner = new HookRunner([recording("postToolCall", seen)]);
-    await runner.handle(request("POST_TOOL", { postToolArgs: { toolName: "run_command", result: '{"output": "hi"}', callId: "c2", trajectoryId: "t", stepIndex: 3 } }));
+    await runner.handle(
+      request("POST_TOOL", {
+        postToolArgs: {
+          toolName: "run_command",
+          result: '{"output": "hi"}',
+          callId: "c2",
+          trajectoryId: "t",
+          stepIndex: 3,
+        },
+      }),
+    );
     await runner.handle(request("POST_TOOL", { postToolArgs: { toolName: "invoke_subagent", result: "done" } }));
     expect(seen).toEqual([
       { trajectoryId: "t", stepIndex: 3, id: "c2", name: "run_command", result: { output: "hi" } },
@@ -110,11 +175,26 @@ describe("POST_TOOL and ON_TOOL_ERROR (items 8 and 10; hook_router._handle_post_
   it("keeps a result that is not a JSON object as the harness's text (test_handle_post_tool_mcp, test_extract_non_dict_json_returns_fallback_str, test_extract_null_results_returns_fallback_str)", async () => {
     const seen: HookToolResult[] = [];
     const runner = new HookRunner([recording("postToolCall", seen)]);
-    await runner.handle(request("POST_TOOL", { postToolArgs: { toolName: "pirate_multiply", serverName: "pirate_math", result: "35", callId: "call_post" } }));
-    await runner.handle(request("POST_TOOL", { postToolArgs: { toolName: "list_directory", result: '["just", "a", "list"]' } }));
-    await runner.handle(request("POST_TOOL", { postToolArgs: { toolName: "list_directory", result: '{"results": null}' } }));
-    await runner.handle(request("POST_TOOL", { postToolArgs: { toolName: "list_directory", result: '{"results": [not valid json...' } }));
-    expect(seen.map((r) => r.result)).toEqual(["35", '["just", "a", "list"]', '{"results": null}', '{"results": [not valid json...']);
+    await runner.handle(
+      request("POST_TOOL", {
+        postToolArgs: { toolName: "pirate_multiply", serverName: "pirate_math", result: "35", callId: "call_post" },
+      }),
+    );
+    await runner.handle(
+      request("POST_TOOL", { postToolArgs: { toolName: "list_directory", result: '["just", "a", "list"]' } }),
+    );
+    await runner.handle(
+      request("POST_TOOL", { postToolArgs: { toolName: "list_directory", result: '{"results": null}' } }),
+    );
+    await runner.handle(
+      request("POST_TOOL", { postToolArgs: { toolName: "list_directory", result: '{"results": [not valid json...' } }),
+    );
+    expect(seen.map((r) => r.result)).toEqual([
+      "35",
+      '["just", "a", "list"]',
+      '{"results": null}',
+      '{"results": [not valid json...',
+    ]);
     expect(seen[0]).toMatchObject({ name: "pirate_multiply", serverName: "pirate_math", id: "call_post" });
   });
 
@@ -126,7 +206,9 @@ describe("POST_TOOL and ON_TOOL_ERROR (items 8 and 10; hook_router._handle_post_
         },
       },
     ]);
-    const answer = await runner.handle(request("ON_TOOL_ERROR", { onToolErrorArgs: { toolName: "edit_file", errorMessage: "no match" } }));
+    const answer = await runner.handle(
+      request("ON_TOOL_ERROR", { onToolErrorArgs: { toolName: "edit_file", errorMessage: "no match" } }),
+    );
     expect(answer.result).toEqual({ case: "emptyResult", value: {} });
   });
 
@@ -141,15 +223,24 @@ describe("POST_TOOL and ON_TOOL_ERROR (items 8 and 10; hook_router._handle_post_
         },
       },
     ]);
-    const blank = await runner.handle(request("ON_TOOL_ERROR", { onToolErrorArgs: { toolName: "invoke_subagent", errorMessage: "" } }));
+    const blank = await runner.handle(
+      request("ON_TOOL_ERROR", { onToolErrorArgs: { toolName: "invoke_subagent", errorMessage: "" } }),
+    );
     replacement = "  try view_file instead \n";
-    const replaced = await runner.handle(request("ON_TOOL_ERROR", { onToolErrorArgs: { toolName: "edit_file", errorMessage: "no match", serverName: "" } }));
+    const replaced = await runner.handle(
+      request("ON_TOOL_ERROR", {
+        onToolErrorArgs: { toolName: "edit_file", errorMessage: "no match", serverName: "" },
+      }),
+    );
     expect(seen.map((e) => [e.name, e.message])).toEqual([
       ["start_subagent", "Tool failed"],
       ["edit_file", "no match"],
     ]);
     expect(blank.result).toEqual({ case: "emptyResult", value: {} });
-    expect(replaced.result).toEqual({ case: "onToolErrorResult", value: { customErrorMessage: "try view_file instead" } });
+    expect(replaced.result).toEqual({
+      case: "onToolErrorResult",
+      value: { customErrorMessage: "try view_file instead" },
+    });
   });
 });
 
@@ -157,8 +248,14 @@ describe("ON_COMPACTION (item 10; hook_router._handle_on_compaction)", () => {
   it("reads an empty summary as upstream's default and keeps a given one (test_handle_on_compaction, test_handle_on_compaction_default_summary)", async () => {
     const seen: CompactionEvent[] = [];
     const runner = new HookRunner([recording("onCompaction", seen)]);
-    const answer = await runner.handle(request("ON_COMPACTION", { onCompactionArgs: { trajectoryId: "traj-def", stepIndex: 2, summary: "" } }));
-    await runner.handle(request("ON_COMPACTION", { onCompactionArgs: { trajectoryId: "traj-123", stepIndex: 5, summary: "Custom compaction summary" } }));
+    const answer = await runner.handle(
+      request("ON_COMPACTION", { onCompactionArgs: { trajectoryId: "traj-def", stepIndex: 2, summary: "" } }),
+    );
+    await runner.handle(
+      request("ON_COMPACTION", {
+        onCompactionArgs: { trajectoryId: "traj-123", stepIndex: 5, summary: "Custom compaction summary" },
+      }),
+    );
     await runner.handle(request("ON_COMPACTION", {}));
     expect(DEFAULT_COMPACTION_SUMMARY).toBe("Context compaction");
     expect(seen).toEqual([

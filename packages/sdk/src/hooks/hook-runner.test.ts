@@ -10,8 +10,16 @@ describe("HookRunner", () => {
         return undefined;
       }
     }
-    const runner = new HookRunner([new Audit(), { onCompaction: () => undefined, postTurn: () => undefined }, { onInteraction: () => undefined }]);
-    expect(runner.enabledHooks()).toEqual([LifecycleHook.POST_TURN, LifecycleHook.PRE_TOOL, LifecycleHook.ON_COMPACTION]);
+    const runner = new HookRunner([
+      new Audit(),
+      { onCompaction: () => undefined, postTurn: () => undefined },
+      { onInteraction: () => undefined },
+    ]);
+    expect(runner.enabledHooks()).toEqual([
+      LifecycleHook.POST_TURN,
+      LifecycleHook.PRE_TOOL,
+      LifecycleHook.ON_COMPACTION,
+    ]);
     expect(new HookRunner().enabledHooks()).toEqual([]);
   });
 
@@ -37,7 +45,10 @@ describe("HookRunner", () => {
         },
       },
     ]);
-    expect(await runner.preToolCall({ id: "1", name: "t", args: { a: 1 }, trajectoryId: "" })).toEqual({ allow: true, modifiedArgs: { a: 0, b: 2, c: 3 } });
+    expect(await runner.preToolCall({ id: "1", name: "t", args: { a: 1 }, trajectoryId: "" })).toEqual({
+      allow: true,
+      modifiedArgs: { a: 0, b: 2, c: 3 },
+    });
     expect(calls).toEqual([{ a: 1 }, { a: 1, b: 2 }, { a: 0, b: 2, c: 3 }]);
     const denying = new HookRunner([
       { preToolCall: () => ({ allow: false, reason: "no" }) },
@@ -47,11 +58,18 @@ describe("HookRunner", () => {
         },
       },
     ]);
-    expect(await denying.preToolCall({ id: "1", name: "t", args: {}, trajectoryId: "" })).toEqual({ allow: false, reason: "no" });
+    expect(await denying.preToolCall({ id: "1", name: "t", args: {}, trajectoryId: "" })).toEqual({
+      allow: false,
+      reason: "no",
+    });
   });
 
   it("lets the first hook that answers decide onInteraction", async () => {
-    const runner = new HookRunner([{ onInteraction: () => undefined }, { onInteraction: () => ({ cancelled: true }) }, { onInteraction: () => ({ answers: [] }) }]);
+    const runner = new HookRunner([
+      { onInteraction: () => undefined },
+      { onInteraction: () => ({ cancelled: true }) },
+      { onInteraction: () => ({ answers: [] }) },
+    ]);
     expect(await runner.onInteraction([], { trajectoryId: "t" })).toEqual({ cancelled: true });
   });
 });

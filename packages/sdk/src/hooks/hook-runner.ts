@@ -2,7 +2,12 @@ import type { MessageInitShape } from "@bufbuild/protobuf";
 import type { QuestionResponse } from "../step.js";
 import { sdkToolName, toolCallFromPreToolArgs } from "../mapping/canonical-tool-call.js";
 import type { HarnessConfig, CallHookRequest, CallHookResponseSchema, PreToolArgs, UserInput } from "../wire/index.js";
-import { LifecycleHook, PreToolResult_Decision, PreTurnResult_Decision, StopResult_Decision } from "../wire/wire-enums.gen.js";
+import {
+  LifecycleHook,
+  PreToolResult_Decision,
+  PreTurnResult_Decision,
+  StopResult_Decision,
+} from "../wire/wire-enums.gen.js";
 import { stopReasonFromWire } from "../mapping/usage-from-wire.js";
 import { HookContexts } from "./hook-context.js";
 import { validateHook } from "./validate-hook.js";
@@ -101,7 +106,8 @@ export class HookRunner {
     for (const hook of this.#with("preToolCall")) {
       const decision: PreToolDecision | undefined | void = await hook.preToolCall?.({ ...call, args }, context);
       if (decision === undefined) continue;
-      if (!decision.allow) return decision.reason === undefined ? { allow: false } : { allow: false, reason: decision.reason };
+      if (!decision.allow)
+        return decision.reason === undefined ? { allow: false } : { allow: false, reason: decision.reason };
       if (decision.modifiedArgs !== undefined) {
         args = isRecord(args) ? { ...args, ...decision.modifiedArgs } : { ...decision.modifiedArgs };
         modified = true;
@@ -148,7 +154,13 @@ export class HookRunner {
         for (const hook of this.#with("preTurn")) {
           const decision = await hook.preTurn?.(prompt, location, context);
           if (decision !== undefined && !decision.allow) {
-            return { case: "preTurnResult", value: { decision: PreTurnResult_Decision.DENY, reason: decision.reason ?? "Turn denied by a pre-turn hook." } };
+            return {
+              case: "preTurnResult",
+              value: {
+                decision: PreTurnResult_Decision.DENY,
+                reason: decision.reason ?? "Turn denied by a pre-turn hook.",
+              },
+            };
           }
         }
         return { case: "preTurnResult", value: { decision: PreTurnResult_Decision.ALLOW } };
@@ -157,7 +169,9 @@ export class HookRunner {
         const a = args.case === "postTurnArgs" ? args.value : undefined;
         const context = this.contexts.turn();
         try {
-          await this.#each("postTurn", (h) => h.postTurn?.(a?.responseText ?? "", { trajectoryId: a?.trajectoryId ?? "" }, context));
+          await this.#each("postTurn", (h) =>
+            h.postTurn?.(a?.responseText ?? "", { trajectoryId: a?.trajectoryId ?? "" }, context),
+          );
         } finally {
           this.contexts.endTurn(); // upstream HookRouter._handle_post_turn
         }
@@ -166,11 +180,17 @@ export class HookRunner {
       case LifecycleHook.PRE_TOOL: {
         const outcome = await this.preToolCall(hookToolCall(args.case === "preToolArgs" ? args.value : undefined));
         if (!outcome.allow) {
-          return { case: "preToolResult", value: { decision: PreToolResult_Decision.DENY, reason: outcome.reason ?? "Denied by a pre-tool hook." } };
+          return {
+            case: "preToolResult",
+            value: { decision: PreToolResult_Decision.DENY, reason: outcome.reason ?? "Denied by a pre-tool hook." },
+          };
         }
         return {
           case: "preToolResult",
-          value: outcome.modifiedArgs === undefined ? { decision: PreToolResult_Decision.ALLOW } : { decision: PreToolResult_Decision.ALLOW, modifiedArgs: structInitOf(outcome.modifiedArgs ?? {}) },
+          value:
+            outcome.modifiedArgs === undefined
+              ? { decision: PreToolResult_Decision.ALLOW }
+              : { decision: PreToolResult_Decision.ALLOW, modifiedArgs: structInitOf(outcome.modifiedArgs ?? {}) },
         };
       }
       case LifecycleHook.POST_TOOL: {
@@ -220,7 +240,11 @@ export class HookRunner {
       case LifecycleHook.ON_COMPACTION: {
         const a = args.case === "onCompactionArgs" ? args.value : undefined;
         // Upstream `hook_router._handle_on_compaction`: an empty summary reads "Context compaction".
-        const event = { trajectoryId: a?.trajectoryId ?? "", stepIndex: a?.stepIndex ?? 0, summary: a?.summary || DEFAULT_COMPACTION_SUMMARY };
+        const event = {
+          trajectoryId: a?.trajectoryId ?? "",
+          stepIndex: a?.stepIndex ?? 0,
+          summary: a?.summary || DEFAULT_COMPACTION_SUMMARY,
+        };
         const context = this.contexts.turn();
         await this.#each("onCompaction", (h) => h.onCompaction?.(event, context));
         return empty;
@@ -238,7 +262,8 @@ export class HookRunner {
         const context = this.contexts.turn();
         for (const hook of this.#with("stop")) {
           const result = await hook.stop?.(event, context);
-          if (result?.decision === "CONTINUE") return { case: "stopResult", value: { decision: StopResult_Decision.CONTINUE, reason: result.reason } };
+          if (result?.decision === "CONTINUE")
+            return { case: "stopResult", value: { decision: StopResult_Decision.CONTINUE, reason: result.reason } };
         }
         return { case: "stopResult", value: { decision: StopResult_Decision.ALLOW_STOP } };
       }
@@ -257,7 +282,9 @@ function hookToolCall(a: PreToolArgs | undefined): HookToolCall {
 }
 
 function location(a: { trajectoryId?: string | undefined; stepIndex?: number | undefined } | undefined): HookLocation {
-  return a?.stepIndex === undefined ? { trajectoryId: a?.trajectoryId ?? "" } : { trajectoryId: a.trajectoryId ?? "", stepIndex: a.stepIndex };
+  return a?.stepIndex === undefined
+    ? { trajectoryId: a?.trajectoryId ?? "" }
+    : { trajectoryId: a.trajectoryId ?? "", stepIndex: a.stepIndex };
 }
 
 /** The text parts of a user input, joined (what a PRE_TURN hook sees as the prompt). */

@@ -116,7 +116,11 @@ export interface Hook {
   /** A tool failed; return text to replace the error message the model sees. */
   onToolError?(error: HookToolError, context: HookContext): Awaitable<string | undefined | void>;
   /** The agent asks the user questions; return the answers (default: every question unanswered). */
-  onInteraction?(questions: Question[], location: HookLocation, context: HookContext): Awaitable<QuestionResponse | undefined | void>;
+  onInteraction?(
+    questions: Question[],
+    location: HookLocation,
+    context: HookContext,
+  ): Awaitable<QuestionResponse | undefined | void>;
   /** The harness compacted the context. */
   onCompaction?(event: CompactionEvent, context: HookContext): Awaitable<void>;
   /**

@@ -2,7 +2,18 @@ import { ErrorCode, SdkError } from "../errors.js";
 import type { Hook } from "./hook.js";
 
 /** Every method a hook may have (protocol §10; `stop` since the STOP hook). */
-const HOOK_METHODS = ["onSessionStart", "onSessionEnd", "preTurn", "postTurn", "preToolCall", "postToolCall", "onToolError", "onInteraction", "onCompaction", "stop"] as const;
+const HOOK_METHODS = [
+  "onSessionStart",
+  "onSessionEnd",
+  "preTurn",
+  "postTurn",
+  "preToolCall",
+  "postToolCall",
+  "onToolError",
+  "onInteraction",
+  "onCompaction",
+  "stop",
+] as const;
 
 /**
  * Throws `InvalidArgument` unless `hook` is an object whose hook methods are functions — for
@@ -19,7 +30,10 @@ export function validateHook(hook: unknown): asserts hook is Hook {
   for (const method of HOOK_METHODS) {
     const value = (hook as Record<string, unknown>)[method];
     if (value !== undefined && typeof value !== "function") {
-      throw new SdkError(ErrorCode.InvalidArgument, `hook method ${method} must be a function, got ${value === null ? "null" : typeof value}`);
+      throw new SdkError(
+        ErrorCode.InvalidArgument,
+        `hook method ${method} must be a function, got ${value === null ? "null" : typeof value}`,
+      );
     }
   }
 }

@@ -12,7 +12,19 @@ import { latestTurnView, observerTaken, STEP_MAPPER, viewOf } from "../connectio
 import { activeToolStep, finishedToolStep } from "../connection/synthetic-steps.js";
 import { ErrorCode, SdkError } from "../errors.js";
 import { assertPromptNotBlank, type Prompt } from "../prompt.js";
-import { emptyUsage, StepSource, StepStatus, StepTarget, StepType, SYNTHETIC_STEP_INDEX_BASE, type Step, type StopReason, type ToolCall, type ToolResult, type UsageMetadata } from "../step.js";
+import {
+  emptyUsage,
+  StepSource,
+  StepStatus,
+  StepTarget,
+  StepType,
+  SYNTHETIC_STEP_INDEX_BASE,
+  type Step,
+  type StopReason,
+  type ToolCall,
+  type ToolResult,
+  type UsageMetadata,
+} from "../step.js";
 import type { ToolContext } from "../tools/tool.js";
 import type { ToolRunner } from "../tools/tool-runner.js";
 import { addUsage } from "../usage.js";
@@ -217,7 +229,11 @@ export class HostedConnection implements Connection {
     if (id === undefined) return; // not created yet: the turn sees the halt before it creates one
     await this.#options.client.cancel(id, options?.signal).catch((error: unknown) => {
       // An interaction that already ended cannot be cancelled: the turn ends as it ended.
-      if (SdkError.from(error).code !== ErrorCode.InvalidArgument && SdkError.from(error).code !== ErrorCode.FailedPrecondition) throw error;
+      if (
+        SdkError.from(error).code !== ErrorCode.InvalidArgument &&
+        SdkError.from(error).code !== ErrorCode.FailedPrecondition
+      )
+        throw error;
     });
   }
 
@@ -234,7 +250,9 @@ export class HostedConnection implements Connection {
   }
 
   sendTrigger(): Promise<void> {
-    return Promise.reject(unsupported("sendTrigger", "the Interactions API has no message to inject into a running interaction"));
+    return Promise.reject(
+      unsupported("sendTrigger", "the Interactions API has no message to inject into a running interaction"),
+    );
   }
 
   async disconnect(): Promise<void> {
@@ -271,7 +289,11 @@ export class HostedConnection implements Connection {
           // Interaction.environment_id is on the resource, not on the stream's lifecycle events
           // (InteractionSseEventInteraction has no such field): read it once.
           // A failed read leaves it for the next turn to try again: this turn is not the worse for it.
-          const environmentId = end.environmentId ?? (await this.#options.client.get(end.id, this.#session.signal).catch(() => ({}) as WireObject))["environment_id"];
+          const environmentId =
+            end.environmentId ??
+            (await this.#options.client.get(end.id, this.#session.signal).catch(() => ({}) as WireObject))[
+              "environment_id"
+            ];
           if (typeof environmentId === "string" && environmentId !== "") this.#environment = environmentId;
         }
         // The conversation goes on from this interaction whatever its end: a failed or cancelled
@@ -280,10 +302,16 @@ export class HostedConnection implements Connection {
         if (end.status === "failed" || end.status === "cancelled") {
           throw end.status === "cancelled"
             ? new SdkError(ErrorCode.Canceled, `interaction ${end.id} was cancelled`)
-            : new SdkError(ErrorCode.ExecutionError, `interaction ${end.id} failed: ${end.error ?? "no error given"}`, { details: { interactionId: end.id } });
+            : new SdkError(ErrorCode.ExecutionError, `interaction ${end.id} failed: ${end.error ?? "no error given"}`, {
+                details: { interactionId: end.id },
+              });
         }
         if (end.status === REQUIRES_ACTION) {
-          if (end.calls.length === 0) throw new SdkError(ErrorCode.ProtocolError, `interaction ${end.id} requires action but called no client function`);
+          if (end.calls.length === 0)
+            throw new SdkError(
+              ErrorCode.ProtocolError,
+              `interaction ${end.id} requires action but called no client function`,
+            );
           input = await this.#answerCalls(turn, end.calls);
           previous = end.id;
           continue;
@@ -295,15 +323,26 @@ export class HostedConnection implements Connection {
         }
         if (end.status === "incomplete") {
           throw new SdkError(ErrorCode.ExecutionError, `interaction ${end.id} is incomplete`, {
-            details: { interactionId: end.id, ...(end.continuationToken === undefined ? {} : { continuationToken: end.continuationToken }) },
+            details: {
+              interactionId: end.id,
+              ...(end.continuationToken === undefined ? {} : { continuationToken: end.continuationToken }),
+            },
           });
         }
-        throw new SdkError(ErrorCode.ProtocolError, `interaction ${end.id} ended with status ${JSON.stringify(end.status)}`);
+        throw new SdkError(
+          ErrorCode.ProtocolError,
+          `interaction ${end.id} ended with status ${JSON.stringify(end.status)}`,
+        );
       }
     } catch (error) {
       // disconnect() ends the turn with its ConnectionClosed; a halt with Canceled whatever the stream did meanwhile.
       const reason = this.#closed ?? SdkError.from(error);
-      turn.end({ error: turn.halted && this.#closed === undefined && reason.code !== ErrorCode.Canceled ? new SdkError(ErrorCode.Canceled, reason.message, { cause: reason }) : reason });
+      turn.end({
+        error:
+          turn.halted && this.#closed === undefined && reason.code !== ErrorCode.Canceled
+            ? new SdkError(ErrorCode.Canceled, reason.message, { cause: reason })
+            : reason,
+      });
     } finally {
       this.#currentInteractionId = undefined;
     }
@@ -311,7 +350,12 @@ export class HostedConnection implements Connection {
 
   #body(input: unknown, previous: string | undefined): WireObject {
     const o = this.#options;
-    const tools = o.tools.declarations().map((d) => ({ type: "function", name: d.name, description: d.description, parameters: JSON.parse(d.parametersJsonSchema ?? "{}") as unknown }));
+    const tools = o.tools.declarations().map((d) => ({
+      type: "function",
+      name: d.name,
+      description: d.description,
+      parameters: JSON.parse(d.parametersJsonSchema ?? "{}") as unknown,
+    }));
     return {
       agent: o.agent,
       input,
@@ -354,10 +398,19 @@ export class HostedConnection implements Connection {
         }
         if (this.#closed !== undefined) throw this.#closed;
         if (failure.code !== ErrorCode.Unavailable) throw failure;
-        if (state.id === undefined) throw new SdkError(ErrorCode.Unavailable, `the event stream dropped before it named its interaction: ${failure.message}`, { cause: failure });
+        if (state.id === undefined)
+          throw new SdkError(
+            ErrorCode.Unavailable,
+            `the event stream dropped before it named its interaction: ${failure.message}`,
+            { cause: failure },
+          );
         failures++;
         if (failures > maxReconnects)
-          throw new SdkError(ErrorCode.Unavailable, `the event stream of interaction ${state.id} dropped ${failures} times in a row: ${failure.message}`, { cause: failure });
+          throw new SdkError(
+            ErrorCode.Unavailable,
+            `the event stream of interaction ${state.id} dropped ${failures} times in a row: ${failure.message}`,
+            { cause: failure },
+          );
         await delay(this.#options.reconnectDelayMs?.(failures) ?? Math.min(50 * 2 ** failures, 2000), signal);
       }
       try {
@@ -414,15 +467,19 @@ export class HostedConnection implements Connection {
         const interaction = (event["interaction"] ?? {}) as WireObject;
         const id = typeof interaction["id"] === "string" ? interaction["id"] : (state.id ?? "");
         const status = String(interaction["status"]);
-        for (const open of state.steps.values()) if (open.step.status === StepStatus.Active) this.#push(turn, open, { status: StepStatus.Done });
-        if (status === "completed" && state.lastText !== undefined) this.#push(turn, state.lastText, { isCompleteResponse: true });
+        for (const open of state.steps.values())
+          if (open.step.status === StepStatus.Active) this.#push(turn, open, { status: StepStatus.Done });
+        if (status === "completed" && state.lastText !== undefined)
+          this.#push(turn, state.lastText, { isCompleteResponse: true });
         state.end = {
           id,
           status,
           calls: state.calls,
           ...(interaction["usage"] === undefined ? {} : { usage: usageOf(interaction["usage"] as WireObject) }),
           ...(state.error === undefined ? {} : { error: state.error }),
-          ...(typeof interaction["continuation_token"] === "string" ? { continuationToken: interaction["continuation_token"] } : {}),
+          ...(typeof interaction["continuation_token"] === "string"
+            ? { continuationToken: interaction["continuation_token"] }
+            : {}),
         };
         return;
       }
@@ -489,7 +546,8 @@ export class HostedConnection implements Connection {
     if (type.endsWith("_result") && typeof wire["call_id"] === "string") {
       // FunctionResultStep { call_id, name?, result, is_error? } and the hosted tools' *ResultStep { call_id, … }.
       const callId = wire["call_id"];
-      const called = [...state.steps.values()].find((s) => s.kind === "call" && s.step.toolCalls[0]?.id === callId)?.step.toolCalls[0];
+      const called = [...state.steps.values()].find((s) => s.kind === "call" && s.step.toolCalls[0]?.id === callId)
+        ?.step.toolCalls[0];
       const name = typeof wire["name"] === "string" ? wire["name"] : (called?.name ?? type.slice(0, -"_result".length));
       const result = wire["result"] ?? omit(wire, ["type", "call_id", "name", "is_error", "signature"]);
       const failed = wire["is_error"] === true;
@@ -512,7 +570,12 @@ export class HostedConnection implements Connection {
     if (open === undefined) return;
     switch (delta["type"]) {
       case "text": // TextDelta { text }
-        if (typeof delta["text"] === "string" && delta["text"] !== "") this.#push(turn, open, open.kind === "thought" ? { thinkingDelta: delta["text"] } : { contentDelta: delta["text"] });
+        if (typeof delta["text"] === "string" && delta["text"] !== "")
+          this.#push(
+            turn,
+            open,
+            open.kind === "thought" ? { thinkingDelta: delta["text"] } : { contentDelta: delta["text"] },
+          );
         return;
       case "thought_summary": {
         // ThoughtSummaryDelta { content?: Content_2 }
@@ -521,7 +584,8 @@ export class HostedConnection implements Connection {
         return;
       }
       case "arguments_delta": // ArgumentsDelta { arguments?: string }
-        if (typeof delta["arguments"] === "string") open.argumentsText = (open.argumentsText ?? "") + delta["arguments"];
+        if (typeof delta["arguments"] === "string")
+          open.argumentsText = (open.argumentsText ?? "") + delta["arguments"];
         return;
       default:
         return;
@@ -541,26 +605,40 @@ export class HostedConnection implements Connection {
           call.args = open.argumentsText;
         }
       }
-      if (this.#options.tools.has(call.name) && !state.calls.some((c) => c.id === call.id)) state.calls.push({ ...call });
+      if (this.#options.tools.has(call.name) && !state.calls.some((c) => c.id === call.id))
+        state.calls.push({ ...call });
     }
     if (open.step.status === StepStatus.Active) this.#push(turn, open, { status: StepStatus.Done });
   }
 
   /** Pushes an update of `open`'s step: deltas once, accumulated into its content and thinking. */
-  #push(turn: Turn, open: OpenStep, change: Partial<Pick<Step, "status" | "contentDelta" | "thinkingDelta" | "isCompleteResponse">>): void {
+  #push(
+    turn: Turn,
+    open: OpenStep,
+    change: Partial<Pick<Step, "status" | "contentDelta" | "thinkingDelta" | "isCompleteResponse">>,
+  ): void {
     const step = open.step;
     if (change.status !== undefined) step.status = change.status;
     if (change.isCompleteResponse !== undefined) step.isCompleteResponse = change.isCompleteResponse;
     step.content += change.contentDelta ?? "";
     step.thinking += change.thinkingDelta ?? "";
-    turn.push({ ...step, toolCalls: step.toolCalls.map((c) => ({ ...c })), contentDelta: change.contentDelta ?? "", thinkingDelta: change.thinkingDelta ?? "" });
+    turn.push({
+      ...step,
+      toolCalls: step.toolCalls.map((c) => ({ ...c })),
+      contentDelta: change.contentDelta ?? "",
+      thinkingDelta: change.thinkingDelta ?? "",
+    });
   }
 
   /** Runs the client functions an interaction waits for, each once, with synthetic steps from 50,000; their `function_result` steps are the next input. */
   async #answerCalls(turn: Turn, calls: readonly ToolCall[]): Promise<WireObject[]> {
     const results = await Promise.all(
       calls.map(async (call) => {
-        const where = { stepIndex: this.#nextSyntheticIndex++, trajectoryId: this.conversationId, cascadeId: this.conversationId };
+        const where = {
+          stepIndex: this.#nextSyntheticIndex++,
+          trajectoryId: this.conversationId,
+          cascadeId: this.conversationId,
+        };
         turn.push(activeToolStep(call, where));
         const result = await this.#options.tools.run(call, this.#toolContext(call, turn));
         if (!turn.settled) turn.push(finishedToolStep(call, result, where));
@@ -578,14 +656,19 @@ export class HostedConnection implements Connection {
       conversationId: this.conversationId,
       callId: call.id,
       signal: turn.signal,
-      sendTrigger: () => Promise.reject(unsupported("sendTrigger", "the Interactions API has no message to inject into a running interaction")),
+      sendTrigger: () =>
+        Promise.reject(
+          unsupported("sendTrigger", "the Interactions API has no message to inject into a running interaction"),
+        ),
       state: this.#toolState,
     };
   }
 }
 
 function unsupported(what: string, why: string): SdkError {
-  return new SdkError(ErrorCode.Unsupported, `${what}: ${why} (the interactions wire)`, { details: { option: what, wire: "interactions" } });
+  return new SdkError(ErrorCode.Unsupported, `${what}: ${why} (the interactions wire)`, {
+    details: { option: what, wire: "interactions" },
+  });
 }
 
 /** The prompt as text: the Interactions API input the connection sends is a string. */
@@ -594,7 +677,10 @@ function promptText(prompt: Prompt): string {
   return prompt
     .map((part) => {
       if ("text" in part) return part.text;
-      throw unsupported("media" in part ? "prompt media" : "slash commands", "the hosted connection sends text prompts only");
+      throw unsupported(
+        "media" in part ? "prompt media" : "slash commands",
+        "the hosted connection sends text prompts only",
+      );
     })
     .join("\n");
 }
@@ -603,7 +689,14 @@ function promptText(prompt: Prompt): string {
 function textOf(contents: unknown): string {
   if (!Array.isArray(contents)) return "";
   return contents
-    .map((c) => (typeof c === "object" && c !== null && (c as WireObject)["type"] === "text" && typeof (c as WireObject)["text"] === "string" ? ((c as WireObject)["text"] as string) : ""))
+    .map((c) =>
+      typeof c === "object" &&
+      c !== null &&
+      (c as WireObject)["type"] === "text" &&
+      typeof (c as WireObject)["text"] === "string"
+        ? ((c as WireObject)["text"] as string)
+        : "",
+    )
     .join("");
 }
 

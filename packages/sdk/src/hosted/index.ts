@@ -11,8 +11,22 @@ import { HostedConnection } from "./hosted-connection.js";
 import { InteractionsClient, type WireObject } from "./interactions-client.js";
 
 export { HostedConnection, usageOf, type HostedConnectionOptions } from "./hosted-connection.js";
-export { createInteractionsProxy, routeCall, upstreamHeaders, RouteRefusal, type InteractionsProxyOptions, type InteractionsRouteRules, type RoutedCall } from "./interactions-proxy.js";
-export { InteractionsClient, readEvents, type InteractionEvent, type InteractionsClientOptions, type WireObject } from "./interactions-client.js";
+export {
+  createInteractionsProxy,
+  routeCall,
+  upstreamHeaders,
+  RouteRefusal,
+  type InteractionsProxyOptions,
+  type InteractionsRouteRules,
+  type RoutedCall,
+} from "./interactions-proxy.js";
+export {
+  InteractionsClient,
+  readEvents,
+  type InteractionEvent,
+  type InteractionsClientOptions,
+  type WireObject,
+} from "./interactions-client.js";
 
 /** The agent `create` names by default (`AgentOption` in genai.d.ts). */
 export const DEFAULT_HOSTED_AGENT = "antigravity-preview-09-2026";
@@ -79,7 +93,13 @@ export interface HostedAgentOptions {
  * console.log((await agent.chatToCompletion("Summarise README.md")).text);
  */
 export function hostedAgent(options: HostedAgentOptions = {}): ConnectionStrategy {
-  const client = new InteractionsClient({ apiKey: options.apiKey, headers: options.headers, baseUrl: options.baseUrl, apiVersion: options.apiVersion, fetch: options.fetch });
+  const client = new InteractionsClient({
+    apiKey: options.apiKey,
+    headers: options.headers,
+    baseUrl: options.baseUrl,
+    apiVersion: options.apiVersion,
+    fetch: options.fetch,
+  });
   return {
     capabilities: INTERACTIONS_CAPABILITIES,
     async connect(request) {
@@ -98,7 +118,13 @@ export function hostedAgent(options: HostedAgentOptions = {}): ConnectionStrateg
       if (config.customSubagents.length > 0) refuse("customSubagents", "custom subagents");
       if ((config.finishToolSchemaJson ?? "") !== "") refuse("responseSchema", "a finish tool schema");
       const budget = config.budgetConfig;
-      if (budget !== undefined && (budget.maxModelCalls !== undefined || budget.maxToolCalls !== undefined || budget.maxInputTokens !== undefined || budget.maxOutputTokens !== undefined)) {
+      if (
+        budget !== undefined &&
+        (budget.maxModelCalls !== undefined ||
+          budget.maxToolCalls !== undefined ||
+          budget.maxInputTokens !== undefined ||
+          budget.maxOutputTokens !== undefined)
+      ) {
         refuse("budget", "limits other than maxTotalTokens (AntigravityAgentConfig.max_total_tokens)");
       }
       // AntigravityAgentConfig { type: "antigravity", model?, max_total_tokens? (int64 as a string) }.

@@ -47,7 +47,10 @@ export class InteractionsClient {
   constructor(options: InteractionsClientOptions = {}) {
     const base = (options.baseUrl ?? DEFAULT_BASE_URL).replace(/\/+$/, "");
     this.#base = `${base}/${encodeURIComponent(options.apiVersion ?? "v1beta")}/interactions`;
-    this.#headers = { ...options.headers, ...(options.apiKey === undefined ? {} : { "x-goog-api-key": options.apiKey }) };
+    this.#headers = {
+      ...options.headers,
+      ...(options.apiKey === undefined ? {} : { "x-goog-api-key": options.apiKey }),
+    };
     this.#fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
   }
 
@@ -64,31 +67,66 @@ export class InteractionsClient {
   }
 
   /** `interactions.get(id, { stream: true, last_event_id })`: the events after `lastEventId` (all without it). */
-  async resume(id: string, lastEventId: string | undefined, signal?: AbortSignal): Promise<AsyncIterable<InteractionEvent>> {
-    const query = new URLSearchParams({ stream: "true", ...(lastEventId === undefined ? {} : { last_event_id: lastEventId }) });
-    const response = await this.#request("GET", `${this.#base}/${encodeURIComponent(id)}?${query}`, undefined, true, signal);
+  async resume(
+    id: string,
+    lastEventId: string | undefined,
+    signal?: AbortSignal,
+  ): Promise<AsyncIterable<InteractionEvent>> {
+    const query = new URLSearchParams({
+      stream: "true",
+      ...(lastEventId === undefined ? {} : { last_event_id: lastEventId }),
+    });
+    const response = await this.#request(
+      "GET",
+      `${this.#base}/${encodeURIComponent(id)}?${query}`,
+      undefined,
+      true,
+      signal,
+    );
     return readEvents(response, signal);
   }
 
   /** `interactions.get(id)`: the resource. */
   async get(id: string, signal?: AbortSignal): Promise<WireObject> {
-    return (await (await this.#request("GET", `${this.#base}/${encodeURIComponent(id)}`, undefined, false, signal)).json()) as WireObject;
+    return (await (
+      await this.#request("GET", `${this.#base}/${encodeURIComponent(id)}`, undefined, false, signal)
+    ).json()) as WireObject;
   }
 
   /** `interactions.cancel(id)`. */
   async cancel(id: string, signal?: AbortSignal): Promise<WireObject> {
-    return (await (await this.#request("POST", `${this.#base}/${encodeURIComponent(id)}/cancel`, undefined, false, signal)).json()) as WireObject;
+    return (await (
+      await this.#request("POST", `${this.#base}/${encodeURIComponent(id)}/cancel`, undefined, false, signal)
+    ).json()) as WireObject;
   }
 
-  async #request(method: string, url: string, body: WireObject | undefined, stream: boolean, signal: AbortSignal | undefined): Promise<Response> {
-    const headers: Record<string, string> = { ...this.#headers, accept: stream ? "text/event-stream" : "application/json" };
+  async #request(
+    method: string,
+    url: string,
+    body: WireObject | undefined,
+    stream: boolean,
+    signal: AbortSignal | undefined,
+  ): Promise<Response> {
+    const headers: Record<string, string> = {
+      ...this.#headers,
+      accept: stream ? "text/event-stream" : "application/json",
+    };
     if (body !== undefined) headers["content-type"] = "application/json";
     let response: Response;
     try {
-      response = await this.#fetch(url, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }), ...(signal === undefined ? {} : { signal }) });
+      response = await this.#fetch(url, {
+        method,
+        headers,
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        ...(signal === undefined ? {} : { signal }),
+      });
     } catch (error) {
       if (signal?.aborted === true) throw SdkError.from(signal.reason);
-      throw new SdkError(ErrorCode.Unavailable, `cannot reach the Interactions API at ${url.split("?")[0]}: ${(error as Error)?.message ?? String(error)}`, { cause: error });
+      throw new SdkError(
+        ErrorCode.Unavailable,
+        `cannot reach the Interactions API at ${url.split("?")[0]}: ${(error as Error)?.message ?? String(error)}`,
+        { cause: error },
+      );
     }
     if (!response.ok) throw await httpError(response);
     return response;
@@ -124,7 +162,10 @@ async function httpError(response: Response): Promise<SdkError> {
  * event's `data:` lines joined by LF; a blank line ends it), each `data` parsed as JSON. `[DONE]`
  * ends the stream, as @google/genai's `sentinel` does. A body that breaks off throws `Unavailable`.
  */
-export async function* readEvents(response: Response, signal?: AbortSignal): AsyncGenerator<InteractionEvent, void, undefined> {
+export async function* readEvents(
+  response: Response,
+  signal?: AbortSignal,
+): AsyncGenerator<InteractionEvent, void, undefined> {
   const body = response.body;
   if (body === null) return;
   const reader = body.pipeThrough(new TextDecoderStream()).getReader();
@@ -165,7 +206,11 @@ export async function* readEvents(response: Response, signal?: AbortSignal): Asy
         chunk = await reader.read();
       } catch (error) {
         if (signal?.aborted === true) throw SdkError.from(signal.reason);
-        throw new SdkError(ErrorCode.Unavailable, `the event stream broke off: ${(error as Error)?.message ?? String(error)}`, { cause: error });
+        throw new SdkError(
+          ErrorCode.Unavailable,
+          `the event stream broke off: ${(error as Error)?.message ?? String(error)}`,
+          { cause: error },
+        );
       }
       if (!chunk.done) buffer += chunk.value;
       // An event not ended by a blank line when the body ends is dropped (the event-stream format).
@@ -186,7 +231,10 @@ function parseEvent(text: string): InteractionEvent {
     throw new SdkError(ErrorCode.ProtocolError, `an event of the Interactions API is not JSON: ${text.slice(0, 200)}`);
   }
   if (typeof value !== "object" || value === null || typeof (value as WireObject)["event_type"] !== "string") {
-    throw new SdkError(ErrorCode.ProtocolError, `an event of the Interactions API has no event_type: ${text.slice(0, 200)}`);
+    throw new SdkError(
+      ErrorCode.ProtocolError,
+      `an event of the Interactions API has no event_type: ${text.slice(0, 200)}`,
+    );
   }
   return value as InteractionEvent;
 }

@@ -5,13 +5,25 @@
  * (`@antigravity-ts/sdk`) leaves them out so a browser app does not carry them in its import map.
  * @module
  */
-export { stepFromUpdate, stepIdOf, toolCallsFromUpdate, normalizeWirePath, usageFromWire, stopReasonFromWire } from "../mapping/index.js";
+export {
+  stepFromUpdate,
+  stepIdOf,
+  toolCallsFromUpdate,
+  normalizeWirePath,
+  usageFromWire,
+  stopReasonFromWire,
+} from "../mapping/index.js";
 export { AsyncQueue, type AsyncQueueOptions } from "../util/async-queue.js";
 export { abortError, delay, linkSignal, raceSignal, throwIfAborted, type LinkedSignal } from "../util/abort.js";
 export { LogThrottle } from "../util/log-throttle.js";
 export { peerCloseError } from "../transport/websocket-errors.js";
 export { closeSocket, registerWebSocketAdapter } from "../transport/websocket-adapter.js";
-export { rulesInPrecedence, type CallTarget, type PrecedenceDecision, type RuleTarget } from "../policies/precedence.js";
+export {
+  rulesInPrecedence,
+  type CallTarget,
+  type PrecedenceDecision,
+  type RuleTarget,
+} from "../policies/precedence.js";
 export { checkJsonSchema } from "../tools/json-schema-check.js";
 export { registerAgentDefaults } from "../agent/runtime-defaults.js";
 export { errorText } from "../error-text.js";

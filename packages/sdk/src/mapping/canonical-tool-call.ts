@@ -86,7 +86,12 @@ export function canonicalToolCall(raw: RawToolCall, origin: ToolCallOrigin): Too
 export function toolCallFromPreToolArgs(args: PreToolArgs | undefined): ToolCall {
   const serverName = args?.serverName ?? "";
   return canonicalToolCall(
-    { id: args?.callId ?? "", name: args?.toolName ?? "", args: parseToolArguments(args?.argumentsJson, { nonObject: "text" }), ...(serverName === "" ? {} : { serverName }) },
+    {
+      id: args?.callId ?? "",
+      name: args?.toolName ?? "",
+      args: parseToolArguments(args?.argumentsJson, { nonObject: "text" }),
+      ...(serverName === "" ? {} : { serverName }),
+    },
     "arguments",
   );
 }

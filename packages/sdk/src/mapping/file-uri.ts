@@ -4,7 +4,13 @@
  * Order matters only for `ToolCall.canonicalPath` when a call carries several of them
  * (no built-in does): the first key present wins.
  */
-export const WIRE_PATH_ARGUMENT_KEYS: readonly string[] = ["path", "file_path", "TargetFile", "directory_path", "output_path"];
+export const WIRE_PATH_ARGUMENT_KEYS: readonly string[] = [
+  "path",
+  "file_path",
+  "TargetFile",
+  "directory_path",
+  "output_path",
+];
 
 // scheme ":" ["//" host] path — the split `urllib.parse.urlparse` makes (query and fragment dropped).
 const URI = /^([A-Za-z][A-Za-z0-9+.-]*):(?:\/\/([^/?#]*))?([^?#]*)/;

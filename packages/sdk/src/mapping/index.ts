@@ -7,6 +7,12 @@
 export { stepFromUpdate, stepIdOf } from "./step-from-update.js";
 export { toolCallsFromUpdate, hasToolAction } from "./tool-calls-from-update.js";
 export { parseToolArguments, type NonObjectArguments } from "./tool-arguments.js";
-export { canonicalToolCall, sdkToolName, toolCallFromPreToolArgs, type RawToolCall, type ToolCallOrigin } from "./canonical-tool-call.js";
+export {
+  canonicalToolCall,
+  sdkToolName,
+  toolCallFromPreToolArgs,
+  type RawToolCall,
+  type ToolCallOrigin,
+} from "./canonical-tool-call.js";
 export { normalizeWirePath, normalizePathArguments, WIRE_PATH_ARGUMENT_KEYS } from "./file-uri.js";
 export { usageFromWire, stopReasonFromWire } from "./usage-from-wire.js";

@@ -16,14 +16,27 @@ describe("step id (§6.4)", () => {
   });
 
   it("copies the step index and the ids", () => {
-    const step = stepFromUpdate(stepUpdate({ cascadeId: "c", trajectoryId: "t", parentTrajectoryId: "p", stepIndex: 12 }));
+    const step = stepFromUpdate(
+      stepUpdate({ cascadeId: "c", trajectoryId: "t", parentTrajectoryId: "p", stepIndex: 12 }),
+    );
     expect(step).toMatchObject({ stepIndex: 12, cascadeId: "c", trajectoryId: "t", parentTrajectoryId: "p" });
-    expect(stepFromUpdate(stepUpdate({}))).toMatchObject({ stepIndex: 0, cascadeId: "", trajectoryId: "", parentTrajectoryId: "" });
+    expect(stepFromUpdate(stepUpdate({}))).toMatchObject({
+      stepIndex: 0,
+      cascadeId: "",
+      trajectoryId: "",
+      parentTrajectoryId: "",
+    });
   });
 });
 
 describe("type classification precedence (§6.4)", () => {
-  const all = { compaction: {}, finish: { outputString: "{}" }, runCommand: { commandLine: "ls" }, text: "hi", thinking: "hmm" };
+  const all = {
+    compaction: {},
+    finish: { outputString: "{}" },
+    runCommand: { commandLine: "ls" },
+    text: "hi",
+    thinking: "hmm",
+  };
 
   it("compaction wins over everything", () => {
     expect(stepFromUpdate(stepUpdate(all)).type).toBe(StepType.Compaction);
@@ -37,7 +50,9 @@ describe("type classification precedence (§6.4)", () => {
   it("a tool action wins over text and thinking", () => {
     expect(stepFromUpdate(stepUpdate({ runCommand: {}, text: "hi", thinking: "hmm" })).type).toBe(StepType.ToolCall);
     expect(stepFromUpdate(stepUpdate({ mcpTool: { toolName: "x" }, text: "hi" })).type).toBe(StepType.ToolCall);
-    expect(stepFromUpdate(stepUpdate({ customTool: { toolCall: { name: "x" } }, text: "hi" })).type).toBe(StepType.ToolCall);
+    expect(stepFromUpdate(stepUpdate({ customTool: { toolCall: { name: "x" } }, text: "hi" })).type).toBe(
+      StepType.ToolCall,
+    );
   });
 
   it("text wins over thinking", () => {
@@ -73,9 +88,25 @@ describe("type classification precedence (§6.4)", () => {
   });
 
   it("an error action keeps the classification and reports the error", () => {
-    const step = stepFromUpdate(stepUpdateFromJson({ trajectoryId: "t", stepIndex: 5, state: "STATE_ERROR", source: "SOURCE_SYSTEM", error: { errorMessage: "API key not valid", httpCode: 401 } }));
-    expect(step).toMatchObject({ type: StepType.Unknown, status: StepStatus.Error, source: StepSource.System, error: "API key not valid", httpCode: 401 });
-    const withText = stepFromUpdate(stepUpdate({ text: "quota", state: 4, error: { errorMessage: "quota", httpCode: 429 } }));
+    const step = stepFromUpdate(
+      stepUpdateFromJson({
+        trajectoryId: "t",
+        stepIndex: 5,
+        state: "STATE_ERROR",
+        source: "SOURCE_SYSTEM",
+        error: { errorMessage: "API key not valid", httpCode: 401 },
+      }),
+    );
+    expect(step).toMatchObject({
+      type: StepType.Unknown,
+      status: StepStatus.Error,
+      source: StepSource.System,
+      error: "API key not valid",
+      httpCode: 401,
+    });
+    const withText = stepFromUpdate(
+      stepUpdate({ text: "quota", state: 4, error: { errorMessage: "quota", httpCode: 429 } }),
+    );
     expect(withText).toMatchObject({ type: StepType.TextResponse, status: StepStatus.Error, httpCode: 429 });
   });
 });
@@ -117,24 +148,50 @@ describe("enums (§6.4)", () => {
   });
 
   it("maps enum names and unknown names from a JSON frame", () => {
-    const step = stepFromUpdate(stepUpdateFromJson({ state: "STATE_WAITING_FOR_USER", source: "SOURCE_MODEL", target: "TARGET_ENVIRONMENT" }));
-    expect(step).toMatchObject({ status: StepStatus.WaitingForUser, source: StepSource.Model, target: StepTarget.Environment });
-    const unknown = stepFromUpdate(stepUpdateFromJson({ state: "STATE_TERMINAL_ERROR", source: "SOURCE_ALIEN", target: "TARGET_MODEL" }));
-    expect(unknown).toMatchObject({ status: StepStatus.Unknown, source: StepSource.Unknown, target: StepTarget.Unknown });
+    const step = stepFromUpdate(
+      stepUpdateFromJson({ state: "STATE_WAITING_FOR_USER", source: "SOURCE_MODEL", target: "TARGET_ENVIRONMENT" }),
+    );
+    expect(step).toMatchObject({
+      status: StepStatus.WaitingForUser,
+      source: StepSource.Model,
+      target: StepTarget.Environment,
+    });
+    const unknown = stepFromUpdate(
+      stepUpdateFromJson({ state: "STATE_TERMINAL_ERROR", source: "SOURCE_ALIEN", target: "TARGET_MODEL" }),
+    );
+    expect(unknown).toMatchObject({
+      status: StepStatus.Unknown,
+      source: StepSource.Unknown,
+      target: StepTarget.Unknown,
+    });
   });
 });
 
 describe("content and errors", () => {
   it("copies text, thinking and their deltas", () => {
-    const step = stepFromUpdate(stepUpdate({ text: "It is 5.", textDelta: " 5.", thinking: "add", thinkingDelta: "d" }));
+    const step = stepFromUpdate(
+      stepUpdate({ text: "It is 5.", textDelta: " 5.", thinking: "add", thinkingDelta: "d" }),
+    );
     expect(step).toMatchObject({ content: "It is 5.", contentDelta: " 5.", thinking: "add", thinkingDelta: "d" });
-    expect(stepFromUpdate(stepUpdate({}))).toMatchObject({ content: "", contentDelta: "", thinking: "", thinkingDelta: "", error: "", httpCode: 0, toolCalls: [] });
+    expect(stepFromUpdate(stepUpdate({}))).toMatchObject({
+      content: "",
+      contentDelta: "",
+      thinking: "",
+      thinkingDelta: "",
+      error: "",
+      httpCode: 0,
+      toolCalls: [],
+    });
   });
 
   it("takes error.errorMessage first, then errorMessage (field 7)", () => {
-    expect(stepFromUpdate(stepUpdate({ errorMessage: "tool failed", error: { errorMessage: "api failed" } })).error).toBe("api failed");
+    expect(
+      stepFromUpdate(stepUpdate({ errorMessage: "tool failed", error: { errorMessage: "api failed" } })).error,
+    ).toBe("api failed");
     expect(stepFromUpdate(stepUpdate({ errorMessage: "tool failed" })).error).toBe("tool failed");
-    expect(stepFromUpdate(stepUpdate({ errorMessage: "tool failed", error: { errorMessage: "" } })).error).toBe("tool failed");
+    expect(stepFromUpdate(stepUpdate({ errorMessage: "tool failed", error: { errorMessage: "" } })).error).toBe(
+      "tool failed",
+    );
     expect(stepFromUpdate(stepUpdate({ error: { httpCode: 403 } }))).toMatchObject({ error: "", httpCode: 403 });
   });
 
@@ -166,7 +223,9 @@ describe("isCompleteResponse", () => {
 
 describe("structuredOutput (FINISH steps)", () => {
   it("parses finish.outputString as JSON", () => {
-    expect(stepFromUpdate(stepUpdate({ finish: { outputString: '{"answer":5,"ok":true}' } })).structuredOutput).toEqual({ answer: 5, ok: true });
+    expect(stepFromUpdate(stepUpdate({ finish: { outputString: '{"answer":5,"ok":true}' } })).structuredOutput).toEqual(
+      { answer: 5, ok: true },
+    );
     expect(stepFromUpdate(stepUpdate({ finish: { outputString: '"done"' } })).structuredOutput).toBe("done");
   });
 
@@ -183,14 +242,25 @@ describe("structuredOutput (FINISH steps)", () => {
   it("is unset for an empty output and on non-FINISH steps", () => {
     expect("structuredOutput" in stepFromUpdate(stepUpdate({ finish: {} }))).toBe(false);
     expect("structuredOutput" in stepFromUpdate(stepUpdate({ finish: { outputString: "" } }))).toBe(false);
-    expect("structuredOutput" in stepFromUpdate(stepUpdate({ compaction: {}, finish: { outputString: "{}" } }))).toBe(false);
+    expect("structuredOutput" in stepFromUpdate(stepUpdate({ compaction: {}, finish: { outputString: "{}" } }))).toBe(
+      false,
+    );
   });
 });
 
 describe("end to end from §22 frames", () => {
   it("maps the final model step of the example turn", () => {
     const step = stepFromUpdate(
-      stepUpdateFromJson({ cascadeId: "c1", trajectoryId: "c1", stepIndex: 2, state: "STATE_DONE", source: "SOURCE_MODEL", target: "TARGET_USER", text: "It is 5.", textDelta: " 5." }),
+      stepUpdateFromJson({
+        cascadeId: "c1",
+        trajectoryId: "c1",
+        stepIndex: 2,
+        state: "STATE_DONE",
+        source: "SOURCE_MODEL",
+        target: "TARGET_USER",
+        text: "It is 5.",
+        textDelta: " 5.",
+      }),
     );
     expect(step).toEqual({
       id: "c1:2",
@@ -214,7 +284,23 @@ describe("end to end from §22 frames", () => {
   });
 
   it("maps the user's prompt step (snake_case frame)", () => {
-    const step = stepFromUpdate(stepUpdateFromJson({ cascade_id: "c1", trajectory_id: "c1", step_index: 0, state: "STATE_DONE", source: "SOURCE_USER", target: "TARGET_MODEL", text: "what is 2+3?" }));
-    expect(step).toMatchObject({ id: "c1:0", type: StepType.TextResponse, source: StepSource.User, target: StepTarget.Unknown, isCompleteResponse: false });
+    const step = stepFromUpdate(
+      stepUpdateFromJson({
+        cascade_id: "c1",
+        trajectory_id: "c1",
+        step_index: 0,
+        state: "STATE_DONE",
+        source: "SOURCE_USER",
+        target: "TARGET_MODEL",
+        text: "what is 2+3?",
+      }),
+    );
+    expect(step).toMatchObject({
+      id: "c1:0",
+      type: StepType.TextResponse,
+      source: StepSource.User,
+      target: StepTarget.Unknown,
+      isCompleteResponse: false,
+    });
   });
 });

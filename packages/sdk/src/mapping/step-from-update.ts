@@ -54,7 +54,8 @@ export function stepFromUpdate(update: StepUpdate): Step {
     thinkingDelta: update.thinkingDelta ?? "",
     toolCalls: toolCallsFromUpdate(update, id),
     error: update.error?.errorMessage || update.errorMessage || "",
-    isCompleteResponse: source === StepSource.Model && status === StepStatus.Done && target === StepTarget.User && text !== "",
+    isCompleteResponse:
+      source === StepSource.Model && status === StepStatus.Done && target === StepTarget.User && text !== "",
     cascadeId: update.cascadeId ?? "",
     trajectoryId: update.trajectoryId ?? "",
     parentTrajectoryId: update.parentTrajectoryId ?? "",

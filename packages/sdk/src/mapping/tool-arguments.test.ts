@@ -30,13 +30,27 @@ describe.each(CASES)("argumentsJson $json", ({ json, text, empty }) => {
 
   it("reaches a PRE_TOOL hook or policy as the text option says", () => {
     const args = json === undefined ? {} : { argumentsJson: json };
-    expect(toolCallFromPreToolArgs({ $typeName: "antigravity.localharness.PreToolArgs", toolName: "my_tool", ...args } as never).args).toEqual(text);
+    expect(
+      toolCallFromPreToolArgs({
+        $typeName: "antigravity.localharness.PreToolArgs",
+        toolName: "my_tool",
+        ...args,
+      } as never).args,
+    ).toEqual(text);
   });
 
   it("reaches a step's MCP and custom tool call as the empty option says", () => {
     const args = json === undefined ? {} : { argumentsJson: json };
-    const mcp = stepUpdateFromJson({ trajectoryId: "t", stepIndex: 1, mcpTool: { serverName: "s", toolName: "my_tool", ...args } });
-    const custom = stepUpdateFromJson({ trajectoryId: "t", stepIndex: 2, customTool: { toolCall: { id: "c", name: "my_tool", ...args } } });
+    const mcp = stepUpdateFromJson({
+      trajectoryId: "t",
+      stepIndex: 1,
+      mcpTool: { serverName: "s", toolName: "my_tool", ...args },
+    });
+    const custom = stepUpdateFromJson({
+      trajectoryId: "t",
+      stepIndex: 2,
+      customTool: { toolCall: { id: "c", name: "my_tool", ...args } },
+    });
     expect(toolCallsFromUpdate(mcp, "t:1")[0]?.args).toEqual(empty);
     expect(toolCallsFromUpdate(custom, "t:2")[0]?.args).toEqual(empty);
   });

@@ -31,9 +31,24 @@ describe("built-in actions (§11.1 names, §11.2 payloads)", () => {
         ],
       },
     ],
-    ["searchDirectory", { directoryPath: "/w", query: "TODO", numResults: 3 }, "search_directory", { directory_path: "/w", query: "TODO", num_results: 3 }],
-    ["findFile", { directoryPath: "/w", query: "*.ts", output: "a.ts" }, "find_file", { directory_path: "/w", pattern: "*.ts", output: "a.ts" }],
-    ["viewFile", { filePath: "/w/a.ts", startLine: 1, endLine: 9, contentOffset: 0 }, "view_file", { file_path: "/w/a.ts", start_line: 1, end_line: 9, content_offset: 0 }],
+    [
+      "searchDirectory",
+      { directoryPath: "/w", query: "TODO", numResults: 3 },
+      "search_directory",
+      { directory_path: "/w", query: "TODO", num_results: 3 },
+    ],
+    [
+      "findFile",
+      { directoryPath: "/w", query: "*.ts", output: "a.ts" },
+      "find_file",
+      { directory_path: "/w", pattern: "*.ts", output: "a.ts" },
+    ],
+    [
+      "viewFile",
+      { filePath: "/w/a.ts", startLine: 1, endLine: 9, contentOffset: 0 },
+      "view_file",
+      { file_path: "/w/a.ts", start_line: 1, end_line: 9, content_offset: 0 },
+    ],
     ["createFile", { filePath: "/w/n.txt", contents: "hi" }, "create_file", { file_path: "/w/n.txt", contents: "hi" }],
     [
       "editFile",
@@ -65,15 +80,31 @@ describe("built-in actions (§11.1 names, §11.2 payloads)", () => {
         ],
       },
     ],
-    ["runCommand", { commandLine: "ls -la", workingDir: "/w", exitCode: 0, combinedOutput: "ok" }, "run_command", { CommandLine: "ls -la", Cwd: "/w", exit_code: 0, combined_output: "ok" }],
+    [
+      "runCommand",
+      { commandLine: "ls -la", workingDir: "/w", exitCode: 0, combinedOutput: "ok" },
+      "run_command",
+      { CommandLine: "ls -la", Cwd: "/w", exit_code: 0, combined_output: "ok" },
+    ],
     ["invokeSubagent", {}, "start_subagent", {}],
     [
       "generateImage",
       { prompt: "a cat", imagePaths: ["/w/in.png"], imageName: "cat", aspectRatio: "1:1", outputPath: "/w/cat.png" },
       "generate_image",
-      { prompt: "a cat", image_paths: ["/w/in.png"], image_name: "cat", aspect_ratio: "1:1", output_path: "/w/cat.png" },
+      {
+        prompt: "a cat",
+        image_paths: ["/w/in.png"],
+        image_name: "cat",
+        aspect_ratio: "1:1",
+        output_path: "/w/cat.png",
+      },
     ],
-    ["searchWeb", { query: "bun", domain: "example.com", summary: "s" }, "search_web", { query: "bun", domain: "example.com", summary: "s" }],
+    [
+      "searchWeb",
+      { query: "bun", domain: "example.com", summary: "s" },
+      "search_web",
+      { query: "bun", domain: "example.com", summary: "s" },
+    ],
     [
       "readUrlContent",
       { url: "https://example.com", title: "T", summary: "S", contentPath: "/tmp/c.md" },
@@ -105,9 +136,15 @@ describe("built-in actions (§11.1 names, §11.2 payloads)", () => {
     const [run] = toolCallsFromUpdate(fromFrame({ runCommand: { commandLine: "ls" } }), "s");
     expect(run !== undefined && "canonicalPath" in run).toBe(false);
     expect(run !== undefined && "serverName" in run).toBe(false);
-    expect(toolCallsFromUpdate(fromFrame({ createFile: { filePath: "rel/n.txt" } }), "s")[0]?.canonicalPath).toBe("rel/n.txt");
-    expect(toolCallsFromUpdate(fromFrame({ listDirectory: { directoryPath: "/w" } }), "s")[0]?.canonicalPath).toBe("/w");
-    expect(toolCallsFromUpdate(fromFrame({ generateImage: { outputPath: "/w/i.png" } }), "s")[0]?.canonicalPath).toBe("/w/i.png");
+    expect(toolCallsFromUpdate(fromFrame({ createFile: { filePath: "rel/n.txt" } }), "s")[0]?.canonicalPath).toBe(
+      "rel/n.txt",
+    );
+    expect(toolCallsFromUpdate(fromFrame({ listDirectory: { directoryPath: "/w" } }), "s")[0]?.canonicalPath).toBe(
+      "/w",
+    );
+    expect(toolCallsFromUpdate(fromFrame({ generateImage: { outputPath: "/w/i.png" } }), "s")[0]?.canonicalPath).toBe(
+      "/w/i.png",
+    );
   });
 
   it("normalises path URIs in the args and in canonicalPath", () => {
@@ -120,7 +157,10 @@ describe("built-in actions (§11.1 names, §11.2 payloads)", () => {
   });
 
   it("takes the first built-in field in upstream order when several are set", () => {
-    const [call] = toolCallsFromUpdate(fromFrame({ viewFile: { filePath: "/a" }, createFile: { filePath: "/b" } }), "s");
+    const [call] = toolCallsFromUpdate(
+      fromFrame({ viewFile: { filePath: "/a" }, createFile: { filePath: "/b" } }),
+      "s",
+    );
     expect(call?.name).toBe("create_file");
   });
 
@@ -159,8 +199,14 @@ describe("built-in actions (§11.1 names, §11.2 payloads)", () => {
 
 describe("mcpTool", () => {
   it("uses toolName, serverName and the parsed argumentsJson; the id is the step id", () => {
-    const step = stepFromUpdate(fromFrame({ mcpTool: { serverName: "fs", toolName: "read", argumentsJson: '{"path":"file:///etc/hosts","n":2}' } }));
-    expect(step.toolCalls).toEqual([{ id: "t:4", name: "read", serverName: "fs", args: { path: "/etc/hosts", n: 2 }, canonicalPath: "/etc/hosts" }]);
+    const step = stepFromUpdate(
+      fromFrame({
+        mcpTool: { serverName: "fs", toolName: "read", argumentsJson: '{"path":"file:///etc/hosts","n":2}' },
+      }),
+    );
+    expect(step.toolCalls).toEqual([
+      { id: "t:4", name: "read", serverName: "fs", args: { path: "/etc/hosts", n: 2 }, canonicalPath: "/etc/hosts" },
+    ]);
   });
 
   it.each([
@@ -171,7 +217,12 @@ describe("mcpTool", () => {
     ["blank text", "   "],
     ["no argumentsJson", undefined],
   ])("gives {} args for %s", (_, argumentsJson) => {
-    const [call] = toolCallsFromUpdate(fromFrame({ mcpTool: { serverName: "fs", toolName: "read", ...(argumentsJson === undefined ? {} : { argumentsJson }) } }), "s");
+    const [call] = toolCallsFromUpdate(
+      fromFrame({
+        mcpTool: { serverName: "fs", toolName: "read", ...(argumentsJson === undefined ? {} : { argumentsJson }) },
+      }),
+      "s",
+    );
     expect(call?.args).toEqual({});
   });
 
@@ -186,13 +237,17 @@ describe("mcpTool", () => {
   });
 
   it("loses to a built-in action on the same step", () => {
-    expect(toolCallsFromUpdate(fromFrame({ mcpTool: { toolName: "m" }, runCommand: {} }), "s")[0]?.name).toBe("run_command");
+    expect(toolCallsFromUpdate(fromFrame({ mcpTool: { toolName: "m" }, runCommand: {} }), "s")[0]?.name).toBe(
+      "run_command",
+    );
   });
 });
 
 describe("customTool", () => {
   it("takes name, id and args from customTool.toolCall", () => {
-    const step = stepFromUpdate(fromFrame({ customTool: { toolCall: { id: "c1", name: "add", argumentsJson: '{"a":2,"b":3}' } } }));
+    const step = stepFromUpdate(
+      fromFrame({ customTool: { toolCall: { id: "c1", name: "add", argumentsJson: '{"a":2,"b":3}' } } }),
+    );
     expect(step.toolCalls).toEqual([{ id: "c1", name: "add", args: { a: 2, b: 3 } }]);
   });
 
@@ -201,13 +256,19 @@ describe("customTool", () => {
   });
 
   it("normalises TargetFile like any path key", () => {
-    const [call] = toolCallsFromUpdate(fromFrame({ customTool: { toolCall: { id: "c", name: "w", argumentsJson: '{"TargetFile":"file:///x/y"}' } } }), "s");
+    const [call] = toolCallsFromUpdate(
+      fromFrame({ customTool: { toolCall: { id: "c", name: "w", argumentsJson: '{"TargetFile":"file:///x/y"}' } } }),
+      "s",
+    );
     expect(call).toMatchObject({ canonicalPath: "/x/y", args: { TargetFile: "/x/y" } });
   });
 
   it("has no call without a toolCall, and loses to mcpTool", () => {
     expect(toolCallsFromUpdate(fromFrame({ customTool: {} }), "s")).toEqual([]);
-    expect(toolCallsFromUpdate(fromFrame({ customTool: { toolCall: { name: "c" } }, mcpTool: { toolName: "m" } }), "s")[0]?.name).toBe("m");
+    expect(
+      toolCallsFromUpdate(fromFrame({ customTool: { toolCall: { name: "c" } }, mcpTool: { toolName: "m" } }), "s")[0]
+        ?.name,
+    ).toBe("m");
   });
 });
 
@@ -234,7 +295,12 @@ describe("normalizeWirePath (§6.4)", () => {
   });
 
   it("normalises only string values of path keys, in place", () => {
-    const args: Record<string, unknown> = { path: "file:///p", file_path: "cns://c/f", other: "file:///o", output_path: 5 };
+    const args: Record<string, unknown> = {
+      path: "file:///p",
+      file_path: "cns://c/f",
+      other: "file:///o",
+      output_path: 5,
+    };
     expect(normalizePathArguments(args)).toBe("/p");
     expect(args).toEqual({ path: "/p", file_path: "/cns/c/f", other: "file:///o", output_path: 5 });
     expect(normalizePathArguments({ command_line: "ls" })).toBeUndefined();

@@ -71,14 +71,31 @@ function toolCallOf(update: StepUpdate, stepId: string): RawCall | undefined {
   const builtin = builtinActionOf(update);
   // §6.4: args are the sub-message with proto (snake_case) field names, as upstream's
   // MessageToDict(preserving_proto_field_name=True) gives them.
-  if (builtin !== undefined) return { id: stepId, name: builtin.name, args: writeJson(builtin.action.$typeName, builtin.action, { protoNames: true }), origin: "action" };
+  if (builtin !== undefined)
+    return {
+      id: stepId,
+      name: builtin.name,
+      args: writeJson(builtin.action.$typeName, builtin.action, { protoNames: true }),
+      origin: "action",
+    };
   if (update.mcpTool !== undefined) {
     const mcp = update.mcpTool;
-    return { id: stepId, name: mcp.toolName ?? "", args: parseToolArguments(mcp.argumentsJson, { nonObject: "empty" }), serverName: mcp.serverName ?? "", origin: "arguments" };
+    return {
+      id: stepId,
+      name: mcp.toolName ?? "",
+      args: parseToolArguments(mcp.argumentsJson, { nonObject: "empty" }),
+      serverName: mcp.serverName ?? "",
+      origin: "arguments",
+    };
   }
   if (update.customTool !== undefined) {
     const call = update.customTool.toolCall;
-    return { id: call?.id || stepId, name: call?.name ?? "", args: parseToolArguments(call?.argumentsJson, { nonObject: "empty" }), origin: "arguments" };
+    return {
+      id: call?.id || stepId,
+      name: call?.name ?? "",
+      args: parseToolArguments(call?.argumentsJson, { nonObject: "empty" }),
+      origin: "arguments",
+    };
   }
   return undefined;
 }

@@ -1,19 +1,42 @@
 import { describe, expect, it } from "vitest";
 import { create } from "@bufbuild/protobuf";
 import { decodeOutputEvent } from "../wire/frames.js";
-import { TrajectoryStateUpdate_StopReason, UsageMetadataSchema } from "../gen/antigravity/localharness/localharness_pb.js";
+import {
+  TrajectoryStateUpdate_StopReason,
+  UsageMetadataSchema,
+} from "../gen/antigravity/localharness/localharness_pb.js";
 import { stopReasonFromWire, usageFromWire } from "./usage-from-wire.js";
 
 describe("usageFromWire (§14)", () => {
   it("is all zeros for a missing or empty message", () => {
-    const zeros = { promptTokenCount: 0, candidatesTokenCount: 0, totalTokenCount: 0, cachedContentTokenCount: 0, thoughtsTokenCount: 0 };
+    const zeros = {
+      promptTokenCount: 0,
+      candidatesTokenCount: 0,
+      totalTokenCount: 0,
+      cachedContentTokenCount: 0,
+      thoughtsTokenCount: 0,
+    };
     expect(usageFromWire()).toEqual(zeros);
     expect(usageFromWire(create(UsageMetadataSchema))).toEqual(zeros);
   });
 
   it("converts every uint64 counter to a number and keeps the service tier (upstream parse_usage_metadata)", () => {
-    const usage = create(UsageMetadataSchema, { promptTokenCount: 10n, candidatesTokenCount: 20n, totalTokenCount: 36n, cachedContentTokenCount: 4n, thoughtsTokenCount: 6n, serviceTier: "flex" });
-    expect(usageFromWire(usage)).toEqual({ promptTokenCount: 10, candidatesTokenCount: 20, totalTokenCount: 36, cachedContentTokenCount: 4, thoughtsTokenCount: 6, serviceTier: "flex" });
+    const usage = create(UsageMetadataSchema, {
+      promptTokenCount: 10n,
+      candidatesTokenCount: 20n,
+      totalTokenCount: 36n,
+      cachedContentTokenCount: 4n,
+      thoughtsTokenCount: 6n,
+      serviceTier: "flex",
+    });
+    expect(usageFromWire(usage)).toEqual({
+      promptTokenCount: 10,
+      candidatesTokenCount: 20,
+      totalTokenCount: 36,
+      cachedContentTokenCount: 4,
+      thoughtsTokenCount: 6,
+      serviceTier: "flex",
+    });
     expect(usageFromWire(create(UsageMetadataSchema, { serviceTier: "" }))).not.toHaveProperty("serviceTier");
   });
 
@@ -22,7 +45,12 @@ describe("usageFromWire (§14)", () => {
       '{"seqNum":"7","usageUpdate":{"agents":[{"trajectoryId":"t","usage":{"promptTokenCount":"812","candidatesTokenCount":9}}],"total":{"promptTokenCount":"812","candidatesTokenCount":"9","totalTokenCount":"821"}}}',
     );
     if (event.event.case !== "usageUpdate") throw new Error("expected usageUpdate");
-    expect(usageFromWire(event.event.value.total)).toMatchObject({ promptTokenCount: 812, candidatesTokenCount: 9, totalTokenCount: 821, thoughtsTokenCount: 0 });
+    expect(usageFromWire(event.event.value.total)).toMatchObject({
+      promptTokenCount: 812,
+      candidatesTokenCount: 9,
+      totalTokenCount: 821,
+      thoughtsTokenCount: 0,
+    });
     expect(usageFromWire(event.event.value.agents[0]?.usage).candidatesTokenCount).toBe(9);
   });
 
@@ -50,7 +78,9 @@ describe("stopReasonFromWire (§16)", () => {
   });
 
   it("maps the stop reason of a decoded trajectoryStateUpdate", () => {
-    const event = decodeOutputEvent('{"trajectoryStateUpdate":{"trajectoryId":"t","state":"STATE_FULLY_IDLE","stopReason":"STOP_REASON_QUOTA_EXHAUSTED"}}');
+    const event = decodeOutputEvent(
+      '{"trajectoryStateUpdate":{"trajectoryId":"t","state":"STATE_FULLY_IDLE","stopReason":"STOP_REASON_QUOTA_EXHAUSTED"}}',
+    );
     if (event.event.case !== "trajectoryStateUpdate") throw new Error("expected trajectoryStateUpdate");
     expect(stopReasonFromWire(event.event.value.stopReason)).toBe("QUOTA_EXHAUSTED");
   });

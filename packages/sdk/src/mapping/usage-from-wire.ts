@@ -1,4 +1,7 @@
-import type { TrajectoryStateUpdate, UsageMetadata as WireUsageMetadata } from "../gen/antigravity/localharness/localharness_pb.js";
+import type {
+  TrajectoryStateUpdate,
+  UsageMetadata as WireUsageMetadata,
+} from "../gen/antigravity/localharness/localharness_pb.js";
 import { TrajectoryStateUpdate_StopReason } from "../wire/wire-enums.gen.js";
 import { emptyUsage, type StopReason, type UsageMetadata } from "../step.js";
 

@@ -30,18 +30,26 @@ export function denialReason(policy: Policy): string {
  * // verdict.decision === "deny"
  */
 export async function evaluatePolicies(policies: readonly Policy[], call: ToolCall): Promise<PolicyVerdict> {
-  const ranked = rulesInPrecedence(policies, call, (policy) => (isWorkspaceMarker(policy) ? undefined : { ...splitTarget(policy.tool), decision: policy.decision }));
+  const ranked = rulesInPrecedence(policies, call, (policy) =>
+    isWorkspaceMarker(policy) ? undefined : { ...splitTarget(policy.tool), decision: policy.decision },
+  );
   for (const policy of ranked) {
     if (policy.predicate !== undefined) {
       let matches: boolean;
       try {
         matches = await policy.predicate(call);
       } catch (error) {
-        return { decision: Decision.Deny, policy, reason: `Policy evaluation failed for '${policy.name}': ${errorText(error)}` };
+        return {
+          decision: Decision.Deny,
+          policy,
+          reason: `Policy evaluation failed for '${policy.name}': ${errorText(error)}`,
+        };
       }
       if (!matches) continue;
     }
-    return policy.decision === Decision.Deny ? { decision: Decision.Deny, policy, reason: denialReason(policy) } : { decision: policy.decision, policy };
+    return policy.decision === Decision.Deny
+      ? { decision: Decision.Deny, policy, reason: denialReason(policy) }
+      : { decision: policy.decision, policy };
   }
   return { decision: Decision.Allow };
 }

@@ -1,5 +1,10 @@
 import type { MessageInitShape } from "@bufbuild/protobuf";
-import type { PolicyConfigSchema, PolicyDecisionRequest, PolicyDecisionResponse, PolicyRuleSchema } from "../wire/index.js";
+import type {
+  PolicyConfigSchema,
+  PolicyDecisionRequest,
+  PolicyDecisionResponse,
+  PolicyRuleSchema,
+} from "../wire/index.js";
 import { PolicyConfig_WorkspaceContainment, PolicyDecision, PolicyEvaluationOutcome } from "../wire/wire-enums.gen.js";
 import { toolCallFromPreToolArgs } from "../mapping/canonical-tool-call.js";
 import { stepIdOf } from "../mapping/step-from-update.js";
@@ -61,7 +66,10 @@ export interface PolicyDecisionAnswer {
  * predicate/handler ⇒ DENY with a reason. Never throws. The predicate and handler see the call in
  * the canonical spelling steps and chunks show ({@link toolCallFromPreToolArgs}).
  */
-export async function decidePolicyRequest(policies: readonly Policy[], request: PolicyDecisionRequest): Promise<PolicyDecisionAnswer> {
+export async function decidePolicyRequest(
+  policies: readonly Policy[],
+  request: PolicyDecisionRequest,
+): Promise<PolicyDecisionAnswer> {
   const ruleId = request.ruleId ?? "";
   const match = /^rule_(\d+)$/.exec(ruleId);
   const policy = match === null ? undefined : policies[Number(match[1])];
@@ -71,10 +79,18 @@ export async function decidePolicyRequest(policies: readonly Policy[], request: 
   }
   const call = toolCallFromPreToolArgs(request.toolArgs);
   try {
-    if (policy.predicate !== undefined && !(await policy.predicate(call))) return { outcome: PolicyEvaluationOutcome.NO_MATCH };
+    if (policy.predicate !== undefined && !(await policy.predicate(call)))
+      return { outcome: PolicyEvaluationOutcome.NO_MATCH };
     const args = request.toolArgs;
     // PreToolArgs names the step of the call (trajectory_id, step_index): the handler can place it.
-    const where = args?.stepIndex === undefined ? undefined : { trajectoryId: args.trajectoryId ?? "", stepIndex: args.stepIndex, stepId: stepIdOf(args.trajectoryId, args.stepIndex) };
+    const where =
+      args?.stepIndex === undefined
+        ? undefined
+        : {
+            trajectoryId: args.trajectoryId ?? "",
+            stepIndex: args.stepIndex,
+            stepId: stepIdOf(args.trajectoryId, args.stepIndex),
+          };
     return await decide(policy, call, where);
   } catch (error) {
     return { outcome: PolicyEvaluationOutcome.DENY, denyReason: `Policy evaluation error: ${errorText(error)}` };
@@ -93,7 +109,9 @@ export async function decide(policy: Policy, call: ToolCall, where?: ToolCallLoc
       return { outcome: PolicyEvaluationOutcome.DENY, denyReason: denialReason(policy) };
     case Decision.AskUser: {
       const accepted = policy.handler === undefined ? false : await policy.handler(call, where);
-      return accepted ? { outcome: PolicyEvaluationOutcome.ALLOW } : { outcome: PolicyEvaluationOutcome.DENY, denyReason: `Denied by user (${policy.name || policy.tool}).` };
+      return accepted
+        ? { outcome: PolicyEvaluationOutcome.ALLOW }
+        : { outcome: PolicyEvaluationOutcome.DENY, denyReason: `Denied by user (${policy.name || policy.tool}).` };
     }
   }
 }

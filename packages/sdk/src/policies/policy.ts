@@ -64,7 +64,14 @@ export type PolicyLike = Policy | readonly PolicyLike[];
 export const WORKSPACE_ONLY = "workspace_only";
 
 /** Built-in tools that cannot change anything (protocol §11.1, upstream read-only set). */
-export const READ_ONLY_TOOLS = ["list_directory", "search_directory", "find_file", "view_file", "read_url_content", "finish"] as const;
+export const READ_ONLY_TOOLS = [
+  "list_directory",
+  "search_directory",
+  "find_file",
+  "view_file",
+  "read_url_content",
+  "finish",
+] as const;
 
 interface PolicySpec {
   tool: string;
@@ -81,19 +88,35 @@ interface PolicySpec {
 function makePolicy(spec: PolicySpec): Policy {
   // Runtime checks for JavaScript callers, whom no compiler stops (issue 10 item 13).
   if (typeof spec.tool !== "string" || spec.tool.trim() === "")
-    throw new SdkError(ErrorCode.InvalidArgument, `a policy needs a tool name, "*" or "server/tool" as a string, got ${describeValue(spec.tool)}`);
+    throw new SdkError(
+      ErrorCode.InvalidArgument,
+      `a policy needs a tool name, "*" or "server/tool" as a string, got ${describeValue(spec.tool)}`,
+    );
   const target = JSON.stringify(spec.tool);
-  if (spec.name !== undefined && typeof spec.name !== "string") invalidPolicy(`the name of the policy for ${target} must be a string, got ${describeValue(spec.name)}`);
-  if (spec.reason !== undefined && typeof spec.reason !== "string") invalidPolicy(`the reason of the policy for ${target} must be a string (the model reads it), got ${describeValue(spec.reason)}`);
+  if (spec.name !== undefined && typeof spec.name !== "string")
+    invalidPolicy(`the name of the policy for ${target} must be a string, got ${describeValue(spec.name)}`);
+  if (spec.reason !== undefined && typeof spec.reason !== "string")
+    invalidPolicy(
+      `the reason of the policy for ${target} must be a string (the model reads it), got ${describeValue(spec.reason)}`,
+    );
   if (spec.predicate !== undefined && typeof spec.predicate !== "function")
-    invalidPolicy(`when(...) of the policy for ${target} takes a function (call) => boolean, got ${describeValue(spec.predicate)}`);
+    invalidPolicy(
+      `when(...) of the policy for ${target} takes a function (call) => boolean, got ${describeValue(spec.predicate)}`,
+    );
   if (spec.decision === Decision.AskUser && spec.deferred !== true && typeof spec.handler !== "function")
-    invalidPolicy(`askUser(${target}, handler) needs a function (call) => boolean | Promise<boolean>, got ${describeValue(spec.handler)}`);
+    invalidPolicy(
+      `askUser(${target}, handler) needs a function (call) => boolean | Promise<boolean>, got ${describeValue(spec.handler)}`,
+    );
   const policy: Policy = {
     tool: spec.tool,
     decision: spec.decision,
     name: spec.name ?? spec.tool,
-    ...definedProperties({ reason: spec.reason, predicate: spec.predicate, handler: spec.handler, workspaces: spec.workspaces }),
+    ...definedProperties({
+      reason: spec.reason,
+      predicate: spec.predicate,
+      handler: spec.handler,
+      workspaces: spec.workspaces,
+    }),
     when: (predicate) => makePolicy({ ...spec, predicate }),
     withName: (name) => makePolicy({ ...spec, name }),
   };
@@ -113,7 +136,13 @@ export function allow(tool: string, options: PolicyOptions = {}): Policy {
  * @example deny("run_command", "no shell in CI")
  */
 export function deny(tool: string, reason?: string, options: PolicyOptions = {}): Policy {
-  return makePolicy({ tool, decision: Decision.Deny, name: options.name, reason: reason ?? options.reason, predicate: options.when });
+  return makePolicy({
+    tool,
+    decision: Decision.Deny,
+    name: options.name,
+    reason: reason ?? options.reason,
+    predicate: options.when,
+  });
 }
 
 /**
@@ -121,7 +150,14 @@ export function deny(tool: string, reason?: string, options: PolicyOptions = {})
  * @example askUser("run_command", (call) => confirm(`run ${JSON.stringify(call.args)}?`))
  */
 export function askUser(tool: string, handler: AskUserHandler, options: PolicyOptions = {}): Policy {
-  return makePolicy({ tool, decision: Decision.AskUser, name: options.name, reason: options.reason, predicate: options.when, handler });
+  return makePolicy({
+    tool,
+    decision: Decision.AskUser,
+    name: options.name,
+    reason: options.reason,
+    predicate: options.when,
+    handler,
+  });
 }
 
 /** Lets every tool run (name `"allow_all"`). */
@@ -157,7 +193,10 @@ export function deferToUser(tool: string, options: Omit<PolicyOptions, "when"> =
  */
 export function confirmRunCommand(handler?: AskUserHandler): Policy[] {
   const name = "confirm_run_command";
-  const gate = handler === undefined ? makePolicy({ tool: "run_command", decision: Decision.Deny, name }) : makePolicy({ tool: "run_command", decision: Decision.AskUser, name, handler });
+  const gate =
+    handler === undefined
+      ? makePolicy({ tool: "run_command", decision: Decision.Deny, name })
+      : makePolicy({ tool: "run_command", decision: Decision.AskUser, name, handler });
   return [gate, makePolicy({ tool: "*", decision: Decision.Allow, name })];
 }
 
@@ -172,7 +211,10 @@ export function workspaceOnly(workspaces: readonly string[] = []): Policy {
 /** `"server/tool"` targets for an MCP server, or `"server/*"` when `tools` is omitted. */
 function mcpTargets(server: string, tools?: readonly string[]): string[] {
   if (server.trim() === "" || server.includes("/")) {
-    throw new SdkError(ErrorCode.InvalidArgument, `invalid MCP server name ${JSON.stringify(server)}: it must be non-empty and contain no "/"`);
+    throw new SdkError(
+      ErrorCode.InvalidArgument,
+      `invalid MCP server name ${JSON.stringify(server)}: it must be non-empty and contain no "/"`,
+    );
   }
   return tools === undefined || tools.length === 0 ? [`${server}/*`] : tools.map((tool) => `${server}/${tool}`);
 }
@@ -188,7 +230,12 @@ export function denyMcp(server: string, tools?: readonly string[], options: Poli
 }
 
 /** Asks `handler` before the tools of an MCP server run. */
-export function askUserMcp(server: string, handler: AskUserHandler, tools?: readonly string[], options: PolicyOptions = {}): Policy[] {
+export function askUserMcp(
+  server: string,
+  handler: AskUserHandler,
+  tools?: readonly string[],
+  options: PolicyOptions = {},
+): Policy[] {
   return mcpTargets(server, tools).map((target) => askUser(target, handler, options));
 }
 
@@ -218,7 +265,9 @@ export function flattenPolicies(policies: readonly PolicyLike[]): Policy[] {
 function isPolicy(item: unknown): item is Policy {
   if (typeof item !== "object" || item === null) return false;
   const p = item as Partial<Policy>;
-  return typeof p.tool === "string" && typeof p.name === "string" && Object.values(Decision).includes(p.decision as Decision);
+  return (
+    typeof p.tool === "string" && typeof p.name === "string" && Object.values(Decision).includes(p.decision as Decision)
+  );
 }
 
 function isPolicyList(item: PolicyLike): item is readonly PolicyLike[] {

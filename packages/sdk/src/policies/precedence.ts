@@ -41,14 +41,22 @@ const DECISION_RANK: Record<PrecedenceDecision, number> = { deny: 0, ask_user: 1
  * rulesInPrecedence([{ tool: "*", decision: "allow" }, { tool: "run_command", decision: "deny" }], { name: "run_command" }, (r) => r);
  * // [{ tool: "run_command", decision: "deny" }, { tool: "*", decision: "allow" }]
  */
-export function rulesInPrecedence<Rule>(rules: readonly Rule[], call: CallTarget, targetOf: (rule: Rule) => RuleTarget | undefined): Rule[] {
+export function rulesInPrecedence<Rule>(
+  rules: readonly Rule[],
+  call: CallTarget,
+  targetOf: (rule: Rule) => RuleTarget | undefined,
+): Rule[] {
   const targets = rules.map(targetOf);
   const server = serverOf(call, targets);
   return rules
     .map((rule, order) => {
       const target = targets[order];
       const level = target === undefined ? undefined : specificity(target, call, server);
-      return { rule, order, bucket: level === undefined || target === undefined ? undefined : level * 3 + DECISION_RANK[target.decision] };
+      return {
+        rule,
+        order,
+        bucket: level === undefined || target === undefined ? undefined : level * 3 + DECISION_RANK[target.decision],
+      };
     })
     .filter((entry): entry is { rule: Rule; order: number; bucket: number } => entry.bucket !== undefined)
     .sort((a, b) => a.bucket - b.bucket || a.order - b.order)
@@ -60,7 +68,9 @@ function specificity(target: RuleTarget, call: CallTarget, server: string | unde
   const serverName = nonEmpty(target.serverName);
   if (serverName === undefined) {
     if (target.tool === "*") return 2;
-    return target.tool === call.name || (server !== undefined && target.tool === localName(call.name, server)) ? 0 : undefined;
+    return target.tool === call.name || (server !== undefined && target.tool === localName(call.name, server))
+      ? 0
+      : undefined;
   }
   if (server !== serverName) return undefined;
   if (target.tool === "*") return 1;

@@ -1,5 +1,20 @@
-import { IdMap, PathPatterns, frameKind, matchFrame, wireProfile, type FrameDifference, type MatchSettings } from "./frame-match.js";
-import { parseTrace, type JsonValue, type LocatedEvent, type Trace, type TraceFrameEvent, type TraceSide } from "./trace-format.js";
+import {
+  IdMap,
+  PathPatterns,
+  frameKind,
+  matchFrame,
+  wireProfile,
+  type FrameDifference,
+  type MatchSettings,
+} from "./frame-match.js";
+import {
+  parseTrace,
+  type JsonValue,
+  type LocatedEvent,
+  type Trace,
+  type TraceFrameEvent,
+  type TraceSide,
+} from "./trace-format.js";
 
 /** Options of {@link compareTraces}. */
 export interface CompareTracesOptions {
@@ -30,22 +45,40 @@ export interface TraceDifference {
  * const drift = compareTraces(await readFile("golden.ndjson", "utf8"), sink.text());
  * if (drift.length > 0) throw new Error(drift.map((d) => d.message).join("\n"));
  */
-export function compareTraces(stored: string | Trace, fresh: string | Trace, options: CompareTracesOptions = {}): TraceDifference[] {
+export function compareTraces(
+  stored: string | Trace,
+  fresh: string | Trace,
+  options: CompareTracesOptions = {},
+): TraceDifference[] {
   const before = typeof stored === "string" ? parseTrace(stored) : stored;
   const after = typeof fresh === "string" ? parseTrace(fresh) : fresh;
   const differences: TraceDifference[] = [];
   for (const key of ["wire", "era"] as const) {
     if (before.header[key] !== after.header[key])
-      differences.push({ message: `the header's ${key} was ${JSON.stringify(before.header[key])}, now ${JSON.stringify(after.header[key])}`, storedLine: 1, freshLine: 1 });
+      differences.push({
+        message: `the header's ${key} was ${JSON.stringify(before.header[key])}, now ${JSON.stringify(after.header[key])}`,
+        storedLine: 1,
+        freshLine: 1,
+      });
   }
   if (differences.length > 0) return differences; // another wire or era: frame by frame would say nothing useful
   const profile = wireProfile(before.header.wire);
-  const settings: MatchSettings = { mode: "lenient", profile, ignore: new PathPatterns([...profile.volatile, ...(options.ignore ?? [])]), ids: new IdMap() };
-  const handshakeSettings: MatchSettings = { ...settings, ignore: new PathPatterns([...profile.handshakeVolatile, ...(options.ignore ?? [])]) };
+  const settings: MatchSettings = {
+    mode: "lenient",
+    profile,
+    ignore: new PathPatterns([...profile.volatile, ...(options.ignore ?? [])]),
+    ids: new IdMap(),
+  };
+  const handshakeSettings: MatchSettings = {
+    ...settings,
+    ignore: new PathPatterns([...profile.handshakeVolatile, ...(options.ignore ?? [])]),
+  };
   const limit = options.perDirection ?? 3;
   const count = Math.max(before.connections.length, after.connections.length);
   if (before.connections.length !== after.connections.length) {
-    differences.push({ message: `the stored trace has ${before.connections.length} connection(s), the fresh one ${after.connections.length}` });
+    differences.push({
+      message: `the stored trace has ${before.connections.length} connection(s), the fresh one ${after.connections.length}`,
+    });
   }
   for (let c = 0; c < count; c++) {
     const a = before.connections[c] ?? [];
@@ -60,30 +93,64 @@ export function compareTraces(stored: string | Trace, fresh: string | Trace, opt
 export function formatTraceDifferences(differences: readonly TraceDifference[]): string {
   return differences
     .map((d) => {
-      const lines = [d.storedLine === undefined ? "" : `stored line ${d.storedLine}`, d.freshLine === undefined ? "" : `fresh line ${d.freshLine}`].filter((s) => s !== "").join(", ");
+      const lines = [
+        d.storedLine === undefined ? "" : `stored line ${d.storedLine}`,
+        d.freshLine === undefined ? "" : `fresh line ${d.freshLine}`,
+      ]
+        .filter((s) => s !== "")
+        .join(", ");
       return `- ${d.message}${lines === "" ? "" : ` (${lines})`}`;
     })
     .join("\n");
 }
 
-function compareConnection(c: number, a: readonly LocatedEvent[], b: readonly LocatedEvent[], settings: MatchSettings, handshakeSettings: MatchSettings, limit: number): TraceDifference[] {
+function compareConnection(
+  c: number,
+  a: readonly LocatedEvent[],
+  b: readonly LocatedEvent[],
+  settings: MatchSettings,
+  handshakeSettings: MatchSettings,
+  limit: number,
+): TraceDifference[] {
   const out: TraceDifference[] = [];
-  const single = (kind: string): [LocatedEvent | undefined, LocatedEvent | undefined] => [a.find((e) => e.kind === kind), b.find((e) => e.kind === kind)];
+  const single = (kind: string): [LocatedEvent | undefined, LocatedEvent | undefined] => [
+    a.find((e) => e.kind === kind),
+    b.find((e) => e.kind === kind),
+  ];
   const [refusedA, refusedB] = single("connectError");
-  if ((refusedA === undefined) !== (refusedB === undefined) || (refusedA?.kind === "connectError" && refusedB?.kind === "connectError" && refusedA.error.code !== refusedB.error.code)) {
-    out.push({ message: `connection ${c}: connect() ${outcome(refusedA)} in the stored trace, ${outcome(refusedB)} now`, ...lines(refusedA, refusedB) });
+  if (
+    (refusedA === undefined) !== (refusedB === undefined) ||
+    (refusedA?.kind === "connectError" &&
+      refusedB?.kind === "connectError" &&
+      refusedA.error.code !== refusedB.error.code)
+  ) {
+    out.push({
+      message: `connection ${c}: connect() ${outcome(refusedA)} in the stored trace, ${outcome(refusedB)} now`,
+      ...lines(refusedA, refusedB),
+    });
   }
   const [shakeA, shakeB] = single("handshake");
   if ((shakeA === undefined) !== (shakeB === undefined)) {
-    out.push({ message: `connection ${c}: the stored trace ${shakeA === undefined ? "has no" : "has a"} handshake, the fresh one ${shakeB === undefined ? "none" : "one"}`, ...lines(shakeA, shakeB) });
+    out.push({
+      message: `connection ${c}: the stored trace ${shakeA === undefined ? "has no" : "has a"} handshake, the fresh one ${shakeB === undefined ? "none" : "one"}`,
+      ...lines(shakeA, shakeB),
+    });
   } else if (shakeA?.kind === "handshake" && shakeB?.kind === "handshake") {
-    const difference = matchFrame({ input: shakeA.input, output: shakeA.output }, { input: shakeB.input, output: shakeB.output }, handshakeSettings);
-    if (difference !== undefined) out.push({ message: `connection ${c}, handshake: ${describe(difference)}`, ...lines(shakeA, shakeB) });
+    const difference = matchFrame(
+      { input: shakeA.input, output: shakeA.output },
+      { input: shakeB.input, output: shakeB.output },
+      handshakeSettings,
+    );
+    if (difference !== undefined)
+      out.push({ message: `connection ${c}, handshake: ${describe(difference)}`, ...lines(shakeA, shakeB) });
   }
   // Both directions in the stored trace's order, so ids are bound where they first appear.
   const framesOf = (events: readonly LocatedEvent[], from: TraceSide): (LocatedEvent & TraceFrameEvent)[] =>
     events.filter((e): e is LocatedEvent & TraceFrameEvent => e.kind === "frame" && e.from === from);
-  const sides = { client: [framesOf(a, "client"), framesOf(b, "client")], peer: [framesOf(a, "peer"), framesOf(b, "peer")] } as const;
+  const sides = {
+    client: [framesOf(a, "client"), framesOf(b, "client")],
+    peer: [framesOf(a, "peer"), framesOf(b, "peer")],
+  } as const;
   const seen = { client: 0, peer: 0 };
   const reported = { client: 0, peer: 0 };
   for (const event of a) {
@@ -96,7 +163,11 @@ function compareConnection(c: number, a: readonly LocatedEvent[], b: readonly Lo
     if (difference === undefined) continue;
     reported[side]++;
     const kind = event.frame !== undefined ? frameKind(event.frame, settings.profile) : "text";
-    out.push({ message: `connection ${c}, ${side} frame ${index + 1} (${kind}): ${describe(difference)}`, storedLine: event.line, freshLine: other.line });
+    out.push({
+      message: `connection ${c}, ${side} frame ${index + 1} (${kind}): ${describe(difference)}`,
+      storedLine: event.line,
+      freshLine: other.line,
+    });
   }
   for (const side of ["client", "peer"] as const) {
     const [stored, fresh] = sides[side];
@@ -108,7 +179,11 @@ function compareConnection(c: number, a: readonly LocatedEvent[], b: readonly Lo
     out.push({ message, ...(stored.length > fresh.length ? lines(extra, undefined) : lines(undefined, extra)) });
   }
   const [closeA, closeB] = [a.find((e) => e.kind === "close"), b.find((e) => e.kind === "close")];
-  if (closeA?.kind === "close" && closeB?.kind === "close" && (closeA.by !== closeB.by || closeA.error?.code !== closeB.error?.code)) {
+  if (
+    closeA?.kind === "close" &&
+    closeB?.kind === "close" &&
+    (closeA.by !== closeB.by || closeA.error?.code !== closeB.error?.code)
+  ) {
     out.push({
       message: `connection ${c}: closed by the ${closeA.by}${closeA.error ? ` (${closeA.error.code})` : ""} in the stored trace, by the ${closeB.by}${closeB.error ? ` (${closeB.error.code})` : ""} now`,
       storedLine: closeA.line,
@@ -118,11 +193,17 @@ function compareConnection(c: number, a: readonly LocatedEvent[], b: readonly Lo
   return out;
 }
 
-function compareFrames(stored: TraceFrameEvent, fresh: TraceFrameEvent, settings: MatchSettings): FrameDifference | undefined {
+function compareFrames(
+  stored: TraceFrameEvent,
+  fresh: TraceFrameEvent,
+  settings: MatchSettings,
+): FrameDifference | undefined {
   if (stored.frame !== undefined && fresh.frame !== undefined) return matchFrame(stored.frame, fresh.frame, settings);
   const before: JsonValue = stored.frame ?? stored.text ?? "";
   const after: JsonValue = fresh.frame ?? fresh.text ?? "";
-  return JSON.stringify(before) === JSON.stringify(after) ? undefined : { path: "", expected: before, actual: after, reason: "differs" };
+  return JSON.stringify(before) === JSON.stringify(after)
+    ? undefined
+    : { path: "", expected: before, actual: after, reason: "differs" };
 }
 
 function describe(difference: FrameDifference): string {

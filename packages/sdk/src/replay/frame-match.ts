@@ -31,7 +31,12 @@ export interface WireProfile {
 }
 
 const ID_KEY = /(?:^id|Id|_id|ID)$/;
-const LOCALHARNESS_ENVELOPE: ReadonlySet<string> = new Set(["seqNum", "timestampMicros", "seq_num", "timestamp_micros"]);
+const LOCALHARNESS_ENVELOPE: ReadonlySet<string> = new Set([
+  "seqNum",
+  "timestampMicros",
+  "seq_num",
+  "timestamp_micros",
+]);
 
 const PROFILES: Record<string, WireProfile> = {
   // protocol §4: an OutputEvent is its oneof member plus seqNum and timestampMicros; an InputEvent
@@ -40,7 +45,14 @@ const PROFILES: Record<string, WireProfile> = {
     kindOf: (frame) => Object.keys(frame).find((key) => !LOCALHARNESS_ENVELOPE.has(key)) ?? "empty",
     idKey: ID_KEY,
     volatile: ["**.timestampMicros", "**.timestamp_micros"],
-    handshakeVolatile: ["output.port", "input.storageDirectory", "input.clientInfo.version", "input.clientInfo.languageVersion", "input.clientInfo.os", "input.clientInfo.osVersion"],
+    handshakeVolatile: [
+      "output.port",
+      "input.storageDirectory",
+      "input.clientInfo.version",
+      "input.clientInfo.languageVersion",
+      "input.clientInfo.os",
+      "input.clientInfo.osVersion",
+    ],
   },
 };
 
@@ -62,7 +74,8 @@ export function wireProfile(wire: string): WireProfile {
 
 /** A frame's kind: its event member (`userInput`, `stepUpdate`, `config`), or `method`/`type` where a wire names it. */
 export function frameKind(frame: JsonValue | undefined, profile: WireProfile): string {
-  if (frame === null || typeof frame !== "object" || Array.isArray(frame)) return typeof frame === "string" ? "text" : "value";
+  if (frame === null || typeof frame !== "object" || Array.isArray(frame))
+    return typeof frame === "string" ? "text" : "value";
   return profile.kindOf(frame);
 }
 
@@ -154,7 +167,11 @@ export interface MatchSettings {
  * {@link IdMap}), the rest equal in any key order except the ignored paths. In both modes a
  * recorded string holding {@link REDACTED} matches any string in its place.
  */
-export function matchFrame(expected: JsonValue, actual: JsonValue, settings: MatchSettings): FrameDifference | undefined {
+export function matchFrame(
+  expected: JsonValue,
+  actual: JsonValue,
+  settings: MatchSettings,
+): FrameDifference | undefined {
   if (settings.mode === "lenient") {
     const want = frameKind(expected, settings.profile);
     const got = frameKind(actual, settings.profile);
@@ -163,38 +180,56 @@ export function matchFrame(expected: JsonValue, actual: JsonValue, settings: Mat
   return compare(expected, actual, [], settings);
 }
 
-function compare(expected: JsonValue, actual: JsonValue, path: (string | number)[], settings: MatchSettings): FrameDifference | undefined {
+function compare(
+  expected: JsonValue,
+  actual: JsonValue,
+  path: (string | number)[],
+  settings: MatchSettings,
+): FrameDifference | undefined {
   const lenient = settings.mode === "lenient";
   if (lenient && path.length > 0 && settings.ignore.matches(path)) return undefined;
   const at = (reason: string): FrameDifference => ({ path: formatPath(path), expected, actual, reason });
   if (typeof expected === "string") {
     if (typeof actual !== "string") return at(`expected a string, got ${typeOf(actual)}`);
-    if (expected.includes(REDACTED)) return redactedMatches(expected, actual) ? undefined : at("differs from the redacted value's visible part");
+    if (expected.includes(REDACTED))
+      return redactedMatches(expected, actual) ? undefined : at("differs from the redacted value's visible part");
     const key = path.at(-1);
     // An empty string names nothing (`cascadeId: ""` asks the harness for one, §5.1): compared as is.
     if (lenient && typeof key === "string" && settings.profile.idKey.test(key) && expected !== "" && actual !== "") {
       if (settings.ids.bind(expected, actual)) return undefined;
       const bound = settings.ids.live(expected);
-      return at(bound === undefined ? `id ${JSON.stringify(actual)} already stands for another id of the trace` : `id ${JSON.stringify(expected)} was ${JSON.stringify(bound)} earlier in this replay`);
+      return at(
+        bound === undefined
+          ? `id ${JSON.stringify(actual)} already stands for another id of the trace`
+          : `id ${JSON.stringify(expected)} was ${JSON.stringify(bound)} earlier in this replay`,
+      );
     }
     return expected === actual ? undefined : at("differs");
   }
   if (expected === null || typeof expected !== "object")
-    return expected === actual ? undefined : at(typeOf(expected) === typeOf(actual) ? "differs" : `expected ${typeOf(expected)}, got ${typeOf(actual)}`);
+    return expected === actual
+      ? undefined
+      : at(typeOf(expected) === typeOf(actual) ? "differs" : `expected ${typeOf(expected)}, got ${typeOf(actual)}`);
   if (Array.isArray(expected)) {
     if (!Array.isArray(actual)) return at(`expected an array, got ${typeOf(actual)}`);
     for (let i = 0; i < Math.max(expected.length, actual.length); i++) {
       if (i >= expected.length || i >= actual.length) {
         const child = [...path, i];
         if (lenient && settings.ignore.matches(child)) continue;
-        return { path: formatPath(child), expected: expected[i], actual: actual[i], reason: i >= actual.length ? "missing" : "not in the trace" };
+        return {
+          path: formatPath(child),
+          expected: expected[i],
+          actual: actual[i],
+          reason: i >= actual.length ? "missing" : "not in the trace",
+        };
       }
       const difference = compare(expected[i] as JsonValue, actual[i] as JsonValue, [...path, i], settings);
       if (difference !== undefined) return difference;
     }
     return undefined;
   }
-  if (actual === null || typeof actual !== "object" || Array.isArray(actual)) return at(`expected an object, got ${typeOf(actual)}`);
+  if (actual === null || typeof actual !== "object" || Array.isArray(actual))
+    return at(`expected an object, got ${typeOf(actual)}`);
   for (const key of Object.keys(expected)) {
     const child = [...path, key];
     if (!(key in actual)) {
@@ -206,7 +241,8 @@ function compare(expected: JsonValue, actual: JsonValue, path: (string | number)
   }
   for (const key of Object.keys(actual)) {
     const child = [...path, key];
-    if (!(key in expected) && !(lenient && settings.ignore.matches(child))) return { path: formatPath(child), expected: undefined, actual: actual[key], reason: "not in the trace" };
+    if (!(key in expected) && !(lenient && settings.ignore.matches(child)))
+      return { path: formatPath(child), expected: undefined, actual: actual[key], reason: "not in the trace" };
   }
   if (!lenient) {
     const want = Object.keys(expected).join(",");

@@ -8,7 +8,12 @@
  */
 export { recordingTransport, type RecordingOptions, type RecordingTransport } from "./recording-transport.js";
 export { replayTransport, type ReplayOptions, type ReplaySpeed, type ReplayTransport } from "./replay-transport.js";
-export { compareTraces, formatTraceDifferences, type CompareTracesOptions, type TraceDifference } from "./compare-traces.js";
+export {
+  compareTraces,
+  formatTraceDifferences,
+  type CompareTracesOptions,
+  type TraceDifference,
+} from "./compare-traces.js";
 export { createMemoryTraceSink, type MemoryTraceSink, type TraceSink } from "./trace-sink.js";
 export type { RedactionContext, RedactionOptions } from "./redaction.js";
 export type { FrameDifference, MatchMode } from "./frame-match.js";

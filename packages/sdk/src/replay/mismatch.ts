@@ -33,7 +33,13 @@ export function describeEvent(event: LocatedEvent, profile: WireProfile): string
  * The error of a client frame that differs from the trace: where (trace line, connection,
  * frame number, path), what was expected and what came, then both frames whole.
  */
-export function mismatchError(place: ReplayPlace, event: TraceFrameEvent, sent: string, difference: FrameDifference, settings: MatchSettings): SdkError {
+export function mismatchError(
+  place: ReplayPlace,
+  event: TraceFrameEvent,
+  sent: string,
+  difference: FrameDifference,
+  settings: MatchSettings,
+): SdkError {
   const kind = event.frame !== undefined ? frameKind(event.frame, settings.profile) : "text";
   const where = difference.path === "" ? "the frame" : difference.path;
   const expected = event.frame !== undefined ? JSON.stringify(event.frame) : (event.text ?? "");
@@ -46,7 +52,16 @@ export function mismatchError(place: ReplayPlace, event: TraceFrameEvent, sent: 
     `  the client sent:   ${cut(sent)}`,
   ].join("\n");
   return new SdkError(ErrorCode.ProtocolError, message, {
-    details: { replay: { ...place, kind, path: difference.path, expected: difference.expected ?? null, actual: difference.actual ?? null, frame: sent } },
+    details: {
+      replay: {
+        ...place,
+        kind,
+        path: difference.path,
+        expected: difference.expected ?? null,
+        actual: difference.actual ?? null,
+        frame: sent,
+      },
+    },
   });
 }
 

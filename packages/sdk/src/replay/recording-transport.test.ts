@@ -3,7 +3,16 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { createInMemoryHarness, parseScript, type InMemoryHarness } from "@antigravity-ts/harness";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Agent, ErrorCode, SdkError, createInMemoryTransport, defineTool, type CallOptions, type Channel, type Transport } from "../index.js";
+import {
+  Agent,
+  ErrorCode,
+  SdkError,
+  createInMemoryTransport,
+  defineTool,
+  type CallOptions,
+  type Channel,
+  type Transport,
+} from "../index.js";
 import { createFakeHarnessTransport } from "../transport/in-memory-harness.js";
 import { createMemoryTraceSink, parseTrace, recordingTransport, REDACTED, type TraceFrameEvent } from "./index.js";
 
@@ -32,7 +41,13 @@ beforeAll(async () => {
   workspace = await mkdtemp(path.join(tmpdir(), "antigravity-recorder-"));
   const script = parseScript({
     turns: [
-      { match: "echo", calls: [{ toolCalls: [{ name: "echo", args: { text: "user-token-6c1f2a9d" } }] }, { text: "Echoed {{result.echoed}}." }] },
+      {
+        match: "echo",
+        calls: [
+          { toolCalls: [{ name: "echo", args: { text: "user-token-6c1f2a9d" } }] },
+          { text: "Echoed {{result.echoed}}." },
+        ],
+      },
       { calls: [{ thinking: "Short.", text: "Hello there." }] },
     ],
   });
@@ -55,10 +70,21 @@ describe("recordingTransport", () => {
     await transport.close();
 
     const trace = parseTrace(sink.text());
-    expect(trace.header).toMatchObject({ kind: "header", format: "antigravity-trace", version: 1, wire: "localharness", era: "0.1.19", meta: { scenario: "hello" } });
+    expect(trace.header).toMatchObject({
+      kind: "header",
+      format: "antigravity-trace",
+      version: 1,
+      wire: "localharness",
+      era: "0.1.19",
+      meta: { scenario: "hello" },
+    });
     expect(trace.header.sdk.name).toBe("@antigravity-ts/sdk");
     expect(Date.parse(trace.header.recordedAt)).not.toBeNaN();
-    const kinds = trace.events.map((e) => (e.kind === "frame" ? `${e.from}:${Object.keys(e.frame as object).find((k) => k !== "seqNum" && k !== "timestampMicros")}` : e.kind));
+    const kinds = trace.events.map((e) =>
+      e.kind === "frame"
+        ? `${e.from}:${Object.keys(e.frame as object).find((k) => k !== "seqNum" && k !== "timestampMicros")}`
+        : e.kind,
+    );
     expect(kinds[0]).toBe("open");
     expect(kinds[1]).toBe("client:config");
     expect(kinds[2]).toBe("peer:initializeConversationResponse");
@@ -71,7 +97,10 @@ describe("recordingTransport", () => {
     expect(times).toEqual([...times].sort((a, b) => a - b));
     expect(times[0]).toBeGreaterThan(0);
     // The frames pass through unchanged: what was recorded is what the harness sent.
-    const reply = trace.events.find((e): e is TraceFrameEvent & { line: number } => e.kind === "frame" && e.from === "peer" && JSON.stringify(e.frame).includes("Hello there."));
+    const reply = trace.events.find(
+      (e): e is TraceFrameEvent & { line: number } =>
+        e.kind === "frame" && e.from === "peer" && JSON.stringify(e.frame).includes("Hello there."),
+    );
     expect(reply).toBeDefined();
   });
 
@@ -90,7 +119,10 @@ describe("recordingTransport", () => {
           send: (frame: string) => channel.send(frame.startsWith('{"config"') ? withoutRemotes(frame) : frame),
           frames: () => channel.frames(),
           close: (closeOptions?: CallOptions) => channel.close(closeOptions),
-          handshake: { input: { storageDirectory: "/storage", env: { GEMINI_API_KEY: envSecret } }, output: { port: 4242, apiKey: harnessKey } },
+          handshake: {
+            input: { storageDirectory: "/storage", env: { GEMINI_API_KEY: envSecret } },
+            output: { port: 4242, apiKey: harnessKey },
+          },
         } as Channel;
       },
     };
@@ -100,7 +132,15 @@ describe("recordingTransport", () => {
       .transport(transport)
       .workspaces(workspace)
       .apiKey(geminiKey)
-      .mcpServers([{ name: "docs", transport: { case: "http", value: { url: `https://mcp.example/sse?key=${urlKey}`, headers: { Authorization: `Bearer ${bearer}` } } } }])
+      .mcpServers([
+        {
+          name: "docs",
+          transport: {
+            case: "http",
+            value: { url: `https://mcp.example/sse?key=${urlKey}`, headers: { Authorization: `Bearer ${bearer}` } },
+          },
+        },
+      ])
       .tool(echoTool)
       .allowAll()
       .build()
@@ -110,12 +150,18 @@ describe("recordingTransport", () => {
     await transport.close();
 
     const bytes = sink.text();
-    for (const secret of [geminiKey, bearer, urlKey, harnessKey, envSecret, userToken]) expect(bytes).not.toContain(secret);
+    for (const secret of [geminiKey, bearer, urlKey, harnessKey, envSecret, userToken])
+      expect(bytes).not.toContain(secret);
     const trace = parseTrace(bytes);
     expect(trace.header.redaction).toEqual({ defaults: true, custom: true });
     const handshake = trace.events.find((e) => e.kind === "handshake");
-    expect(handshake).toMatchObject({ input: { storageDirectory: "/storage", env: { GEMINI_API_KEY: REDACTED } }, output: { port: 4242, apiKey: REDACTED } });
-    const init = trace.events.find((e): e is TraceFrameEvent & { line: number } => e.kind === "frame" && e.from === "client") as TraceFrameEvent;
+    expect(handshake).toMatchObject({
+      input: { storageDirectory: "/storage", env: { GEMINI_API_KEY: REDACTED } },
+      output: { port: 4242, apiKey: REDACTED },
+    });
+    const init = trace.events.find(
+      (e): e is TraceFrameEvent & { line: number } => e.kind === "frame" && e.from === "client",
+    ) as TraceFrameEvent;
     const config = JSON.stringify(init.frame);
     expect(config).toContain(`"apiKey":"${REDACTED}"`);
     expect(config).toContain(`"Authorization":"${REDACTED}"`);
@@ -136,7 +182,9 @@ describe("recordingTransport", () => {
     const sink = createMemoryTraceSink();
     const transport = recordingTransport(peer, sink, { redact: (value) => value.replace("/home/someone", "/HOME") });
     const channel = await transport.connect();
-    channel.send(JSON.stringify({ config: { cascadeId: "", models: [{ name: "m", geminiApiEndpoint: { apiKey: key } }] } }));
+    channel.send(
+      JSON.stringify({ config: { cascadeId: "", models: [{ name: "m", geminiApiEndpoint: { apiKey: key } }] } }),
+    );
     const frames = channel.frames()[Symbol.asyncIterator]();
     await frames.next();
     channel.send(JSON.stringify({ userInput: { parts: [{ text: "hi" }] } }));
@@ -168,14 +216,22 @@ describe("recordingTransport", () => {
     expect(received).toEqual(["not json"]);
     await transport.close();
     const trace = parseTrace(sink.text());
-    expect(trace.connections[0]).toMatchObject([{ kind: "connectError", c: 0, error: { code: "PermissionDenied", message: "the harness refused the key" } }]);
-    expect(trace.connections[1]).toMatchObject([{ kind: "open" }, { kind: "frame", from: "peer", text: "not json" }, { kind: "close", by: "peer" }]);
+    expect(trace.connections[0]).toMatchObject([
+      { kind: "connectError", c: 0, error: { code: "PermissionDenied", message: "the harness refused the key" } },
+    ]);
+    expect(trace.connections[1]).toMatchObject([
+      { kind: "open" },
+      { kind: "frame", from: "peer", text: "not json" },
+      { kind: "close", by: "peer" },
+    ]);
   });
 
   it("records a peer that drops the connection with the error the client saw", async () => {
     const sink = createMemoryTraceSink();
     const transport = recordingTransport(
-      createInMemoryTransport((server) => server.drop(new SdkError(ErrorCode.HarnessCrashed, "harness exited with code 1"))),
+      createInMemoryTransport((server) =>
+        server.drop(new SdkError(ErrorCode.HarnessCrashed, "harness exited with code 1")),
+      ),
       sink,
     );
     const channel = await transport.connect();
@@ -185,13 +241,20 @@ describe("recordingTransport", () => {
       })(),
     ).rejects.toMatchObject({ code: ErrorCode.HarnessCrashed });
     await transport.close();
-    expect(parseTrace(sink.text()).events.at(-1)).toMatchObject({ kind: "close", by: "peer", error: { code: "HarnessCrashed", message: "harness exited with code 1" } });
+    expect(parseTrace(sink.text()).events.at(-1)).toMatchObject({
+      kind: "close",
+      by: "peer",
+      error: { code: "HarnessCrashed", message: "harness exited with code 1" },
+    });
   });
 
   it("streams to a WritableStream and closes it, and reports a sink that failed", async () => {
     const chunks: string[] = [];
     let closed = false;
-    const stream = new WritableStream<string>({ write: (chunk) => void chunks.push(chunk), close: () => void (closed = true) });
+    const stream = new WritableStream<string>({
+      write: (chunk) => void chunks.push(chunk),
+      close: () => void (closed = true),
+    });
     const transport = recordingTransport(harness, stream);
     const agent = await Agent.builder().transport(transport).workspaces(workspace).allowAll().build().start();
     await agent.chatToCompletion("hi");

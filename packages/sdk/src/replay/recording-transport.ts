@@ -4,7 +4,16 @@ import { SdkError } from "../errors.js";
 import type { ReconnectPolicy } from "../transport/reconnect.js";
 import type { Channel, Transport } from "../transport/transport.js";
 import { Redactor, type RedactionOptions } from "./redaction.js";
-import { LOCALHARNESS_ERA, TRACE_FORMAT, TRACE_VERSION, traceLine, type JsonValue, type TraceEvent, type TraceHeader, type TraceSide } from "./trace-format.js";
+import {
+  LOCALHARNESS_ERA,
+  TRACE_FORMAT,
+  TRACE_VERSION,
+  traceLine,
+  type JsonValue,
+  type TraceEvent,
+  type TraceHeader,
+  type TraceSide,
+} from "./trace-format.js";
 import { toTraceSink, type TraceSink } from "./trace-sink.js";
 
 /** Options of {@link recordingTransport}. */
@@ -46,7 +55,11 @@ interface ChannelWithHandshake {
  * await agent.stop();
  * await transport.close();
  */
-export function recordingTransport(inner: Transport, sink: TraceSink | WritableStream<string>, options: RecordingOptions = {}): RecordingTransport {
+export function recordingTransport(
+  inner: Transport,
+  sink: TraceSink | WritableStream<string>,
+  options: RecordingOptions = {},
+): RecordingTransport {
   return new TraceRecorder(inner, toTraceSink(sink), options);
 }
 
@@ -93,7 +106,12 @@ class TraceRecorder implements RecordingTransport {
       channel = await this.#inner.connect(options);
     } catch (error) {
       const { code, message } = SdkError.from(error);
-      this.#event({ kind: "connectError", t: this.#t(), c, error: { code, message: this.#redactor.text(message, "peer") } });
+      this.#event({
+        kind: "connectError",
+        t: this.#t(),
+        c,
+        error: { code, message: this.#redactor.text(message, "peer") },
+      });
       throw error;
     }
     const handshake = (channel as ChannelWithHandshake).handshake;
@@ -101,8 +119,17 @@ class TraceRecorder implements RecordingTransport {
       // The per-process key (protocol §3) is a secret wherever else it might show up.
       const key = (handshake.output as { apiKey?: unknown } | undefined)?.apiKey;
       if (typeof key === "string") this.#redactor.learn(key);
-      const redacted = this.#redactor.value({ input: this.#object(handshake.input), output: this.#object(handshake.output) }, "handshake") as { [key: string]: { [key: string]: JsonValue } };
-      this.#event({ kind: "handshake", t: this.#t(), c, input: redacted["input"] ?? {}, output: redacted["output"] ?? {} });
+      const redacted = this.#redactor.value(
+        { input: this.#object(handshake.input), output: this.#object(handshake.output) },
+        "handshake",
+      ) as { [key: string]: { [key: string]: JsonValue } };
+      this.#event({
+        kind: "handshake",
+        t: this.#t(),
+        c,
+        input: redacted["input"] ?? {},
+        output: redacted["output"] ?? {},
+      });
     }
     this.#event({ kind: "open", t: this.#t(), c });
     return new RecordingChannel(channel, {
@@ -149,7 +176,9 @@ class TraceRecorder implements RecordingTransport {
 
   /** A handshake part as a JSON object (a round trip drops what JSON cannot hold). */
   #object(value: unknown): { [key: string]: JsonValue } {
-    return typeof value === "object" && value !== null && !Array.isArray(value) ? (JSON.parse(JSON.stringify(value)) as { [key: string]: JsonValue }) : {};
+    return typeof value === "object" && value !== null && !Array.isArray(value)
+      ? (JSON.parse(JSON.stringify(value)) as { [key: string]: JsonValue })
+      : {};
   }
 
   #t(): number {

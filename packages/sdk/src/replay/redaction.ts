@@ -90,14 +90,25 @@ export class Redactor {
     if (value === null || typeof value !== "object") return value;
     const out: { [key: string]: JsonValue } = {};
     for (const [key, item] of Object.entries(value)) {
-      out[key] = this.#walk(item, source, [...path, key], secret || (this.#defaults && (isSecretKey(key) || MAP_KEY.test(normalizeKey(key)))));
+      out[key] = this.#walk(
+        item,
+        source,
+        [...path, key],
+        secret || (this.#defaults && (isSecretKey(key) || MAP_KEY.test(normalizeKey(key)))),
+      );
     }
     return out;
   }
 
-  #string(value: string, source: RedactionContext["source"], path: readonly (string | number)[], secret: boolean): string {
+  #string(
+    value: string,
+    source: RedactionContext["source"],
+    path: readonly (string | number)[],
+    secret: boolean,
+  ): string {
     let out = secret && value !== "" ? REDACTED : value;
-    if (this.#defaults && out !== REDACTED) out = out.replace(BEARER, `$1 ${REDACTED}`).replace(KEY_PARAMETER, `$1${REDACTED}`);
+    if (this.#defaults && out !== REDACTED)
+      out = out.replace(BEARER, `$1 ${REDACTED}`).replace(KEY_PARAMETER, `$1${REDACTED}`);
     for (const literal of this.#secrets) if (out.includes(literal)) out = out.split(literal).join(REDACTED);
     return this.#hook?.(out, { source, path }) ?? out;
   }

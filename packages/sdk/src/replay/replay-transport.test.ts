@@ -4,7 +4,14 @@ import path from "node:path";
 import { createInMemoryHarness, parseScript, type InMemoryHarness } from "@antigravity-ts/harness";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Agent, ErrorCode, SdkError, defineTool, type Channel } from "../index.js";
-import { createMemoryTraceSink, parseTrace, recordingTransport, REDACTED, replayTransport, type ReplayOptions } from "./index.js";
+import {
+  createMemoryTraceSink,
+  parseTrace,
+  recordingTransport,
+  REDACTED,
+  replayTransport,
+  type ReplayOptions,
+} from "./index.js";
 
 // replayTransport on hand-written traces (each rule on its own) and on a trace recorded from the
 // reference harness in memory (a whole session with a client tool, replayed by the same agent).
@@ -27,10 +34,28 @@ const traceOf = (...events: unknown[]): string => [HEADER, ...events].map((line)
 /** A simple session: init, its reply, one prompt and its answer; ids as a harness would assign them. */
 const SESSION = traceOf(
   open(),
-  client(1, { config: { cascadeId: "conversation-0000000000000000000000000001", workspaces: [{ filesystemWorkspace: { directory: "/recorded" } }] } }),
-  peer(2, { seqNum: "1", timestampMicros: "1", initializeConversationResponse: { cascadeId: "conversation-0000000000000000000000000001" } }),
+  client(1, {
+    config: {
+      cascadeId: "conversation-0000000000000000000000000001",
+      workspaces: [{ filesystemWorkspace: { directory: "/recorded" } }],
+    },
+  }),
+  peer(2, {
+    seqNum: "1",
+    timestampMicros: "1",
+    initializeConversationResponse: { cascadeId: "conversation-0000000000000000000000000001" },
+  }),
   client(3, { userInput: { parts: [{ text: "hi" }] } }),
-  peer(4, { seqNum: "2", timestampMicros: "2", stepUpdate: { cascadeId: "conversation-0000000000000000000000000001", stepIndex: 1, state: "STATE_DONE", text: "hello" } }),
+  peer(4, {
+    seqNum: "2",
+    timestampMicros: "2",
+    stepUpdate: {
+      cascadeId: "conversation-0000000000000000000000000001",
+      stepIndex: 1,
+      state: "STATE_DONE",
+      text: "hello",
+    },
+  }),
   { kind: "close", t: 5, c: 0, by: "client" },
 );
 
@@ -44,7 +69,10 @@ function reader(channel: Channel): () => Promise<string | undefined> {
 }
 
 /** Plays SESSION's client side with `init` as the first frame; resolves with what the peer sent back. */
-async function playSession(init: unknown, options: ReplayOptions = {}): Promise<{ frames: string[]; error?: SdkError; verify: () => void }> {
+async function playSession(
+  init: unknown,
+  options: ReplayOptions = {},
+): Promise<{ frames: string[]; error?: SdkError; verify: () => void }> {
   const replay = replayTransport(SESSION, options);
   const channel = await replay.connect();
   const next = reader(channel);
@@ -62,20 +90,32 @@ async function playSession(init: unknown, options: ReplayOptions = {}): Promise<
 }
 
 describe("replayTransport, rule by rule", () => {
-  const recordedInit = { config: { cascadeId: "conversation-0000000000000000000000000001", workspaces: [{ filesystemWorkspace: { directory: "/recorded" } }] } };
+  const recordedInit = {
+    config: {
+      cascadeId: "conversation-0000000000000000000000000001",
+      workspaces: [{ filesystemWorkspace: { directory: "/recorded" } }],
+    },
+  };
 
   it("answers each client frame with the peer's recorded frames, and verify() passes once all was played", async () => {
     const { frames, error, verify } = await playSession(recordedInit, { match: "strict" });
     expect(error).toBeUndefined();
-    expect(frames.map((f) => Object.keys(JSON.parse(f) as object)[2])).toEqual(["initializeConversationResponse", "stepUpdate"]);
+    expect(frames.map((f) => Object.keys(JSON.parse(f) as object)[2])).toEqual([
+      "initializeConversationResponse",
+      "stepUpdate",
+    ]);
     expect(() => verify()).not.toThrow();
   });
 
   it("strict mode fails on fields in another order; lenient mode does not", async () => {
-    const reordered = { config: { workspaces: recordedInit.config.workspaces, cascadeId: recordedInit.config.cascadeId } };
+    const reordered = {
+      config: { workspaces: recordedInit.config.workspaces, cascadeId: recordedInit.config.cascadeId },
+    };
     const strict = await playSession(reordered, { match: "strict" });
     expect(strict.error?.code).toBe(ErrorCode.ProtocolError);
-    expect(strict.error?.message).toContain("at config: fields in another order: expected cascadeId,workspaces, got workspaces,cascadeId");
+    expect(strict.error?.message).toContain(
+      "at config: fields in another order: expected cascadeId,workspaces, got workspaces,cascadeId",
+    );
     expect(() => strict.verify()).toThrow(strict.error);
     const lenient = await playSession(reordered);
     expect(lenient.error).toBeUndefined();
@@ -92,7 +132,9 @@ describe("replayTransport, rule by rule", () => {
   });
 
   it("lenient mode leaves out the paths the user lists, and nothing else", async () => {
-    const elsewhere = { config: { ...recordedInit.config, workspaces: [{ filesystemWorkspace: { directory: "/elsewhere" } }] } };
+    const elsewhere = {
+      config: { ...recordedInit.config, workspaces: [{ filesystemWorkspace: { directory: "/elsewhere" } }] },
+    };
     const failed = await playSession(elsewhere);
     expect(failed.error?.message).toContain("at config.workspaces[0].filesystemWorkspace.directory: differs");
     expect(failed.error?.message).toContain('expected: "/recorded"');
@@ -100,7 +142,10 @@ describe("replayTransport, rule by rule", () => {
     expect((await playSession(elsewhere, { ignore: ["config.workspaces"] })).error).toBeUndefined();
     expect((await playSession(elsewhere, { ignore: ["**.directory"] })).error).toBeUndefined();
     expect((await playSession(elsewhere, { ignore: ["config.*.*.filesystemWorkspace"] })).error).toBeUndefined();
-    const extra = await playSession({ config: { ...recordedInit.config, skillsPaths: ["/s"] } }, { ignore: ["config.workspaces"] });
+    const extra = await playSession(
+      { config: { ...recordedInit.config, skillsPaths: ["/s"] } },
+      { ignore: ["config.workspaces"] },
+    );
     expect(extra.error?.message).toContain("at config.skillsPaths: not in the trace");
   });
 
@@ -116,13 +161,23 @@ describe("replayTransport, rule by rule", () => {
     const replay = replayTransport(
       traceOf(
         open(),
-        client(1, { config: { models: [{ geminiApiEndpoint: { apiKey: REDACTED, baseUrl: `https://x.example/?key=${REDACTED}` } }] } }),
+        client(1, {
+          config: {
+            models: [{ geminiApiEndpoint: { apiKey: REDACTED, baseUrl: `https://x.example/?key=${REDACTED}` } }],
+          },
+        }),
         peer(2, { seqNum: "1", initializeConversationResponse: { cascadeId: "c" } }),
       ),
       { match: "strict" },
     );
     const channel = await replay.connect();
-    channel.send(JSON.stringify({ config: { models: [{ geminiApiEndpoint: { apiKey: "AIza-real-key", baseUrl: "https://x.example/?key=real" } }] } }));
+    channel.send(
+      JSON.stringify({
+        config: {
+          models: [{ geminiApiEndpoint: { apiKey: "AIza-real-key", baseUrl: "https://x.example/?key=real" } }],
+        },
+      }),
+    );
     expect(await reader(channel)()).toContain("initializeConversationResponse");
     replay.verify();
   });
@@ -135,7 +190,9 @@ describe("replayTransport, rule by rule", () => {
       (e: unknown) => SdkError.from(e),
     );
     expect(error?.code).toBe(ErrorCode.DeadlineExceeded);
-    expect(error?.message).toMatch(/^replay: waited 20 ms at trace line 3 \(connection 0, client frame 1 of 2\) for the client to send a config frame from the client; it sent nothing$/);
+    expect(error?.message).toMatch(
+      /^replay: waited 20 ms at trace line 3 \(connection 0, client frame 1 of 2\) for the client to send a config frame from the client; it sent nothing$/,
+    );
   });
 
   it("verify() says what was not played, and what the client sent past the trace", async () => {
@@ -144,14 +201,18 @@ describe("replayTransport, rule by rule", () => {
     channel.send(JSON.stringify(recordedInit));
     await reader(channel)();
     await channel.close();
-    expect(() => early.verify()).toThrow(/connection 0 stopped at trace line 5 \(a userInput frame from the client\); 1 client frame\(s\) of the trace were never sent/);
+    expect(() => early.verify()).toThrow(
+      /connection 0 stopped at trace line 5 \(a userInput frame from the client\); 1 client frame\(s\) of the trace were never sent/,
+    );
 
     const chatty = replayTransport(traceOf(open(), client(1, { userInput: { parts: [] } })));
     const talk = await chatty.connect();
     talk.send(JSON.stringify({ userInput: { parts: [] } }));
     talk.send(JSON.stringify({ haltRequest: true }));
     await new Promise((resolve) => setTimeout(resolve, 10));
-    expect(() => chatty.verify()).toThrow(/the client sent 1 frame\(s\) the trace does not have, the first: \{"haltRequest":true\}/);
+    expect(() => chatty.verify()).toThrow(
+      /the client sent 1 frame\(s\) the trace does not have, the first: \{"haltRequest":true\}/,
+    );
 
     const unopened = replayTransport(SESSION);
     expect(() => unopened.verify()).toThrow(/connection 0 \(trace line 2\) was never opened/);
@@ -159,21 +220,32 @@ describe("replayTransport, rule by rule", () => {
 
   it("replays a peer that closed or dropped, a refused connect, and refuses a connect the trace does not have", async () => {
     const replay = replayTransport(
-      traceOf({ kind: "connectError", t: 0, c: 0, error: { code: "PermissionDenied", message: "wrong key" } }, open(1, 1), peer(2, { seqNum: "1", initializeConversationResponse: {} }, 1), {
-        kind: "close",
-        t: 3,
-        c: 1,
-        by: "peer",
-        error: { code: "HarnessCrashed", message: "harness exited with code 1" },
-      }),
+      traceOf(
+        { kind: "connectError", t: 0, c: 0, error: { code: "PermissionDenied", message: "wrong key" } },
+        open(1, 1),
+        peer(2, { seqNum: "1", initializeConversationResponse: {} }, 1),
+        {
+          kind: "close",
+          t: 3,
+          c: 1,
+          by: "peer",
+          error: { code: "HarnessCrashed", message: "harness exited with code 1" },
+        },
+      ),
     );
     await expect(replay.connect()).rejects.toMatchObject({ code: ErrorCode.PermissionDenied, message: "wrong key" });
     const channel = await replay.connect();
     const next = reader(channel);
     expect(await next()).toContain("initializeConversationResponse");
-    await expect(next()).rejects.toMatchObject({ code: ErrorCode.HarnessCrashed, message: "harness exited with code 1" });
+    await expect(next()).rejects.toMatchObject({
+      code: ErrorCode.HarnessCrashed,
+      message: "harness exited with code 1",
+    });
     expect(() => channel.send("{}")).toThrow(/closed/);
-    await expect(replay.connect()).rejects.toMatchObject({ code: ErrorCode.FailedPrecondition, message: "replay: connect() number 3, but the trace holds 2 connection(s)" });
+    await expect(replay.connect()).rejects.toMatchObject({
+      code: ErrorCode.FailedPrecondition,
+      message: "replay: connect() number 3, but the trace holds 2 connection(s)",
+    });
   });
 
   it("goes fast by default, keeps the recorded pace when asked, or a chosen factor of it", async () => {
@@ -182,7 +254,12 @@ describe("replayTransport, rule by rule", () => {
     const fast = reader(await replayTransport(slow).connect());
     await fast();
     await fast();
-    const paced = traceOf(open(), peer(0, { seqNum: "1", a: 1 }), peer(150, { seqNum: "2", b: 1 }), peer(300, { seqNum: "3", c: 1 }));
+    const paced = traceOf(
+      open(),
+      peer(0, { seqNum: "1", a: 1 }),
+      peer(150, { seqNum: "2", b: 1 }),
+      peer(300, { seqNum: "3", c: 1 }),
+    );
     for (const [speed, least] of [
       ["recorded", 300],
       [3, 100],
@@ -201,8 +278,12 @@ describe("parseTrace", () => {
     expect(() => parseTrace("")).toThrow(/the trace is empty/);
     expect(() => parseTrace('{"kind":"frame"}')).toThrow(/trace line 1 is not a trace header/);
     expect(() => parseTrace(`${JSON.stringify(HEADER)}\nnot json`)).toThrow(/trace line 2 is not JSON/);
-    expect(() => parseTrace(JSON.stringify({ ...HEADER, version: 2 }))).toThrow(/format version 2; this SDK reads version 1 and older: upgrade/);
-    const trace = parseTrace(traceOf(open(), { kind: "annotation", t: 1, c: 0, note: "from a later version" }, peer(2, { x: 1 })));
+    expect(() => parseTrace(JSON.stringify({ ...HEADER, version: 2 }))).toThrow(
+      /format version 2; this SDK reads version 1 and older: upgrade/,
+    );
+    const trace = parseTrace(
+      traceOf(open(), { kind: "annotation", t: 1, c: 0, note: "from a later version" }, peer(2, { x: 1 })),
+    );
     expect(trace.events.map((e) => [e.kind, e.line])).toEqual([
       ["open", 2],
       ["frame", 4],
@@ -222,7 +303,14 @@ describe("a session recorded from the reference harness, replayed", () => {
 
   beforeAll(async () => {
     workspace = await mkdtemp(path.join(tmpdir(), "antigravity-replay-"));
-    harness = createInMemoryHarness({ workspace, script: parseScript({ turns: [{ calls: [{ toolCalls: [{ name: "add", args: { a: 2, b: 3 } }] }, { text: "The sum is {{result.sum}}." }] }] }) });
+    harness = createInMemoryHarness({
+      workspace,
+      script: parseScript({
+        turns: [
+          { calls: [{ toolCalls: [{ name: "add", args: { a: 2, b: 3 } }] }, { text: "The sum is {{result.sum}}." }] },
+        ],
+      }),
+    });
   });
 
   afterAll(async () => {
@@ -233,14 +321,28 @@ describe("a session recorded from the reference harness, replayed", () => {
   it("gives the same answer with no harness at all, under a conversation id generated anew", async () => {
     const sink = createMemoryTraceSink();
     const recording = recordingTransport(harness, sink);
-    const recorded = await Agent.builder().transport(recording).workspaces(workspace).conversationId(crypto.randomUUID()).tool(add).allowAll().build().start();
+    const recorded = await Agent.builder()
+      .transport(recording)
+      .workspaces(workspace)
+      .conversationId(crypto.randomUUID())
+      .tool(add)
+      .allowAll()
+      .build()
+      .start();
     const original = await recorded.chatToCompletion("add 2 and 3");
     await recorded.stop();
     await recording.close();
 
     const replay = replayTransport(sink.text());
     const id = crypto.randomUUID();
-    const agent = await Agent.builder().transport(replay).workspaces(workspace).conversationId(id).tool(add).allowAll().build().start();
+    const agent = await Agent.builder()
+      .transport(replay)
+      .workspaces(workspace)
+      .conversationId(id)
+      .tool(add)
+      .allowAll()
+      .build()
+      .start();
     const replayed = await agent.chatToCompletion("add 2 and 3");
     await agent.stop();
     replay.verify();

@@ -78,9 +78,18 @@ class TraceReplay implements ReplayTransport {
   constructor(trace: Trace, options: ReplayOptions) {
     this.trace = trace;
     const speed = options.speed ?? "fast";
-    if (typeof speed === "number" && !(speed > 0)) throw new SdkError(ErrorCode.InvalidArgument, `replay speed must be a positive factor, "recorded" or "fast", got ${speed}`);
+    if (typeof speed === "number" && !(speed > 0))
+      throw new SdkError(
+        ErrorCode.InvalidArgument,
+        `replay speed must be a positive factor, "recorded" or "fast", got ${speed}`,
+      );
     const state: ReplayState = {
-      settings: { mode: options.match ?? "lenient", profile: wireProfile(trace.header.wire), ignore: new PathPatterns(options.ignore ?? []), ids: new IdMap() },
+      settings: {
+        mode: options.match ?? "lenient",
+        profile: wireProfile(trace.header.wire),
+        ignore: new PathPatterns(options.ignore ?? []),
+        ids: new IdMap(),
+      },
       speed: speed === "fast" ? Number.POSITIVE_INFINITY : speed === "recorded" ? 1 : speed,
       waitTimeoutMs: options.waitTimeoutMs ?? DEFAULT_WAIT_MS,
       mismatch: undefined,
@@ -100,14 +109,19 @@ class TraceReplay implements ReplayTransport {
     const c = this.#channels.length;
     const events = this.trace.connections[c];
     if (events === undefined) {
-      const error = new SdkError(ErrorCode.FailedPrecondition, `replay: connect() number ${c + 1}, but the trace holds ${this.trace.connections.length} connection(s)`);
+      const error = new SdkError(
+        ErrorCode.FailedPrecondition,
+        `replay: connect() number ${c + 1}, but the trace holds ${this.trace.connections.length} connection(s)`,
+      );
       this.#state.fail(error);
       throw error;
     }
     const refused = events.find((event) => event.kind === "connectError");
     if (refused?.kind === "connectError") {
       this.#channels.push(new ReplayChannel(c, [], this.#state));
-      throw new SdkError(refused.error.code as ErrorCode, refused.error.message, { details: { replayedFrom: `trace line ${refused.line}` } });
+      throw new SdkError(refused.error.code as ErrorCode, refused.error.message, {
+        details: { replayedFrom: `trace line ${refused.line}` },
+      });
     }
     const open = events.findIndex((event) => event.kind === "open");
     const channel = new ReplayChannel(c, events.slice(open + 1), this.#state);
@@ -123,7 +137,8 @@ class TraceReplay implements ReplayTransport {
       problems.push(`connection ${c} (trace line ${this.trace.connections[c]?.[0]?.line ?? "?"}) was never opened`);
     }
     for (const channel of this.#channels) problems.push(...channel.leftovers());
-    if (problems.length > 0) throw new SdkError(ErrorCode.FailedPrecondition, `replay incomplete:\n  ${problems.join("\n  ")}`);
+    if (problems.length > 0)
+      throw new SdkError(ErrorCode.FailedPrecondition, `replay incomplete:\n  ${problems.join("\n  ")}`);
   }
 }
 
@@ -154,13 +169,18 @@ class ReplayChannel implements Channel {
 
   send(frame: string): void {
     if (this.#failure !== undefined) throw this.#failure;
-    if (this.#clientClosed || this.#ended) throw new SdkError(ErrorCode.ConnectionClosed, "cannot send: the replayed channel is closed");
+    if (this.#clientClosed || this.#ended)
+      throw new SdkError(ErrorCode.ConnectionClosed, "cannot send: the replayed channel is closed");
     this.#inbox.push(frame);
     this.#wake?.();
   }
 
   frames(): AsyncIterable<string> {
-    if (this.#reading) throw new SdkError(ErrorCode.FailedPrecondition, "frames() has a single consumer and was already called on this channel");
+    if (this.#reading)
+      throw new SdkError(
+        ErrorCode.FailedPrecondition,
+        "frames() has a single consumer and was already called on this channel",
+      );
     this.#reading = true;
     return this.#out;
   }
@@ -179,13 +199,18 @@ class ReplayChannel implements Channel {
   leftovers(): string[] {
     const problems: string[] = [];
     const next = this.#events[this.#position];
-    const unplayedClientFrames = this.#events.slice(this.#position).filter((e) => e.kind === "frame" && e.from === "client").length;
+    const unplayedClientFrames = this.#events
+      .slice(this.#position)
+      .filter((e) => e.kind === "frame" && e.from === "client").length;
     if (next !== undefined && !(next.kind === "close" && next.by === "client" && this.#clientClosed)) {
       problems.push(
         `connection ${this.#c} stopped at trace line ${next.line} (${describeEvent(next, this.#state.settings.profile)}); ${unplayedClientFrames} client frame(s) of the trace were never sent`,
       );
     }
-    if (this.#inbox.length > 0) problems.push(`connection ${this.#c}: the client sent ${this.#inbox.length} frame(s) the trace does not have, the first: ${this.#inbox[0]}`);
+    if (this.#inbox.length > 0)
+      problems.push(
+        `connection ${this.#c}: the client sent ${this.#inbox.length} frame(s) the trace does not have, the first: ${this.#inbox[0]}`,
+      );
     return problems;
   }
 
@@ -202,23 +227,39 @@ class ReplayChannel implements Channel {
         this.#out.push(this.#peerFrame(event));
       } else if (event.kind === "frame") {
         clientIndex++;
-        const place: ReplayPlace = { line: event.line, connection: this.#c, index: clientIndex, count: clientFrames, t: event.t };
+        const place: ReplayPlace = {
+          line: event.line,
+          connection: this.#c,
+          index: clientIndex,
+          count: clientFrames,
+          t: event.t,
+        };
         const frame = await this.#nextClientFrame(event, place);
         if (frame === undefined) return; // the client closed: verify() reports what is left
         const difference = this.#compare(event, frame);
-        if (difference !== undefined) return this.#fail(mismatchError(place, event, frame, difference, this.#state.settings));
+        if (difference !== undefined)
+          return this.#fail(mismatchError(place, event, frame, difference, this.#state.settings));
       } else if (event.kind === "close" && event.by === "peer") {
         await this.#pace(event.t, anchor);
         this.#ended = true;
         if (event.error === undefined) this.#out.end();
-        else this.#out.fail(new SdkError(event.error.code as ErrorCode, event.error.message, { details: { replayedFrom: `trace line ${event.line}` } }));
+        else
+          this.#out.fail(
+            new SdkError(event.error.code as ErrorCode, event.error.message, {
+              details: { replayedFrom: `trace line ${event.line}` },
+            }),
+          );
       } else if (event.kind === "close") {
         const frame = await this.#nextClientFrame(event, undefined);
         if (frame !== undefined) {
           return this.#fail(
-            new SdkError(ErrorCode.ProtocolError, `replay mismatch at trace line ${event.line} (connection ${this.#c}): the trace has the client closing the channel here, but it sent ${frame}`, {
-              details: { replay: { line: event.line, connection: this.#c, expected: "close", actual: frame } },
-            }),
+            new SdkError(
+              ErrorCode.ProtocolError,
+              `replay mismatch at trace line ${event.line} (connection ${this.#c}): the trace has the client closing the channel here, but it sent ${frame}`,
+              {
+                details: { replay: { line: event.line, connection: this.#c, expected: "close", actual: frame } },
+              },
+            ),
           );
         }
         return;

@@ -85,7 +85,12 @@ export interface TraceCloseEvent extends EventBase {
 }
 
 /** Any line after the header. */
-export type TraceEvent = TraceHandshakeEvent | TraceOpenEvent | TraceConnectErrorEvent | TraceFrameEvent | TraceCloseEvent;
+export type TraceEvent =
+  | TraceHandshakeEvent
+  | TraceOpenEvent
+  | TraceConnectErrorEvent
+  | TraceFrameEvent
+  | TraceCloseEvent;
 
 /** An event with the 1-based line of the trace it was read from (for messages that point at it). */
 export type LocatedEvent = TraceEvent & { readonly line: number };
@@ -146,11 +151,17 @@ export function traceLine(entry: TraceHeader | TraceEvent): string {
 }
 
 function checkHeader(value: Record<string, unknown>, at: string): TraceHeader {
-  if (value["format"] !== TRACE_FORMAT) throw invalid(`${at} is not a trace header: a trace starts with {"kind":"header","format":"${TRACE_FORMAT}",...}`);
+  if (value["format"] !== TRACE_FORMAT)
+    throw invalid(`${at} is not a trace header: a trace starts with {"kind":"header","format":"${TRACE_FORMAT}",...}`);
   const version = value["version"];
-  if (typeof version !== "number" || !Number.isInteger(version) || version < 1) throw invalid(`${at}: the header's version must be a positive integer`);
-  if (version > TRACE_VERSION) throw invalid(`the trace is format version ${version}; this SDK reads version ${TRACE_VERSION} and older: upgrade @antigravity-ts/sdk`);
-  for (const key of ["wire", "era", "recordedAt"]) if (typeof value[key] !== "string") throw invalid(`${at}: the header's ${key} must be a string`);
+  if (typeof version !== "number" || !Number.isInteger(version) || version < 1)
+    throw invalid(`${at}: the header's version must be a positive integer`);
+  if (version > TRACE_VERSION)
+    throw invalid(
+      `the trace is format version ${version}; this SDK reads version ${TRACE_VERSION} and older: upgrade @antigravity-ts/sdk`,
+    );
+  for (const key of ["wire", "era", "recordedAt"])
+    if (typeof value[key] !== "string") throw invalid(`${at}: the header's ${key} must be a string`);
   return value as unknown as TraceHeader;
 }
 
@@ -159,12 +170,16 @@ function checkEvent(value: Record<string, unknown>, at: string): TraceEvent | un
   if (typeof kind !== "string") throw invalid(`${at} has no kind`);
   if (!EVENT_KINDS.has(kind)) return undefined;
   const { t, c } = value;
-  if (typeof t !== "number" || typeof c !== "number" || !Number.isInteger(c) || c < 0) throw invalid(`${at}: an event needs a number t and a connection index c`);
+  if (typeof t !== "number" || typeof c !== "number" || !Number.isInteger(c) || c < 0)
+    throw invalid(`${at}: an event needs a number t and a connection index c`);
   if (kind === "frame") {
-    if (value["from"] !== "client" && value["from"] !== "peer") throw invalid(`${at}: a frame's from must be "client" or "peer"`);
-    if (!("frame" in value) && typeof value["text"] !== "string") throw invalid(`${at}: a frame event holds frame (JSON) or text`);
+    if (value["from"] !== "client" && value["from"] !== "peer")
+      throw invalid(`${at}: a frame's from must be "client" or "peer"`);
+    if (!("frame" in value) && typeof value["text"] !== "string")
+      throw invalid(`${at}: a frame event holds frame (JSON) or text`);
   }
-  if (kind === "close" && value["by"] !== "client" && value["by"] !== "peer") throw invalid(`${at}: a close's by must be "client" or "peer"`);
+  if (kind === "close" && value["by"] !== "client" && value["by"] !== "peer")
+    throw invalid(`${at}: a close's by must be "client" or "peer"`);
   return value as unknown as TraceEvent;
 }
 

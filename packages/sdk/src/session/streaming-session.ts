@@ -6,7 +6,14 @@ import { ErrorCode, SdkError } from "../errors.js";
 import type { Prompt } from "../prompt.js";
 import { emptyUsage } from "../step.js";
 import { AsyncQueue } from "../util/async-queue.js";
-import { MID_TURN_SEMANTICS, type MessageReceipt, type MidTurnSemantics, type SessionEvent, type StreamingSessionCapabilities, type TurnResultEvent } from "./session-events.js";
+import {
+  MID_TURN_SEMANTICS,
+  type MessageReceipt,
+  type MidTurnSemantics,
+  type SessionEvent,
+  type StreamingSessionCapabilities,
+  type TurnResultEvent,
+} from "./session-events.js";
 
 /** Options of `agent.streamingSession()`. */
 export interface StreamingSessionOptions {
@@ -60,7 +67,10 @@ export class StreamingSession implements AsyncIterable<SessionEvent>, AsyncDispo
   constructor(conversation: Conversation, options: StreamingSessionOptions = {}) {
     const semantics = options.midTurn ?? "queue";
     if (!MID_TURN_SEMANTICS.includes(semantics)) {
-      throw new SdkError(ErrorCode.InvalidArgument, `midTurn must be one of ${MID_TURN_SEMANTICS.join(", ")}, got ${JSON.stringify(semantics)}`);
+      throw new SdkError(
+        ErrorCode.InvalidArgument,
+        `midTurn must be one of ${MID_TURN_SEMANTICS.join(", ")}, got ${JSON.stringify(semantics)}`,
+      );
     }
     this.capabilities = Object.freeze({ streamingInput: Object.freeze({ supported: true as const, semantics }) });
     this.#conversation = conversation;
@@ -77,7 +87,11 @@ export class StreamingSession implements AsyncIterable<SessionEvent>, AsyncDispo
    */
   sendUserMessage(prompt: Prompt): Promise<MessageReceipt> {
     try {
-      if (this.#inputClosed) throw new SdkError(ErrorCode.FailedPrecondition, "the session's input is closed (closeInput()): open a new streaming session to send more");
+      if (this.#inputClosed)
+        throw new SdkError(
+          ErrorCode.FailedPrecondition,
+          "the session's input is closed (closeInput()): open a new streaming session to send more",
+        );
       assertPromptNotBlank(prompt);
       if (this.capabilities.streamingInput.semantics === "between-turns-only" && this.#busy()) {
         throw new SdkError(
@@ -231,7 +245,8 @@ export class StreamingSession implements AsyncIterable<SessionEvent>, AsyncDispo
 
   /** Ends the event stream once the input is closed and every accepted message's turn is out. */
   #maybeFinish(): void {
-    if (this.#inputClosed && this.#open.size === 0 && !this.#inTurn && !this.#stop.signal.aborted) this.#stop.abort(new SdkError(ErrorCode.Canceled, "the streaming session is over"));
+    if (this.#inputClosed && this.#open.size === 0 && !this.#inTurn && !this.#stop.signal.aborted)
+      this.#stop.abort(new SdkError(ErrorCode.Canceled, "the streaming session is over"));
   }
 }
 

@@ -1,7 +1,13 @@
 import type { ConversationSnapshot } from "../conversation/conversation-snapshot.js";
 import type { ConversationStore, ConversationStoreOptions } from "../conversation/conversation-store.js";
 import { ErrorCode, SdkError } from "../errors.js";
-import { assertStorableConversationId, decodeSnapshot, encodeSnapshot, reportWarning, unusableWarning } from "./store-contract.js";
+import {
+  assertStorableConversationId,
+  decodeSnapshot,
+  encodeSnapshot,
+  reportWarning,
+  unusableWarning,
+} from "./store-contract.js";
 import { errorText } from "../error-text.js";
 
 /**
@@ -56,12 +62,21 @@ interface Manifest {
  *   store = createDurableObjectConversationStore(this.ctx.storage);
  * }
  */
-export function createDurableObjectConversationStore(storage: DurableObjectStorageLike, options: DurableObjectConversationStoreOptions = {}): DurableObjectConversationStore {
+export function createDurableObjectConversationStore(
+  storage: DurableObjectStorageLike,
+  options: DurableObjectConversationStoreOptions = {},
+): DurableObjectConversationStore {
   const prefix = options.keyPrefix ?? "conversation/";
-  if (prefix.length > 512) throw new SdkError(ErrorCode.InvalidArgument, `keyPrefix is ${prefix.length} characters; keys must stay under 2 KiB, so use at most 512`);
+  if (prefix.length > 512)
+    throw new SdkError(
+      ErrorCode.InvalidArgument,
+      `keyPrefix is ${prefix.length} characters; keys must stay under 2 KiB, so use at most 512`,
+    );
   const snapshotKey = (id: string): string => `${prefix}snapshot/${id}`;
-  const chunkKey = (id: string, generation: string, index: number): string => `${prefix}chunk/${generation}/${index}/${id}`;
-  const chunkKeys = (id: string, manifest: Manifest): string[] => Array.from({ length: manifest.chunks }, (_, i) => chunkKey(id, manifest.generation, i));
+  const chunkKey = (id: string, generation: string, index: number): string =>
+    `${prefix}chunk/${generation}/${index}/${id}`;
+  const chunkKeys = (id: string, manifest: Manifest): string[] =>
+    Array.from({ length: manifest.chunks }, (_, i) => chunkKey(id, manifest.generation, i));
 
   return {
     async load(conversationId) {
@@ -73,7 +88,11 @@ export function createDurableObjectConversationStore(storage: DurableObjectStora
           if (manifest === undefined) return undefined;
           const problem = manifestProblem(manifest);
           if (problem === undefined) {
-            const text = await readChunks(txn, chunkKeys(conversationId, manifest as Manifest), (manifest as Manifest).length);
+            const text = await readChunks(
+              txn,
+              chunkKeys(conversationId, manifest as Manifest),
+              (manifest as Manifest).length,
+            );
             const decoded = typeof text === "string" ? decodeSnapshot(text, conversationId) : text;
             if ("snapshot" in decoded) return decoded;
             return { problem: decoded.problem, movedTo: await moveAside(txn, conversationId, manifest) };
@@ -84,27 +103,44 @@ export function createDurableObjectConversationStore(storage: DurableObjectStora
         reportWarning(options, unusableWarning(conversationId, where, outcome.problem, { movedTo: outcome.movedTo }));
       } catch (error) {
         const reason = errorText(error);
-        reportWarning(options, { conversationId, cause: error, message: `cannot read stored conversation ${conversationId} from ${where} (${reason}); the conversation starts empty` });
+        reportWarning(options, {
+          conversationId,
+          cause: error,
+          message: `cannot read stored conversation ${conversationId} from ${where} (${reason}); the conversation starts empty`,
+        });
       }
       return undefined;
     },
     async save(snapshot: ConversationSnapshot) {
       const text = encodeSnapshot(snapshot);
       const id = snapshot.conversationId;
-      const manifest: Manifest = { layout: LAYOUT, generation: newGeneration(), chunks: Math.max(1, Math.ceil(text.length / CHUNK_CHARS)), length: text.length };
-      const entries = chunkKeys(id, manifest).map((key, i): [string, unknown] => [key, text.slice(i * CHUNK_CHARS, (i + 1) * CHUNK_CHARS)]);
+      const manifest: Manifest = {
+        layout: LAYOUT,
+        generation: newGeneration(),
+        chunks: Math.max(1, Math.ceil(text.length / CHUNK_CHARS)),
+        length: text.length,
+      };
+      const entries = chunkKeys(id, manifest).map((key, i): [string, unknown] => [
+        key,
+        text.slice(i * CHUNK_CHARS, (i + 1) * CHUNK_CHARS),
+      ]);
       try {
         await storage.transaction(async (txn) => {
           const previous = (await txn.get([snapshotKey(id)])).get(snapshotKey(id));
           // The manifest goes in the last batch: the whole transaction commits or none of it.
-          for (const batch of batches([...entries, [snapshotKey(id), manifest]])) await txn.put(Object.fromEntries(batch));
+          for (const batch of batches([...entries, [snapshotKey(id), manifest]]))
+            await txn.put(Object.fromEntries(batch));
           if (manifestProblem(previous) === undefined) {
             for (const batch of batches(chunkKeys(id, previous as Manifest))) await txn.delete(batch);
           }
         });
       } catch (error) {
         const reason = errorText(error);
-        throw new SdkError(ErrorCode.FailedPrecondition, `cannot save conversation ${id} (${text.length} characters) to Durable Object storage: ${reason}`, { cause: error });
+        throw new SdkError(
+          ErrorCode.FailedPrecondition,
+          `cannot save conversation ${id} (${text.length} characters) to Durable Object storage: ${reason}`,
+          { cause: error },
+        );
       }
     },
     async delete(conversationId) {
@@ -143,7 +179,11 @@ function manifestProblem(value: unknown): string | undefined {
 }
 
 /** The chunks joined, or the problem when one is missing or the length is off. */
-async function readChunks(txn: DurableObjectKeyValue, keys: string[], length: number): Promise<string | { problem: string }> {
+async function readChunks(
+  txn: DurableObjectKeyValue,
+  keys: string[],
+  length: number,
+): Promise<string | { problem: string }> {
   let text = "";
   for (const batch of batches(keys)) {
     const values = await txn.get(batch);

@@ -1,7 +1,13 @@
 import type { ConversationSnapshot } from "../conversation/conversation-snapshot.js";
 import type { ConversationStore, ConversationStoreOptions } from "../conversation/conversation-store.js";
 import { ErrorCode, SdkError } from "../errors.js";
-import { assertStorableConversationId, decodeSnapshot, encodeSnapshot, reportWarning, unusableWarning } from "./store-contract.js";
+import {
+  assertStorableConversationId,
+  decodeSnapshot,
+  encodeSnapshot,
+  reportWarning,
+  unusableWarning,
+} from "./store-contract.js";
 
 /** Options of {@link createIndexedDbConversationStore}. */
 export interface IndexedDbConversationStoreOptions extends ConversationStoreOptions {
@@ -74,10 +80,17 @@ const SCHEMA_VERSION = 1;
  * const store = createIndexedDbConversationStore();
  * const snapshot = await store.load(conversationId);
  */
-export function createIndexedDbConversationStore(options: IndexedDbConversationStoreOptions = {}): IndexedDbConversationStore {
-  const factory = (options.indexedDB ?? (globalThis as { indexedDB?: IndexedDbFactoryLike }).indexedDB) as { open(name: string, version: number): IdbOpenRequest } | undefined;
+export function createIndexedDbConversationStore(
+  options: IndexedDbConversationStoreOptions = {},
+): IndexedDbConversationStore {
+  const factory = (options.indexedDB ?? (globalThis as { indexedDB?: IndexedDbFactoryLike }).indexedDB) as
+    | { open(name: string, version: number): IdbOpenRequest }
+    | undefined;
   if (factory === undefined) {
-    throw new SdkError(ErrorCode.FailedPrecondition, "IndexedDB is not available in this runtime: pass the `indexedDB` option or use another conversation store");
+    throw new SdkError(
+      ErrorCode.FailedPrecondition,
+      "IndexedDB is not available in this runtime: pass the `indexedDB` option or use another conversation store",
+    );
   }
   const name = options.databaseName ?? "antigravity-conversations";
   let opening: Promise<IdbDatabase> | undefined;
@@ -120,13 +133,24 @@ export function createIndexedDbConversationStore(options: IndexedDbConversationS
           return decoded.snapshot;
         }
         // Same transaction: the entry is moved aside and removed together, or not at all.
-        const key = await request(tx.objectStore(MOVED_ASIDE).add({ conversationId, movedAt: new Date().toISOString(), value: stored }));
+        const key = await request(
+          tx.objectStore(MOVED_ASIDE).add({ conversationId, movedAt: new Date().toISOString(), value: stored }),
+        );
         tx.objectStore(SNAPSHOTS).delete(conversationId);
         await committed;
-        reportWarning(options, unusableWarning(conversationId, where, decoded.problem, { movedTo: `IndexedDB ${name}/${MOVED_ASIDE} key ${String(key)}` }));
+        reportWarning(
+          options,
+          unusableWarning(conversationId, where, decoded.problem, {
+            movedTo: `IndexedDB ${name}/${MOVED_ASIDE} key ${String(key)}`,
+          }),
+        );
       } catch (error) {
         const reason = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-        reportWarning(options, { conversationId, cause: error, message: `cannot read stored conversation ${conversationId} from ${where} (${reason}); the conversation starts empty` });
+        reportWarning(options, {
+          conversationId,
+          cause: error,
+          message: `cannot read stored conversation ${conversationId} from ${where} (${reason}); the conversation starts empty`,
+        });
       }
       return undefined;
     },
@@ -161,7 +185,10 @@ export function createIndexedDbConversationStore(options: IndexedDbConversationS
   };
 }
 
-function openDatabase(factory: { open(name: string, version: number): IdbOpenRequest }, name: string): Promise<IdbDatabase> {
+function openDatabase(
+  factory: { open(name: string, version: number): IdbOpenRequest },
+  name: string,
+): Promise<IdbDatabase> {
   return new Promise((resolve, reject) => {
     const open = factory.open(name, SCHEMA_VERSION);
     open.onupgradeneeded = () => {
@@ -171,7 +198,10 @@ function openDatabase(factory: { open(name: string, version: number): IdbOpenReq
     };
     open.onsuccess = () => resolve(open.result);
     open.onerror = () => reject(asError(open.error, `cannot open IndexedDB database ${name}`));
-    open.onblocked = () => reject(new Error(`IndexedDB database ${name} is held open by another tab with an older version; close it and retry`));
+    open.onblocked = () =>
+      reject(
+        new Error(`IndexedDB database ${name} is held open by another tab with an older version; close it and retry`),
+      );
   });
 }
 
@@ -193,7 +223,8 @@ function transactionDone(tx: IdbTransaction): Promise<void> {
 
 function storageError(what: string, error: unknown): SdkError {
   const reason = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-  const hint = error instanceof Error && error.name === "QuotaExceededError" ? "; free some storage or lower maxHistorySize" : "";
+  const hint =
+    error instanceof Error && error.name === "QuotaExceededError" ? "; free some storage or lower maxHistorySize" : "";
   return new SdkError(ErrorCode.FailedPrecondition, `${what}: ${reason}${hint}`, { cause: error });
 }
 

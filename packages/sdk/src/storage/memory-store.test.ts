@@ -23,7 +23,9 @@ describe("createMemoryConversationStore", () => {
       ["a#2", "garbage 2"],
     ]);
     expect(warnings.map((w) => w.movedTo)).toEqual(["memory key a#1", "memory key a#2"]);
-    expect(warnings[0]?.message).toMatch(/^stored conversation a at memory is unusable: it is not JSON \(.+\)\. It was moved to memory key a#1; the conversation starts empty\.$/);
+    expect(warnings[0]?.message).toMatch(
+      /^stored conversation a at memory is unusable: it is not JSON \(.+\)\. It was moved to memory key a#1; the conversation starts empty\.$/,
+    );
   });
 
   it("shares its map: two stores over one map see each other's saves", async () => {
@@ -38,7 +40,9 @@ describe("createMemoryConversationStore", () => {
       const plain = createMemoryConversationStore();
       plain.entries.set("x", "{");
       await expect(plain.load("x")).resolves.toBeUndefined();
-      expect(warn).toHaveBeenCalledExactlyOnceWith(expect.stringContaining("stored conversation x at memory is unusable"));
+      expect(warn).toHaveBeenCalledExactlyOnceWith(
+        expect.stringContaining("stored conversation x at memory is unusable"),
+      );
     } finally {
       warn.mockRestore();
     }

@@ -40,7 +40,10 @@ export function createMemoryConversationStore(options: MemoryConversationStoreOp
         conversationId,
         {
           where: "memory",
-          read: async () => (entries.has(conversationId) ? { value: entries.get(conversationId), token: entries.get(conversationId) } : undefined),
+          read: async () =>
+            entries.has(conversationId)
+              ? { value: entries.get(conversationId), token: entries.get(conversationId) }
+              : undefined,
           moveAside: async (token) => {
             if (!entries.has(conversationId) || entries.get(conversationId) !== token) return undefined;
             let n = 1;

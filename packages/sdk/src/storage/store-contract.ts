@@ -14,9 +14,16 @@ export const MAX_STORED_CONVERSATION_ID_LENGTH = 256;
  * ever sees an empty or absurd key; adapters that map ids to names (files) make them safe too.
  */
 export function assertStorableConversationId(conversationId: unknown): asserts conversationId is string {
-  if (typeof conversationId !== "string" || conversationId === "" || conversationId.length > MAX_STORED_CONVERSATION_ID_LENGTH) {
+  if (
+    typeof conversationId !== "string" ||
+    conversationId === "" ||
+    conversationId.length > MAX_STORED_CONVERSATION_ID_LENGTH
+  ) {
     const got = typeof conversationId === "string" ? `${conversationId.length} characters` : typeof conversationId;
-    throw new SdkError(ErrorCode.InvalidArgument, `a stored conversation needs an id of 1 to ${MAX_STORED_CONVERSATION_ID_LENGTH} characters, got ${got}`);
+    throw new SdkError(
+      ErrorCode.InvalidArgument,
+      `a stored conversation needs an id of 1 to ${MAX_STORED_CONVERSATION_ID_LENGTH} characters, got ${got}`,
+    );
   }
 }
 
@@ -34,7 +41,10 @@ export function encodeSnapshot(snapshot: ConversationSnapshot): string {
  * Decodes what a store holds (JSON text, or the object itself for structured storage) into the
  * snapshot of `conversationId`, or says why it cannot be used.
  */
-export function decodeSnapshot(stored: unknown, conversationId: string): { snapshot: ConversationSnapshot } | { problem: string } {
+export function decodeSnapshot(
+  stored: unknown,
+  conversationId: string,
+): { snapshot: ConversationSnapshot } | { problem: string } {
   let value = stored;
   if (typeof stored === "string") {
     try {
@@ -50,7 +60,9 @@ export function decodeSnapshot(stored: unknown, conversationId: string): { snaps
     return { problem: (error as Error).message };
   }
   if (snapshot.conversationId !== conversationId) {
-    return { problem: `it holds conversation ${JSON.stringify(snapshot.conversationId.slice(0, 80))}, not ${JSON.stringify(conversationId.slice(0, 80))}` };
+    return {
+      problem: `it holds conversation ${JSON.stringify(snapshot.conversationId.slice(0, 80))}, not ${JSON.stringify(conversationId.slice(0, 80))}`,
+    };
   }
   return { snapshot };
 }
@@ -73,7 +85,11 @@ export interface StoredEntryAccess<Token> {
  * decodes it, and when it cannot be read or decoded moves it aside, warns and returns
  * `undefined`. Never rejects.
  */
-export async function loadOrMoveAside<Token>(conversationId: string, access: StoredEntryAccess<Token>, options: ConversationStoreOptions): Promise<ConversationSnapshot | undefined> {
+export async function loadOrMoveAside<Token>(
+  conversationId: string,
+  access: StoredEntryAccess<Token>,
+  options: ConversationStoreOptions,
+): Promise<ConversationSnapshot | undefined> {
   let problem: string;
   let cause: unknown;
   let token: Token | undefined;
@@ -96,7 +112,10 @@ export async function loadOrMoveAside<Token>(conversationId: string, access: Sto
     reportWarning(options, unusableWarning(conversationId, access.where, problem, { failed: error }));
     return undefined;
   }
-  reportWarning(options, unusableWarning(conversationId, access.where, problem, { movedTo, ...definedProperties({ cause }) }));
+  reportWarning(
+    options,
+    unusableWarning(conversationId, access.where, problem, { movedTo, ...definedProperties({ cause }) }),
+  );
   return undefined;
 }
 
@@ -104,13 +123,26 @@ export async function loadOrMoveAside<Token>(conversationId: string, access: Sto
  * The warning a store reports for an unusable entry: what was wrong, and where it went (`movedTo`)
  * or why moving it failed (`failed`).
  */
-export function unusableWarning(conversationId: string, where: string, problem: string, outcome: { movedTo: string; cause?: unknown } | { failed: unknown }): ConversationStoreWarning {
+export function unusableWarning(
+  conversationId: string,
+  where: string,
+  problem: string,
+  outcome: { movedTo: string; cause?: unknown } | { failed: unknown },
+): ConversationStoreWarning {
   const head = `stored conversation ${conversationId} at ${where} is unusable: ${problem}.`;
   if ("failed" in outcome) {
     const reason = errorText(outcome.failed);
-    return { conversationId, cause: outcome.failed, message: `${head} Moving it aside failed (${reason}); the conversation starts empty and the next save replaces it.` };
+    return {
+      conversationId,
+      cause: outcome.failed,
+      message: `${head} Moving it aside failed (${reason}); the conversation starts empty and the next save replaces it.`,
+    };
   }
-  const warning: ConversationStoreWarning = { conversationId, movedTo: outcome.movedTo, message: `${head} It was moved to ${outcome.movedTo}; the conversation starts empty.` };
+  const warning: ConversationStoreWarning = {
+    conversationId,
+    movedTo: outcome.movedTo,
+    message: `${head} It was moved to ${outcome.movedTo}; the conversation starts empty.`,
+  };
   if (outcome.cause !== undefined) warning.cause = outcome.cause;
   return warning;
 }

@@ -75,7 +75,10 @@ export class Probe {
 
   /** `send(prompt)`, bounded; returns the record of the turn it resolved with, which the observer must have been told of. */
   async send(prompt: Prompt, what: string): Promise<TurnRecord> {
-    return this.recordOf(await this.within(this.start(prompt), `send() of ${what}`), `the turn send() of ${what} resolved with`);
+    return this.recordOf(
+      await this.within(this.start(prompt), `send() of ${what}`),
+      `the turn send() of ${what} resolved with`,
+    );
   }
 
   /** The record of `turn`; fails when the observer was never told of it. */
@@ -173,7 +176,11 @@ function record(turn: Turn, earlier: readonly TurnRecord[]): TurnRecord {
     late: [],
   };
   try {
-    turn.record({ step: (step) => entry.steps.push(step), ending: (outcome) => (entry.ending = outcome), late: (step) => entry.late.push(step) });
+    turn.record({
+      step: (step) => entry.steps.push(step),
+      ending: (outcome) => (entry.ending = outcome),
+      late: (step) => entry.late.push(step),
+    });
   } catch (error) {
     (entry as { attachError: unknown }).attachError = error ?? new Error("record() threw");
   }
@@ -192,13 +199,22 @@ export function truthy(condition: boolean, what: string): void {
 
 /** Fails unless `error` is an `SdkError`, with `code` when given; returns it. */
 export function sdkError(error: unknown, what: string, ...codes: ErrorCode[]): SdkError {
-  if (!(error instanceof SdkError)) throw new Error(`${what}: expected an SdkError${codes.length > 0 ? ` ${codes.join(" or ")}` : ""}, got ${describeError(error)}`);
-  if (codes.length > 0 && !codes.includes(error.code)) throw new Error(`${what}: expected SdkError ${codes.join(" or ")}, got ${error.code}: ${error.message}`);
+  if (!(error instanceof SdkError))
+    throw new Error(
+      `${what}: expected an SdkError${codes.length > 0 ? ` ${codes.join(" or ")}` : ""}, got ${describeError(error)}`,
+    );
+  if (codes.length > 0 && !codes.includes(error.code))
+    throw new Error(`${what}: expected SdkError ${codes.join(" or ")}, got ${error.code}: ${error.message}`);
   return error;
 }
 
 /** Fails unless `promise` rejects with an `SdkError` of one of `codes`. */
-export async function rejectsWith(probe: Probe, promise: Promise<unknown>, what: string, ...codes: ErrorCode[]): Promise<SdkError> {
+export async function rejectsWith(
+  probe: Probe,
+  promise: Promise<unknown>,
+  what: string,
+  ...codes: ErrorCode[]
+): Promise<SdkError> {
   let result: unknown;
   try {
     result = await probe.within(promise, what);
@@ -211,12 +227,15 @@ export async function rejectsWith(probe: Probe, promise: Promise<unknown>, what:
 
 /** Fails unless the reader ended without error. */
 export function endedWell(end: ReadEnd, what: string): void {
-  if (end.error !== undefined) throw new Error(`${what}: expected the reader to end normally, it threw ${describeError(end.error)}`);
+  if (end.error !== undefined)
+    throw new Error(`${what}: expected the reader to end normally, it threw ${describeError(end.error)}`);
 }
 
 /** True when `a` and `b` are the same update of the same step. */
 export function sameUpdate(a: Step | undefined, b: Step): boolean {
-  return a !== undefined && a.id === b.id && a.status === b.status && a.content === b.content && a.thinking === b.thinking;
+  return (
+    a !== undefined && a.id === b.id && a.status === b.status && a.content === b.content && a.thinking === b.thinking
+  );
 }
 
 /** A step as a message shows it. */

@@ -2,7 +2,13 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { createInMemoryHarness, parseScript, type InMemoryHarness } from "@antigravity-ts/harness";
-import { CONFORMANCE_SCRIPT, HARNESS_CONNECTION_KNOWN_FAILURES, defineConnectionConformance, harnessConformanceSubject, type ClosableConformanceSubject } from "@antigravity-ts/test-kit";
+import {
+  CONFORMANCE_SCRIPT,
+  HARNESS_CONNECTION_KNOWN_FAILURES,
+  defineConnectionConformance,
+  harnessConformanceSubject,
+  type ClosableConformanceSubject,
+} from "@antigravity-ts/test-kit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LOCALHARNESS_CAPABILITIES } from "../connection/capabilities.js";
 import type { Connection } from "../connection/connection.js";
@@ -32,15 +38,32 @@ function mockTurn(play: ConformancePlay, n: number): MockTurn {
         usage: USAGE,
       };
     case "slow":
-      return { steps: Array.from({ length: 5 }, (_, i) => ({ id, contentDelta: `word${i} `, status: StepStatus.Active })), delayMs: 20, untilHalted: true, usage: USAGE };
+      return {
+        steps: Array.from({ length: 5 }, (_, i) => ({ id, contentDelta: `word${i} `, status: StepStatus.Active })),
+        delayMs: 20,
+        untilHalted: true,
+        usage: USAGE,
+      };
     case "failing":
-      return { steps: [{ id, content: "About to fail." }], error: new SdkError(ErrorCode.ExecutionError, "the mock fails this turn"), usage: USAGE };
+      return {
+        steps: [{ id, content: "About to fail." }],
+        error: new SdkError(ErrorCode.ExecutionError, "the mock fails this turn"),
+        usage: USAGE,
+      };
     case "late":
-      return { steps: [{ id, content: "This step ends", status: StepStatus.Active }], lateSteps: [{ id, content: "This step ends late." }], usage: USAGE };
+      return {
+        steps: [{ id, content: "This step ends", status: StepStatus.Active }],
+        lateSteps: [{ id, content: "This step ends late." }],
+        usage: USAGE,
+      };
   }
 }
 
-function mockSubject(connection: MockConnection = createMockConnection(), view: Connection = connection, waitMs?: number): ClosableConformanceSubject {
+function mockSubject(
+  connection: MockConnection = createMockConnection(),
+  view: Connection = connection,
+  waitMs?: number,
+): ClosableConformanceSubject {
   let n = 0;
   return {
     connection: view,
@@ -54,7 +77,9 @@ function mockSubject(connection: MockConnection = createMockConnection(), view: 
   };
 }
 
-defineConnectionConformance("createMockConnection", { ...LOCALHARNESS_CAPABILITIES, wire: "mock" }, async () => mockSubject());
+defineConnectionConformance("createMockConnection", { ...LOCALHARNESS_CAPABILITIES, wire: "mock" }, async () =>
+  mockSubject(),
+);
 
 describe("HarnessConnection over the reference harness in memory", () => {
   let workspace = "";
@@ -67,9 +92,14 @@ describe("HarnessConnection over the reference harness in memory", () => {
     await harness?.close();
     await rm(workspace, { recursive: true, force: true });
   });
-  defineConnectionConformance("HarnessConnection over createInMemoryHarness", LOCALHARNESS_CAPABILITIES, () => harnessConformanceSubject(harness as InMemoryHarness), {
-    knownFailures: HARNESS_CONNECTION_KNOWN_FAILURES,
-  });
+  defineConnectionConformance(
+    "HarnessConnection over createInMemoryHarness",
+    LOCALHARNESS_CAPABILITIES,
+    () => harnessConformanceSubject(harness as InMemoryHarness),
+    {
+      knownFailures: HARNESS_CONNECTION_KNOWN_FAILURES,
+    },
+  );
 });
 
 /** `mock` with some members replaced: a deliberately broken connection. */
@@ -126,7 +156,9 @@ describe("the conformance kit fails a broken connection", () => {
         });
       return mockSubject(mock, broken(mock, { observeTurns }));
     });
-    expect(failed.get(named("each step is recorded before a reader sees it"))).toMatch(/step 0 .* recorded before the reader saw it/);
+    expect(failed.get(named("each step is recorded before a reader sees it"))).toMatch(
+      /step 0 .* recorded before the reader saw it/,
+    );
   });
 
   it("fails one that never ends a halted turn, by a bounded wait instead of hanging", async () => {
@@ -134,7 +166,9 @@ describe("the conformance kit fails a broken connection", () => {
       const mock = createMockConnection();
       return mockSubject(mock, broken(mock, { halt: async () => undefined }), 300);
     });
-    expect(failed.get(named("a halt ends the turn"))).toMatch(/timed out after 300 ms waiting for reader 0 after halt\(\)/);
+    expect(failed.get(named("a halt ends the turn"))).toMatch(
+      /timed out after 300 ms waiting for reader 0 after halt\(\)/,
+    );
     expect(failed.has(named("readers are independent"))).toBe(false);
   });
 
@@ -152,7 +186,9 @@ describe("the conformance kit fails a broken connection", () => {
       });
       return mockSubject(mock, broken(mock, { receiveSteps }));
     });
-    expect(failed.get(named("a turn that fails on the peer"))).toMatch(/expected an SdkError, got Error: the mock fails this turn/);
+    expect(failed.get(named("a turn that fails on the peer"))).toMatch(
+      /expected an SdkError, got Error: the mock fails this turn/,
+    );
     expect(failed.get(named("disconnect ends everything"))).toMatch(/expected an SdkError ConnectionClosed, got Error/);
   });
 
@@ -169,6 +205,8 @@ describe("the conformance kit fails a broken connection", () => {
         });
       return mockSubject(mock, broken(mock, { observeTurns }), 300);
     });
-    expect(failed.get(named("an update of a step that arrives after its turn ended"))).toMatch(/timed out after 300 ms waiting for the late update/);
+    expect(failed.get(named("an update of a step that arrives after its turn ended"))).toMatch(
+      /timed out after 300 ms waiting for the late update/,
+    );
   });
 });

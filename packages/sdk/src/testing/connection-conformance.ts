@@ -2,7 +2,18 @@ import type { ConnectionCapabilities } from "../connection/capabilities.js";
 import type { Connection } from "../connection/connection.js";
 import { ErrorCode } from "../errors.js";
 import type { Prompt } from "../prompt.js";
-import { Probe, endedWell, equal, hasText, rejectsWith, sameUpdate, sdkError, showStep, truthy, type TurnRecord } from "./connection-conformance-probe.js";
+import {
+  Probe,
+  endedWell,
+  equal,
+  hasText,
+  rejectsWith,
+  sameUpdate,
+  sdkError,
+  showStep,
+  truthy,
+  type TurnRecord,
+} from "./connection-conformance-probe.js";
 
 /**
  * The turns the peer of a connection under test must play on cue. Each is one turn of the main
@@ -68,21 +79,29 @@ export const connectionConformanceChecks: readonly ConnectionConformanceCheck[] 
       truthy(hasText(first.steps), `the first reader got text (it got ${first.steps.length} steps)`);
       const second = probe.read();
       endedWell(await probe.finish(second, "a reader opened after the end"), "a reader opened after the end");
-      equal(second.steps.map(showStep).join(" | "), first.steps.map(showStep).join(" | "), "what a reader opened after the end got");
+      equal(
+        second.steps.map(showStep).join(" | "),
+        first.steps.map(showStep).join(" | "),
+        "what a reader opened after the end got",
+      );
     },
   },
   {
     name: "a turn the peer starts on its own is reported too, unsolicited, before its first step, and read like any other",
     needs: (capabilities) => capabilities.triggers,
     async run(subject) {
-      if (subject.startTurnOnItsOwn === undefined) throw new Error("the wire has triggers, but the subject has no startTurnOnItsOwn()");
+      if (subject.startTurnOnItsOwn === undefined)
+        throw new Error("the wire has triggers, but the subject has no startTurnOnItsOwn()");
       const probe = open(subject);
       await probe.within(subject.startTurnOnItsOwn(), "startTurnOnItsOwn()");
       await probe.until(() => probe.turns.length > 0, "the turn the peer started to be reported");
       const turn = probe.turns[0] as TurnRecord;
       reportedFresh(turn, false, "the turn the peer started");
       const reader = probe.read();
-      endedWell(await probe.finish(reader, "a reader of the turn the peer started"), "a reader of the turn the peer started");
+      endedWell(
+        await probe.finish(reader, "a reader of the turn the peer started"),
+        "a reader of the turn the peer started",
+      );
       truthy(hasText(reader.steps), "the reader got the turn's text");
       await probe.over(turn, "the turn the peer started");
       equal(turn.steps.length, reader.steps.length, "steps recorded vs steps read");
@@ -94,7 +113,11 @@ export const connectionConformanceChecks: readonly ConnectionConformanceCheck[] 
       const probe = open(subject);
       const read = await probe.send(subject.prompt("text"), "a text turn");
       const reader = probe.read({
-        onStep: (step, index) => truthy(sameUpdate(read.steps[index], step), `step ${index} (${showStep(step)}) recorded before the reader saw it (recorded: ${showStep(read.steps[index])})`),
+        onStep: (step, index) =>
+          truthy(
+            sameUpdate(read.steps[index], step),
+            `step ${index} (${showStep(step)}) recorded before the reader saw it (recorded: ${showStep(read.steps[index])})`,
+          ),
       });
       endedWell(await probe.finish(reader, "the reader"), "the reader");
       truthy(read.ending !== undefined, "the end recorded before the reader saw it");
@@ -111,16 +134,28 @@ export const connectionConformanceChecks: readonly ConnectionConformanceCheck[] 
     async run(subject) {
       const probe = open(subject);
       const turn = await probe.send(subject.prompt("late"), "a turn with a late step");
-      endedWell(await probe.finish(probe.read(), "the reader of the turn with a late step"), "the reader of the turn with a late step");
+      endedWell(
+        await probe.finish(probe.read(), "the reader of the turn with a late step"),
+        "the reader of the turn with a late step",
+      );
       await probe.until(() => turn.late.length > 0, "the late update to reach the turn's recorder (late)");
       const late = turn.late[0];
-      truthy(late !== undefined && turn.steps.some((step) => step.id === late.id), `the late update (${showStep(late)}) is of one of the turn's steps`);
+      truthy(
+        late !== undefined && turn.steps.some((step) => step.id === late.id),
+        `the late update (${showStep(late)}) is of one of the turn's steps`,
+      );
       const next = await probe.send(subject.prompt("text"), "the next turn");
       const reader = probe.read();
       endedWell(await probe.finish(reader, "the reader of the next turn"), "the reader of the next turn");
       const lateIds = new Set(turn.late.map((step) => step.id));
-      truthy(!next.steps.some((step) => lateIds.has(step.id)), "the next turn recorded no update of the earlier turn's late step");
-      truthy(!reader.steps.some((step) => lateIds.has(step.id)), "the next turn's reader got no update of the earlier turn's late step");
+      truthy(
+        !next.steps.some((step) => lateIds.has(step.id)),
+        "the next turn recorded no update of the earlier turn's late step",
+      );
+      truthy(
+        !reader.steps.some((step) => lateIds.has(step.id)),
+        "the next turn's reader got no update of the earlier turn's late step",
+      );
     },
   },
   {
@@ -137,7 +172,8 @@ export const connectionConformanceChecks: readonly ConnectionConformanceCheck[] 
       const abortEnd = await probe.finish(aborted, "a reader whose signal aborted");
       if (abortEnd.error !== undefined) sdkError(abortEnd.error, "the aborted reader's error", ErrorCode.Canceled);
       const timedEnd = await probe.finish(timed, "a reader with timeoutMs 50");
-      if (timedEnd.error !== undefined) sdkError(timedEnd.error, "the timed-out reader's error", ErrorCode.DeadlineExceeded);
+      if (timedEnd.error !== undefined)
+        sdkError(timedEnd.error, "the timed-out reader's error", ErrorCode.DeadlineExceeded);
       truthy(!probe.settled(turn) && !probe.connection.isIdle, "the turn still runs after those readers left");
       const seen = whole.steps.length;
       await probe.until(() => whole.steps.length > seen, "the remaining reader to get more steps");
@@ -166,7 +202,8 @@ export const connectionConformanceChecks: readonly ConnectionConformanceCheck[] 
       const probe = open(subject);
       equal(probe.connection.isIdle, true, "isIdle of a fresh connection");
       const turn = await probe.send(subject.prompt("text"), "a text turn");
-      const runningIdle = (): void => truthy(probe.settled(turn) || !probe.connection.isIdle, "isIdle is false while the turn runs");
+      const runningIdle = (): void =>
+        truthy(probe.settled(turn) || !probe.connection.isIdle, "isIdle is false while the turn runs");
       runningIdle();
       endedWell(await probe.finish(probe.read({ onStep: runningIdle }), "the reader"), "the reader");
       await probe.over(turn, "the text turn");
@@ -180,7 +217,10 @@ export const connectionConformanceChecks: readonly ConnectionConformanceCheck[] 
       const before = probe.totalTokens();
       const turn = await probe.send(subject.prompt("text"), "a text turn");
       await probe.over(turn, "the text turn");
-      truthy(probe.totalTokens() > before, `usage.total.totalTokenCount grew (${before} before, ${probe.totalTokens()} after)`);
+      truthy(
+        probe.totalTokens() > before,
+        `usage.total.totalTokenCount grew (${before} before, ${probe.totalTokens()} after)`,
+      );
     },
   },
   {
@@ -202,12 +242,23 @@ export const connectionConformanceChecks: readonly ConnectionConformanceCheck[] 
       sdkError(turn.ending?.error, "the halted turn's recorded end", ErrorCode.Canceled);
       truthy(hasText(turn.steps), "the partial text recorded");
       const after = probe.read();
-      sdkError((await probe.finish(after, "a reader opened after the halt")).error, "a reader opened after the halt", ErrorCode.Canceled);
+      sdkError(
+        (await probe.finish(after, "a reader opened after the halt")).error,
+        "a reader opened after the halt",
+        ErrorCode.Canceled,
+      );
       truthy(hasText(after.steps), "a reader opened after the halt got the partial text");
-      truthy(probe.totalTokens() > before, `the halted turn's usage counted (${before} before, ${probe.totalTokens()} after)`);
+      truthy(
+        probe.totalTokens() > before,
+        `the halted turn's usage counted (${before} before, ${probe.totalTokens()} after)`,
+      );
       equal(probe.connection.isIdle, true, "isIdle after the halt");
       const next = await probe.send(subject.prompt("text"), "the turn after the halt");
-      equal((await probe.over(next, "the turn after the halt")).error, undefined, "the error of the turn after the halt");
+      equal(
+        (await probe.over(next, "the turn after the halt")).error,
+        undefined,
+        "the error of the turn after the halt",
+      );
     },
   },
   {
@@ -218,13 +269,20 @@ export const connectionConformanceChecks: readonly ConnectionConformanceCheck[] 
       const reader = probe.read();
       const end = await probe.finish(reader, "the reader of the failing turn");
       const error = sdkError(end.error, "the reader's error");
-      truthy(error.code !== ErrorCode.Canceled && error.code !== ErrorCode.ConnectionClosed, `the failure is told from a halt or a close (code ${error.code})`);
+      truthy(
+        error.code !== ErrorCode.Canceled && error.code !== ErrorCode.ConnectionClosed,
+        `the failure is told from a halt or a close (code ${error.code})`,
+      );
       truthy(error.message !== "", "the error has a message");
       truthy(hasText(reader.steps), "the reader got the text streamed before the failure");
       const outcome = sdkError((await probe.over(turn, "the failing turn")).error, "the failing turn's outcome");
       equal(outcome.code, error.code, "the outcome's code vs the reader's");
       const next = await probe.send(subject.prompt("text"), "the turn after the failure");
-      equal((await probe.over(next, "the turn after the failure")).error, undefined, "the error of the turn after the failure");
+      equal(
+        (await probe.over(next, "the turn after the failure")).error,
+        undefined,
+        "the error of the turn after the failure",
+      );
     },
   },
   {
@@ -235,7 +293,12 @@ export const connectionConformanceChecks: readonly ConnectionConformanceCheck[] 
       endedWell(await probe.finish(empty, "a reader before any turn"), "a reader before any turn");
       equal(empty.steps.length, 0, "steps read before any turn");
       await rejectsWith(probe, probe.start(""), "send('')", ErrorCode.InvalidArgument);
-      await rejectsWith(probe, probe.start("never sent", { signal: AbortSignal.abort() }), "send() with an aborted signal", ErrorCode.Canceled);
+      await rejectsWith(
+        probe,
+        probe.start("never sent", { signal: AbortSignal.abort() }),
+        "send() with an aborted signal",
+        ErrorCode.Canceled,
+      );
       try {
         probe.connection.observeTurns({ turnStarted: () => undefined });
         throw new Error("a second observeTurns() was accepted");
@@ -259,9 +322,17 @@ export const connectionConformanceChecks: readonly ConnectionConformanceCheck[] 
       await probe.until(() => turn.steps.length > 0, "the slow turn's first step");
       await probe.within(connection.disconnect(), "disconnect()");
       for (const [i, reader] of readers.entries()) {
-        sdkError((await probe.finish(reader, `reader ${i} after disconnect()`)).error, `reader ${i}'s error after disconnect()`, ErrorCode.ConnectionClosed);
+        sdkError(
+          (await probe.finish(reader, `reader ${i} after disconnect()`)).error,
+          `reader ${i}'s error after disconnect()`,
+          ErrorCode.ConnectionClosed,
+        );
       }
-      sdkError((await probe.over(turn, "the running turn")).error, "the running turn's outcome", ErrorCode.ConnectionClosed);
+      sdkError(
+        (await probe.over(turn, "the running turn")).error,
+        "the running turn's outcome",
+        ErrorCode.ConnectionClosed,
+      );
       await probe.within(connection.disconnect(), "a second disconnect()");
       await rejectsWith(probe, probe.start("after the end"), "send() after disconnect()", ErrorCode.ConnectionClosed);
       equal(probe.turns.length, 1, "turns reported");
@@ -270,7 +341,11 @@ export const connectionConformanceChecks: readonly ConnectionConformanceCheck[] 
         sdkError(reasons[0], "the onClosed reason", ErrorCode.ConnectionClosed);
         let lateReason: unknown;
         connection.onClosed((reason) => (lateReason = reason));
-        sdkError(lateReason, "the reason an onClosed listener added after the close gets at once", ErrorCode.ConnectionClosed);
+        sdkError(
+          lateReason,
+          "the reason an onClosed listener added after the close gets at once",
+          ErrorCode.ConnectionClosed,
+        );
       }
     },
   },
@@ -295,5 +370,6 @@ function open(subject: ConnectionConformanceSubject): Probe {
 function reportedFresh(turn: TurnRecord, solicited: boolean, what: string): void {
   equal(turn.solicited, solicited, `${what}: solicited`);
   equal(turn.sizeAtReport, 0, `${what}: entries it held when reported`);
-  if (turn.attachError !== undefined) throw new Error(`${what}: the observer could not attach its recorder: ${String(turn.attachError)}`);
+  if (turn.attachError !== undefined)
+    throw new Error(`${what}: the observer could not attach its recorder: ${String(turn.attachError)}`);
 }

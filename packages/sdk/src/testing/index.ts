@@ -10,4 +10,8 @@ export { sampleSnapshot, storeContractChecks } from "./store-contract.js";
 export type { StoreContractCheck, StoreContractSubject } from "./store-contract.js";
 export { seededRandom } from "./seeded-random.js";
 export { connectionConformanceChecks } from "./connection-conformance.js";
-export type { ConformancePlay, ConnectionConformanceCheck, ConnectionConformanceSubject } from "./connection-conformance.js";
+export type {
+  ConformancePlay,
+  ConnectionConformanceCheck,
+  ConnectionConformanceSubject,
+} from "./connection-conformance.js";

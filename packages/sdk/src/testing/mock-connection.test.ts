@@ -60,7 +60,13 @@ describe("mockStep", () => {
   it("accumulates text over the previous update", () => {
     const first = mockStep({ contentDelta: "Hel", thinkingDelta: "a", status: StepStatus.Active }, { stepIndex: 3 });
     const second = mockStep({ contentDelta: "lo" }, { previous: first });
-    expect([second.id, second.content, second.contentDelta, second.thinking, second.thinkingDelta]).toEqual(["mock-trajectory:3", "Hello", "lo", "a", ""]);
+    expect([second.id, second.content, second.contentDelta, second.thinking, second.thinkingDelta]).toEqual([
+      "mock-trajectory:3",
+      "Hello",
+      "lo",
+      "a",
+      "",
+    ]);
     const third = mockStep({ content: "Hello world" }, { previous: second });
     expect(third.contentDelta).toBe(" world");
   });
@@ -71,7 +77,14 @@ describe("createMockConnection", () => {
     const c = createMockConnection({
       conversationId: "conv-1",
       initialUsage: { totalTokenCount: 5 },
-      turns: [{ steps: [{ thinking: "hmm" }, { content: "Hi" }], usage: { promptTokenCount: 3, totalTokenCount: 10 }, stopReason: "QUOTA_EXHAUSTED", delayMs: 1 }],
+      turns: [
+        {
+          steps: [{ thinking: "hmm" }, { content: "Hi" }],
+          usage: { promptTokenCount: 3, totalTokenCount: 10 },
+          stopReason: "QUOTA_EXHAUSTED",
+          delayMs: 1,
+        },
+      ],
     });
     expect(c.isIdle).toBe(true);
     await c.send("hello");
@@ -125,7 +138,9 @@ describe("createMockConnection", () => {
   });
 
   it("waits in send() for a running turn, bounded by its signal; refuses when the script is exhausted", async () => {
-    const c = createMockConnection({ turns: [{ steps: [{ content: "x" }], untilHalted: true }, { steps: [{ content: "y" }] }] });
+    const c = createMockConnection({
+      turns: [{ steps: [{ content: "x" }], untilHalted: true }, { steps: [{ content: "y" }] }],
+    });
     await c.send("one");
     await expect(c.send("two", { timeoutMs: 5 })).rejects.toMatchObject({ code: ErrorCode.DeadlineExceeded });
     const sending = c.send("three");
@@ -133,7 +148,10 @@ describe("createMockConnection", () => {
     await sending;
     expect(c.sent.prompts).toEqual(["one", "three"]);
     await readAll(c.receiveSteps());
-    await expect(c.send("four")).rejects.toMatchObject({ code: ErrorCode.FailedPrecondition, message: expect.stringContaining("no scripted turn") });
+    await expect(c.send("four")).rejects.toMatchObject({
+      code: ErrorCode.FailedPrecondition,
+      message: expect.stringContaining("no scripted turn"),
+    });
     c.pushTurn({ steps: [] });
     await c.send("five");
     expect(c.sent.prompts).toEqual(["one", "three", "five"]);
@@ -141,7 +159,9 @@ describe("createMockConnection", () => {
 
   it("every reader throws the turn's error after its steps", async () => {
     const error = new SdkError(ErrorCode.ExecutionError, "model exploded");
-    const c = createMockConnection({ turns: [{ steps: [{ content: "partial" }], error, usage: { totalTokenCount: 4 } }] });
+    const c = createMockConnection({
+      turns: [{ steps: [{ content: "partial" }], error, usage: { totalTokenCount: 4 } }],
+    });
     await c.send("go");
     const r = await readUntilError(c.receiveSteps());
     expect(r.steps.length).toBe(1);
@@ -169,7 +189,9 @@ describe("createMockConnection", () => {
   });
 
   it("halt ends the running turn: the reader throws Canceled, even while waiting in delayMs", async () => {
-    const c = createMockConnection({ turns: [{ steps: [{ content: "a" }, { content: "b" }], delayMs: LONG, usage: { totalTokenCount: 2 } }] });
+    const c = createMockConnection({
+      turns: [{ steps: [{ content: "a" }, { content: "b" }], delayMs: LONG, usage: { totalTokenCount: 2 } }],
+    });
     await c.send("go");
     const reading = readUntilError(c.receiveSteps());
     await c.halt();
@@ -182,7 +204,9 @@ describe("createMockConnection", () => {
   });
 
   it("plays a turn read or not; readers are independent cursors, each from the start", async () => {
-    const c = createMockConnection({ turns: [{ steps: [{ content: "a" }, { content: "b" }, { content: "c" }], delayMs: 2 }] });
+    const c = createMockConnection({
+      turns: [{ steps: [{ content: "a" }, { content: "b" }, { content: "c" }], delayMs: 2 }],
+    });
     await c.send("go");
     for await (const s of c.receiveSteps()) {
       expect(s.content).toBe("a");
@@ -199,7 +223,9 @@ describe("createMockConnection", () => {
     const c = createMockConnection({ turns: [{ steps: [{ content: "sent" }] }] });
     const started: Turn[] = [];
     c.observeTurns({ turnStarted: (turn) => started.push(turn) });
-    expect(() => c.observeTurns({ turnStarted: () => undefined })).toThrow(expect.objectContaining({ code: ErrorCode.FailedPrecondition }));
+    expect(() => c.observeTurns({ turnStarted: () => undefined })).toThrow(
+      expect.objectContaining({ code: ErrorCode.FailedPrecondition }),
+    );
     await c.send("go");
     await started[0]?.over();
     c.startTurn({ steps: [{ content: "a trigger's answer" }] });
@@ -211,14 +237,25 @@ describe("createMockConnection", () => {
 
   it("sends late updates and late usage after the turn ended", async () => {
     const c = createMockConnection({
-      turns: [{ steps: [{ stepIndex: 1, content: "almost", status: StepStatus.Active }], lateSteps: [{ stepIndex: 1, content: "almost done" }], lateUsage: { totalTokenCount: 3 } }],
+      turns: [
+        {
+          steps: [{ stepIndex: 1, content: "almost", status: StepStatus.Active }],
+          lateSteps: [{ stepIndex: 1, content: "almost done" }],
+          lateUsage: { totalTokenCount: 3 },
+        },
+      ],
     });
     const late: Step[] = [];
-    c.observeTurns({ turnStarted: (turn) => turn.record({ step: () => undefined, ending: () => undefined, late: (step) => late.push(step) }) });
+    c.observeTurns({
+      turnStarted: (turn) =>
+        turn.record({ step: () => undefined, ending: () => undefined, late: (step) => late.push(step) }),
+    });
     await c.send("go");
     expect((await readAll(c.receiveSteps())).map((s) => s.status)).toEqual([StepStatus.Active]);
     while (late.length === 0) await new Promise((resolve) => setTimeout(resolve, 1));
-    expect(late.map((s) => [s.id, s.content, s.status])).toEqual([["mock-conversation:1", "almost done", StepStatus.Done]]);
+    expect(late.map((s) => [s.id, s.content, s.status])).toEqual([
+      ["mock-conversation:1", "almost done", StepStatus.Done],
+    ]);
     expect(c.usage.total.totalTokenCount).toBe(3);
   });
 
@@ -232,7 +269,9 @@ describe("createMockConnection", () => {
     controller.abort();
     expect((await reading).error).toMatchObject({ code: ErrorCode.Canceled });
     expect(c.isIdle).toBe(false);
-    await expect(readAll(c.receiveSteps({ signal: AbortSignal.abort() }))).rejects.toMatchObject({ code: ErrorCode.Canceled });
+    await expect(readAll(c.receiveSteps({ signal: AbortSignal.abort() }))).rejects.toMatchObject({
+      code: ErrorCode.Canceled,
+    });
   });
 
   it("honours signal and timeoutMs on requests; an aborted send sends nothing", async () => {
@@ -246,7 +285,9 @@ describe("createMockConnection", () => {
   });
 
   it("disconnect fails later calls and running readers with ConnectionClosed; it is idempotent", async () => {
-    const c = createMockConnection({ turns: [{ steps: [{ content: "a" }, { content: "b" }], delayMs: LONG }, { steps: [] }] });
+    const c = createMockConnection({
+      turns: [{ steps: [{ content: "a" }, { content: "b" }], delayMs: LONG }, { steps: [] }],
+    });
     await c.send("go");
     const reading = readUntilError(c.receiveSteps());
     await c.disconnect();

@@ -101,7 +101,14 @@ interface PreparedTurn {
 class ScriptedConnection implements MockConnection {
   readonly conversationId: string;
   readonly initialHistory: readonly Step[];
-  readonly sent: MockSentLog = { prompts: [], toolResponses: [], confirmations: [], questionResponses: [], halts: 0, triggers: [] };
+  readonly sent: MockSentLog = {
+    prompts: [],
+    toolResponses: [],
+    confirmations: [],
+    questionResponses: [],
+    halts: 0,
+    triggers: [],
+  };
   readonly #script: PreparedTurn[] = [];
   readonly #latencyMs: number;
   readonly #latest = new Map<string, Step>();
@@ -152,12 +159,20 @@ class ScriptedConnection implements MockConnection {
   }
 
   pushTurn(turn: MockTurn): void {
-    this.#script.push({ spec: turn, steps: turn.steps.map((p) => this.#complete(p)), lateSteps: (turn.lateSteps ?? []).map((p) => this.#complete(p)) });
+    this.#script.push({
+      spec: turn,
+      steps: turn.steps.map((p) => this.#complete(p)),
+      lateSteps: (turn.lateSteps ?? []).map((p) => this.#complete(p)),
+    });
   }
 
   startTurn(turn: MockTurn): void {
     if (this.#closed) throw closedError();
-    if (!this.isIdle) throw new SdkError(ErrorCode.FailedPrecondition, "a turn is running: a harness starts a turn on its own only when idle");
+    if (!this.isIdle)
+      throw new SdkError(
+        ErrorCode.FailedPrecondition,
+        "a turn is running: a harness starts a turn on its own only when idle",
+      );
     this.pushTurn(turn);
     this.#play(this.#script.pop() as PreparedTurn, false);
   }
@@ -186,7 +201,10 @@ class ScriptedConnection implements MockConnection {
       throwIfAborted(link.signal);
       const next = this.#script.shift();
       if (next === undefined) {
-        throw new SdkError(ErrorCode.FailedPrecondition, "the mock connection has no scripted turn left: add one to `turns` or call pushTurn()");
+        throw new SdkError(
+          ErrorCode.FailedPrecondition,
+          "the mock connection has no scripted turn left: add one to `turns` or call pushTurn()",
+        );
       }
       this.sent.prompts.push(prompt);
       return this.#play(next, true);
@@ -221,12 +239,22 @@ class ScriptedConnection implements MockConnection {
     this.sent.toolResponses.push(result);
   }
 
-  async sendToolConfirmation(trajectoryId: string, stepIndex: number, accepted: boolean, options?: CallOptions): Promise<void> {
+  async sendToolConfirmation(
+    trajectoryId: string,
+    stepIndex: number,
+    accepted: boolean,
+    options?: CallOptions,
+  ): Promise<void> {
     await this.#request(options);
     this.sent.confirmations.push({ trajectoryId, stepIndex, accepted });
   }
 
-  async sendQuestionResponse(trajectoryId: string, stepIndex: number, response: QuestionResponse, options?: CallOptions): Promise<void> {
+  async sendQuestionResponse(
+    trajectoryId: string,
+    stepIndex: number,
+    response: QuestionResponse,
+    options?: CallOptions,
+  ): Promise<void> {
     await this.#request(options);
     this.sent.questionResponses.push({ trajectoryId, stepIndex, response });
   }
@@ -275,7 +303,8 @@ class ScriptedConnection implements MockConnection {
         if (stop.aborted) break;
         turn.push(step);
       }
-      if (spec.untilHalted === true && !stop.aborted) await new Promise((resolve) => stop.addEventListener("abort", resolve, { once: true }));
+      if (spec.untilHalted === true && !stop.aborted)
+        await new Promise((resolve) => stop.addEventListener("abort", resolve, { once: true }));
     } catch {
       // stopped while waiting: halted or disconnected
     }
@@ -316,7 +345,10 @@ class ScriptedConnection implements MockConnection {
     const key = partial.id ?? (partial.stepIndex === undefined ? undefined : `${trajectoryId}:${partial.stepIndex}`);
     const previous = key === undefined ? undefined : this.#latest.get(key);
     const stepIndex = partial.stepIndex ?? previous?.stepIndex ?? this.#nextIndex;
-    const step = mockStep(partial, previous === undefined ? { trajectoryId, stepIndex } : { trajectoryId, stepIndex, previous });
+    const step = mockStep(
+      partial,
+      previous === undefined ? { trajectoryId, stepIndex } : { trajectoryId, stepIndex, previous },
+    );
     if (step.stepIndex < SYNTHETIC_STEP_INDEX_BASE) this.#nextIndex = Math.max(this.#nextIndex, step.stepIndex + 1);
     this.#latest.set(step.id, step);
     return step;

@@ -47,7 +47,9 @@ export function mockStep(init: Partial<Step> = {}, defaults: MockStepDefaults = 
     thinkingDelta,
     toolCalls,
     error: init.error ?? "",
-    isCompleteResponse: init.isCompleteResponse ?? (source === StepSource.Model && status === StepStatus.Done && content !== "" && target === StepTarget.User),
+    isCompleteResponse:
+      init.isCompleteResponse ??
+      (source === StepSource.Model && status === StepStatus.Done && content !== "" && target === StepTarget.User),
     cascadeId: init.cascadeId ?? prev?.cascadeId ?? trajectoryId,
     trajectoryId,
     parentTrajectoryId: init.parentTrajectoryId ?? prev?.parentTrajectoryId ?? "",

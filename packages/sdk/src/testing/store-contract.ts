@@ -14,26 +14,50 @@ import { mockStep } from "./mock-step.js";
  * @example
  * await store.save(sampleSnapshot("conversation-0123456789abcdef0123456789ab", { turns: 3 }));
  */
-export function sampleSnapshot(conversationId: string, options: { turns?: number; padding?: number } = {}): ConversationSnapshot {
+export function sampleSnapshot(
+  conversationId: string,
+  options: { turns?: number; padding?: number } = {},
+): ConversationSnapshot {
   const turns = options.turns ?? 2;
   const steps: Step[] = [];
   const turnStartIndices: number[] = [];
   const filler = "déjà vu — 雨 🌧 ".repeat(Math.ceil((options.padding ?? 0) / 14)).slice(0, options.padding ?? 0);
   for (let t = 0; t < turns; t++) {
-    const at = (i: number): { trajectoryId: string; stepIndex: number } => ({ trajectoryId: conversationId, stepIndex: steps.length + i });
+    const at = (i: number): { trajectoryId: string; stepIndex: number } => ({
+      trajectoryId: conversationId,
+      stepIndex: steps.length + i,
+    });
     turnStartIndices.push(steps.length);
     steps.push(mockStep({ ...at(0), source: StepSource.User, target: StepTarget.Unknown, content: `question ${t}` }));
     steps.push(mockStep({ ...at(0), thinking: `thinking about ${t}` }));
-    steps.push(mockStep({ ...at(0), type: StepType.ToolCall, toolCalls: [{ id: `call-${t}`, name: "list_directory", args: { directory_path: "." } }] }));
+    steps.push(
+      mockStep({
+        ...at(0),
+        type: StepType.ToolCall,
+        toolCalls: [{ id: `call-${t}`, name: "list_directory", args: { directory_path: "." } }],
+      }),
+    );
     steps.push(
       mockStep({
         ...at(0),
         content: `answer ${t} ${filler}`,
-        usageMetadata: { promptTokenCount: 10, candidatesTokenCount: 5, totalTokenCount: 15, cachedContentTokenCount: 0, thoughtsTokenCount: 2 },
+        usageMetadata: {
+          promptTokenCount: 10,
+          candidatesTokenCount: 5,
+          totalTokenCount: 15,
+          cachedContentTokenCount: 0,
+          thoughtsTokenCount: 2,
+        },
       }),
     );
   }
-  const usage = { promptTokenCount: 10 * turns, candidatesTokenCount: 5 * turns, totalTokenCount: 15 * turns, cachedContentTokenCount: 0, thoughtsTokenCount: 2 * turns };
+  const usage = {
+    promptTokenCount: 10 * turns,
+    candidatesTokenCount: 5 * turns,
+    totalTokenCount: 15 * turns,
+    cachedContentTokenCount: 0,
+    thoughtsTokenCount: 2 * turns,
+  };
   return {
     format: CONVERSATION_SNAPSHOT_FORMAT,
     version: CONVERSATION_SNAPSHOT_VERSION,
@@ -42,7 +66,17 @@ export function sampleSnapshot(conversationId: string, options: { turns?: number
     turnStartIndices,
     turnCount: turns,
     compactionIndices: [],
-    usage: { total: usage, harnessTotal: usage, lastTurn: { promptTokenCount: 10, candidatesTokenCount: 5, totalTokenCount: 15, cachedContentTokenCount: 0, thoughtsTokenCount: 2 } },
+    usage: {
+      total: usage,
+      harnessTotal: usage,
+      lastTurn: {
+        promptTokenCount: 10,
+        candidatesTokenCount: 5,
+        totalTokenCount: 15,
+        cachedContentTokenCount: 0,
+        thoughtsTokenCount: 2,
+      },
+    },
   };
 }
 
@@ -90,7 +124,11 @@ export const storeContractChecks: readonly StoreContractCheck[] = [
       equal(json(loaded), json(snapshot), "loaded snapshot");
       (loaded as ConversationSnapshot).steps.length = 0;
       snapshot.steps.length = 0;
-      equal(json(await store.load(ID)), json(sampleSnapshot(ID, { turns: 3 })), "a second load after mutating the first result and the saved object");
+      equal(
+        json(await store.load(ID)),
+        json(sampleSnapshot(ID, { turns: 3 })),
+        "a second load after mutating the first result and the saved object",
+      );
     },
   },
   {
@@ -104,16 +142,33 @@ export const storeContractChecks: readonly StoreContractCheck[] = [
   {
     name: "saves of one conversation apply in call order; the last one wins",
     async run({ store }) {
-      await Promise.all(Array.from({ length: 12 }, (_, i) => store.save(sampleSnapshot(ID, { turns: i + 1, padding: i % 3 === 0 ? 20_000 : 0 }))));
+      await Promise.all(
+        Array.from({ length: 12 }, (_, i) =>
+          store.save(sampleSnapshot(ID, { turns: i + 1, padding: i % 3 === 0 ? 20_000 : 0 })),
+        ),
+      );
       equal((await store.load(ID))?.turnCount, 12, "turnCount of the stored snapshot");
     },
   },
   {
     name: "conversations are kept apart, odd ids included",
     async run({ store }) {
-      const ids = [ID, `${ID}-2`, "../../etc/passwd", "a/b\\c", "nul\u0000byte", "CON", ".", "..", "雨🌧", " spaced ", "x".repeat(256)];
+      const ids = [
+        ID,
+        `${ID}-2`,
+        "../../etc/passwd",
+        "a/b\\c",
+        "nul\u0000byte",
+        "CON",
+        ".",
+        "..",
+        "雨🌧",
+        " spaced ",
+        "x".repeat(256),
+      ];
       for (const [i, id] of ids.entries()) await store.save(sampleSnapshot(id, { turns: i + 1 }));
-      for (const [i, id] of ids.entries()) equal((await store.load(id))?.turnCount, i + 1, `turnCount of ${JSON.stringify(id.slice(0, 20))}`);
+      for (const [i, id] of ids.entries())
+        equal((await store.load(id))?.turnCount, i + 1, `turnCount of ${JSON.stringify(id.slice(0, 20))}`);
     },
   },
   {
@@ -131,7 +186,11 @@ export const storeContractChecks: readonly StoreContractCheck[] = [
       await store.save(sampleSnapshot(ID));
       const broken = { ...sampleSnapshot(ID, { turns: 5 }), turnCount: -1 };
       await rejectsWith(store.save(broken), ErrorCode.InvalidArgument, "save of a snapshot with turnCount -1");
-      await rejectsWith(store.save({ ...sampleSnapshot(ID), version: 99 } as unknown as ConversationSnapshot), ErrorCode.InvalidArgument, "save of a version 99 snapshot");
+      await rejectsWith(
+        store.save({ ...sampleSnapshot(ID), version: 99 } as unknown as ConversationSnapshot),
+        ErrorCode.InvalidArgument,
+        "save of a version 99 snapshot",
+      );
       equal((await store.load(ID))?.turnCount, 2, "turnCount of the stored snapshot");
     },
   },
@@ -140,7 +199,10 @@ export const storeContractChecks: readonly StoreContractCheck[] = [
       ["not JSON", () => "{ this is not json"],
       ["truncated JSON", () => JSON.stringify(sampleSnapshot(ID)).slice(0, 200)],
       ["JSON of another shape", () => JSON.stringify({ hello: "world" })],
-      ["a snapshot of a newer version", () => JSON.stringify({ ...sampleSnapshot(ID), version: CONVERSATION_SNAPSHOT_VERSION + 1 })],
+      [
+        "a snapshot of a newer version",
+        () => JSON.stringify({ ...sampleSnapshot(ID), version: CONVERSATION_SNAPSHOT_VERSION + 1 }),
+      ],
       ["another conversation's snapshot", () => JSON.stringify(sampleSnapshot(`${ID}-other`))],
     ] as const
   ).map(
@@ -152,7 +214,10 @@ export const storeContractChecks: readonly StoreContractCheck[] = [
         equal(warnings.length, 1, "warnings after the first load");
         const warning = warnings[0] as ConversationStoreWarning;
         equal(warning.conversationId, ID, "warning.conversationId");
-        truthy(typeof warning.movedTo === "string" && warning.movedTo !== "", `warning.movedTo is set (message: ${warning.message})`);
+        truthy(
+          typeof warning.movedTo === "string" && warning.movedTo !== "",
+          `warning.movedTo is set (message: ${warning.message})`,
+        );
         truthy(warning.message.includes(warning.movedTo as string), "the message says where the entry went");
         equal(await store.load(ID), undefined, "a second load");
         equal(warnings.length, 1, "warnings after the second load (the entry is no longer there)");
@@ -178,7 +243,8 @@ function json(value: unknown): string {
 }
 
 function equal(actual: unknown, expected: unknown, what: string): void {
-  if (!Object.is(actual, expected)) throw new Error(`${what}: expected ${String(expected).slice(0, 200)}, got ${String(actual).slice(0, 200)}`);
+  if (!Object.is(actual, expected))
+    throw new Error(`${what}: expected ${String(expected).slice(0, 200)}, got ${String(actual).slice(0, 200)}`);
 }
 
 function truthy(condition: boolean, what: string): void {
@@ -190,7 +256,9 @@ async function rejectsWith(promise: Promise<unknown>, code: ErrorCode, what: str
     await promise;
   } catch (error) {
     if (error instanceof SdkError && error.code === code) return;
-    throw new Error(`${what}: expected SdkError ${code}, got ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`);
+    throw new Error(
+      `${what}: expected SdkError ${code}, got ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`,
+    );
   }
   throw new Error(`${what}: expected SdkError ${code}, but it resolved`);
 }

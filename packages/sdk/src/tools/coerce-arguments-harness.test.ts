@@ -12,11 +12,17 @@ import { Agent, defineTool } from "../index.js";
 describe("tool arguments coerced as upstream's ToolRunner does, against the reference harness", () => {
   let workspace = "";
   let harness: InMemoryHarness;
-  const parameters = { type: "object", properties: { a: { type: "integer" }, b: { type: "integer" } }, required: ["a", "b"] } as const;
+  const parameters = {
+    type: "object",
+    properties: { a: { type: "integer" }, b: { type: "integer" } },
+    required: ["a", "b"],
+  } as const;
 
   beforeAll(async () => {
     workspace = await mkdtemp(path.join(tmpdir(), "antigravity-coerce-"));
-    const call = (name: string) => ({ calls: [{ toolCalls: [{ name, args: { a: "1", b: "2" } }] }, { text: "{{result}}" }] });
+    const call = (name: string) => ({
+      calls: [{ toolCalls: [{ name, args: { a: "1", b: "2" } }] }, { text: "{{result}}" }],
+    });
     harness = createInMemoryHarness({
       workspace,
       script: parseScript({
@@ -35,9 +41,26 @@ describe("tool arguments coerced as upstream's ToolRunner does, against the refe
 
   it('runs add with 1 and 2 for "1" and "2"; the strict tool never runs and the model reads why', async () => {
     const seen: unknown[] = [];
-    const add = defineTool({ name: "add", description: "Adds", parameters, call: (args) => (seen.push(args), { sum: args.a + args.b }) });
-    const strict = defineTool({ name: "add_strict", description: "Adds", parameters, strictArguments: true, call: (args) => (seen.push(args), { sum: args.a + args.b }) });
-    const agent = await Agent.builder().transport(harness).workspaces(workspace).tool(add, strict).allowAll().build().start();
+    const add = defineTool({
+      name: "add",
+      description: "Adds",
+      parameters,
+      call: (args) => (seen.push(args), { sum: args.a + args.b }),
+    });
+    const strict = defineTool({
+      name: "add_strict",
+      description: "Adds",
+      parameters,
+      strictArguments: true,
+      call: (args) => (seen.push(args), { sum: args.a + args.b }),
+    });
+    const agent = await Agent.builder()
+      .transport(harness)
+      .workspaces(workspace)
+      .tool(add, strict)
+      .allowAll()
+      .build()
+      .start();
     try {
       const lax = await agent.chatToCompletion("lax");
       expect(seen).toEqual([{ a: 1, b: 2 }]);

@@ -7,7 +7,13 @@ import { ToolRunner } from "./tool-runner.js";
 // Upstream's ToolRunner._coerce_args (google/antigravity/tools/tool_runner.py, pydantic lax mode):
 // a model that sends "7" for an integer parameter gets its tool run with 7.
 
-const context: ToolContext = { conversationId: "c", callId: "1", signal: new AbortController().signal, state: new Map(), sendTrigger: async () => undefined };
+const context: ToolContext = {
+  conversationId: "c",
+  callId: "1",
+  signal: new AbortController().signal,
+  state: new Map(),
+  sendTrigger: async () => undefined,
+};
 const SCHEMA = {
   type: "object",
   properties: {
@@ -23,8 +29,26 @@ const SCHEMA = {
 
 describe("coerceArguments", () => {
   it("converts unambiguous strings to the declared integer, number and boolean, through properties and items", () => {
-    const args = { n: " 7 ", x: "-2.5e1", on: "Yes", name: "7", either: "7", list: ["1", 2, "x"], inner: { flag: "off" }, extra: "9" };
-    expect(coerceArguments(args, SCHEMA)).toEqual({ n: 7, x: -25, on: true, name: "7", either: "7", list: [1, 2, "x"], inner: { flag: false }, extra: "9" });
+    const args = {
+      n: " 7 ",
+      x: "-2.5e1",
+      on: "Yes",
+      name: "7",
+      either: "7",
+      list: ["1", 2, "x"],
+      inner: { flag: "off" },
+      extra: "9",
+    };
+    expect(coerceArguments(args, SCHEMA)).toEqual({
+      n: 7,
+      x: -25,
+      on: true,
+      name: "7",
+      either: "7",
+      list: [1, 2, "x"],
+      inner: { flag: false },
+      extra: "9",
+    });
     expect(args.n).toBe(" 7 "); // the model's arguments are not changed in place
   });
 
@@ -41,10 +65,25 @@ describe("coerceArguments", () => {
 describe("ToolRunner with coercion", () => {
   it('runs a JSON Schema tool with 7 for "7", and a strict one answers the model with the validation error', async () => {
     const seen: unknown[] = [];
-    const lax = defineTool({ name: "add", description: "", parameters: SCHEMA, call: (args) => (seen.push(args), { ok: true }) });
-    const strict = defineTool({ name: "add_strict", description: "", parameters: SCHEMA, strictArguments: true, call: (args) => (seen.push(args), { ok: true }) });
+    const lax = defineTool({
+      name: "add",
+      description: "",
+      parameters: SCHEMA,
+      call: (args) => (seen.push(args), { ok: true }),
+    });
+    const strict = defineTool({
+      name: "add_strict",
+      description: "",
+      parameters: SCHEMA,
+      strictArguments: true,
+      call: (args) => (seen.push(args), { ok: true }),
+    });
     const runner = new ToolRunner([lax, strict]);
-    expect(await runner.run({ id: "1", name: "add", args: { n: "7", on: "true" } }, context)).toEqual({ id: "1", name: "add", result: { ok: true } });
+    expect(await runner.run({ id: "1", name: "add", args: { n: "7", on: "true" } }, context)).toEqual({
+      id: "1",
+      name: "add",
+      result: { ok: true },
+    });
     expect(seen).toEqual([{ n: 7, on: true }]);
     const refused = await runner.run({ id: "2", name: "add_strict", args: { n: "7" } }, context);
     expect(refused.error).toContain("Invalid arguments for tool add_strict: $.n must be integer");
@@ -52,8 +91,17 @@ describe("ToolRunner with coercion", () => {
   });
 
   it("coerces before a Standard Schema (zod) validates, from the JSON Schema zod derives", async () => {
-    const tool = defineTool({ name: "days", description: "", parameters: z.object({ days: z.number().int(), hot: z.boolean() }), call: ({ days, hot }) => ({ twice: days * 2, hot }) });
+    const tool = defineTool({
+      name: "days",
+      description: "",
+      parameters: z.object({ days: z.number().int(), hot: z.boolean() }),
+      call: ({ days, hot }) => ({ twice: days * 2, hot }),
+    });
     const runner = new ToolRunner([tool]);
-    expect(await runner.run({ id: "1", name: "days", args: { days: "3", hot: "false" } }, context)).toEqual({ id: "1", name: "days", result: { twice: 6, hot: false } });
+    expect(await runner.run({ id: "1", name: "days", args: { days: "3", hot: "false" } }, context)).toEqual({
+      id: "1",
+      name: "days",
+      result: { twice: 6, hot: false },
+    });
   });
 });

@@ -29,14 +29,18 @@ function collectProblems(value: unknown, schema: unknown, at: string, problems: 
     return;
   }
   const options = s["enum"];
-  if (Array.isArray(options) && !isOneOf(value, options)) problems.push(`${at} must be one of ${JSON.stringify(options)}`);
+  if (Array.isArray(options) && !isOneOf(value, options))
+    problems.push(`${at} must be one of ${JSON.stringify(options)}`);
   if (typeof value === "object" && value !== null && !Array.isArray(value)) {
     const object = value as Record<string, unknown>;
     const required = s["required"];
     if (Array.isArray(required)) {
-      for (const key of required) if (typeof key === "string" && !(key in object)) problems.push(`${at}.${key} is required`);
+      for (const key of required)
+        if (typeof key === "string" && !(key in object)) problems.push(`${at}.${key} is required`);
     }
-    const properties = (typeof s["properties"] === "object" && s["properties"] !== null ? s["properties"] : NO_PROPERTIES) as Record<string, unknown>;
+    const properties = (
+      typeof s["properties"] === "object" && s["properties"] !== null ? s["properties"] : NO_PROPERTIES
+    ) as Record<string, unknown>;
     const closed = s["additionalProperties"] === false;
     // With no properties and no `additionalProperties: false` there is nothing to check per key.
     if (properties !== NO_PROPERTIES || closed) {

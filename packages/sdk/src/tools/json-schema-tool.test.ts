@@ -3,14 +3,25 @@ import { ErrorCode, SdkError } from "../errors.js";
 import { checkJsonSchema } from "./json-schema-check.js";
 import { defineTool, type ToolContext } from "./tool.js";
 
-const context = { conversationId: "c", callId: "1", signal: new AbortController().signal, sendTrigger: async () => undefined, state: new Map() } satisfies ToolContext;
+const context = {
+  conversationId: "c",
+  callId: "1",
+  signal: new AbortController().signal,
+  sendTrigger: async () => undefined,
+  state: new Map(),
+} satisfies ToolContext;
 
 describe("a JSON Schema tool's arguments are checked before call runs", () => {
   const calls: unknown[] = [];
   const tool = defineTool({
     name: "double",
     description: "Doubles a number",
-    parameters: { type: "object", properties: { city: { type: "string" }, days: { type: "integer" } }, required: ["city"], additionalProperties: false },
+    parameters: {
+      type: "object",
+      properties: { city: { type: "string" }, days: { type: "integer" } },
+      required: ["city"],
+      additionalProperties: false,
+    },
     call: (args: { city: string; days?: number }) => {
       calls.push(args);
       return { ok: true };
@@ -34,12 +45,15 @@ describe("a JSON Schema tool's arguments are checked before call runs", () => {
     expect((error as SdkError).code).toBe(ErrorCode.InvalidArgument);
     const message = (error as SdkError).message;
     expect(message).toMatch(/^Invalid arguments for tool double: .*The tool did not run; call it again/);
-    for (const issue of ["$.city is required", "$.days must be integer, got number", "$.town is not allowed"]) expect(message).toContain(issue);
+    for (const issue of ["$.city is required", "$.days must be integer, got number", "$.town is not allowed"])
+      expect(message).toContain(issue);
     expect(calls).toEqual([]);
   });
 
   it("reads the Gemini API's upper-case type names (protocol §5.1)", () => {
-    expect(checkJsonSchema({ a: "x" }, { type: "OBJECT", properties: { a: { type: "NUMBER" } } })).toEqual(["$.a must be NUMBER, got string"]);
+    expect(checkJsonSchema({ a: "x" }, { type: "OBJECT", properties: { a: { type: "NUMBER" } } })).toEqual([
+      "$.a must be NUMBER, got string",
+    ]);
     expect(checkJsonSchema([1, 2], { type: "ARRAY", items: { type: "INTEGER" } })).toEqual([]);
   });
 
@@ -49,7 +63,12 @@ describe("a JSON Schema tool's arguments are checked before call runs", () => {
   });
 
   it("walks a deep array and a large object without recursion trouble at tool-argument sizes", () => {
-    const schema = { type: "object", properties: { xs: { type: "array", items: { type: "object", properties: { n: { type: "number" } }, required: ["n"] } } } };
+    const schema = {
+      type: "object",
+      properties: {
+        xs: { type: "array", items: { type: "object", properties: { n: { type: "number" } }, required: ["n"] } },
+      },
+    };
     const xs = Array.from({ length: 10_000 }, (_, n) => ({ n }));
     expect(checkJsonSchema({ xs }, schema)).toEqual([]);
     xs[9_999] = {} as { n: number };

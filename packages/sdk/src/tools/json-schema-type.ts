@@ -54,7 +54,9 @@ type RequiredKeys<Schema> = Schema extends { readonly required: readonly (infer 
 
 type ObjectType<Schema> = Schema extends { readonly properties: infer Properties }
   ? Flatten<
-      { -readonly [K in keyof Properties as K extends RequiredKeys<Schema> ? K : never]: JsonSchemaType<Properties[K]> } & {
+      {
+        -readonly [K in keyof Properties as K extends RequiredKeys<Schema> ? K : never]: JsonSchemaType<Properties[K]>;
+      } & {
         -readonly [K in keyof Properties as K extends RequiredKeys<Schema> ? never : K]?: JsonSchemaType<Properties[K]>;
       }
     >

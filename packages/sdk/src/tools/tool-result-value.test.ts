@@ -9,10 +9,19 @@ import { defineTool, ErrorCode, toolResultValue, type ToolContext } from "../ind
 
 const JPEG = new Uint8Array([0xff, 0xd8, 0xff, 0xd9]);
 const image = (description?: string): { media: { mimeType: string; data: Uint8Array; description?: string } } => ({
-  media: description === undefined ? { mimeType: "image/jpeg", data: JPEG } : { mimeType: "image/jpeg", data: JPEG, description },
+  media:
+    description === undefined
+      ? { mimeType: "image/jpeg", data: JPEG }
+      : { mimeType: "image/jpeg", data: JPEG, description },
 });
 
-const context: ToolContext = { conversationId: "c", callId: "1", signal: new AbortController().signal, state: new Map(), sendTrigger: async () => undefined };
+const context: ToolContext = {
+  conversationId: "c",
+  callId: "1",
+  signal: new AbortController().signal,
+  state: new Map(),
+  sendTrigger: async () => undefined,
+};
 
 describe("toolResultValue: values JSON cannot represent", () => {
   it("converts Set, Map, bytes, bigint, Date, undefined and non-finite numbers predictably", () => {
@@ -87,16 +96,29 @@ describe("toolResultValue: values JSON cannot represent", () => {
 
 describe("toolResultValue: media (upstream test_extract_media_from_result)", () => {
   it("takes a bare media value out entirely", () => {
-    expect(toolResultValue(image())).toEqual({ json: "Returned 1 media attachment(s).", media: [{ mimeType: "image/jpeg", data: JPEG }] });
+    expect(toolResultValue(image())).toEqual({
+      json: "Returned 1 media attachment(s).",
+      media: [{ mimeType: "image/jpeg", data: JPEG }],
+    });
   });
 
   it("pulls media out of a mixed list and a dict, keeping the rest in order", () => {
-    expect(toolResultValue(["a", image(), "b"])).toEqual({ json: ["a", "b"], media: [{ mimeType: "image/jpeg", data: JPEG }] });
-    expect(toolResultValue({ caption: "hi", img: image("logo") })).toEqual({ json: { caption: "hi" }, media: [{ mimeType: "image/jpeg", data: JPEG, description: "logo" }] });
+    expect(toolResultValue(["a", image(), "b"])).toEqual({
+      json: ["a", "b"],
+      media: [{ mimeType: "image/jpeg", data: JPEG }],
+    });
+    expect(toolResultValue({ caption: "hi", img: image("logo") })).toEqual({
+      json: { caption: "hi" },
+      media: [{ mimeType: "image/jpeg", data: JPEG, description: "logo" }],
+    });
     expect(toolResultValue({ k: "v" })).toEqual({ json: { k: "v" }, media: [] });
     const audio = { media: { mimeType: "audio/wav", data: new Uint8Array([1, 2]) } };
-    expect(toolResultValue({ pages: [image(), { nested: [audio] }], note: null }).media.map((m) => m.mimeType)).toEqual(["image/jpeg", "audio/wav"]);
-    expect(toolResultValue({ pages: [image(), { nested: [audio] }], note: null }).json).toBe("Returned 2 media attachment(s).");
+    expect(toolResultValue({ pages: [image(), { nested: [audio] }], note: null }).media.map((m) => m.mimeType)).toEqual(
+      ["image/jpeg", "audio/wav"],
+    );
+    expect(toolResultValue({ pages: [image(), { nested: [audio] }], note: null }).json).toBe(
+      "Returned 2 media attachment(s).",
+    );
   });
 
   it("does not mistake other objects with a media key for media", () => {
@@ -110,7 +132,11 @@ describe("client tool results on the wire (upstream test_tool_result_image_sent_
     const runner = new ToolRunner([
       defineTool({ name: "image_tool", description: "", call: () => ["here is the snapshot", image()] }),
       defineTool({ name: "photo_tool", description: "", call: () => image("a deck photo") }),
-      defineTool({ name: "set_tool", description: "", call: () => ({ tags: new Set(["x", "y"]), raw: new TextEncoder().encode("ok") }) }),
+      defineTool({
+        name: "set_tool",
+        description: "",
+        call: () => ({ tags: new Set(["x", "y"]), raw: new TextEncoder().encode("ok") }),
+      }),
       defineTool({
         name: "cyclic_tool",
         description: "",
@@ -127,7 +153,11 @@ describe("client tool results on the wire (upstream test_tool_result_image_sent_
       expect(runnerToolResponse(result)).toEqual(toToolResponse(result));
       return toToolResponse(result);
     };
-    expect(await run("image_tool")).toEqual({ id: "image_tool", responseJson: '{"result":["here is the snapshot"]}', supplementalMedia: [{ mimeType: "image/jpeg", data: JPEG }] });
+    expect(await run("image_tool")).toEqual({
+      id: "image_tool",
+      responseJson: '{"result":["here is the snapshot"]}',
+      supplementalMedia: [{ mimeType: "image/jpeg", data: JPEG }],
+    });
     expect(await run("photo_tool")).toEqual({
       id: "photo_tool",
       responseJson: '{"result":"Returned 1 media attachment(s)."}',
@@ -136,12 +166,20 @@ describe("client tool results on the wire (upstream test_tool_result_image_sent_
     expect(await run("set_tool")).toEqual({ id: "set_tool", responseJson: '{"tags":["x","y"],"raw":"ok"}' });
     expect(await run("cyclic_tool")).toEqual({
       id: "cyclic_tool",
-      errorMessage: expect.stringContaining("Tool cyclic_tool returned a value that is not JSON: the result holds a circular reference at $[0]"),
+      errorMessage: expect.stringContaining(
+        "Tool cyclic_tool returned a value that is not JSON: the result holds a circular reference at $[0]",
+      ),
     });
   });
 
   it("converts a raw result given straight to toToolResponse the same way", () => {
-    expect(toToolResponse({ id: "a", name: "t", result: new Map([["k", 1n]]) })).toEqual({ id: "a", responseJson: '{"k":1}' });
-    expect(toToolResponse({ id: "a", name: "t", result: () => 1 })).toEqual({ id: "a", errorMessage: expect.stringContaining("a function at $") });
+    expect(toToolResponse({ id: "a", name: "t", result: new Map([["k", 1n]]) })).toEqual({
+      id: "a",
+      responseJson: '{"k":1}',
+    });
+    expect(toToolResponse({ id: "a", name: "t", result: () => 1 })).toEqual({
+      id: "a",
+      errorMessage: expect.stringContaining("a function at $"),
+    });
   });
 });

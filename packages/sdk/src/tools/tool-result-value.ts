@@ -60,7 +60,9 @@ function convert(value: unknown, path: string, ancestors: object[], media: ToolM
     case "number":
       return Number.isFinite(value) ? value : null;
     case "bigint":
-      return value >= BigInt(Number.MIN_SAFE_INTEGER) && value <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(value) : value.toString();
+      return value >= BigInt(Number.MIN_SAFE_INTEGER) && value <= BigInt(Number.MAX_SAFE_INTEGER)
+        ? Number(value)
+        : value.toString();
     case "function":
     case "symbol":
       throw refuse(path, `a ${typeof value}`);
@@ -89,8 +91,10 @@ function convertObject(object: object, path: string, ancestors: object[], media:
   if (!plain) {
     if (object instanceof Uint8Array) return bytesText(object);
     if (object instanceof ArrayBuffer) return bytesText(new Uint8Array(object));
-    if (object instanceof DataView) return bytesText(new Uint8Array(object.buffer, object.byteOffset, object.byteLength));
-    if (ArrayBuffer.isView(object)) return Array.from(object as unknown as ArrayLike<unknown>, (item, i) => child(item, `${path}[${i}]`));
+    if (object instanceof DataView)
+      return bytesText(new Uint8Array(object.buffer, object.byteOffset, object.byteLength));
+    if (ArrayBuffer.isView(object))
+      return Array.from(object as unknown as ArrayLike<unknown>, (item, i) => child(item, `${path}[${i}]`));
     if (object instanceof Set) return Array.from(object, (item: unknown, i) => child(item, `${path}[${i}]`));
     if (object instanceof Map) {
       const out: Record<string, Converted> = {};
@@ -101,12 +105,15 @@ function convertObject(object: object, path: string, ancestors: object[], media:
       return out;
     }
   }
-  if (typeof (object as { then?: unknown }).then === "function") throw refuse(path, "a promise (await it before returning)");
+  if (typeof (object as { then?: unknown }).then === "function")
+    throw refuse(path, "a promise (await it before returning)");
   if (!plain) {
     if (object instanceof RegExp) return object.source;
-    if (object instanceof Boolean || object instanceof Number || object instanceof String) return child(object.valueOf(), path);
+    if (object instanceof Boolean || object instanceof Number || object instanceof String)
+      return child(object.valueOf(), path);
   }
-  if (typeof (object as { toJSON?: unknown }).toJSON === "function") return child((object as { toJSON(key: string): unknown }).toJSON(""), path);
+  if (typeof (object as { toJSON?: unknown }).toJSON === "function")
+    return child((object as { toJSON(key: string): unknown }).toJSON(""), path);
   const out: Record<string, Converted> = {};
   if (!plain && object instanceof Error) {
     out["name"] = object.name;
@@ -156,7 +163,11 @@ function isMedia(value: object): value is { media: ToolMedia } {
   const media = (value as { media?: unknown }).media;
   if (typeof media !== "object" || media === null || Object.keys(value).length !== 1) return false;
   const { mimeType, data, description } = media as { mimeType?: unknown; data?: unknown; description?: unknown };
-  return typeof mimeType === "string" && data instanceof Uint8Array && (description === undefined || typeof description === "string");
+  return (
+    typeof mimeType === "string" &&
+    data instanceof Uint8Array &&
+    (description === undefined || typeof description === "string")
+  );
 }
 
 function refuse(path: string, what: string): SdkError {

@@ -31,7 +31,8 @@ export class ToolRunner {
   /** Adds a tool. Throws `InvalidArgument` for a bad or duplicate name or a malformed tool. */
   register(tool: Tool): this {
     validateTool(tool);
-    if (this.#tools.has(tool.name)) throw new SdkError(ErrorCode.InvalidArgument, `a tool named ${JSON.stringify(tool.name)} is already registered`);
+    if (this.#tools.has(tool.name))
+      throw new SdkError(ErrorCode.InvalidArgument, `a tool named ${JSON.stringify(tool.name)} is already registered`);
     this.#tools.set(tool.name, tool);
     return this;
   }
@@ -67,7 +68,10 @@ export class ToolRunner {
     try {
       // Upstream ToolRunner._coerce_args: unambiguous strings to the declared scalar types, then
       // validation. Loaded on the first call that needs it, so the start-up bundle does not hold it.
-      const args = tool.strictArguments === true || tool.parameters === undefined ? call.args : (await import("./coerce-arguments.js")).coerceArguments(call.args, tool.parameters);
+      const args =
+        tool.strictArguments === true || tool.parameters === undefined
+          ? call.args
+          : (await import("./coerce-arguments.js")).coerceArguments(call.args, tool.parameters);
       value = await tool.call(args, context);
     } catch (error) {
       return failed(call, error);
@@ -89,9 +93,15 @@ function failed(call: ToolCall, error: unknown): ClientToolResult {
 function converted(call: ToolCall, value: unknown): ClientToolResult {
   try {
     const { json, media } = toolResultValue(value);
-    return media.length === 0 ? { id: call.id, name: call.name, result: json } : { id: call.id, name: call.name, result: json, media };
+    return media.length === 0
+      ? { id: call.id, name: call.name, result: json }
+      : { id: call.id, name: call.name, result: json, media };
   } catch (error) {
-    return { id: call.id, name: call.name, error: `Tool ${call.name} returned a value that is not JSON: ${errorText(error)}` };
+    return {
+      id: call.id,
+      name: call.name,
+      error: `Tool ${call.name} returned a value that is not JSON: ${errorText(error)}`,
+    };
   }
 }
 
@@ -107,9 +117,16 @@ export function toToolResponse(result: ClientToolResult): MessageInitShape<typeo
   try {
     value = toolResultValue(result.result);
   } catch (error) {
-    return { id: result.id, errorMessage: `Tool ${result.name} returned a value that is not JSON: ${errorText(error)}` };
+    return {
+      id: result.id,
+      errorMessage: `Tool ${result.name} returned a value that is not JSON: ${errorText(error)}`,
+    };
   }
-  return responseOf(result, value.json, value.media.length === 0 ? (result.media ?? []) : [...(result.media ?? []), ...value.media]);
+  return responseOf(
+    result,
+    value.json,
+    value.media.length === 0 ? (result.media ?? []) : [...(result.media ?? []), ...value.media],
+  );
 }
 
 /**
@@ -121,11 +138,19 @@ export function runnerToolResponse(result: ClientToolResult): MessageInitShape<t
   return responseOf(result, result.result as JsonValue, result.media ?? []);
 }
 
-function responseOf(result: ClientToolResult, json: JsonValue, media: readonly ToolMedia[]): MessageInitShape<typeof ToolResponseSchema> {
+function responseOf(
+  result: ClientToolResult,
+  json: JsonValue,
+  media: readonly ToolMedia[],
+): MessageInitShape<typeof ToolResponseSchema> {
   const object = typeof json === "object" && json !== null && !Array.isArray(json) ? json : { result: json };
   const response: MessageInitShape<typeof ToolResponseSchema> = { id: result.id, responseJson: JSON.stringify(object) };
   if (media.length > 0) {
-    response.supplementalMedia = media.map((m) => (m.description === undefined ? { mimeType: m.mimeType, data: m.data } : { mimeType: m.mimeType, data: m.data, description: m.description }));
+    response.supplementalMedia = media.map((m) =>
+      m.description === undefined
+        ? { mimeType: m.mimeType, data: m.data }
+        : { mimeType: m.mimeType, data: m.data, description: m.description },
+    );
   }
   return response;
 }

@@ -19,12 +19,23 @@ defineTool({
 });
 // (One line each: TypeScript 6 reports the error at the call, TypeScript 7 at `call`.)
 // @ts-expect-error `town` is not in the schema; the argument is { city: string; days: number }
-defineTool({ name: "weather", description: "", parameters: weatherSchema, call: ({ town }: { town: number }) => ({ doubled: town * 2 }) });
+defineTool({
+  name: "weather",
+  description: "",
+  parameters: weatherSchema,
+  call: ({ town }: { town: number }) => ({ doubled: town * 2 }),
+});
 // The tool's own argument type is the schema's input (`days` may be left out: it has a default).
-expectTypeOf(defineTool({ name: "w", description: "", parameters: weatherSchema, call: () => 1 })).toEqualTypeOf<Tool<{ city: string; days?: number | undefined }>>();
+expectTypeOf(defineTool({ name: "w", description: "", parameters: weatherSchema, call: () => 1 })).toEqualTypeOf<
+  Tool<{ city: string; days?: number | undefined }>
+>();
 
 // A JSON Schema declared `as const` types `call`'s argument the same way.
-const citySchema = { type: "object", properties: { city: { type: "string" }, unit: { type: "string", enum: ["C", "F"] } }, required: ["city"] } as const;
+const citySchema = {
+  type: "object",
+  properties: { city: { type: "string" }, unit: { type: "string", enum: ["C", "F"] } },
+  required: ["city"],
+} as const;
 defineTool({
   name: "weather",
   description: "",
@@ -35,10 +46,19 @@ defineTool({
   },
 });
 // @ts-expect-error `town` is not in the schema (issue 12: this used to compile and return {"doubled": null})
-defineTool({ name: "weather", description: "", parameters: citySchema, call: ({ town }: { town: number }) => ({ doubled: town * 2 }) });
+defineTool({
+  name: "weather",
+  description: "",
+  parameters: citySchema,
+  call: ({ town }: { town: number }) => ({ doubled: town * 2 }),
+});
 const listSchema = {
   type: "object",
-  properties: { ids: { type: "array", items: { type: "integer" } }, note: { type: "string", nullable: true }, ok: { type: "boolean" } },
+  properties: {
+    ids: { type: "array", items: { type: "integer" } },
+    note: { type: "string", nullable: true },
+    ok: { type: "boolean" },
+  },
   required: ["ids", "note", "ok"],
 } as const;
 defineTool({
@@ -67,7 +87,13 @@ defineTool({
   call: (args) => expectTypeOf(args).toEqualTypeOf<{ city: string }>(),
 });
 // @ts-expect-error wrong argument type for a valibot schema
-defineTool({ name: "v", description: "", parameters: v.object({ city: v.string() }), jsonSchema: { type: "object" }, call: (args: { city: number }) => args });
+defineTool({
+  name: "v",
+  description: "",
+  parameters: v.object({ city: v.string() }),
+  jsonSchema: { type: "object" },
+  call: (args: { city: number }) => args,
+});
 defineTool({
   name: "a",
   description: "",

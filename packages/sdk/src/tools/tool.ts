@@ -81,15 +81,21 @@ export interface SchemaToolDefinition<Schema extends StandardSchemaV1 | JsonSche
 }
 
 /** What `call` receives with `parameters: Schema`: a Standard Schema's output, or what an `as const` JSON Schema describes. */
-export type SchemaOutput<Schema> = Schema extends StandardSchemaV1 ? StandardSchemaV1.InferOutput<Schema> : JsonSchemaType<Schema>;
+export type SchemaOutput<Schema> = Schema extends StandardSchemaV1
+  ? StandardSchemaV1.InferOutput<Schema>
+  : JsonSchemaType<Schema>;
 /** What the model must send for `parameters: Schema`: a Standard Schema's input, or what an `as const` JSON Schema describes. */
-export type SchemaInput<Schema> = Schema extends StandardSchemaV1 ? StandardSchemaV1.InferInput<Schema> : JsonSchemaType<Schema>;
+export type SchemaInput<Schema> = Schema extends StandardSchemaV1
+  ? StandardSchemaV1.InferInput<Schema>
+  : JsonSchemaType<Schema>;
 
 /** Keeps a Standard Schema out of the JSON Schema overloads of {@link defineTool}. */
 type NotStandardSchema = { readonly "~standard"?: never };
 /** Present only when `Parameters` is declared `as const`: such a schema types `call` itself. */
-type LiteralJsonSchema<Parameters> = IsLiteralJsonSchema<Parameters> extends true ? unknown : { readonly "~declaredAsConst": true };
-type NotLiteralJsonSchema<Parameters> = IsLiteralJsonSchema<Parameters> extends true ? { readonly "~callArgumentsMustMatchTheSchema": true } : unknown;
+type LiteralJsonSchema<Parameters> =
+  IsLiteralJsonSchema<Parameters> extends true ? unknown : { readonly "~declaredAsConst": true };
+type NotLiteralJsonSchema<Parameters> =
+  IsLiteralJsonSchema<Parameters> extends true ? { readonly "~callArgumentsMustMatchTheSchema": true } : unknown;
 
 const TOOL_NAME = /^[A-Za-z_][A-Za-z0-9_.:-]{0,63}$/;
 
@@ -124,8 +130,12 @@ export function validateToolName(name: string): void {
  *   call: ({ city, days }) => ({ city, days, sky: "clear" }),
  * });
  */
-export function defineTool<Args, Parameters extends JsonSchema = JsonSchema>(definition: ToolDefinition<Args, Parameters>): Tool<Args>;
-export function defineTool<Schema extends StandardSchemaV1 | JsonSchema>(definition: SchemaToolDefinition<Schema>): Tool<SchemaInput<Schema>>;
+export function defineTool<Args, Parameters extends JsonSchema = JsonSchema>(
+  definition: ToolDefinition<Args, Parameters>,
+): Tool<Args>;
+export function defineTool<Schema extends StandardSchemaV1 | JsonSchema>(
+  definition: SchemaToolDefinition<Schema>,
+): Tool<SchemaInput<Schema>>;
 export function defineTool(definition: {
   name: string;
   description: string;
@@ -140,12 +150,27 @@ export function defineTool(definition: {
   if (isStandardSchema(parameters)) {
     validateTool({ name, description, call });
     const declared = jsonSchemaOf(parameters, `tool ${JSON.stringify(name)}`, jsonSchema);
-    return Object.freeze({ name, description, parameters: declared, ...strict, call: async (args: unknown, context: ToolContext) => call(await validArguments(parameters, name, args), context) });
+    return Object.freeze({
+      name,
+      description,
+      parameters: declared,
+      ...strict,
+      call: async (args: unknown, context: ToolContext) => call(await validArguments(parameters, name, args), context),
+    });
   }
   validateTool(definition);
   if (jsonSchema !== undefined)
-    throw new SdkError(ErrorCode.InvalidArgument, `tool ${JSON.stringify(name)}: jsonSchema goes with a Standard Schema (zod, valibot, …) in parameters; put a JSON Schema in parameters itself`);
-  if (parameters === undefined) return Object.freeze({ name, description, ...strict, call: (args: unknown, context: ToolContext) => call(args, context) });
+    throw new SdkError(
+      ErrorCode.InvalidArgument,
+      `tool ${JSON.stringify(name)}: jsonSchema goes with a Standard Schema (zod, valibot, …) in parameters; put a JSON Schema in parameters itself`,
+    );
+  if (parameters === undefined)
+    return Object.freeze({
+      name,
+      description,
+      ...strict,
+      call: (args: unknown, context: ToolContext) => call(args, context),
+    });
   const schema = parameters as JsonSchema;
   return Object.freeze({
     name,
@@ -172,9 +197,13 @@ async function validArguments(schema: StandardSchemaV1, name: string, args: unkn
 
 /** The error of a call whose arguments its schema refuses; the tool runner sends the message to the model. */
 function invalidArguments(name: string, issues: string[]): SdkError {
-  return new SdkError(ErrorCode.InvalidArgument, `Invalid arguments for tool ${name}: ${issues.join("; ")}. The tool did not run; call it again with arguments that match its schema.`, {
-    details: { issues },
-  });
+  return new SdkError(
+    ErrorCode.InvalidArgument,
+    `Invalid arguments for tool ${name}: ${issues.join("; ")}. The tool did not run; call it again with arguments that match its schema.`,
+    {
+      details: { issues },
+    },
+  );
 }
 
 /**
@@ -184,19 +213,33 @@ function invalidArguments(name: string, issues: string[]): SdkError {
  */
 export function validateTool(tool: unknown): asserts tool is Tool {
   if (typeof tool !== "object" || tool === null)
-    throw new SdkError(ErrorCode.InvalidArgument, `a tool must be an object { name, description, parameters?, call }, got ${tool === null ? "null" : typeof tool}`);
+    throw new SdkError(
+      ErrorCode.InvalidArgument,
+      `a tool must be an object { name, description, parameters?, call }, got ${tool === null ? "null" : typeof tool}`,
+    );
   const t = tool as Record<string, unknown>;
   validateToolName(t["name"] as string);
   const name = JSON.stringify(t["name"]);
-  if (typeof t["description"] !== "string") throw new SdkError(ErrorCode.InvalidArgument, `tool ${name}: description must be a string (the model reads it to decide when to call the tool)`);
+  if (typeof t["description"] !== "string")
+    throw new SdkError(
+      ErrorCode.InvalidArgument,
+      `tool ${name}: description must be a string (the model reads it to decide when to call the tool)`,
+    );
   const parameters = t["parameters"];
   if (isStandardSchema(parameters))
     throw new SdkError(
       ErrorCode.InvalidArgument,
       `tool ${name}: parameters is a Standard Schema (${parameters["~standard"].vendor}); make the tool with defineTool({ ... }), which validates the arguments and derives the JSON Schema the model sees`,
     );
-  if (parameters !== undefined && (typeof parameters !== "object" || parameters === null || Array.isArray(parameters))) {
-    throw new SdkError(ErrorCode.InvalidArgument, `tool ${name}: parameters must be a JSON Schema object such as { type: "object", properties: {...} }, or omitted`);
+  if (
+    parameters !== undefined &&
+    (typeof parameters !== "object" || parameters === null || Array.isArray(parameters))
+  ) {
+    throw new SdkError(
+      ErrorCode.InvalidArgument,
+      `tool ${name}: parameters must be a JSON Schema object such as { type: "object", properties: {...} }, or omitted`,
+    );
   }
-  if (typeof t["call"] !== "function") throw new SdkError(ErrorCode.InvalidArgument, `tool ${name}: call must be a function (args, context) => result`);
+  if (typeof t["call"] !== "function")
+    throw new SdkError(ErrorCode.InvalidArgument, `tool ${name}: call must be a function (args, context) => result`);
 }

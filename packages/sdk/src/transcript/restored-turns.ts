@@ -28,7 +28,15 @@ export function restoredTurns(history: readonly Step[], turnStarts: readonly num
     for (const step of steps) {
       if (step === prompt) continue;
       const ranHere = !isSyntheticToolStep(step) && step.toolCalls.some((call) => clientCalls.has(call.id));
-      mapper.map({ ...step, contentDelta: step.content, thinkingDelta: step.thinking, ...(ranHere ? { status: StepStatus.Active } : {}) }, events);
+      mapper.map(
+        {
+          ...step,
+          contentDelta: step.content,
+          thinkingDelta: step.thinking,
+          ...(ranHere ? { status: StepStatus.Active } : {}),
+        },
+        events,
+      );
     }
     return { prompt: prompt?.content ?? "", events };
   });

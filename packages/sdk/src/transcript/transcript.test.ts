@@ -14,7 +14,10 @@ import type { AssistantMessage, ToolCard, TranscriptState } from "./transcript-t
 // The recorded turns are what ChatStream.events() yielded for the browser example's scripted
 // turns through the reference harness (scripts/record-transcript-events.mjs).
 type RecordedTurn = { prompt: string; events: unknown[]; end: { code: string; message: string } | null };
-const turns = recorded as unknown as Record<"clientTool" | "clientToolThrows" | "builtinApproved" | "builtinDenied" | "stopped", RecordedTurn> & { history: { steps: Step[]; turnStarts: number[] } };
+const turns = recorded as unknown as Record<
+  "clientTool" | "clientToolThrows" | "builtinApproved" | "builtinDenied" | "stopped",
+  RecordedTurn
+> & { history: { steps: Step[]; turnStarts: number[] } };
 
 /** A ChatStream stand-in replaying a recorded turn, ending the way the real one ended. */
 function replay(turn: RecordedTurn): { events(): AsyncIterable<ChatEvent> } {
@@ -41,10 +44,22 @@ describe("Transcript over recorded ChatStream.events()", () => {
     expect(message.status).toBe("done");
     expect(message.turnIndex).toBe(0);
     expect(message.blocks.map((block) => block.type)).toEqual(["thinking", "text", "tool", "text"]);
-    expect(textOf(message, "thinking")).toBe("The user wants their notes. They live in the page, so I will call the page's read_page tool.");
-    expect(textOf(message, "text")).toBe("Let me read your notes.Your notes say: the launch window opens on Tuesday at 09:30");
+    expect(textOf(message, "thinking")).toBe(
+      "The user wants their notes. They live in the page, so I will call the page's read_page tool.",
+    );
+    expect(textOf(message, "text")).toBe(
+      "Let me read your notes.Your notes say: the launch window opens on Tuesday at 09:30",
+    );
     expect(cards(message)).toEqual([
-      { type: "tool", id: "call_1", name: "read_page", args: { selector: "#notes" }, state: "done", result: { selector: "#notes", text: "the launch window opens on Tuesday at 09:30" }, client: true },
+      {
+        type: "tool",
+        id: "call_1",
+        name: "read_page",
+        args: { selector: "#notes" },
+        state: "done",
+        result: { selector: "#notes", text: "the launch window opens on Tuesday at 09:30" },
+        client: true,
+      },
     ]);
     const complete = turns.clientTool.events.at(-1) as { type: string; usage: unknown };
     expect(complete.type).toBe("turnComplete");
@@ -59,7 +74,15 @@ describe("Transcript over recorded ChatStream.events()", () => {
     const message = await new Transcript().follow(replay(turns.clientToolThrows), turns.clientToolThrows.prompt);
     expect(message.status).toBe("done");
     expect(cards(message)).toEqual([
-      { type: "tool", id: "call_2", name: "read_page", args: { selector: "#no-such-element" }, state: "error", error: "no element matches #no-such-element", client: true },
+      {
+        type: "tool",
+        id: "call_2",
+        name: "read_page",
+        args: { selector: "#no-such-element" },
+        state: "error",
+        error: "no element matches #no-such-element",
+        client: true,
+      },
     ]);
     expect(textOf(message, "text")).toContain("The page tool failed: no element matches #no-such-element");
   });
@@ -68,7 +91,12 @@ describe("Transcript over recorded ChatStream.events()", () => {
     const transcript = new Transcript();
     const approved = await transcript.follow(replay(turns.builtinApproved), turns.builtinApproved.prompt);
     const [run] = cards(approved);
-    expect(run).toMatchObject({ name: "run_command", args: { CommandLine: "echo hello-from-the-harness" }, state: "done", client: false });
+    expect(run).toMatchObject({
+      name: "run_command",
+      args: { CommandLine: "echo hello-from-the-harness" },
+      state: "done",
+      client: false,
+    });
     expect(run?.result).toMatchObject({ exit_code: 0 });
     const denied = await transcript.follow(replay(turns.builtinDenied), turns.builtinDenied.prompt);
     expect(cards(denied)).toHaveLength(1);
@@ -93,7 +121,9 @@ describe("Transcript over recorded ChatStream.events()", () => {
     let expected = start;
     for (const name of ["clientTool", "clientToolThrows", "builtinApproved", "stopped"] as const) {
       const message = await transcript.follow(replay(turns[name]), turns[name].prompt);
-      const lastUsage = turns[name].events.filter((event) => (event as { type: string }).type === "usage").at(-1) as { usage: typeof start } | undefined;
+      const lastUsage = turns[name].events.filter((event) => (event as { type: string }).type === "usage").at(-1) as
+        | { usage: typeof start }
+        | undefined;
       expect(message.usage).toEqual(lastUsage?.usage ?? emptyUsage()); // stopped before any usage report
       expected = addUsage(expected, message.usage);
     }
@@ -102,7 +132,8 @@ describe("Transcript over recorded ChatStream.events()", () => {
 
   it("restores a recorded history as the live turns drew it", async () => {
     const live = new Transcript();
-    for (const name of ["clientTool", "clientToolThrows", "builtinApproved", "builtinDenied"] as const) await live.follow(replay(turns[name]), turns[name].prompt);
+    for (const name of ["clientTool", "clientToolThrows", "builtinApproved", "builtinDenied"] as const)
+      await live.follow(replay(turns[name]), turns[name].prompt);
     const restored = new Transcript();
     restored.restore(turns.history.steps, turns.history.turnStarts);
     expect(restored.state.messages).toHaveLength(10);
@@ -115,10 +146,13 @@ describe("Transcript over recorded ChatStream.events()", () => {
     // record the harness filled in (the command line is there, the output too).
     const strip = (m: unknown): unknown =>
       (m as AssistantMessage).blocks.map((block) =>
-        block.type === "tool" && !block.client ? { ...block, args: (block.args as { CommandLine: string }).CommandLine, result: "(run_command's record)" } : block,
+        block.type === "tool" && !block.client
+          ? { ...block, args: (block.args as { CommandLine: string }).CommandLine, result: "(run_command's record)" }
+          : block,
       );
     for (let i = 1; i < 8; i += 2) expect(strip(restored.state.messages[i])).toEqual(strip(live.state.messages[i]));
-    for (const message of restored.state.messages) if (message.role === "assistant") expect(message.status).toBe("done");
+    for (const message of restored.state.messages)
+      if (message.role === "assistant") expect(message.status).toBe("done");
   });
 });
 
@@ -130,7 +164,12 @@ describe("Transcript over a live Conversation", () => {
         {
           steps: [
             { stepIndex: 1, type: StepType.ToolCall, toolCalls: [call], status: StepStatus.WaitingForUser },
-            { stepIndex: 1, type: StepType.ToolCall, toolCalls: [{ ...call, args: { CommandLine: "ls", exit_code: 0 } }], status: StepStatus.Done },
+            {
+              stepIndex: 1,
+              type: StepType.ToolCall,
+              toolCalls: [{ ...call, args: { CommandLine: "ls", exit_code: 0 } }],
+              status: StepStatus.Done,
+            },
             { stepIndex: 2, content: "Listed." },
           ],
           usage: { promptTokenCount: 10, candidatesTokenCount: 2, totalTokenCount: 12 },
@@ -147,7 +186,11 @@ describe("Transcript over a live Conversation", () => {
     });
     const message = await transcript.follow(conversation.chat("list the files"), "list the files");
     expect(states).toEqual(["running", "awaiting-approval", "done"]);
-    expect(cards(message)[0]).toMatchObject({ args: { CommandLine: "ls" }, result: { CommandLine: "ls", exit_code: 0 }, state: "done" });
+    expect(cards(message)[0]).toMatchObject({
+      args: { CommandLine: "ls" },
+      result: { CommandLine: "ls", exit_code: 0 },
+      state: "done",
+    });
     expect(message.usage.totalTokenCount).toBe(12);
     expect(message.turnIndex).toBe(0);
   });
@@ -161,7 +204,16 @@ describe("Transcript over a live Conversation", () => {
     transcript.apply({ type: "turnComplete", turnIndex: 0, usage: emptyUsage() });
     const message = transcript.end();
     expect(message.status).toBe("done");
-    expect(cards(message)).toEqual([{ type: "tool", id: "d1", name: "delete_file", args: { path: "a.txt" }, state: "awaiting-approval", client: false }]);
+    expect(cards(message)).toEqual([
+      {
+        type: "tool",
+        id: "d1",
+        name: "delete_file",
+        args: { path: "a.txt" },
+        state: "awaiting-approval",
+        client: false,
+      },
+    ]);
   });
 
   it("ends a failed turn as error, a lost connection as disconnected; calls left running are cancelled", async () => {
@@ -240,7 +292,11 @@ describe("Transcript state", () => {
     ]);
     // The text of the next model call (another step) is a block of its own, even right after.
     transcript.apply({ type: "text", stepIndex: 2, text: "Next call." });
-    expect((transcript.state.messages[1] as AssistantMessage).blocks.map((block) => block.type === "text" && [block.stepIndex, block.text])).toEqual([false, [1, "Hi there"], [2, "Next call."]]);
+    expect(
+      (transcript.state.messages[1] as AssistantMessage).blocks.map(
+        (block) => block.type === "text" && [block.stepIndex, block.text],
+      ),
+    ).toEqual([false, [1, "Hi there"], [2, "Next call."]]);
     const unchanged = transcript.state;
     transcript.apply({ type: "someFutureEvent" } as unknown as ChatEvent);
     expect(transcript.state).toBe(unchanged);

@@ -74,9 +74,19 @@ export class Transcript {
    * `FailedPrecondition` while a turn runs (one turn at a time, like a conversation).
    */
   begin(prompt: string): void {
-    if (this.#state.running) throw new SdkError(ErrorCode.FailedPrecondition, "a turn is already running in this transcript: end() it (or await follow()) before beginning the next");
+    if (this.#state.running)
+      throw new SdkError(
+        ErrorCode.FailedPrecondition,
+        "a turn is already running in this transcript: end() it (or await follow()) before beginning the next",
+      );
     const user: TranscriptMessage = { role: "user", id: this.#id(), text: prompt };
-    const agent: AssistantMessage = { role: "assistant", id: this.#id(), blocks: [], status: "running", usage: emptyUsage() };
+    const agent: AssistantMessage = {
+      role: "assistant",
+      id: this.#id(),
+      blocks: [],
+      status: "running",
+      usage: emptyUsage(),
+    };
     this.#commit([...this.#state.messages, user, agent], true);
   }
 
@@ -114,7 +124,12 @@ export class Transcript {
     const current = this.#running();
     let messages = this.#state.messages;
     if (current !== undefined) {
-      const ended = endTurn(current, error.code === ErrorCode.Canceled ? new SdkError(ErrorCode.ConnectionClosed, error.message, { cause: error }) : error);
+      const ended = endTurn(
+        current,
+        error.code === ErrorCode.Canceled
+          ? new SdkError(ErrorCode.ConnectionClosed, error.message, { cause: error })
+          : error,
+      );
       messages = [...messages.slice(0, -1), ended];
     }
     this.#state = { ...this.#state, connection: "disconnected", disconnectReason: error };
@@ -128,11 +143,21 @@ export class Transcript {
    * {@link TranscriptOptions.usage}.
    */
   restore(history: readonly Step[], turnStarts: readonly number[]): void {
-    if (this.#state.running) throw new SdkError(ErrorCode.FailedPrecondition, "restore() a transcript before its first live turn, not while a turn runs");
+    if (this.#state.running)
+      throw new SdkError(
+        ErrorCode.FailedPrecondition,
+        "restore() a transcript before its first live turn, not while a turn runs",
+      );
     const added: TranscriptMessage[] = [];
     for (const turn of restoredTurns(history, turnStarts)) {
       added.push({ role: "user", id: this.#id(), text: turn.prompt });
-      let agent: AssistantMessage = { role: "assistant", id: this.#id(), blocks: [], status: "running", usage: emptyUsage() };
+      let agent: AssistantMessage = {
+        role: "assistant",
+        id: this.#id(),
+        blocks: [],
+        status: "running",
+        usage: emptyUsage(),
+      };
       for (const event of turn.events) agent = foldEvent(agent, event);
       added.push(endTurn(agent));
     }

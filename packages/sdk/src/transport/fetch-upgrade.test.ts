@@ -11,12 +11,19 @@ interface Recorded {
   signal: AbortSignal | undefined;
 }
 
-function fakeFetch(answer: (recorded: Recorded) => Response | Promise<Response>): { fetch: (input: string, init: RequestInit) => Promise<Response>; calls: Recorded[] } {
+function fakeFetch(answer: (recorded: Recorded) => Response | Promise<Response>): {
+  fetch: (input: string, init: RequestInit) => Promise<Response>;
+  calls: Recorded[];
+} {
   const calls: Recorded[] = [];
   return {
     calls,
     fetch: async (input, init) => {
-      const recorded = { url: input, headers: { ...(init.headers as Record<string, string>) }, signal: init.signal ?? undefined };
+      const recorded = {
+        url: input,
+        headers: { ...(init.headers as Record<string, string>) },
+        signal: init.signal ?? undefined,
+      };
       calls.push(recorded);
       return answer(recorded);
     },
@@ -45,10 +52,20 @@ describe("fetchUpgradeWebSocket", () => {
     let accepted = 0;
     const socket = { readyState: 1, accept: () => void accepted++ };
     const { fetch, calls } = fakeFetch(() => switchingProtocols(socket));
-    const result = await fetchUpgradeWebSocket("ws://127.0.0.1:8765/path?x=1", { "x-goog-api-key": "KEY" }, { fetch, protocols: ["a", "b"] });
+    const result = await fetchUpgradeWebSocket(
+      "ws://127.0.0.1:8765/path?x=1",
+      { "x-goog-api-key": "KEY" },
+      { fetch, protocols: ["a", "b"] },
+    );
     expect(result).toBe(socket);
     expect(accepted).toBe(1);
-    expect(calls).toEqual([{ url: "http://127.0.0.1:8765/path?x=1", headers: { "x-goog-api-key": "KEY", Upgrade: "websocket", "Sec-WebSocket-Protocol": "a, b" }, signal: undefined }]);
+    expect(calls).toEqual([
+      {
+        url: "http://127.0.0.1:8765/path?x=1",
+        headers: { "x-goog-api-key": "KEY", Upgrade: "websocket", "Sec-WebSocket-Protocol": "a, b" },
+        signal: undefined,
+      },
+    ]);
   });
 
   it("maps wss:// to https:// and leaves http(s) URLs alone", async () => {
@@ -79,7 +96,9 @@ describe("fetchUpgradeWebSocket", () => {
     expect(error.code).toBe(ErrorCode.Unavailable);
     expect(error.message).toContain("HTTP 426");
     const noSocket = fakeFetch(() => switchingProtocols(null));
-    expect((await rejection(fetchUpgradeWebSocket("ws://127.0.0.1:1/", {}, { fetch: noSocket.fetch }))).message).toContain("no webSocket");
+    expect(
+      (await rejection(fetchUpgradeWebSocket("ws://127.0.0.1:1/", {}, { fetch: noSocket.fetch }))).message,
+    ).toContain("no webSocket");
   });
 
   it("turns a failed fetch into Unavailable naming the target", async () => {
@@ -102,7 +121,9 @@ describe("fetchUpgradeWebSocket", () => {
     controller.abort();
     expect((await rejection(pending)).code).toBe(ErrorCode.Canceled);
     expect(calls[0]?.signal?.aborted).toBe(true);
-    const already = await rejection(fetchUpgradeWebSocket("ws://127.0.0.1:1/", {}, { fetch, signal: AbortSignal.abort() }));
+    const already = await rejection(
+      fetchUpgradeWebSocket("ws://127.0.0.1:1/", {}, { fetch, signal: AbortSignal.abort() }),
+    );
     expect(already.code).toBe(ErrorCode.Canceled);
     expect(calls).toHaveLength(1);
   });
@@ -114,7 +135,9 @@ describe("fetchUpgradeWebSocket", () => {
           signal?.addEventListener("abort", () => reject(signal.reason));
         }),
     );
-    expect((await rejection(fetchUpgradeWebSocket("ws://127.0.0.1:1/", {}, { fetch, timeoutMs: 10 }))).code).toBe(ErrorCode.DeadlineExceeded);
+    expect((await rejection(fetchUpgradeWebSocket("ws://127.0.0.1:1/", {}, { fetch, timeoutMs: 10 }))).code).toBe(
+      ErrorCode.DeadlineExceeded,
+    );
   });
 
   it("fits WebSocketTransport's connect option as it is", () => {

@@ -34,11 +34,18 @@ export interface FetchUpgradeOptions extends CallOptions {
  * const socket = await fetchUpgradeWebSocket("ws://127.0.0.1:8765/", { "x-goog-api-key": env.HARNESS_KEY });
  * socket.send("{}");
  */
-export async function fetchUpgradeWebSocket(url: string | URL, headers: Readonly<Record<string, string>> = {}, options: FetchUpgradeOptions = {}): Promise<WebSocket> {
+export async function fetchUpgradeWebSocket(
+  url: string | URL,
+  headers: Readonly<Record<string, string>> = {},
+  options: FetchUpgradeOptions = {},
+): Promise<WebSocket> {
   const target = toHttpUrl(url);
   const doFetch = options.fetch ?? (globalThis.fetch as FetchUpgradeOptions["fetch"]);
   if (doFetch === undefined) {
-    throw new SdkError(ErrorCode.FailedPrecondition, "fetchUpgradeWebSocket needs a global fetch (Cloudflare Workers) or options.fetch");
+    throw new SdkError(
+      ErrorCode.FailedPrecondition,
+      "fetchUpgradeWebSocket needs a global fetch (Cloudflare Workers) or options.fetch",
+    );
   }
   const requestHeaders: Record<string, string> = { ...headers, Upgrade: "websocket" };
   if (options.protocols !== undefined && options.protocols.length > 0) {
@@ -53,7 +60,11 @@ export async function fetchUpgradeWebSocket(url: string | URL, headers: Readonly
     response = (await doFetch(target, init)) as UpgradeResponse;
   } catch (cause) {
     if (signal?.aborted) throw SdkError.from(signal.reason, ErrorCode.Canceled);
-    throw new SdkError(ErrorCode.Unavailable, `could not reach the harness at ${target}: ${errorText(cause)}; is it listening?`, { cause });
+    throw new SdkError(
+      ErrorCode.Unavailable,
+      `could not reach the harness at ${target}: ${errorText(cause)}; is it listening?`,
+      { cause },
+    );
   }
 
   const socket = response.webSocket;
@@ -66,9 +77,13 @@ export async function fetchUpgradeWebSocket(url: string | URL, headers: Readonly
   const detail = body.trim().slice(0, 200);
   const details = { httpCode: response.status };
   if (response.status === 401 || response.status === 403) {
-    throw new SdkError(ErrorCode.PermissionDenied, `harness at ${target} refused the api key (HTTP ${response.status}); check the key you pass in the headers${detail ? `: ${detail}` : ""}`, {
-      details,
-    });
+    throw new SdkError(
+      ErrorCode.PermissionDenied,
+      `harness at ${target} refused the api key (HTTP ${response.status}); check the key you pass in the headers${detail ? `: ${detail}` : ""}`,
+      {
+        details,
+      },
+    );
   }
   throw new SdkError(
     ErrorCode.Unavailable,
@@ -90,7 +105,10 @@ function toHttpUrl(url: string | URL): string {
   if (parsed.protocol === "ws:") parsed.protocol = "http:";
   else if (parsed.protocol === "wss:") parsed.protocol = "https:";
   else if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
-    throw new SdkError(ErrorCode.InvalidArgument, `unsupported URL scheme ${parsed.protocol} (use ws:, wss:, http: or https:)`);
+    throw new SdkError(
+      ErrorCode.InvalidArgument,
+      `unsupported URL scheme ${parsed.protocol} (use ws:, wss:, http: or https:)`,
+    );
   }
   return parsed.href;
 }

@@ -62,7 +62,10 @@ export class FakeHarness {
   async expect<C extends InputEventCase>(kind: C): Promise<InputEventValue<C>> {
     const event = await this.read();
     if (event.event.case !== kind) {
-      throw new SdkError(ErrorCode.ProtocolError, `fake harness expected ${kind}, got ${event.event.case ?? "an empty InputEvent"}`);
+      throw new SdkError(
+        ErrorCode.ProtocolError,
+        `fake harness expected ${kind}, got ${event.event.case ?? "an empty InputEvent"}`,
+      );
     }
     return event.event.value as InputEventValue<C>;
   }
@@ -94,7 +97,11 @@ export class FakeHarness {
   }
 
   /** Sends one `trajectoryStateUpdate`. */
-  state(trajectoryId: string, state: TrajectoryStateUpdate_State, extra: MessageInitShape<typeof TrajectoryStateUpdateSchema> = {}): void {
+  state(
+    trajectoryId: string,
+    state: TrajectoryStateUpdate_State,
+    extra: MessageInitShape<typeof TrajectoryStateUpdateSchema> = {},
+  ): void {
     this.send({ event: { case: "trajectoryStateUpdate", value: { ...extra, trajectoryId, state } } });
   }
 

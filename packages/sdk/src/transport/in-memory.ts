@@ -35,12 +35,17 @@ class InMemoryEnd implements InMemoryChannel {
   }
 
   send(frame: string): void {
-    if (this.#link.closed) throw new SdkError(ErrorCode.ConnectionClosed, "cannot send: the in-memory channel is closed");
+    if (this.#link.closed)
+      throw new SdkError(ErrorCode.ConnectionClosed, "cannot send: the in-memory channel is closed");
     this.#link.queues[1 - this.#side]?.push(frame);
   }
 
   frames(): AsyncIterable<string> {
-    if (this.#reading) throw new SdkError(ErrorCode.FailedPrecondition, "frames() has a single consumer and was already called on this channel");
+    if (this.#reading)
+      throw new SdkError(
+        ErrorCode.FailedPrecondition,
+        "frames() has a single consumer and was already called on this channel",
+      );
     this.#reading = true;
     return this.#link.queues[this.#side] as AsyncQueue<string>;
   }

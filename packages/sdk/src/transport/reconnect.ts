@@ -45,9 +45,12 @@ export function reconnectPolicy(options: ReconnectOptions): ReconnectPolicy {
   const maxAttempts = options.maxAttempts ?? 5;
   const initialDelayMs = options.initialDelayMs ?? 100;
   const maxDelayMs = options.maxDelayMs ?? 5_000;
-  if (!Number.isSafeInteger(maxAttempts) || maxAttempts < 1) throw invalid("maxAttempts", "an integer >= 1", maxAttempts);
-  if (!Number.isFinite(initialDelayMs) || initialDelayMs < 0) throw invalid("initialDelayMs", "a finite number >= 0", initialDelayMs);
-  if (!Number.isFinite(maxDelayMs) || maxDelayMs < initialDelayMs) throw invalid("maxDelayMs", "a finite number >= initialDelayMs", maxDelayMs);
+  if (!Number.isSafeInteger(maxAttempts) || maxAttempts < 1)
+    throw invalid("maxAttempts", "an integer >= 1", maxAttempts);
+  if (!Number.isFinite(initialDelayMs) || initialDelayMs < 0)
+    throw invalid("initialDelayMs", "a finite number >= 0", initialDelayMs);
+  if (!Number.isFinite(maxDelayMs) || maxDelayMs < initialDelayMs)
+    throw invalid("maxDelayMs", "a finite number >= initialDelayMs", maxDelayMs);
   return { maxAttempts, initialDelayMs, maxDelayMs, onReconnected: options.onReconnected };
 }
 
@@ -82,7 +85,11 @@ export function sleep(ms: number, signal: AbortSignal): Promise<void> {
  * the same session. A harness that no longer has the session refuses it (`NotFound`).
  */
 export function resumeConfig(config: HarnessConfig, cascadeId: string): HarnessConfig {
-  return createMessage<HarnessConfig>("antigravity.localharness.HarnessConfig", { ...config, cascadeId, sessionContinuationMode: HarnessConfig_SessionContinuationMode.RESUME });
+  return createMessage<HarnessConfig>("antigravity.localharness.HarnessConfig", {
+    ...config,
+    cascadeId,
+    sessionContinuationMode: HarnessConfig_SessionContinuationMode.RESUME,
+  });
 }
 
 /**

@@ -32,7 +32,13 @@ describe("the reference harness in memory", () => {
   beforeAll(async () => {
     workspace = await mkdtemp(path.join(tmpdir(), "antigravity-in-memory-"));
     const script = parseScript({
-      turns: [{ match: "wait for the halt", calls: [{ toolCalls: [{ name: "wait_for_halt", args: {} }] }, { text: "not reached" }] }, { calls: [{ text: "Hello after the halt." }] }],
+      turns: [
+        {
+          match: "wait for the halt",
+          calls: [{ toolCalls: [{ name: "wait_for_halt", args: {} }] }, { text: "not reached" }],
+        },
+        { calls: [{ text: "Hello after the halt." }] },
+      ],
     });
     harness = createInMemoryHarness({ workspace, script });
   });
@@ -49,10 +55,18 @@ describe("the reference harness in memory", () => {
       description: "Waits until the turn is halted",
       call: (_args: unknown, context) => {
         started.resolve(context.signal);
-        return new Promise((_, reject) => context.signal.addEventListener("abort", () => reject(new Error("stopped by the halt")), { once: true }));
+        return new Promise((_, reject) =>
+          context.signal.addEventListener("abort", () => reject(new Error("stopped by the halt")), { once: true }),
+        );
       },
     });
-    const agent = await Agent.builder().transport(harness).workspaces(workspace).tool(waitForHalt).allowAll().build().start();
+    const agent = await Agent.builder()
+      .transport(harness)
+      .workspaces(workspace)
+      .tool(waitForHalt)
+      .allowAll()
+      .build()
+      .start();
     try {
       const stream = agent.chat("wait for the halt");
       const signal = await started.promise;
@@ -65,7 +79,9 @@ describe("the reference harness in memory", () => {
       expect(failure?.code).toBe(ErrorCode.Canceled);
       expect(signal.aborted).toBe(true);
       const history = await agent.conversation().history();
-      expect(history.filter((step) => step.stepIndex >= 50_000).map((step) => [step.status, step.error])).toEqual([["ERROR", "stopped by the halt"]]);
+      expect(history.filter((step) => step.stepIndex >= 50_000).map((step) => [step.status, step.error])).toEqual([
+        ["ERROR", "stopped by the halt"],
+      ]);
       expect((await agent.chatToCompletion("hello")).text).toBe("Hello after the halt.");
     } finally {
       await agent.stop();

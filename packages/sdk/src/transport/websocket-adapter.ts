@@ -33,7 +33,10 @@ export interface WebSocketAdapter {
 }
 
 /** Deno's own WebSocket takes `{ protocols, headers }` as its second argument (browsers cannot send headers). */
-type DenoWebSocketConstructor = new (url: string, options: { protocols: string[]; headers: Record<string, string> }) => WebSocketLike;
+type DenoWebSocketConstructor = new (
+  url: string,
+  options: { protocols: string[]; headers: Record<string, string> },
+) => WebSocketLike;
 
 /** Whether `Ctor` is Deno's global WebSocket, the default under Deno (the package's "imports" map). */
 function isDenoWebSocket(Ctor: WebSocketConstructor): boolean {

@@ -75,7 +75,8 @@ export class WebSocketChannel implements Channel {
   }
 
   frames(): AsyncIterable<string> {
-    if (this.#consumed) throw new SdkError(ErrorCode.FailedPrecondition, "frames() has a single consumer and was already called");
+    if (this.#consumed)
+      throw new SdkError(ErrorCode.FailedPrecondition, "frames() has a single consumer and was already called");
     this.#consumed = true;
     return this.#queue;
   }

@@ -33,7 +33,8 @@ export function withStage(error: SdkError, target: string, stage: ConnectStage):
   if (error.code !== ErrorCode.DeadlineExceeded || error.details["stage"] !== undefined) return error;
   const url = redactUrl(target);
   const timeoutMs = error.details["timeoutMs"];
-  const within = typeof timeoutMs === "number" ? `within the call's timeoutMs (${timeoutMs} ms)` : "before the call's deadline";
+  const within =
+    typeof timeoutMs === "number" ? `within the call's timeoutMs (${timeoutMs} ms)` : "before the call's deadline";
   return new SdkError(
     ErrorCode.DeadlineExceeded,
     `the harness at ${url} ${STAGE_TEXT[stage]} ${within} (stage: ${stage}); check that a harness (not another server) listens there, or raise the call's timeoutMs`,
@@ -59,19 +60,38 @@ export interface Offered {
 }
 
 /** The typed error of a connect that failed before the socket opened (protocol §4). */
-export function connectError(target: string, event: WebSocketEventLike, refusal: Refusal | undefined, offered: Offered): SdkError {
+export function connectError(
+  target: string,
+  event: WebSocketEventLike,
+  refusal: Refusal | undefined,
+  offered: Offered,
+): SdkError {
   const url = redactUrl(target);
   const text = event.message ?? (event.error instanceof Error ? event.error.message : "") ?? "";
   // `ws` says "Unexpected server response: 401"; Deno's WebSocket "Invalid status code: 401".
-  const httpCode = refusal?.status ?? Number(/(?:Unexpected server response|Invalid status code):? (\d{3})/.exec(text)?.[1] ?? Number.NaN);
+  const httpCode =
+    refusal?.status ??
+    Number(/(?:Unexpected server response|Invalid status code):? (\d{3})/.exec(text)?.[1] ?? Number.NaN);
   const details = Number.isNaN(httpCode) ? {} : { httpCode };
   const body = refusal?.body.trim().slice(0, 200) ?? "";
   const http = `HTTP ${httpCode}${body === "" ? "" : `: ${body}`}`;
   const options = { cause: event.error, details };
-  if (httpCode === 401 || httpCode === 403) return new SdkError(ErrorCode.PermissionDenied, credentialRefusal(url, http, offered), options);
-  if (httpCode === 429) return new SdkError(ErrorCode.ResourceExhausted, `${url} refused the connection for now (${http}); too many connections or a quota: retry later`, options);
-  if (!Number.isNaN(httpCode)) return new SdkError(ErrorCode.Unavailable, `could not connect to the harness at ${url}: ${http}`, options);
-  if (text !== "") return new SdkError(ErrorCode.Unavailable, `could not connect to the harness at ${url}: ${text}; is it running and listening there?`, options);
+  if (httpCode === 401 || httpCode === 403)
+    return new SdkError(ErrorCode.PermissionDenied, credentialRefusal(url, http, offered), options);
+  if (httpCode === 429)
+    return new SdkError(
+      ErrorCode.ResourceExhausted,
+      `${url} refused the connection for now (${http}); too many connections or a quota: retry later`,
+      options,
+    );
+  if (!Number.isNaN(httpCode))
+    return new SdkError(ErrorCode.Unavailable, `could not connect to the harness at ${url}: ${http}`, options);
+  if (text !== "")
+    return new SdkError(
+      ErrorCode.Unavailable,
+      `could not connect to the harness at ${url}: ${text}; is it running and listening there?`,
+      options,
+    );
   // Browsers report a refused upgrade and a closed port alike: an error event without detail.
   const closed = `connection closed${event.code === undefined ? "" : ` (code ${event.code})`}`;
   const hint = offered.token
@@ -81,8 +101,10 @@ export function connectError(target: string, event: WebSocketEventLike, refusal:
 }
 
 function credentialRefusal(url: string, http: string, offered: Offered): string {
-  if (offered.token) return `the gateway at ${url} refused the token or this page's origin (${http}); pass the token it issued and serve the page from an allowed origin`;
-  if (offered.apiKey) return `the harness at ${url} refused the api key (${http}); pass the key it expects (apiKey / ANTIGRAVITY_API_KEY)`;
+  if (offered.token)
+    return `the gateway at ${url} refused the token or this page's origin (${http}); pass the token it issued and serve the page from an allowed origin`;
+  if (offered.apiKey)
+    return `the harness at ${url} refused the api key (${http}); pass the key it expects (apiKey / ANTIGRAVITY_API_KEY)`;
   return `the harness at ${url} requires an api key and none was sent (${http}); pass apiKey or set ANTIGRAVITY_API_KEY (browsers connect through the gateway of @antigravity-ts/node instead)`;
 }
 
@@ -101,7 +123,11 @@ export function peerCloseError(url: string, code: number, reason: string): SdkEr
   if (code === 1000) return undefined;
   const details = { closeCode: code, closeReason: reason };
   if (code === 1008 && UNKNOWN_SESSION.test(reason)) {
-    return new SdkError(ErrorCode.NotFound, `the harness at ${url} has no session to resume (${reason}); check the conversationId and the save directory, or start a new session`, { details });
+    return new SdkError(
+      ErrorCode.NotFound,
+      `the harness at ${url} has no session to resume (${reason}); check the conversationId and the save directory, or start a new session`,
+      { details },
+    );
   }
   // 1006: no close frame (RFC 6455 §7.1.5), so the reason is ours to tell.
   const why = reason || (code === 1006 ? "no close frame; the harness stopped or the network dropped" : "");

@@ -19,11 +19,18 @@ export interface WebSocketLike {
   send(data: string): void;
   close(code?: number, reason?: string): void;
   addEventListener(type: "open" | "message" | "error" | "close", listener: (event: WebSocketEventLike) => void): void;
-  removeEventListener(type: "open" | "message" | "error" | "close", listener: (event: WebSocketEventLike) => void): void;
+  removeEventListener(
+    type: "open" | "message" | "error" | "close",
+    listener: (event: WebSocketEventLike) => void,
+  ): void;
 }
 
 /** A `WebSocket` constructor. The third argument carries `{ headers }` where the implementation takes it (`ws`); browsers ignore it. */
-export type WebSocketConstructor = new (url: string, protocols?: string | string[], options?: Record<string, unknown>) => WebSocketLike;
+export type WebSocketConstructor = new (
+  url: string,
+  protocols?: string | string[],
+  options?: Record<string, unknown>,
+) => WebSocketLike;
 
 /** How the peer ended a channel's socket, for `WebSocketAdapter.onPeerClose`. */
 export interface WebSocketPeerClose {

@@ -19,7 +19,9 @@ afterEach(async () => {
 });
 
 /** A WebSocket server that accepts the upgrade and never sends a frame. */
-async function mutedWebSocketServer(onSocket: (socket: WebSocket) => void = () => undefined): Promise<{ port: number; closed: Promise<void> }> {
+async function mutedWebSocketServer(
+  onSocket: (socket: WebSocket) => void = () => undefined,
+): Promise<{ port: number; closed: Promise<void> }> {
   const wss = new WebSocketServer({ host: "127.0.0.1", port: 0 });
   await new Promise((resolve) => wss.once("listening", resolve));
   let serverSawClose!: () => void;
@@ -39,7 +41,9 @@ async function mutedWebSocketServer(onSocket: (socket: WebSocket) => void = () =
 async function refusingServer(status: number, body = ""): Promise<number> {
   const http = createServer();
   http.on("upgrade", (_request: IncomingMessage, socket: Duplex) => {
-    socket.end(`HTTP/1.1 ${status} Refused\r\nContent-Type: text/plain\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
+    socket.end(
+      `HTTP/1.1 ${status} Refused\r\nContent-Type: text/plain\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
+    );
   });
   await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
   cleanups.push(() => new Promise<void>((resolve) => http.close(() => resolve())));
@@ -59,7 +63,9 @@ describe("WebSocketTransport deadlines", () => {
   it("a caller's own timeoutMs still applies under the transport's limit", async () => {
     const server = await silentTcpServer();
     cleanups.push(server.close);
-    const error = await rejection(new WebSocketTransport({ port: server.port, env: {}, connectTimeoutMs: 60_000 }).connect({ timeoutMs: 100 }));
+    const error = await rejection(
+      new WebSocketTransport({ port: server.port, env: {}, connectTimeoutMs: 60_000 }).connect({ timeoutMs: 100 }),
+    );
     expect(error.code).toBe(ErrorCode.DeadlineExceeded);
     expect(error.message).toContain("within the call's timeoutMs (100 ms)");
     // The caller's deadline keeps the URL and the stage (the core's adapter cannot tell TCP from the upgrade: connect).
@@ -78,15 +84,31 @@ describe("WebSocketTransport deadlines", () => {
         this.readyState = 3;
       }
     }
-    const transport = new WebSocketTransport({ url: "ws://harness.invalid:9/?token=x", env: {}, connectTimeoutMs: 50, WebSocket: NeverOpens as unknown as new (url: string) => WebSocketLike });
+    const transport = new WebSocketTransport({
+      url: "ws://harness.invalid:9/?token=x",
+      env: {},
+      connectTimeoutMs: 50,
+      WebSocket: NeverOpens as unknown as new (url: string) => WebSocketLike,
+    });
     const error = await rejection(transport.connect());
-    expect(error).toMatchObject({ code: ErrorCode.DeadlineExceeded, details: { stage: "connect", url: "ws://harness.invalid:9/" } });
+    expect(error).toMatchObject({
+      code: ErrorCode.DeadlineExceeded,
+      details: { stage: "connect", url: "ws://harness.invalid:9/" },
+    });
     expect(closedBySdk).toBe(true);
   });
 
   it("bounds a connect factory that never settles", async () => {
-    const transport = new WebSocketTransport({ url: "wss://worker.example/", env: {}, connectTimeoutMs: 50, connect: () => new Promise<WebSocketLike>(() => undefined) });
-    expect(await rejection(transport.connect())).toMatchObject({ code: ErrorCode.DeadlineExceeded, details: { stage: "connect" } });
+    const transport = new WebSocketTransport({
+      url: "wss://worker.example/",
+      env: {},
+      connectTimeoutMs: 50,
+      connect: () => new Promise<WebSocketLike>(() => undefined),
+    });
+    expect(await rejection(transport.connect())).toMatchObject({
+      code: ErrorCode.DeadlineExceeded,
+      details: { stage: "connect" },
+    });
   });
 
   it("fails frames() at the init stage when the peer never answers the first frame, and drops the socket", async () => {
@@ -110,12 +132,16 @@ describe("WebSocketTransport deadlines", () => {
     const transport = new WebSocketTransport({ port: server.port, env: {}, initTimeoutMs: 100 });
     const error = await rejection(createHarnessConnection({ transport, config: { cascadeId: "" } }));
     expect(error).toMatchObject({ code: ErrorCode.DeadlineExceeded, details: { stage: "init" } });
-    expect(error.message).toContain(`the harness at ws://127.0.0.1:${server.port}/ opened the WebSocket but did not answer the session configuration`);
+    expect(error.message).toContain(
+      `the harness at ws://127.0.0.1:${server.port}/ opened the WebSocket but did not answer the session configuration`,
+    );
     await server.closed;
   });
 
   it("an answered channel outlives the init limit", async () => {
-    const server = await mutedWebSocketServer((socket) => socket.on("message", (data) => socket.send(`echo ${String(data)}`)));
+    const server = await mutedWebSocketServer((socket) =>
+      socket.on("message", (data) => socket.send(`echo ${String(data)}`)),
+    );
     const channel = await new WebSocketTransport({ port: server.port, env: {}, initTimeoutMs: 50 }).connect();
     const frames = channel.frames()[Symbol.asyncIterator]();
     channel.send("one");
@@ -127,7 +153,9 @@ describe("WebSocketTransport deadlines", () => {
   });
 
   it("refuses negative limits with InvalidArgument", async () => {
-    expect(await rejection(new WebSocketTransport({ port: 9, env: {}, connectTimeoutMs: -1 }).connect())).toMatchObject({ code: ErrorCode.InvalidArgument });
+    expect(await rejection(new WebSocketTransport({ port: 9, env: {}, connectTimeoutMs: -1 }).connect())).toMatchObject(
+      { code: ErrorCode.InvalidArgument },
+    );
   });
 });
 
@@ -150,7 +178,9 @@ describe("WebSocketTransport refusal hints", () => {
 
   it("a 401 with a gateway token blames the token, not the key", async () => {
     const port = await refusingServer(401);
-    const error = await rejection(new WebSocketTransport({ port, env: {}, protocols: ["antigravity.token.wrong"] }).connect());
+    const error = await rejection(
+      new WebSocketTransport({ port, env: {}, protocols: ["antigravity.token.wrong"] }).connect(),
+    );
     expect(error.message).toContain(`the gateway at ws://127.0.0.1:${port}/ refused the token`);
   });
 
@@ -169,7 +199,11 @@ describe("WebSocketTransport refusal hints", () => {
       send(): void {}
       close(): void {}
     }
-    const transport = new WebSocketTransport({ url: "ws://127.0.0.1:9/?token=wrong", env: {}, WebSocket: BrowserRefused as unknown as new (url: string) => WebSocketLike });
+    const transport = new WebSocketTransport({
+      url: "ws://127.0.0.1:9/?token=wrong",
+      env: {},
+      WebSocket: BrowserRefused as unknown as new (url: string) => WebSocketLike,
+    });
     const error = await rejection(transport.connect());
     expect(error.code).toBe(ErrorCode.Unavailable);
     expect(error.message).toContain("check the gateway's token and allowed origins");

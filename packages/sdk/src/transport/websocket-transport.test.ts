@@ -17,7 +17,9 @@ afterEach(async () => {
 });
 
 /** A real ws server on 127.0.0.1 that checks the key like the harness (§4) and runs `onSocket`. */
-async function startServer(onSocket: (socket: WebSocket) => void): Promise<{ port: number; headers: Record<string, string | string[] | undefined>[] }> {
+async function startServer(
+  onSocket: (socket: WebSocket) => void,
+): Promise<{ port: number; headers: Record<string, string | string[] | undefined>[] }> {
   const headers: Record<string, string | string[] | undefined>[] = [];
   const http: Server = createServer();
   const wss = new WebSocketServer({ noServer: true, maxPayload: 0 });
@@ -69,13 +71,23 @@ describe("WebSocketTransport", () => {
 
   it("reads host, port and key from the environment", async () => {
     const server = await startServer((ws) => ws.send("hello"));
-    const transport = new WebSocketTransport({ env: { ANTIGRAVITY_HARNESS_HOST: "127.0.0.1", ANTIGRAVITY_HARNESS_PORT: String(server.port), ANTIGRAVITY_API_KEY: KEY } });
+    const transport = new WebSocketTransport({
+      env: {
+        ANTIGRAVITY_HARNESS_HOST: "127.0.0.1",
+        ANTIGRAVITY_HARNESS_PORT: String(server.port),
+        ANTIGRAVITY_API_KEY: KEY,
+      },
+    });
     const channel = await transport.connect();
     cleanups.push(() => channel.close());
     expect(await read(channel, 1)).toEqual(["hello"]);
-    expect(() => new WebSocketTransport({ env: { ANTIGRAVITY_HARNESS_PORT: "eighty" } })).toThrow(expect.objectContaining({ code: ErrorCode.InvalidArgument }));
+    expect(() => new WebSocketTransport({ env: { ANTIGRAVITY_HARNESS_PORT: "eighty" } })).toThrow(
+      expect.objectContaining({ code: ErrorCode.InvalidArgument }),
+    );
     // A url of its own: the host and port variables are not read at all (Deno without --allow-env).
-    expect(new WebSocketTransport({ url: "ws://127.0.0.1:1/", env: { ANTIGRAVITY_HARNESS_PORT: "eighty" } }).url).toBe("ws://127.0.0.1:1/");
+    expect(new WebSocketTransport({ url: "ws://127.0.0.1:1/", env: { ANTIGRAVITY_HARNESS_PORT: "eighty" } }).url).toBe(
+      "ws://127.0.0.1:1/",
+    );
   });
 
   it("hands Deno's own WebSocket the key as { protocols, headers }, its constructor's form", async () => {
@@ -91,7 +103,12 @@ describe("WebSocketTransport", () => {
     vi.stubGlobal("Deno", { version: { deno: "2" } });
     vi.stubGlobal("WebSocket", DenoLike);
     cleanups.push(() => void vi.unstubAllGlobals());
-    const channel = await new WebSocketTransport({ port: server.port, apiKey: KEY, WebSocket: DenoLike, env: {} }).connect();
+    const channel = await new WebSocketTransport({
+      port: server.port,
+      apiKey: KEY,
+      WebSocket: DenoLike,
+      env: {},
+    }).connect();
     cleanups.push(() => channel.close());
     expect(await read(channel, 1)).toEqual(["hello Deno"]);
     expect(seen).toEqual([{ protocols: [], headers: { "x-goog-api-key": KEY } }]);
@@ -99,12 +116,16 @@ describe("WebSocketTransport", () => {
 
   it("maps a wrong key to PermissionDenied and a refused port to Unavailable", async () => {
     const server = await startServer(() => undefined);
-    await expect(new WebSocketTransport({ port: server.port, apiKey: "wrong", env: {} }).connect()).rejects.toMatchObject({ code: ErrorCode.PermissionDenied, details: { httpCode: 401 } });
+    await expect(
+      new WebSocketTransport({ port: server.port, apiKey: "wrong", env: {} }).connect(),
+    ).rejects.toMatchObject({ code: ErrorCode.PermissionDenied, details: { httpCode: 401 } });
     const closed = createTcpServer();
     await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
     const port = (closed.address() as AddressInfo).port;
     await new Promise<void>((resolve) => closed.close(() => resolve()));
-    await expect(new WebSocketTransport({ port, env: {} }).connect()).rejects.toMatchObject({ code: ErrorCode.Unavailable });
+    await expect(new WebSocketTransport({ port, env: {} }).connect()).rejects.toMatchObject({
+      code: ErrorCode.Unavailable,
+    });
   });
 
   it("gives up on a server that never answers the upgrade (timeoutMs) and on abort", async () => {
@@ -166,10 +187,16 @@ describe("WebSocketTransport", () => {
       },
     });
     const normal = await transport.connect();
-    await expect(read(normal, 1)).rejects.toMatchObject({ code: ErrorCode.HarnessCrashed, message: "decided for code 1000" });
+    await expect(read(normal, 1)).rejects.toMatchObject({
+      code: ErrorCode.HarnessCrashed,
+      message: "decided for code 1000",
+    });
     mode = "crash";
     const crashed = await transport.connect();
-    await expect(read(crashed, 1)).rejects.toMatchObject({ code: ErrorCode.HarnessCrashed, message: "decided for code 1006" });
+    await expect(read(crashed, 1)).rejects.toMatchObject({
+      code: ErrorCode.HarnessCrashed,
+      message: "decided for code 1006",
+    });
     expect(seen).toEqual([
       { code: 1000, reason: "bye", error: undefined },
       { code: 1006, reason: "", error: ErrorCode.ConnectionClosed },
@@ -182,14 +209,22 @@ describe("WebSocketTransport", () => {
     expect(seen).toHaveLength(2);
 
     mode = "crash";
-    const adapter = { ...whatwgWebSocketAdapter(WebSocket as unknown as WebSocketConstructor), onPeerClose: () => Promise.reject(new Error("owner failed")) };
+    const adapter = {
+      ...whatwgWebSocketAdapter(WebSocket as unknown as WebSocketConstructor),
+      onPeerClose: () => Promise.reject(new Error("owner failed")),
+    };
     const failing = await new WebSocketTransport({ port: server.port, apiKey: KEY, env: {}, adapter }).connect();
     await expect(read(failing, 1)).rejects.toMatchObject({ code: ErrorCode.ConnectionClosed, message: "owner failed" });
   });
 
   it("offers the subprotocols it is given", async () => {
     const server = await startServer((ws) => ws.send(ws.protocol));
-    const channel = await new WebSocketTransport({ port: server.port, apiKey: KEY, env: {}, protocols: ["antigravity.token.t0k3n"] }).connect();
+    const channel = await new WebSocketTransport({
+      port: server.port,
+      apiKey: KEY,
+      env: {},
+      protocols: ["antigravity.token.t0k3n"],
+    }).connect();
     cleanups.push(() => channel.close());
     expect(await read(channel, 1)).toEqual(["antigravity.token.t0k3n"]);
     expect(server.headers[0]?.["sec-websocket-protocol"]).toBe("antigravity.token.t0k3n");
@@ -218,7 +253,12 @@ describe("WebSocketTransport", () => {
         constructed++;
       }
     } as unknown as WebSocketConstructor;
-    const viaCtor = await new WebSocketTransport({ port: server.port, apiKey: KEY, WebSocket: Counting, env: {} }).connect();
+    const viaCtor = await new WebSocketTransport({
+      port: server.port,
+      apiKey: KEY,
+      WebSocket: Counting,
+      env: {},
+    }).connect();
     cleanups.push(() => viaCtor.close());
     viaCtor.send("hi");
     expect(await read(viaCtor, 1)).toEqual(["via injection"]);
@@ -245,7 +285,8 @@ describe("WebSocketTransport", () => {
   });
 
   it("takes the DOM WebSocket type as a constructor", () => {
-    const ctor: WebSocketConstructor | undefined = (globalThis as { WebSocket?: typeof globalThis.WebSocket }).WebSocket;
+    const ctor: WebSocketConstructor | undefined = (globalThis as { WebSocket?: typeof globalThis.WebSocket })
+      .WebSocket;
     expect(ctor === undefined || typeof ctor === "function").toBe(true);
   });
 });

@@ -4,7 +4,14 @@ import type { CallOptions } from "../call-options.js";
 import { abortError, linkSignal, raceSignal, throwIfAborted } from "../util/abort.js";
 import type { Channel, Transport } from "./transport.js";
 import { WebSocketChannel, type ChannelOptions } from "./websocket-channel.js";
-import { connectError, redactUrl, stageDeadlineError, withStage, type Offered, type Refusal } from "./websocket-errors.js";
+import {
+  connectError,
+  redactUrl,
+  stageDeadlineError,
+  withStage,
+  type Offered,
+  type Refusal,
+} from "./websocket-errors.js";
 import { DefaultWebSocket } from "./websocket-transport-default.js";
 import { registeredWebSocketAdapter, whatwgWebSocketAdapter, type WebSocketAdapter } from "./websocket-adapter.js";
 import { errorText } from "../error-text.js";
@@ -14,7 +21,11 @@ import type { WebSocketConstructor, WebSocketEventLike, WebSocketLike } from "./
  * Opens an already-connected socket, for runtimes that upgrade through `fetch` (workerd:
  * `fetchUpgradeWebSocket`). The socket must not have dispatched any message event yet.
  */
-export type WebSocketConnector = (url: string, headers: Readonly<Record<string, string>>, options: CallOptions) => Promise<WebSocketLike>;
+export type WebSocketConnector = (
+  url: string,
+  headers: Readonly<Record<string, string>>,
+  options: CallOptions,
+) => Promise<WebSocketLike>;
 
 /** Options of {@link WebSocketTransport}. Unset values come from the environment where there is one. */
 export interface WebSocketTransportOptions {
@@ -78,7 +89,10 @@ const DEFAULT_INIT_TIMEOUT_MS = 10_000;
  * `--allow-env` both `Deno.env` and Deno's `process.env` throw: that reads as unset.
  */
 export function readEnvironment(name: string): string | undefined {
-  const scope = globalThis as { process?: { env?: Record<string, string | undefined> }; Deno?: { env?: { get(key: string): string | undefined } } };
+  const scope = globalThis as {
+    process?: { env?: Record<string, string | undefined> };
+    Deno?: { env?: { get(key: string): string | undefined } };
+  };
   try {
     return scope.process?.env?.[name] ?? scope.Deno?.env?.get(name);
   } catch {
@@ -107,12 +121,25 @@ export class WebSocketTransport implements Transport {
   readonly reconnect: ReconnectPolicy | undefined;
 
   constructor(options: WebSocketTransportOptions = {}) {
-    const env = (name: string): string | undefined => (options.env === undefined ? readEnvironment(name) : options.env[name]);
-    this.url = options.url ?? urlOf(options.host ?? env("ANTIGRAVITY_HARNESS_HOST") ?? "127.0.0.1", options.port ?? parsePort(env("ANTIGRAVITY_HARNESS_PORT")) ?? 8000);
+    const env = (name: string): string | undefined =>
+      options.env === undefined ? readEnvironment(name) : options.env[name];
+    this.url =
+      options.url ??
+      urlOf(
+        options.host ?? env("ANTIGRAVITY_HARNESS_HOST") ?? "127.0.0.1",
+        options.port ?? parsePort(env("ANTIGRAVITY_HARNESS_PORT")) ?? 8000,
+      );
     const apiKey = options.apiKey ?? env("ANTIGRAVITY_API_KEY");
-    this.#headers = { ...options.headers, ...(apiKey === undefined || apiKey === "" ? {} : { "x-goog-api-key": apiKey }) };
+    this.#headers = {
+      ...options.headers,
+      ...(apiKey === undefined || apiKey === "" ? {} : { "x-goog-api-key": apiKey }),
+    };
     this.#options = options;
-    this.#adapter = options.adapter ?? (options.WebSocket === undefined ? (registeredWebSocketAdapter() ?? whatwgWebSocketAdapter(DefaultWebSocket)) : whatwgWebSocketAdapter(options.WebSocket));
+    this.#adapter =
+      options.adapter ??
+      (options.WebSocket === undefined
+        ? (registeredWebSocketAdapter() ?? whatwgWebSocketAdapter(DefaultWebSocket))
+        : whatwgWebSocketAdapter(options.WebSocket));
     this.reconnect = options.reconnect === undefined ? undefined : reconnectPolicy(options.reconnect);
   }
 
@@ -123,7 +150,18 @@ export class WebSocketTransport implements Transport {
     const adapter = this.#adapter;
     const connectTimeoutMs = this.#options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
     const timer = isLimit(connectTimeoutMs)
-      ? setTimeout(() => deadline.abort(stageDeadlineError(this.url, socket === undefined ? "connect" : adapter.openingStage(socket), connectTimeoutMs, "connectTimeoutMs")), connectTimeoutMs)
+      ? setTimeout(
+          () =>
+            deadline.abort(
+              stageDeadlineError(
+                this.url,
+                socket === undefined ? "connect" : adapter.openingStage(socket),
+                connectTimeoutMs,
+                "connectTimeoutMs",
+              ),
+            ),
+          connectTimeoutMs,
+        )
       : undefined;
     const link = linkSignal(options, deadline.signal);
     try {
@@ -161,7 +199,11 @@ export class WebSocketTransport implements Transport {
       return channel;
     } catch (error) {
       // The caller's deadline keeps the URL and the stage, as the transport's own limit does.
-      throw withStage(SdkError.from(error, ErrorCode.Unavailable), this.url, socket === undefined ? "connect" : adapter.openingStage(socket));
+      throw withStage(
+        SdkError.from(error, ErrorCode.Unavailable),
+        this.url,
+        socket === undefined ? "connect" : adapter.openingStage(socket),
+      );
     } finally {
       clearTimeout(timer);
       link.dispose();
@@ -171,7 +213,11 @@ export class WebSocketTransport implements Transport {
 
 /** A finite, positive time limit (`0` and `Infinity` mean none). */
 function isLimit(ms: number): boolean {
-  if (!(ms >= 0)) throw new SdkError(ErrorCode.InvalidArgument, `a WebSocketTransport timeout must be a number >= 0 (0 or Infinity: none), got ${String(ms)}`);
+  if (!(ms >= 0))
+    throw new SdkError(
+      ErrorCode.InvalidArgument,
+      `a WebSocketTransport timeout must be a number >= 0 (0 or Infinity: none), got ${String(ms)}`,
+    );
   return ms > 0 && Number.isFinite(ms);
 }
 
@@ -184,22 +230,38 @@ function parsePort(value: string | undefined): number | undefined {
   if (value === undefined || value.trim() === "") return undefined;
   const port = Number(value);
   if (!Number.isInteger(port) || port <= 0 || port > 65_535) {
-    throw new SdkError(ErrorCode.InvalidArgument, `ANTIGRAVITY_HARNESS_PORT must be a TCP port number, got ${JSON.stringify(value)}`);
+    throw new SdkError(
+      ErrorCode.InvalidArgument,
+      `ANTIGRAVITY_HARNESS_PORT must be a TCP port number, got ${JSON.stringify(value)}`,
+    );
   }
   return port;
 }
 
 /** A socket being opened through the adapter; a runtime that refuses the URL or protocols → `InvalidArgument`. */
-function createSocket(url: string, headers: Record<string, string>, protocols: readonly string[], adapter: WebSocketAdapter): WebSocketLike {
+function createSocket(
+  url: string,
+  headers: Record<string, string>,
+  protocols: readonly string[],
+  adapter: WebSocketAdapter,
+): WebSocketLike {
   try {
     return adapter.open(url, protocols, headers);
   } catch (cause) {
-    throw new SdkError(ErrorCode.InvalidArgument, `cannot open a WebSocket to ${redactUrl(url)}: ${errorText(cause)}`, { cause });
+    throw new SdkError(ErrorCode.InvalidArgument, `cannot open a WebSocket to ${redactUrl(url)}: ${errorText(cause)}`, {
+      cause,
+    });
   }
 }
 
 /** Resolves once `socket` is open; rejects (and drops the socket) if it fails or `signal` aborts first. */
-function waitForOpen(socket: WebSocketLike, adapter: WebSocketAdapter, url: string, offered: Offered, signal: AbortSignal): Promise<void> {
+function waitForOpen(
+  socket: WebSocketLike,
+  adapter: WebSocketAdapter,
+  url: string,
+  offered: Offered,
+  signal: AbortSignal,
+): Promise<void> {
   if (socket.readyState === OPEN) return Promise.resolve();
   return new Promise<void>((resolve, reject) => {
     let refusal: Refusal | undefined;

@@ -19,7 +19,11 @@ export type TriggerMessage = string | ((context: TriggerContext) => string | und
  * Agent.builder().allowAll().trigger(every(60_000, "Check the build status.", { delivery: "whenIdle" }));
  */
 export function every(intervalMs: number, message: TriggerMessage, options: EveryOptions = {}): Trigger {
-  if (!(intervalMs > 0)) throw new SdkError(ErrorCode.InvalidArgument, `every(): intervalMs must be a number > 0, got ${String(intervalMs)}`);
+  if (!(intervalMs > 0))
+    throw new SdkError(
+      ErrorCode.InvalidArgument,
+      `every(): intervalMs must be a number > 0, got ${String(intervalMs)}`,
+    );
   const delivery = options.delivery ?? "now";
   return {
     async run(context, signal) {

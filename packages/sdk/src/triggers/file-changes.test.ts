@@ -2,7 +2,10 @@ import { describe, expect, it } from "vitest";
 import { ErrorCode, SdkError } from "../errors.js";
 import { FileChangeBatcher, type FileChange } from "./file-changes.js";
 
-function batcher(maxPaths = 100, fail = false): { batcher: FileChangeBatcher; batches: { changes: FileChange[]; dropped: number }[]; errors: SdkError[] } {
+function batcher(
+  maxPaths = 100,
+  fail = false,
+): { batcher: FileChangeBatcher; batches: { changes: FileChange[]; dropped: number }[]; errors: SdkError[] } {
   const batches: { changes: FileChange[]; dropped: number }[] = [];
   const errors: SdkError[] = [];
   const b = new FileChangeBatcher({
@@ -84,7 +87,9 @@ describe("FileChangeBatcher", () => {
       { debounceMs: Number.NaN, maxPaths: 1 },
       { debounceMs: 0, maxPaths: 0 },
     ]) {
-      expect(() => new FileChangeBatcher({ ...options, deliver: async () => undefined, onError: () => undefined })).toThrow(expect.objectContaining({ code: ErrorCode.InvalidArgument }));
+      expect(
+        () => new FileChangeBatcher({ ...options, deliver: async () => undefined, onError: () => undefined }),
+      ).toThrow(expect.objectContaining({ code: ErrorCode.InvalidArgument }));
     }
   });
 });

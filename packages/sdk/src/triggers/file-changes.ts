@@ -41,8 +41,16 @@ export class FileChangeBatcher {
   #closed = false;
 
   constructor(options: FileChangeBatcherOptions) {
-    if (!Number.isFinite(options.debounceMs) || options.debounceMs < 0) throw new SdkError(ErrorCode.InvalidArgument, `debounceMs must be a number >= 0, got ${String(options.debounceMs)}`);
-    if (!Number.isSafeInteger(options.maxPaths) || options.maxPaths < 1) throw new SdkError(ErrorCode.InvalidArgument, `maxPaths must be an integer >= 1, got ${String(options.maxPaths)}`);
+    if (!Number.isFinite(options.debounceMs) || options.debounceMs < 0)
+      throw new SdkError(
+        ErrorCode.InvalidArgument,
+        `debounceMs must be a number >= 0, got ${String(options.debounceMs)}`,
+      );
+    if (!Number.isSafeInteger(options.maxPaths) || options.maxPaths < 1)
+      throw new SdkError(
+        ErrorCode.InvalidArgument,
+        `maxPaths must be an integer >= 1, got ${String(options.maxPaths)}`,
+      );
     this.#options = options;
   }
 

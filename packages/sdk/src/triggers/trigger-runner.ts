@@ -30,7 +30,8 @@ export class TriggerRunner {
 
   constructor(triggers: Iterable<Trigger> = [], options: TriggerRunnerOptions = {}) {
     for (const trigger of triggers) this.#triggers.push(trigger);
-    this.#onError = options.onError ?? ((error) => globalThis.console?.warn(`antigravity: trigger failed: ${error.message}`));
+    this.#onError =
+      options.onError ?? ((error) => globalThis.console?.warn(`antigravity: trigger failed: ${error.message}`));
   }
 
   /** Number of registered triggers. */
@@ -48,7 +49,8 @@ export class TriggerRunner {
    * already started are stopped and the error is rethrown (`FailedPrecondition` if already running).
    */
   async start(context: Omit<TriggerContext, "signal">): Promise<void> {
-    if (this.#controller !== undefined) throw new SdkError(ErrorCode.FailedPrecondition, "triggers are already running; stop() them first");
+    if (this.#controller !== undefined)
+      throw new SdkError(ErrorCode.FailedPrecondition, "triggers are already running; stop() them first");
     const controller = new AbortController();
     this.#controller = controller;
     const full: TriggerContext = { ...context, signal: controller.signal };
@@ -96,7 +98,8 @@ export class TriggerRunner {
       await raceSignal(tasks, link.signal);
     } catch (error) {
       // Only our own deadline or the caller's signal can end the wait early: report it, do not throw.
-      if (link.signal.aborted) globalThis.console?.warn(`antigravity: ${abortError(link.signal).message} while stopping triggers`);
+      if (link.signal.aborted)
+        globalThis.console?.warn(`antigravity: ${abortError(link.signal).message} while stopping triggers`);
       else throw error;
     } finally {
       link.dispose();

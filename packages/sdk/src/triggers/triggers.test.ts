@@ -4,7 +4,11 @@ import { every } from "./every.js";
 import type { SendTriggerOptions, Trigger, TriggerContext } from "./trigger.js";
 import { TriggerRunner } from "./trigger-runner.js";
 
-function fakeContext(): { context: Omit<TriggerContext, "signal">; sent: string[]; idle: { value: boolean; waiters: (() => void)[] } } {
+function fakeContext(): {
+  context: Omit<TriggerContext, "signal">;
+  sent: string[];
+  idle: { value: boolean; waiters: (() => void)[] };
+} {
   const sent: string[] = [];
   const idle = { value: true, waiters: [] as (() => void)[] };
   const context: Omit<TriggerContext, "signal"> = {
@@ -42,7 +46,9 @@ describe("every()", () => {
     vi.useFakeTimers();
     const { context, sent, idle } = fakeContext();
     let n = 0;
-    const runner = new TriggerRunner([every(100, () => (++n % 2 === 0 ? undefined : `m${n}`), { delivery: "whenIdle" })]);
+    const runner = new TriggerRunner([
+      every(100, () => (++n % 2 === 0 ? undefined : `m${n}`), { delivery: "whenIdle" }),
+    ]);
     idle.value = false;
     await runner.start(context);
     await vi.advanceTimersByTimeAsync(100);

@@ -79,7 +79,9 @@ describe("linkSignal", () => {
 
   it("rejects a negative or NaN timeout with InvalidArgument", () => {
     expect(() => linkSignal({ timeoutMs: -1 })).toThrow(expect.objectContaining({ code: ErrorCode.InvalidArgument }));
-    expect(() => linkSignal({ timeoutMs: Number.NaN })).toThrow(expect.objectContaining({ code: ErrorCode.InvalidArgument }));
+    expect(() => linkSignal({ timeoutMs: Number.NaN })).toThrow(
+      expect.objectContaining({ code: ErrorCode.InvalidArgument }),
+    );
   });
 });
 
@@ -118,7 +120,9 @@ describe("raceSignal", () => {
   });
 
   it("rejects at once for an already aborted signal", async () => {
-    await expect(raceSignal(Promise.resolve(1), AbortSignal.abort())).rejects.toMatchObject({ code: ErrorCode.Canceled });
+    await expect(raceSignal(Promise.resolve(1), AbortSignal.abort())).rejects.toMatchObject({
+      code: ErrorCode.Canceled,
+    });
   });
 });
 

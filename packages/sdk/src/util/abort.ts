@@ -44,8 +44,13 @@ export function linkSignal(options?: CallOptions, ...extra: readonly (AbortSigna
   }
   const timeoutMs = options?.timeoutMs;
   if (timeoutMs !== undefined) {
-    if (!(timeoutMs >= 0)) throw new SdkError(ErrorCode.InvalidArgument, `timeoutMs must be a number >= 0, got ${String(timeoutMs)}`);
-    const error = new SdkError(ErrorCode.DeadlineExceeded, `deadline exceeded: the call did not finish within ${timeoutMs} ms`, { details: { timeoutMs } });
+    if (!(timeoutMs >= 0))
+      throw new SdkError(ErrorCode.InvalidArgument, `timeoutMs must be a number >= 0, got ${String(timeoutMs)}`);
+    const error = new SdkError(
+      ErrorCode.DeadlineExceeded,
+      `deadline exceeded: the call did not finish within ${timeoutMs} ms`,
+      { details: { timeoutMs } },
+    );
     timer = setTimeout(() => abort(error), timeoutMs);
   }
   return { signal: controller.signal, dispose };

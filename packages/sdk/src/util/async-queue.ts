@@ -108,7 +108,12 @@ export class AsyncQueue<T> implements AsyncIterable<T> {
     }
     if (this.#state !== "open") return Promise.resolve({ done: true, value: undefined });
     if (this.#waiter !== undefined) {
-      return Promise.reject(new SdkError(ErrorCode.FailedPrecondition, "AsyncQueue has a single consumer: wait for the pending read before reading again"));
+      return Promise.reject(
+        new SdkError(
+          ErrorCode.FailedPrecondition,
+          "AsyncQueue has a single consumer: wait for the pending read before reading again",
+        ),
+      );
     }
     if (signal === undefined) return new Promise((resolve, reject) => (this.#waiter = { resolve, reject })); // nothing to detach: the common read costs one promise
     if (signal.aborted) return Promise.reject(abortError(signal));
@@ -137,7 +142,11 @@ export class AsyncQueue<T> implements AsyncIterable<T> {
    * Throws `FailedPrecondition` when called a second time.
    */
   [Symbol.asyncIterator](): AsyncIterator<T, undefined> {
-    if (this.#iterating) throw new SdkError(ErrorCode.FailedPrecondition, "AsyncQueue has a single consumer: it is already being iterated");
+    if (this.#iterating)
+      throw new SdkError(
+        ErrorCode.FailedPrecondition,
+        "AsyncQueue has a single consumer: it is already being iterated",
+      );
     this.#iterating = true;
     return {
       next: () => this.read(),

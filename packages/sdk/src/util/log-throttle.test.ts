@@ -9,7 +9,11 @@ describe("LogThrottle", () => {
     log.note("refused 403", "refused forbidden");
     expect(lines).toEqual(["refused #0", "refused forbidden"]);
     log.flush();
-    expect(lines).toEqual(["refused #0", "refused forbidden", "999 more refused upgrades (401) in the last 60 s (not logged one by one)"]);
+    expect(lines).toEqual([
+      "refused #0",
+      "refused forbidden",
+      "999 more refused upgrades (401) in the last 60 s (not logged one by one)",
+    ]);
     // A new window starts afresh.
     log.note("refused 401", "refused again");
     log.close();

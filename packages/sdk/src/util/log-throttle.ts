@@ -44,7 +44,8 @@ export class LogThrottle {
   flush(): void {
     const seconds = Math.round(this.#windowMs / 1000);
     for (const window of this.#windows.values()) {
-      if (window.suppressed > 0) this.#emit(`${window.suppressed} more ${window.what} in the last ${seconds} s (not logged one by one)`);
+      if (window.suppressed > 0)
+        this.#emit(`${window.suppressed} more ${window.what} in the last ${seconds} s (not logged one by one)`);
     }
     this.#windows.clear();
   }

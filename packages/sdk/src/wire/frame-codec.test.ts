@@ -33,7 +33,8 @@ import {
 
 describe("tryDecodeOutputFrame and decodeOutputFrameFully", () => {
   it("decode a hot frame alike, as decodeOutputEvent does", async () => {
-    const frame = '{"seqNum":"3","stepUpdate":{"trajectoryId":"t","stepIndex":1,"state":"STATE_DONE","textDelta":"hé 😀"}}';
+    const frame =
+      '{"seqNum":"3","stepUpdate":{"trajectoryId":"t","stepIndex":1,"state":"STATE_DONE","textDelta":"hé 😀"}}';
     expect(tryDecodeOutputFrame(frame)).toStrictEqual(decodeOutputEvent(frame));
     expect(await decodeOutputFrameFully(frame)).toStrictEqual(decodeOutputEvent(frame));
   });
@@ -64,7 +65,9 @@ describe("tryDecodeOutputFrame and decodeOutputFrameFully", () => {
 describe("encodeInputFrame and encodeInitFrame", () => {
   it("write what encodeInputEvent(create()) and encodeInitializeConversationEvent write", () => {
     const events = [
-      { event: { case: "userInput" as const, value: { parts: [{ part: { case: "text" as const, value: "hi 😀" } }] } } },
+      {
+        event: { case: "userInput" as const, value: { parts: [{ part: { case: "text" as const, value: "hi 😀" } }] } },
+      },
       { event: { case: "toolResponse" as const, value: { id: "c1", responseJson: '{"ok":true}' } } },
       { event: { case: "toolConfirmation" as const, value: { trajectoryId: "t", stepIndex: 0, accepted: false } } },
       { event: { case: "haltRequest" as const, value: true } },
@@ -78,7 +81,9 @@ describe("encodeInputFrame and encodeInitFrame", () => {
       tools: [{ name: "add", parametersJsonSchema: "{}" }],
       initialTrajectory: new Uint8Array([1, 2, 3]),
     });
-    expect(encodeInitFrame(config)).toBe(encodeInitializeConversationEvent(create(InitializeConversationEventSchema, { config })));
+    expect(encodeInitFrame(config)).toBe(
+      encodeInitializeConversationEvent(create(InitializeConversationEventSchema, { config })),
+    );
   });
 
   it("write every shape of toolResponse as encodeInputEvent(create()) writes it", () => {
@@ -87,7 +92,11 @@ describe("encodeInputFrame and encodeInitFrame", () => {
       { id: "", responseJson: "{}" },
       { id: "c2", responseJson: "" },
       { id: "c3", errorMessage: "boom" },
-      { id: "c4", responseJson: '{"result":"Returned 1 media attachment(s)."}', supplementalMedia: [{ mimeType: "image/png", data: new Uint8Array([1, 2]) }] },
+      {
+        id: "c4",
+        responseJson: '{"result":"Returned 1 media attachment(s)."}',
+        supplementalMedia: [{ mimeType: "image/png", data: new Uint8Array([1, 2]) }],
+      },
       { id: "c5", responseJson: "{}", supplementalMedia: [] },
     ];
     for (const value of answers) {
@@ -109,7 +118,10 @@ describe("the input and init frames' pairs", () => {
   });
 
   it("leave undecided frames to the full decoder, which decodes or rejects them the same", async () => {
-    for (const frame of ['{"toolConfirmation":{"trajectoryId":"t","stepIndex":"3","accepted":null}}', '{"haltRequest":true,"haltRequest":null}']) {
+    for (const frame of [
+      '{"toolConfirmation":{"trajectoryId":"t","stepIndex":"3","accepted":null}}',
+      '{"haltRequest":true,"haltRequest":null}',
+    ]) {
       expect(tryDecodeInputEventFrame(frame), frame).toBeUndefined();
       expect(await decodeInputEventFrameFully(frame)).toStrictEqual(decodeInputFrame(frame));
     }
@@ -118,7 +130,10 @@ describe("the input and init frames' pairs", () => {
     expect(await decodeInitFrameFully(init)).toStrictEqual(decodeInitializeConversationEvent(init));
     for (const frame of ["not json", '{"userInput":{"parts":7}}']) {
       const error = await decodeInputEventFrameFully(frame).catch((e: unknown) => e);
-      expect(error, frame).toMatchObject({ code: ErrorCode.ProtocolError, message: errorOf(() => decodeInputFrame(frame)) });
+      expect(error, frame).toMatchObject({
+        code: ErrorCode.ProtocolError,
+        message: errorOf(() => decodeInputFrame(frame)),
+      });
     }
   });
 });
@@ -129,12 +144,22 @@ describe("encodeOutputFrame", () => {
       {
         seqNum: 1n,
         timestampMicros: 1_700_000_000_000_000n,
-        event: { case: "stepUpdate" as const, value: { trajectoryId: "t", stepIndex: 0, state: StepUpdate_State.DONE, text: "é", textDelta: "" } },
+        event: {
+          case: "stepUpdate" as const,
+          value: { trajectoryId: "t", stepIndex: 0, state: StepUpdate_State.DONE, text: "é", textDelta: "" },
+        },
       },
       { seqNum: 2n, event: { case: "toolCall" as const, value: { id: "c", name: "add", argumentsJson: "{}" } } },
-      { seqNum: 3n, event: { case: "initializeConversationResponse" as const, value: { cascadeId: "c", history: [], cumulativeUsage: { promptTokenCount: 0n } } } },
+      {
+        seqNum: 3n,
+        event: {
+          case: "initializeConversationResponse" as const,
+          value: { cascadeId: "c", history: [], cumulativeUsage: { promptTokenCount: 0n } },
+        },
+      },
     ];
-    for (const event of events) expect(encodeOutputFrame(event)).toBe(encodeOutputEvent(create(OutputEventSchema, event)));
+    for (const event of events)
+      expect(encodeOutputFrame(event)).toBe(encodeOutputEvent(create(OutputEventSchema, event)));
   });
 });
 

@@ -1,7 +1,15 @@
 import type { DescMessage, MessageInitShape, MessageShape } from "@bufbuild/protobuf";
 import { ErrorCode, SdkError } from "../errors.js";
 import { errorText } from "../error-text.js";
-import type { HarnessConfig, InitializeConversationEvent, InitializeConversationEventSchema, InputEvent, InputEventSchema, OutputEvent, OutputEventSchema } from "./index.js";
+import type {
+  HarnessConfig,
+  InitializeConversationEvent,
+  InitializeConversationEventSchema,
+  InputEvent,
+  InputEventSchema,
+  OutputEvent,
+  OutputEventSchema,
+} from "./index.js";
 import { readJsonFast } from "./json-reader.js";
 import { writeJson } from "./json-writer.js";
 import type { Json } from "./json-writer.js";
@@ -91,7 +99,10 @@ export async function decodeInitFrameFully(frame: string): Promise<InitializeCon
   return (await loadFullDecoder()).decodeInitializeConversationEvent(frame);
 }
 
-function tryDecode<Desc extends DescMessage>(type: { readonly typeName: Desc["typeName"] }, frame: string): MessageShape<Desc> | undefined {
+function tryDecode<Desc extends DescMessage>(
+  type: { readonly typeName: Desc["typeName"] },
+  frame: string,
+): MessageShape<Desc> | undefined {
   let json: unknown;
   try {
     json = JSON.parse(frame);

@@ -9,11 +9,19 @@ import {
   TrajectoryStateUpdate_State,
   type OutputEvent,
 } from "../gen/antigravity/localharness/localharness_pb.js";
-import { decodeInitializeConversationEvent, decodeInputFrame, decodeOutputEvent, encodeInitializeConversationEvent, encodeInputEvent, encodeOutputEvent } from "./frames.js";
+import {
+  decodeInitializeConversationEvent,
+  decodeInputFrame,
+  decodeOutputEvent,
+  encodeInitializeConversationEvent,
+  encodeInputEvent,
+  encodeOutputEvent,
+} from "./frames.js";
 
 function trajectoryState(frame: string): TrajectoryStateUpdate_State | undefined {
   const event = decodeOutputEvent(frame);
-  if (event.event.case !== "trajectoryStateUpdate") throw new Error(`expected trajectoryStateUpdate, got ${String(event.event.case)}`);
+  if (event.event.case !== "trajectoryStateUpdate")
+    throw new Error(`expected trajectoryStateUpdate, got ${String(event.event.case)}`);
   return event.event.value.state;
 }
 
@@ -30,11 +38,20 @@ function protocolError(decode: () => unknown): SdkError {
 
 describe("tolerant decode (§4.1)", () => {
   it("accepts camelCase and snake_case field names alike", () => {
-    const camel = decodeOutputEvent('{"seqNum":"3","stepUpdate":{"trajectoryId":"t","stepIndex":1,"textDelta":"a","parentTrajectoryId":"p"}}');
-    const snake = decodeOutputEvent('{"seq_num":"3","step_update":{"trajectory_id":"t","step_index":1,"text_delta":"a","parent_trajectory_id":"p"}}');
+    const camel = decodeOutputEvent(
+      '{"seqNum":"3","stepUpdate":{"trajectoryId":"t","stepIndex":1,"textDelta":"a","parentTrajectoryId":"p"}}',
+    );
+    const snake = decodeOutputEvent(
+      '{"seq_num":"3","step_update":{"trajectory_id":"t","step_index":1,"text_delta":"a","parent_trajectory_id":"p"}}',
+    );
     expect(snake).toEqual(camel);
     expect(camel.event.case).toBe("stepUpdate");
-    expect(camel.event.value).toMatchObject({ trajectoryId: "t", stepIndex: 1, textDelta: "a", parentTrajectoryId: "p" });
+    expect(camel.event.value).toMatchObject({
+      trajectoryId: "t",
+      stepIndex: 1,
+      textDelta: "a",
+      parentTrajectoryId: "p",
+    });
   });
 
   it("accepts enum names and numbers", () => {
@@ -49,7 +66,9 @@ describe("tolerant decode (§4.1)", () => {
       const frame = `{"trajectoryStateUpdate":{"trajectoryId":"t","state":${state}}}`;
       expect(trajectoryState(frame)).toBe(2);
       expect(trajectoryState(frame)).toBe(TrajectoryStateUpdate_State.FULLY_IDLE);
-      expect(encodeOutputEvent(decodeOutputEvent(frame))).toBe('{"trajectoryStateUpdate":{"trajectoryId":"t","state":"STATE_FULLY_IDLE"}}');
+      expect(encodeOutputEvent(decodeOutputEvent(frame))).toBe(
+        '{"trajectoryStateUpdate":{"trajectoryId":"t","state":"STATE_FULLY_IDLE"}}',
+      );
     }
   });
 
@@ -69,21 +88,27 @@ describe("tolerant decode (§4.1)", () => {
   });
 
   it("ignores unknown fields at every level", () => {
-    const event = decodeOutputEvent('{"futureTopLevel":{"x":1},"seqNum":"1","stepUpdate":{"newAction":{"a":[1,2]},"text":"hi","unknown_snake":true}}');
+    const event = decodeOutputEvent(
+      '{"futureTopLevel":{"x":1},"seqNum":"1","stepUpdate":{"newAction":{"a":[1,2]},"text":"hi","unknown_snake":true}}',
+    );
     expect(event.seqNum).toBe(1n);
     expect(event.event.value).toMatchObject({ text: "hi" });
     expect(encodeOutputEvent(event)).toBe('{"seqNum":"1","stepUpdate":{"text":"hi"}}');
   });
 
   it("does not throw on unknown enum names; the field stays unset", () => {
-    const event = decodeOutputEvent('{"stepUpdate":{"state":"STATE_TERMINAL_ERROR","source":"SOURCE_FUTURE","text":"x"}}');
+    const event = decodeOutputEvent(
+      '{"stepUpdate":{"state":"STATE_TERMINAL_ERROR","source":"SOURCE_FUTURE","text":"x"}}',
+    );
     expect(event.event.value).toMatchObject({ text: "x" });
     expect(event.event.case === "stepUpdate" && event.event.value.state).toBeUndefined();
     expect(event.event.case === "stepUpdate" && event.event.value.source).toBeUndefined();
   });
 
   it("drops unknown names inside repeated enums and keeps the known ones", () => {
-    const init = decodeInitializeConversationEvent('{"config":{"enabledHooks":["LIFECYCLE_HOOK_FUTURE","LIFECYCLE_HOOK_PRE_TOOL"]}}');
+    const init = decodeInitializeConversationEvent(
+      '{"config":{"enabledHooks":["LIFECYCLE_HOOK_FUTURE","LIFECYCLE_HOOK_PRE_TOOL"]}}',
+    );
     expect(init.config?.enabledHooks).toEqual([5]);
   });
 
@@ -100,14 +125,20 @@ describe("tolerant decode (§4.1)", () => {
   });
 
   it("tolerates pretty-printed frames (upstream sends MessageToJson output)", () => {
-    const event = decodeInputFrame('{\n  "toolResponse": {\n    "id": "c1",\n    "responseJson": "{\\"result\\": 5}"\n  }\n}');
+    const event = decodeInputFrame(
+      '{\n  "toolResponse": {\n    "id": "c1",\n    "responseJson": "{\\"result\\": 5}"\n  }\n}',
+    );
     expect(encodeInputEvent(event)).toBe('{"toolResponse":{"id":"c1","responseJson":"{\\"result\\": 5}"}}');
   });
 
   it("decodes InputEvent frames for the harness, snake_case included", () => {
-    const event = decodeInputFrame('{"user_input":{"parts":[{"text":"hi"},{"media":{"mime_type":"image/png","data":"AAEC"}},{"slash_command":{"name":"plan"}}]}}');
+    const event = decodeInputFrame(
+      '{"user_input":{"parts":[{"text":"hi"},{"media":{"mime_type":"image/png","data":"AAEC"}},{"slash_command":{"name":"plan"}}]}}',
+    );
     expect(event.event.case).toBe("userInput");
-    expect(encodeInputEvent(event)).toBe('{"userInput":{"parts":[{"text":"hi"},{"media":{"mimeType":"image/png","data":"AAEC"}},{"slashCommand":{"name":"plan"}}]}}');
+    expect(encodeInputEvent(event)).toBe(
+      '{"userInput":{"parts":[{"text":"hi"},{"media":{"mimeType":"image/png","data":"AAEC"}},{"slashCommand":{"name":"plan"}}]}}',
+    );
   });
 });
 
@@ -116,7 +147,17 @@ describe("encode (§4.1)", () => {
     const event = create(OutputEventSchema, {
       seqNum: 7n,
       timestampMicros: 1766000000000000n,
-      event: { case: "stepUpdate", value: { trajectoryId: "t", stepIndex: 2, state: StepUpdate_State.DONE, source: 3, target: 1, textDelta: " 5." } },
+      event: {
+        case: "stepUpdate",
+        value: {
+          trajectoryId: "t",
+          stepIndex: 2,
+          state: StepUpdate_State.DONE,
+          source: 3,
+          target: 1,
+          textDelta: " 5.",
+        },
+      },
     });
     expect(encodeOutputEvent(event)).toBe(
       '{"seqNum":"7","timestampMicros":"1766000000000000","stepUpdate":{"trajectoryId":"t","stepIndex":2,"state":"STATE_DONE","source":"SOURCE_MODEL","target":"TARGET_USER","textDelta":" 5."}}',
@@ -129,7 +170,11 @@ describe("encode (§4.1)", () => {
         cascadeId: "",
         compactionThreshold: 0,
         finishToolSchemaJson: "",
-        harnessSideTools: { find: { enabled: true }, subagents: { enabled: false }, runCommand: { enabled: true, maxTimeoutMs: 0, enableDaemonCommands: false } },
+        harnessSideTools: {
+          find: { enabled: true },
+          subagents: { enabled: false },
+          runCommand: { enabled: true, maxTimeoutMs: 0, enableDaemonCommands: false },
+        },
         policyConfig: { rules: [{ tool: "*", decision: 1, isDynamic: false, ruleId: "" }] },
       },
     });
@@ -139,29 +184,68 @@ describe("encode (§4.1)", () => {
         cascadeId: "",
         compactionThreshold: 0,
         finishToolSchemaJson: "",
-        harnessSideTools: { find: { enabled: true }, subagents: { enabled: false }, runCommand: { enabled: true, maxTimeoutMs: 0, enableDaemonCommands: false } },
+        harnessSideTools: {
+          find: { enabled: true },
+          subagents: { enabled: false },
+          runCommand: { enabled: true, maxTimeoutMs: 0, enableDaemonCommands: false },
+        },
         policyConfig: { rules: [{ tool: "*", decision: "POLICY_DECISION_ALLOW", isDynamic: false, ruleId: "" }] },
       },
     });
-    expect(encodeInitializeConversationEvent(create(InitializeConversationEventSchema, { config: {} }))).toBe('{"config":{}}');
+    expect(encodeInitializeConversationEvent(create(InitializeConversationEventSchema, { config: {} }))).toBe(
+      '{"config":{}}',
+    );
   });
 
   it("emits zero-valued oneof members, bytes as base64 and maps as objects", () => {
-    expect(encodeInputEvent(create(InputEventSchema, { event: { case: "haltRequest", value: false } }))).toBe('{"haltRequest":false}');
-    expect(encodeInputEvent(create(InputEventSchema, { event: { case: "automatedTrigger", value: "" } }))).toBe('{"automatedTrigger":""}');
-    const media = create(InputEventSchema, { event: { case: "userInput", value: { parts: [{ part: { case: "media", value: { mimeType: "image/png", data: new Uint8Array([0, 1, 2, 255]) } } }] } } });
-    expect(encodeInputEvent(media)).toBe('{"userInput":{"parts":[{"media":{"mimeType":"image/png","data":"AAEC/w=="}}]}}');
-    const headers = create(InitializeConversationEventSchema, { config: { models: [{ name: "m", endpoint: { case: "geminiApiEndpoint", value: { httpHeaders: { "x-a": "1" } } } }] } });
-    expect(encodeInitializeConversationEvent(headers)).toBe('{"config":{"models":[{"name":"m","geminiApiEndpoint":{"httpHeaders":{"x-a":"1"}}}]}}');
+    expect(encodeInputEvent(create(InputEventSchema, { event: { case: "haltRequest", value: false } }))).toBe(
+      '{"haltRequest":false}',
+    );
+    expect(encodeInputEvent(create(InputEventSchema, { event: { case: "automatedTrigger", value: "" } }))).toBe(
+      '{"automatedTrigger":""}',
+    );
+    const media = create(InputEventSchema, {
+      event: {
+        case: "userInput",
+        value: {
+          parts: [{ part: { case: "media", value: { mimeType: "image/png", data: new Uint8Array([0, 1, 2, 255]) } } }],
+        },
+      },
+    });
+    expect(encodeInputEvent(media)).toBe(
+      '{"userInput":{"parts":[{"media":{"mimeType":"image/png","data":"AAEC/w=="}}]}}',
+    );
+    const headers = create(InitializeConversationEventSchema, {
+      config: {
+        models: [{ name: "m", endpoint: { case: "geminiApiEndpoint", value: { httpHeaders: { "x-a": "1" } } } }],
+      },
+    });
+    expect(encodeInitializeConversationEvent(headers)).toBe(
+      '{"config":{"models":[{"name":"m","geminiApiEndpoint":{"httpHeaders":{"x-a":"1"}}}]}}',
+    );
   });
 
   it("round-trips every OutputEvent kind through encode and decode", () => {
     const events: OutputEvent[] = [
-      create(OutputEventSchema, { event: { case: "toolCall", value: { id: "c1", name: "add", argumentsJson: '{"a":2}' } } }),
+      create(OutputEventSchema, {
+        event: { case: "toolCall", value: { id: "c1", name: "add", argumentsJson: '{"a":2}' } },
+      }),
       create(OutputEventSchema, { event: { case: "sessionEndResponse", value: true } }),
-      create(OutputEventSchema, { event: { case: "callHookRequest", value: { requestId: "r1", type: 5, args: { case: "preToolArgs", value: { toolName: "add", stepIndex: 0 } } } } }),
-      create(OutputEventSchema, { event: { case: "policyDecisionRequest", value: { requestId: "p1", ruleId: "rule_0" } } }),
-      create(OutputEventSchema, { event: { case: "initializeConversationResponse", value: { cascadeId: "c", history: [{ stepIndex: 0, text: "x" }] } } }),
+      create(OutputEventSchema, {
+        event: {
+          case: "callHookRequest",
+          value: { requestId: "r1", type: 5, args: { case: "preToolArgs", value: { toolName: "add", stepIndex: 0 } } },
+        },
+      }),
+      create(OutputEventSchema, {
+        event: { case: "policyDecisionRequest", value: { requestId: "p1", ruleId: "rule_0" } },
+      }),
+      create(OutputEventSchema, {
+        event: {
+          case: "initializeConversationResponse",
+          value: { cascadeId: "c", history: [{ stepIndex: 0, text: "x" }] },
+        },
+      }),
     ];
     for (const event of events) expect(decodeOutputEvent(encodeOutputEvent(event))).toEqual(event);
   });
@@ -189,12 +273,16 @@ describe("malformed frames → ProtocolError naming the problem", () => {
   });
 
   it("rejects bad base64 and the era-A string userInput in an InputEvent", () => {
-    expect(protocolError(() => decodeInputFrame('{"userInput":{"parts":[{"media":{"data":"!!!"}}]}}')).message).toMatch(/InputEvent.*Media\.data/);
+    expect(protocolError(() => decodeInputFrame('{"userInput":{"parts":[{"media":{"data":"!!!"}}]}}')).message).toMatch(
+      /InputEvent.*Media\.data/,
+    );
     expect(protocolError(() => decodeInputFrame('{"userInput":"hello"}')).message).toMatch(/InputEvent.*UserInput/);
   });
 
   it("rejects a first frame that is not an InitializeConversationEvent", () => {
-    expect(protocolError(() => decodeInitializeConversationEvent('{"config":"x"}')).message).toMatch(/InitializeConversationEvent.*HarnessConfig/);
+    expect(protocolError(() => decodeInitializeConversationEvent('{"config":"x"}')).message).toMatch(
+      /InitializeConversationEvent.*HarnessConfig/,
+    );
   });
 
   it("keeps the underlying error as the cause and shortens long frames", () => {

@@ -28,7 +28,8 @@ function valueInitOf(value: Json): MessageInitShape<typeof ValueSchema> {
 /** A decoded genai.Struct as a plain object. */
 export function plainOfStruct(struct: Pick<Struct, "fields">): { [key: string]: unknown } {
   const out: { [key: string]: unknown } = {};
-  for (const field of struct.fields) if (field.name !== undefined) out[field.name] = field.value === undefined ? null : plainOfValue(field.value);
+  for (const field of struct.fields)
+    if (field.name !== undefined) out[field.name] = field.value === undefined ? null : plainOfValue(field.value);
   return out;
 }
 
@@ -67,7 +68,8 @@ export function plainOfStructJson(json: Json | undefined): JsonObject | undefine
   if (!Array.isArray(fields)) return undefined;
   const out: JsonObject = {};
   for (const field of fields) {
-    if (typeof field !== "object" || field === null || Array.isArray(field) || typeof field.name !== "string") return undefined;
+    if (typeof field !== "object" || field === null || Array.isArray(field) || typeof field.name !== "string")
+      return undefined;
     const value = plainOfValueJson(field.value ?? null);
     if (value === INVALID) return undefined;
     out[field.name] = value;
@@ -83,7 +85,8 @@ function plainOfValueJson(json: Json): Json | typeof INVALID {
   const keys = Object.keys(json);
   if (keys.length === 0 || "nullValue" in json || "null_value" in json) return null;
   const number = json.numberValue ?? json.number_value;
-  if (number !== undefined) return typeof number === "number" ? number : typeof number === "string" ? Number(number) : INVALID;
+  if (number !== undefined)
+    return typeof number === "number" ? number : typeof number === "string" ? Number(number) : INVALID;
   const string = json.stringValue ?? json.string_value;
   if (string !== undefined) return typeof string === "string" ? string : INVALID;
   const bool = json.boolValue ?? json.bool_value;

@@ -44,7 +44,8 @@ export function decodeHandshakeInput(bytes: Uint8Array): HandshakeInput {
     if (field === 1 && wire === WIRE_LEN) input.storageDirectory = reader.string();
     else if (field === 2 && wire === WIRE_VARINT) input.port = reader.varint32();
     else if (field === 3 && wire === WIRE_LEN) input.bindAddress = reader.string();
-    else if (field === 4 && wire === WIRE_LEN) input.clientInfo = decodeClientInfo(reader.bytes(), input.clientInfo ?? {});
+    else if (field === 4 && wire === WIRE_LEN)
+      input.clientInfo = decodeClientInfo(reader.bytes(), input.clientInfo ?? {});
     else if (field === 5 && wire === WIRE_LEN) {
       const [key, value] = decodeMapEntry(reader.bytes());
       input.env[key] = value;
@@ -102,7 +103,10 @@ export function encodeHandshakeInput(input: HandshakeInput): Uint8Array {
   return out.finish();
 }
 
-function decodeClientInfo(bytes: Uint8Array, into: NonNullable<HandshakeInput["clientInfo"]>): NonNullable<HandshakeInput["clientInfo"]> {
+function decodeClientInfo(
+  bytes: Uint8Array,
+  into: NonNullable<HandshakeInput["clientInfo"]>,
+): NonNullable<HandshakeInput["clientInfo"]> {
   const reader = new ProtoReader(bytes, "InputConfig.client_info", CLIENT_HINT);
   while (!reader.done) {
     const [field, wire] = reader.tag();
@@ -128,7 +132,8 @@ function decodeMapEntry(bytes: Uint8Array): [string, string] {
 
 /** Non-negative int32 / uint32 values as a protobuf varint. */
 function pushVarint(out: number[], value: number): void {
-  if (!Number.isInteger(value) || value < 0 || value > 0xffffffff) throw new RangeError(`cannot encode ${value} as a handshake varint`);
+  if (!Number.isInteger(value) || value < 0 || value > 0xffffffff)
+    throw new RangeError(`cannot encode ${value} as a handshake varint`);
   let rest = value;
   while (rest > 0x7f) {
     out.push((rest & 0x7f) | 0x80);
@@ -230,6 +235,8 @@ class ProtoReader {
   }
 
   #fail(reason: string): never {
-    throw new HandshakeFormatError(`malformed ${this.message} in the stdio handshake: ${reason} (at byte ${this.#offset}); ${this.hint}`);
+    throw new HandshakeFormatError(
+      `malformed ${this.message} in the stdio handshake: ${reason} (at byte ${this.#offset}); ${this.hint}`,
+    );
   }
 }

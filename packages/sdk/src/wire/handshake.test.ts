@@ -21,7 +21,11 @@ describe("frameLengthPrefixed (§3)", () => {
 describe("LengthPrefixedReader", () => {
   it("returns several messages delivered in one chunk, in order", () => {
     const reader = new LengthPrefixedReader();
-    const chunk = new Uint8Array([...frameLengthPrefixed(bytes(1)), ...frameLengthPrefixed(bytes()), ...frameLengthPrefixed(bytes(2, 3))]);
+    const chunk = new Uint8Array([
+      ...frameLengthPrefixed(bytes(1)),
+      ...frameLengthPrefixed(bytes()),
+      ...frameLengthPrefixed(bytes(2, 3)),
+    ]);
     expect(reader.push(chunk)).toEqual([bytes(1), bytes(), bytes(2, 3)]);
     expect(reader.pendingBytes).toBe(0);
   });
@@ -73,7 +77,9 @@ describe("LengthPrefixedReader.readFirstMessage", () => {
     expect(await reading).toEqual(bytes(1, 2, 3));
     expect(reader.receivedBytes).toBe(8);
     expect(reader.pendingBytes).toBe(1);
-    expect([stream.listenerCount("data"), stream.listenerCount("end"), stream.listenerCount("error")]).toEqual([0, 0, 0]);
+    expect([stream.listenerCount("data"), stream.listenerCount("end"), stream.listenerCount("error")]).toEqual([
+      0, 0, 0,
+    ]);
   });
 
   it("resolves undefined when the stream or `ended` ends it first, with what came counted", async () => {
@@ -83,7 +89,9 @@ describe("LengthPrefixedReader.readFirstMessage", () => {
     stream.end(bytes(5, 0, 0, 0, 1));
     expect(await reading).toBeUndefined();
     expect([reader.receivedBytes, reader.pendingBytes]).toEqual([5, 5]);
-    expect(await new LengthPrefixedReader().readFirstMessage(new PassThrough(), { ended: Promise.resolve() })).toBeUndefined();
+    expect(
+      await new LengthPrefixedReader().readFirstMessage(new PassThrough(), { ended: Promise.resolve() }),
+    ).toBeUndefined();
   });
 
   it("rejects with the stream's error, the signal's reason, or ProtocolError for an absurd length", async () => {

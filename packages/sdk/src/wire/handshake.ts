@@ -1,5 +1,10 @@
 import { fromBinary, toBinary } from "@bufbuild/protobuf";
-import { InputConfigSchema, OutputConfigSchema, type InputConfig, type OutputConfig } from "../gen/antigravity/localharness/localharness_pb.js";
+import {
+  InputConfigSchema,
+  OutputConfigSchema,
+  type InputConfig,
+  type OutputConfig,
+} from "../gen/antigravity/localharness/localharness_pb.js";
 import { ErrorCode, SdkError } from "../errors.js";
 import { errorText } from "../error-text.js";
 
@@ -27,6 +32,8 @@ function decodeBinary<T>(decode: () => T, name: string): T {
   try {
     return decode();
   } catch (cause) {
-    throw new SdkError(ErrorCode.ProtocolError, `malformed ${name} in the stdio handshake: ${errorText(cause)}`, { cause });
+    throw new SdkError(ErrorCode.ProtocolError, `malformed ${name} in the stdio handshake: ${errorText(cause)}`, {
+      cause,
+    });
   }
 }

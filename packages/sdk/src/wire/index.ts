@@ -7,7 +7,13 @@
 export * from "../gen/antigravity/localharness/localharness_pb.js";
 export { create, fromJson, toJson, toBinary, fromBinary, type MessageInitShape } from "@bufbuild/protobuf";
 export { decodeJsonFrame, encodeJsonFrame } from "./json-codec.js";
-export { LOCALHARNESS_ERAS, NEWEST_LOCALHARNESS_ERA, isLocalharnessEra, eraOfClientInfo, type LocalharnessEra } from "./wire-era.js";
+export {
+  LOCALHARNESS_ERAS,
+  NEWEST_LOCALHARNESS_ERA,
+  isLocalharnessEra,
+  eraOfClientInfo,
+  type LocalharnessEra,
+} from "./wire-era.js";
 export { initFrameForEra, inputEventForEra, outputEventForEra, readFrameOfEitherEra } from "./wire-era-spelling.js";
 export {
   decodeOutputEvent,
@@ -17,5 +23,11 @@ export {
   decodeInitializeConversationEvent,
   encodeInitializeConversationEvent,
 } from "./frames.js";
-export { frameLengthPrefixed, LengthPrefixedReader, MAX_HANDSHAKE_BYTES, type ByteEventStream, type ReadFirstMessageOptions } from "./length-prefixed.js";
+export {
+  frameLengthPrefixed,
+  LengthPrefixedReader,
+  MAX_HANDSHAKE_BYTES,
+  type ByteEventStream,
+  type ReadFirstMessageOptions,
+} from "./length-prefixed.js";
 export { encodeInputConfig, decodeInputConfig, encodeOutputConfig, decodeOutputConfig } from "./handshake.js";

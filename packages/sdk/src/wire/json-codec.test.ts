@@ -1,7 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { create } from "@bufbuild/protobuf";
 import { ErrorCode, SdkError } from "../errors.js";
-import { ToolCallSchema, TrajectoryStateUpdateSchema, UsageMetadataSchema } from "../gen/antigravity/localharness/localharness_pb.js";
+import {
+  ToolCallSchema,
+  TrajectoryStateUpdateSchema,
+  UsageMetadataSchema,
+} from "../gen/antigravity/localharness/localharness_pb.js";
 import { decodeJsonFrame, encodeJsonFrame } from "./json-codec.js";
 
 describe("decodeJsonFrame / encodeJsonFrame", () => {
@@ -30,6 +34,8 @@ describe("decodeJsonFrame / encodeJsonFrame", () => {
   it("encodes uint64 counters beyond 2^53 exactly", () => {
     const usage = create(UsageMetadataSchema, { totalTokenCount: 18446744073709551615n });
     expect(encodeJsonFrame(UsageMetadataSchema, usage)).toBe('{"totalTokenCount":"18446744073709551615"}');
-    expect(decodeJsonFrame(UsageMetadataSchema, '{"totalTokenCount":"18446744073709551615"}').totalTokenCount).toBe(18446744073709551615n);
+    expect(decodeJsonFrame(UsageMetadataSchema, '{"totalTokenCount":"18446744073709551615"}').totalTokenCount).toBe(
+      18446744073709551615n,
+    );
   });
 });

@@ -38,7 +38,11 @@ export function encodeJsonFrame<Desc extends DescMessage>(schema: Desc, message:
 }
 
 function protocolError(schema: DescMessage, problem: string, cause?: unknown): SdkError {
-  return new SdkError(ErrorCode.ProtocolError, `malformed ${schema.name} frame: ${problem}`, definedProperties({ cause }));
+  return new SdkError(
+    ErrorCode.ProtocolError,
+    `malformed ${schema.name} frame: ${problem}`,
+    definedProperties({ cause }),
+  );
 }
 
 function preview(frame: string): string {

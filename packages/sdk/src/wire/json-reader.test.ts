@@ -2,7 +2,13 @@ import { readFileSync } from "node:fs";
 import { equals, fromJson, ScalarType, type DescField, type DescMessage, type JsonValue } from "@bufbuild/protobuf";
 import { describe, expect, it } from "vitest";
 import { ErrorCode, SdkError } from "../errors.js";
-import { InitializeConversationEventSchema, InputEventSchema, OutputEventSchema, StepUpdateSchema, UsageMetadataSchema } from "../gen/antigravity/localharness/localharness_pb.js";
+import {
+  InitializeConversationEventSchema,
+  InputEventSchema,
+  OutputEventSchema,
+  StepUpdateSchema,
+  UsageMetadataSchema,
+} from "../gen/antigravity/localharness/localharness_pb.js";
 import { seededRandom } from "../testing/seeded-random.js";
 import { decodeJsonFrame } from "./json-codec.js";
 import { readJsonFast } from "./json-reader.js";
@@ -52,7 +58,8 @@ function check(schema: DescMessage, json: unknown): boolean {
  */
 function generator(random: () => number, mutate: number) {
   const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
-  const text = (): string => pick(["", "hello", "héllo wörld", "line\nbreak", "emoji 😀", '{"a":1}', "file:///tmp/x.txt", "x".repeat(200)]);
+  const text = (): string =>
+    pick(["", "hello", "héllo wörld", "line\nbreak", "emoji 😀", '{"a":1}', "file:///tmp/x.txt", "x".repeat(200)]);
   const oddValues: unknown[] = [
     null,
     "",
@@ -99,7 +106,18 @@ function generator(random: () => number, mutate: number) {
       case ScalarType.INT64:
       case ScalarType.SINT64:
       case ScalarType.SFIXED64:
-        return pick(["0", "7", "-7", "1766000000000000", "123456789012345678", 0, 12, -12, Number.MAX_SAFE_INTEGER, "9223372036854775807"]);
+        return pick([
+          "0",
+          "7",
+          "-7",
+          "1766000000000000",
+          "123456789012345678",
+          0,
+          12,
+          -12,
+          Number.MAX_SAFE_INTEGER,
+          "9223372036854775807",
+        ]);
       case ScalarType.UINT64:
       case ScalarType.FIXED64:
         return pick(["0", "10", "812", "18446744073709551615", 0, 5, Number.MAX_SAFE_INTEGER, "1234567890123456789"]);
@@ -133,7 +151,11 @@ function generator(random: () => number, mutate: number) {
         const out: Record<string, unknown> = {};
         for (let i = Math.floor(random() * 3); i > 0; i--)
           out[pick(["k", "key", "x-goog-api-key", "1"])] =
-            field.mapKind === "scalar" ? scalar(field.scalar) : field.mapKind === "enum" ? pick(field.enum.values).name : message(field.message, depth + 1);
+            field.mapKind === "scalar"
+              ? scalar(field.scalar)
+              : field.mapKind === "enum"
+                ? pick(field.enum.values).name
+                : message(field.message, depth + 1);
         return out;
       }
     }
@@ -146,7 +168,8 @@ function generator(random: () => number, mutate: number) {
     for (const field of desc.fields) {
       if (field.oneof !== undefined) {
         // One member per oneof, sometimes a second one (an error for fromJson).
-        if (oneofsSet.has(field.oneof.name) ? random() >= mutate / 2 : random() >= 1 / field.oneof.fields.length) continue;
+        if (oneofsSet.has(field.oneof.name) ? random() >= mutate / 2 : random() >= 1 / field.oneof.fields.length)
+          continue;
         oneofsSet.add(field.oneof.name);
       } else if (random() < 0.5) {
         continue;
@@ -162,34 +185,52 @@ function generator(random: () => number, mutate: number) {
   return message;
 }
 
-const SCHEMAS: readonly DescMessage[] = [OutputEventSchema, StepUpdateSchema, UsageMetadataSchema, InputEventSchema, InitializeConversationEventSchema];
+const SCHEMAS: readonly DescMessage[] = [
+  OutputEventSchema,
+  StepUpdateSchema,
+  UsageMetadataSchema,
+  InputEventSchema,
+  InitializeConversationEventSchema,
+];
 
 describe("readJsonFast against protobuf-es fromJson", () => {
-  it.each(SCHEMAS.map((schema) => [schema.typeName, schema] as const))("agrees on well-formed random %s frames, and decides nearly all of them", (_name, schema) => {
-    const message = generator(seededRandom(0xc0ffee), 0);
-    let decided = 0;
-    const total = 400;
-    for (let i = 0; i < total; i++) if (check(schema, message(schema, 0))) decided++;
-    // What it leaves to fromJson on well-formed frames: bytes fields, and values nested in them.
-    expect(decided / total).toBeGreaterThan(0.5);
-  });
+  it.each(SCHEMAS.map((schema) => [schema.typeName, schema] as const))(
+    "agrees on well-formed random %s frames, and decides nearly all of them",
+    (_name, schema) => {
+      const message = generator(seededRandom(0xc0ffee), 0);
+      let decided = 0;
+      const total = 400;
+      for (let i = 0; i < total; i++) if (check(schema, message(schema, 0))) decided++;
+      // What it leaves to fromJson on well-formed frames: bytes fields, and values nested in them.
+      expect(decided / total).toBeGreaterThan(0.5);
+    },
+  );
 
-  it.each(SCHEMAS.map((schema) => [schema.typeName, schema] as const))("agrees on fuzzed %s frames (bad types, nulls, ranges, duplicates, oneofs)", (_name, schema) => {
-    for (const [seed, rate] of [
-      [1, 0.05],
-      [2, 0.2],
-      [3, 0.5],
-    ] as const) {
-      const message = generator(seededRandom(seed), rate);
-      for (let i = 0; i < 600; i++) check(schema, message(schema, 0));
-    }
-  });
+  it.each(SCHEMAS.map((schema) => [schema.typeName, schema] as const))(
+    "agrees on fuzzed %s frames (bad types, nulls, ranges, duplicates, oneofs)",
+    (_name, schema) => {
+      for (const [seed, rate] of [
+        [1, 0.05],
+        [2, 0.2],
+        [3, 0.5],
+      ] as const) {
+        const message = generator(seededRandom(seed), rate);
+        for (let i = 0; i < 600; i++) check(schema, message(schema, 0));
+      }
+    },
+  );
 
   it("decides every era-D fixture frame itself, and agrees on mutations of them", () => {
-    const fixture = JSON.parse(readFileSync(new URL("../../../../test/node/contract/fixtures/era-d-frames.json", import.meta.url), "utf8")) as {
+    const fixture = JSON.parse(
+      readFileSync(new URL("../../../../test/node/contract/fixtures/era-d-frames.json", import.meta.url), "utf8"),
+    ) as {
       frames: { message: string; frame: Record<string, unknown> }[];
     };
-    const schemas: Record<string, DescMessage> = { OutputEvent: OutputEventSchema, InputEvent: InputEventSchema, InitializeConversationEvent: InitializeConversationEventSchema };
+    const schemas: Record<string, DescMessage> = {
+      OutputEvent: OutputEventSchema,
+      InputEvent: InputEventSchema,
+      InitializeConversationEvent: InitializeConversationEventSchema,
+    };
     const random = seededRandom(7);
     const odd: unknown[] = [null, "x", 1.5, -1, "12", "\ud800", [], {}, true, "STATE_NOPE", "99999999999999999999"];
     expect(fixture.frames.length).toBeGreaterThan(5);
@@ -209,18 +250,61 @@ describe("readJsonFast against protobuf-es fromJson", () => {
 
   it("decides the hot frames itself: step updates with snake_case keys, enum numbers, int64 numbers", () => {
     const frames = [
-      { seqNum: "12", stepUpdate: { cascadeId: "t", trajectoryId: "t", stepIndex: 4, state: "STATE_DONE", source: "SOURCE_MODEL", target: "TARGET_USER", text: "hi", textDelta: "hi" } },
-      { seq_num: 12, step_update: { trajectory_id: "t", step_index: 4, state: 2, source: 3, target: 1, thinking_delta: "hm", error: { errorMessage: "x", httpCode: 429 } } },
-      { stepUpdate: { trajectoryId: "t", stepIndex: 9, state: 7, customTool: { toolCall: { id: "c1", name: "add", argumentsJson: "{}" } }, futureField: [1, 2] } },
+      {
+        seqNum: "12",
+        stepUpdate: {
+          cascadeId: "t",
+          trajectoryId: "t",
+          stepIndex: 4,
+          state: "STATE_DONE",
+          source: "SOURCE_MODEL",
+          target: "TARGET_USER",
+          text: "hi",
+          textDelta: "hi",
+        },
+      },
+      {
+        seq_num: 12,
+        step_update: {
+          trajectory_id: "t",
+          step_index: 4,
+          state: 2,
+          source: 3,
+          target: 1,
+          thinking_delta: "hm",
+          error: { errorMessage: "x", httpCode: 429 },
+        },
+      },
+      {
+        stepUpdate: {
+          trajectoryId: "t",
+          stepIndex: 9,
+          state: 7,
+          customTool: { toolCall: { id: "c1", name: "add", argumentsJson: "{}" } },
+          futureField: [1, 2],
+        },
+      },
       { trajectoryStateUpdate: { trajectoryId: "t", state: "STATE_IDLE" } },
       { trajectoryStateUpdate: { trajectoryId: "t", state: "STATE_FULLY_IDLE", stopReason: "STOP_REASON_NOPE" } },
-      { usageUpdate: { total: { promptTokenCount: "812", candidatesTokenCount: 9, totalTokenCount: "821" }, agents: [{ trajectoryId: "t", usage: { totalTokenCount: "1" } }] } },
+      {
+        usageUpdate: {
+          total: { promptTokenCount: "812", candidatesTokenCount: 9, totalTokenCount: "821" },
+          agents: [{ trajectoryId: "t", usage: { totalTokenCount: "1" } }],
+        },
+      },
       { toolCall: { id: "c1", name: "add", argumentsJson: '{"a":2}' } },
     ];
     for (const frame of frames) expect(check(OutputEventSchema, frame), JSON.stringify(frame)).toBe(true);
     // Lists, maps and oneof groups of the zero message are never shared between messages.
-    const [a, b] = [readJsonFast(OutputEventSchema, { usageUpdate: {} }), readJsonFast(OutputEventSchema, { usageUpdate: {} })];
-    expect(a?.event.case === "usageUpdate" && b?.event.case === "usageUpdate" && a.event.value.agents !== b.event.value.agents).toBe(true);
+    const [a, b] = [
+      readJsonFast(OutputEventSchema, { usageUpdate: {} }),
+      readJsonFast(OutputEventSchema, { usageUpdate: {} }),
+    ];
+    expect(
+      a?.event.case === "usageUpdate" &&
+        b?.event.case === "usageUpdate" &&
+        a.event.value.agents !== b.event.value.agents,
+    ).toBe(true);
     expect(readJsonFast(OutputEventSchema, {})?.event).not.toBe(readJsonFast(OutputEventSchema, {})?.event);
   });
 
@@ -248,7 +332,9 @@ function mutateLeaf(value: Record<string, unknown>, odd: () => unknown, random: 
   const paths: { parent: Record<string, unknown> | unknown[]; key: string | number }[] = [];
   const walk = (node: unknown): void => {
     if (Array.isArray(node)) node.forEach((item, index) => (paths.push({ parent: node, key: index }), walk(item)));
-    else if (typeof node === "object" && node !== null) for (const [key, item] of Object.entries(node)) paths.push({ parent: node as Record<string, unknown>, key }), walk(item);
+    else if (typeof node === "object" && node !== null)
+      for (const [key, item] of Object.entries(node))
+        paths.push({ parent: node as Record<string, unknown>, key }), walk(item);
   };
   walk(copy);
   const target = paths[Math.floor(random() * paths.length)];

@@ -1,5 +1,13 @@
 import type { DescMessage, MessageShape } from "@bufbuild/protobuf";
-import { FieldKind, Scalar, scalarZero, wireMessage, type WireEnum, type WireField, type WireMessage } from "./wire-plan.js";
+import {
+  FieldKind,
+  Scalar,
+  scalarZero,
+  wireMessage,
+  type WireEnum,
+  type WireField,
+  type WireMessage,
+} from "./wire-plan.js";
 
 // A fast path for the tolerant JSON decoding of §4.1. protobuf-es `fromJson` walks every value
 // through its reflection API (a wrapper object per message, a type check per field set); a busy
@@ -65,7 +73,10 @@ const plans = new Map<string, MessagePlan | null>();
  * @example
  * const event = readJsonFast(OutputEventSchema, JSON.parse(frame)) ?? fromJson(OutputEventSchema, JSON.parse(frame), { ignoreUnknownFields: true });
  */
-export function readJsonFast<Desc extends DescMessage>(schema: Desc | { readonly typeName: Desc["typeName"] }, json: unknown): MessageShape<Desc> | undefined {
+export function readJsonFast<Desc extends DescMessage>(
+  schema: Desc | { readonly typeName: Desc["typeName"] },
+  json: unknown,
+): MessageShape<Desc> | undefined {
   try {
     return readPlanned(planOf(schema.typeName), json, 1) as MessageShape<Desc>;
   } catch (error) {
@@ -75,7 +86,8 @@ export function readJsonFast<Desc extends DescMessage>(schema: Desc | { readonly
 }
 
 function readPlanned(plan: MessagePlan | null, json: unknown, depth: number): Record<string, unknown> {
-  if (plan === null || depth > MAX_DEPTH || typeof json !== "object" || json === null || Array.isArray(json)) throw GIVE_UP;
+  if (plan === null || depth > MAX_DEPTH || typeof json !== "object" || json === null || Array.isArray(json))
+    throw GIVE_UP;
   const source = json as Record<string, unknown>;
   // A literal, then plain stores: copying a template with `{...}` is many times slower in V8.
   const message: Record<string, unknown> = { $typeName: plan.typeName };
@@ -152,7 +164,12 @@ function constant(value: unknown): () => unknown {
 }
 
 function readerOf(field: WireField): Read {
-  const item: Read = field.scalar !== undefined ? scalarReader(field.scalar) : field.enumType !== undefined ? enumReader(field.enumType) : messageReader(field.messageType as string);
+  const item: Read =
+    field.scalar !== undefined
+      ? scalarReader(field.scalar)
+      : field.enumType !== undefined
+        ? enumReader(field.enumType)
+        : messageReader(field.messageType as string);
   switch (field.kind) {
     case FieldKind.Implicit:
     case FieldKind.Explicit:
@@ -201,7 +218,8 @@ function enumReader(desc: WireEnum): Read {
   return (json) => {
     if (typeof json === "string") return numbers.get(json) ?? SKIP; // §4.1: unknown names ignored
     // The plan's enums are all open (proto3): unknown numbers are kept (§4.1).
-    if (typeof json === "number" && Number.isInteger(json) && json >= -2_147_483_648 && json <= 2_147_483_647) return json;
+    if (typeof json === "number" && Number.isInteger(json) && json >= -2_147_483_648 && json <= 2_147_483_647)
+      return json;
     throw GIVE_UP;
   };
 }

@@ -25,7 +25,17 @@ import * as localharness from "../gen/antigravity/localharness/localharness_pb.j
 /** Random `MessageInitShape`s: absent optionals, edge values, nested messages, sometimes already messages. */
 function initGenerator(random: () => number) {
   const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
-  const text = (): string => pick(["", "hello", "héllo wörld", "line\nbreak\ttab", "emoji 😀 𝄞", 'quote " and \\ slash', "\u0000\u001f\u2028", "x".repeat(300)]);
+  const text = (): string =>
+    pick([
+      "",
+      "hello",
+      "héllo wörld",
+      "line\nbreak\ttab",
+      "emoji 😀 𝄞",
+      'quote " and \\ slash',
+      "\u0000\u001f\u2028",
+      "x".repeat(300),
+    ]);
 
   function scalar(type: number): unknown {
     switch (type) {
@@ -49,9 +59,23 @@ function initGenerator(random: () => number) {
         return pick([0n, 10n, 2n ** 64n - 1n, 1234567890123456789n]);
       case 1:
       case 2:
-        return pick([0, -0, 1, -2.5, 3.25, 1e10, 1e308, 5e-324, Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY]);
+        return pick([
+          0,
+          -0,
+          1,
+          -2.5,
+          3.25,
+          1e10,
+          1e308,
+          5e-324,
+          Number.NaN,
+          Number.POSITIVE_INFINITY,
+          Number.NEGATIVE_INFINITY,
+        ]);
       case 12:
-        return random() < 0.2 ? [1, 2, 255] : new Uint8Array(Array.from({ length: Math.floor(random() * 7) }, () => Math.floor(random() * 256)));
+        return random() < 0.2
+          ? [1, 2, 255]
+          : new Uint8Array(Array.from({ length: Math.floor(random() * 7) }, () => Math.floor(random() * 256)));
       default:
         throw new Error(`no generator for scalar ${type}`);
     }
@@ -71,12 +95,21 @@ function initGenerator(random: () => number) {
         return message(field.message, depth + 1);
       case "list":
         return Array.from({ length: Math.floor(random() * 3) }, () =>
-          field.listKind === "scalar" ? scalar(field.scalar) : field.listKind === "enum" ? enumNumber(field) : message(field.message, depth + 1),
+          field.listKind === "scalar"
+            ? scalar(field.scalar)
+            : field.listKind === "enum"
+              ? enumNumber(field)
+              : message(field.message, depth + 1),
         );
       case "map": {
         const out: Record<string, unknown> = {};
         for (let i = Math.floor(random() * 3); i > 0; i--) {
-          out[pick(["k", "", "x-goog-api-key", "ü", "1"])] = field.mapKind === "scalar" ? scalar(field.scalar) : field.mapKind === "enum" ? enumNumber(field) : message(field.message, depth + 1);
+          out[pick(["k", "", "x-goog-api-key", "ü", "1"])] =
+            field.mapKind === "scalar"
+              ? scalar(field.scalar)
+              : field.mapKind === "enum"
+                ? enumNumber(field)
+                : message(field.message, depth + 1);
         }
         return out;
       }
@@ -101,7 +134,12 @@ function initGenerator(random: () => number) {
   return message;
 }
 
-const SENT: readonly DescMessage[] = [InputEventSchema, InitializeConversationEventSchema, HarnessConfigSchema, CallHookResponseSchema];
+const SENT: readonly DescMessage[] = [
+  InputEventSchema,
+  InitializeConversationEventSchema,
+  HarnessConfigSchema,
+  CallHookResponseSchema,
+];
 const RECEIVED: readonly DescMessage[] = [OutputEventSchema, StepUpdateSchema];
 
 describe("writeJson against protobuf-es toJson(create())", () => {
@@ -121,7 +159,9 @@ describe("writeJson against protobuf-es toJson(create())", () => {
     const generate = initGenerator(seededRandom(7));
     for (let i = 0; i < 200; i++) {
       const init = generate(StepUpdateSchema, 0);
-      const expected = JSON.stringify(toJson(StepUpdateSchema, create(StepUpdateSchema, init), { useProtoFieldName: true }));
+      const expected = JSON.stringify(
+        toJson(StepUpdateSchema, create(StepUpdateSchema, init), { useProtoFieldName: true }),
+      );
       expect(JSON.stringify(writeJson(StepUpdateSchema.typeName, init, { protoNames: true }))).toBe(expected);
     }
   });
@@ -129,15 +169,21 @@ describe("writeJson against protobuf-es toJson(create())", () => {
   it("writes the InputEvents the SDK sends as the protocol shows them (§4.1)", () => {
     const write = (init: object) => JSON.stringify(writeJson(InputEventSchema.typeName, init));
     expect(write({ event: { case: "haltRequest", value: true } })).toBe('{"haltRequest":true}');
-    expect(write({ event: { case: "toolConfirmation", value: { trajectoryId: "t", stepIndex: 0, accepted: false } } })).toBe(
-      '{"toolConfirmation":{"trajectoryId":"t","stepIndex":0,"accepted":false}}',
+    expect(
+      write({ event: { case: "toolConfirmation", value: { trajectoryId: "t", stepIndex: 0, accepted: false } } }),
+    ).toBe('{"toolConfirmation":{"trajectoryId":"t","stepIndex":0,"accepted":false}}');
+    expect(write({ event: { case: "userInput", value: { parts: [{ part: { case: "text", value: "" } }] } } })).toBe(
+      '{"userInput":{"parts":[{"text":""}]}}',
     );
-    expect(write({ event: { case: "userInput", value: { parts: [{ part: { case: "text", value: "" } }] } } })).toBe('{"userInput":{"parts":[{"text":""}]}}');
   });
 
   it("refuses a value of the wrong type, as toJson does", () => {
-    expect(() => writeJson(InputEventSchema.typeName, { event: { case: "haltRequest", value: "yes" } })).toThrow(/halt_request \(5\) to JSON: expected scalar type 8, got string/);
-    expect(() => writeJson(InputEventSchema.typeName, { event: { case: "toolResponse", value: "x" } })).toThrow(SdkError);
+    expect(() => writeJson(InputEventSchema.typeName, { event: { case: "haltRequest", value: "yes" } })).toThrow(
+      /halt_request \(5\) to JSON: expected scalar type 8, got string/,
+    );
+    expect(() => writeJson(InputEventSchema.typeName, { event: { case: "toolResponse", value: "x" } })).toThrow(
+      SdkError,
+    );
     try {
       writeJson(HarnessConfigSchema.typeName, { enabledHooks: ["PRE_TOOL"] });
       expect.unreachable();
@@ -212,7 +258,9 @@ describe("the generated wire tables", () => {
     const generated = Object.entries(localharness).filter(([name]) => name in wireEnums);
     expect(generated.length).toBe(Object.keys(wireEnums).length);
     for (const [name, value] of generated) {
-      const forward = Object.fromEntries(Object.entries(value as object).filter(([, number]) => typeof number === "number"));
+      const forward = Object.fromEntries(
+        Object.entries(value as object).filter(([, number]) => typeof number === "number"),
+      );
       expect((wireEnums as Record<string, unknown>)[name], name).toStrictEqual(forward);
     }
   });

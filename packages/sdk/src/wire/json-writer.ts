@@ -28,7 +28,11 @@ export function writeJson(typeName: string, message: object, options: WriteJsonO
   return writeMessage(typeName, message as Record<string, unknown>, options.protoNames === true);
 }
 
-function writeMessage(typeName: string, message: Record<string, unknown>, protoNames: boolean): { [key: string]: Json } {
+function writeMessage(
+  typeName: string,
+  message: Record<string, unknown>,
+  protoNames: boolean,
+): { [key: string]: Json } {
   const json: { [key: string]: Json } = {};
   for (const field of requireWireMessage(typeName).sortedFields) {
     let value: unknown;
@@ -71,7 +75,8 @@ function writeMessage(typeName: string, message: Record<string, unknown>, protoN
 
 /** `isScalarZeroValue` of protobuf-es, for fields without presence. */
 function isZero(field: WireField, value: unknown): boolean {
-  if (field.scalar === Scalar.BYTES) return value instanceof Uint8Array ? value.length === 0 : Array.isArray(value) && value.length === 0;
+  if (field.scalar === Scalar.BYTES)
+    return value instanceof Uint8Array ? value.length === 0 : Array.isArray(value) && value.length === 0;
   if (field.scalar === Scalar.STRING) return value === "";
   if (field.scalar === Scalar.BOOL) return value === false;
   // biome-ignore lint/suspicious/noDoubleEquals: loose on purpose — 0, 0n and "0" are all the zero of a number, enum or 64-bit field
@@ -107,7 +112,12 @@ function writeValue(field: WireField, value: unknown, protoNames: boolean): Json
     case Scalar.FIXED64:
     case Scalar.SFIXED64:
     case Scalar.SINT64:
-      if (typeof value === "bigint" || typeof value === "string" || (typeof value === "number" && Number.isInteger(value))) return value.toString();
+      if (
+        typeof value === "bigint" ||
+        typeof value === "string" ||
+        (typeof value === "number" && Number.isInteger(value))
+      )
+        return value.toString();
       throw typeError(field, value);
     case Scalar.BYTES:
       if (value instanceof Uint8Array) return base64(value);
@@ -127,7 +137,8 @@ function base64(bytes: Uint8Array): string {
   let i = 0;
   for (; i + 2 < bytes.length; i += 3) {
     const n = ((bytes[i] as number) << 16) | ((bytes[i + 1] as number) << 8) | (bytes[i + 2] as number);
-    out += BASE64.charAt(n >> 18) + BASE64.charAt((n >> 12) & 63) + BASE64.charAt((n >> 6) & 63) + BASE64.charAt(n & 63);
+    out +=
+      BASE64.charAt(n >> 18) + BASE64.charAt((n >> 12) & 63) + BASE64.charAt((n >> 6) & 63) + BASE64.charAt(n & 63);
   }
   const rest = bytes.length - i;
   if (rest === 1) {
@@ -143,5 +154,8 @@ function base64(bytes: Uint8Array): string {
 function typeError(field: WireField, value: unknown): SdkError {
   const got = value === null ? "null" : Array.isArray(value) ? "an array" : typeof value;
   const expected = field.messageType ?? field.enumType?.typeName ?? `scalar type ${field.scalar}`;
-  return new SdkError(ErrorCode.InvalidArgument, `cannot encode field ${field.protoName} (${field.number}) to JSON: expected ${expected}, got ${got}`);
+  return new SdkError(
+    ErrorCode.InvalidArgument,
+    `cannot encode field ${field.protoName} (${field.number}) to JSON: expected ${expected}, got ${got}`,
+  );
 }

@@ -56,7 +56,10 @@ export class LengthPrefixedReader {
     while (merged.length - offset >= 4) {
       const length = new DataView(merged.buffer, merged.byteOffset + offset, 4).getUint32(0, true);
       if (length > MAX_HANDSHAKE_BYTES) {
-        throw new SdkError(ErrorCode.ProtocolError, `handshake frame announces ${length} bytes (limit ${MAX_HANDSHAKE_BYTES}); the peer is not speaking the localharness stdio protocol`);
+        throw new SdkError(
+          ErrorCode.ProtocolError,
+          `handshake frame announces ${length} bytes (limit ${MAX_HANDSHAKE_BYTES}); the peer is not speaking the localharness stdio protocol`,
+        );
       }
       if (merged.length - offset - 4 < length) break;
       messages.push(merged.slice(offset + 4, offset + 4 + length));

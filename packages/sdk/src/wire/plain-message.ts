@@ -22,7 +22,10 @@ export function cloneMessage<T>(typeName: string, message: T): T {
 }
 
 /** Whether `value` is a message of `typeName` (protobuf-es `isMessage`). */
-export function isMessageOf<T extends { readonly $typeName: string }>(value: unknown, typeName: T["$typeName"]): value is T {
+export function isMessageOf<T extends { readonly $typeName: string }>(
+  value: unknown,
+  typeName: T["$typeName"],
+): value is T {
   return typeof value === "object" && value !== null && (value as { $typeName?: unknown }).$typeName === typeName;
 }
 
@@ -47,7 +50,8 @@ function createPlanned(typeName: string, init: Record<string, unknown>): Record<
   // V8's caches). Another init (a class instance, whose members may be inherited getters) is
   // probed field by field, as create() reads it.
   const prototype = Object.getPrototypeOf(init);
-  const positions = prototype === Object.prototype || prototype === null ? ownPositions(plan, init) : plan.memberPositions.values();
+  const positions =
+    prototype === Object.prototype || prototype === null ? ownPositions(plan, init) : plan.memberPositions.values();
   for (const position of positions) setMember(message, plan.fields, plan.fields[position] as WireField, init);
   return message;
 }
@@ -72,7 +76,12 @@ function ownPositions(plan: WireMessage, init: Record<string, unknown>): number[
 }
 
 /** Sets the member `field` stands for (itself, or its oneof group) from `init`. */
-function setMember(message: Record<string, unknown>, fields: readonly WireField[], field: WireField, init: Record<string, unknown>): void {
+function setMember(
+  message: Record<string, unknown>,
+  fields: readonly WireField[],
+  field: WireField,
+  init: Record<string, unknown>,
+): void {
   if (field.oneof !== undefined) {
     const chosen = init[field.oneof] as { case?: unknown; value?: unknown } | null | undefined;
     if (chosen == null) return;
@@ -82,14 +91,18 @@ function setMember(message: Record<string, unknown>, fields: readonly WireField[
   }
   const value = init[field.name];
   if (value == null) return; // create() ignores null and undefined
-  if (field.kind === FieldKind.List) message[field.name] = Array.isArray(value) ? value.map((item: unknown) => initValue(field, item)) : value;
-  else if (field.kind === FieldKind.StringMap || field.kind === FieldKind.OtherMap) message[field.name] = mapValues(value, (item) => initValue(field, item));
+  if (field.kind === FieldKind.List)
+    message[field.name] = Array.isArray(value) ? value.map((item: unknown) => initValue(field, item)) : value;
+  else if (field.kind === FieldKind.StringMap || field.kind === FieldKind.OtherMap)
+    message[field.name] = mapValues(value, (item) => initValue(field, item));
   else message[field.name] = initValue(field, value);
 }
 
 function initValue(field: WireField, value: unknown): unknown {
   if (field.messageType !== undefined) {
-    return typeof value === "object" && value !== null && !Array.isArray(value) ? createPlanned(field.messageType, value as Record<string, unknown>) : value;
+    return typeof value === "object" && value !== null && !Array.isArray(value)
+      ? createPlanned(field.messageType, value as Record<string, unknown>)
+      : value;
   }
   return field.scalar === Scalar.BYTES && Array.isArray(value) ? new Uint8Array(value as number[]) : value;
 }
@@ -100,13 +113,16 @@ function clonePlanned(typeName: string, source: Record<string, unknown>): Record
   for (const field of fields) {
     if (field.oneof !== undefined) {
       const chosen = source[field.oneof] as { case?: unknown; value?: unknown } | undefined;
-      if (chosen?.case === field.name) message[field.oneof] = { case: field.name, value: cloneValue(field, chosen.value) };
+      if (chosen?.case === field.name)
+        message[field.oneof] = { case: field.name, value: cloneValue(field, chosen.value) };
       continue;
     }
     const value = source[field.name];
     if (value === undefined) continue;
-    if (field.kind === FieldKind.List) message[field.name] = (value as unknown[]).map((item) => cloneValue(field, item));
-    else if (field.kind === FieldKind.StringMap || field.kind === FieldKind.OtherMap) message[field.name] = mapValues(value, (item) => cloneValue(field, item));
+    if (field.kind === FieldKind.List)
+      message[field.name] = (value as unknown[]).map((item) => cloneValue(field, item));
+    else if (field.kind === FieldKind.StringMap || field.kind === FieldKind.OtherMap)
+      message[field.name] = mapValues(value, (item) => cloneValue(field, item));
     else message[field.name] = cloneValue(field, value);
   }
   return message;

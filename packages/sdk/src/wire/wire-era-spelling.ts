@@ -77,7 +77,11 @@ export function initFrameForEra(frame: JsonObject, era: LocalharnessEra): JsonOb
     const threshold = compaction.tokenThreshold ?? compaction.token_threshold;
     const interval = compaction.checkpointIntervalTokens ?? compaction.checkpoint_interval_tokens;
     if (threshold !== undefined && interval !== undefined && threshold !== interval) {
-      throw unsupported("CompactionConfig.tokenThreshold with a different checkpointIntervalTokens", era, "that era has one compaction dial");
+      throw unsupported(
+        "CompactionConfig.tokenThreshold with a different checkpointIntervalTokens",
+        era,
+        "that era has one compaction dial",
+      );
     }
     for (const key of ["tokenThreshold", "token_threshold", "checkpoint_interval_tokens"]) delete compaction[key];
     const dial = threshold ?? interval;
@@ -89,7 +93,11 @@ export function initFrameForEra(frame: JsonObject, era: LocalharnessEra): JsonOb
   sideToolsForEra(config.harnessSideTools ?? config.harness_side_tools, era, "harnessSideTools");
   each(config.customSubagents ?? config.custom_subagents, (agent) => {
     refuse(agent, ["model"], "CustomAgent.model (a subagent's model)", era);
-    systemInstructionsForEra(agent.systemInstructions ?? agent.system_instructions, era, "customSubagents[].systemInstructions");
+    systemInstructionsForEra(
+      agent.systemInstructions ?? agent.system_instructions,
+      era,
+      "customSubagents[].systemInstructions",
+    );
     sideToolsForEra(agent.harnessSideTools ?? agent.harness_side_tools, era, "customSubagents[].harnessSideTools");
   });
   return copy;
@@ -99,7 +107,8 @@ export function initFrameForEra(frame: JsonObject, era: LocalharnessEra): JsonOb
 export function inputEventForEra(event: JsonObject, era: LocalharnessEra): JsonObject {
   if (era === NEWEST_LOCALHARNESS_ERA) return event;
   const response = event.callHookResponse;
-  if (!isObject(response) || !isObject(response.preToolResult) || !("modifiedArgs" in response.preToolResult)) return event;
+  if (!isObject(response) || !isObject(response.preToolResult) || !("modifiedArgs" in response.preToolResult))
+    return event;
   const copy = structuredClone(event);
   const result = (copy.callHookResponse as JsonObject).preToolResult as JsonObject;
   // modified_args is a genai.Struct (`{fields: [...]}`); 0.1.14 took the plain object as JSON text.
@@ -167,7 +176,9 @@ function visitEitherEra(frame: JsonObject, mutate: boolean): { era: Localharness
     if (isObject(compaction) && newer.some((key) => key in compaction)) era = "0.1.19";
     if (["skillsConfig", "skills_config", "rulesConfig", "rules_config"].some((key) => key in config)) era = "0.1.19";
     templates(config.systemInstructions ?? config.system_instructions);
-    each(config.customSubagents ?? config.custom_subagents, (agent) => templates(agent.systemInstructions ?? agent.system_instructions));
+    each(config.customSubagents ?? config.custom_subagents, (agent) =>
+      templates(agent.systemInstructions ?? agent.system_instructions),
+    );
   }
   const response = frame.callHookResponse ?? frame.call_hook_response;
   const result = isObject(response) ? (response.preToolResult ?? response.pre_tool_result) : undefined;

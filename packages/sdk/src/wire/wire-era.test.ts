@@ -18,7 +18,9 @@ describe("wire eras", () => {
       config: {
         compactionThreshold: 30,
         compactionConfig: { tokenThreshold: 30 },
-        systemInstructions: { custom: { part: [{ text: "x" }, { template: { name: "identity", args: [{ name: "a", value: "b" }] } }] } },
+        systemInstructions: {
+          custom: { part: [{ text: "x" }, { template: { name: "identity", args: [{ name: "a", value: "b" }] } }] },
+        },
         harnessSideTools: { runCommand: { enabled: true, executionMode: "TOOL_EXECUTION_MODE_UNSPECIFIED" } },
       },
     };
@@ -27,7 +29,11 @@ describe("wire eras", () => {
       config: {
         compactionThreshold: 30,
         compactionConfig: { checkpointIntervalTokens: 30 },
-        systemInstructions: { custom: { part: [{ text: "x" }, { template: { templateName: "identity", args: [{ name: "a", value: "b" }] } }] } },
+        systemInstructions: {
+          custom: {
+            part: [{ text: "x" }, { template: { templateName: "identity", args: [{ name: "a", value: "b" }] } }],
+          },
+        },
         harnessSideTools: { runCommand: { enabled: true } },
       },
     });
@@ -60,21 +66,42 @@ describe("wire eras", () => {
 
   it("writes a hook's modified arguments as the 0.1.14 JSON string and reads it back as the Struct", () => {
     const args = { CommandLine: "ls", n: 2, deep: { list: [1, null, true] } };
-    const newest = { callHookResponse: { requestId: "r1", preToolResult: { decision: "ALLOW", modifiedArgs: structJsonOf(args) } } };
+    const newest = {
+      callHookResponse: { requestId: "r1", preToolResult: { decision: "ALLOW", modifiedArgs: structJsonOf(args) } },
+    };
     const old = inputEventForEra(newest, "0.1.14");
-    expect(old).toEqual({ callHookResponse: { requestId: "r1", preToolResult: { decision: "ALLOW", modifiedArgumentsJson: JSON.stringify(args) } } });
+    expect(old).toEqual({
+      callHookResponse: {
+        requestId: "r1",
+        preToolResult: { decision: "ALLOW", modifiedArgumentsJson: JSON.stringify(args) },
+      },
+    });
     const read = readFrameOfEitherEra(old);
     expect(read.era).toBe("0.1.14");
     expect(read.frame).toEqual(newest);
-    expect(plainOfStructJson((read.frame["callHookResponse"] as { preToolResult: { modifiedArgs: never } }).preToolResult.modifiedArgs)).toEqual(args);
+    expect(
+      plainOfStructJson(
+        (read.frame["callHookResponse"] as { preToolResult: { modifiedArgs: never } }).preToolResult.modifiedArgs,
+      ),
+    ).toEqual(args);
     expect(inputEventForEra(newest, "0.1.19")).toBe(newest);
   });
 
   it("reads either era's init frame in the newest spelling, and tells the era its spelling shows", () => {
-    const old = { config: { systemInstructions: { custom: { part: [{ template: { templateName: "t", args: [] } }] } }, compactionConfig: { checkpointIntervalTokens: 7 } } };
+    const old = {
+      config: {
+        systemInstructions: { custom: { part: [{ template: { templateName: "t", args: [] } }] } },
+        compactionConfig: { checkpointIntervalTokens: 7 },
+      },
+    };
     const read = readFrameOfEitherEra(old);
     expect(read.era).toBe("0.1.14");
-    expect(read.frame).toEqual({ config: { systemInstructions: { custom: { part: [{ template: { name: "t", args: [] } }] } }, compactionConfig: { checkpointIntervalTokens: 7 } } });
+    expect(read.frame).toEqual({
+      config: {
+        systemInstructions: { custom: { part: [{ template: { name: "t", args: [] } }] } },
+        compactionConfig: { checkpointIntervalTokens: 7 },
+      },
+    });
     const newest = { config: { compactionConfig: { tokenThreshold: 7 } } };
     expect(readFrameOfEitherEra(newest)).toEqual({ frame: newest, era: "0.1.19" });
     const neither = { config: { cascadeId: "" } };
@@ -82,10 +109,24 @@ describe("wire eras", () => {
   });
 
   it("leaves out of a 0.1.14 client's frames the fields its schema lacks", () => {
-    const init = { seqNum: "1", initializeConversationResponse: { cascadeId: "c", sandboxStatus: { available: true }, history: [{ skillLookup: {}, text: "x" }] } };
-    expect(outputEventForEra(init, "0.1.14")).toEqual({ seqNum: "1", initializeConversationResponse: { cascadeId: "c", history: [{ text: "x" }] } });
-    expect(outputEventForEra({ toolCall: { id: "1", trajectoryId: "t" } }, "0.1.14")).toEqual({ toolCall: { id: "1" } });
-    expect(outputEventForEra({ policyDecisionRequest: { requestId: "1", reason: "why" } }, "0.1.14")).toEqual({ policyDecisionRequest: { requestId: "1" } });
+    const init = {
+      seqNum: "1",
+      initializeConversationResponse: {
+        cascadeId: "c",
+        sandboxStatus: { available: true },
+        history: [{ skillLookup: {}, text: "x" }],
+      },
+    };
+    expect(outputEventForEra(init, "0.1.14")).toEqual({
+      seqNum: "1",
+      initializeConversationResponse: { cascadeId: "c", history: [{ text: "x" }] },
+    });
+    expect(outputEventForEra({ toolCall: { id: "1", trajectoryId: "t" } }, "0.1.14")).toEqual({
+      toolCall: { id: "1" },
+    });
+    expect(outputEventForEra({ policyDecisionRequest: { requestId: "1", reason: "why" } }, "0.1.14")).toEqual({
+      policyDecisionRequest: { requestId: "1" },
+    });
     const plain = { stepUpdate: { text: "hi" } };
     expect(outputEventForEra(plain, "0.1.14")).toBe(plain);
     expect(outputEventForEra(init, "0.1.19")).toBe(init);

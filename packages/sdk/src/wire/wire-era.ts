@@ -33,7 +33,9 @@ export function isLocalharnessEra(value: unknown): value is LocalharnessEra {
  * same wheel, so a Python client before 0.1.15 speaks 0.1.14. Other clients (this SDK sends its
  * own version) say nothing about the era: `undefined`.
  */
-export function eraOfClientInfo(info: { language?: string | undefined; version?: string | undefined } | undefined): LocalharnessEra | undefined {
+export function eraOfClientInfo(
+  info: { language?: string | undefined; version?: string | undefined } | undefined,
+): LocalharnessEra | undefined {
   if (info?.language !== "python" || info.version === undefined) return undefined;
   const match = /^0\.1\.(\d+)(?:\D|$)/.exec(info.version);
   if (match === null) return /^0\.0\./.test(info.version) ? "0.1.14" : undefined;

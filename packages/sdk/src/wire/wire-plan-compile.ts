@@ -1,6 +1,10 @@
 import type { DescEnum, DescField, DescMessage } from "@bufbuild/protobuf";
 import * as localharness from "../gen/antigravity/localharness/localharness_pb.js";
-import { InitializeConversationEventSchema, InputEventSchema, OutputEventSchema } from "../gen/antigravity/localharness/localharness_pb.js";
+import {
+  InitializeConversationEventSchema,
+  InputEventSchema,
+  OutputEventSchema,
+} from "../gen/antigravity/localharness/localharness_pb.js";
 import { FieldKind, jsonNameOf, shortName, type WirePlanSource, type WireFieldSource } from "./wire-plan.js";
 
 // Compiles the schema-free wire plan (wire-plan.gen.ts) from the protobuf-es descriptors. Only
@@ -25,7 +29,8 @@ export function compileWirePlan(roots: readonly DescMessage[] = ROOTS): WirePlan
   };
   for (let desc = queue.shift(); desc !== undefined; desc = queue.shift()) {
     if (messages[shortName(desc.typeName)] !== undefined) continue;
-    if (desc.typeName.startsWith("google.protobuf.")) throw new Error(`wire plan: ${desc.typeName} is a well-known type, which the plan does not model`);
+    if (desc.typeName.startsWith("google.protobuf."))
+      throw new Error(`wire plan: ${desc.typeName} is a well-known type, which the plan does not model`);
     if (desc.file.edition !== EDITION_PROTO3) throw new Error(`wire plan: ${desc.typeName} is not proto3`);
     const fields: WireFieldSource[] = [];
     messages[shortName(desc.typeName)] = fields;
@@ -59,25 +64,58 @@ export function renderWirePlan(plan: WirePlanSource = compileWirePlan()): string
   return lines.join("\n");
 }
 
-function fieldSource(field: DescField, addEnum: (desc: DescEnum) => string, addMessage: (desc: DescMessage) => string): WireFieldSource {
+function fieldSource(
+  field: DescField,
+  addEnum: (desc: DescEnum) => string,
+  addMessage: (desc: DescMessage) => string,
+): WireFieldSource {
   const oneof = field.oneof?.localName;
   switch (field.fieldKind) {
     case "scalar":
       checkLong(field.longAsString, field);
-      return withOneof([field.number, field.name, field.presence === IMPLICIT && oneof === undefined ? FieldKind.Implicit : FieldKind.Explicit, field.scalar], oneof);
+      return withOneof(
+        [
+          field.number,
+          field.name,
+          field.presence === IMPLICIT && oneof === undefined ? FieldKind.Implicit : FieldKind.Explicit,
+          field.scalar,
+        ],
+        oneof,
+      );
     case "enum":
-      return withOneof([field.number, field.name, field.presence === IMPLICIT && oneof === undefined ? FieldKind.Implicit : FieldKind.Explicit, addEnum(field.enum)], oneof);
+      return withOneof(
+        [
+          field.number,
+          field.name,
+          field.presence === IMPLICIT && oneof === undefined ? FieldKind.Implicit : FieldKind.Explicit,
+          addEnum(field.enum),
+        ],
+        oneof,
+      );
     case "message":
       return withOneof([field.number, field.name, FieldKind.Explicit, addMessage(field.message)], oneof);
     case "list":
       if (field.listKind === "scalar") checkLong(field.longAsString, field);
-      return [field.number, field.name, FieldKind.List, field.listKind === "scalar" ? field.scalar : field.listKind === "enum" ? addEnum(field.enum) : addMessage(field.message)];
+      return [
+        field.number,
+        field.name,
+        FieldKind.List,
+        field.listKind === "scalar"
+          ? field.scalar
+          : field.listKind === "enum"
+            ? addEnum(field.enum)
+            : addMessage(field.message),
+      ];
     case "map":
       return [
         field.number,
         field.name,
         field.mapKey === 9 ? FieldKind.StringMap : FieldKind.OtherMap,
-        field.mapKind === "scalar" ? field.scalar : field.mapKind === "enum" ? addEnum(field.enum) : addMessage(field.message),
+        field.mapKind === "scalar"
+          ? field.scalar
+          : field.mapKind === "enum"
+            ? addEnum(field.enum)
+            : addMessage(field.message),
       ];
   }
 }
@@ -90,12 +128,17 @@ function withOneof(source: [number, string, FieldKind, number | string], oneof: 
 function checkNames(field: DescField): void {
   const json = jsonNameOf(field.name);
   if (field.jsonName !== json || field.localName !== json) {
-    throw new Error(`wire plan: field ${field.parent.typeName}.${field.name} has jsonName ${field.jsonName} and localName ${field.localName}; the plan expects ${json} for both`);
+    throw new Error(
+      `wire plan: field ${field.parent.typeName}.${field.name} has jsonName ${field.jsonName} and localName ${field.localName}; the plan expects ${json} for both`,
+    );
   }
 }
 
 function checkLong(longAsString: boolean, field: DescField): void {
-  if (longAsString) throw new Error(`wire plan: ${field.parent.typeName}.${field.name} uses jstype=JS_STRING, which the plan does not model`);
+  if (longAsString)
+    throw new Error(
+      `wire plan: ${field.parent.typeName}.${field.name} uses jstype=JS_STRING, which the plan does not model`,
+    );
 }
 
 /**
@@ -130,5 +173,12 @@ export function renderWireEnums(): string {
 function isTsEnum(value: unknown): value is Record<string, string | number> {
   if (typeof value !== "object" || value === null || "kind" in value) return false;
   const entries = Object.entries(value);
-  return entries.length > 0 && entries.every(([key, item]) => (typeof item === "number" ? (value as Record<number, unknown>)[item] !== undefined : typeof item === "string" && /^-?\d+$/.test(key)));
+  return (
+    entries.length > 0 &&
+    entries.every(([key, item]) =>
+      typeof item === "number"
+        ? (value as Record<number, unknown>)[item] !== undefined
+        : typeof item === "string" && /^-?\d+$/.test(key),
+    )
+  );
 }

@@ -45,7 +45,9 @@ export const Scalar = {
  * type name of an enum or message), and the oneof group it belongs to. Type names of the
  * `antigravity.localharness` package are written without it (see {@link PACKAGE}).
  */
-export type WireFieldSource = [number, string, FieldKind, number | string] | [number, string, FieldKind, number | string, string];
+export type WireFieldSource =
+  | [number, string, FieldKind, number | string]
+  | [number, string, FieldKind, number | string, string];
 
 /** The generated tables: messages by type name; enums by type name as `[name, number]` in declaration order. */
 export interface WirePlanSource {

@@ -18,7 +18,11 @@ const agent = new Agent({
   continuationSecret: input.secret,
 });
 try {
-  const { agent: started, stream } = await agent.resume(input.continuation, { toolCallId: input.toolCallId, approved: input.approved }, { timeoutMs: 20_000 });
+  const { agent: started, stream } = await agent.resume(
+    input.continuation,
+    { toolCallId: input.toolCallId, approved: input.approved },
+    { timeoutMs: 20_000 },
+  );
   const final = await stream.final();
   await started.stop();
   process.stdout.write(

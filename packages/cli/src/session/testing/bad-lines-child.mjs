@@ -4,7 +4,12 @@
 import { createInterface } from "node:readline";
 
 const write = (line) => process.stdout.write(`${typeof line === "string" ? line : JSON.stringify(line)}\n`);
-write({ type: "init", version: 2, conversationId: "fake", capabilities: { streamingInput: { supported: true, semantics: "queue" } } });
+write({
+  type: "init",
+  version: 2,
+  conversationId: "fake",
+  capabilities: { streamingInput: { supported: true, semantics: "queue" } },
+});
 let turn = 0;
 for await (const raw of createInterface({ input: process.stdin })) {
   const input = JSON.parse(raw);

@@ -5,7 +5,16 @@
  * `usageMetadata`, and Google-style JSON error bodies.
  */
 import type { ServerResponse } from "node:http";
-import { countTokens, formatSse, sendEventStream, sendJson, splitText, startFakeHttpServer, type FakeModelServer, type FakeScript } from "./fake-http-server.js";
+import {
+  countTokens,
+  formatSse,
+  sendEventStream,
+  sendJson,
+  splitText,
+  startFakeHttpServer,
+  type FakeModelServer,
+  type FakeScript,
+} from "./fake-http-server.js";
 
 /** A function call the fake model makes. Without `id`, the part carries none (like Gemini). */
 export interface FakeGeminiToolCall {
@@ -70,7 +79,10 @@ const STATUS_NAMES: Record<number, string> = {
 };
 
 /** The JSON error body the Gemini API sends with an HTTP error status. */
-export function geminiErrorBody(status: number, message: string): { error: { code: number; message: string; status: string } } {
+export function geminiErrorBody(
+  status: number,
+  message: string,
+): { error: { code: number; message: string; status: string } } {
   return { error: { code: status, message, status: STATUS_NAMES[status] ?? "UNKNOWN" } };
 }
 
@@ -83,7 +95,10 @@ export function geminiErrorBody(status: number, message: string): { error: { cod
  * await using server = await startFakeGeminiServer([{ type: "turn", text: "Hello" }]);
  * const provider = createGeminiProvider({ apiKey: "k", baseUrl: server.baseUrl, model: "gemini-test" });
  */
-export function startFakeGeminiServer(script: FakeScript<FakeGeminiReply>, options: FakeGeminiServerOptions = {}): Promise<FakeModelServer> {
+export function startFakeGeminiServer(
+  script: FakeScript<FakeGeminiReply>,
+  options: FakeGeminiServerOptions = {},
+): Promise<FakeModelServer> {
   return startFakeHttpServer<FakeGeminiReply>({
     script,
     basePath: "",
@@ -91,7 +106,9 @@ export function startFakeGeminiServer(script: FakeScript<FakeGeminiReply>, optio
     errorBody: geminiErrorBody,
     isRoute: (request) => request.method === "POST" && ROUTE.test(request.path) && request.query.get("alt") === "sse",
     refuseKey: (request) =>
-      options.apiKey !== undefined && request.headers["x-goog-api-key"] !== options.apiKey ? { status: 400, message: "API key not valid. Please pass a valid API key." } : undefined,
+      options.apiKey !== undefined && request.headers["x-goog-api-key"] !== options.apiKey
+        ? { status: 400, message: "API key not valid. Please pass a valid API key." }
+        : undefined,
     invalidJsonMessage: "Invalid JSON payload received.",
     respond: (reply, res, index, request) => respond(reply, res, index, ROUTE.exec(request.path)?.[1] ?? "gemini-fake"),
   });
@@ -103,7 +120,11 @@ async function respond(reply: FakeGeminiReply, res: ServerResponse, index: numbe
       sendJson(res, reply.status, geminiErrorBody(reply.status, reply.message));
       return;
     case "raw":
-      await sendEventStream(res, reply.body, { hold: reply.hold, status: reply.status, contentType: reply.contentType });
+      await sendEventStream(res, reply.body, {
+        hold: reply.hold,
+        status: reply.status,
+        contentType: reply.contentType,
+      });
       return;
     case "chunks":
       await sendEventStream(
@@ -136,10 +157,15 @@ async function respond(reply: FakeGeminiReply, res: ServerResponse, index: numbe
  * The `GenerateContentResponse` chunks of a scripted turn, as Gemini streams them: each chunk
  * carries the running `usageMetadata`; the last one carries `finishReason`.
  */
-export function geminiTurnChunks(turn: Extract<FakeGeminiReply, { type: "turn" }>, index: number, model = "gemini-fake"): Record<string, unknown>[] {
+export function geminiTurnChunks(
+  turn: Extract<FakeGeminiReply, { type: "turn" }>,
+  index: number,
+  model = "gemini-fake",
+): Record<string, unknown>[] {
   const prompt = turn.usage?.promptTokenCount ?? 10;
   const thoughtsTotal = turn.usage?.thoughtsTokenCount ?? countTokens(turn.thinking);
-  const candidatesTotal = turn.usage?.candidatesTokenCount ?? countTokens(turn.text) + (turn.toolCalls?.length ?? 0) * 5;
+  const candidatesTotal =
+    turn.usage?.candidatesTokenCount ?? countTokens(turn.text) + (turn.toolCalls?.length ?? 0) * 5;
   const partsList: Record<string, unknown>[][] = [];
   for (const delta of splitText(turn.thinking ?? "", 2)) partsList.push([{ text: delta, thought: true }]);
   for (const delta of splitText(turn.text ?? "", 3)) partsList.push([{ text: delta }]);

@@ -44,7 +44,9 @@ export interface FakeModelServer {
  * Replies, in order, to the scripted requests; or a function choosing the reply for each
  * scripted request (`index` counts scripted requests only, from 0).
  */
-export type FakeScript<Reply> = readonly Reply[] | ((request: RecordedRequest, index: number) => Reply | Promise<Reply>);
+export type FakeScript<Reply> =
+  | readonly Reply[]
+  | ((request: RecordedRequest, index: number) => Reply | Promise<Reply>);
 
 /** An HTTP error the fake answers with, in the API's own error body. */
 export interface FakeHttpError {
@@ -85,11 +87,16 @@ export async function startFakeHttpServer<Reply>(options: FakeHttpServerOptions<
     return entry;
   };
   let scripted = 0;
-  const sendError = (res: ServerResponse, error: FakeHttpError): void => sendJson(res, error.status, options.errorBody(error.status, error.message, error.code));
+  const sendError = (res: ServerResponse, error: FakeHttpError): void =>
+    sendJson(res, error.status, options.errorBody(error.status, error.message, error.code));
   /** The error for a request that is not a scripted one: off the route, wrong key, not JSON. */
   const refusal = (request: RecordedRequest): FakeHttpError | undefined => {
-    if (!options.isRoute(request)) return { status: 404, message: `${options.name}: no route for ${request.method} ${request.url}` };
-    return options.refuseKey(request) ?? (request.body === undefined ? { status: 400, message: options.invalidJsonMessage } : undefined);
+    if (!options.isRoute(request))
+      return { status: 404, message: `${options.name}: no route for ${request.method} ${request.url}` };
+    return (
+      options.refuseKey(request) ??
+      (request.body === undefined ? { status: 400, message: options.invalidJsonMessage } : undefined)
+    );
   };
 
   const server = createServer((req, res) => {
@@ -127,7 +134,11 @@ export async function startFakeHttpServer<Reply>(options: FakeHttpServerOptions<
     try {
       const { script } = options;
       const reply = typeof script === "function" ? await script(request, index) : script[index];
-      if (reply === undefined) return sendError(res, { status: 500, message: `${options.name}: the script has no reply for request #${index}` });
+      if (reply === undefined)
+        return sendError(res, {
+          status: 500,
+          message: `${options.name}: the script has no reply for request #${index}`,
+        });
       await options.respond(reply, res, index, request);
     } catch (error) {
       if (!res.headersSent) {
@@ -167,7 +178,10 @@ export async function startFakeHttpServer<Reply>(options: FakeHttpServerOptions<
 /** Sends a JSON response. */
 export function sendJson(res: ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);
-  res.writeHead(status, { "content-type": "application/json; charset=UTF-8", "content-length": Buffer.byteLength(text) });
+  res.writeHead(status, {
+    "content-type": "application/json; charset=UTF-8",
+    "content-length": Buffer.byteLength(text),
+  });
   res.end(text);
 }
 
@@ -186,7 +200,11 @@ const PIECE_SIZES = [5, 1, 17, 2, 40, 3, 11, 64, 7, 1];
  * Streams `text` with chunked encoding in many small writes, waiting for each to be flushed so
  * the client sees separate TCP reads. Stops quietly when the client goes away.
  */
-export async function sendEventStream(res: ServerResponse, text: string, options: SendEventStreamOptions = {}): Promise<void> {
+export async function sendEventStream(
+  res: ServerResponse,
+  text: string,
+  options: SendEventStreamOptions = {},
+): Promise<void> {
   res.writeHead(options.status ?? 200, {
     "content-type": options.contentType ?? "text/event-stream",
     "cache-control": "no-cache",

@@ -5,7 +5,16 @@
  * with empty `choices`, and `data: [DONE]`.
  */
 import type { ServerResponse } from "node:http";
-import { countTokens, formatSse, sendEventStream, sendJson, splitText, startFakeHttpServer, type FakeModelServer, type FakeScript } from "./fake-http-server.js";
+import {
+  countTokens,
+  formatSse,
+  sendEventStream,
+  sendJson,
+  splitText,
+  startFakeHttpServer,
+  type FakeModelServer,
+  type FakeScript,
+} from "./fake-http-server.js";
 
 /** A tool call the fake model makes; without `id` one is made up (`call_fake_<turn>_<i>`). */
 export interface FakeOpenAIToolCall {
@@ -53,7 +62,11 @@ export interface FakeOpenAIServerOptions {
 }
 
 /** The JSON error body an OpenAI-compatible server sends with an HTTP error status. */
-export function openAIErrorBody(status: number, message: string, code?: string): { error: { message: string; type: string; param: null; code: string | null } } {
+export function openAIErrorBody(
+  status: number,
+  message: string,
+  code?: string,
+): { error: { message: string; type: string; param: null; code: string | null } } {
   const type = status === 401 ? "authentication_error" : status >= 500 ? "server_error" : "invalid_request_error";
   return { error: { message, type, param: null, code: code ?? null } };
 }
@@ -66,7 +79,10 @@ export function openAIErrorBody(status: number, message: string, code?: string):
  * await using server = await startFakeOpenAIServer([{ type: "turn", text: "Hello" }]);
  * const provider = createOpenAIProvider({ baseUrl: server.baseUrl, model: "qwen3" });
  */
-export function startFakeOpenAIServer(script: FakeScript<FakeOpenAIReply>, options: FakeOpenAIServerOptions = {}): Promise<FakeModelServer> {
+export function startFakeOpenAIServer(
+  script: FakeScript<FakeOpenAIReply>,
+  options: FakeOpenAIServerOptions = {},
+): Promise<FakeModelServer> {
   return startFakeHttpServer<FakeOpenAIReply>({
     script,
     basePath: "/v1",
@@ -74,7 +90,9 @@ export function startFakeOpenAIServer(script: FakeScript<FakeOpenAIReply>, optio
     errorBody: openAIErrorBody,
     isRoute: (request) => request.method === "POST" && request.path === "/v1/chat/completions",
     refuseKey: (request) =>
-      options.apiKey !== undefined && request.headers["authorization"] !== `Bearer ${options.apiKey}` ? { status: 401, message: "Incorrect API key provided.", code: "invalid_api_key" } : undefined,
+      options.apiKey !== undefined && request.headers["authorization"] !== `Bearer ${options.apiKey}`
+        ? { status: 401, message: "Incorrect API key provided.", code: "invalid_api_key" }
+        : undefined,
     invalidJsonMessage: "We could not parse the JSON body of your request.",
     respond(reply, res, index, request) {
       const model = (request.body as { model?: unknown }).model;
@@ -89,7 +107,11 @@ async function respond(reply: FakeOpenAIReply, res: ServerResponse, index: numbe
       sendJson(res, reply.status, openAIErrorBody(reply.status, reply.message, reply.code));
       return;
     case "raw":
-      await sendEventStream(res, reply.body, { hold: reply.hold, status: reply.status, contentType: reply.contentType });
+      await sendEventStream(res, reply.body, {
+        hold: reply.hold,
+        status: reply.status,
+        contentType: reply.contentType,
+      });
       return;
     case "chunks": {
       const payloads = reply.chunks.map((chunk) => JSON.stringify(chunk));
@@ -118,7 +140,11 @@ function splitEvenly(text: string, pieces: number): string[] {
  * The `chat.completion.chunk` objects of a scripted turn, as vLLM/llama.cpp/Ollama stream them
  * with `stream_options.include_usage` (without the trailing `[DONE]`).
  */
-export function openAITurnChunks(turn: Extract<FakeOpenAIReply, { type: "turn" }>, index: number, model = "fake-model"): Record<string, unknown>[] {
+export function openAITurnChunks(
+  turn: Extract<FakeOpenAIReply, { type: "turn" }>,
+  index: number,
+  model = "fake-model",
+): Record<string, unknown>[] {
   const id = `chatcmpl-fake-${index}`;
   const created = 1_767_225_600 + index;
   const chunk = (choices: unknown[], extra: Record<string, unknown> = {}): Record<string, unknown> => ({
@@ -142,7 +168,13 @@ export function openAITurnChunks(turn: Extract<FakeOpenAIReply, { type: "turn" }
   const calls = turn.toolCalls ?? [];
   calls.forEach((call, i) => {
     const callId = call.id ?? `call_fake_${index}_${i}`;
-    chunks.push(chunk([delta({ tool_calls: [{ index: i, id: callId, type: "function", function: { name: call.name, arguments: "" } }] })]));
+    chunks.push(
+      chunk([
+        delta({
+          tool_calls: [{ index: i, id: callId, type: "function", function: { name: call.name, arguments: "" } }],
+        }),
+      ]),
+    );
     for (const piece of splitEvenly(JSON.stringify(call.args), 3)) {
       chunks.push(chunk([delta({ tool_calls: [{ index: i, function: { arguments: piece } }] })]));
     }

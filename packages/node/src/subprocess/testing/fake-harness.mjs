@@ -59,7 +59,8 @@ function start(inputConfig) {
       const text = data.toString("utf8");
       if (text === "inputConfig") socket.send(inputConfig.toString("base64"));
       else if (text.startsWith("env:")) socket.send(process.env[text.slice(4)] ?? "<unset>");
-      else if (text === "argv") socket.send(JSON.stringify({ execArgv: process.execArgv, args: process.argv.slice(2) }));
+      else if (text === "argv")
+        socket.send(JSON.stringify({ execArgv: process.execArgv, args: process.argv.slice(2) }));
       else if (text === "stream") stream(socket);
       else if (text.startsWith("close:")) socket.close(Number(text.slice(6)), "fake harness closed");
       else if (text.startsWith("exit:")) process.exit(Number(text.slice(5)));
@@ -85,7 +86,8 @@ setTimeout(() => process.exit(0), 20000);
 function stream(socket) {
   let n = 0;
   const pump = () => {
-    while (socket.readyState === socket.OPEN && socket.bufferedAmount < 1 << 20) socket.send(JSON.stringify({ seqNum: String(n++) }));
+    while (socket.readyState === socket.OPEN && socket.bufferedAmount < 1 << 20)
+      socket.send(JSON.stringify({ seqNum: String(n++) }));
     if (socket.readyState === socket.OPEN) setTimeout(pump, 1);
   };
   pump();

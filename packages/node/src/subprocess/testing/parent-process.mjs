@@ -4,7 +4,9 @@
 import { fileURLToPath } from "node:url";
 import { SubprocessTransport } from "../subprocess-transport.ts";
 
-const transport = new SubprocessTransport({ harnessPath: fileURLToPath(new URL("./fake-harness.mjs", import.meta.url)) });
+const transport = new SubprocessTransport({
+  harnessPath: fileURLToPath(new URL("./fake-harness.mjs", import.meta.url)),
+});
 const channel = await transport.connect({ timeoutMs: 20_000 });
 process.stdout.write(`${channel.pid}\n`);
 if (process.argv[2] === "throw") throw new Error("parent failed on purpose");

@@ -5,6 +5,8 @@
 import { fileURLToPath } from "node:url";
 import { SubprocessTransport } from "../subprocess-transport.ts";
 
-const transport = new SubprocessTransport({ harnessPath: fileURLToPath(new URL("./fake-harness.mjs", import.meta.url)) });
+const transport = new SubprocessTransport({
+  harnessPath: fileURLToPath(new URL("./fake-harness.mjs", import.meta.url)),
+});
 const prewarmed = await transport.prewarm({ timeoutMs: 20_000 });
 process.stdout.write(`${prewarmed.pid}\n`);
