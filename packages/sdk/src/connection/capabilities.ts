@@ -1,4 +1,4 @@
-import type { Hook } from "../hooks/hook.js";
+import { HOOK_METHODS, type Hook } from "../hooks/hook.js";
 
 /** A hook kind: the name of one method of {@link Hook}. */
 export type HookKind = keyof Hook;
@@ -37,24 +37,11 @@ export interface ConnectionCapabilities {
   readonly media: readonly string[];
 }
 
-const ALL_HOOKS: readonly HookKind[] = [
-  "onSessionStart",
-  "onSessionEnd",
-  "preTurn",
-  "postTurn",
-  "preToolCall",
-  "postToolCall",
-  "onToolError",
-  "onInteraction",
-  "onCompaction",
-  "stop",
-];
-
 /** What the localharness wire (protocol.md) does: everything the SDK has. */
 export const LOCALHARNESS_CAPABILITIES: ConnectionCapabilities = {
   wire: "localharness",
   clientTools: true,
-  hooks: new Set(ALL_HOOKS),
+  hooks: new Set(HOOK_METHODS),
   dynamicPolicies: true,
   confirmations: true,
   questions: true,

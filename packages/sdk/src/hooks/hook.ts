@@ -130,3 +130,17 @@ export interface Hook {
    */
   stop?(args: StopArgs, context: HookContext): Awaitable<StopResult | undefined | void>;
 }
+
+/** Every method a hook may have (protocol §10; `stop` since the STOP hook). */
+export const HOOK_METHODS = [
+  "onSessionStart",
+  "onSessionEnd",
+  "preTurn",
+  "postTurn",
+  "preToolCall",
+  "postToolCall",
+  "onToolError",
+  "onInteraction",
+  "onCompaction",
+  "stop",
+] as const;

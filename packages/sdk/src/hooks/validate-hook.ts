@@ -1,19 +1,5 @@
 import { ErrorCode, SdkError } from "../errors.js";
-import type { Hook } from "./hook.js";
-
-/** Every method a hook may have (protocol §10; `stop` since the STOP hook). */
-const HOOK_METHODS = [
-  "onSessionStart",
-  "onSessionEnd",
-  "preTurn",
-  "postTurn",
-  "preToolCall",
-  "postToolCall",
-  "onToolError",
-  "onInteraction",
-  "onCompaction",
-  "stop",
-] as const;
+import { HOOK_METHODS, type Hook } from "./hook.js";
 
 /**
  * Throws `InvalidArgument` unless `hook` is an object whose hook methods are functions — for
