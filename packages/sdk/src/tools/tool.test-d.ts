@@ -18,13 +18,9 @@ defineTool({
   },
 });
 // (One line each: TypeScript 6 reports the error at the call, TypeScript 7 at `call`.)
+// biome-ignore format: one line, so the directive covers the error wherever TypeScript reports it
 // @ts-expect-error `town` is not in the schema; the argument is { city: string; days: number }
-defineTool({
-  name: "weather",
-  description: "",
-  parameters: weatherSchema,
-  call: ({ town }: { town: number }) => ({ doubled: town * 2 }),
-});
+defineTool({ name: "weather", description: "", parameters: weatherSchema, call: ({ town }: { town: number }) => ({ doubled: town * 2 }) });
 // The tool's own argument type is the schema's input (`days` may be left out: it has a default).
 expectTypeOf(defineTool({ name: "w", description: "", parameters: weatherSchema, call: () => 1 })).toEqualTypeOf<
   Tool<{ city: string; days?: number | undefined }>
@@ -45,13 +41,9 @@ defineTool({
     return args.city;
   },
 });
+// biome-ignore format: one line, so the directive covers the error wherever TypeScript reports it
 // @ts-expect-error `town` is not in the schema (issue 12: this used to compile and return {"doubled": null})
-defineTool({
-  name: "weather",
-  description: "",
-  parameters: citySchema,
-  call: ({ town }: { town: number }) => ({ doubled: town * 2 }),
-});
+defineTool({ name: "weather", description: "", parameters: citySchema, call: ({ town }: { town: number }) => ({ doubled: town * 2 }) });
 const listSchema = {
   type: "object",
   properties: {
@@ -86,14 +78,9 @@ defineTool({
   jsonSchema: { type: "object" },
   call: (args) => expectTypeOf(args).toEqualTypeOf<{ city: string }>(),
 });
+// biome-ignore format: one line, so the directive covers the error wherever TypeScript reports it
 // @ts-expect-error wrong argument type for a valibot schema
-defineTool({
-  name: "v",
-  description: "",
-  parameters: v.object({ city: v.string() }),
-  jsonSchema: { type: "object" },
-  call: (args: { city: number }) => args,
-});
+defineTool({ name: "v", description: "", parameters: v.object({ city: v.string() }), jsonSchema: { type: "object" }, call: (args: { city: number }) => args });
 defineTool({
   name: "a",
   description: "",
