@@ -1,6 +1,7 @@
 // A `Connection` over the Agent Client Protocol, built on the field's own library
 // `@agentclientprotocol/sdk` 2.x (stable ACP v1: `client()`, `connect(stream)`, `methods`).
 // Method and field names: that library's dist/v1/stable/acp.d.ts and dist/v1/schema/types.gen.d.ts.
+import { SerialQueue } from "../util/serial-queue.js";
 import * as acp from "@agentclientprotocol/sdk";
 import type { Usage as AcpUsage } from "@agentclientprotocol/sdk/unstable";
 import type { CallOptions } from "../call-options.js";
@@ -104,7 +105,7 @@ export class AcpConnection implements Connection {
   readonly #owners = new Map<string, Turn>();
   #observer: TurnObserver | undefined;
   #turn: Turn | undefined;
-  #sends: Promise<unknown> = Promise.resolve();
+  readonly #sends = new SerialQueue();
   #usage: UsageSnapshot;
   #stopReason: StopReason | undefined;
   #closed: SdkError | undefined;
@@ -334,9 +335,7 @@ export class AcpConnection implements Connection {
     } catch (error) {
       return Promise.reject(SdkError.from(error));
     }
-    const run = this.#sends.then(() => this.#send(prompt, options));
-    this.#sends = run.catch(() => undefined);
-    return run;
+    return this.#sends.run(() => this.#send(prompt, options));
   }
 
   async #send(prompt: Prompt, options?: CallOptions): Promise<Turn> {

@@ -1,3 +1,4 @@
+import { SerialQueue } from "../util/serial-queue.js";
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import { ErrorCode, SdkError } from "../errors.js";
 import { stepFromUpdate } from "../mapping/index.js";
@@ -131,7 +132,7 @@ export class HarnessConnection implements Connection {
   #closed: SdkError | undefined;
   #disconnecting: Promise<void> | undefined;
   #sessionEnded: (() => void) | undefined;
-  #sendQueue: Promise<void> = Promise.resolve();
+  readonly #sendQueue = new SerialQueue();
   /** Set from an unexpected close until the harness answered the resume (transport `reconnect`). */
   #reconnecting: ReconnectState | undefined;
   readonly #resumedListeners: ((history: readonly Step[]) => void)[] = [];
@@ -242,12 +243,7 @@ export class HarnessConnection implements Connection {
     } catch (error) {
       return Promise.reject(SdkError.from(error));
     }
-    const run = this.#sendQueue.then(() => this.#send(input, options));
-    this.#sendQueue = run.then(
-      () => undefined,
-      () => undefined,
-    );
-    return run;
+    return this.#sendQueue.run(() => this.#send(input, options));
   }
 
   async #send(input: ReturnType<typeof toUserInput>, options?: CallOptions): Promise<Turn> {

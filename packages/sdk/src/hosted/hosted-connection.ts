@@ -5,6 +5,7 @@
  * through `previous_interaction_id`. Wire fields are those of `@google/genai` 3.x (genai.d.ts):
  * `CreateAgentInteraction`, `InteractionSSEEvent`, `Step`, `StepDeltaData`, `Usage`.
  */
+import { SerialQueue } from "../util/serial-queue.js";
 import type { CallOptions } from "../call-options.js";
 import type { Connection, UsageSnapshot } from "../connection/connection.js";
 import { Turn, type TurnObserver } from "../connection/turn.js";
@@ -103,7 +104,7 @@ export class HostedConnection implements Connection {
   readonly #session = new AbortController();
   #observer: TurnObserver | undefined;
   #turn: Turn | undefined;
-  #sends: Promise<void> = Promise.resolve();
+  readonly #sends = new SerialQueue();
   #usage: UsageSnapshot;
   #stopReason: StopReason | undefined;
   #lastInteractionId: string | undefined;
@@ -174,12 +175,7 @@ export class HostedConnection implements Connection {
     } catch (error) {
       return Promise.reject(SdkError.from(error));
     }
-    const run = this.#sends.then(() => this.#send(text, options));
-    this.#sends = run.then(
-      () => undefined,
-      () => undefined,
-    );
-    return run;
+    return this.#sends.run(() => this.#send(text, options));
   }
 
   async #send(text: string, options?: CallOptions): Promise<Turn> {

@@ -1,3 +1,4 @@
+import { SerialQueue } from "../util/serial-queue.js";
 import type { Connection, UsageSnapshot } from "../connection/connection.js";
 import type { QuestionResponse } from "../step.js";
 import { Turn, type TurnObserver } from "../connection/turn.js";
@@ -118,7 +119,7 @@ class ScriptedConnection implements MockConnection {
   #observer: TurnObserver | undefined;
   /** The latest turn, running or over. */
   #turn: Turn | undefined;
-  #sends: Promise<void> = Promise.resolve();
+  readonly #sends = new SerialQueue();
   /** Aborted to stop the running turn's playback (halt, disconnect). */
   #stop: AbortController | undefined;
   #closed = false;
@@ -184,12 +185,7 @@ class ScriptedConnection implements MockConnection {
       return Promise.reject(SdkError.from(error));
     }
     // One gate: prompts go out in call order, each after the running turn.
-    const run = this.#sends.then(() => this.#send(prompt, options));
-    this.#sends = run.then(
-      () => undefined,
-      () => undefined,
-    );
-    return run;
+    return this.#sends.run(() => this.#send(prompt, options));
   }
 
   async #send(prompt: Prompt, options?: CallOptions): Promise<Turn> {
