@@ -6,4 +6,4 @@
  */
 export { registerChild, unregisterChild, liveChildCount } from "./subprocess/child-registry.js";
 export { StderrTail } from "./subprocess/stderr-tail.js";
-export { errnoCode } from "./subprocess/spawn-errors.js";
+export { errnoCode, mapProgramSpawnError } from "./subprocess/spawn-errors.js";

@@ -1,6 +1,9 @@
 import { spawn } from "node:child_process";
 import { setTimeout as sleep } from "node:timers/promises";
 import { readFileSync } from "node:fs";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ErrorCode, SdkError } from "@antigravity-ts/sdk";
@@ -250,14 +253,44 @@ describe("spawnStreamingSession over a hostile child", () => {
     expect(await session.wait()).toEqual({ code: 0, signal: null });
   });
 
-  it("rejects a receipt with ConnectionClosed when the child dies without answering; a missing command is an error event", async () => {
+  it("rejects a receipt with ConnectionClosed when the child dies without answering", async () => {
     const dying = spawnStreamingSession({ command: process.execPath, args: ["-e", "process.exit(3)"] });
     await expect(dying.sendUserMessage("anyone?")).rejects.toMatchObject({ code: ErrorCode.ConnectionClosed });
     expect(await dying.wait()).toEqual({ code: 3, signal: null });
-    const missing = spawnStreamingSession({ command: "/nonexistent/ndjson-agent" });
-    expect(await missing.nextEvent()).toMatchObject({ type: "error", error: { code: ErrorCode.Unavailable } });
-    expect(await missing.nextEvent()).toBeUndefined();
   });
+
+  // Issue 26: the same mapping as a missing harness binary (spawn-errors.ts): configuration, never retryable.
+  it("a missing command is an error event with FailedPrecondition, not retryable, naming the path and what to do", async () => {
+    const missing = spawnStreamingSession({ command: "/nonexistent/ndjson-agent" });
+    const event = await missing.nextEvent();
+    if (event?.type !== "error") throw new Error(`expected an error event, got ${JSON.stringify(event)}`);
+    expect(event.error.code).toBe(ErrorCode.FailedPrecondition);
+    expect(event.error.retryable).toBe(false);
+    expect(event.error.message).toBe(
+      "NDJSON agent command not found at /nonexistent/ndjson-agent: install it, or point spawnStreamingSession's command option at the program (a full path or one on PATH)",
+    );
+    expect(event.error.details).toMatchObject({ binaryPath: "/nonexistent/ndjson-agent", errno: "ENOENT" });
+    expect(await missing.nextEvent()).toBeUndefined();
+    expect(await missing.wait()).toEqual({ code: null, signal: null });
+  });
+
+  it.skipIf(process.platform === "win32")(
+    "a command that is not executable is PermissionDenied, not retryable, saying chmod +x",
+    async () => {
+      const dir = await mkdtemp(join(tmpdir(), "ndjson-noexec-"));
+      const script = join(dir, "agent.sh");
+      await writeFile(script, "#!/bin/sh\necho never\n", { mode: 0o644 });
+      try {
+        const event = await spawnStreamingSession({ command: script }).nextEvent();
+        if (event?.type !== "error") throw new Error(`expected an error event, got ${JSON.stringify(event)}`);
+        expect(event.error.code).toBe(ErrorCode.PermissionDenied);
+        expect(event.error.retryable).toBe(false);
+        expect(event.error.message).toContain(`NDJSON agent command at ${script} cannot be executed (EACCES)`);
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
+    },
+  );
 });
 
 describe("the output line format", () => {

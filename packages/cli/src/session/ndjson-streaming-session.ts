@@ -21,7 +21,7 @@ import {
   type NdjsonInput,
   type NdjsonOutputLine,
 } from "../cli/ndjson-protocol.js";
-import { StderrTail, registerChild, unregisterChild } from "@antigravity-ts/node/internal";
+import { StderrTail, mapProgramSpawnError, registerChild, unregisterChild } from "@antigravity-ts/node/internal";
 
 /** Options of {@link spawnStreamingSession}. */
 export interface SpawnStreamingSessionOptions {
@@ -169,7 +169,12 @@ export class NdjsonStreamingSession implements AsyncIterable<NdjsonSessionEvent>
       child.once("error", (error) => {
         this.#events.push({
           type: "error",
-          error: new SdkError(ErrorCode.Unavailable, `could not start the NDJSON child: ${error.message}`),
+          // The same mapping as a missing harness binary: a missing program is configuration, not retryable.
+          error: mapProgramSpawnError(error, {
+            name: "NDJSON agent command",
+            path: child.spawnfile,
+            hint: "install it, or point spawnStreamingSession's command option at the program (a full path or one on PATH)",
+          }),
         });
         this.#exited = true;
         this.#spawnFailed = true;

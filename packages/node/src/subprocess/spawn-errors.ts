@@ -22,43 +22,61 @@ function pathHint(source: HarnessSource | undefined): string {
   }
 }
 
+/** A program that failed to start: what to call it in messages, its path, and what to do about it. */
+export interface ProgramToStart {
+  /** How messages name it, e.g. `"harness binary"`, `"NDJSON agent command"`. */
+  name: string;
+  path: string;
+  /** What to set or install when it is missing or wrong. */
+  hint: string;
+  /** Extra `details` for the error. */
+  details?: Record<string, unknown> | undefined;
+}
+
 /**
  * Maps a Node system error raised while starting or talking to the harness binary to an
  * `SdkError` a user can act on. This is the only place Node errnos are interpreted (STYLE.md).
  */
 export function mapSpawnError(cause: unknown, binaryPath: string, source?: HarnessSource): SdkError {
+  return mapProgramSpawnError(cause, {
+    name: "harness binary",
+    path: binaryPath,
+    hint: pathHint(source),
+    details: definedProperties({ source }),
+  });
+}
+
+/**
+ * {@link mapSpawnError} for any program this package starts (the harness, an NDJSON child, an ACP
+ * agent): a missing or foreign program is configuration, so `FailedPrecondition` and not retryable.
+ */
+export function mapProgramSpawnError(cause: unknown, program: ProgramToStart): SdkError {
   if (cause instanceof SdkError) return cause;
-  const hint = pathHint(source);
+  const { name, path, hint } = program;
   const code = errnoCode(cause);
   const reason = errorText(cause);
-  const details = { binaryPath, errno: code, ...definedProperties({ source }) };
+  const details = { binaryPath: path, errno: code, ...program.details };
   switch (code) {
     // A missing or foreign binary is configuration: the same start fails again until it is fixed (not retryable).
     case "ENOENT":
-      return new SdkError(ErrorCode.FailedPrecondition, `harness binary not found at ${binaryPath}: ${hint}`, {
-        cause,
-        details,
-      });
+      return new SdkError(ErrorCode.FailedPrecondition, `${name} not found at ${path}: ${hint}`, { cause, details });
     case "EACCES":
     case "EPERM":
       return new SdkError(
         ErrorCode.PermissionDenied,
-        `harness binary at ${binaryPath} cannot be executed (${code}): make it executable (chmod +x), or: ${hint}`,
+        `${name} at ${path} cannot be executed (${code}): make it executable (chmod +x), or: ${hint}`,
         { cause, details },
       );
     case "ENOEXEC":
     case "EBADARCH":
       return new SdkError(
         ErrorCode.FailedPrecondition,
-        `harness binary at ${binaryPath} is not an executable for this platform (${code}): install the build for ${process.platform}/${process.arch}`,
-        {
-          cause,
-          details,
-        },
+        `${name} at ${path} is not an executable for this platform (${code}): install the build for ${process.platform}/${process.arch}`,
+        { cause, details },
       );
     case "ENOTDIR":
     case "EISDIR":
-      return new SdkError(ErrorCode.InvalidArgument, `harness path ${binaryPath} is not a file (${code}): ${hint}`, {
+      return new SdkError(ErrorCode.InvalidArgument, `${name} path ${path} is not a file (${code}): ${hint}`, {
         cause,
         details,
       });
@@ -68,14 +86,11 @@ export function mapSpawnError(cause: unknown, binaryPath: string, source?: Harne
     case "ENOMEM":
       return new SdkError(
         ErrorCode.Unavailable,
-        `could not start the harness at ${binaryPath}: the system is out of resources (${code}); close other processes or raise the limits`,
-        {
-          cause,
-          details,
-        },
+        `could not start the ${name} at ${path}: the system is out of resources (${code}); close other processes or raise the limits`,
+        { cause, details },
       );
     default:
-      return new SdkError(ErrorCode.Unavailable, `could not start the harness at ${binaryPath}: ${reason}`, {
+      return new SdkError(ErrorCode.Unavailable, `could not start the ${name} at ${path}: ${reason}`, {
         cause,
         details,
       });
