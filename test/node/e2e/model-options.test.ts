@@ -2,7 +2,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Agent, WebSocketTransport } from "@antigravity-ts/node";
+import { Agent, ThinkingLevel, WebSocketTransport } from "@antigravity-ts/node";
 import { ModelType } from "@antigravity-ts/sdk/wire";
 import { startFakeGeminiServer, type FakeModelServer } from "../../../packages/harness/src/providers/testing/index.js";
 import { harnessEnv, killAllHarnesses, startListeningHarness, type ListeningHarness } from "@antigravity-ts/test-kit";
@@ -81,6 +81,36 @@ describe("retryConfig and model options against the reference harness", () => {
       }
     } finally {
       await agent.stop();
+    }
+  });
+
+  it("sends the builder's typed thinkingLevel to each text model of models(...) (issue 25 item 3)", async () => {
+    const model = await startFakeGeminiServer([{ type: "turn", text: "thought hard" }], { apiKey: "gem-key-2" });
+    try {
+      const agent = await Agent.builder()
+        .transport(
+          new WebSocketTransport({ host: "127.0.0.1", port: harness?.port ?? 0, apiKey: harness?.apiKey ?? "" }),
+        )
+        .workspaces(workspace)
+        .models([
+          {
+            name: "gemini-typed",
+            endpoint: { case: "geminiApiEndpoint", value: { baseUrl: model.baseUrl, apiKey: "gem-key-2" } },
+          },
+        ])
+        .thinkingLevel(ThinkingLevel.High)
+        .allowAll()
+        .build()
+        .start({ timeoutMs: 15_000 });
+      try {
+        expect((await agent.chatToCompletion("hello", { timeoutMs: 15_000 })).text).toBe("thought hard");
+        const body = model.requests[0]?.body as { generationConfig?: { thinkingConfig?: { thinkingLevel?: string } } };
+        expect(body.generationConfig?.thinkingConfig?.thinkingLevel).toBe("high");
+      } finally {
+        await agent.stop();
+      }
+    } finally {
+      await model.close();
     }
   });
 });

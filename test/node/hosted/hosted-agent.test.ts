@@ -153,6 +153,12 @@ describe("hostedAgent over the interactions emulator", () => {
       code: ErrorCode.Unsupported,
       details: { option: "systemInstructions", wire: "interactions" },
     });
+    // AntigravityAgentConfig carries no thinking level (issue 25 item 3).
+    const thinking = Agent.builder().connection(strategy()).thinkingLevel("high").allowAll().build();
+    await expect(thinking.start()).rejects.toMatchObject({
+      code: ErrorCode.Unsupported,
+      details: { option: "thinkingLevel", wire: "interactions" },
+    });
   });
 
   it("runs background interactions (create, then get with stream) and halts them through cancel", async () => {

@@ -91,7 +91,10 @@ export class AgentBuilder<State extends BuilderState = false> {
     return this.#with({ modelOptions: { ...this.#options.modelOptions, ...options } });
   }
 
-  /** How much the model thinks (`modelOptions({ thinkingLevel })`). */
+  /**
+   * How much the model thinks (`modelOptions({ thinkingLevel })`): `ThinkingLevel.High` or
+   * `"high"`. Every text model gets it; one whose endpoint cannot take it is refused (`Unsupported`).
+   */
   thinkingLevel(level: ThinkingLevel): AgentBuilder<State> {
     return this.modelOptions({ thinkingLevel: level });
   }

@@ -1,12 +1,18 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { THINKING_LEVELS } from "../config/model-options.js";
+import { THINKING_LEVELS, ThinkingLevel } from "../config/model-options.js";
 import { ErrorCode, SdkError } from "../errors.js";
 import {
   createFakeHarnessTransport,
   type FakeHarness,
   type FakeHarnessTransport,
 } from "../transport/in-memory-harness.js";
-import { StepUpdate_Source, StepUpdate_State, StepUpdate_Target, TrajectoryStateUpdate_State } from "../wire/index.js";
+import {
+  ModelType,
+  StepUpdate_Source,
+  StepUpdate_State,
+  StepUpdate_Target,
+  TrajectoryStateUpdate_State,
+} from "../wire/index.js";
 import type { AgentBuilder } from "./agent-builder.js";
 import { Agent } from "./agent.js";
 
@@ -166,6 +172,70 @@ describe("model options (GeminiModelOptions)", () => {
     expect(level.message).toContain("minimal, low, medium, high, extra_high");
     const tier = await startError(Agent.builder().allowAll().serviceTier(" "));
     expect(tier.code).toBe(ErrorCode.InvalidArgument);
+  });
+
+  it("takes upstream's ThinkingLevel members, the same values as their strings (models.py ThinkingLevel)", async () => {
+    expect(Object.values(ThinkingLevel)).toEqual(THINKING_LEVELS);
+    const config = await initFrame(Agent.builder().allowAll().model("m").thinkingLevel(ThinkingLevel.ExtraHigh));
+    expect(config["models"][0].geminiApiEndpoint.options).toEqual({ thinkingLevel: "extra_high" });
+  });
+
+  it("puts the level on every text model of models(...), Gemini API and Vertex AI alike, not on image models", async () => {
+    const config = await initFrame(
+      Agent.builder()
+        .allowAll()
+        .models([
+          { name: "t1", types: [ModelType.TEXT], endpoint: { case: "geminiApiEndpoint", value: { apiKey: "k" } } },
+          {
+            name: "t2",
+            endpoint: { case: "vertexEndpoint", value: { apiKey: "v", options: { serviceTier: "flex" } } },
+          },
+          { name: "img", types: [ModelType.IMAGE], endpoint: { case: "gemmaEndpoint", value: {} } },
+        ])
+        .thinkingLevel("low"),
+    );
+    expect(config["models"]).toEqual([
+      { name: "t1", types: ["MODEL_TYPE_TEXT"], geminiApiEndpoint: { apiKey: "k", options: { thinkingLevel: "low" } } },
+      { name: "t2", vertexEndpoint: { apiKey: "v", options: { serviceTier: "flex", thinkingLevel: "low" } } },
+      { name: "img", types: ["MODEL_TYPE_IMAGE"], gemmaEndpoint: {} },
+    ]);
+  });
+
+  it("refuses a text model that cannot take a level (Unsupported), another level on a model, or no text model", async () => {
+    const gemma = await startError(
+      Agent.builder()
+        .allowAll()
+        .models([{ name: "gemma-4", endpoint: { case: "gemmaEndpoint", value: { baseUrl: "http://127.0.0.1:1" } } }])
+        .thinkingLevel("high"),
+    );
+    expect(gemma.code).toBe(ErrorCode.Unsupported);
+    expect(gemma.message).toContain('"gemma-4"');
+    expect(gemma.details).toMatchObject({ option: "thinkingLevel", model: "gemma-4" });
+    const twice = await startError(
+      Agent.builder()
+        .allowAll()
+        .models([{ name: "t", endpoint: { case: "geminiApiEndpoint", value: { options: { thinkingLevel: "low" } } } }])
+        .thinkingLevel("high"),
+    );
+    expect(twice.code).toBe(ErrorCode.InvalidArgument);
+    expect(twice.message).toContain('already sets thinkingLevel "low"');
+    const imagesOnly = await startError(
+      Agent.builder()
+        .allowAll()
+        .models([{ name: "img", types: [ModelType.IMAGE], endpoint: { case: "geminiApiEndpoint", value: {} } }])
+        .thinkingLevel("high"),
+    );
+    expect(imagesOnly.code).toBe(ErrorCode.InvalidArgument);
+    expect(imagesOnly.message).toContain("reaches no model");
+    // The same level already on the model is no conflict; with model(name) the shorthand carries it.
+    const config = await initFrame(
+      Agent.builder()
+        .allowAll()
+        .models([{ name: "img", types: [ModelType.IMAGE], endpoint: { case: "geminiApiEndpoint", value: {} } }])
+        .model("t")
+        .thinkingLevel("high"),
+    );
+    expect(config["models"][1]).toMatchObject({ name: "t", geminiApiEndpoint: { options: { thinkingLevel: "high" } } });
   });
 });
 

@@ -30,6 +30,7 @@ import {
   geminiOptionsOf,
   retryConfigOf,
   vertexEndpointOf,
+  withThinkingLevel,
   type GeminiModelOptions,
   type RetryOptions,
   type VertexOptions,
@@ -87,7 +88,10 @@ export interface HarnessConfigOptions {
   apiKey?: string;
   /** Full model list; `model` (with `apiKey`/`modelOptions`/`vertex`), when set too, is added after it as upstream merges them. */
   models?: readonly MessageInitShape<typeof ModelConfigSchema>[];
-  /** Thinking level and service tier of the shorthand model (`endpoint.options`, upstream `GeminiModelOptions`). */
+  /**
+   * Thinking level and service tier of the shorthand model (`endpoint.options`, upstream
+   * `GeminiModelOptions`); the thinking level also reaches every text model of `models`.
+   */
   modelOptions?: GeminiModelOptions;
   /**
    * The shorthand model on Vertex AI (`vertexEndpoint`) instead of the Gemini API: `true`, or the
@@ -259,13 +263,16 @@ function responseSchemaOf(
  * `models` as given, followed by the shorthand text model when `model` is set too
  * (local_connection_test.py `test_merge_models_explicit_and_shorthand`); else upstream's
  * shorthand alone (`_build_shorthand_endpoint`): one text model on the Gemini API or, with
- * `vertex`, on Vertex AI, carrying `modelOptions`. Upstream's default text and image models are
- * not added (docs/upstream-differences.md).
+ * `vertex`, on Vertex AI, carrying `modelOptions`. The thinking level reaches the explicit text
+ * models too ({@link withThinkingLevel}). Upstream's default text and image models are not added
+ * (docs/upstream-differences.md).
  */
 function modelsOf(options: HarnessConfigOptions): MessageInitShape<typeof ModelConfigSchema>[] {
-  if (options.models !== undefined)
-    return options.model === undefined ? [...options.models] : [...options.models, ...shorthandModels(options)];
-  return shorthandModels(options);
+  if (options.models === undefined) return shorthandModels(options);
+  const level = options.modelOptions?.thinkingLevel;
+  const shorthand = options.model !== undefined;
+  const explicit = level === undefined ? [...options.models] : withThinkingLevel(options.models, level, shorthand);
+  return shorthand ? [...explicit, ...shorthandModels(options)] : explicit;
 }
 
 function shorthandModels(options: HarnessConfigOptions): MessageInitShape<typeof ModelConfigSchema>[] {

@@ -29,7 +29,7 @@ export {
   type ModelApiRetryOptions,
   type ModelOutputRetryOptions,
   type RetryOptions,
-  type ThinkingLevel,
+  ThinkingLevel,
   type VertexOptions,
 } from "./model-options.js";
 export {

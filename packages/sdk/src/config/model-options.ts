@@ -4,19 +4,30 @@ import type { ServiceTier } from "../step.js";
 import type {
   GeminiModelOptionsSchema,
   ModelAPIRetryConfigSchema,
+  ModelConfigSchema,
   RetryConfigSchema,
   VertexEndpointSchema,
 } from "../wire/index.js";
+import { ModelType } from "../wire/wire-enums.gen.js";
 import { definedProperties } from "../defined-properties.js";
 
 /**
- * How much the model thinks before answering (upstream `types.ThinkingLevel`, sent as its value in
- * `GeminiModelOptions.thinking_level`, protocol §19).
+ * How much the model thinks before answering: upstream's `ThinkingLevel` enum (models.py,
+ * lovicho/antigravity-sdk-python @3148fc0d; re-exported by types.py, Stars1233 @4bfe2531), whose
+ * values travel as they are in `GeminiModelOptions.thinking_level` (a string in both wire eras,
+ * localharness.proto field 1). `ThinkingLevel.High` and `"high"` are the same value.
  */
-export type ThinkingLevel = "minimal" | "low" | "medium" | "high" | "extra_high";
+export const ThinkingLevel = {
+  Minimal: "minimal",
+  Low: "low",
+  Medium: "medium",
+  High: "high",
+  ExtraHigh: "extra_high",
+} as const;
+export type ThinkingLevel = (typeof ThinkingLevel)[keyof typeof ThinkingLevel];
 
 /** The values of {@link ThinkingLevel}, in upstream's order. */
-export const THINKING_LEVELS: readonly ThinkingLevel[] = ["minimal", "low", "medium", "high", "extra_high"];
+export const THINKING_LEVELS: readonly ThinkingLevel[] = Object.values(ThinkingLevel);
 
 /** Options of a Gemini or Vertex model (upstream `types.GeminiModelOptions`). */
 export interface GeminiModelOptions {
@@ -113,13 +124,7 @@ export function geminiOptionsOf(
 ): MessageInitShape<typeof GeminiModelOptionsSchema> | undefined {
   if (options === undefined) return undefined;
   const init: MessageInitShape<typeof GeminiModelOptionsSchema> = {};
-  if (options.thinkingLevel !== undefined) {
-    if (!THINKING_LEVELS.includes(options.thinkingLevel))
-      invalid(
-        `modelOptions.thinkingLevel must be one of ${THINKING_LEVELS.join(", ")}, got ${JSON.stringify(options.thinkingLevel)}`,
-      );
-    init.thinkingLevel = options.thinkingLevel;
-  }
+  if (options.thinkingLevel !== undefined) init.thinkingLevel = checkedThinkingLevel(options.thinkingLevel);
   if (options.serviceTier !== undefined) {
     if (typeof options.serviceTier !== "string" || options.serviceTier.trim() === "")
       invalid(
@@ -128,6 +133,55 @@ export function geminiOptionsOf(
     init.serviceTier = options.serviceTier;
   }
   return Object.keys(init).length === 0 ? undefined : init;
+}
+
+function checkedThinkingLevel(level: ThinkingLevel): ThinkingLevel {
+  if (!THINKING_LEVELS.includes(level))
+    invalid(`modelOptions.thinkingLevel must be one of ${THINKING_LEVELS.join(", ")}, got ${JSON.stringify(level)}`);
+  return level;
+}
+
+type ModelInit = MessageInitShape<typeof ModelConfigSchema>;
+
+/**
+ * The explicit `models` with the agent's thinking level on each text model (a model without
+ * `types` is a text model, as upstream's `ModelTarget` defaults), as upstream's `AgentConfig.eval`
+ * applies one (`_with_thinking_level`, google/antigravity/connections/connection.py, Stars1233
+ * @238766a3): set in the `options` of a Gemini API or Vertex AI endpoint. A text model whose
+ * endpoint carries no `GeminiModelOptions` (gemmaEndpoint, customEndpoint, none) cannot take a
+ * level: `Unsupported` naming it; one whose endpoint already sets another level: `InvalidArgument`,
+ * as upstream refuses it. `shorthand`: a `model(name)` text model is sent too (it carries the
+ * level itself); without it and without a text model here, the level would reach no model.
+ */
+export function withThinkingLevel(models: readonly ModelInit[], level: ThinkingLevel, shorthand: boolean): ModelInit[] {
+  checkedThinkingLevel(level);
+  let texts = 0;
+  const out = models.map((model): ModelInit => {
+    const types = model.types ?? [];
+    if (types.length > 0 && !types.includes(ModelType.TEXT)) return model;
+    texts++;
+    const name = JSON.stringify(model.name ?? "");
+    const endpoint = model.endpoint;
+    if (endpoint?.case !== "geminiApiEndpoint" && endpoint?.case !== "vertexEndpoint") {
+      throw new SdkError(
+        ErrorCode.Unsupported,
+        `thinkingLevel cannot be honoured by the text model ${name}: its endpoint (${endpoint?.case ?? "none"}) takes no GeminiModelOptions; give it a geminiApiEndpoint or vertexEndpoint, or leave thinkingLevel unset`,
+        { details: { option: "thinkingLevel", model: model.name ?? "" } },
+      );
+    }
+    const set = endpoint.value.options?.thinkingLevel;
+    if (set !== undefined && set !== level)
+      invalid(
+        `the text model ${name} already sets thinkingLevel ${JSON.stringify(set)} and the agent asks for ${JSON.stringify(level)}: remove one of them (with eval(), pass eval({ thinkingLevel: null }) to keep the model's)`,
+      );
+    const options = { ...endpoint.value.options, thinkingLevel: level };
+    return { ...model, endpoint: { ...endpoint, value: { ...endpoint.value, options } } } as ModelInit;
+  });
+  if (texts === 0 && !shorthand)
+    invalid(
+      `thinkingLevel ${JSON.stringify(level)} reaches no model: models(...) holds no text model and no model(name) is set`,
+    );
+  return out;
 }
 
 /**

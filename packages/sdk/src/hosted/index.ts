@@ -9,6 +9,7 @@ import type { ConnectionCapabilities } from "../connection/capabilities.js";
 import { ErrorCode, SdkError } from "../errors.js";
 import { HostedConnection } from "./hosted-connection.js";
 import { InteractionsClient, type WireObject } from "./interactions-client.js";
+import type { HarnessConfig } from "../wire/index.js";
 
 export { HostedConnection, usageOf, type HostedConnectionOptions } from "./hosted-connection.js";
 export {
@@ -34,17 +35,20 @@ export const DEFAULT_HOSTED_AGENT = "antigravity-preview-09-2026";
 /**
  * What the interactions wire does (docs/hosted.md, the capability table): client tools (function
  * declarations answered through the agent's ToolRunner), halt (`interactions.cancel`), reconnect
- * (`last_event_id`), text prompts. No hooks, client-decided policies, confirmations, questions,
- * triggers, compaction settings or per-call usage: the hosted harness runs those itself or not at
- * all, and the API carries none of them. A conversation restored from a store (in another process
- * too) goes on from the last interaction its history names.
+ * (`last_event_id`), text prompts. The agent's policies decide the client functions' calls,
+ * `when` predicates and `askUser` handlers included, and `deferToUser` pauses a turn on one (the
+ * interaction waits in `requires_action`) for `agent.resume`; the hosted harness's own tools run
+ * without asking — the API has no field that carries a policy nor a step a client approves — so
+ * an ask-user policy for any other tool is refused at `start()`. No hooks, questions, triggers,
+ * compaction settings or per-call usage: the API carries none of them. A conversation restored
+ * from a store (in another process too) goes on from the last interaction its history names.
  */
 export const INTERACTIONS_CAPABILITIES: ConnectionCapabilities = {
   wire: "interactions",
   clientTools: true,
   hooks: new Set(),
-  dynamicPolicies: false,
-  confirmations: false,
+  dynamicPolicies: true,
+  confirmations: true,
   questions: false,
   triggers: false,
   halt: true,
@@ -117,6 +121,21 @@ export function hostedAgent(options: HostedAgentOptions = {}): ConnectionStrateg
       if (config.mcpServers.length > 0) refuse("mcpServers", "MCP servers run by the harness");
       if (config.customSubagents.length > 0) refuse("customSubagents", "custom subagents");
       if ((config.finishToolSchemaJson ?? "") !== "") refuse("responseSchema", "a finish tool schema");
+      // Only a client function's call waits for the client (requires_action); the hosted harness's tools never ask.
+      for (const policy of request.policies) {
+        if (policy.decision !== "ask_user" || request.tools.has(policy.tool)) continue;
+        const option = `policies (${policy.name}: ${policy.handler === undefined ? "deferToUser" : "askUser"})`;
+        throw new SdkError(
+          ErrorCode.Unsupported,
+          `${option}: on the interactions wire only calls of the agent's client tools wait for a decision, and ${JSON.stringify(policy.tool)} is none of them (the hosted harness runs its own tools without asking); name a client tool or remove the policy`,
+          { details: { option, wire: "interactions" } },
+        );
+      }
+      // AntigravityAgentConfig (@google/genai genai.d.ts) carries a model name only, no thinking level.
+      const thinks = (model: HarnessConfig["models"][number]): boolean =>
+        (model.endpoint.case === "geminiApiEndpoint" || model.endpoint.case === "vertexEndpoint") &&
+        model.endpoint.value.options?.thinkingLevel !== undefined;
+      if (config.models.some(thinks)) refuse("thinkingLevel", "a thinking level for the agent's model");
       const budget = config.budgetConfig;
       if (
         budget !== undefined &&
@@ -145,6 +164,7 @@ export function hostedAgent(options: HostedAgentOptions = {}): ConnectionStrateg
         systemInstruction: options.systemInstruction,
         background: options.background,
         tools: request.tools,
+        confirmTool: request.confirmTool,
         conversationId: (config.cascadeId ?? "") !== "" ? (config.cascadeId as string) : crypto.randomUUID(),
         maxReconnects: options.maxReconnects,
         reconnectDelayMs: options.reconnectDelayMs,
