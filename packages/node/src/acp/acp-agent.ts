@@ -1,6 +1,6 @@
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { Readable, Writable } from "node:stream";
-import { ndJsonStream } from "@agentclientprotocol/sdk";
+import { ndJsonStream, type Stream } from "@agentclientprotocol/sdk";
 import { ErrorCode, SdkError } from "@antigravity-ts/sdk";
 import {
   ACP_CAPABILITIES,
@@ -28,6 +28,8 @@ export interface AcpProcessOptions extends Omit<AcpStreamOptions, "stream" | "de
   onStderr?: (line: string) => void;
   /** Called with each agent process once it runs (its pid, its stderr tail). */
   onProcess?: (agent: AcpProcess) => void;
+  /** Wraps each session's message stream before the session uses it, e.g. `streamRecorder(sink).wrap` of `@antigravity-ts/sdk/replay` (docs/testing.md). */
+  wrapStream?: ((stream: Stream) => Stream) | undefined;
 }
 
 const SIGTERM_GRACE_MS = 1_000;
@@ -45,7 +47,7 @@ const EXIT_AFTER_FAILURE_MS = 1_000;
  * const agent = Agent.builder().connection(acpAgent({ command: "gemini", args: ["--acp"], cwd })).allowAll().build();
  */
 export function acpAgent(options: AcpProcessOptions): ConnectionStrategy {
-  const { command, args = [], env, shutdownGraceMs = 2_000, onStderr, onProcess, ...rest } = options;
+  const { command, args = [], env, shutdownGraceMs = 2_000, onStderr, onProcess, wrapStream, ...rest } = options;
   const cwd = options.cwd;
   return {
     capabilities: ACP_CAPABILITIES,
@@ -54,7 +56,7 @@ export function acpAgent(options: AcpProcessOptions): ConnectionStrategy {
       onProcess?.(agent);
       const strategy = acpStreamAgent({
         ...rest,
-        stream: agent.stream,
+        stream: wrapStream === undefined ? agent.stream : wrapStream(agent.stream),
         describeFailure: (error) => agent.describe(error),
         release: () => agent.shutdown(shutdownGraceMs),
       });
