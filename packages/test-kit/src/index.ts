@@ -50,3 +50,12 @@ export {
   type ClosableConformanceSubject,
   type ConnectionConformanceOptions,
 } from "./connection-conformance.js";
+export {
+  GEMINI_CLI,
+  GEMINI_ROUTER,
+  geminiScratch,
+  geminiStream,
+  geminiText,
+  geminiUsage,
+  type GeminiScratch,
+} from "./gemini-cli.js";

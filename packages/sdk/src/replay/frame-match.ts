@@ -54,14 +54,40 @@ const PROFILES: Record<string, WireProfile> = {
       "input.clientInfo.osVersion",
     ],
   },
+  // JSON-RPC 2.0 as ACP carries it (@agentclientprotocol/sdk 2.4, dist/core/jsonrpc.d.ts AnyMessage):
+  // a request or notification is its method, a response its result or error.
+  acp: {
+    kindOf: jsonRpcKind,
+    idKey: ID_KEY,
+    volatile: [],
+    handshakeVolatile: [],
+  },
+  // HTTP as recordingFetch writes it (http-frames.ts): a request is its method and path, a
+  // response head "response", an SSE event its data's event_type (InteractionSSEEvent, genai.d.ts).
+  interactions: {
+    kindOf: (frame) => {
+      if (typeof frame["method"] === "string" && typeof frame["path"] === "string")
+        return `${frame["method"]} ${frame["path"].split("?")[0]}`;
+      if (typeof frame["status"] === "number") return "response";
+      const data = frame["data"];
+      if (data !== null && typeof data === "object" && !Array.isArray(data) && typeof data["event_type"] === "string")
+        return data["event_type"];
+      return Object.keys(frame)[0] ?? "empty";
+    },
+    idKey: ID_KEY,
+    volatile: [],
+    handshakeVolatile: [],
+  },
 };
+
+function jsonRpcKind(frame: { readonly [key: string]: JsonValue }): string {
+  for (const name of ["method", "type"]) if (typeof frame[name] === "string") return frame[name] as string;
+  return Object.keys(frame).find((key) => key !== "jsonrpc" && key !== "id") ?? "empty";
+}
 
 /** A wire this version does not know: a JSON-RPC style `method` (a response is `result` or `error`), a `type`, else the first key. */
 const GENERIC: WireProfile = {
-  kindOf: (frame) => {
-    for (const name of ["method", "type"]) if (typeof frame[name] === "string") return frame[name] as string;
-    return Object.keys(frame).find((key) => key !== "jsonrpc" && key !== "id") ?? "empty";
-  },
+  kindOf: jsonRpcKind,
   idKey: ID_KEY,
   volatile: [],
   handshakeVolatile: [],

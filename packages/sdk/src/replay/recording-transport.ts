@@ -1,40 +1,14 @@
-import { SDK_VERSION } from "../agent/client-info.js";
 import type { CallOptions } from "../call-options.js";
-import { SdkError } from "../errors.js";
 import type { ReconnectPolicy } from "../transport/reconnect.js";
 import type { Channel, Transport } from "../transport/transport.js";
-import { Redactor, type RedactionOptions } from "./redaction.js";
-import {
-  LOCALHARNESS_ERA,
-  TRACE_FORMAT,
-  TRACE_VERSION,
-  traceLine,
-  type JsonValue,
-  type TraceEvent,
-  type TraceHeader,
-  type TraceSide,
-} from "./trace-format.js";
-import { toTraceSink, type TraceSink } from "./trace-sink.js";
+import { LOCALHARNESS_ERA, type JsonValue, type TraceSide } from "./trace-format.js";
+import type { TraceSink } from "./trace-sink.js";
+import { TraceWriter, type RecordingOptions, type TraceRecording } from "./trace-writer.js";
 
-/** Options of {@link recordingTransport}. */
-export interface RecordingOptions extends RedactionOptions {
-  /** The header's `wire`. Default `"localharness"`. */
-  wire?: string;
-  /** The header's `era`. Default {@link LOCALHARNESS_ERA} for localharness, else `"unknown"`. */
-  era?: string;
-  /** Facts written in the header's `meta` (a scenario name, the harness used). */
-  meta?: { [key: string]: JsonValue };
-  /** Milliseconds of a monotonic clock (default `performance.now()`): what `t` is measured with. */
-  now?: () => number;
-}
+export type { RecordingOptions } from "./trace-writer.js";
 
 /** A transport that records every channel it opens; see {@link recordingTransport}. */
-export interface RecordingTransport extends Transport {
-  /** Resolves once every event so far reached the sink; rejects with the sink's error if a write failed. */
-  flush(): Promise<void>;
-  /** Flushes, then closes the sink. Call it once the sessions over this transport are over. Idempotent. */
-  close(): Promise<void>;
-}
+export interface RecordingTransport extends Transport, TraceRecording {}
 
 /** What a transport that does a handshake before its channel exposes (`SubprocessChannel.handshake`, protocol §3). */
 interface ChannelWithHandshake {
@@ -60,39 +34,16 @@ export function recordingTransport(
   sink: TraceSink | WritableStream<string>,
   options: RecordingOptions = {},
 ): RecordingTransport {
-  return new TraceRecorder(inner, toTraceSink(sink), options);
+  return new TraceRecorder(inner, new TraceWriter(sink, options, { wire: "localharness", era: LOCALHARNESS_ERA }));
 }
 
 class TraceRecorder implements RecordingTransport {
   readonly #inner: Transport;
-  readonly #sink: TraceSink;
-  readonly #redactor: Redactor;
-  readonly #now: () => number;
-  readonly #start: number;
-  #pending: Promise<void> = Promise.resolve();
-  #failure: unknown;
-  #connections = 0;
-  #closing: Promise<void> | undefined;
+  readonly #trace: TraceWriter;
 
-  constructor(inner: Transport, sink: TraceSink, options: RecordingOptions) {
+  constructor(inner: Transport, trace: TraceWriter) {
     this.#inner = inner;
-    this.#sink = sink;
-    this.#redactor = new Redactor(options);
-    this.#now = options.now ?? (() => performance.now());
-    this.#start = this.#now();
-    const wire = options.wire ?? "localharness";
-    const header: TraceHeader = {
-      kind: "header",
-      format: TRACE_FORMAT,
-      version: TRACE_VERSION,
-      wire,
-      era: options.era ?? (wire === "localharness" ? LOCALHARNESS_ERA : "unknown"),
-      sdk: { name: "@antigravity-ts/sdk", version: SDK_VERSION },
-      recordedAt: new Date().toISOString(),
-      redaction: { defaults: options.redactDefaults ?? true, custom: this.#redactor.custom },
-      ...(options.meta === undefined ? {} : { meta: options.meta }),
-    };
-    this.#write(traceLine(header));
+    this.#trace = trace;
   }
 
   get reconnect(): ReconnectPolicy | undefined {
@@ -100,78 +51,45 @@ class TraceRecorder implements RecordingTransport {
   }
 
   async connect(options?: CallOptions): Promise<Channel> {
-    const c = this.#connections++;
+    const trace = this.#trace;
+    const c = trace.nextConnection();
     let channel: Channel;
     try {
       channel = await this.#inner.connect(options);
     } catch (error) {
-      const { code, message } = SdkError.from(error);
-      this.#event({
-        kind: "connectError",
-        t: this.#t(),
-        c,
-        error: { code, message: this.#redactor.text(message, "peer") },
-      });
+      trace.connectError(c, error);
       throw error;
     }
     const handshake = (channel as ChannelWithHandshake).handshake;
     if (handshake !== undefined) {
       // The per-process key (protocol §3) is a secret wherever else it might show up.
       const key = (handshake.output as { apiKey?: unknown } | undefined)?.apiKey;
-      if (typeof key === "string") this.#redactor.learn(key);
-      const redacted = this.#redactor.value(
+      if (typeof key === "string") trace.redactor.learn(key);
+      const redacted = trace.redactor.value(
         { input: this.#object(handshake.input), output: this.#object(handshake.output) },
         "handshake",
       ) as { [key: string]: { [key: string]: JsonValue } };
-      this.#event({
+      trace.event({
         kind: "handshake",
-        t: this.#t(),
+        t: trace.t(),
         c,
         input: redacted["input"] ?? {},
         output: redacted["output"] ?? {},
       });
     }
-    this.#event({ kind: "open", t: this.#t(), c });
+    trace.open(c);
     return new RecordingChannel(channel, {
-      frame: (from, text) => this.#frame(c, from, text),
-      close: (by, error) => this.#close(c, by, error),
+      frame: (from, text) => trace.frameText(c, from, text),
+      close: (by, error) => trace.ended(c, by, error),
     });
   }
 
   flush(): Promise<void> {
-    return this.#pending.then(() => {
-      if (this.#failure !== undefined) throw SdkError.from(this.#failure);
-    });
+    return this.#trace.flush();
   }
 
   close(): Promise<void> {
-    this.#closing ??= (async () => {
-      await this.#pending;
-      await this.#sink.close?.();
-      if (this.#failure !== undefined) throw SdkError.from(this.#failure);
-    })();
-    return this.#closing;
-  }
-
-  #frame(c: number, from: TraceSide, text: string): void {
-    const t = this.#t();
-    let parsed: JsonValue;
-    try {
-      parsed = JSON.parse(text) as JsonValue;
-    } catch {
-      this.#event({ kind: "frame", t, c, from, text: this.#redactor.text(text, from) });
-      return;
-    }
-    this.#event({ kind: "frame", t, c, from, frame: this.#redactor.value(parsed, from) });
-  }
-
-  #close(c: number, by: TraceSide, error: unknown): void {
-    const event: TraceEvent = { kind: "close", t: this.#t(), c, by };
-    if (error !== undefined) {
-      const { code, message } = SdkError.from(error);
-      event.error = { code, message: this.#redactor.text(message, by) };
-    }
-    this.#event(event);
+    return this.#trace.close();
   }
 
   /** A handshake part as a JSON object (a round trip drops what JSON cannot hold). */
@@ -179,26 +97,6 @@ class TraceRecorder implements RecordingTransport {
     return typeof value === "object" && value !== null && !Array.isArray(value)
       ? (JSON.parse(JSON.stringify(value)) as { [key: string]: JsonValue })
       : {};
-  }
-
-  #t(): number {
-    return Math.round((this.#now() - this.#start) * 10) / 10;
-  }
-
-  #event(event: TraceEvent): void {
-    this.#write(traceLine(event));
-  }
-
-  /** Queues a line behind the previous one; a failed sink keeps its first error and takes no more lines. */
-  #write(line: string): void {
-    this.#pending = this.#pending.then(async () => {
-      if (this.#failure !== undefined) return;
-      try {
-        await this.#sink.write(`${line}\n`);
-      } catch (error) {
-        this.#failure = error;
-      }
-    });
   }
 }
 

@@ -264,8 +264,9 @@ describe("replayTransport, rule by rule", () => {
       ["recorded", 300],
       [3, 100],
     ] as const) {
-      const next = reader(await replayTransport(paced, { speed }).connect());
+      // Measured from before connect(): the pacing clock starts when the channel opens.
       const started = performance.now();
+      const next = reader(await replayTransport(paced, { speed }).connect());
       for (let i = 0; i < 3; i++) await next();
       expect(performance.now() - started).toBeGreaterThanOrEqual(least - 2); // timers may fire a millisecond early
     }

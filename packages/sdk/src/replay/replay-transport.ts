@@ -202,7 +202,14 @@ class ReplayChannel implements Channel {
     const unplayedClientFrames = this.#events
       .slice(this.#position)
       .filter((e) => e.kind === "frame" && e.from === "client").length;
-    if (next !== undefined && !(next.kind === "close" && next.by === "client" && this.#clientClosed)) {
+    // Played to its end when the client closed where the trace has it close, or where only the
+    // peer's own close was left (a client that stops reading once it has all it wants, as an
+    // HTTP client cancels a body whose last event it read: which side's close came first is a race).
+    const closedAtTheEnd =
+      next?.kind === "close" &&
+      this.#clientClosed &&
+      (next.by === "client" || this.#position === this.#events.length - 1);
+    if (next !== undefined && !closedAtTheEnd) {
       problems.push(
         `connection ${this.#c} stopped at trace line ${next.line} (${describeEvent(next, this.#state.settings.profile)}); ${unplayedClientFrames} client frame(s) of the trace were never sent`,
       );
