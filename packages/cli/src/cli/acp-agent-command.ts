@@ -1,3 +1,4 @@
+import type { Stream } from "@agentclientprotocol/sdk";
 import type { ConnectionCapabilities, ConnectionStrategy } from "@antigravity-ts/sdk";
 
 /**
@@ -53,7 +54,12 @@ export function splitCommandLine(line: string): string[] {
  */
 export function acpAgentCommand(
   commandLine: string,
-  options: { cwd: string; onStderr?: ((line: string) => void) | undefined },
+  options: {
+    cwd: string;
+    onStderr?: ((line: string) => void) | undefined;
+    /** Wraps each session's message stream (`antigravity record`). */
+    wrapStream?: ((stream: Stream) => Stream) | undefined;
+  },
 ): ConnectionStrategy {
   const [command, ...args] = splitCommandLine(commandLine);
   if (command === undefined) throw new Error("--acp-agent needs a command");
@@ -66,6 +72,7 @@ export function acpAgentCommand(
         args,
         cwd: options.cwd,
         ...(options.onStderr === undefined ? {} : { onStderr: options.onStderr }),
+        ...(options.wrapStream === undefined ? {} : { wrapStream: options.wrapStream }),
       }).connect(request, callOptions);
     },
   };

@@ -1,6 +1,7 @@
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { MID_TURN_SEMANTICS, type MidTurnSemantics, type TransportFactory } from "@antigravity-ts/sdk";
 import { errorText } from "@antigravity-ts/sdk/internal";
+import type { Stream } from "@agentclientprotocol/sdk";
 
 /** What the `antigravity` command was asked to do. */
 export interface CliOptions {
@@ -21,6 +22,8 @@ export interface CliOptions {
   midTurn?: MidTurnSemantics;
   /** Set by `antigravity record`: wraps the transport of every agent the command builds (record.ts). */
   wrapTransport?: (factory: TransportFactory) => TransportFactory;
+  /** Set by `antigravity record` with `--acp-agent`: wraps each ACP session's message stream (record.ts). */
+  wrapStream?: ((stream: Stream) => Stream) | undefined;
 }
 
 /** A command line we cannot run; the message says how to fix it. */

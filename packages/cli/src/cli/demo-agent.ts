@@ -60,7 +60,7 @@ export function buildDemoAgent(options: DemoAgentOptions): Agent {
         askUser("execute", options.confirmRunCommand),
         allowAll(),
       )
-      .connection(acpAgentCommand(cli.acpAgent, { cwd, onStderr: options.onStderr }))
+      .connection(acpAgentCommand(cli.acpAgent, { cwd, onStderr: options.onStderr, wrapStream: cli.wrapStream }))
       .build();
   }
   let builder = Agent.builder()
