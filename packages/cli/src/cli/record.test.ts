@@ -1,8 +1,10 @@
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parseTrace, replayTransport, REDACTED } from "@antigravity-ts/sdk/replay";
+import { Agent, allowAll } from "@antigravity-ts/sdk";
+import { acpAgent } from "@antigravity-ts/sdk/acp";
+import { parseTrace, replayStream, replayTransport, REDACTED } from "@antigravity-ts/sdk/replay";
 import { ensureScriptedReferenceHarness, startListeningHarness } from "@antigravity-ts/test-kit";
 import { CliUsageError } from "./cli-args.js";
 import { runOneShot } from "./quickstart.js";
@@ -57,6 +59,9 @@ describe("parseRecordArgs", () => {
     expect(() => parseRecordArgs(["--out", "t", "-p", "hi"])).toThrow(/the command to record goes after --/);
     expect(() => parseRecordArgs(["--out", "t", "--url", "http://x"])).toThrow(/--url takes a ws:\/\/ or wss:\/\/ URL/);
     expect(() => parseRecordArgs(["--out", "t", "--", "--version"])).toThrow(/no session to record/);
+    expect(() => parseRecordArgs(["--out", "t", "--url", "ws://h:1", "--", "--acp-agent", "a"])).toThrow(
+      /give one of them/,
+    );
   });
 });
 
@@ -122,5 +127,47 @@ describe("antigravity record", () => {
     } finally {
       await harness.stop();
     }
+  });
+
+  it("records an ACP agent's session (--acp-agent) as a trace of wire acp, and the trace replays it with no agent", {
+    timeout: 120_000,
+  }, async () => {
+    const file = join(scratch, "acp.ndjson");
+    const script = join(scratch, "acp-script.json");
+    await writeFile(script, JSON.stringify({ turns: [{ match: "", calls: [{ text: "Answer over ACP" }] }] }));
+    const token = "svc-token-acp-1a2b3c4d5e";
+    const prompt = `hello, my token is ${token}`;
+    const agentCommand = `"${process.execPath}" "${harnessPath}" --acp --script "${script}"`;
+    const command = parseRecordArgs([
+      "--out",
+      file,
+      "--",
+      "--acp-agent",
+      agentCommand,
+      "--workspace",
+      scratch,
+      "-p",
+      prompt,
+    ]);
+    if (command === "help") throw new Error("unreachable");
+    const out = capture();
+    expect(await runRecorded(command, (cli) => runOneShot(cli, out), { ...process.env, MY_SERVICE_TOKEN: token })).toBe(
+      0,
+    );
+    expect(out.text()).toContain("Answer over ACP");
+    const text = await readFile(file, "utf8");
+    expect(text).not.toContain(token);
+    const trace = parseTrace(text);
+    expect(trace.header).toMatchObject({ wire: "acp", meta: { client: "antigravity record", peer: "acp agent" } });
+
+    const replay = replayStream(trace);
+    await using agent = await Agent.builder()
+      .connection(acpAgent({ stream: replay.open, cwd: scratch }))
+      .policies(allowAll())
+      .build()
+      .start();
+    expect((await agent.chatToCompletion(prompt)).text).toBe("Answer over ACP");
+    await agent.stop();
+    replay.verify();
   });
 });

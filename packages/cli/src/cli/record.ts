@@ -1,6 +1,6 @@
 import { parseArgs } from "node:util";
 import { WebSocketTransport, type Transport, type TransportFactory } from "@antigravity-ts/sdk";
-import { recordingTransport, type RecordingTransport } from "@antigravity-ts/sdk/replay";
+import { recordingTransport, streamRecorder, type RecordingTransport } from "@antigravity-ts/sdk/replay";
 import { fileTraceSink } from "@antigravity-ts/node/replay";
 import { errorText } from "@antigravity-ts/sdk/internal";
 import { CliUsageError, parseCliArgs, type CliOptions } from "./cli-args.js";
@@ -18,7 +18,11 @@ environment variables redacted.
                     ANTIGRAVITY_API_KEY) instead of the one antigravity starts; --harness
                     <path> after -- records against that binary (a real localharness)
 
-Example: antigravity record --out hello.ndjson -- -p "hello"`;
+--acp-agent "<cmd>" after -- records the ACP agent's JSON-RPC messages instead (wire acp).
+The hosted wire has no CLI option: record it with recordingFetch (docs/testing.md).
+
+Examples: antigravity record --out hello.ndjson -- -p "hello"
+          antigravity record --out acp.ndjson -- --acp-agent "gemini --acp" -p "hello"`;
 
 /** What `antigravity record` was asked to do. */
 export interface RecordCommand {
@@ -57,14 +61,17 @@ export function parseRecordArgs(argv: readonly string[]): RecordCommand | "help"
   if (values.url !== undefined && !/^wss?:\/\//.test(values.url))
     throw new CliUsageError(`record: --url takes a ws:// or wss:// URL, got ${values.url}`);
   const cli = parseCliArgs(rest);
+  if (values.url !== undefined && cli.acpAgent !== undefined)
+    throw new CliUsageError("record: --url records a listening harness; an --acp-agent is spawned, give one of them");
   if (cli.mode === "help" || cli.mode === "version")
     throw new CliUsageError(`record: there is no session to record in antigravity ${rest.join(" ")}`);
   return { out: values.out, cli, ...(values.url === undefined ? {} : { url: values.url }) };
 }
 
 /**
- * Runs `run` on the command's CLI options with every agent's transport recorded to the trace
- * file: one trace for the whole run (each session a connection of it), closed when `run` ends.
+ * Runs `run` on the command's CLI options with every agent's transport — or with `--acp-agent`,
+ * every ACP session's message stream — recorded to the trace file: one trace for the whole run
+ * (each session a connection of it), closed when `run` ends.
  */
 export async function runRecorded(
   command: RecordCommand,
@@ -74,18 +81,20 @@ export async function runRecorded(
   const secrets = Object.entries(env).flatMap(([name, value]) =>
     SECRET_ENV.test(name) && value !== undefined && value.length >= 6 ? [value] : [],
   );
+  const meta = { client: "antigravity record", mode: command.cli.mode };
+  if (command.cli.acpAgent !== undefined) {
+    const recorder = streamRecorder(fileTraceSink(command.out), { secrets, meta: { ...meta, peer: "acp agent" } });
+    try {
+      return await run({ ...command.cli, wrapStream: recorder.wrap });
+    } finally {
+      await recorder.close();
+    }
+  }
   let current: Transport | undefined;
   const recorder: RecordingTransport = recordingTransport(
     { connect: (options) => (current as Transport).connect(options) },
     fileTraceSink(command.out),
-    {
-      secrets,
-      meta: {
-        client: "antigravity record",
-        mode: command.cli.mode,
-        peer: command.url === undefined ? "subprocess" : "listening harness",
-      },
-    },
+    { secrets, meta: { ...meta, peer: command.url === undefined ? "subprocess" : "listening harness" } },
   );
   const { url } = command;
   const wrapTransport = (factory: TransportFactory): TransportFactory => {
