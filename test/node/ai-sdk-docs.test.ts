@@ -15,7 +15,7 @@ describe("docs/ai-sdk.md", () => {
       const source = await readFile(`${root}docs/examples/ai-sdk/src/${file}`, "utf8");
       const heading = doc.indexOf(`### \`src/${file}\``);
       expect(heading).toBeGreaterThan(0);
-      const block = /```tsx?\n([\s\S]*?)```/.exec(doc.slice(heading))?.[1];
+      const block = /```tsx?[^\n]*\n([\s\S]*?)```/.exec(doc.slice(heading))?.[1];
       expect(block).toBe(source);
     },
   );

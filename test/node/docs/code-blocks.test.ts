@@ -1,118 +1,96 @@
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
-import { spawnSync } from "node:child_process";
 import { afterAll, describe, expect, it } from "vitest";
 import { REPO_ROOT } from "@antigravity-ts/test-kit";
+import { type DocsBlock, docsBlocks, flagProblems, thirdPartyImports } from "../../../scripts/docs-blocks.mjs";
 
-// Issue 26 item 8: every ts/js block of README.md and docs/*.md is type-checked as a module of
-// its own (strict, the repo's compiler options, the packages' "antigravity-source" condition).
-// A block that only works once names it assumes are supplied is listed in INCOMPLETE with what
-// it lacks; the test fails when a block outside the list does not compile, and when a listed
-// block compiles now (take it off the list), so the list can only shrink.
+// Issue 26 item 8: every ts/js/tsx block of README.md and docs/ is type-checked against the packed
+// packages and, unless its fence says `no-run: <why>` (or `no-check: <why>`), run with Node and
+// must exit 0 — in the consumer suite (scripts/consumer-suite.mjs, the `packages` section of
+// npm test), which installs the packed packages once. Here: the fences' flags, which decide what
+// that check does with each block, so a block is never skipped silently.
 
-/** Blocks known not to compile on their own yet (file#n → why); fixing one means deleting its line. */
-const INCOMPLETE: Readonly<Record<string, string>> = JSON.parse(
-  readFileSync(path.join(import.meta.dirname, "incomplete-blocks.json"), "utf8"),
-);
-
-interface Block {
-  key: string;
-  /** The fence's language: `tsx` blocks compile as TSX (react-jsx). */
-  tsx: boolean;
-  file: string;
-  line: number;
-  code: string;
-}
-
-function blocksOf(file: string): Block[] {
-  const text = readFileSync(path.join(REPO_ROOT, file), "utf8");
-  const blocks: Block[] = [];
-  const fence = /^```(ts|typescript|js|javascript|tsx)\s*\n([\s\S]*?)^```\s*$/gm;
-  let n = 0;
-  for (let match = fence.exec(text); match !== null; match = fence.exec(text)) {
-    n++;
-    const line = text.slice(0, match.index).split("\n").length;
-    blocks.push({ key: `${file}#${n}`, tsx: match[1] === "tsx", file, line, code: match[2] ?? "" });
-  }
-  return blocks;
-}
-
-// docs/contributing.md is for working on this repository: its snippets import the sources relatively.
-const files = [
-  "README.md",
-  ...readdirSync(path.join(REPO_ROOT, "docs"))
-    .filter((f) => f.endsWith(".md") && f !== "contributing.md")
-    .map((f) => `docs/${f}`),
-];
-const blocks = files.flatMap(blocksOf);
-// Inside the repository, so the packages resolve through its node_modules.
-const scratch = path.join(REPO_ROOT, "node_modules", ".cache", `docs-blocks-${process.pid}`);
-
+const blocks = docsBlocks(REPO_ROOT);
+const scratch = mkdtempSync(path.join(tmpdir(), "docs-blocks-"));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
-/** Type errors of every block, by key: one `tsc -p` run (TypeScript 7 has no compiler API in JS), each block a module. */
-function diagnose(): Map<string, string[]> {
-  mkdirSync(scratch, { recursive: true });
-  writeFileSync(path.join(scratch, "package.json"), JSON.stringify({ type: "module" }));
-  const fileOf = new Map<string, Block>();
-  for (const [i, block] of blocks.entries()) {
-    const name = `block-${i}.${block.tsx ? "tsx" : "ts"}`;
-    // `export {}` makes every block a module: top-level names and await are the block's own.
-    writeFileSync(path.join(scratch, name), `${block.code}\nexport {};\n`);
-    fileOf.set(name, block);
-  }
-  const tsconfig = {
-    extends: path.join(REPO_ROOT, "tsconfig.base.json"),
-    compilerOptions: {
-      lib: ["ES2023", "DOM", "DOM.Iterable", "ESNext.Disposable"],
-      types: ["node"],
-      jsx: "react-jsx",
-      noEmit: true,
-      composite: false,
-    },
-    include: ["*.ts", "*.tsx"],
-  };
-  writeFileSync(path.join(scratch, "tsconfig.json"), JSON.stringify(tsconfig));
-  const tsc = path.join(REPO_ROOT, "node_modules", "typescript", "bin", "tsc");
-  const run = spawnSync(process.execPath, [tsc, "-p", scratch, "--pretty", "false"], {
-    encoding: "utf8",
-    cwd: scratch,
-  });
-  const errors = new Map<string, string[]>();
-  for (const line of `${run.stdout}${run.stderr}`.split("\n")) {
-    const match = /(block-\d+\.tsx?)\((\d+),\d+\): (error .*)$/.exec(line);
-    const block = match === null ? undefined : fileOf.get(match[1] ?? "");
-    if (match === null || block === undefined) continue;
-    const list = errors.get(block.key) ?? [];
-    list.push(`${block.file}:${block.line + Number(match[2])}: ${(match[3] ?? "").replaceAll(REPO_ROOT, "<repo>/")}`);
-    errors.set(block.key, list);
-  }
-  return errors;
+/** The blocks of a page written to the scratch folder. */
+function blocksOfPage(markdown: string): DocsBlock[] {
+  writeFileSync(path.join(scratch, "page.md"), markdown);
+  return docsBlocks(scratch, ["page.md"]);
 }
 
 describe("the code blocks of README.md and docs/", () => {
-  it("compile on their own, except the listed incomplete ones, which still do not", () => {
+  it("are all found, and every flag is known and says why a block is not run", () => {
     expect(blocks.length).toBeGreaterThan(40);
-    const errors = diagnose();
-    if (process.env["DOCS_BLOCKS_LIST_INCOMPLETE"] === "1") {
-      // Prints the current list (first error of each failing block) to start incomplete-blocks.json from.
-      const list = Object.fromEntries(
-        blocks
-          .filter((b) => errors.has(b.key))
-          .map((b) => [b.key, (errors.get(b.key)?.[0] ?? "").replace(/^[^ ]+ error /, "")]),
-      );
-      console.log(`INCOMPLETE-LIST ${JSON.stringify(list)}`);
+    expect(flagProblems(blocks)).toEqual([]);
+    for (const block of blocks) {
+      const kept = [block.noRun, block.noCheck].filter((reason) => reason !== undefined);
+      expect(
+        kept.every((reason) => reason.length > 0),
+        block.key,
+      ).toBe(true);
     }
-    const broken = blocks
-      .filter((b) => errors.has(b.key) && !Object.hasOwn(INCOMPLETE, b.key))
-      .map((b) => (errors.get(b.key) ?? []).join("\n"));
-    expect(
-      broken,
-      "blocks that do not compile (fix them, or list them in incomplete-blocks.json with the reason)",
-    ).toEqual([]);
-    const fixed = Object.keys(INCOMPLETE).filter((key) => blocks.some((b) => b.key === key) && !errors.has(key));
-    expect(fixed, "listed as incomplete but compile now: take them off incomplete-blocks.json").toEqual([]);
-    const gone = Object.keys(INCOMPLETE).filter((key) => !blocks.some((b) => b.key === key));
-    expect(gone, "listed blocks that no longer exist").toEqual([]);
-  }, 240_000);
+  });
+
+  it("are mostly run, and type-checked but for another runtime's code", () => {
+    const run = blocks.filter((b) => b.noRun === undefined && b.noCheck === undefined);
+    const unchecked = blocks.filter((b) => b.noCheck !== undefined).map((b) => b.key);
+    expect(run.length).toBeGreaterThan(blocks.length / 2);
+    expect(unchecked).toEqual(["docs/ai-sdk.md#6", "docs/runtimes.md#6"]);
+  });
+
+  it("name the packages beyond this repository's that a project needs for them", () => {
+    expect(thirdPartyImports(blocks)).toEqual(expect.arrayContaining(["ai", "zod"]));
+    expect(thirdPartyImports(blocks).some((name) => name.startsWith("@antigravity-ts/"))).toBe(false);
+  });
+});
+
+describe("the fence flags", () => {
+  it("file= places a block as that file of its page; no-run and no-check keep their reason", () => {
+    const [route, page, plain] = blocksOfPage(
+      [
+        "```ts file=src/route.ts",
+        "export const a = 1;",
+        "```",
+        "```tsx file=src/page.tsx no-check: a browser page",
+        "export const b = 2;",
+        "```",
+        "```ts no-run: needs GEMINI_API_KEY",
+        "console.log(1);",
+        "```",
+        "```json",
+        "{}",
+        "```",
+      ].join("\n"),
+    );
+    expect(route).toMatchObject({ key: "page.md#1", source: "page/src/route.ts", line: 1, problems: [] });
+    expect(page).toMatchObject({ key: "page.md#2", source: "page/src/page.tsx", noCheck: "a browser page" });
+    expect(plain).toMatchObject({ key: "page.md#3", source: "page/block-3.ts", noRun: "needs GEMINI_API_KEY" });
+    expect(plain?.code).toBe("console.log(1);\n");
+  });
+
+  it("refuses an unknown flag, a flag without its reason, a second block for one file and a path that leaves the page", () => {
+    const found = blocksOfPage(
+      [
+        "```ts skip",
+        "```",
+        "```ts no-run:",
+        "```",
+        "```ts file=a.ts",
+        "```",
+        "```ts file=a.ts",
+        "```",
+        "```ts file=../escape.ts",
+        "```",
+      ].join("\n"),
+    );
+    expect(flagProblems(found)).toEqual([
+      'page.md:1 (page.md#1): unknown flag "skip" (known: file=<path.ts>, no-run: <why>, no-check: <why>)',
+      "page.md:3 (page.md#2): no-run needs a reason: no-run: <why>",
+      "page.md:7 (page.md#4): a second block with file=a.ts",
+      'page.md:9 (page.md#5): unknown flag "file=../escape.ts" (known: file=<path.ts>, no-run: <why>, no-check: <why>)',
+    ]);
+  });
 });

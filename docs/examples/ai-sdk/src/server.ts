@@ -29,15 +29,14 @@ const getWeather = defineTool({
 
 /** Starts the server; resolves with its URL. */
 export async function startChatServer(options: ChatServerOptions): Promise<{ url: string; server: Server }> {
-  const route = chatRoute(
-    () =>
-      new Agent({
-        transport: new WebSocketTransport({ url: options.harnessUrl, apiKey: options.apiKey }),
-        tools: [getWeather],
-        // run_command waits for the page's approval; everything else runs.
-        policies: [deferToUser("run_command"), allowAll()],
-        continuationSecret: options.continuationSecret,
-      }),
+  const route = chatRoute(() =>
+    Agent.builder()
+      .transport(new WebSocketTransport({ url: options.harnessUrl, apiKey: options.apiKey }))
+      .tool(getWeather)
+      // run_command waits for the page's approval; everything else runs.
+      .policies(deferToUser("run_command"), allowAll())
+      .continuationSecret(options.continuationSecret)
+      .build(),
   );
   const server = createServer((req, res) => void handle(req, res, route, options.pageScript));
   await new Promise<void>((resolve) => server.listen(options.port ?? 3000, "127.0.0.1", resolve));

@@ -37,16 +37,14 @@ const getWeather = defineTool({
 });
 
 function newAgent(env: Env): Agent {
-  return new Agent({
-    transport: new WebSocketTransport({
-      url: env.HARNESS_URL,
-      apiKey: env.HARNESS_API_KEY,
-      connect: fetchUpgradeWebSocket,
-    }),
-    tools: [getWeather],
-    policies: [deferToUser("run_command"), allowAll()],
-    continuationSecret: env.CONTINUATION_SECRET,
-  });
+  return Agent.builder()
+    .transport(
+      new WebSocketTransport({ url: env.HARNESS_URL, apiKey: env.HARNESS_API_KEY, connect: fetchUpgradeWebSocket }),
+    )
+    .tool(getWeather)
+    .policies(deferToUser("run_command"), allowAll())
+    .continuationSecret(env.CONTINUATION_SECRET)
+    .build();
 }
 
 async function chat(request: Request, env: Env, context: Context): Promise<Response> {
