@@ -133,6 +133,8 @@ describe("the gateway owns the session's security settings", () => {
       { customSubagents: [{ name: "shell", harnessSideTools: ALL_TOOLS_ON }] },
       { appDataDir: fixture.outside },
       { skillsPaths: ["/"] },
+      { skillsConfig: { skills: [{ directoryPath: "/" }] } },
+      { rulesConfig: { filenames: ["/etc/passwd"] } },
     ]) {
       const page = await fixture.page(gateway);
       page.send({ config });

@@ -42,6 +42,14 @@ export function pinSessionConfig(config: HarnessConfig, rules: SessionRules): st
   if (config.customSubagents.length > 0)
     refuse("custom subagents are not accepted from a page (they carry their own tools)");
   if ((config.initialTrajectory?.length ?? 0) > 0) refuse("initialTrajectory is not accepted from a page");
+  // The harness reads these directories and files into the model's context (skills/skill-catalog.ts,
+  // skills/rules-files.ts of @antigravity-ts/harness): only the operator names them.
+  if ((config.skillsConfig?.skills.length ?? 0) > 0)
+    refuse("skills directories are configured by the gateway operator; a page cannot add them");
+  if ((config.rulesConfig?.filenames.length ?? 0) > 0)
+    refuse("rules files are configured by the gateway operator; a page cannot add them");
+  setOrClear(config, "skillsConfig", template.skillsConfig);
+  setOrClear(config, "rulesConfig", template.rulesConfig);
   if (config.models.length > 0) notes.push("models replaced by the gateway's");
   config.models = [...template.models];
   if (rules.pinsSystemInstructions) {
