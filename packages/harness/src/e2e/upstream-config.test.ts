@@ -135,7 +135,6 @@ describe("HarnessConfig as upstream's client fills it", () => {
     const before = fixture.harness.stderr().length;
     const client = await fixture.connect({
       mcpServers: [{ name: "github", stdio: { command: "gh-mcp", args: [] } }],
-      skillsPaths: ["/skills"],
       retryConfig: { modelOutputRetry: { maxRetries: 3 } },
       models: [
         { name: "gemini-3.7-flash", types: ["MODEL_TYPE_TEXT"], geminiApiEndpoint: { apiKey: "" } },
@@ -154,7 +153,6 @@ describe("HarnessConfig as upstream's client fills it", () => {
     expect(lines).toHaveLength(1);
     for (const field of [
       "mcpServers (github)",
-      "skillsPaths",
       "retryConfig.modelOutputRetry",
       '"gemini-3.1-flash-lite-image" (geminiApiEndpoint) is not a text model',
       '"gemini-3.7-flash" (geminiApiEndpoint) is not used: ANTIGRAVITY_MODEL_PROVIDER=scripted',

@@ -13,6 +13,9 @@ import type { BuiltinTool } from "../tools/tool.js";
 import type { ToolWorkerPool } from "../tools/tool-pool.js";
 import { sandboxStatus, type SandboxPolicy, type SandboxStatus } from "../tools/command-launch.js";
 import { createWorkspaceRoots, type WorkspaceRoots } from "../tools/workspace-paths.js";
+import { createSkillLookupTool } from "../tools/skill-lookup.js";
+import { loadSkillCatalog, type SkillCatalog } from "../skills/skill-catalog.js";
+import { loadRulesFiles, type RulesFile } from "../skills/rules-files.js";
 
 /** Default run_command limit when `maxTimeoutMs` is 0 (§5.1: "0 = harness default, 10 min"). */
 export const DEFAULT_COMMAND_TIMEOUT_MS = 10 * 60 * 1000;
@@ -57,6 +60,12 @@ export interface SessionSettings {
   readonly toolEnv: Readonly<Record<string, string>>;
   /** Where the file tools run: the server's worker pool, shared by its sessions. */
   readonly toolWorkers: ToolWorkerPool;
+  /** The session's skills (`skills_config`, `skills_paths`); empty when off. */
+  readonly skills: SkillCatalog;
+  /** Rules files read into the system instruction (`rules_config`). */
+  readonly rules: readonly RulesFile[];
+  /** What the session's configuration asked for and could not get (skills, rules), one line each. */
+  readonly notices: readonly string[];
 }
 
 /** The harness's side of run_command's sandbox: what no session's command may see, and the network. */
@@ -102,9 +111,11 @@ export async function resolveSessionSettings(
       parameters: parseSchema(tool.parametersJsonSchema),
     });
   }
+  const skills = await loadSkillCatalog(skillDirectories(config), workspace.roots[0] ?? defaults.workspace);
+  const rules = await loadRulesFiles(config.rulesConfig?.filenames ?? [], workspace);
   const builtins = new Map(
-    enabledBuiltins(config.harnessSideTools)
-      .filter((t) => !customTools.has(t.name))
+    [...enabledBuiltins(config.harnessSideTools), createSkillLookupTool(skills)]
+      .filter((t) => t.enabled(config.harnessSideTools) && !customTools.has(t.name))
       .map((t) => [t.name, t] as const),
   );
   const finish = createFinishTool(config.finishToolSchemaJson);
@@ -116,7 +127,11 @@ export async function resolveSessionSettings(
     sandboxRequested && status.available ? { writable: workspace.roots, ...defaults.sandbox } : undefined;
   const checkpointInterval = config.compactionConfig?.checkpointIntervalTokens ?? 0;
   return {
-    systemInstruction: systemInstruction(config.systemInstructions, workspace.roots, finish !== undefined),
+    systemInstruction: [
+      systemInstruction(config.systemInstructions, workspace.roots, finish !== undefined),
+      ...skillsSection(skills, builtins.has("skill_lookup")),
+      ...rulesSection(rules.files),
+    ].join("\n\n"),
     workspace,
     builtins,
     customTools,
@@ -145,7 +160,38 @@ export async function resolveSessionSettings(
     },
     toolEnv: defaults.env,
     toolWorkers: defaults.toolWorkers,
+    skills,
+    rules: rules.files,
+    notices: [...skills.notices, ...rules.notices],
   };
+}
+
+/**
+ * The skill directories: `skills_config.skills[].directory_path` (upstream localharness.proto
+ * @257f843a) after the older `skills_paths` (field 9); none when `skills_config.enabled` is
+ * false (the field's upstream default is true, so an absent one is on).
+ */
+function skillDirectories(config: HarnessConfig): string[] {
+  if (config.skillsConfig?.enabled === false) return [];
+  const sources = (config.skillsConfig?.skills ?? []).flatMap((source) =>
+    source.source.case === "directoryPath" ? [source.source.value] : [],
+  );
+  return [...config.skillsPaths, ...sources];
+}
+
+/** The skills' names and descriptions, so the model knows what `skill_lookup` can give it. */
+function skillsSection(skills: SkillCatalog, offered: boolean): string[] {
+  if (!offered) return [];
+  const lines = [...skills.skills.values()].map((skill) => `- ${skill.name}: ${skill.description}`);
+  return [
+    `## Skills\nThese skills are available. Before a task one of them covers, call skill_lookup with operation lookup_skills and its name, and follow its instructions.\n${lines.join("\n")}`,
+  ];
+}
+
+/** The rules files' text, each under its path. */
+function rulesSection(files: readonly RulesFile[]): string[] {
+  if (files.length === 0) return [];
+  return [`## Rules\nFollow these rules.\n\n${files.map((file) => `### ${file.path}\n${file.text}`).join("\n\n")}`];
 }
 
 /** What the model is offered: custom tools first (declaration order), then built-ins, then `finish`. */

@@ -12,6 +12,8 @@ export interface ScriptContext {
   results: ReadonlyMap<string, Record<string, unknown>>;
   /** Name of the client tool `$client` stands for. */
   clientTool: string | undefined;
+  /** The system instruction of the call (`{{system}}`): what skills and rules files added shows there. */
+  system: string;
 }
 
 /** Where the current prompt sits and how many model calls answered it so far. */
@@ -54,7 +56,15 @@ export function scriptContext(
       lastResult = result.response;
     }
   }
-  return { prompt: position.prompt, match: found.match, groups: found.groups, lastResult, results, clientTool };
+  return {
+    prompt: position.prompt,
+    match: found.match,
+    groups: found.groups,
+    lastResult,
+    results,
+    clientTool,
+    system: request.systemInstruction,
+  };
 }
 
 const PLACEHOLDER = /\{\{\s*([^}#/]+?)\s*\}\}/g;
@@ -62,7 +72,7 @@ const PLACEHOLDER = /\{\{\s*([^}#/]+?)\s*\}\}/g;
 const SECTION = /\{\{#\s*([^}]+?)\s*\}\}([\s\S]*?)\{\{\/\s*\1\s*\}\}/g;
 
 /**
- * Replaces `{{prompt}}`, `{{match.N}}`, `{{match.NAME}}`, `{{result}}`, `{{result.a.b}}`, `{{results.NAME}}` and
+ * Replaces `{{prompt}}`, `{{system}}`, `{{match.N}}`, `{{match.NAME}}`, `{{result}}`, `{{result.a.b}}`, `{{results.NAME}}` and
  * `{{results.NAME.a.b}}` (NAME may be `$client`). Objects render as JSON; a missing value as "n/a".
  * A section `{{#EXPR}}…{{/EXPR}}` keeps its text only when EXPR has a value (e.g. a tool that ran),
  * so an answer need not say "n/a" about a tool the session does not have.
@@ -96,6 +106,7 @@ function lookup(expression: string, context: ScriptContext): unknown {
   const [head, ...path] = expression.split(".");
   let value: unknown;
   if (head === "prompt") value = context.prompt;
+  else if (head === "system") value = context.system;
   else if (head === "match")
     value = path[0] !== undefined && Object.hasOwn(context.groups, path[0]) ? context.groups : context.match;
   else if (head === "result") value = context.lastResult;

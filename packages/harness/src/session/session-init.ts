@@ -167,6 +167,7 @@ export async function initializeSession(frame: string, deps: SessionDependencies
     // Once per session, one line: every config field this harness does not honour.
     const ignored = [...unhonouredConfigFields(config), ...selection.warnings];
     if (ignored.length > 0) log.warn(`this harness does not honour: ${ignored.join("; ")}`);
+    for (const notice of settings.notices) log.warn(notice);
     // Upstream's words (local_connection.py `warn_if_sandbox_unavailable`), said where the sandbox is decided.
     if (settings.sandboxRequested && settings.commandSandbox === undefined && settings.builtins.has("run_command"))
       log.warn(

@@ -26,7 +26,6 @@ export function unhonouredConfigFields(config: HarnessConfig): string[] {
     [tools?.schedule?.enabled === true, "harnessSideTools.schedule"],
     [tools?.runCommand?.enableDaemonCommands === true, "runCommand.enableDaemonCommands"],
     [customToolExtras.length > 0, `tools[].responseJsonSchema / deferLoading (${customToolExtras.join(", ")})`],
-    [config.skillsPaths.length > 0, "skillsPaths"],
     [config.toolOutputTruncation !== undefined, "toolOutputTruncation"],
     [(config.initialTrajectory?.length ?? 0) > 0, "initialTrajectory"],
     [
@@ -34,8 +33,6 @@ export function unhonouredConfigFields(config: HarnessConfig): string[] {
       "retryConfig.modelOutputRetry (model API retries are honoured)",
     ],
     // The 0.1.15–0.1.19 fields (upstream localharness.proto @257f843a) this harness does not act on yet.
-    [(config.skillsConfig?.skills.length ?? 0) > 0, "skillsConfig.skills (no skill_lookup here)"],
-    [(config.rulesConfig?.filenames.length ?? 0) > 0, "rulesConfig.filenames"],
     [config.policyConfig?.autoConfig?.enabled === true, "policyConfig.autoConfig"],
     [(config.compactionConfig?.maxContextTokens ?? 0) > 0, "compactionConfig.maxContextTokens"],
     [(tools?.runCommand?.executionMode ?? 0) > 1, "runCommand.executionMode (commands run synchronously)"],

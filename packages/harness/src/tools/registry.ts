@@ -21,8 +21,12 @@ export const BUILTIN_TOOLS: readonly BuiltinTool[] = [
   askQuestionTool,
 ];
 
-/** Names of the built-in tools plus `finish`. */
-export const BUILTIN_TOOL_NAMES: ReadonlySet<string> = new Set([...BUILTIN_TOOLS.map((tool) => tool.name), "finish"]);
+/** Names of the built-in tools plus `finish` and the tools made per session (`skill_lookup`). */
+export const BUILTIN_TOOL_NAMES: ReadonlySet<string> = new Set([
+  ...BUILTIN_TOOLS.map((tool) => tool.name),
+  "finish",
+  "skill_lookup",
+]);
 
 /** The built-ins the session's switches enable (§11.1; absent switch → disabled, §3 schema notes). */
 export function enabledBuiltins(switches: HarnessSideTools | undefined): BuiltinTool[] {

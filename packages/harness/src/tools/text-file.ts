@@ -13,13 +13,18 @@ export function looksBinary(bytes: Buffer): boolean {
 /**
  * Reads a UTF-8 text file of the workspace, refusing directories, special files, symlinks that
  * changed after the path check, huge files and binary content (workspace-fs.ts checks what was
- * opened). `absolute` comes from `pathArg`.
+ * opened). `absolute` comes from `pathArg`; `maxBytes` is the limit (skills and rules files use a smaller one).
  */
-export async function readTextFile(workspace: WorkspaceRoots, absolute: string, shownAs: string): Promise<string> {
+export async function readTextFile(
+  workspace: WorkspaceRoots,
+  absolute: string,
+  shownAs: string,
+  maxBytes = MAX_TEXT_FILE_BYTES,
+): Promise<string> {
   const file = await openWorkspaceFile(workspace, absolute, shownAs, { access: "read" });
   try {
-    checkSize(file.stats.size, shownAs);
-    return decodeText(await readAtMost(file.handle, MAX_TEXT_FILE_BYTES), shownAs);
+    checkSize(file.stats.size, shownAs, maxBytes);
+    return decodeText(await readAtMost(file.handle, maxBytes), shownAs, maxBytes);
   } finally {
     await file.handle.close();
   }
@@ -54,18 +59,12 @@ export function capText(text: string, max: number): { text: string; truncated: b
   return { text: `${text.slice(0, max)}\n… [truncated: ${text.length - max} more characters]`, truncated: true };
 }
 
-function checkSize(size: number, shownAs: string): void {
-  if (size > MAX_TEXT_FILE_BYTES)
-    throw new ToolError(
-      `${shownAs} is ${size} bytes, more than the ${MAX_TEXT_FILE_BYTES}-byte limit of the file tools`,
-    );
+function checkSize(size: number, shownAs: string, maxBytes = MAX_TEXT_FILE_BYTES): void {
+  if (size > maxBytes) throw new ToolError(`${shownAs} is ${size} bytes, more than the ${maxBytes}-byte limit`);
 }
 
-function decodeText(bytes: Buffer, shownAs: string): string {
-  if (bytes.length > MAX_TEXT_FILE_BYTES)
-    throw new ToolError(
-      `${shownAs} grew past the ${MAX_TEXT_FILE_BYTES}-byte limit of the file tools while it was read`,
-    );
+function decodeText(bytes: Buffer, shownAs: string, maxBytes = MAX_TEXT_FILE_BYTES): string {
+  if (bytes.length > maxBytes) throw new ToolError(`${shownAs} grew past the ${maxBytes}-byte limit while it was read`);
   if (looksBinary(bytes)) throw new ToolError(`${shownAs} looks like a binary file`);
   return bytes.toString("utf8");
 }

@@ -49,7 +49,8 @@ export type BuiltinToolName =
   | "create_file"
   | "edit_file"
   | "run_command"
-  | "ask_question";
+  | "ask_question"
+  | "skill_lookup";
 
 /** A harness-side tool (§11). */
 export interface BuiltinTool {

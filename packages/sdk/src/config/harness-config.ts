@@ -36,6 +36,7 @@ import {
   type VertexOptions,
 } from "./model-options.js";
 import { errorText } from "../error-text.js";
+import { rulesConfigOf, skillsConfigOf, type SkillsOptions } from "./skills-rules.js";
 import { definedProperties } from "../defined-properties.js";
 
 /** The text model used when an API key is given without a model name (upstream default, §5.1). */
@@ -109,6 +110,10 @@ export interface HarnessConfigOptions {
    */
   workspaces?: readonly string[];
   skillsPaths?: readonly string[];
+  /** Skill directories (`skills_config`, 0.1.19 wire): see {@link SkillsOptions}. */
+  skills?: SkillsOptions;
+  /** Rules files read into the system instructions (`rules_config.filenames`, 0.1.19 wire). */
+  rules?: readonly string[];
   /** The harness's app data directory: an absolute path (`InvalidArgument` otherwise, as upstream). */
   appDataDir?: string;
   capabilities?: CapabilitiesOptions;
@@ -192,6 +197,8 @@ export function buildHarnessConfig(options: HarnessConfigOptions, runners: Harne
   validateSubagents(subagents, capabilities.subagents?.allowedSubagents);
   const subagentOnly = new Set(runners.subagentTools ?? []);
   const retryConfig = retryConfigOf(options.retryConfig);
+  const skillsConfig = skillsConfigOf(options.skills);
+  const rulesConfig = rulesConfigOf(options.rules);
   const init: MessageInitShape<typeof HarnessConfigSchema> = {
     cascadeId: options.conversationId ?? "",
     ...(options.sessionContinuationMode === undefined
@@ -212,7 +219,7 @@ export function buildHarnessConfig(options: HarnessConfigOptions, runners: Harne
     enabledHooks: runners.hooks?.enabledHooks() ?? [],
     ...(policies.length === 0 ? {} : { policyConfig: toPolicyConfig(policies) }),
     agentBehavior: BEHAVIOR[options.agentBehavior ?? "autonomous"],
-    ...definedProperties({ budgetConfig, compactionConfig, retryConfig }),
+    ...definedProperties({ budgetConfig, compactionConfig, retryConfig, skillsConfig, rulesConfig }),
     customSubagents: customSubagentsConfig(subagents, runners.tools),
   };
   return createMessage<HarnessConfig>("antigravity.localharness.HarnessConfig", init);
