@@ -10,6 +10,7 @@ import type {
 } from "../config/harness-config.js";
 import type { SystemInstructionsOption } from "../config/system-instructions.js";
 import type { GeminiModelOptions, RetryOptions, ThinkingLevel, VertexOptions } from "../config/model-options.js";
+import type { EvalPresetOptions } from "../config/presets.js";
 import type { ServiceTier } from "../step.js";
 import type { ConversationStore } from "../conversation/conversation-store.js";
 import type { Hook } from "../hooks/hook.js";
@@ -156,6 +157,31 @@ export class AgentBuilder<State extends BuilderState = false> {
   /** Allows everything but `run_command`, which `handler` decides (refused without one). */
   confirmRunCommand(handler?: AskUserHandler): AgentBuilder<PolicyChosen<State>> {
     return this.policies(confirmRunCommand(handler));
+  }
+
+  /**
+   * Upstream's evaluation preset (`AgentConfig.eval()`, 0.1.18–0.1.19): a product-neutral setup
+   * for benchmarks. For what this builder leaves unset, at `start()`: `allowAll()`, the benchmark
+   * retries (`benchmarkRetry()`: transient API errors retried up to 2^32 − 1 times), daemon
+   * commands, no `generate_image` and no subagents (unless `enabledTools` names them), and
+   * `thinkingLevel` (default `ThinkingLevel.High`; `null` keeps the models' own) on the text
+   * models — refused when the agent sets a level itself. Chooses the policy when none is chosen.
+   */
+  eval(options: EvalPresetOptions = {}): AgentBuilder<PolicyChosen<State>> {
+    const thinkingLevel = options.thinkingLevel === undefined ? "high" : options.thinkingLevel;
+    return this.#with<PolicyChosen<State>>({
+      presets: [...(this.#options.presets ?? []), { name: "eval", thinkingLevel }],
+    });
+  }
+
+  /**
+   * Upstream's preset for small and local models (`AgentConfig.lightweight()`, 0.1.16): for what
+   * this builder leaves unset, at `start()`: the minimal built-ins (`MINIMAL_TOOLS`: run_command,
+   * view_file, create_file, edit_file, search_directory, less any `disabledTools`), so no
+   * subagents, `agentBehavior("minimal")` and compaction at 65,536 tokens.
+   */
+  lightweight(): AgentBuilder<State> {
+    return this.#with({ presets: [...(this.#options.presets ?? []), { name: "lightweight" }] });
   }
 
   /** Directories the agent works in (absolute paths). */
@@ -322,19 +348,23 @@ export class AgentBuilder<State extends BuilderState = false> {
    */
   build(this: CallAllowAllReadOnlyOrPoliciesBeforeBuild): Agent<OutputOf<State>> {
     const builder: AgentBuilder<BuilderState> = this;
-    if (builder.#options.policies === undefined) throw new SdkError(ErrorCode.InvalidArgument, NO_POLICY_MESSAGE);
+    if (builder.#options.policies === undefined && !builder.#evaluates())
+      throw new SdkError(ErrorCode.InvalidArgument, NO_POLICY_MESSAGE);
     return builder.buildUnchecked() as Agent<OutputOf<State>>;
   }
 
-  /** The agent, with or without a chosen policy (none means `confirmRunCommand()`). */
+  /** The agent, with or without a chosen policy (none means `confirmRunCommand()`, or `allowAll()` after `eval()`). */
   buildUnchecked(): Agent<OutputOf<State>> {
     // What the chosen wire cannot do fails here, not at start() (start() checks again for agents made without a builder).
     if (this.#options.connection !== undefined)
       assertCapabilities(this.#options, this.#options.connection.capabilities);
-    return this.#newAgent(
-      { ...this.#options, policies: this.#options.policies ?? [confirmRunCommand()] },
-      this.#defaults,
-    ) as Agent<OutputOf<State>>;
+    const policies = this.#options.policies ?? (this.#evaluates() ? [allowAll()] : [confirmRunCommand()]);
+    return this.#newAgent({ ...this.#options, policies }, this.#defaults) as Agent<OutputOf<State>>;
+  }
+
+  /** Whether `eval()` was called (upstream's eval preset allows every tool when no policy is chosen). */
+  #evaluates(): boolean {
+    return (this.#options.presets ?? []).some((preset) => preset.name === "eval");
   }
 }
 

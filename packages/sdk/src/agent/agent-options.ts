@@ -1,4 +1,5 @@
 import type { HarnessConfigOptions } from "../config/harness-config.js";
+import type { AgentPreset } from "../config/presets.js";
 import type { LocalPathResolver } from "../config/workspace-path.js";
 import type { ConnectionStrategy } from "./connection-strategy.js";
 import type { ResumeGuard } from "../continuation/consumed-confirmations.js";
@@ -97,4 +98,9 @@ export interface AgentOptions extends HarnessConfigOptions {
   tracer?: OtelTracer;
   /** The context the session's `invoke_agent` span starts in (e.g. `context.active()`); default: a new trace. */
   traceContext?: OtelContext;
+  /**
+   * Upstream's configuration presets (`eval()`, `lightweight()` of the builder), applied at
+   * `start()` in order, each filling only the options still unset.
+   */
+  presets?: readonly AgentPreset[];
 }

@@ -205,7 +205,12 @@ export class Agent<Output = unknown> {
    * runners. Hooks, triggers and telemetry load only when the agent has them (dynamic imports): a
    * browser app without them does not download their code (docs/bundle-size.md).
    */
-  async #prepare(o: AgentOptions): Promise<SessionParts> {
+  async #prepare(given: AgentOptions): Promise<SessionParts> {
+    // Presets (eval(), lightweight()) and a thinking level for models([...]): loaded only when used.
+    const o =
+      given.presets !== undefined || (given.models !== undefined && given.modelOptions?.thinkingLevel !== undefined)
+        ? (await import("../config/presets.js")).resolvedOptions(given)
+        : given;
     const policies = flattenPolicies(o.policies ?? [confirmRunCommand()]);
     // Subagents' own client tools run here too, declared only in their CustomAgent (upstream).
     const subagentTools = subagentOnlyTools(o.customSubagents ?? [], o.tools ?? []);

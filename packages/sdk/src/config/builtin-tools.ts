@@ -48,6 +48,20 @@ export const WRITE_TOOLS: readonly BuiltinTool[] = [
 
 const ALL_TOOLS: readonly BuiltinTool[] = Object.values(BuiltinTool);
 
+/**
+ * Upstream `BuiltinTools.minimal()` at 0.1.19, the tools of the `lightweight()` preset: 0.1.18's
+ * run_command, view_file, create_file, edit_file, list_directory and search_directory
+ * (types.py, Stars1233 @5ebf9881) without list_directory, which 0.1.19 took out of every set
+ * (CHANGELOG.md @1493021c).
+ */
+export const MINIMAL_TOOLS: readonly BuiltinTool[] = [
+  BuiltinTool.RunCommand,
+  BuiltinTool.ViewFile,
+  BuiltinTool.CreateFile,
+  BuiltinTool.EditFile,
+  BuiltinTool.SearchDirectory,
+];
+
 /** Options of the built-in tools (antigravity-api.md §3.3 `CapabilitiesConfig`). */
 export interface CapabilitiesOptions {
   /** Only these built-ins are enabled. Exclusive with `disabledTools`. */

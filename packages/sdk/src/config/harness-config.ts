@@ -30,7 +30,6 @@ import {
   geminiOptionsOf,
   retryConfigOf,
   vertexEndpointOf,
-  withThinkingLevel,
   type GeminiModelOptions,
   type RetryOptions,
   type VertexOptions,
@@ -270,16 +269,14 @@ function responseSchemaOf(
  * `models` as given, followed by the shorthand text model when `model` is set too
  * (local_connection_test.py `test_merge_models_explicit_and_shorthand`); else upstream's
  * shorthand alone (`_build_shorthand_endpoint`): one text model on the Gemini API or, with
- * `vertex`, on Vertex AI, carrying `modelOptions`. The thinking level reaches the explicit text
- * models too ({@link withThinkingLevel}). Upstream's default text and image models are not added
- * (docs/upstream-differences.md).
+ * `vertex`, on Vertex AI, carrying `modelOptions`; explicit models as given (the agent puts its
+ * thinking level on them first: config/thinking-level.ts). Upstream's default text and image
+ * models are not added (docs/upstream-differences.md).
  */
 function modelsOf(options: HarnessConfigOptions): MessageInitShape<typeof ModelConfigSchema>[] {
-  if (options.models === undefined) return shorthandModels(options);
-  const level = options.modelOptions?.thinkingLevel;
-  const shorthand = options.model !== undefined;
-  const explicit = level === undefined ? [...options.models] : withThinkingLevel(options.models, level, shorthand);
-  return shorthand ? [...explicit, ...shorthandModels(options)] : explicit;
+  if (options.models !== undefined)
+    return options.model === undefined ? [...options.models] : [...options.models, ...shorthandModels(options)];
+  return shorthandModels(options);
 }
 
 function shorthandModels(options: HarnessConfigOptions): MessageInitShape<typeof ModelConfigSchema>[] {

@@ -5,6 +5,7 @@
 export {
   BUILTIN_TOOL_SWITCH,
   BuiltinTool,
+  MINIMAL_TOOLS,
   WRITE_TOOLS,
   activeBuiltinTools,
   builtinToolsOf,
@@ -23,6 +24,7 @@ export {
   type SessionContinuationMode,
 } from "./harness-config.js";
 export type { SystemInstructionsOption } from "./system-instructions.js";
+export type { AgentPreset, EvalPresetOptions } from "./presets.js";
 export {
   THINKING_LEVELS,
   type GeminiModelOptions,

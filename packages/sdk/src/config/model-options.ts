@@ -4,11 +4,9 @@ import type { ServiceTier } from "../step.js";
 import type {
   GeminiModelOptionsSchema,
   ModelAPIRetryConfigSchema,
-  ModelConfigSchema,
   RetryConfigSchema,
   VertexEndpointSchema,
 } from "../wire/index.js";
-import { ModelType } from "../wire/wire-enums.gen.js";
 import { definedProperties } from "../defined-properties.js";
 
 /**
@@ -135,53 +133,11 @@ export function geminiOptionsOf(
   return Object.keys(init).length === 0 ? undefined : init;
 }
 
-function checkedThinkingLevel(level: ThinkingLevel): ThinkingLevel {
+/** `level` when it is a {@link ThinkingLevel}, else `InvalidArgument` listing them. */
+export function checkedThinkingLevel(level: ThinkingLevel): ThinkingLevel {
   if (!THINKING_LEVELS.includes(level))
     invalid(`modelOptions.thinkingLevel must be one of ${THINKING_LEVELS.join(", ")}, got ${JSON.stringify(level)}`);
   return level;
-}
-
-type ModelInit = MessageInitShape<typeof ModelConfigSchema>;
-
-/**
- * The explicit `models` with the agent's thinking level on each text model (a model without
- * `types` is a text model, as upstream's `ModelTarget` defaults), as upstream's `AgentConfig.eval`
- * applies one (`_with_thinking_level`, google/antigravity/connections/connection.py, Stars1233
- * @238766a3): set in the `options` of a Gemini API or Vertex AI endpoint. A text model whose
- * endpoint carries no `GeminiModelOptions` (gemmaEndpoint, customEndpoint, none) cannot take a
- * level: `Unsupported` naming it; one whose endpoint already sets another level: `InvalidArgument`,
- * as upstream refuses it. `shorthand`: a `model(name)` text model is sent too (it carries the
- * level itself); without it and without a text model here, the level would reach no model.
- */
-export function withThinkingLevel(models: readonly ModelInit[], level: ThinkingLevel, shorthand: boolean): ModelInit[] {
-  checkedThinkingLevel(level);
-  let texts = 0;
-  const out = models.map((model): ModelInit => {
-    const types = model.types ?? [];
-    if (types.length > 0 && !types.includes(ModelType.TEXT)) return model;
-    texts++;
-    const name = JSON.stringify(model.name ?? "");
-    const endpoint = model.endpoint;
-    if (endpoint?.case !== "geminiApiEndpoint" && endpoint?.case !== "vertexEndpoint") {
-      throw new SdkError(
-        ErrorCode.Unsupported,
-        `thinkingLevel cannot be honoured by the text model ${name}: its endpoint (${endpoint?.case ?? "none"}) takes no GeminiModelOptions; give it a geminiApiEndpoint or vertexEndpoint, or leave thinkingLevel unset`,
-        { details: { option: "thinkingLevel", model: model.name ?? "" } },
-      );
-    }
-    const set = endpoint.value.options?.thinkingLevel;
-    if (set !== undefined && set !== level)
-      invalid(
-        `the text model ${name} already sets thinkingLevel ${JSON.stringify(set)} and the agent asks for ${JSON.stringify(level)}: remove one of them (with eval(), pass eval({ thinkingLevel: null }) to keep the model's)`,
-      );
-    const options = { ...endpoint.value.options, thinkingLevel: level };
-    return { ...model, endpoint: { ...endpoint, value: { ...endpoint.value, options } } } as ModelInit;
-  });
-  if (texts === 0 && !shorthand)
-    invalid(
-      `thinkingLevel ${JSON.stringify(level)} reaches no model: models(...) holds no text model and no model(name) is set`,
-    );
-  return out;
 }
 
 /**
