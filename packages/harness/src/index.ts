@@ -74,3 +74,4 @@ export {
 } from "./interactions/interactions-server.js";
 export { serveAcp, type AcpServer, type AcpServerOptions } from "./acp/acp-server.js";
 export { workspaceTextFiles, type WorkspaceTextFilesOptions } from "./acp/workspace-text-files.js";
+export { workspaceTerminals, type WorkspaceTerminalsOptions } from "./acp/workspace-terminals.js";

@@ -5,6 +5,7 @@ import type { HarnessConfig } from "../wire/index.js";
 import { ErrorCode, SdkError } from "../errors.js";
 import { AcpConnection, type AcpConnectionOptions, type AcpFileSystem } from "./acp-connection.js";
 import type { AcpSessionEvent } from "./acp-steps.js";
+import type { AcpTerminals } from "./acp-terminals.js";
 
 /**
  * What the acp wire can do (docs/acp.md, the capability table). Policies are decided by the client
@@ -51,6 +52,12 @@ export interface AcpAgentOptions {
   initializeTimeoutMs?: number;
   /** Serves the agent's `fs/read_text_file` / `fs/write_text_file` (off by default); e.g. `workspaceTextFiles([dir])` of `@antigravity-ts/harness`. */
   fileSystem?: AcpFileSystem;
+  /**
+   * Runs the agent's `terminal/*` commands (off by default; `terminal` is advertised only with it),
+   * each allowed by the agent's policies as `run_command`; on Node, `workspaceTerminals([dir])` of
+   * `@antigravity-ts/harness`. Every terminal is ended when the session closes.
+   */
+  terminals?: AcpTerminals;
   /** For the Node edge: the peer's failure as the user sees it (stderr tail, exit status). */
   describeFailure?: AcpConnectionOptions["describeFailure"];
   /** For the Node edge: releases what carries the stream once the session is over. */
@@ -98,6 +105,7 @@ export function acpAgent(options: AcpAgentOptions): ConnectionStrategy {
           ...(options.onSessionUpdate === undefined ? {} : { onSessionUpdate: options.onSessionUpdate }),
           ...(options.initializeTimeoutMs === undefined ? {} : { initializeTimeoutMs: options.initializeTimeoutMs }),
           ...(options.fileSystem === undefined ? {} : { fileSystem: options.fileSystem }),
+          ...(options.terminals === undefined ? {} : { terminals: options.terminals }),
           ...(options.describeFailure === undefined ? {} : { describeFailure: options.describeFailure }),
           ...(options.release === undefined ? {} : { release: options.release }),
         },

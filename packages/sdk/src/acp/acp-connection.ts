@@ -17,6 +17,7 @@ import {
   type QuestionResponse,
   type Step,
   type StopReason,
+  type ToolCall,
   type ToolResult,
   type UsageMetadata,
 } from "../step.js";
@@ -24,6 +25,13 @@ import type { Logger } from "../telemetry/logger.js";
 import { addUsage } from "../usage.js";
 import { linkSignal, raceSignal, throwIfAborted } from "../util/abort.js";
 import { AcpStepBuilder, type AcpSessionEvent, type AcpToolCallDetails } from "./acp-steps.js";
+import {
+  commandLineOf,
+  serveTerminals,
+  type AcpTerminalExit,
+  type AcpTerminalRequest,
+  type AcpTerminals,
+} from "./acp-terminals.js";
 
 /** What {@link AcpConnection.open} needs. */
 export interface AcpConnectionOptions {
@@ -43,6 +51,8 @@ export interface AcpConnectionOptions {
   logger?: Logger | undefined;
   /** Serves `fs/read_text_file` and `fs/write_text_file` (and advertises them); default: not served. */
   fileSystem?: AcpFileSystem | undefined;
+  /** Runs the agent's `terminal/*` commands (and advertises `terminal`), each allowed by `confirmTool` as `run_command`; default: not served. */
+  terminals?: AcpTerminals | undefined;
   /** The update kinds that make no step (plan, available commands, mode, usage ...), as the library types them. */
   onSessionUpdate?: ((event: AcpSessionEvent) => void) | undefined;
   /** How long `initialize` may take (the agent may never answer). Default 60,000 ms. */
@@ -106,6 +116,8 @@ export class AcpConnection implements Connection {
   #observer: TurnObserver | undefined;
   #turn: Turn | undefined;
   readonly #sends = new SerialQueue();
+  /** Ends the session's terminals (terminal/*), when it serves them. */
+  readonly #terminals: { releaseAll(): Promise<void> } | undefined;
   #usage: UsageSnapshot;
   #stopReason: StopReason | undefined;
   #closed: SdkError | undefined;
@@ -121,7 +133,9 @@ export class AcpConnection implements Connection {
       loaded: boolean;
     },
     options: AcpConnectionOptions,
+    terminals: { releaseAll(): Promise<void> } | undefined,
   ) {
+    this.#terminals = terminals;
     this.#peer = peer;
     this.agentInfo = init;
     this.#sessionId = session.sessionId;
@@ -180,6 +194,20 @@ export class AcpConnection implements Connection {
           answer(async () => (await fs.writeTextFile(params.path, params.content), {})),
         );
     }
+    const terminals =
+      options.terminals === undefined
+        ? undefined
+        : serveTerminals(app, options.terminals, {
+            sessionId: () => (self === undefined ? undefined : self.#sessionId),
+            cwd: options.cwd,
+            confirm: (request, terminalId) => {
+              if (self === undefined) return Promise.reject(new Error("the session is not open yet"));
+              return self.#confirmCommand(request, terminalId);
+            },
+            exited: (terminalId, exit) => {
+              if (self !== undefined) self.#commandExited(terminalId, exit);
+            },
+          });
     const peer = app.connect(options.stream);
     const link = linkSignal(callOptions);
     let stage = "initialize";
@@ -188,6 +216,7 @@ export class AcpConnection implements Connection {
         ? SdkError.from(link.signal.reason, ErrorCode.Canceled)
         : await peerFailure(error instanceof acp.RequestError ? requestError(error, stage) : error, peer, options);
       peer.close(sdkError);
+      await terminals?.releaseAll();
       await options.release?.();
       throw sdkError;
     };
@@ -195,7 +224,10 @@ export class AcpConnection implements Connection {
       const timeoutMs = options.initializeTimeoutMs ?? 60_000;
       const initialize = peer.agent.request(acp.methods.agent.initialize, {
         protocolVersion: acp.PROTOCOL_VERSION,
-        clientCapabilities: fs === undefined ? {} : { fs: { readTextFile: true, writeTextFile: true } },
+        clientCapabilities: {
+          ...(fs === undefined ? {} : { fs: { readTextFile: true, writeTextFile: true } }),
+          ...(terminals === undefined ? {} : { terminal: true }),
+        },
         clientInfo: { name: "antigravity-ts", version: "0" },
       });
       const init = await raceSignal(withTimeout(initialize, timeoutMs, peer), link.signal);
@@ -264,6 +296,7 @@ export class AcpConnection implements Connection {
         init,
         { sessionId, modes, history, builder, loaded: pending !== undefined },
         options,
+        terminals,
       );
       self = connection;
       for (const params of early) connection.#update(params);
@@ -437,6 +470,7 @@ export class AcpConnection implements Connection {
     }
     this.#close(reason);
     this.#peer.close(reason);
+    await this.#terminals?.releaseAll();
     await this.#options.release?.();
   }
 
@@ -467,12 +501,85 @@ export class AcpConnection implements Connection {
     const step = this.#builder.toolStep(params.toolCall.toolCallId);
     const call = step?.toolCalls[0];
     if (step === undefined || call === undefined) return { outcome: { outcome: "cancelled" } };
+    const decision = await this.#decide(turn, call, step);
+    if (turn.halted || turn.settled) return { outcome: { outcome: "cancelled" } };
+    if (!decision) for (const refused of this.#builder.refused(params.toolCall.toolCallId)) turn.push(refused);
+    const kinds: acp.PermissionOptionKind[] = decision
+      ? ["allow_once", "allow_always"]
+      : ["reject_once", "reject_always"];
+    for (const kind of kinds) {
+      const option = params.options.find((o) => o.kind === kind);
+      if (option !== undefined) return { outcome: { outcome: "selected", optionId: option.optionId } };
+    }
+    return { outcome: { outcome: "cancelled" } };
+  }
+
+  /**
+   * `terminal/create` during a turn: a `run_command` tool step (`{ CommandLine, Cwd }`, the
+   * reference harness's arguments) that the agent's `confirmTool` decides like a permission
+   * request; it stays ACTIVE while the command runs. Rejects when refused or when no turn runs.
+   */
+  async #confirmCommand(request: AcpTerminalRequest, terminalId: string): Promise<void> {
+    const turn = this.#turn;
+    if (turn === undefined || turn.settled || turn.halted)
+      throw new Error("a terminal is created during a prompt turn; none is running");
+    const commandLine = commandLineOf(request);
+    const toolCallId = `${terminalId}/create`;
+    for (const step of this.#builder.waiting({
+      toolCallId,
+      name: "run_command",
+      kind: "execute",
+      title: commandLine,
+      status: "pending",
+      rawInput: { CommandLine: commandLine, Cwd: request.cwd },
+    }))
+      turn.push(step);
+    const step = this.#builder.toolStep(toolCallId);
+    if (step !== undefined) this.#owners.set(step.id, turn);
+    const call = step?.toolCalls[0];
+    const allowed = step !== undefined && call !== undefined && (await this.#decide(turn, call, step));
+    if (turn.halted || turn.settled) throw new Error("the turn ended before the command was allowed");
+    if (!allowed) {
+      for (const refused of this.#builder.refused(toolCallId)) turn.push(refused);
+      throw new Error(`the client's policy refused the command ${JSON.stringify(commandLine.slice(0, 200))}`);
+    }
+    for (const running of this.#builder.apply({
+      sessionUpdate: "tool_call_update",
+      toolCallId,
+      status: "in_progress",
+      content: [{ type: "terminal", terminalId }],
+    }))
+      turn.push(running);
+  }
+
+  /** A terminal's command exited: its step ends DONE (exit 0) or ERROR, in the turn it belongs to. */
+  #commandExited(terminalId: string, exit: AcpTerminalExit): void {
+    const toolCallId = `${terminalId}/create`;
+    const step = this.#builder.toolStep(toolCallId);
+    if (step === undefined || (step.status !== StepStatus.Active && step.status !== StepStatus.WaitingForUser)) return;
+    const failed = exit.exitCode !== 0;
+    const how = exit.signal === null ? `exit code ${exit.exitCode}` : `signal ${exit.signal}`;
+    const owner = this.#owners.get(step.id);
+    for (const ended of this.#builder.apply({
+      sessionUpdate: "tool_call_update",
+      toolCallId,
+      status: failed ? "failed" : "completed",
+      content: [
+        { type: "terminal", terminalId },
+        { type: "content", content: { type: "text", text: how } },
+      ],
+    }))
+      if (owner !== undefined && !owner.settled) owner.push(ended);
+  }
+
+  /** The agent's `confirmTool` on a tool call: true when it may run (a deferral, a failure or a halt refuse it). */
+  async #decide(turn: Turn, call: ToolCall, step: Step): Promise<boolean> {
     let decision: boolean | "defer" | "manual";
     try {
       // A halt answers the request `cancelled` at once (ACP "Cancellation"), whatever the handler still does.
       decision = await raceSignal(Promise.resolve(this.#options.confirmTool(call, step)), turn.signal);
     } catch (error) {
-      if (turn.halted || turn.settled) return { outcome: { outcome: "cancelled" } };
+      if (turn.halted || turn.settled) return false; // the caller answers `cancelled`
       this.#options.logger?.warn(
         `the confirmation of ${call.name} failed, so it is refused: ${SdkError.from(error).message}`,
       );
@@ -488,16 +595,7 @@ export class AcpConnection implements Connection {
       decision = await new Promise<boolean>((resolve) => this.#manual.set(key, resolve));
       this.#manual.delete(key);
     }
-    if (turn.halted || turn.settled) return { outcome: { outcome: "cancelled" } };
-    if (!decision) for (const refused of this.#builder.refused(params.toolCall.toolCallId)) turn.push(refused);
-    const kinds: acp.PermissionOptionKind[] = decision
-      ? ["allow_once", "allow_always"]
-      : ["reject_once", "reject_always"];
-    for (const kind of kinds) {
-      const option = params.options.find((o) => o.kind === kind);
-      if (option !== undefined) return { outcome: { outcome: "selected", optionId: option.optionId } };
-    }
-    return { outcome: { outcome: "cancelled" } };
+    return decision;
   }
 
   #turnEnded(turn: Turn, response: acp.PromptResponse): void {
@@ -541,6 +639,7 @@ export class AcpConnection implements Connection {
       this.#options,
     );
     this.#close(reason);
+    await this.#terminals?.releaseAll();
     await this.#options.release?.();
   }
 

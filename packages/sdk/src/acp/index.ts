@@ -7,3 +7,11 @@
 export { ACP_CAPABILITIES, acpAgent, type AcpAgentOptions } from "./acp-agent.js";
 export { AcpConnection, type AcpConnectionOptions, type AcpFileSystem } from "./acp-connection.js";
 export type { AcpSessionEvent, AcpToolCallDetails } from "./acp-steps.js";
+export {
+  MAX_TERMINALS_PER_SESSION,
+  commandLineOf,
+  type AcpTerminal,
+  type AcpTerminalExit,
+  type AcpTerminalRequest,
+  type AcpTerminals,
+} from "./acp-terminals.js";
