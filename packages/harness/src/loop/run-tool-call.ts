@@ -9,6 +9,7 @@ import { modelStep, type StepFields, type StepHandle } from "../step-ledger.js";
 import { ToolError, type BuiltinTool, type ToolContext } from "../tools/tool.js";
 import { ToolWorkerPool } from "../tools/tool-pool.js";
 import type { TurnScope } from "./turn-scope.js";
+import { limitToolOutput } from "./tool-output-limit.js";
 
 /**
  * Runs one tool call of the model (built-in or client-side) through the gates of §8, §10 and §12:
@@ -22,7 +23,7 @@ import type { TurnScope } from "./turn-scope.js";
  *    limit; halt or disconnect terminates the worker), other built-ins here, custom tools via
  *    `toolCall`/`toolResponse` (§7);
  * 6. DONE or ERROR, then POST_TOOL, and ON_TOOL_ERROR on failure (its message replaces the
- *    error the model sees).
+ *    error the model sees); a result over `toolOutputTruncation` is cut (or refused) first.
  *
  * Returns what the model sees. Throws only when the turn is aborted.
  */
@@ -81,8 +82,10 @@ export async function runToolCall(
     const outcome = builtin
       ? { response: await runBuiltin(state, scope, step, builtin, args) }
       : await runCustom(state, scope, step, call, args);
-    await state.hooks.postTool(target, { result: JSON.stringify(outcome.response) }, scope.send, scope.signal);
-    return { ...result(outcome.response), ...definedProperties({ media: outcome.media }) };
+    // `toolOutputTruncation` limits what the model (and so the POST_TOOL hook) is given; the step keeps it all.
+    const response = limitToolOutput(outcome.response, call.name, state.settings.toolOutputLimit);
+    await state.hooks.postTool(target, { result: JSON.stringify(response) }, scope.send, scope.signal);
+    return { ...result(response), ...definedProperties({ media: outcome.media }) };
   } catch (error) {
     if (scope.signal.aborted) throw scope.signal.reason;
     const message = errorText(error);

@@ -16,6 +16,7 @@ import { createWorkspaceRoots, type WorkspaceRoots } from "../tools/workspace-pa
 import { createSkillLookupTool } from "../tools/skill-lookup.js";
 import { loadSkillCatalog, type SkillCatalog } from "../skills/skill-catalog.js";
 import { loadRulesFiles, type RulesFile } from "../skills/rules-files.js";
+import { toolOutputLimitOf, type ToolOutputLimit } from "./tool-output-limit.js";
 
 /** Default run_command limit when `maxTimeoutMs` is 0 (§5.1: "0 = harness default, 10 min"). */
 export const DEFAULT_COMMAND_TIMEOUT_MS = 10 * 60 * 1000;
@@ -64,6 +65,8 @@ export interface SessionSettings {
   readonly skills: SkillCatalog;
   /** Rules files read into the system instruction (`rules_config`). */
   readonly rules: readonly RulesFile[];
+  /** `toolOutputTruncation`: how much of a tool's result the model may see; undefined: all of it. */
+  readonly toolOutputLimit: ToolOutputLimit | undefined;
   /** What the session's configuration asked for and could not get (skills, rules), one line each. */
   readonly notices: readonly string[];
 }
@@ -162,6 +165,7 @@ export async function resolveSessionSettings(
     toolWorkers: defaults.toolWorkers,
     skills,
     rules: rules.files,
+    toolOutputLimit: toolOutputLimitOf(config.toolOutputTruncation),
     notices: [...skills.notices, ...rules.notices],
   };
 }

@@ -26,7 +26,6 @@ export function unhonouredConfigFields(config: HarnessConfig): string[] {
     [tools?.schedule?.enabled === true, "harnessSideTools.schedule"],
     [tools?.runCommand?.enableDaemonCommands === true, "runCommand.enableDaemonCommands"],
     [customToolExtras.length > 0, `tools[].responseJsonSchema / deferLoading (${customToolExtras.join(", ")})`],
-    [config.toolOutputTruncation !== undefined, "toolOutputTruncation"],
     [(config.initialTrajectory?.length ?? 0) > 0, "initialTrajectory"],
     [
       config.retryConfig?.modelOutputRetry !== undefined,

@@ -36,6 +36,7 @@ import {
 } from "./model-options.js";
 import { errorText } from "../error-text.js";
 import { rulesConfigOf, skillsConfigOf, type SkillsOptions } from "./skills-rules.js";
+import { toolOutputTruncationOf, type ToolOutputTruncationOption } from "./tool-output-truncation.js";
 import { definedProperties } from "../defined-properties.js";
 
 /** The text model used when an API key is given without a model name (upstream default, §5.1). */
@@ -113,6 +114,8 @@ export interface HarnessConfigOptions {
   skills?: SkillsOptions;
   /** Rules files read into the system instructions (`rules_config.filenames`, 0.1.19 wire). */
   rules?: readonly string[];
+  /** Tool results over this many estimated tokens are cut (`tool_output_truncation`): see {@link ToolOutputTruncationOption}. */
+  toolOutputTruncation?: ToolOutputTruncationOption;
   /** The harness's app data directory: an absolute path (`InvalidArgument` otherwise, as upstream). */
   appDataDir?: string;
   capabilities?: CapabilitiesOptions;
@@ -198,6 +201,7 @@ export function buildHarnessConfig(options: HarnessConfigOptions, runners: Harne
   const retryConfig = retryConfigOf(options.retryConfig);
   const skillsConfig = skillsConfigOf(options.skills);
   const rulesConfig = rulesConfigOf(options.rules);
+  const toolOutputTruncation = toolOutputTruncationOf(options.toolOutputTruncation);
   const init: MessageInitShape<typeof HarnessConfigSchema> = {
     cascadeId: options.conversationId ?? "",
     ...(options.sessionContinuationMode === undefined
@@ -218,7 +222,14 @@ export function buildHarnessConfig(options: HarnessConfigOptions, runners: Harne
     enabledHooks: runners.hooks?.enabledHooks() ?? [],
     ...(policies.length === 0 ? {} : { policyConfig: toPolicyConfig(policies) }),
     agentBehavior: BEHAVIOR[options.agentBehavior ?? "autonomous"],
-    ...definedProperties({ budgetConfig, compactionConfig, retryConfig, skillsConfig, rulesConfig }),
+    ...definedProperties({
+      budgetConfig,
+      compactionConfig,
+      retryConfig,
+      skillsConfig,
+      rulesConfig,
+      toolOutputTruncation,
+    }),
     customSubagents: customSubagentsConfig(subagents, runners.tools),
   };
   return createMessage<HarnessConfig>("antigravity.localharness.HarnessConfig", init);
