@@ -1,11 +1,13 @@
-import { Agent, ErrorCode, SdkError, defineTool } from "@antigravity-ts/sdk";
+import { Agent, ErrorCode, SdkError, allowAll, defineTool, deferToUser, type Continuation } from "@antigravity-ts/sdk";
+import { ConsumedConfirmations } from "@antigravity-ts/sdk/continuation";
 import { hostedAgent } from "@antigravity-ts/sdk/hosted";
 import { describe, expect, it } from "vitest";
 
 // What the emulator never sends, on streams written from genai.d.ts's types: a hosted tool other
 // than a function (GoogleSearchCallStep { id, arguments: { queries } } / GoogleSearchResultStep
 // { call_id, result: GoogleSearchResult[] { search_suggestions } }), a client function whose
-// arguments stream as ArgumentsDelta, and the `incomplete` status with its continuation_token.
+// arguments stream as ArgumentsDelta, the `incomplete` status with its continuation_token, and an
+// interaction that waits for two calls at once (the emulator's harness calls one at a time).
 
 type Event = Record<string, unknown>;
 
@@ -159,6 +161,119 @@ describe("hostedAgent on streams typed by genai.d.ts", () => {
     expect(error).toMatchObject({
       code: ErrorCode.ExecutionError,
       details: { interactionId: "i1", continuationToken: "tok-1" },
+    });
+  });
+
+  it("pauses on the second of two calls an interaction waits for, and answers both when resumed", async () => {
+    // Interaction i1 waits (requires_action) for two FunctionCallSteps; `lookup` is allowed, `pay` deferred.
+    const calling: Event[] = [
+      created("i1"),
+      { event_type: "step.start", index: 0, step: { type: "thought", summary: [] } },
+      { event_type: "step.stop", index: 0 },
+      {
+        event_type: "step.start",
+        index: 1,
+        step: { type: "function_call", id: "c1", name: "lookup", arguments: { item: "book" } },
+      },
+      { event_type: "step.stop", index: 1 },
+      {
+        event_type: "step.start",
+        index: 2,
+        step: { type: "function_call", id: "c2", name: "pay", arguments: { amount: 12 } },
+      },
+      { event_type: "step.stop", index: 2 },
+      completed("i1", "requires_action"),
+    ];
+    // Interaction { id, status, steps } as interactions.get answers it.
+    const resource = {
+      id: "i1",
+      status: "requires_action",
+      steps: [
+        { type: "thought", summary: [] },
+        { type: "function_call", id: "c1", name: "lookup", arguments: { item: "book" } },
+        { type: "function_call", id: "c2", name: "pay", arguments: { amount: 12 } },
+      ],
+    };
+    const answered: Event[] = [
+      created("i2"),
+      {
+        event_type: "step.start",
+        index: 0,
+        step: { type: "model_output", content: [{ type: "text", text: "Paid." }] },
+      },
+      { event_type: "step.stop", index: 0 },
+      completed("i2", "completed"),
+    ];
+    const requests: { method: string; url: string; body?: Record<string, unknown> }[] = [];
+    const fetch: typeof globalThis.fetch = async (input, init) => {
+      const method = init?.method ?? "GET";
+      const body = typeof init?.body === "string" ? (JSON.parse(init.body) as Record<string, unknown>) : undefined;
+      requests.push({ method, url: String(input), ...(body === undefined ? {} : { body }) });
+      if (method === "GET") return Response.json(resource);
+      const events = body?.["previous_interaction_id"] === "i1" ? answered : calling;
+      const text = events
+        .map((event, i) => `data: ${JSON.stringify({ event_id: `${requests.length}-${i}`, ...event })}\n\n`)
+        .join("");
+      return new Response(text, { status: 200, headers: { "content-type": "text/event-stream" } });
+    };
+    const ran: string[] = [];
+    const tool = (name: string) =>
+      defineTool({
+        name,
+        description: name,
+        parameters: { type: "object", properties: {} } as const,
+        call: () => {
+          ran.push(name);
+          return { done: name };
+        },
+      });
+    const agent = () =>
+      Agent.builder()
+        .connection(hostedAgent({ apiKey: "k", baseUrl: "http://api.test/", fetch }))
+        .tool(tool("lookup"), tool("pay"))
+        .policies(deferToUser("pay"), allowAll())
+        .resumeGuard(new ConsumedConfirmations())
+        .build();
+    const started = await agent().start();
+    const continuation = (await started.chat("buy").final()).awaitingConfirmation?.continuation as Continuation;
+    await started.stop();
+    expect(ran).toEqual(["lookup"]);
+    expect(continuation.payload).toMatchObject({
+      pendingToolCalls: [
+        { id: "c1", name: "lookup", args: { item: "book" }, trajectoryId: "i1", stepIndex: 1 },
+        { id: "c2", name: "pay", args: { amount: 12 }, trajectoryId: "i1", stepIndex: 2 },
+      ],
+      awaitingIndex: 1,
+      completedResults: [{ id: "c1", name: "lookup", result: { done: "lookup" } }],
+    });
+
+    // A continuation that leaves out a call the interaction waits for is refused: the next create must answer both.
+    const leftOut = {
+      version: 1,
+      payload: {
+        ...continuation.payload,
+        pendingToolCalls: [continuation.payload.pendingToolCalls[1]],
+        awaitingIndex: 0,
+        completedResults: [],
+      },
+    };
+    await expect(agent().resume(leftOut, { toolCallId: "c2", approved: true })).rejects.toMatchObject({
+      code: ErrorCode.FailedPrecondition,
+      details: { reason: "call-mismatch", part: "session" },
+    });
+    expect(requests.filter((r) => r.method === "POST")).toHaveLength(1);
+
+    const { agent: resumed, stream } = await agent().resume(continuation, { toolCallId: "c2", approved: true });
+    expect((await stream.final()).text).toBe("Paid.");
+    await resumed.stop();
+    expect(ran).toEqual(["lookup", "pay"]);
+    expect(requests.at(-2)).toMatchObject({ method: "GET", url: "http://api.test/v1beta/interactions/i1" });
+    expect(requests.at(-1)?.body).toMatchObject({
+      previous_interaction_id: "i1",
+      input: [
+        { type: "function_result", call_id: "c1", name: "lookup", result: { done: "lookup" } },
+        { type: "function_result", call_id: "c2", name: "pay", result: { done: "pay" } },
+      ],
     });
   });
 });

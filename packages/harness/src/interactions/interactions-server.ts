@@ -354,7 +354,8 @@ export async function startInteractionsEmulator(options: InteractionsEmulatorOpt
           emit(record, { event_type: "step.stop", index });
           chain.pending.set(context.callId, { name, resolve, reject });
           context.signal.addEventListener("abort", () => reject(new Error("cancelled")), { once: true });
-          // Calls of one model response arrive together: declare requires_action once they all waited.
+          // The harness runs a model response's calls one after another, so this call is the only one
+          // the interaction waits for (docs/hosted.md, the emulator's choices): requires_action now.
           setImmediate(() => {
             if (chain.pending.size > 0 && chain.current === record && record.status === "in_progress") {
               finish(record, "requires_action");

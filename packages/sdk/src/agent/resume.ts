@@ -46,7 +46,7 @@ const DEFAULT_RESUME_TIMEOUT_MS = 30_000;
  * `agent.resume`: checks the continuation (version, shape, signature when a secret is set) and
  * that `decision` answers the awaited call, marks it consumed, connects to its conversation
  * (continuation mode RESUME), checks that the harness still holds that step in
- * WAITING_FOR_USER — `NotFound` otherwise (expired, restarted, already answered) — and sends the
+ * WAITING_FOR_USER (a wire whose server keeps paused turns reads them with `loadPaused`) — `NotFound` otherwise (expired, restarted, already answered) — and sends the
  * decision once the held turn is live again. Fails closed at every step; nothing is sent before
  * every check passed. Never re-runs a completed call: it only answers the awaited one.
  */
@@ -75,7 +75,13 @@ export async function resumeContinuation<Output>(
   const agent = await start({ conversationId, heldConfirmation: key }, options);
   const link = linkSignal({ timeoutMs: DEFAULT_RESUME_TIMEOUT_MS, ...options });
   try {
-    const held = agent.connection.initialHistory.find(
+    // A wire whose server keeps the paused turn reads it afresh; a harness session replayed it.
+    const connection = agent.connection;
+    const history =
+      connection.loadPaused === undefined
+        ? connection.initialHistory
+        : await raceSignal(connection.loadPaused(continuation, { signal: link.signal }), link.signal);
+    const held = history.find(
       (step) => step.trajectoryId === awaited.trajectoryId && step.stepIndex === awaited.stepIndex,
     );
     if (held === undefined || held.status !== StepStatus.WaitingForUser) {
@@ -87,7 +93,7 @@ export async function resumeContinuation<Output>(
         { details: { reason: "confirmation-gone" } },
       );
     }
-    checkSignedCalls(continuation, agent.connection.initialHistory);
+    checkSignedCalls(continuation, history);
     // The held step's turn: started by the harness's re-send of it (§8), which the agent leaves to
     // us ("manual"), or else by its next update after the decision. turns() gives it either way.
     const turns = agent.conversation().turns({ signal: link.signal })[Symbol.asyncIterator]();

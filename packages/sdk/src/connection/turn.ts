@@ -1,5 +1,6 @@
 import { ErrorCode, SdkError } from "../errors.js";
-import type { Step, StopReason, ToolCall, UsageMetadata } from "../step.js";
+import type { Step, StopReason, ToolCall, ToolResult, UsageMetadata } from "../step.js";
+import type { PendingToolCall } from "../continuation/continuation.js";
 import { TurnEntries, UsageMark, type TurnEntry } from "./turn-entries.js";
 import type { RetiredStepIds } from "./retired-step-ids.js";
 
@@ -24,6 +25,18 @@ export interface PausedConfirmation {
   readonly toolCall: ToolCall;
   readonly trajectoryId: string;
   readonly stepIndex: number;
+  /**
+   * The paused calls as the wire keeps them, for a wire whose server holds the paused turn rather
+   * than a step of a harness session (the Interactions API: the interaction waiting in
+   * `requires_action` and its function calls): every call it waits for, in order, the one awaiting
+   * the decision, and the results of those already decided. Without it the continuation reads them
+   * from the turn's steps.
+   */
+  readonly calls?: {
+    readonly pendingToolCalls: readonly PendingToolCall[];
+    readonly awaitingIndex: number;
+    readonly completedResults: readonly ToolResult[];
+  };
 }
 
 /**

@@ -4,7 +4,7 @@ import { canonicalJson } from "./canonical-json.js";
 import { awaitedCall, type Continuation, type PendingToolCall } from "./continuation.js";
 
 /** Which part of the signed call the harness's held step no longer matches. */
-export type SignedCallPart = "tool" | "arguments" | "session";
+export type SignedCallPart = "tool" | "arguments" | "session" | "call";
 
 /**
  * Checks that the steps the harness holds are the calls `continuation` was signed for, failing
@@ -56,7 +56,12 @@ export function checkSignedCalls(continuation: Continuation, history: readonly S
   }
 }
 
-function mismatch(part: SignedCallPart, message: string, call: PendingToolCall): SdkError {
+/**
+ * The refusal of a continuation whose call is not the one held (`FailedPrecondition`,
+ * `details.reason` `"call-mismatch"`): `call` is a call of another id where the wire names its
+ * calls (the Interactions API's `FunctionCallStep.id`), the other parts as for {@link checkSignedCalls}.
+ */
+export function mismatch(part: SignedCallPart, message: string, call: PendingToolCall): SdkError {
   return new SdkError(
     ErrorCode.FailedPrecondition,
     `${message}. The continuation approves only the call it was signed for; nothing was sent`,
@@ -66,6 +71,7 @@ function mismatch(part: SignedCallPart, message: string, call: PendingToolCall):
   );
 }
 
-function clip(text: string): string {
+/** `text`, cut to 200 characters for an error message. */
+export function clip(text: string): string {
   return text.length <= 200 ? text : `${text.slice(0, 200)}…`;
 }

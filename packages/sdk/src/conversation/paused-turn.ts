@@ -17,13 +17,41 @@ export interface PausedTurn {
 
 /**
  * The continuation of a turn paused on a deferred confirmation (seed 004's fields that apply):
- * the turn's tool calls of the main trajectory in order, up to the awaited one, with results for
- * those that finished. Signed with `secret` (the agent's `continuationSecret`) when given.
+ * the paused calls as the wire kept them (`paused.calls`), else the turn's tool calls of the main
+ * trajectory in order, up to the awaited one, with results for those that finished. Signed with `secret` (the agent's `continuationSecret`) when given.
  */
 export async function continuationOf(
   turn: PausedTurn,
   secret?: ContinuationSecret,
 ): Promise<{ toolCall: ToolCall; continuation: Continuation }> {
+  const { paused } = turn;
+  const { pendingToolCalls, awaitingIndex, completedResults } = paused.calls ?? callsOf(turn);
+  const continuation: Continuation = {
+    version: CONTINUATION_VERSION,
+    payload: {
+      conversationId: paused.conversationId,
+      turnIndex: turn.turnIndex,
+      totalUsage: turn.totalUsage,
+      turnUsage: turn.turnUsage,
+      pendingToolCalls: [...pendingToolCalls],
+      awaitingIndex,
+      completedResults: [...completedResults],
+      responseContent: turn.text,
+      stopReason: turn.stopReason ?? null,
+      createdAt: new Date().toISOString(),
+    },
+  };
+  return {
+    toolCall: paused.toolCall,
+    continuation: secret === undefined ? continuation : await signContinuation(continuation, secret),
+  };
+}
+
+/**
+ * The calls of a turn paused in a harness session: the turn's tool calls of the main trajectory in
+ * order, up to the awaited one, with results for those that finished.
+ */
+function callsOf(turn: PausedTurn): NonNullable<PausedConfirmation["calls"]> {
   const { paused } = turn;
   const pendingToolCalls: PendingToolCall[] = [];
   const completedResults: ToolResult[] = [];
@@ -58,23 +86,5 @@ export async function continuationOf(
     });
     awaitingIndex = pendingToolCalls.length - 1;
   }
-  const continuation: Continuation = {
-    version: CONTINUATION_VERSION,
-    payload: {
-      conversationId: paused.conversationId,
-      turnIndex: turn.turnIndex,
-      totalUsage: turn.totalUsage,
-      turnUsage: turn.turnUsage,
-      pendingToolCalls,
-      awaitingIndex,
-      completedResults,
-      responseContent: turn.text,
-      stopReason: turn.stopReason ?? null,
-      createdAt: new Date().toISOString(),
-    },
-  };
-  return {
-    toolCall: paused.toolCall,
-    continuation: secret === undefined ? continuation : await signContinuation(continuation, secret),
-  };
+  return { pendingToolCalls, awaitingIndex, completedResults };
 }

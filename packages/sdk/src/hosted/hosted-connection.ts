@@ -8,6 +8,7 @@
 import { SerialQueue } from "../util/serial-queue.js";
 import type { CallOptions } from "../call-options.js";
 import type { Connection, UsageSnapshot } from "../connection/connection.js";
+import type { ConfirmTool } from "../connection/harness-connection-options.js";
 import { Turn, type TurnObserver } from "../connection/turn.js";
 import { latestTurnView, observerTaken, STEP_MAPPER, viewOf } from "../connection/turn-view.js";
 import { activeToolStep, finishedToolStep } from "../connection/synthetic-steps.js";
@@ -27,6 +28,9 @@ import {
   type UsageMetadata,
 } from "../step.js";
 import type { ToolContext } from "../tools/tool.js";
+import { canonicalJson } from "../continuation/canonical-json.js";
+import { awaitedCall, type Continuation, type PendingToolCall } from "../continuation/continuation.js";
+import { clip, mismatch } from "../continuation/signed-calls.js";
 import type { ToolRunner } from "../tools/tool-runner.js";
 import { addUsage } from "../usage.js";
 import { delay, linkSignal, raceSignal, throwIfAborted } from "../util/abort.js";
@@ -48,6 +52,12 @@ export interface HostedConnectionOptions {
   /** Run each interaction with `background: true` (then `halt()` is `interactions.cancel`, as for every turn). */
   background?: boolean | undefined;
   tools: ToolRunner;
+  /**
+   * Decides each call of a client function before it runs: the agent's policies (`askUser`
+   * handlers, `when` predicates). `true` runs it, `false` answers it refused, `"defer"` (a
+   * `deferToUser` policy) pauses the turn with a continuation (`agent.resume`). Default: run every call.
+   */
+  confirmTool?: ConfirmTool | undefined;
   conversationId: string;
   /** Resume a conversation after this interaction (its `previous_interaction_id`). */
   lastInteractionId?: string | undefined;
@@ -66,7 +76,28 @@ interface InteractionEnd {
   continuationToken?: string | undefined;
   environmentId?: string | undefined;
   /** Calls of client functions it waits for (status `requires_action`). */
-  calls: ToolCall[];
+  calls: HeldCall[];
+}
+
+/** A call of a client function an interaction waits for. */
+interface HeldCall {
+  call: ToolCall;
+  /** The `index` of its `FunctionCallStep` in the interaction (`step.start`, `Interaction.steps`): its step id is `<interaction id>:<index>`. */
+  index: number;
+}
+
+/** What the next interaction of a turn is made of. */
+interface NextInteraction {
+  input: unknown;
+  previous: string | undefined;
+}
+
+/** A paused turn read back by {@link HostedConnection.loadPaused}. */
+interface LoadedPause {
+  continuation: Continuation;
+  interactionId: string;
+  /** The interaction's `FunctionCallStep`s as steps (`<interaction id>:<index>`), WAITING_FOR_USER those it still waits for. */
+  held: readonly Step[];
 }
 
 /** A step of the wire being read, by its `index`. */
@@ -87,7 +118,7 @@ interface InteractionState {
   error?: string;
   steps: Map<number, OpenStep>;
   /** Calls of the agent's client tools, in order. */
-  calls: ToolCall[];
+  calls: HeldCall[];
   /** The last model_output step (the complete response once the interaction completed). */
   lastText?: OpenStep;
 }
@@ -113,6 +144,7 @@ export class HostedConnection implements Connection {
   #nextStepIndex = 0;
   #nextSyntheticIndex = SYNTHETIC_STEP_INDEX_BASE;
   #closed: SdkError | undefined;
+  #paused: LoadedPause | undefined;
 
   constructor(options: HostedConnectionOptions) {
     this.#options = options;
@@ -188,7 +220,7 @@ export class HostedConnection implements Connection {
       const turn = new Turn({ solicited: true });
       this.#turn = turn;
       this.#observer?.turnStarted(turn);
-      void this.#runTurn(turn, text);
+      void this.#runTurn(turn, async () => ({ input: text, previous: this.#lastInteractionId }));
       return turn;
     } finally {
       link.dispose();
@@ -237,8 +269,77 @@ export class HostedConnection implements Connection {
     return Promise.reject(unsupported("sendToolResponse", "client tools are answered by the connection's ToolRunner"));
   }
 
-  sendToolConfirmation(): Promise<void> {
-    return Promise.reject(unsupported("sendToolConfirmation", "the hosted agent asks for no tool confirmation"));
+  /**
+   * Reads back the interaction a continuation paused on (`interactions.get`: `Interaction.status`
+   * and its `steps`, genai.d.ts): its `FunctionCallStep`s as steps `<interaction id>:<index>`
+   * (trajectory = the interaction, step index = the step's index in it), WAITING_FOR_USER those it
+   * still waits for — every call without a `function_result` while the status is
+   * `requires_action`. An interaction the API no longer has gives no steps (`agent.resume` then
+   * says `NotFound`). Usage goes on from the continuation's.
+   */
+  async loadPaused(continuation: Continuation, options?: CallOptions): Promise<readonly Step[]> {
+    const interactionId = awaitedCall(continuation).trajectoryId;
+    let resource: WireObject;
+    try {
+      resource = await this.#options.client.get(interactionId, options?.signal);
+    } catch (error) {
+      if (SdkError.from(error).code === ErrorCode.NotFound) return [];
+      throw error;
+    }
+    const steps = Array.isArray(resource["steps"]) ? (resource["steps"] as WireObject[]) : [];
+    // FunctionResultStep.call_id answers FunctionCallStep.id; the hosted tools' results are in the same interaction.
+    const answered = new Set(steps.filter((wire) => wire["type"] === "function_result").map((wire) => wire["call_id"]));
+    const waits = resource["status"] === REQUIRES_ACTION;
+    const held: Step[] = [];
+    steps.forEach((wire, index) => {
+      if (wire["type"] !== "function_call" || typeof wire["id"] !== "string" || typeof wire["name"] !== "string")
+        return;
+      const call: ToolCall = { id: wire["id"], name: wire["name"], args: (wire["arguments"] ?? {}) as unknown };
+      const status = waits && !answered.has(call.id) ? StepStatus.WaitingForUser : StepStatus.Done;
+      held.push(callStep(this.conversationId, interactionId, index, call, status));
+    });
+    this.#paused = { continuation, interactionId, held };
+    const total = continuation.payload.totalUsage;
+    this.#usage = { total, byTrajectory: new Map([[this.conversationId, total]]) };
+    return held;
+  }
+
+  /**
+   * Answers the call a continuation awaits, once {@link loadPaused} read its interaction back:
+   * checks that the continuation's calls are exactly the calls the interaction waits for (each
+   * `FunctionCallStep`'s id, name and canonical arguments, none left out), then continues the
+   * turn as a turn of its own (reported to the observer): the awaited call runs when `accepted`
+   * (else it is answered refused, "denied by user"), the calls after it are decided by the agent's
+   * policies (a `deferToUser` pauses again), and every answer goes in the next `create` with
+   * `previous_interaction_id` = the paused interaction (`input: FunctionResultStep[]`).
+   * `FailedPrecondition` (`details.reason` `"call-mismatch"`) before anything is sent when the
+   * calls differ; `NotFound` when no paused call was loaded at `trajectoryId:stepIndex`.
+   */
+  async sendToolConfirmation(
+    trajectoryId: string,
+    stepIndex: number,
+    accepted: boolean,
+    options?: CallOptions,
+  ): Promise<void> {
+    throwIfAborted(options?.signal);
+    const paused = this.#paused;
+    const awaited = paused === undefined ? undefined : awaitedCall(paused.continuation);
+    if (paused === undefined || awaited?.trajectoryId !== trajectoryId || awaited.stepIndex !== stepIndex)
+      throw new SdkError(
+        ErrorCode.NotFound,
+        `no paused call waits at ${trajectoryId}:${stepIndex} on this connection: agent.resume loads a continuation's interaction (loadPaused) before it answers`,
+      );
+    checkHeldCalls(paused);
+    this.#paused = undefined; // answered once
+    await this.#sends.run(async () => {
+      while (this.#turn !== undefined && !this.#turn.settled) await this.#turn.over();
+      if (this.#closed !== undefined) throw this.#closed;
+      this.#stopReason = undefined;
+      const turn = new Turn({ solicited: false });
+      this.#turn = turn;
+      this.#observer?.turnStarted(turn);
+      void this.#runTurn(turn, () => this.#continuePaused(turn, paused, accepted));
+    });
   }
 
   sendQuestionResponse(): Promise<void> {
@@ -266,15 +367,15 @@ export class HostedConnection implements Connection {
     for (const listener of this.#closedListeners.splice(0)) listener(reason);
   }
 
-  async #runTurn(turn: Turn, text: string): Promise<void> {
-    let input: unknown = text;
-    let previous = this.#lastInteractionId;
+  /** Runs a turn: the interactions `first` makes the first of, until one ends it (or a call is deferred: the turn pauses). */
+  async #runTurn(turn: Turn, first: () => Promise<NextInteraction | undefined>): Promise<void> {
     const before = this.#usage.total;
     let turnUsage = emptyUsage();
     try {
-      for (;;) {
+      let next = await first();
+      while (next !== undefined) {
         if (turn.halted) throw new SdkError(ErrorCode.Canceled, "the turn was halted");
-        const end = await this.#interaction(turn, this.#body(input, previous));
+        const end = await this.#interaction(turn, this.#body(next.input, next.previous));
         if (end.usage !== undefined) {
           turnUsage = addUsage(turnUsage, end.usage);
           const total = addUsage(before, turnUsage);
@@ -308,8 +409,7 @@ export class HostedConnection implements Connection {
               ErrorCode.ProtocolError,
               `interaction ${end.id} requires action but called no client function`,
             );
-          input = await this.#answerCalls(turn, end.calls);
-          previous = end.id;
+          next = await this.#answerCalls(turn, end.id, end.calls, new Map());
           continue;
         }
         if (end.status === "completed") return turn.end({});
@@ -588,7 +688,7 @@ export class HostedConnection implements Connection {
     }
   }
 
-  #stepStop(turn: Turn, state: { steps: Map<number, OpenStep>; calls: ToolCall[] }, index: number): void {
+  #stepStop(turn: Turn, state: { steps: Map<number, OpenStep>; calls: HeldCall[] }, index: number): void {
     const open = state.steps.get(index);
     if (open === undefined) return;
     if (open.kind === "call") {
@@ -601,8 +701,8 @@ export class HostedConnection implements Connection {
           call.args = open.argumentsText;
         }
       }
-      if (this.#options.tools.has(call.name) && !state.calls.some((c) => c.id === call.id))
-        state.calls.push({ ...call });
+      if (this.#options.tools.has(call.name) && !state.calls.some((held) => held.call.id === call.id))
+        state.calls.push({ call: { ...call }, index });
     }
     if (open.step.status === StepStatus.Active) this.#push(turn, open, { status: StepStatus.Done });
   }
@@ -626,25 +726,112 @@ export class HostedConnection implements Connection {
     });
   }
 
-  /** Runs the client functions an interaction waits for, each once, with synthetic steps from 50,000; their `function_result` steps are the next input. */
-  async #answerCalls(turn: Turn, calls: readonly ToolCall[]): Promise<WireObject[]> {
-    const results = await Promise.all(
-      calls.map(async (call) => {
-        const where = {
-          stepIndex: this.#nextSyntheticIndex++,
-          trajectoryId: this.conversationId,
-          cascadeId: this.conversationId,
-        };
-        turn.push(activeToolStep(call, where));
-        const result = await this.#options.tools.run(call, this.#toolContext(call, turn));
-        if (!turn.settled) turn.push(finishedToolStep(call, result, where));
-        // FunctionResultStep { type: "function_result", call_id, name, result, is_error? }.
-        return result.error !== undefined
-          ? { type: "function_result", call_id: call.id, name: call.name, result: result.error, is_error: true }
-          : { type: "function_result", call_id: call.id, name: call.name, result: wireResult(result.result) };
-      }),
+  /**
+   * Answers the client functions interaction `interactionId` waits for, in order, those in
+   * `results` already answered: each is decided by the agent's policies (`confirmTool`), then the
+   * allowed ones run, each once, with synthetic steps from 50,000; their `FunctionResultStep`s are
+   * the next input. A deferred call pauses the turn instead (after the calls before it ran): the
+   * turn ends `awaitingConfirmation`, and undefined is returned.
+   */
+  async #answerCalls(
+    turn: Turn,
+    interactionId: string,
+    calls: readonly HeldCall[],
+    results: Map<string, WireObject>,
+  ): Promise<NextInteraction | undefined> {
+    const allowed: ToolCall[] = [];
+    let deferred: HeldCall | undefined;
+    for (const held of calls) {
+      if (results.has(held.call.id)) continue;
+      const decision = await this.#decide(turn, interactionId, held);
+      if (decision === "defer") {
+        deferred = held;
+        break;
+      }
+      if (decision) allowed.push(held.call);
+      else
+        results.set(held.call.id, this.#refuse(turn, held.call, `denied by the agent's policies: ${held.call.name}`));
+    }
+    await Promise.all(allowed.map(async (call) => results.set(call.id, await this.#runCall(turn, call))));
+    if (deferred === undefined)
+      return { input: calls.map((held) => results.get(held.call.id)), previous: interactionId };
+    const pendingToolCalls: PendingToolCall[] = calls.map((held) => ({
+      id: held.call.id,
+      name: held.call.name,
+      args: held.call.args ?? null,
+      trajectoryId: interactionId,
+      stepIndex: held.index,
+    }));
+    turn.end({
+      awaitingConfirmation: {
+        conversationId: this.conversationId,
+        toolCall: { ...deferred.call },
+        trajectoryId: interactionId,
+        stepIndex: deferred.index,
+        calls: {
+          pendingToolCalls,
+          awaitingIndex: calls.indexOf(deferred),
+          completedResults: calls.flatMap((held) => {
+            const result = results.get(held.call.id);
+            return result === undefined ? [] : [toolResultOf(result)];
+          }),
+        },
+      },
+    });
+    return undefined;
+  }
+
+  /** The agent's decision on a client function's call (no `confirmTool`: run it). A decision that fails refuses the call, as on the localharness wire. */
+  async #decide(turn: Turn, interactionId: string, held: HeldCall): Promise<boolean | "defer"> {
+    const confirm = this.#options.confirmTool;
+    if (confirm === undefined) return true;
+    try {
+      const step = callStep(this.conversationId, interactionId, held.index, held.call, StepStatus.WaitingForUser);
+      const decision = await raceSignal(Promise.resolve(confirm(held.call, step)), turn.signal);
+      return decision === "manual" ? "defer" : decision;
+    } catch (error) {
+      if (turn.halted || turn.settled) throw error;
+      return false;
+    }
+  }
+
+  /** Runs a client function once, with synthetic steps from 50,000: its `FunctionResultStep`. */
+  async #runCall(turn: Turn, call: ToolCall): Promise<WireObject> {
+    const where = this.#syntheticWhere();
+    turn.push(activeToolStep(call, where));
+    const result = await this.#options.tools.run(call, this.#toolContext(call, turn));
+    if (!turn.settled) turn.push(finishedToolStep(call, result, where));
+    // FunctionResultStep { type: "function_result", call_id, name, result, is_error? }.
+    return result.error !== undefined
+      ? { type: "function_result", call_id: call.id, name: call.name, result: result.error, is_error: true }
+      : { type: "function_result", call_id: call.id, name: call.name, result: wireResult(result.result) };
+  }
+
+  /** A call answered refused without running (`is_error: true`), shown as a finished synthetic step with that error. */
+  #refuse(turn: Turn, call: ToolCall, message: string): WireObject {
+    turn.push(finishedToolStep(call, { id: call.id, name: call.name, error: message }, this.#syntheticWhere()));
+    return { type: "function_result", call_id: call.id, name: call.name, result: message, is_error: true };
+  }
+
+  #syntheticWhere(): { stepIndex: number; trajectoryId: string; cascadeId: string } {
+    return { stepIndex: this.#nextSyntheticIndex++, trajectoryId: this.conversationId, cascadeId: this.conversationId };
+  }
+
+  /** The first interaction of a resumed turn: the awaited call answered as decided, the calls after it decided by the policies. */
+  async #continuePaused(turn: Turn, paused: LoadedPause, accepted: boolean): Promise<NextInteraction | undefined> {
+    const { payload } = paused.continuation;
+    this.#lastInteractionId = paused.interactionId;
+    const calls: HeldCall[] = payload.pendingToolCalls.map((call) => ({
+      call: { id: call.id, name: call.name, args: call.args },
+      index: call.stepIndex,
+    }));
+    const results = new Map(payload.completedResults.map((result) => [result.id, wireResultStep(result)]));
+    const awaited = calls[payload.awaitingIndex] as HeldCall;
+    results.set(
+      awaited.call.id,
+      accepted ? await this.#runCall(turn, awaited.call) : this.#refuse(turn, awaited.call, "denied by user"),
     );
-    return results;
+    return this.#answerCalls(turn, paused.interactionId, calls, results);
   }
 
   #toolContext(call: ToolCall, turn: Turn): ToolContext {
@@ -717,4 +904,96 @@ function wireResult(value: unknown): unknown {
 
 function omit(object: WireObject, keys: readonly string[]): WireObject {
   return Object.fromEntries(Object.entries(object).filter(([key]) => !keys.includes(key)));
+}
+
+/** A client function's call as the step that holds it: id `<interaction id>:<index>`, in the interaction's trajectory. */
+function callStep(
+  conversationId: string,
+  interactionId: string,
+  index: number,
+  call: ToolCall,
+  status: StepStatus,
+): Step {
+  return {
+    id: `${interactionId}:${index}`,
+    stepIndex: index,
+    type: StepType.TextResponse,
+    source: StepSource.Model,
+    target: StepTarget.User,
+    status,
+    content: "",
+    contentDelta: "",
+    thinking: "",
+    thinkingDelta: "",
+    toolCalls: [call],
+    error: "",
+    isCompleteResponse: false,
+    cascadeId: conversationId,
+    trajectoryId: interactionId,
+    parentTrajectoryId: "",
+    httpCode: 0,
+  };
+}
+
+/**
+ * Refuses a loaded pause whose continuation does not answer exactly the calls its interaction
+ * waits for (`FailedPrecondition`, `details.reason` `"call-mismatch"`): every pending call must
+ * be a `FunctionCallStep` of that interaction at its index with the same id (`call`), name
+ * (`tool`) and canonical arguments (`arguments`), and every call the interaction waits for must be
+ * one of them (`session`): the next `create` has to answer them all.
+ */
+function checkHeldCalls(paused: LoadedPause): void {
+  const { continuation, interactionId, held } = paused;
+  const pending = continuation.payload.pendingToolCalls;
+  for (const call of pending) {
+    const where = `step ${call.stepIndex} of interaction ${interactionId}`;
+    if (call.trajectoryId !== interactionId)
+      throw mismatch(
+        "session",
+        `call ${call.id} is signed as waiting in interaction ${call.trajectoryId}, not in ${interactionId} with the awaited call`,
+        call,
+      );
+    const now = held.find((step) => step.stepIndex === call.stepIndex)?.toolCalls[0];
+    if (now === undefined || now.id !== call.id)
+      throw mismatch(
+        "call",
+        `${where} is ${now === undefined ? "no function call" : `function call ${now.id}`}, but the continuation answers call ${call.id}`,
+        call,
+      );
+    if (now.name !== call.name)
+      throw mismatch("tool", `${where} is a ${now.name} call, but the continuation answers ${call.name}`, call);
+    const signed = canonicalJson(call.args ?? null);
+    const actual = canonicalJson(now.args ?? null);
+    if (signed !== actual)
+      throw mismatch(
+        "arguments",
+        `${where} is a ${call.name} call with the arguments ${clip(actual)}, but the continuation answers ${clip(signed)}`,
+        call,
+      );
+  }
+  const missing = held.filter(
+    (step) => step.status === StepStatus.WaitingForUser && !pending.some((call) => call.stepIndex === step.stepIndex),
+  );
+  if (missing.length > 0)
+    throw mismatch(
+      "session",
+      `interaction ${interactionId} also waits for ${missing.map((step) => `${step.toolCalls[0]?.name} (${step.toolCalls[0]?.id})`).join(", ")}, which the continuation does not answer`,
+      awaitedCall(continuation),
+    );
+}
+
+/** A `FunctionResultStep` sent as a continuation's `completedResults` entry. */
+function toolResultOf(result: WireObject): ToolResult {
+  const id = String(result["call_id"]);
+  const name = typeof result["name"] === "string" ? result["name"] : "";
+  return result["is_error"] === true
+    ? { id, name, error: typeof result["result"] === "string" ? result["result"] : JSON.stringify(result["result"]) }
+    : { id, name, result: result["result"] };
+}
+
+/** A continuation's `completedResults` entry as the `FunctionResultStep` it was. */
+function wireResultStep(result: ToolResult): WireObject {
+  return result.error !== undefined
+    ? { type: "function_result", call_id: result.id, name: result.name, result: result.error, is_error: true }
+    : { type: "function_result", call_id: result.id, name: result.name, result: wireResult(result.result) };
 }
