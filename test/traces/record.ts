@@ -76,7 +76,9 @@ export async function recordScenario(scenario: TraceScenario): Promise<string> {
 
 /** What the drift check found for one scenario. */
 export interface DriftReport {
-  scenario: TraceScenario;
+  scenario: { readonly name: string };
+  /** The stored trace's file. */
+  path: string;
   /** No stored trace yet. */
   missing: boolean;
   /** The differences, as `formatTraceDifferences` writes them; empty when nothing drifted. */
@@ -92,11 +94,11 @@ export async function checkDrift(scenarios: readonly TraceScenario[] = SCENARIOS
     const fresh = await recordScenario(scenario);
     const path = tracePath(scenario);
     if (!existsSync(path)) {
-      reports.push({ scenario, missing: true, diff: "", fresh });
+      reports.push({ scenario, path, missing: true, diff: "", fresh });
       continue;
     }
     const differences = compareTraces(await readFile(path, "utf8"), fresh);
-    reports.push({ scenario, missing: false, diff: formatTraceDifferences(differences), fresh });
+    reports.push({ scenario, path, missing: false, diff: formatTraceDifferences(differences), fresh });
   }
   return reports;
 }
@@ -106,8 +108,8 @@ export async function writeTraces(reports: readonly DriftReport[], force = false
   const written: string[] = [];
   for (const report of reports) {
     if (!force && !report.missing && report.diff === "") continue;
-    await writeFile(tracePath(report.scenario), report.fresh);
-    written.push(tracePath(report.scenario));
+    await writeFile(report.path, report.fresh);
+    written.push(report.path);
   }
   return written;
 }

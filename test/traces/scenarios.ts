@@ -41,12 +41,15 @@ const add = defineTool({
   call: ({ a, b }: { a: number; b: number }) => ({ sum: a + b }),
 });
 
-function check(condition: boolean, message: string): void {
+export function check(condition: boolean, message: string): void {
   if (!condition) throw new Error(message);
 }
 
 /** Starts an agent, runs `body`, and always stops the agent. */
-async function session(agent: Promise<StartedAgent>, body: (agent: StartedAgent) => Promise<void>): Promise<void> {
+export async function session(
+  agent: Promise<StartedAgent>,
+  body: (agent: StartedAgent) => Promise<void>,
+): Promise<void> {
   const started = await agent;
   try {
     await body(started);

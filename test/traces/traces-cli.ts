@@ -5,20 +5,24 @@
 import { relative } from "node:path";
 import { REPO_ROOT } from "@antigravity-ts/test-kit";
 import { checkDrift, writeTraces } from "./record.js";
+import { checkWireDrift } from "./record-wires.js";
 import { SCENARIOS } from "./scenarios.js";
+import { WIRE_SCENARIOS } from "./wire-scenarios.js";
 
 const [command, ...rest] = process.argv.slice(2);
 const force = rest.includes("--force");
 const names = rest.filter((arg) => !arg.startsWith("--"));
-const unknown = names.filter((name) => !SCENARIOS.some((s) => s.name === name));
+const known = [...SCENARIOS, ...WIRE_SCENARIOS].map((s) => s.name);
+const unknown = names.filter((name) => !known.includes(name));
 if ((command !== "check" && command !== "update") || unknown.length > 0) {
   console.error(
-    `usage: traces-cli.ts check|update [--force] [${SCENARIOS.map((s) => s.name).join("|")} ...]${unknown.length > 0 ? `\nunknown scenario(s): ${unknown.join(", ")}` : ""}`,
+    `usage: traces-cli.ts check|update [--force] [${known.join("|")} ...]${unknown.length > 0 ? `\nunknown scenario(s): ${unknown.join(", ")}` : ""}`,
   );
   process.exit(2);
 }
-const scenarios = names.length === 0 ? SCENARIOS : SCENARIOS.filter((s) => names.includes(s.name));
-const reports = await checkDrift(scenarios);
+const chosen = <S extends { name: string }>(all: readonly S[]): S[] =>
+  names.length === 0 ? [...all] : all.filter((s) => names.includes(s.name));
+const reports = [...(await checkDrift(chosen(SCENARIOS))), ...(await checkWireDrift(chosen(WIRE_SCENARIOS)))];
 const shown = (path: string): string => relative(REPO_ROOT, path);
 
 if (command === "update") {

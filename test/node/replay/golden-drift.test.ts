@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import type { CallOptions, Channel, Transport } from "@antigravity-ts/sdk";
 import { compareTraces, formatTraceDifferences, replayTransport } from "@antigravity-ts/sdk/replay";
 import { checkDrift, recordScenario, tracePath } from "../../traces/record.js";
+import { checkWireDrift } from "../../traces/record-wires.js";
 import { SCENARIOS, TRACE_WORKSPACE, type TraceScenario } from "../../traces/scenarios.js";
 
 // The drift check (npm run traces:check) as a test: the golden traces must be what the SDK and the
@@ -49,7 +50,9 @@ describe("the golden traces", () => {
   it("are what the SDK and the reference harness exchange today (npm run traces:check)", {
     timeout: 120_000,
   }, async () => {
-    const drifted = (await checkDrift()).filter((report) => report.missing || report.diff !== "");
+    const drifted = [...(await checkDrift()), ...(await checkWireDrift())].filter(
+      (report) => report.missing || report.diff !== "",
+    );
     expect(
       drifted.map((report) => `${report.scenario.name}:\n${report.missing ? "no stored trace" : report.diff}`),
     ).toEqual([]);

@@ -9,6 +9,8 @@ import {
   withChangedToolResult,
   type TraceScenario,
 } from "../../traces/scenarios.js";
+import { wireReplay, wireTracePath } from "../../traces/record-wires.js";
+import { WIRE_SCENARIOS } from "../../traces/wire-scenarios.js";
 
 // The golden traces under Node (vitest, the SDK's sources): each scenario's session runs again
 // over replayTransport, the peer's frames coming from the trace recorded against the reference
@@ -45,21 +47,33 @@ function lineProblems(line: Record<string, unknown>, first: boolean): string[] {
   return checkJsonSchema(line, plain(branch));
 }
 
+const traces: (readonly [string, string])[] = [
+  ...SCENARIOS.map((s) => [s.name, read(s)] as const),
+  ...WIRE_SCENARIOS.map((s) => [s.name, readFileSync(wireTracePath(s), "utf8")] as const),
+];
+
 describe("docs/trace.schema.json", () => {
-  it.each(SCENARIOS.map((s) => [s.name, s] as const))(
-    "describes every line of the golden trace %s",
-    (_name, scenario) => {
-      const lines = read(scenario)
-        .trim()
-        .split("\n")
-        .map((line) => JSON.parse(line) as Record<string, unknown>);
-      expect(SCHEMA.version).toBe(lines[0]?.["version"]);
-      expect(
-        lines.flatMap((line, i) => lineProblems(line, i === 0).map((problem) => `line ${i + 1}: ${problem}`)),
-      ).toEqual([]);
-      expect(lineProblems({ ...lines[1], kind: "frame", from: "server" }, false)).not.toEqual([]); // the check can fail
-    },
-  );
+  it.each(traces)("describes every line of the golden trace %s", (_name, text) => {
+    const lines = text
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(SCHEMA.version).toBe(lines[0]?.["version"]);
+    expect(
+      lines.flatMap((line, i) => lineProblems(line, i === 0).map((problem) => `line ${i + 1}: ${problem}`)),
+    ).toEqual([]);
+    expect(lineProblems({ ...lines[1], kind: "frame", from: "server" }, false)).not.toEqual([]); // the check can fail
+  });
+});
+
+describe.each(WIRE_SCENARIOS)("golden trace $name (wire $wire)", (scenario) => {
+  it(`replays ${scenario.description} with no process and no server, leniently and strictly`, async () => {
+    for (const match of ["lenient", "strict"] as const) {
+      const replay = wireReplay(scenario, readFileSync(wireTracePath(scenario), "utf8"), { match });
+      await scenario.run(replay.connection, { workspace: TRACE_WORKSPACE });
+      replay.verify();
+    }
+  });
 });
 
 describe.each(SCENARIOS)("golden trace $name", (scenario) => {

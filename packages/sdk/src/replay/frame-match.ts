@@ -75,7 +75,9 @@ const PROFILES: Record<string, WireProfile> = {
       return Object.keys(frame)[0] ?? "empty";
     },
     idKey: ID_KEY,
-    volatile: [],
+    // Interaction.created / .updated: "Output only. The time at which the response was created
+    // (last updated) in ISO 8601 format" (@google/genai 3.3.0 genai.d.ts, type Interaction).
+    volatile: ["data.interaction.created", "data.interaction.updated", "body.created", "body.updated"],
     handshakeVolatile: [],
   },
 };
