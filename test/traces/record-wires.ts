@@ -1,4 +1,4 @@
-// Records the golden traces of the acp and interactions wires (test/traces/wire-scenarios.ts)
+// Records the golden traces of the acp and interactions wires (WIRE_SCENARIOS of test/traces/scenarios.ts)
 // against the reference harness: `antigravity-harness --acp` spawned by Node's acpAgent, its
 // stream recorded by streamRecorder; the Interactions API emulator reached through
 // recordingFetch. Both play test/traces/script.json with the scripted model, in a fixed-length
@@ -6,7 +6,6 @@
 import { existsSync, readFileSync } from "node:fs";
 import { mkdtemp, readFile, realpath, rm } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
-import { acpAgent as coreAcpAgent } from "@antigravity-ts/sdk/acp";
 import { hostedAgent } from "@antigravity-ts/sdk/hosted";
 import { acpAgent } from "@antigravity-ts/node/acp";
 import {
@@ -14,17 +13,12 @@ import {
   createMemoryTraceSink,
   formatTraceDifferences,
   recordingFetch,
-  replayFetch,
-  replayStream,
   streamRecorder,
-  type ReplayOptions,
-  type Trace,
 } from "@antigravity-ts/sdk/replay";
 import { parseScript, startInteractionsEmulator } from "@antigravity-ts/harness";
 import { ensureReferenceHarness } from "@antigravity-ts/test-kit";
-import { TRACE_WORKSPACE } from "./scenarios.js";
 import type { DriftReport } from "./record.js";
-import { WIRE_SCENARIOS, type WireScenario } from "./wire-scenarios.js";
+import { TRACE_WORKSPACE, WIRE_SCENARIOS, type WireScenario } from "./scenarios.js";
 
 const SCRIPT = fileURLToPath(new URL("./script.json", import.meta.url));
 /** The emulator's key: any, since every header value is redacted. */
@@ -88,23 +82,6 @@ export async function recordWireScenario(scenario: WireScenario): Promise<string
     await rm(workspace, { recursive: true, force: true });
   }
   return sink.text();
-}
-
-/** The connection that replays `trace` with no process and no server, and how to check it was all played. */
-export function wireReplay(
-  scenario: WireScenario,
-  trace: string | Trace,
-  options: ReplayOptions = {},
-): { connection: ReturnType<typeof hostedAgent>; verify(): void } {
-  if (scenario.wire === "acp") {
-    const replay = replayStream(trace, options);
-    return { connection: coreAcpAgent({ stream: replay.open, cwd: TRACE_WORKSPACE }), verify: () => replay.verify() };
-  }
-  const replay = replayFetch(trace, options);
-  return {
-    connection: hostedAgent({ apiKey: "replayed", baseUrl: "http://replay.invalid", fetch: replay.fetch }),
-    verify: () => replay.verify(),
-  };
 }
 
 /** Re-records each scenario and compares it with its stored trace (the drift check of these wires). */

@@ -8,12 +8,16 @@ import {
   ErrorCode,
   SdkError,
   allowAll,
+  askUser,
   defineTool,
   deny,
+  type ConnectionStrategy,
   type StartedAgent,
   type Transport,
 } from "@antigravity-ts/sdk";
-import type { JsonValue } from "@antigravity-ts/sdk/replay";
+import { acpAgent } from "@antigravity-ts/sdk/acp";
+import { hostedAgent } from "@antigravity-ts/sdk/hosted";
+import { replayFetch, replayStream, type JsonValue, type ReplayOptions, type Trace } from "@antigravity-ts/sdk/replay";
 
 /** The workspace a golden trace names: the recorder writes the real one's path as this. */
 export const TRACE_WORKSPACE = "/workspace";
@@ -41,7 +45,7 @@ const add = defineTool({
   call: ({ a, b }: { a: number; b: number }) => ({ sum: a + b }),
 });
 
-export function check(condition: boolean, message: string): void {
+function check(condition: boolean, message: string): void {
   if (!condition) throw new Error(message);
 }
 
@@ -230,4 +234,95 @@ export function withChangedToolResult(trace: string): string {
   return changeClientFrame(trace, "toolResponse", (frame) => {
     (frame["toolResponse"] as { responseJson: string }).responseJson = '{"sum":6}';
   });
+}
+
+// The other wires' golden traces (test/traces/acp/*.ndjson, test/traces/interactions/*.ndjson):
+// the same sessions run over any connection — recorded by Node against `antigravity-harness --acp`
+// and its Interactions API emulator (test/traces/record-wires.ts), replayed over replayStream /
+// replayFetch with no process and no server (wireReplay).
+
+/** One session of another wire recorded as a golden trace. */
+export interface WireScenario {
+  /** The trace's file name without `.ndjson`, under test/traces/<wire>/. */
+  readonly name: string;
+  readonly wire: "acp" | "interactions";
+  readonly description: string;
+  /** Runs the session over `connection` and stops the agent; throws what went wrong. */
+  run(connection: ConnectionStrategy, context: ScenarioContext): Promise<void>;
+}
+
+/** ACP: thinking and text streamed, then a command the agent asks permission for, allowed by the user. */
+const acpTurns: WireScenario = {
+  name: "acp-stream-and-permission",
+  wire: "acp",
+  description: "an ACP session: thinking and text streamed, then a permission asked and granted",
+  run: (connection) => {
+    const asked: string[] = [];
+    const agent = Agent.builder()
+      .connection(connection)
+      .policies(
+        // The harness's run_command, under its own name or its ACP kind.
+        ...["run_command", "execute"].map((name) =>
+          askUser(name, (call) => {
+            asked.push(call.name);
+            return true;
+          }),
+        ),
+        allowAll(),
+      )
+      .build()
+      .start({ timeoutMs: 30_000 });
+    return session(agent, async (agent) => {
+      const texts: string[] = [];
+      const thoughts: string[] = [];
+      for await (const chunk of agent.chat("hello there", { timeoutMs: 30_000 })) {
+        if (chunk.type === "thought") thoughts.push(chunk.text);
+        if (chunk.type === "text") texts.push(chunk.text);
+      }
+      check(thoughts.join("") === "A greeting. I greet back.", `thinking: ${JSON.stringify(thoughts)}`);
+      check(texts.join("") === "Hello! This answer streams in chunks.", `text: ${JSON.stringify(texts)}`);
+      const command = await agent.chatToCompletion("run the command", { timeoutMs: 30_000 });
+      check(asked.length === 1, `the permission was asked once: ${JSON.stringify(asked)}`);
+      check(command.text.startsWith("Command result:"), `the command's turn: ${JSON.stringify(command.text)}`);
+    });
+  },
+};
+
+/** Interactions: a turn streamed with thinking, then a client function answered in the next request. */
+const hostedTurns: WireScenario = {
+  name: "hosted-stream-and-client-tool",
+  wire: "interactions",
+  description: "a hosted session: thinking and text streamed, then a client function answered in the next request",
+  run: (connection) =>
+    session(
+      Agent.builder().connection(connection).tool(add).allowAll().build().start({ timeoutMs: 30_000 }),
+      async (agent) => {
+        const hello = await agent.chatToCompletion("hello there", { timeoutMs: 30_000 });
+        check(hello.text === "Hello! This answer streams in chunks.", `text: ${JSON.stringify(hello.text)}`);
+        check(hello.thinking === "A greeting. I greet back.", `thinking: ${JSON.stringify(hello.thinking)}`);
+        const sum = await agent.chatToCompletion("add the numbers", { timeoutMs: 30_000 });
+        check(sum.text === "The sum is 5.", `the client function's answer: ${JSON.stringify(sum.text)}`);
+        check(sum.usageMetadata.totalTokenCount > 0, `usage: ${JSON.stringify(sum.usageMetadata)}`);
+      },
+    ),
+};
+
+/** Every golden trace of the acp and interactions wires. */
+export const WIRE_SCENARIOS: readonly WireScenario[] = [acpTurns, hostedTurns];
+
+/** The connection that replays `scenario`'s trace with no process and no server, and how to check it was all played. */
+export function wireReplay(
+  scenario: WireScenario,
+  trace: string | Trace,
+  options: ReplayOptions = {},
+): { connection: ConnectionStrategy; verify(): void } {
+  if (scenario.wire === "acp") {
+    const replay = replayStream(trace, options);
+    return { connection: acpAgent({ stream: replay.open, cwd: TRACE_WORKSPACE }), verify: () => replay.verify() };
+  }
+  const replay = replayFetch(trace, options);
+  return {
+    connection: hostedAgent({ apiKey: "replayed", baseUrl: "http://replay.invalid", fetch: replay.fetch }),
+    verify: () => replay.verify(),
+  };
 }

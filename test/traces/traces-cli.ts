@@ -6,8 +6,7 @@ import { relative } from "node:path";
 import { REPO_ROOT } from "@antigravity-ts/test-kit";
 import { checkDrift, writeTraces } from "./record.js";
 import { checkWireDrift } from "./record-wires.js";
-import { SCENARIOS } from "./scenarios.js";
-import { WIRE_SCENARIOS } from "./wire-scenarios.js";
+import { SCENARIOS, WIRE_SCENARIOS } from "./scenarios.js";
 
 const [command, ...rest] = process.argv.slice(2);
 const force = rest.includes("--force");

@@ -6,11 +6,12 @@ import {
   SCENARIOS,
   TRACE_WORKSPACE,
   USER_SCENARIO,
+  WIRE_SCENARIOS,
+  wireReplay,
   withChangedToolResult,
   type TraceScenario,
 } from "../../traces/scenarios.js";
-import { wireReplay, wireTracePath } from "../../traces/record-wires.js";
-import { WIRE_SCENARIOS } from "../../traces/wire-scenarios.js";
+import { wireTracePath } from "../../traces/record-wires.js";
 
 // The golden traces under Node (vitest, the SDK's sources): each scenario's session runs again
 // over replayTransport, the peer's frames coming from the trace recorded against the reference
