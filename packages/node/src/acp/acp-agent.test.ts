@@ -1,5 +1,4 @@
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
+import { mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -14,36 +13,16 @@ import {
   deny,
   type Step,
 } from "@antigravity-ts/sdk";
+import { GEMINI_ROUTER, geminiScratch, geminiStream, geminiText, geminiUsage } from "@antigravity-ts/test-kit";
 import { afterEach, describe, expect, it } from "vitest";
 import { acpAgent, type AcpSessionEvent } from "./index.js";
 
-// A real third-party ACP agent, offline: Gemini CLI 0.61 (`gemini --acp`) answering from canned
-// model responses (`--fake-responses FILE`, strict order; lines `{"method", "response"}` of its
-// FakeContentGenerator), a fake GEMINI_API_KEY and a scratch HOME (reference/wires.md §2).
-const GEMINI = join(
-  dirname(createRequire(import.meta.url).resolve("@google/gemini-cli/package.json")),
-  "bundle",
-  "gemini.js",
-);
-
-const ROUTER = {
-  method: "generateContent",
-  response: {
-    candidates: [
-      {
-        content: { role: "model", parts: [{ text: '{"reasoning":"simple","model_choice":"flash"}' }] },
-        finishReason: "STOP",
-      },
-    ],
-  },
-};
-const stream = (...responses: unknown[]) => ({ method: "generateContentStream", response: responses });
-const text = (t: string, extra: Record<string, unknown> = {}) => ({
-  candidates: [{ content: { role: "model", parts: [{ text: t }] }, ...extra }],
-});
-const usage = (prompt: number, candidates: number) => ({
-  usageMetadata: { promptTokenCount: prompt, candidatesTokenCount: candidates, totalTokenCount: prompt + candidates },
-});
+// A real third-party ACP agent, offline: Gemini CLI 0.61 answering from canned model responses
+// (test-kit's geminiScratch: `--fake-responses FILE`, a fake GEMINI_API_KEY, a scratch HOME).
+const ROUTER = GEMINI_ROUTER;
+const stream = geminiStream;
+const text = geminiText;
+const usage = geminiUsage;
 const WRITE = {
   candidates: [
     {
@@ -65,27 +44,13 @@ afterEach(() => {
   for (const dir of scratch.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-/** A scratch HOME and workspace, the fake responses file, and the agent's options. */
+/** A scratch Gemini CLI (removed after the test), and the agent's options collecting its session updates. */
 function gemini(lines: unknown[], extraArgs: string[] = []) {
-  const root = mkdtempSync(join(tmpdir(), "acp-gemini-"));
-  scratch.push(root);
-  const home = join(root, "home");
-  const workspace = join(root, "ws");
-  mkdirSync(home);
-  mkdirSync(workspace);
-  const fake = join(root, "fake.ndjson");
-  writeFileSync(fake, `${lines.map((line) => JSON.stringify(line)).join("\n")}\n`);
+  const g = geminiScratch(lines, extraArgs);
+  scratch.push(g.root);
   const events: AcpSessionEvent[] = [];
-  const env = { PATH: process.env["PATH"] ?? "", HOME: home, GEMINI_API_KEY: "fake-key-for-tests", NO_COLOR: "1" };
-  const options = {
-    command: GEMINI,
-    args: ["--acp", "--fake-responses", fake, ...extraArgs],
-    env,
-    cwd: workspace,
-    onSessionUpdate: (e: AcpSessionEvent) => events.push(e),
-    initializeTimeoutMs: 90_000,
-  };
-  return { root, workspace, fake, events, options };
+  const options = { ...g.options, onSessionUpdate: (e: AcpSessionEvent) => events.push(e) };
+  return { root: g.root, workspace: g.workspace, fake: g.fake, events, options };
 }
 
 /** Live processes whose command line mentions `marker` (the session's unique fake-responses path): Gemini CLI re-launches itself, so both generations count. */
