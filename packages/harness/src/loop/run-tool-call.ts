@@ -123,6 +123,8 @@ async function runBuiltin(
     runCommandTimeoutMs: state.settings.runCommandTimeoutMs,
     sandbox: state.settings.commandSandbox,
     signal: scope.signal,
+    tasks: state.tasks,
+    daemonCommands: state.settings.daemonCommands,
     progress: (patch) => {
       // Progress updates are cumulative snapshots: while the client lags, the next one (or DONE) carries it all.
       if (!step.finished && !scope.congested) step.update({ ...patch, state: StepUpdate_State.ACTIVE });

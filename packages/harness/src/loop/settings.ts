@@ -14,6 +14,7 @@ import type { ToolWorkerPool } from "../tools/tool-pool.js";
 import { sandboxStatus, type SandboxPolicy, type SandboxStatus } from "../tools/command-launch.js";
 import { createWorkspaceRoots, type WorkspaceRoots } from "../tools/workspace-paths.js";
 import { createSkillLookupTool } from "../tools/skill-lookup.js";
+import { runCommandWithDaemons } from "../tools/run-command.js";
 import { loadSkillCatalog, type SkillCatalog } from "../skills/skill-catalog.js";
 import { loadRulesFiles, type RulesFile } from "../skills/rules-files.js";
 import { toolOutputLimitOf, type ToolOutputLimit } from "./tool-output-limit.js";
@@ -50,6 +51,8 @@ export interface SessionSettings {
   /** `AGENT_BEHAVIOR_INTERACTIVE`: run_command asks for confirmation (§8). */
   readonly interactive: boolean;
   readonly runCommandTimeoutMs: number;
+  /** `RunCommandToolConfig.enable_daemon_commands`: run_command takes `IsDaemon` (background tasks). */
+  readonly daemonCommands: boolean;
   /** `RunCommandToolConfig.enable_sandbox`: whether the session asked for run_command's OS sandbox. */
   readonly sandboxRequested: boolean;
   /** run_command's sandbox when asked for and enforceable here (command-launch.ts); undefined: commands run unsandboxed. */
@@ -116,9 +119,11 @@ export async function resolveSessionSettings(
   }
   const skills = await loadSkillCatalog(skillDirectories(config), workspace.roots[0] ?? defaults.workspace);
   const rules = await loadRulesFiles(config.rulesConfig?.filenames ?? [], workspace);
+  const daemonCommands = config.harnessSideTools?.runCommand?.enableDaemonCommands === true;
   const builtins = new Map(
     [...enabledBuiltins(config.harnessSideTools), createSkillLookupTool(skills)]
       .filter((t) => t.enabled(config.harnessSideTools) && !customTools.has(t.name))
+      .map((t) => (t.name === "run_command" && daemonCommands ? runCommandWithDaemons : t))
       .map((t) => [t.name, t] as const),
   );
   const finish = createFinishTool(config.finishToolSchemaJson);
@@ -150,6 +155,7 @@ export async function resolveSessionSettings(
     policyRules: config.policyConfig?.rules ?? [],
     interactive: config.agentBehavior === AgentBehavior.INTERACTIVE,
     runCommandTimeoutMs: runCommandMs > 0 ? runCommandMs : DEFAULT_COMMAND_TIMEOUT_MS,
+    daemonCommands,
     sandboxRequested,
     commandSandbox,
     sandboxStatus: status,

@@ -1,3 +1,4 @@
+import { TaskBoard } from "../tasks/task-board.js";
 import type {
   PolicyDecisionResponse,
   StepUpdate,
@@ -49,6 +50,8 @@ export class SessionState {
   /** Keyed `trajectoryId:stepIndex`. */
   readonly questions = new PendingReplies<UserQuestionsResponse>();
   readonly transcript: Transcript;
+  /** Timers and background commands (schedule, manage_task, run_command IsDaemon); the session attaches and closes them. */
+  readonly tasks = new TaskBoard();
   /** Cumulative usage of the session (§14), resumes included. */
   usage: ModelUsage;
   /** Model and tool calls of the session, resumes included (`BudgetConfig` is session-level). */

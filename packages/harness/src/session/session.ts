@@ -202,6 +202,9 @@ export class HarnessSession implements FaultOwner, ParkedSession {
       badInput: (message) => this.#badInput(message),
       fail: (code, reason) => this.#fail(code, reason),
     });
+    const turns = this.#turns;
+    // A fired timer (schedule) is an automated trigger; the session's end clears the timers and kills the commands.
+    state.tasks.attach((text) => this.#guard(() => turns.trigger(text)), this.#ended.signal);
     for (const text of this.#early.splice(0)) this.#handle(text);
   }
 

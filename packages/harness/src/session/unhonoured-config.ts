@@ -22,9 +22,6 @@ export function unhonouredConfigFields(config: HarnessConfig): string[] {
     [tools?.searchWeb?.enabled === true, "search_web (harnessSideTools.searchWeb)"],
     [tools?.readUrlContent?.enabled === true, "read_url_content (harnessSideTools.readUrlContent)"],
     [tools?.toolSearchConfig?.enabled === true, "harnessSideTools.toolSearchConfig"],
-    [tools?.manageTask?.enabled === true, "harnessSideTools.manageTask"],
-    [tools?.schedule?.enabled === true, "harnessSideTools.schedule"],
-    [tools?.runCommand?.enableDaemonCommands === true, "runCommand.enableDaemonCommands"],
     [customToolExtras.length > 0, `tools[].responseJsonSchema / deferLoading (${customToolExtras.join(", ")})`],
     [(config.initialTrajectory?.length ?? 0) > 0, "initialTrajectory"],
     [

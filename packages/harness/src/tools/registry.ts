@@ -4,6 +4,8 @@ import { createFileTool } from "./create-file.js";
 import { editFileTool } from "./edit-file.js";
 import { findFileTool } from "./find-file.js";
 import { listDirectoryTool } from "./list-directory.js";
+import { manageTaskTool } from "./manage-task.js";
+import { scheduleTool } from "./schedule.js";
 import { runCommandTool } from "./run-command.js";
 import { searchDirectoryTool } from "./search-directory.js";
 import type { BuiltinTool } from "./tool.js";
@@ -19,6 +21,8 @@ export const BUILTIN_TOOLS: readonly BuiltinTool[] = [
   editFileTool,
   runCommandTool,
   askQuestionTool,
+  scheduleTool,
+  manageTaskTool,
 ];
 
 /** Names of the built-in tools plus `finish` and the tools made per session (`skill_lookup`). */

@@ -1,10 +1,8 @@
-import { displayArg, pathArg, stringArg } from "./args.js";
-import { commandArgv } from "./command-launch.js";
-import { superviseCommand } from "./process-registry.js";
-import { ToolError, defineBuiltinTool, objectSchema, param, type ToolContext } from "./tool.js";
+import { boolArg, displayArg, pathArg, stringArg } from "./args.js";
+import { startCommand } from "./command-process.js";
+import { ToolError, defineBuiltinTool, objectSchema, param, type BuiltinTool, type ToolContext } from "./tool.js";
 
-/** Combined stdout+stderr kept per command; the rest is dropped with a note. */
-export const MAX_COMMAND_OUTPUT = 64 * 1024;
+export { MAX_COMMAND_OUTPUT } from "./command-process.js";
 /** Least time between two progress updates of a running command. */
 const PROGRESS_INTERVAL_MS = 100;
 
@@ -13,8 +11,11 @@ const PROGRESS_INTERVAL_MS = 100;
  * argument name §11.1 reports; `Cwd` is ours). Runs `/bin/sh -c` in its own session, limited by
  * `maxTimeoutMs` (0 → 10 minutes), with the allow-listed environment (command-env.ts). Every
  * process it starts — background jobs, `setsid`, double forks — is killed on timeout, halt, or
- * when the shell exits, before the result is returned (process-registry.ts; daemon commands are
- * not supported).
+ * when the shell exits, before the result is returned (process-registry.ts). With
+ * `enableDaemonCommands`, `IsDaemon: true` (upstream RunCommandConfig.enable_daemons, types.py
+ * @4bfe2531: "run_command(IsDaemon=True) without blocking session completion") starts the command
+ * as a background task of the session instead (tasks/task-board.ts): contained the same way, its
+ * latest 64 KiB of output kept, stopped with manage_task, when the session ends or with the harness.
  */
 export const runCommandTool = defineBuiltinTool({
   name: "run_command",
@@ -34,6 +35,21 @@ export const runCommandTool = defineBuiltinTool({
     const commandLine = stringArg(args, "CommandLine");
     if (commandLine.trim() === "") throw new ToolError("CommandLine must not be empty");
     const cwd = await pathArg(args, "Cwd", context.workspace, { fallback: "." });
+    if (boolArg(args, "IsDaemon")) {
+      if (!context.daemonCommands)
+        throw new ToolError("IsDaemon needs daemon commands, which this session did not enable (enableDaemonCommands)");
+      context.signal.throwIfAborted();
+      const command = startCommand(commandLine, cwd.absolute, {
+        env: context.env,
+        sandbox: context.sandbox,
+        keep: "tail",
+      });
+      const task = context.tasks.command(commandLine, cwd.absolute, command, "run_command IsDaemon");
+      return {
+        action: { runCommand: { commandLine, workingDir: cwd.absolute } },
+        response: { ...task, cwd: cwd.shown },
+      };
+    }
     const result = await execute(commandLine, cwd.absolute, context);
     return {
       action: {
@@ -57,68 +73,57 @@ interface CommandResult {
 
 function execute(commandLine: string, cwd: string, context: ToolContext): Promise<CommandResult> {
   context.signal.throwIfAborted();
-  const windows = process.platform === "win32";
-  const supervision = superviseCommand();
-  // `exec 2>&1` first: stdout and stderr share one pipe, so the combined output keeps its order.
-  const argv = windows
-    ? { file: "cmd.exe", args: ["/d", "/s", "/c", commandLine] }
-    : commandArgv(supervision, `exec 2>&1\n${commandLine}`, cwd, context.sandbox);
-  // Loaded on the first command, not imported: node:child_process is not needed to start.
-  const { spawn } = process.getBuiltinModule("node:child_process");
-  const child = spawn(argv.file, argv.args, {
-    cwd,
-    env: { ...context.env, PWD: cwd, ...supervision.env },
-    detached: !windows,
-    stdio: ["ignore", "pipe", "pipe"],
-    windowsHide: true,
-  });
-  supervision.attach(child);
-  let output = "";
-  let dropped = 0;
   let lastProgress = 0;
   let progressTimer: NodeJS.Timeout | undefined;
   const sendProgress = (): void => {
     progressTimer = undefined;
     lastProgress = Date.now();
-    context.progress({ runCommand: { commandLine, workingDir: cwd, combinedOutput: output } });
+    context.progress({ runCommand: { commandLine, workingDir: cwd, combinedOutput: command.output() } });
   };
-  const onData = (chunk: Buffer): void => {
-    const text = chunk.toString("utf8");
-    const room = MAX_COMMAND_OUTPUT - output.length;
-    if (room > 0) output += text.slice(0, room);
-    dropped += Math.max(0, text.length - Math.max(room, 0));
-    if (progressTimer === undefined)
-      progressTimer = setTimeout(sendProgress, Math.max(0, lastProgress + PROGRESS_INTERVAL_MS - Date.now()));
+  const command = startCommand(commandLine, cwd, {
+    env: context.env,
+    sandbox: context.sandbox,
+    keep: "head",
+    onOutput: () => {
+      if (progressTimer === undefined)
+        progressTimer = setTimeout(sendProgress, Math.max(0, lastProgress + PROGRESS_INTERVAL_MS - Date.now()));
+    },
+  });
+  let failure: Error | undefined;
+  const stop = (error: Error): void => {
+    failure ??= error;
+    void command.kill();
   };
-  child.stdout.on("data", onData);
-  child.stderr.on("data", onData);
-
-  return new Promise<CommandResult>((resolve, reject) => {
-    let failure: Error | undefined;
-    const stop = (error: Error): void => {
-      failure ??= error;
-      void supervision.kill();
-    };
-    const timer = setTimeout(
-      () => stop(new ToolError(`command timed out after ${context.runCommandTimeoutMs} ms and was killed`)),
-      context.runCommandTimeoutMs,
-    );
-    const onAbort = (): void =>
-      stop(context.signal.reason instanceof Error ? context.signal.reason : new Error("aborted"));
-    context.signal.addEventListener("abort", onAbort, { once: true });
-    // The shell exiting ends the command: kill everything it left behind, so the pipes close
-    // and no background job outlives the result.
-    child.once("exit", () => void supervision.kill());
-    child.once("error", (error) => stop(new ToolError(`could not start the command: ${error.message}`)));
-    child.once("close", (code, signal) => {
-      void supervision.kill().then(() => {
-        clearTimeout(timer);
-        if (progressTimer !== undefined) clearTimeout(progressTimer);
-        context.signal.removeEventListener("abort", onAbort);
-        if (failure !== undefined) return reject(failure);
-        const note = dropped > 0 ? `\n… [output truncated: ${dropped} more characters]` : "";
-        resolve({ exitCode: code ?? (signal === null ? -1 : 128), output: output + note, truncated: dropped > 0 });
-      });
-    });
+  const timer = setTimeout(
+    () => stop(new ToolError(`command timed out after ${context.runCommandTimeoutMs} ms and was killed`)),
+    context.runCommandTimeoutMs,
+  );
+  const onAbort = (): void =>
+    stop(context.signal.reason instanceof Error ? context.signal.reason : new Error("aborted"));
+  context.signal.addEventListener("abort", onAbort, { once: true });
+  return command.exited.then((exitCode) => {
+    clearTimeout(timer);
+    if (progressTimer !== undefined) clearTimeout(progressTimer);
+    context.signal.removeEventListener("abort", onAbort);
+    const startError = command.startError;
+    if (failure === undefined && startError !== undefined)
+      failure = new ToolError(`could not start the command: ${startError.message}`);
+    if (failure !== undefined) throw failure;
+    return { exitCode, output: command.output(), truncated: command.dropped > 0 };
   });
 }
+
+/** run_command as offered with `enableDaemonCommands`: the same tool with the `IsDaemon` argument. */
+export const runCommandWithDaemons: BuiltinTool = {
+  ...runCommandTool,
+  parameters: {
+    ...runCommandTool.parameters,
+    properties: {
+      ...(runCommandTool.parameters["properties"] as Record<string, unknown>),
+      IsDaemon: param(
+        "boolean",
+        "Start a long-running command (a server, a watcher) in the background and return at once; manage_task shows its output and stops it.",
+      ),
+    },
+  },
+};

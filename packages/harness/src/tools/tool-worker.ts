@@ -1,3 +1,4 @@
+import { TaskBoard } from "../tasks/task-board.js";
 import { isMainThread, parentPort, workerData, type MessagePort } from "node:worker_threads";
 import type { ToolContext } from "./tool.js";
 import {
@@ -25,6 +26,8 @@ async function runCall(request: ToolCallRequest): Promise<ToolCallReply> {
     runCommandTimeoutMs: 0,
     sandbox: undefined,
     signal: new AbortController().signal,
+    tasks: new TaskBoard(),
+    daemonCommands: false,
     progress: () => {},
     askUser: () => Promise.reject(new Error(`${request.tool} cannot ask questions from a tool worker`)),
   };

@@ -7,6 +7,7 @@ import type {
 import type { StepFields } from "../step-ledger.js";
 import type { SandboxPolicy } from "./command-launch.js";
 import type { WorkspaceRoots } from "./workspace-paths.js";
+import type { TaskBoard } from "../tasks/task-board.js";
 
 /** A tool failure; its message becomes the step's error and what the model sees. */
 export class ToolError extends Error {
@@ -24,6 +25,10 @@ export interface ToolContext {
   readonly sandbox: SandboxPolicy | undefined;
   /** Aborts on halt or disconnect. */
   readonly signal: AbortSignal;
+  /** The session's timers and background commands (schedule, manage_task, run_command IsDaemon). */
+  readonly tasks: TaskBoard;
+  /** `RunCommandToolConfig.enable_daemon_commands`: run_command may start background commands. */
+  readonly daemonCommands: boolean;
   /** Sends an ACTIVE update of the running step (e.g. command output so far). */
   progress(patch: StepFields): void;
   /** Puts the step in WAITING_FOR_USER with a `questionsRequest` and waits for the answer (§9). */
@@ -50,7 +55,9 @@ export type BuiltinToolName =
   | "edit_file"
   | "run_command"
   | "ask_question"
-  | "skill_lookup";
+  | "skill_lookup"
+  | "schedule"
+  | "manage_task";
 
 /** A harness-side tool (§11). */
 export interface BuiltinTool {
@@ -74,7 +81,9 @@ export type ToolSwitch =
   | "writeToFile"
   | "fileEdit"
   | "runCommand"
-  | "userQuestions";
+  | "userQuestions"
+  | "schedule"
+  | "manageTask";
 
 /** What {@link defineBuiltinTool} needs: a tool without `enabled`, plus the switch that enables it. */
 export interface BuiltinToolSpec extends Omit<BuiltinTool, "enabled"> {

@@ -1,3 +1,4 @@
+import { TaskBoard } from "../tasks/task-board.js";
 import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -37,6 +38,8 @@ describe("built-in tools", () => {
       runCommandTimeoutMs: 60_000,
       sandbox: undefined,
       signal: new AbortController().signal,
+      tasks: new TaskBoard(),
+      daemonCommands: false,
       progress: (patch) => progress.push(patch),
       askUser: () => Promise.reject(new Error("no questions here")),
     };
