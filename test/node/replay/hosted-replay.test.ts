@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { Agent, ErrorCode, SdkError, defineTool, type ChatResponse } from "@antigravity-ts/sdk";
-import { hostedAgent } from "@antigravity-ts/sdk/hosted";
+import { InteractionsClient, hostedAgent } from "@antigravity-ts/sdk/hosted";
 import { parseScript, startInteractionsEmulator, type InteractionsEmulator } from "@antigravity-ts/harness";
 import { REDACTED, fileTraceSink, parseTrace, recordingFetch, replayFetch } from "@antigravity-ts/node/replay";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const KEY = "AIzaHostedReplayKey0123456789";
 const TOKEN = "route-token-5e6f7a8b9c0d";
+const SLOW = Array.from({ length: 40 }, (_, i) => `s${i}`).join(" ");
 
 let root = "";
 let emulator: InteractionsEmulator;
@@ -50,6 +51,8 @@ beforeAll(async () => {
   const script = parseScript({
     turns: [
       { match: "hello", calls: [{ thinking: "Short.", text: "Hello there." }] },
+      { match: "slow", calls: [{ text: SLOW, chunkWords: 1, chunkDelayMs: 50 }] },
+      { match: "again", calls: [{ text: "Again." }] },
       {
         match: "weather",
         calls: [{ toolCalls: [{ name: "$client", args: { city: "Paris" } }] }, { text: "Done with the weather." }],
@@ -163,6 +166,70 @@ describe("a hosted session against the emulator, recorded and replayed", () => {
     expect(message).toContain('expected: "hello"');
     expect(message).toContain('got:      "hello, world"');
     for (const secret of ["a-key-that-must-not-show", TOKEN]) expect(message).not.toContain(secret);
+  });
+
+  it("replays a halt: the event stream and the cancel request, two requests at once, in their recorded order", async () => {
+    /** A turn halted mid-stream through interactions.cancel, then a turn that goes on. */
+    const halted = async (fetch: typeof globalThis.fetch, baseUrl: string): Promise<[string | undefined, string]> => {
+      await using agent = await Agent.builder()
+        .connection(hostedAgent({ apiKey: KEY, baseUrl, fetch }))
+        .allowAll()
+        .build()
+        .start();
+      const stream = agent.chat("slow please");
+      let seen = "";
+      for await (const chunk of stream) {
+        if (chunk.type === "text") seen += chunk.text;
+        if (seen.includes("s3")) break;
+      }
+      await agent.connection.halt();
+      const outcome = await stream.outcome();
+      return [outcome.error?.code, (await agent.chatToCompletion("and again")).text];
+    };
+    const lines: string[] = [];
+    const recorder = recordingFetch(globalThis.fetch, { write: (line) => void lines.push(line) });
+    const recordedRun = await halted(recorder.fetch, emulator.url);
+    await recorder.close();
+    expect(recordedRun).toEqual([ErrorCode.Canceled, "Again."]);
+    const trace = parseTrace(lines.join(""));
+    expect(trace.events.some((e) => e.kind === "frame" && JSON.stringify(e.frame).includes("/cancel"))).toBe(true);
+    for (const speed of ["recorded", "fast"] as const) {
+      const replay = replayFetch(trace, { speed });
+      expect(await halted(replay.fetch, "http://replay.invalid")).toEqual(recordedRun);
+      replay.verify();
+    }
+  });
+
+  it("records a request the client aborted mid-stream as closed by the client, and the replay honours the abort", async () => {
+    /** Reads the slow turn's events until the third, then aborts; returns how many it saw and what the abort threw. */
+    const aborted = async (fetch: typeof globalThis.fetch, baseUrl: string): Promise<[number, unknown]> => {
+      const client = new InteractionsClient({ apiKey: KEY, baseUrl, fetch });
+      const abort = new AbortController();
+      const events = await client.createStream(
+        { agent: "antigravity-preview-09-2026", input: "slow please" },
+        abort.signal,
+      );
+      let seen = 0;
+      try {
+        for await (const _event of events) if (++seen === 3) abort.abort(new Error("enough"));
+      } catch (error) {
+        return [seen, error];
+      }
+      return [seen, undefined];
+    };
+    const lines: string[] = [];
+    const recorder = recordingFetch(globalThis.fetch, { write: (line) => void lines.push(line) });
+    const [recordedSeen, recordedError] = await aborted(recorder.fetch, emulator.url);
+    await recorder.close();
+    expect(recordedSeen).toBe(3);
+    expect(recordedError).toMatchObject({ message: "enough" });
+    const trace = parseTrace(lines.join(""));
+    expect(trace.events.at(-1)).toMatchObject({ kind: "close", by: "client" });
+    const replay = replayFetch(trace);
+    const [replayedSeen, replayedError] = await aborted(replay.fetch, "http://replay.invalid");
+    expect(replayedSeen).toBe(3);
+    expect(replayedError).toMatchObject({ message: "enough" });
+    replay.verify();
   });
 
   it("refuses a trace of another wire, naming the replay that plays it", () => {
