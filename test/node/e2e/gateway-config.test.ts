@@ -29,7 +29,13 @@ describe("the gateway owns the session's security settings", () => {
       headers: { origin: ORIGIN },
       env: {},
     });
-    const agent = await Agent.builder().transport(transport).policies(allowAll()).build().start({ timeoutMs: 20_000 });
+    // The gateway's script lists a directory: no default built-in since upstream 0.1.19.
+    const agent = await Agent.builder()
+      .transport(transport)
+      .enabledTools(BuiltinTool.ListDirectory)
+      .policies(allowAll())
+      .build()
+      .start({ timeoutMs: 20_000 });
     try {
       const answer = await agent.chatToCompletion("list .", { timeoutMs: 20_000 });
       expect(answer.text).toContain("notes.txt");

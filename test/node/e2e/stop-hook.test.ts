@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { SubprocessTransport } from "@antigravity-ts/node";
-import { Agent, type Hook, type StartedAgent, type StopArgs } from "@antigravity-ts/sdk";
+import { Agent, BuiltinTool, DEFAULT_TOOLS, type Hook, type StartedAgent, type StopArgs } from "@antigravity-ts/sdk";
 import { harnessEnv, harnessExecutable, killAllHarnesses } from "@antigravity-ts/test-kit";
 
 // The STOP hook and hook state scopes through the public Agent API, against the reference
@@ -40,7 +40,12 @@ describe("STOP hook and hook state, end to end", () => {
 
   async function start(...hooks: Hook[]): Promise<StartedAgent> {
     const transport = new SubprocessTransport({ harnessPath, env: harnessEnv(path.join(root, "script.json")) });
-    let builder = Agent.builder().transport(transport).workspaces(root).allowAll();
+    // The script lists a directory: list_directory is no default since upstream 0.1.19 (issue 25 item 3).
+    let builder = Agent.builder()
+      .transport(transport)
+      .workspaces(root)
+      .enabledTools(...DEFAULT_TOOLS, BuiltinTool.ListDirectory)
+      .allowAll();
     for (const hook of hooks) builder = builder.hook(hook);
     const agent = await builder.build().start({ timeoutMs: 30_000 });
     running.push(agent);

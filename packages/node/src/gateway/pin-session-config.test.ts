@@ -70,13 +70,9 @@ describe("pinSessionConfig", () => {
   it("gives a default SDK page the operator's workspace, tools and containment", async () => {
     const { config, notes } = await pin(page());
     expect(config.workspaces.map((w) => w.workspaceType.value?.directory)).toEqual([ws]);
-    expect([...builtinToolsOf(config.harnessSideTools)].sort()).toEqual([
-      "ask_question",
-      "find_file",
-      "list_directory",
-      "search_directory",
-      "view_file",
-    ]);
+    // The gateway's read-only tools that a default page asks for: since upstream 0.1.19 the SDK's
+    // defaults leave out ask_question and list_directory (issue 25 item 3).
+    expect([...builtinToolsOf(config.harnessSideTools)].sort()).toEqual(["find_file", "search_directory", "view_file"]);
     expect(config.policyConfig?.workspaceContainment).toBe(Containment.ENABLED);
     expect(notes.join("; ")).toContain("switched off create_file, edit_file, run_command");
   });

@@ -20,6 +20,8 @@ export const BuiltinTool = {
   GenerateImage: "generate_image",
   SearchWeb: "search_web",
   ReadUrlContent: "read_url_content",
+  /** One-shot timers and cron jobs (upstream `BuiltinTools.SCHEDULE`, 0.1.18; `HarnessSideTools.schedule = 17`). */
+  Schedule: "schedule",
 } as const;
 export type BuiltinTool = (typeof BuiltinTool)[keyof typeof BuiltinTool];
 
@@ -37,6 +39,7 @@ export const BUILTIN_TOOL_SWITCH = {
   generate_image: "generateImage",
   search_web: "searchWeb",
   read_url_content: "readUrlContent",
+  schedule: "schedule",
 } as const satisfies Record<BuiltinTool, keyof HarnessSideTools>;
 
 /** Built-in tools that change the workspace or the world: enabling them calls for a policy. */
@@ -47,6 +50,16 @@ export const WRITE_TOOLS: readonly BuiltinTool[] = [
 ];
 
 const ALL_TOOLS: readonly BuiltinTool[] = Object.values(BuiltinTool);
+
+/**
+ * Upstream `BuiltinTools.default()` at 0.1.19, the built-ins an agent gets when it names none:
+ * every one but `ask_question` (0.1.18: an autonomous agent has no one to ask; types.py, Stars1233
+ * @5ebf9881) and `list_directory` (0.1.19, CHANGELOG.md @1493021c). `disabledTools` subtract from
+ * these; `enabledTools` may name any built-in.
+ */
+export const DEFAULT_TOOLS: readonly BuiltinTool[] = ALL_TOOLS.filter(
+  (tool) => tool !== BuiltinTool.AskQuestion && tool !== BuiltinTool.ListDirectory,
+);
 
 /**
  * Upstream `BuiltinTools.minimal()` at 0.1.19, the tools of the `lightweight()` preset: 0.1.18's
@@ -66,7 +79,7 @@ export const MINIMAL_TOOLS: readonly BuiltinTool[] = [
 export interface CapabilitiesOptions {
   /** Only these built-ins are enabled. Exclusive with `disabledTools`. */
   enabledTools?: readonly BuiltinTool[];
-  /** Every built-in but these is enabled. Exclusive with `enabledTools`. */
+  /** Every built-in of {@link DEFAULT_TOOLS} but these is enabled. Exclusive with `enabledTools`. */
   disabledTools?: readonly BuiltinTool[];
   /** Context size in tokens that triggers compaction; 0 = harness default (50,000), §15. */
   compactionThreshold?: number;
@@ -81,7 +94,7 @@ export interface CapabilitiesOptions {
 }
 
 /**
- * The enabled built-ins: all of them by default, `enabledTools` only, or all but `disabledTools`.
+ * The enabled built-ins: {@link DEFAULT_TOOLS} by default, `enabledTools` only, or the defaults but `disabledTools`.
  * Throws `InvalidArgument` when both lists are given or a name is unknown.
  */
 export function activeBuiltinTools(capabilities: CapabilitiesOptions = {}): Set<BuiltinTool> {
@@ -101,12 +114,14 @@ export function activeBuiltinTools(capabilities: CapabilitiesOptions = {}): Set<
     }
   }
   if (enabledTools !== undefined) return new Set(enabledTools);
-  return new Set(ALL_TOOLS.filter((tool) => !(disabledTools ?? []).includes(tool)));
+  return new Set(DEFAULT_TOOLS.filter((tool) => !(disabledTools ?? []).includes(tool)));
 }
 
 /**
  * `HarnessConfig.harnessSideTools` with every switch of §11.1 set explicitly (older harnesses
- * took an absent `enabled` as true, newer ones as false, protocol §3).
+ * took an absent `enabled` as true, newer ones as false, protocol §3). `manageTask` (field 16)
+ * follows upstream 0.1.18's pairing rule: on whenever `run_command` or `schedule` is, so their
+ * background tasks can be listed and stopped (CHANGELOG.md @1493021c, "Task Management Pairing").
  */
 export function harnessSideTools(
   active: ReadonlySet<BuiltinTool>,
@@ -121,6 +136,7 @@ export function harnessSideTools(
   >;
   return {
     ...switches,
+    manageTask: { enabled: active.has(BuiltinTool.RunCommand) || active.has(BuiltinTool.Schedule) },
     runCommand: {
       ...on(BuiltinTool.RunCommand),
       maxTimeoutMs: run.maxTimeoutMs ?? 0,

@@ -108,11 +108,13 @@ describe("customSubagents", () => {
     const [reader, interactive] = config.customSubagents;
     const on = (name: string): boolean =>
       (reader?.harnessSideTools as unknown as Record<string, { enabled?: boolean }>)[name]?.enabled === true;
-    expect(["listDir", "grepSearch", "find", "viewFile", "readUrlContent"].every(on)).toBe(true);
-    expect(["writeToFile", "fileEdit", "runCommand", "subagents", "userQuestions"].some(on)).toBe(false);
+    // 0.1.19's read_only(): without list_directory, with schedule (and manage_task, its pair).
+    expect(["grepSearch", "find", "viewFile", "readUrlContent", "schedule", "manageTask"].every(on)).toBe(true);
+    expect(["listDir", "writeToFile", "fileEdit", "runCommand", "subagents", "userQuestions"].some(on)).toBe(false);
     expect(interactive?.agentBehavior).toBe(AgentBehavior.INTERACTIVE);
-    // Capabilities without tool lists enable every built-in (upstream _resolve_active_tools).
+    // Capabilities without tool lists enable the default built-ins (upstream resolve_active_tools).
     expect(interactive?.harnessSideTools?.runCommand?.enabled).toBe(true);
+    expect(interactive?.harnessSideTools?.listDir?.enabled).toBe(false);
   });
 
   it("pins a subagent's model by name only, and refuses a blank one (upstream 0.1.18 SubagentConfig.model, _build_custom_subagents_protos)", () => {

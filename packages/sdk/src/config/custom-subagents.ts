@@ -13,8 +13,8 @@ export type SubagentBehavior = "autonomous" | "interactive" | "minimal";
 
 /**
  * What a static subagent may do (upstream `types.SubagentCapabilities`). `enabledTools` and
- * `disabledTools` are exclusive; with neither, every built-in is enabled; without capabilities at
- * all, the read-only built-ins (upstream `BuiltinTools.read_only()`).
+ * `disabledTools` are exclusive; with neither, the default built-ins (`DEFAULT_TOOLS`); without
+ * capabilities at all, the read-only built-ins (upstream `BuiltinTools.read_only()`).
  */
 export interface SubagentCapabilitiesOptions {
   /** Default `"autonomous"`. */
@@ -53,13 +53,17 @@ export interface SubagentOptions {
   model?: string;
 }
 
-/** Upstream `BuiltinTools.read_only()` (its `finish` has no switch here: a response schema enables it). */
+/**
+ * Upstream `BuiltinTools.read_only()` at 0.1.19: 0.1.18's set (types.py, Stars1233 @5ebf9881)
+ * without `list_directory` (CHANGELOG.md @1493021c); its `finish` has no switch here (a response
+ * schema enables it).
+ */
 const READ_ONLY: readonly BuiltinTool[] = [
-  BuiltinTool.ListDirectory,
   BuiltinTool.SearchDirectory,
   BuiltinTool.FindFile,
   BuiltinTool.ViewFile,
   BuiltinTool.ReadUrlContent,
+  BuiltinTool.Schedule,
 ];
 
 const BEHAVIOR: Record<SubagentBehavior, AgentBehavior> = {

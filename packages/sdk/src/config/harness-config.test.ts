@@ -39,15 +39,19 @@ describe("buildHarnessConfig (protocol §5.1)", () => {
         find: { enabled: true },
         runCommand: { enabled: true, maxTimeoutMs: 0, enableDaemonCommands: false },
         subagents: { enabled: true },
-        userQuestions: { enabled: true },
+        // Upstream 0.1.19's BuiltinTools.default(): no ask_question, no list_directory; schedule,
+        // and manage_task paired with run_command and schedule (issue 25 item 3).
+        userQuestions: { enabled: false },
         fileEdit: { enabled: true },
         viewFile: { enabled: true },
         writeToFile: { enabled: true },
         grepSearch: { enabled: true },
-        listDir: { enabled: true },
+        listDir: { enabled: false },
         generateImage: { enabled: true },
         searchWeb: { enabled: true },
         readUrlContent: { enabled: true },
+        manageTask: { enabled: true },
+        schedule: { enabled: true },
       },
       compactionThreshold: 0,
       workspaces: [{ filesystemWorkspace: { directory: "/home/me/proj" } }],
@@ -85,13 +89,21 @@ describe("buildHarnessConfig (protocol §5.1)", () => {
         .filter(([, v]) => v.enabled)
         .map(([k]) => k)
         .sort(),
-    ).toEqual(["runCommand", "viewFile"]);
+    ).toEqual(["manageTask", "runCommand", "viewFile"]);
     expect(tools["runCommand"]?.maxTimeoutMs).toBe(5000);
     const but = json(buildHarnessConfig({ capabilities: { disabledTools: ["run_command"] } }))[
       "harnessSideTools"
     ] as Record<string, { enabled: boolean }>;
     expect(but["runCommand"]?.enabled).toBe(false);
     expect(but["fileEdit"]?.enabled).toBe(true);
+    // disabledTools subtract from the defaults: ask_question and list_directory stay off; manage_task follows schedule.
+    expect(but["userQuestions"]?.enabled).toBe(false);
+    expect(but["listDir"]?.enabled).toBe(false);
+    expect(but["manageTask"]?.enabled).toBe(true);
+    const none = json(buildHarnessConfig({ capabilities: { disabledTools: ["run_command", "schedule"] } }))[
+      "harnessSideTools"
+    ] as Record<string, { enabled: boolean }>;
+    expect(none["manageTask"]?.enabled).toBe(false);
     expect(() => buildHarnessConfig({ capabilities: { enabledTools: [], disabledTools: [] } })).toThrow(
       expect.objectContaining({ code: ErrorCode.InvalidArgument }),
     );

@@ -5,6 +5,7 @@
 export {
   BUILTIN_TOOL_SWITCH,
   BuiltinTool,
+  DEFAULT_TOOLS,
   MINIMAL_TOOLS,
   WRITE_TOOLS,
   activeBuiltinTools,

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { createInMemoryHarness, parseScript, type InMemoryHarness } from "@antigravity-ts/harness";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Agent, ErrorCode, SdkError, defineTool, localHarness } from "../index.js";
+import { Agent, BuiltinTool, DEFAULT_TOOLS, ErrorCode, SdkError, defineTool, localHarness } from "../index.js";
 import type { Channel, Transport } from "../transport/transport.js";
 
 // The SDK against the reference harness in each wire era (docs/upstream-differences.md "wire
@@ -66,6 +66,8 @@ describe("the SDK in each localharness wire era", () => {
       const agent = await Agent.builder()
         .connection(strategy)
         .workspaces(workspace)
+        // The script lists a directory: no default built-in since upstream 0.1.19.
+        .enabledTools(...DEFAULT_TOOLS, BuiltinTool.ListDirectory)
         .compactionThreshold(60_000)
         .hook({
           preToolCall: (call) =>

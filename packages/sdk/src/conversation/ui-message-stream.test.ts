@@ -13,6 +13,8 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   Agent,
+  BuiltinTool,
+  DEFAULT_TOOLS,
   ErrorCode,
   SdkError,
   allowAll,
@@ -115,6 +117,8 @@ function agent(): Agent {
   return new Agent({
     transport: harness,
     workspaces: [workspace],
+    // The script lists a directory: no default built-in since upstream 0.1.19.
+    capabilities: { enabledTools: [...DEFAULT_TOOLS, BuiltinTool.ListDirectory] },
     tools,
     policies: [deferToUser("run_command"), allowAll()],
     continuationSecret: SECRET,
