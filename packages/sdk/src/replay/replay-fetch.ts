@@ -44,7 +44,7 @@ export function replayFetch(trace: string | Trace, options: ReplayOptions = {}):
     get mismatch() {
       return replay.mismatch;
     },
-    fetch: (input, init) => answer(replay, new Request(input, init)),
+    fetch: async (input, init) => answer(replay, replayedRequest(input, init)),
     verify: () => replay.verify(),
   };
 }
@@ -103,4 +103,20 @@ async function answer(replay: ReplayTransport, request: Request): Promise<Respon
     cancel: () => channel.close(),
   });
   return new Response(events, init);
+}
+
+/**
+ * The request as `fetch` would make it. A path without an origin (a page's `baseUrl: "/api"`) is
+ * read against a placeholder origin where there is no document to resolve it (Node, Deno,
+ * workerd): only the path is compared.
+ */
+function replayedRequest(input: string | URL | Request, init: RequestInit | undefined): Request {
+  if (typeof input === "string" && input.startsWith("/") && !input.startsWith("//")) {
+    try {
+      return new Request(input, init);
+    } catch {
+      return new Request(new URL(input, "http://replay.invalid"), init);
+    }
+  }
+  return new Request(input, init);
 }
