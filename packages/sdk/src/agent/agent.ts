@@ -14,6 +14,7 @@ import type { ResumeDecision, ResumedTurn, ResumeTarget } from "./resume.js";
 import { subagentOnlyTools } from "../config/custom-subagents.js";
 import type { HookRunner } from "../hooks/hook-runner.js";
 import { evaluatePolicies } from "../policies/evaluate.js";
+import { askHandler } from "../policies/policy-config.js";
 import { confirmRunCommand, flattenPolicies, type Policy } from "../policies/policy.js";
 import type { SessionTelemetry } from "../connection/session-telemetry.js";
 import { isStandardSchema, type StandardSchemaV1 } from "../tools/standard-schema.js";
@@ -443,7 +444,7 @@ function confirmWith(policies: readonly Policy[], hooks: HookRunner | undefined,
     if (verdict.decision === "ask_user") {
       return verdict.policy?.handler === undefined
         ? "defer"
-        : await verdict.policy.handler(call, {
+        : await askHandler(verdict.policy, call, {
             trajectoryId: step.trajectoryId,
             stepIndex: step.stepIndex,
             stepId: step.id,

@@ -46,7 +46,10 @@ export function toPolicyConfig(policies: readonly Policy[]): MessageInitShape<ty
       ...definedProperties({ serverName }),
       name: policy.name,
       decision: WIRE_DECISION[policy.decision],
-      ...(policy.decision === Decision.Deny ? { denyReason: denialReason(policy) } : {}),
+      // Upstream sends every rule's reason as deny_reason (hooks/policy.py @32f16939 _to_policy_config_proto).
+      ...(policy.decision === Decision.Deny
+        ? { denyReason: denialReason(policy) }
+        : definedProperties({ denyReason: policy.reason })),
       isDynamic: dynamic,
       ruleId: dynamic ? ruleIdOf(index) : "",
     });
@@ -91,27 +94,47 @@ export async function decidePolicyRequest(
             stepIndex: args.stepIndex,
             stepId: stepIdOf(args.trajectoryId, args.stepIndex),
           };
-    return await decide(policy, call, where);
+    return await decide(policy, call, where, request.reason || undefined);
   } catch (error) {
     return { outcome: PolicyEvaluationOutcome.DENY, denyReason: `Policy evaluation error: ${errorText(error)}` };
   }
 }
 
 /**
- * Applies a matching policy's decision, asking its handler for ASK_USER; a user's denial reads
- * `Denied by user (<policy>).` as upstream's event processor words it.
+ * Applies a matching policy's decision, asking its handler for ASK_USER with the harness's
+ * `reason` (else the policy's). A user's denial reads the policy's `reason` when it has one (as
+ * upstream's `_PolicyDecideHook` words it, hooks/policy.py @32f16939), else `Denied by user
+ * (<policy>).` as upstream's event processor does.
  */
-export async function decide(policy: Policy, call: ToolCall, where?: ToolCallLocation): Promise<PolicyDecisionAnswer> {
+export async function decide(
+  policy: Policy,
+  call: ToolCall,
+  where?: ToolCallLocation,
+  reason?: string,
+): Promise<PolicyDecisionAnswer> {
   switch (policy.decision) {
     case Decision.Allow:
       return { outcome: PolicyEvaluationOutcome.ALLOW };
     case Decision.Deny:
       return { outcome: PolicyEvaluationOutcome.DENY, denyReason: denialReason(policy) };
     case Decision.AskUser: {
-      const accepted = policy.handler === undefined ? false : await policy.handler(call, where);
+      const accepted = policy.handler === undefined ? false : await askHandler(policy, call, where, reason);
       return accepted
         ? { outcome: PolicyEvaluationOutcome.ALLOW }
-        : { outcome: PolicyEvaluationOutcome.DENY, denyReason: `Denied by user (${policy.name || policy.tool}).` };
+        : {
+            outcome: PolicyEvaluationOutcome.DENY,
+            denyReason: policy.reason ?? `Denied by user (${policy.name || policy.tool}).`,
+          };
     }
   }
+}
+
+/** Calls an ASK_USER policy's handler with the runtime's reason, else the policy's own (upstream `_execute_ask_user`). */
+export function askHandler(
+  policy: Policy,
+  call: ToolCall,
+  where: ToolCallLocation | undefined,
+  reason?: string,
+): boolean | Promise<boolean> {
+  return policy.handler?.(call, where, reason ?? policy.reason) ?? false;
 }

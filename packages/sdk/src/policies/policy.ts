@@ -14,9 +14,12 @@ export type PolicyPredicate = (call: ToolCall) => boolean | Promise<boolean>;
  * that carries the call, when the harness said it (protocol §12 `PreToolArgs.trajectory_id` /
  * `step_index`; the step itself for a confirmation, §8): `where.stepId` is the id steps, chunks
  * and events give a built-in or MCP call (§6.4), so an app can show the question beside the call
- * it already drew.
+ * it already drew. `reason` says why the question is asked, as upstream passes it to its
+ * handlers (`_execute_ask_user`, hooks/policy.py, Stars1233 @32f16939): the harness's own reason
+ * when it gives one (`PolicyDecisionRequest.reason = 4`, localharness.proto @257f843a, e.g. a
+ * safety assessment), else the policy's `reason`; absent when neither says anything.
  */
-export type AskUserHandler = (call: ToolCall, where?: ToolCallLocation) => boolean | Promise<boolean>;
+export type AskUserHandler = (call: ToolCall, where?: ToolCallLocation, reason?: string) => boolean | Promise<boolean>;
 
 /** The step a tool call belongs to. */
 export interface ToolCallLocation {
@@ -32,7 +35,10 @@ export interface PolicyOptions {
   name?: string;
   /** Only match calls for which this returns true (makes the rule dynamic, protocol §12). */
   when?: PolicyPredicate;
-  /** Text the model sees when this policy denies a call. */
+  /**
+   * Text the model sees when this policy denies a call (for `askUser`, when the user refuses);
+   * an `askUser` handler also gets it as its `reason`.
+   */
   reason?: string;
 }
 
