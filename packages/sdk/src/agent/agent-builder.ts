@@ -193,6 +193,21 @@ export class AgentBuilder<State extends BuilderState = false> {
     return this.#with({ skillsPaths: paths });
   }
 
+  /** Skill directories (`skills_config`, 0.1.19 wire): each a skill with a `SKILL.md`, or a catalog of them. */
+  skills(skills: NonNullable<HarnessConfigOptions["skills"]>): AgentBuilder<State> {
+    return this.#with({ skills: { ...skills, directories: [...skills.directories] } });
+  }
+
+  /** Rules files whose text the harness adds to the system instructions (`rules_config`, 0.1.19 wire). */
+  rules(...files: string[]): AgentBuilder<State> {
+    return this.#with({ rules: files });
+  }
+
+  /** Tool results over `maxTokens` estimated tokens keep their beginning (`tool_output_truncation`; 0: off). */
+  toolOutputTruncation(maxTokens: number): AgentBuilder<State> {
+    return this.#with({ toolOutputTruncation: maxTokens });
+  }
+
   appDataDir(directory: string): AgentBuilder<State> {
     return this.#with({ appDataDir: directory });
   }

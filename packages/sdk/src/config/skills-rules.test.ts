@@ -58,3 +58,23 @@ describe("skills and rules options", () => {
     }
   });
 });
+
+describe("the builder's skills, rules and toolOutputTruncation", () => {
+  it("record the options buildHarnessConfig sends", async () => {
+    const { Agent } = await import("../agent/agent.js");
+    const options = Agent.builder()
+      .skills({ directories: ["/s"], enabled: true })
+      .rules("AGENTS.md", "/r.md")
+      .toolOutputTruncation(512).options;
+    expect(options).toMatchObject({
+      skills: { directories: ["/s"], enabled: true },
+      rules: ["AGENTS.md", "/r.md"],
+      toolOutputTruncation: 512,
+    });
+    expect(json(buildHarnessConfig(options))).toMatchObject({
+      skillsConfig: { enabled: true, skills: [{ directoryPath: "/s" }] },
+      rulesConfig: { filenames: ["AGENTS.md", "/r.md"] },
+      toolOutputTruncation: { truncate: { maxTokens: 512 } },
+    });
+  });
+});
