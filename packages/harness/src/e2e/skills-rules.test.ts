@@ -2,7 +2,7 @@ import { mkdir, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { useHarnessFixture } from "../test-support/fixture.js";
-import { finalSteps, type Frame } from "../test-support/ws-client.js";
+import { finalSteps, harnessConfig, type Frame } from "../test-support/ws-client.js";
 
 // Skills (`skillsConfig`, `skillsPaths`) and rules files (`rulesConfig`), upstream
 // localharness.proto @257f843a, against the harness process: the model lists and looks up skills
@@ -116,6 +116,21 @@ describe("skills and rules files", () => {
     expect(stderr).toMatch(/skill .*broken skipped: SKILL.md has no description/);
     expect(stderr).toMatch(/rules file "MISSING.md" skipped: not found/);
     expect(stderr).not.toMatch(/does not honour:[^\n]*(skills|rules)/);
+    client.close();
+  });
+
+  it("gives a 0.1.14 client (skillsPaths, templateName) the lookups without the skillLookup field its schema lacks", async () => {
+    const client = await fixture.open();
+    await client.init(
+      harnessConfig(fixture.workspace, {
+        skillsPaths: [path.join(fixture.root, "skills")],
+        systemInstructions: { custom: { part: [{ text: "Be brief." }, { template: { templateName: "identity" } }] } },
+      }),
+    );
+    client.prompt("use skills");
+    const frames = await client.turn();
+    expect(JSON.stringify(frames)).not.toContain("skillLookup");
+    expect(finalSteps(frames).some((step) => step["text"] === "resource: Good morning\n")).toBe(true);
     client.close();
   });
 
