@@ -1,11 +1,11 @@
 import type { StartedAgent } from "./agent.js";
 import type { ChatStream } from "../conversation/chat-stream.js";
 import { ErrorCode, SdkError } from "../errors.js";
-import { StepStatus } from "../step.js";
+import { StepStatus, type Step } from "../step.js";
 import type { CallOptions } from "../call-options.js";
 import { linkSignal, raceSignal } from "../util/abort.js";
 import { signedCallKey, type ResumeGuard } from "../continuation/consumed-confirmations.js";
-import { awaitedCall } from "../continuation/continuation.js";
+import { awaitedCall, type Continuation } from "../continuation/continuation.js";
 import { checkSignedCalls } from "../continuation/signed-calls.js";
 import { verifyContinuation, type ContinuationSecret } from "../continuation/continuation-signing.js";
 
@@ -39,6 +39,25 @@ export interface ResumeTarget {
   heldConfirmation: string;
 }
 
+/**
+ * A connection whose server keeps a paused turn rather than a harness session holding its step
+ * (the hosted connection: an interaction waiting in `requires_action`, docs/hosted.md): `loadPaused`
+ * reads afresh where the continuation's calls wait and returns the steps that hold them now (the
+ * awaited one WAITING_FOR_USER while it still waits), keeping what the decision needs; resume
+ * checks these in place of `initialHistory` and answers with `sendToolConfirmation`, which goes on
+ * as a turn the connection starts.
+ */
+export interface PausedTurnReader {
+  loadPaused(continuation: Continuation, options?: CallOptions): Promise<readonly Step[]>;
+}
+
+/** `connection` as a {@link PausedTurnReader}, when it is one. */
+function readerOf(connection: object): PausedTurnReader | undefined {
+  return typeof (connection as Partial<PausedTurnReader>).loadPaused === "function"
+    ? (connection as PausedTurnReader)
+    : undefined;
+}
+
 /** Longest resume waits for the harness to send the held step again, unless `timeoutMs` says otherwise. */
 const DEFAULT_RESUME_TIMEOUT_MS = 30_000;
 
@@ -46,7 +65,7 @@ const DEFAULT_RESUME_TIMEOUT_MS = 30_000;
  * `agent.resume`: checks the continuation (version, shape, signature when a secret is set) and
  * that `decision` answers the awaited call, marks it consumed, connects to its conversation
  * (continuation mode RESUME), checks that the harness still holds that step in
- * WAITING_FOR_USER (a wire whose server keeps paused turns reads them with `loadPaused`) — `NotFound` otherwise (expired, restarted, already answered) — and sends the
+ * WAITING_FOR_USER (a {@link PausedTurnReader} reads them back) — `NotFound` otherwise (expired, restarted, already answered) — and sends the
  * decision once the held turn is live again. Fails closed at every step; nothing is sent before
  * every check passed. Never re-runs a completed call: it only answers the awaited one.
  */
@@ -76,11 +95,11 @@ export async function resumeContinuation<Output>(
   const link = linkSignal({ timeoutMs: DEFAULT_RESUME_TIMEOUT_MS, ...options });
   try {
     // A wire whose server keeps the paused turn reads it afresh; a harness session replayed it.
-    const connection = agent.connection;
+    const reader = readerOf(agent.connection);
     const history =
-      connection.loadPaused === undefined
-        ? connection.initialHistory
-        : await raceSignal(connection.loadPaused(continuation, { signal: link.signal }), link.signal);
+      reader === undefined
+        ? agent.connection.initialHistory
+        : await raceSignal(reader.loadPaused(continuation, { signal: link.signal }), link.signal);
     const held = history.find(
       (step) => step.trajectoryId === awaited.trajectoryId && step.stepIndex === awaited.stepIndex,
     );

@@ -3,7 +3,6 @@ import type { CallOptions } from "../call-options.js";
 import type { Prompt } from "../prompt.js";
 import type { QuestionResponse, Step, StopReason, ToolResult, UsageMetadata } from "../step.js";
 import type { Turn, TurnObserver } from "./turn.js";
-import type { Continuation } from "../continuation/continuation.js";
 
 /** Usage as the harness reports it (protocol §14): the session total and per trajectory. */
 export interface UsageSnapshot {
@@ -67,15 +66,6 @@ export interface Connection {
    * so that it never overwrites the restored one (seed 002). `Conversation.restore` calls it.
    */
   retireStepIds?(ids: Iterable<string>): void;
-  /**
-   * Optional, for a wire whose server keeps a paused turn rather than a harness session holding
-   * its step (the Interactions API: an interaction waiting in `requires_action`): reads afresh
-   * where `continuation`'s calls wait and returns the steps that hold them now (the awaited one
-   * `WAITING_FOR_USER` while it still waits), keeping what the decision needs. `agent.resume`
-   * checks these in place of `initialHistory`, then answers with `sendToolConfirmation`, which
-   * continues the turn as a turn this connection starts (reported to its observer).
-   */
-  loadPaused?(continuation: Continuation, options?: CallOptions): Promise<readonly Step[]>;
   /**
    * Starts a turn with a user prompt, after the running turn (if any) is over, and resolves with
    * that {@link Turn} once the prompt went out (reported to the observer before). Prompts go out

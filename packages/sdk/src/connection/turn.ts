@@ -1,6 +1,5 @@
 import { ErrorCode, SdkError } from "../errors.js";
 import type { Step, StopReason, ToolCall, ToolResult, UsageMetadata } from "../step.js";
-import type { PendingToolCall } from "../continuation/continuation.js";
 import { TurnEntries, UsageMark, type TurnEntry } from "./turn-entries.js";
 import type { RetiredStepIds } from "./retired-step-ids.js";
 
@@ -33,7 +32,11 @@ export interface PausedConfirmation {
    * from the turn's steps.
    */
   readonly calls?: {
-    readonly pendingToolCalls: readonly PendingToolCall[];
+    /** A continuation's `PendingToolCall`s: each call and where it waits. */
+    readonly pendingToolCalls: readonly (Pick<ToolCall, "id" | "name" | "args"> & {
+      readonly trajectoryId: string;
+      readonly stepIndex: number;
+    })[];
     readonly awaitingIndex: number;
     readonly completedResults: readonly ToolResult[];
   };

@@ -8,6 +8,7 @@
 import { SerialQueue } from "../util/serial-queue.js";
 import type { CallOptions } from "../call-options.js";
 import type { Connection, UsageSnapshot } from "../connection/connection.js";
+import type { PausedTurnReader } from "../agent/resume.js";
 import type { ConfirmTool } from "../connection/harness-connection-options.js";
 import { Turn, type TurnObserver } from "../connection/turn.js";
 import { latestTurnView, observerTaken, STEP_MAPPER, viewOf } from "../connection/turn-view.js";
@@ -28,9 +29,9 @@ import {
   type UsageMetadata,
 } from "../step.js";
 import type { ToolContext } from "../tools/tool.js";
-import { canonicalJson } from "../continuation/canonical-json.js";
-import { awaitedCall, type Continuation, type PendingToolCall } from "../continuation/continuation.js";
-import { clip, mismatch } from "../continuation/signed-calls.js";
+import type { Continuation, PendingToolCall } from "../continuation/continuation.js";
+import { callStep } from "./call-step.js";
+import type { LoadedPause } from "./paused-interaction.js";
 import type { ToolRunner } from "../tools/tool-runner.js";
 import { addUsage } from "../usage.js";
 import { delay, linkSignal, raceSignal, throwIfAborted } from "../util/abort.js";
@@ -92,14 +93,6 @@ interface NextInteraction {
   previous: string | undefined;
 }
 
-/** A paused turn read back by {@link HostedConnection.loadPaused}. */
-interface LoadedPause {
-  continuation: Continuation;
-  interactionId: string;
-  /** The interaction's `FunctionCallStep`s as steps (`<interaction id>:<index>`), WAITING_FOR_USER those it still waits for. */
-  held: readonly Step[];
-}
-
 /** A step of the wire being read, by its `index`. */
 interface OpenStep {
   step: Step;
@@ -126,7 +119,7 @@ interface InteractionState {
 const REQUIRES_ACTION = "requires_action";
 
 /** The hosted agent's `Connection`. */
-export class HostedConnection implements Connection {
+export class HostedConnection implements Connection, PausedTurnReader {
   readonly conversationId: string;
   readonly initialHistory: readonly Step[] = [];
   readonly #options: HostedConnectionOptions;
@@ -278,30 +271,13 @@ export class HostedConnection implements Connection {
    * says `NotFound`). Usage goes on from the continuation's.
    */
   async loadPaused(continuation: Continuation, options?: CallOptions): Promise<readonly Step[]> {
-    const interactionId = awaitedCall(continuation).trajectoryId;
-    let resource: WireObject;
-    try {
-      resource = await this.#options.client.get(interactionId, options?.signal);
-    } catch (error) {
-      if (SdkError.from(error).code === ErrorCode.NotFound) return [];
-      throw error;
-    }
-    const steps = Array.isArray(resource["steps"]) ? (resource["steps"] as WireObject[]) : [];
-    // FunctionResultStep.call_id answers FunctionCallStep.id; the hosted tools' results are in the same interaction.
-    const answered = new Set(steps.filter((wire) => wire["type"] === "function_result").map((wire) => wire["call_id"]));
-    const waits = resource["status"] === REQUIRES_ACTION;
-    const held: Step[] = [];
-    steps.forEach((wire, index) => {
-      if (wire["type"] !== "function_call" || typeof wire["id"] !== "string" || typeof wire["name"] !== "string")
-        return;
-      const call: ToolCall = { id: wire["id"], name: wire["name"], args: (wire["arguments"] ?? {}) as unknown };
-      const status = waits && !answered.has(call.id) ? StepStatus.WaitingForUser : StepStatus.Done;
-      held.push(callStep(this.conversationId, interactionId, index, call, status));
-    });
-    this.#paused = { continuation, interactionId, held };
+    // Loaded when a continuation is resumed (a dynamic import): an app that never resumes does not download it.
+    const { readPause } = await import("./paused-interaction.js");
+    const paused = await readPause(this.#options.client, this.conversationId, continuation, options?.signal);
+    this.#paused = paused;
     const total = continuation.payload.totalUsage;
     this.#usage = { total, byTrajectory: new Map([[this.conversationId, total]]) };
-    return held;
+    return paused.held;
   }
 
   /**
@@ -323,13 +299,9 @@ export class HostedConnection implements Connection {
   ): Promise<void> {
     throwIfAborted(options?.signal);
     const paused = this.#paused;
-    const awaited = paused === undefined ? undefined : awaitedCall(paused.continuation);
-    if (paused === undefined || awaited?.trajectoryId !== trajectoryId || awaited.stepIndex !== stepIndex)
-      throw new SdkError(
-        ErrorCode.NotFound,
-        `no paused call waits at ${trajectoryId}:${stepIndex} on this connection: agent.resume loads a continuation's interaction (loadPaused) before it answers`,
-      );
-    checkHeldCalls(paused);
+    if (paused === undefined) throw notLoaded(trajectoryId, stepIndex);
+    const { checkAnswer } = await import("./paused-interaction.js");
+    checkAnswer(paused, trajectoryId, stepIndex);
     this.#paused = undefined; // answered once
     await this.#sends.run(async () => {
       while (this.#turn !== undefined && !this.#turn.settled) await this.#turn.over();
@@ -825,6 +797,7 @@ export class HostedConnection implements Connection {
       call: { id: call.id, name: call.name, args: call.args },
       index: call.stepIndex,
     }));
+    const { wireResultStep } = await import("./paused-interaction.js");
     const results = new Map(payload.completedResults.map((result) => [result.id, wireResultStep(result)]));
     const awaited = calls[payload.awaitingIndex] as HeldCall;
     results.set(
@@ -846,6 +819,14 @@ export class HostedConnection implements Connection {
       state: this.#toolState,
     };
   }
+}
+
+/** `sendToolConfirmation` before `loadPaused` read a paused interaction back (or after it was answered). */
+export function notLoaded(trajectoryId: string, stepIndex: number): SdkError {
+  return new SdkError(
+    ErrorCode.NotFound,
+    `no paused call waits at ${trajectoryId}:${stepIndex} on this connection: agent.resume loads a continuation's interaction (loadPaused) before it answers`,
+  );
 }
 
 function unsupported(what: string, why: string): SdkError {
@@ -896,7 +877,7 @@ export function usageOf(usage: WireObject): UsageMetadata {
 }
 
 /** A client tool's result as `FunctionResultStep.result` (`string | object | Content[]`). */
-function wireResult(value: unknown): unknown {
+export function wireResult(value: unknown): unknown {
   if (typeof value === "string") return value;
   if (typeof value === "object" && value !== null && !Array.isArray(value)) return value;
   return JSON.stringify(value ?? null);
@@ -906,82 +887,6 @@ function omit(object: WireObject, keys: readonly string[]): WireObject {
   return Object.fromEntries(Object.entries(object).filter(([key]) => !keys.includes(key)));
 }
 
-/** A client function's call as the step that holds it: id `<interaction id>:<index>`, in the interaction's trajectory. */
-function callStep(
-  conversationId: string,
-  interactionId: string,
-  index: number,
-  call: ToolCall,
-  status: StepStatus,
-): Step {
-  return {
-    id: `${interactionId}:${index}`,
-    stepIndex: index,
-    type: StepType.TextResponse,
-    source: StepSource.Model,
-    target: StepTarget.User,
-    status,
-    content: "",
-    contentDelta: "",
-    thinking: "",
-    thinkingDelta: "",
-    toolCalls: [call],
-    error: "",
-    isCompleteResponse: false,
-    cascadeId: conversationId,
-    trajectoryId: interactionId,
-    parentTrajectoryId: "",
-    httpCode: 0,
-  };
-}
-
-/**
- * Refuses a loaded pause whose continuation does not answer exactly the calls its interaction
- * waits for (`FailedPrecondition`, `details.reason` `"call-mismatch"`): every pending call must
- * be a `FunctionCallStep` of that interaction at its index with the same id (`call`), name
- * (`tool`) and canonical arguments (`arguments`), and every call the interaction waits for must be
- * one of them (`session`): the next `create` has to answer them all.
- */
-function checkHeldCalls(paused: LoadedPause): void {
-  const { continuation, interactionId, held } = paused;
-  const pending = continuation.payload.pendingToolCalls;
-  for (const call of pending) {
-    const where = `step ${call.stepIndex} of interaction ${interactionId}`;
-    if (call.trajectoryId !== interactionId)
-      throw mismatch(
-        "session",
-        `call ${call.id} is signed as waiting in interaction ${call.trajectoryId}, not in ${interactionId} with the awaited call`,
-        call,
-      );
-    const now = held.find((step) => step.stepIndex === call.stepIndex)?.toolCalls[0];
-    if (now === undefined || now.id !== call.id)
-      throw mismatch(
-        "call",
-        `${where} is ${now === undefined ? "no function call" : `function call ${now.id}`}, but the continuation answers call ${call.id}`,
-        call,
-      );
-    if (now.name !== call.name)
-      throw mismatch("tool", `${where} is a ${now.name} call, but the continuation answers ${call.name}`, call);
-    const signed = canonicalJson(call.args ?? null);
-    const actual = canonicalJson(now.args ?? null);
-    if (signed !== actual)
-      throw mismatch(
-        "arguments",
-        `${where} is a ${call.name} call with the arguments ${clip(actual)}, but the continuation answers ${clip(signed)}`,
-        call,
-      );
-  }
-  const missing = held.filter(
-    (step) => step.status === StepStatus.WaitingForUser && !pending.some((call) => call.stepIndex === step.stepIndex),
-  );
-  if (missing.length > 0)
-    throw mismatch(
-      "session",
-      `interaction ${interactionId} also waits for ${missing.map((step) => `${step.toolCalls[0]?.name} (${step.toolCalls[0]?.id})`).join(", ")}, which the continuation does not answer`,
-      awaitedCall(continuation),
-    );
-}
-
 /** A `FunctionResultStep` sent as a continuation's `completedResults` entry. */
 function toolResultOf(result: WireObject): ToolResult {
   const id = String(result["call_id"]);
@@ -989,11 +894,4 @@ function toolResultOf(result: WireObject): ToolResult {
   return result["is_error"] === true
     ? { id, name, error: typeof result["result"] === "string" ? result["result"] : JSON.stringify(result["result"]) }
     : { id, name, result: result["result"] };
-}
-
-/** A continuation's `completedResults` entry as the `FunctionResultStep` it was. */
-function wireResultStep(result: ToolResult): WireObject {
-  return result.error !== undefined
-    ? { type: "function_result", call_id: result.id, name: result.name, result: result.error, is_error: true }
-    : { type: "function_result", call_id: result.id, name: result.name, result: wireResult(result.result) };
 }
