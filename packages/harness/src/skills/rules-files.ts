@@ -13,6 +13,8 @@ import { createWorkspaceRoots, resolveWorkspacePath, type WorkspaceRoots } from 
 
 /** Largest rules file read (bytes). */
 export const MAX_RULES_FILE_BYTES = 64 * 1024;
+/** Most rules files a session names. */
+export const MAX_RULES_FILES = 64;
 /** Most rules text of a session (characters). */
 export const MAX_RULES_TOTAL = 256 * 1024;
 
@@ -34,7 +36,9 @@ export async function loadRulesFiles(filenames: readonly string[], workspace: Wo
   const files: RulesFile[] = [];
   const notices: string[] = [];
   let total = 0;
-  for (const name of filenames) {
+  if (filenames.length > MAX_RULES_FILES)
+    notices.push(`only the first ${MAX_RULES_FILES} of ${filenames.length} rules files are read`);
+  for (const name of filenames.slice(0, MAX_RULES_FILES)) {
     if (name.trim() === "") continue;
     const candidates = path.isAbsolute(name)
       ? [await createWorkspaceRoots([path.dirname(name)], true)]

@@ -4,8 +4,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ActionSkillLookup_Operation } from "@antigravity-ts/sdk/internal";
-import { loadSkillCatalog, MAX_SKILL_FILE_BYTES } from "./skill-catalog.js";
-import { loadRulesFiles, MAX_RULES_FILE_BYTES } from "./rules-files.js";
+import { loadSkillCatalog, MAX_CATALOG_ENTRIES, MAX_SKILL_FILE_BYTES } from "./skill-catalog.js";
+import { loadRulesFiles, MAX_RULES_FILE_BYTES, MAX_RULES_FILES } from "./rules-files.js";
 import { createSkillLookupTool } from "../tools/skill-lookup.js";
 import type { ToolContext } from "../tools/tool.js";
 import { createWorkspaceRoots } from "../tools/workspace-paths.js";
@@ -158,5 +158,23 @@ describe("loadRulesFiles", () => {
     expect(notices).toMatch(/"NONE.md" skipped: not found in/);
     expect(notices).toMatch(/"..\/secret.txt" skipped: .*outside/);
     expect(notices).not.toContain("outside-secret-4411");
+  });
+});
+
+describe("bounds", () => {
+  it("looks at a bounded number of catalog entries and rules files, and says so", async () => {
+    const wide = path.join(root, "wide");
+    await mkdir(wide);
+    await Promise.all(
+      Array.from({ length: MAX_CATALOG_ENTRIES + 3 }, (_, i) => writeFile(path.join(wide, `f${i}`), "")),
+    );
+    expect((await loadSkillCatalog([wide], root)).notices).toEqual([
+      `skills directory ${wide}: only its first ${MAX_CATALOG_ENTRIES} of ${MAX_CATALOG_ENTRIES + 3} entries are looked at`,
+    ]);
+    const workspace = await createWorkspaceRoots([path.join(root, "ws2")]);
+    const names = Array.from({ length: MAX_RULES_FILES + 1 }, () => "AGENTS.md");
+    const rules = await loadRulesFiles(names, workspace);
+    expect(rules.files).toHaveLength(MAX_RULES_FILES);
+    expect(rules.notices).toEqual([`only the first ${MAX_RULES_FILES} of ${MAX_RULES_FILES + 1} rules files are read`]);
   });
 });

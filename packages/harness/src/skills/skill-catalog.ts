@@ -24,6 +24,8 @@ import { parseFrontMatter } from "./skill-front-matter.js";
 export const MAX_SKILL_FILE_BYTES = 256 * 1024;
 /** Most skills one session loads. */
 export const MAX_SKILLS = 256;
+/** Most entries of a catalog directory looked at. */
+export const MAX_CATALOG_ENTRIES = 4096;
 /** Longest description kept (characters); longer ones are cut. */
 const MAX_DESCRIPTION = 1024;
 const SKILL_FILE = "SKILL.md";
@@ -77,8 +79,12 @@ export async function loadSkillCatalog(directories: readonly string[], base: str
         add(await readSkill(root, path.basename(real)), absolute);
         continue;
       }
-      const entries = (await readdir(real, { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : 1));
-      for (const entry of entries) {
+      const all = (await readdir(real, { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : 1));
+      if (all.length > MAX_CATALOG_ENTRIES)
+        notices.push(
+          `skills directory ${absolute}: only its first ${MAX_CATALOG_ENTRIES} of ${all.length} entries are looked at`,
+        );
+      for (const entry of all.slice(0, MAX_CATALOG_ENTRIES)) {
         if (entry.isSymbolicLink()) {
           if (await hasEntry(path.join(real, entry.name), SKILL_FILE))
             notices.push(
