@@ -107,7 +107,11 @@ export interface Step {
   isCompleteResponse: boolean;
   /** Parsed structured output of a FINISH step. */
   structuredOutput?: unknown;
-  /** Per-step usage, when the harness attaches it. */
+  /**
+   * Per-step usage, when a legacy harness attaches it (§14 field 20). Upstream deprecated
+   * `Step.usage_metadata` in 0.1.16 (CHANGELOG.md @1493021c): read `ChatResponse.turnUsage` and
+   * `conversation().totalUsage()`.
+   */
   usageMetadata?: UsageMetadata;
   cascadeId: string;
   trajectoryId: string;

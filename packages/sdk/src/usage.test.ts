@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { emptyUsage } from "./step.js";
 import type { UsageMetadata } from "./step.js";
-import { addUsage, computeTurnUsage, subtractUsage, usageEquals } from "./usage.js";
+import { ErrorCode } from "./errors.js";
+import { addUsage, computeTurnUsage, scaleUsage, subtractUsage, sumUsage, usageEquals } from "./usage.js";
 
 const u = (prompt: number, candidates: number, total: number, cached = 0, thoughts = 0): UsageMetadata => ({
   promptTokenCount: prompt,
@@ -24,6 +25,31 @@ describe("usage arithmetic", () => {
   it("compares every field", () => {
     expect(usageEquals(u(1, 2, 3, 4, 5), u(1, 2, 3, 4, 5))).toBe(true);
     expect(usageEquals(u(1, 2, 3, 4, 5), u(1, 2, 3, 4, 6))).toBe(false);
+  });
+});
+
+// Upstream 0.1.17's UsageMetadata arithmetic (types.py, Stars1233 @4bfe2531: __add__, __radd__, __mul__).
+describe("usage sums and scaling (upstream UsageMetadata arithmetic)", () => {
+  it("sums any number of usages, zero for none, merging tiers as __add__ does", () => {
+    expect(sumUsage([])).toEqual(emptyUsage());
+    expect(sumUsage([u(1, 2, 3), u(10, 20, 30), u(100, 200, 300, 7, 9)])).toEqual(u(111, 222, 333, 7, 9));
+    const priority = { ...u(1, 1, 2), serviceTier: "priority" };
+    expect(sumUsage([priority, u(1, 1, 2)]).serviceTier).toBe("priority");
+    expect(sumUsage([priority, { ...u(1, 1, 2), serviceTier: "flex" }]).serviceTier).toBe("standard");
+    expect(sumUsage(new Set([u(2, 0, 2)]))).toEqual(u(2, 0, 2)); // any iterable
+  });
+
+  it("scales every counter by a finite factor >= 0, rounding, keeping the tier", () => {
+    expect(scaleUsage({ ...u(10, 3, 13, 5, 1), serviceTier: "priority" }, 1.5)).toEqual({
+      ...u(15, 4, 20, 8, 2), // 4.5 → 4 and 7.5 → 8: Python's round, half to even
+      serviceTier: "priority",
+    });
+    expect(scaleUsage(u(7, 7, 14), 0)).toEqual(u(0, 0, 0));
+    expect(scaleUsage(sumUsage([u(4, 2, 6), u(2, 4, 6)]), 1 / 2)).toEqual(u(3, 3, 6));
+    for (const factor of [-1, Number.NaN, Number.POSITIVE_INFINITY, "2" as unknown as number])
+      expect(() => scaleUsage(u(1, 1, 2), factor)).toThrow(
+        expect.objectContaining({ code: ErrorCode.InvalidArgument }),
+      );
   });
 });
 

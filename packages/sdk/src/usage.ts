@@ -1,3 +1,4 @@
+import { ErrorCode, SdkError } from "./errors.js";
 import { emptyUsage } from "./step.js";
 import type { UsageMetadata } from "./step.js";
 
@@ -14,6 +15,9 @@ const FIELDS = USAGE_COUNTERS;
 /**
  * Field-wise `a + b`. The service tier merges as upstream's `UsageMetadata.__add__`: one tier if
  * both agree or only one has one, `"standard"` when they differ.
+ *
+ * @example
+ * const both = addUsage(first.turnUsage, second.turnUsage);
  */
 export function addUsage(a: UsageMetadata, b: UsageMetadata): UsageMetadata {
   const out = emptyUsage();
@@ -36,6 +40,46 @@ export function subtractUsage(a: UsageMetadata, b: UsageMetadata): UsageMetadata
   for (const f of FIELDS) out[f] = Math.max(0, a[f] - b[f]);
   if (a.serviceTier !== undefined) out.serviceTier = a.serviceTier;
   return out;
+}
+
+/**
+ * The sum of `usages` (upstream `sum(usages, start=UsageMetadata())`, `UsageMetadata.__add__` /
+ * `__radd__`, types.py Stars1233 @4bfe2531): counters added, tiers merged as {@link addUsage};
+ * all zeros for none.
+ *
+ * @example
+ * const spent = sumUsage(responses.map((response) => response.turnUsage));
+ */
+export function sumUsage(usages: Iterable<UsageMetadata>): UsageMetadata {
+  let sum = emptyUsage();
+  for (const usage of usages) sum = addUsage(sum, usage);
+  return sum;
+}
+
+/**
+ * `usage` with every counter scaled by `factor` and rounded half to even as Python's `round`
+ * does (upstream `UsageMetadata.__mul__`, types.py Stars1233 @4bfe2531), the tier kept. `factor` must be a finite number ≥ 0
+ * (`InvalidArgument` otherwise, as upstream raises `ValueError`).
+ *
+ * @example
+ * const perRun = scaleUsage(sumUsage(runs), 1 / runs.length);
+ */
+export function scaleUsage(usage: UsageMetadata, factor: number): UsageMetadata {
+  if (typeof factor !== "number" || !Number.isFinite(factor) || factor < 0)
+    throw new SdkError(
+      ErrorCode.InvalidArgument,
+      `a usage scale factor must be a finite, non-negative number, got ${String(factor)}`,
+    );
+  const out = emptyUsage();
+  for (const f of FIELDS) out[f] = roundHalfToEven(usage[f] * factor);
+  if (usage.serviceTier !== undefined) out.serviceTier = usage.serviceTier;
+  return out;
+}
+
+/** Python's `round(x)` for x >= 0: halves go to the even neighbour (4.5 → 4, 7.5 → 8). */
+function roundHalfToEven(x: number): number {
+  const rounded = Math.round(x);
+  return rounded - x === 0.5 && rounded % 2 !== 0 ? rounded - 1 : rounded;
 }
 
 /** True when every counter is equal. */

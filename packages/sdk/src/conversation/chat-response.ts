@@ -22,8 +22,17 @@ export interface ChatResponse<Output = unknown> {
   thinking: string;
   /** The steps of this turn, in arrival order, one entry per step (latest state). */
   steps: Step[];
-  /** Cumulative usage of the session after this turn. */
+  /**
+   * Cumulative usage of the session after this turn (`conversation().totalUsage()` then; upstream
+   * reads it as `agent.conversation.total_usage`).
+   */
   usageMetadata: UsageMetadata;
+  /**
+   * This turn's usage, every model call of it (upstream 0.1.16+ `ChatResponse.usage_metadata`,
+   * types.py Stars1233 @4bfe2531: "accumulated token usage across all model invocations in this
+   * turn"); usage reported after the turn ended is in `conversation().lastTurnUsage()`.
+   */
+  turnUsage: UsageMetadata;
   /**
    * Structured output of the turn's FINISH step, when a response schema was set; with a
    * Standard Schema (zod, …) the validated output (docs/tools-hooks-policies.md).

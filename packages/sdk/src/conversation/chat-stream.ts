@@ -1,7 +1,7 @@
 import { UsageMark, type Turn } from "../connection/turn.js";
 import { STEP_MAPPER, TurnView, type ViewMapper, type ViewSource } from "../connection/turn-view.js";
 import { ErrorCode, SdkError } from "../errors.js";
-import { StepType } from "../step.js";
+import { emptyUsage, StepType } from "../step.js";
 import type { ChatResponse, ModelCallText } from "./chat-response.js";
 import type { Step, StopReason, StreamChunk, UsageMetadata } from "../step.js";
 import { eventMapper, type ChatEvent } from "./chat-events.js";
@@ -170,19 +170,19 @@ export class ChatStream<Output = unknown> implements AsyncIterable<StreamChunk> 
 
   /**
    * The whole turn once it is over: text and thinking (the chunks' deltas), one step per id in
-   * its newest state, structured output, stop reason, and the conversation's usage after it.
+   * its newest state, structured output, stop reason, the turn's usage and the conversation's after it.
    * Rejects like the views. The same promise every call. With a Standard Schema `responseSchema`
    * the structured output is the schema's validated output; output it refuses rejects with
    * `ExecutionError` (`details`: `issues`, and `response` holding the unvalidated output).
    */
   final(): Promise<ChatResponse<Output>> {
     this.#final ??= this.#settle().then(async (turn) => {
+      const pump = this.#pump;
       const response = await validatedOutput<Output>(
-        chatResponse(turn, await this.#host.totalUsage()),
+        chatResponse(turn, await this.#host.totalUsage(), pump?.usage().usage ?? emptyUsage()),
         this.#host.structuredOutput,
       );
       const paused = turn.outcome?.awaitingConfirmation;
-      const pump = this.#pump;
       if (paused !== undefined && pump !== undefined) {
         // Loaded when a turn pauses (a dynamic import): an app that never defers does not download it.
         const { continuationOf } = await import("./paused-turn.js");
@@ -193,7 +193,7 @@ export class ChatStream<Output = unknown> implements AsyncIterable<StreamChunk> 
             steps: response.steps,
             text: response.text,
             totalUsage: response.usageMetadata,
-            turnUsage: pump.usage().usage,
+            turnUsage: response.turnUsage,
             ...definedProperties({ stopReason: response.stopReason }),
           },
           this.#host.continuationSecret,
@@ -299,7 +299,7 @@ async function validatedOutput<Output>(
 }
 
 /** A turn's {@link ChatResponse}, built from its buffer. */
-function chatResponse(turn: Turn, usageMetadata: UsageMetadata): ChatResponse {
+function chatResponse(turn: Turn, usageMetadata: UsageMetadata, turnUsage: UsageMetadata): ChatResponse {
   const seen = new Set<string>();
   let text = "";
   let thinking = "";
@@ -320,7 +320,14 @@ function chatResponse(turn: Turn, usageMetadata: UsageMetadata): ChatResponse {
     }
   }
   const steps = turn.latestSteps();
-  const response: ChatResponse = { text, textBlocks: [...blocks.values()], thinking, steps, usageMetadata };
+  const response: ChatResponse = {
+    text,
+    textBlocks: [...blocks.values()],
+    thinking,
+    steps,
+    usageMetadata,
+    turnUsage,
+  };
   for (const step of steps)
     if (step.type === StepType.Finish && step.structuredOutput !== undefined)
       response.structuredOutput = step.structuredOutput;

@@ -5,6 +5,7 @@ import type { MockTurn } from "../testing/index.js";
 import { emptyUsage, StepStatus, StepTarget, StepType, SYNTHETIC_STEP_INDEX_BASE } from "../step.js";
 import type { StreamChunk, ToolCall, UsageMetadata } from "../step.js";
 import { Conversation, DEFAULT_MAX_HISTORY_SIZE } from "./conversation.js";
+import { addUsage, sumUsage } from "../usage.js";
 
 async function collect<T>(iterable: AsyncIterable<T>): Promise<T[]> {
   const out: T[] = [];
@@ -257,11 +258,15 @@ describe("Conversation usage", () => {
     const conversation = new Conversation(connection);
     expect(await conversation.lastTurnUsage()).toBeUndefined();
     expect(await conversation.totalUsage()).toEqual(usage(100, 50)); // a resumed session's usage counts
-    await conversation.chatToCompletion("one");
+    const one = await conversation.chatToCompletion("one");
     expect(await conversation.lastTurnUsage()).toEqual(usage(30, 10));
-    await conversation.chatToCompletion("two");
+    const two = await conversation.chatToCompletion("two");
     expect(await conversation.lastTurnUsage()).toEqual(usage(5, 1)); // step usage ignored: the total moved
     expect(await conversation.totalUsage()).toEqual(usage(135, 61));
+    // Per turn (upstream ChatResponse.usage_metadata) and per session after it (issue 25 item 3).
+    expect([one.turnUsage, two.turnUsage]).toEqual([usage(30, 10), usage(5, 1)]);
+    expect([one.usageMetadata, two.usageMetadata]).toEqual([usage(130, 60), usage(135, 61)]);
+    expect(addUsage(usage(100, 50), sumUsage([one.turnUsage, two.turnUsage]))).toEqual(two.usageMetadata);
   });
 
   it("falls back to per-step usage (latest per step id) when the total does not move", async () => {

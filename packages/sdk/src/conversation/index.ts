@@ -13,7 +13,7 @@ export type {
 } from "./chat-events.js";
 export { serverSentEvents } from "./server-sent-events.js";
 export { stepToChunks } from "./chunks.js";
-export { computeTurnUsage } from "../usage.js";
+export { addUsage, computeTurnUsage, scaleUsage, sumUsage } from "../usage.js";
 export type { TurnUsage, TurnUsageInput } from "../usage.js";
 export {
   CONVERSATION_SNAPSHOT_FORMAT,
