@@ -153,6 +153,17 @@ describe("hostedAgent over the interactions emulator", () => {
       code: ErrorCode.Unsupported,
       details: { option: "systemInstructions", wire: "interactions" },
     });
+    // Nor skills, rules files or a tool output limit (issue 25 item 3).
+    for (const [option, builder] of [
+      ["skills", Agent.builder().skills({ directories: ["/s"] })],
+      ["rules", Agent.builder().rules("AGENTS.md")],
+      ["toolOutputTruncation", Agent.builder().toolOutputTruncation(100)],
+    ] as const) {
+      await expect(builder.connection(strategy()).allowAll().build().start()).rejects.toMatchObject({
+        code: ErrorCode.Unsupported,
+        details: { option, wire: "interactions" },
+      });
+    }
     // AntigravityAgentConfig carries no thinking level (issue 25 item 3).
     const thinking = Agent.builder().connection(strategy()).thinkingLevel("high").allowAll().build();
     await expect(thinking.start()).rejects.toMatchObject({

@@ -121,6 +121,10 @@ export function hostedAgent(options: HostedAgentOptions = {}): ConnectionStrateg
       if (config.mcpServers.length > 0) refuse("mcpServers", "MCP servers run by the harness");
       if (config.customSubagents.length > 0) refuse("customSubagents", "custom subagents");
       if ((config.finishToolSchemaJson ?? "") !== "") refuse("responseSchema", "a finish tool schema");
+      // AntigravityAgentConfig (@google/genai genai.d.ts: type, model, max_total_tokens) has none of these (issue 25 item 3).
+      if (config.skillsConfig !== undefined) refuse("skills", "skill directories the harness reads");
+      if (config.rulesConfig !== undefined) refuse("rules", "rules files the harness reads");
+      if (config.toolOutputTruncation !== undefined) refuse("toolOutputTruncation", "a limit on tool output");
       // Only a client function's call waits for the client (requires_action); the hosted harness's tools never ask.
       for (const policy of request.policies) {
         if (policy.decision !== "ask_user" || request.tools.has(policy.tool)) continue;
