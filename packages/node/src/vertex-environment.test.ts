@@ -105,7 +105,7 @@ describe("Vertex configuration from the environment (Node defaults)", () => {
   it("without the variables nothing changes, and only Node's registered defaults read them, not the universal core", async () => {
     env({});
     expect(await models(Agent.builder().apiKey("k").workspaces("/w").allowAll())).toEqual([
-      { name: "gemini-3.7-flash", types: ["MODEL_TYPE_TEXT"], geminiApiEndpoint: { apiKey: "k" } },
+      { name: "gemini-3.8-flash", types: ["MODEL_TYPE_TEXT"], geminiApiEndpoint: { apiKey: "k" } },
     ]);
     env({
       GOOGLE_GENAI_USE_VERTEXAI: "true",

@@ -84,6 +84,33 @@ describe("retryConfig and model options against the reference harness", () => {
     }
   });
 
+  it("asks for upstream's default model (gemini-3.8-flash since 0.1.16) when only an API key is given", async () => {
+    const model = await startFakeGeminiServer([{ type: "turn", text: "default model here" }], { apiKey: "gem-key-3" });
+    // A harness whose Gemini API is the fake one (GEMINI_BASE_URL), so the shorthand model can be reached.
+    const env: Record<string, string> = { ...harnessEnv(""), GEMINI_BASE_URL: model.baseUrl };
+    delete env["ANTIGRAVITY_MODEL_PROVIDER"];
+    delete env["ANTIGRAVITY_SCRIPT"];
+    const own = await startListeningHarness({ env, workspace, apiKey: "default-model-key-0123456789" });
+    try {
+      const agent = await Agent.builder()
+        .transport(new WebSocketTransport({ host: "127.0.0.1", port: own.port, apiKey: own.apiKey }))
+        .workspaces(workspace)
+        .apiKey("gem-key-3")
+        .allowAll()
+        .build()
+        .start({ timeoutMs: 15_000 });
+      try {
+        expect((await agent.chatToCompletion("hello", { timeoutMs: 15_000 })).text).toBe("default model here");
+        expect(model.requests[0]?.path).toContain("/models/gemini-3.8-flash:");
+      } finally {
+        await agent.stop();
+      }
+    } finally {
+      await own.stop();
+      await model.close();
+    }
+  });
+
   it("sends the builder's typed thinkingLevel to each text model of models(...) (issue 25 item 3)", async () => {
     const model = await startFakeGeminiServer([{ type: "turn", text: "thought hard" }], { apiKey: "gem-key-2" });
     try {

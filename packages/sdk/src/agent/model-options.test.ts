@@ -155,7 +155,7 @@ describe("model options (GeminiModelOptions)", () => {
     const config = await initFrame(Agent.builder().allowAll().thinkingLevel("high").serviceTier("priority"));
     expect(config["models"]).toEqual([
       {
-        name: "gemini-3.7-flash",
+        name: "gemini-3.8-flash",
         types: ["MODEL_TYPE_TEXT"],
         geminiApiEndpoint: { apiKey: "", options: { thinkingLevel: "high", serviceTier: "priority" } },
       },
@@ -260,7 +260,7 @@ describe("vertex (VertexEndpoint)", () => {
   it("express mode carries the apiKey only", async () => {
     const config = await initFrame(Agent.builder().allowAll().vertex().apiKey("vx-key"));
     expect(config["models"]).toEqual([
-      { name: "gemini-3.7-flash", types: ["MODEL_TYPE_TEXT"], vertexEndpoint: { apiKey: "vx-key" } },
+      { name: "gemini-3.8-flash", types: ["MODEL_TYPE_TEXT"], vertexEndpoint: { apiKey: "vx-key" } },
     ]);
   });
 

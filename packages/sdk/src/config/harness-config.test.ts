@@ -188,8 +188,9 @@ describe("buildHarnessConfig (protocol §5.1)", () => {
 
   it("leaves models empty (harness default) without model or key, and uses the default model with a key only", () => {
     expect(json(buildHarnessConfig({}))["models"]).toBeUndefined();
+    // Upstream's default model since 0.1.16 (CHANGELOG.md @1493021c).
     expect(json(buildHarnessConfig({ apiKey: "k" }))["models"]).toEqual([
-      { name: "gemini-3.7-flash", types: ["MODEL_TYPE_TEXT"], geminiApiEndpoint: { apiKey: "k" } },
+      { name: "gemini-3.8-flash", types: ["MODEL_TYPE_TEXT"], geminiApiEndpoint: { apiKey: "k" } },
     ]);
   });
 

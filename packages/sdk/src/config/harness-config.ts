@@ -39,8 +39,14 @@ import { rulesConfigOf, skillsConfigOf, type SkillsOptions } from "./skills-rule
 import { toolOutputTruncationOf, type ToolOutputTruncationOption } from "./tool-output-truncation.js";
 import { definedProperties } from "../defined-properties.js";
 
-/** The text model used when an API key is given without a model name (upstream default, §5.1). */
-export const DEFAULT_MODEL = "gemini-3.7-flash";
+/**
+ * The text model used when an API key, model options or Vertex AI are given without a model name:
+ * upstream's `DEFAULT_MODEL` since 0.1.16, `gemini-3.8-flash` (CHANGELOG.md, Stars1233 @1493021c,
+ * "Default Model Update to Gemini 3.8 Flash"; skills/google-antigravity-sdk/references/
+ * agent_configuration.md @2eb7feee). No models.py of 0.1.16+ is readable; 0.1.11–0.1.15 had
+ * `gemini-3.7-flash`.
+ */
+export const DEFAULT_MODEL = "gemini-3.8-flash";
 
 /** How to treat `conversationId` (protocol §5.1): resume it, resume or create, or create only. */
 export type SessionContinuationMode = "resume" | "createOrResume" | "createOnly";
