@@ -12,6 +12,7 @@ import { registerChild, unregisterChild } from "../subprocess/child-registry.js"
 import { describeExit, type HarnessExit } from "../subprocess/harness-process.js";
 import { errnoCode, mapSpawnError } from "../subprocess/spawn-errors.js";
 import { StderrTail } from "../subprocess/stderr-tail.js";
+import { loopbackMcpHost } from "./loopback-mcp-host.js";
 
 /** Options of {@link acpAgent}: the agent's command line, and what the core's `acpAgent` takes but the stream. */
 export interface AcpProcessOptions extends Omit<AcpStreamOptions, "stream" | "describeFailure" | "release"> {
@@ -41,7 +42,8 @@ const EXIT_AFTER_FAILURE_MS = 1_000;
  * An ACP agent run as a subprocess speaking NDJSON JSON-RPC on its stdio (ACP "Transports"):
  * one process per session, in its own process group (killed with it), tracked so that it never
  * outlives this process; its stderr tail ends every error it causes; `disconnect()` closes its
- * stdin, then SIGTERMs and SIGKILLs the group.
+ * stdin, then SIGTERMs and SIGKILLs the group. The agent's client tools are offered to it as an
+ * MCP server on loopback (`loopbackMcpHost()`, or `toolHost`).
  *
  * @example
  * const agent = Agent.builder().connection(acpAgent({ command: "gemini", args: ["--acp"], cwd })).allowAll().build();
@@ -49,13 +51,16 @@ const EXIT_AFTER_FAILURE_MS = 1_000;
 export function acpAgent(options: AcpProcessOptions): ConnectionStrategy {
   const { command, args = [], env, shutdownGraceMs = 2_000, onStderr, onProcess, wrapStream, ...rest } = options;
   const cwd = options.cwd;
+  // Client tools reach the agent as an MCP server on loopback unless another host is given.
+  const toolHost = options.toolHost ?? loopbackMcpHost();
   return {
-    capabilities: ACP_CAPABILITIES,
+    capabilities: { ...ACP_CAPABILITIES, clientTools: true },
     async connect(request, callOptions) {
       const agent = await AcpProcess.spawn(command, args, { env, cwd, onStderr });
       onProcess?.(agent);
       const strategy = acpStreamAgent({
         ...rest,
+        toolHost,
         stream: wrapStream === undefined ? agent.stream : wrapStream(agent.stream),
         describeFailure: (error) => agent.describe(error),
         release: () => agent.shutdown(shutdownGraceMs),

@@ -5,3 +5,4 @@
  */
 export * from "@antigravity-ts/sdk/acp";
 export { AcpProcess, acpAgent, type AcpProcessOptions } from "./acp-agent.js";
+export { loopbackMcpHost, type LoopbackMcpHostOptions } from "./loopback-mcp-host.js";

@@ -6,12 +6,14 @@ import { ErrorCode, SdkError } from "../errors.js";
 import { AcpConnection, type AcpConnectionOptions, type AcpFileSystem } from "./acp-connection.js";
 import type { AcpSessionEvent } from "./acp-steps.js";
 import type { AcpTerminals } from "./acp-terminals.js";
+import type { AcpToolHost } from "./acp-mcp-tools.js";
 
 /**
  * What the acp wire can do (docs/acp.md, the capability table). Policies are decided by the client
  * when the agent asks (`session/request_permission`); `preToolCall` hooks run there too. ACP has no
  * client-declared tools, no questions, no injected messages, no context compaction the client
- * configures and no per-call usage; a confirmation cannot pause a turn (the request belongs to
+ * configures and no per-call usage (client tools only through an MCP server the SDK hosts:
+ * `acpAgent({ toolHost })`, which turns `clientTools` on); a confirmation cannot pause a turn (the request belongs to
  * the running `session/prompt`). `resume` is `session/load`, checked against the agent's
  * `loadSession` capability when the session opens.
  */
@@ -58,6 +60,12 @@ export interface AcpAgentOptions {
    * `@antigravity-ts/harness`. Every terminal is ended when the session closes.
    */
   terminals?: AcpTerminals;
+  /**
+   * Where the agent's client tools (`.tool(...)`) are served to the ACP agent, as an MCP server
+   * added to `session/new`'s `mcpServers` (Node: `loopbackMcpHost()`, which `@antigravity-ts/node`'s
+   * `acpAgent({ command })` uses by default). Without it, client tools are refused at `build()`.
+   */
+  toolHost?: AcpToolHost;
   /** For the Node edge: the peer's failure as the user sees it (stderr tail, exit status). */
   describeFailure?: AcpConnectionOptions["describeFailure"];
   /** For the Node edge: releases what carries the stream once the session is over. */
@@ -74,7 +82,7 @@ export interface AcpAgentOptions {
  */
 export function acpAgent(options: AcpAgentOptions): ConnectionStrategy {
   return {
-    capabilities: ACP_CAPABILITIES,
+    capabilities: options.toolHost === undefined ? ACP_CAPABILITIES : { ...ACP_CAPABILITIES, clientTools: true },
     async connect(request, callOptions) {
       const refusal = configRefusal(request.config);
       if (refusal !== undefined) {
@@ -106,6 +114,7 @@ export function acpAgent(options: AcpAgentOptions): ConnectionStrategy {
           ...(options.initializeTimeoutMs === undefined ? {} : { initializeTimeoutMs: options.initializeTimeoutMs }),
           ...(options.fileSystem === undefined ? {} : { fileSystem: options.fileSystem }),
           ...(options.terminals === undefined ? {} : { terminals: options.terminals }),
+          ...(options.toolHost === undefined ? {} : { toolHost: options.toolHost, tools: request.tools }),
           ...(options.describeFailure === undefined ? {} : { describeFailure: options.describeFailure }),
           ...(options.release === undefined ? {} : { release: options.release }),
         },

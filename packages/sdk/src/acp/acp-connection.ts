@@ -17,6 +17,7 @@ import {
   type QuestionResponse,
   type Step,
   type StopReason,
+  SYNTHETIC_STEP_INDEX_BASE,
   type ToolCall,
   type ToolResult,
   type UsageMetadata,
@@ -24,6 +25,11 @@ import {
 import type { Logger } from "../telemetry/logger.js";
 import { addUsage } from "../usage.js";
 import { linkSignal, raceSignal, throwIfAborted } from "../util/abort.js";
+import { activeToolStep, finishedToolStep } from "../connection/synthetic-steps.js";
+import type { ClientToolResult, ToolRunner } from "../tools/tool-runner.js";
+import type { ToolContext } from "../tools/tool.js";
+import { base64 } from "./acp-base64.js";
+import { mcpToolHandler, type AcpToolHost } from "./acp-mcp-tools.js";
 import { AcpStepBuilder, type AcpSessionEvent, type AcpToolCallDetails } from "./acp-steps.js";
 import {
   commandLineOf,
@@ -53,6 +59,10 @@ export interface AcpConnectionOptions {
   fileSystem?: AcpFileSystem | undefined;
   /** Runs the agent's `terminal/*` commands (and advertises `terminal`), each allowed by `confirmTool` as `run_command`; default: not served. */
   terminals?: AcpTerminals | undefined;
+  /** The agent's client tools: offered to the agent as an MCP server on `toolHost` (added to `mcpServers`) when there is any. */
+  tools?: ToolRunner | undefined;
+  /** Serves `tools` as an MCP server for this session (Node: `loopbackMcpHost()`); needed when `tools` has any. */
+  toolHost?: AcpToolHost | undefined;
   /** The update kinds that make no step (plan, available commands, mode, usage ...), as the library types them. */
   onSessionUpdate?: ((event: AcpSessionEvent) => void) | undefined;
   /** How long `initialize` may take (the agent may never answer). Default 60,000 ms. */
@@ -116,8 +126,11 @@ export class AcpConnection implements Connection {
   #observer: TurnObserver | undefined;
   #turn: Turn | undefined;
   readonly #sends = new SerialQueue();
-  /** Ends the session's terminals (terminal/*), when it serves them. */
-  readonly #terminals: { releaseAll(): Promise<void> } | undefined;
+  /** Ends what the session serves the agent (its terminals, its client tools' MCP server) once it closes. */
+  readonly #hosts: (() => Promise<void>)[];
+  #nextSyntheticIndex = SYNTHETIC_STEP_INDEX_BASE;
+  /** The client tools' `ToolContext.state`, shared by every call of the session. */
+  readonly #toolState = new Map<string, unknown>();
   #usage: UsageSnapshot;
   #stopReason: StopReason | undefined;
   #closed: SdkError | undefined;
@@ -133,9 +146,9 @@ export class AcpConnection implements Connection {
       loaded: boolean;
     },
     options: AcpConnectionOptions,
-    terminals: { releaseAll(): Promise<void> } | undefined,
+    hosts: (() => Promise<void>)[],
   ) {
-    this.#terminals = terminals;
+    this.#hosts = hosts;
     this.#peer = peer;
     this.agentInfo = init;
     this.#sessionId = session.sessionId;
@@ -155,6 +168,10 @@ export class AcpConnection implements Connection {
    */
   static async open(options: AcpConnectionOptions, callOptions: CallOptions = {}): Promise<AcpConnection> {
     let self: AcpConnection | undefined;
+    const clientTool = (call: ToolCall): Promise<ClientToolResult> =>
+      self === undefined
+        ? Promise.resolve({ id: call.id, name: call.name, error: "the session is not open yet" })
+        : self.#clientTool(call);
     let pending: { builder: AcpStepBuilder; history: Step[] } | undefined;
     const early: acp.SessionNotification[] = [];
     const app = acp
@@ -209,6 +226,8 @@ export class AcpConnection implements Connection {
             },
           });
     const peer = app.connect(options.stream);
+    const hosts: (() => Promise<void>)[] = terminals === undefined ? [] : [() => terminals.releaseAll()];
+    const releaseHosts = () => Promise.allSettled(hosts.map((close) => close())).then(() => undefined);
     const link = linkSignal(callOptions);
     let stage = "initialize";
     const failed = async (error: unknown): Promise<never> => {
@@ -216,7 +235,7 @@ export class AcpConnection implements Connection {
         ? SdkError.from(link.signal.reason, ErrorCode.Canceled)
         : await peerFailure(error instanceof acp.RequestError ? requestError(error, stage) : error, peer, options);
       peer.close(sdkError);
-      await terminals?.releaseAll();
+      await releaseHosts();
       await options.release?.();
       throw sdkError;
     };
@@ -244,6 +263,11 @@ export class AcpConnection implements Connection {
           link.signal,
         );
       }
+      const mcpServers = [...(options.mcpServers ?? [])];
+      const tools = options.tools;
+      if (tools !== undefined && tools.names.length > 0) {
+        mcpServers.push(await toolServer(tools, options.toolHost, init, hosts, (call) => clientTool(call)));
+      }
       let builder: AcpStepBuilder;
       let sessionId: string;
       let modes: acp.SessionModeState | undefined;
@@ -265,7 +289,7 @@ export class AcpConnection implements Connection {
           peer.agent.request(acp.methods.agent.session.load, {
             sessionId: options.loadSessionId,
             cwd: options.cwd,
-            mcpServers: options.mcpServers ?? [],
+            mcpServers,
           }),
           link.signal,
         );
@@ -278,7 +302,7 @@ export class AcpConnection implements Connection {
       } else {
         stage = "session/new";
         const created = await raceSignal(
-          peer.agent.request(acp.methods.agent.session.new, { cwd: options.cwd, mcpServers: options.mcpServers ?? [] }),
+          peer.agent.request(acp.methods.agent.session.new, { cwd: options.cwd, mcpServers }),
           link.signal,
         );
         sessionId = created.sessionId;
@@ -296,7 +320,7 @@ export class AcpConnection implements Connection {
         init,
         { sessionId, modes, history, builder, loaded: pending !== undefined },
         options,
-        terminals,
+        hosts,
       );
       self = connection;
       for (const params of early) connection.#update(params);
@@ -470,7 +494,7 @@ export class AcpConnection implements Connection {
     }
     this.#close(reason);
     this.#peer.close(reason);
-    await this.#terminals?.releaseAll();
+    await Promise.allSettled(this.#hosts.map((close) => close()));
     await this.#options.release?.();
   }
 
@@ -572,6 +596,35 @@ export class AcpConnection implements Connection {
       if (owner !== undefined && !owner.settled) owner.push(ended);
   }
 
+  /**
+   * A client tool called through the MCP server (`tools/call`) during a turn: synthetic steps from
+   * 50,000 as on the other wires (ACTIVE, then DONE with the result or ERROR); the agent's
+   * `confirmTool` (policies, `askUser`, `preToolCall` hooks) decides first, then the tool runs once.
+   */
+  async #clientTool(call: ToolCall): Promise<ClientToolResult> {
+    const turn = this.#turn;
+    if (turn === undefined || turn.settled || turn.halted)
+      return { id: call.id, name: call.name, error: "no prompt turn is running: client tools run during one" };
+    const where = { stepIndex: this.#nextSyntheticIndex++, trajectoryId: this.#sessionId, cascadeId: this.#sessionId };
+    const active = activeToolStep(call, where);
+    turn.push(active);
+    if (!(await this.#decide(turn, call, active))) {
+      const refused = { id: call.id, name: call.name, error: `the client's policy refused ${call.name}` };
+      if (!turn.settled) turn.push(finishedToolStep(call, refused, where));
+      return refused;
+    }
+    const context: ToolContext = {
+      conversationId: this.#sessionId,
+      callId: call.id,
+      signal: turn.signal,
+      sendTrigger: () => Promise.reject(unsupported("sendTrigger", "no message can be injected into an ACP session")),
+      state: this.#toolState,
+    };
+    const result = await (this.#options.tools as ToolRunner).run(call, context);
+    if (!turn.settled) turn.push(finishedToolStep(call, result, where));
+    return result;
+  }
+
   /** The agent's `confirmTool` on a tool call: true when it may run (a deferral, a failure or a halt refuse it). */
   async #decide(turn: Turn, call: ToolCall, step: Step): Promise<boolean> {
     let decision: boolean | "defer" | "manual";
@@ -639,7 +692,7 @@ export class AcpConnection implements Connection {
       this.#options,
     );
     this.#close(reason);
-    await this.#terminals?.releaseAll();
+    await Promise.allSettled(this.#hosts.map((close) => close()));
     await this.#options.release?.();
   }
 
@@ -677,6 +730,38 @@ export class AcpConnection implements Connection {
       return { type: kind, mimeType, data: base64(data) };
     });
   }
+}
+
+/**
+ * Starts the MCP server of the client tools on `host` and returns its `McpServer` entry; refused
+ * with `Unsupported` when there is no host or the agent takes no MCP server of the host's
+ * transport (`agentCapabilities.mcpCapabilities.http` / `.sse`; stdio servers every agent takes,
+ * but they are processes the agent spawns, not an endpoint the SDK can serve).
+ */
+async function toolServer(
+  tools: ToolRunner,
+  host: AcpToolHost | undefined,
+  init: acp.InitializeResponse,
+  hosts: (() => Promise<void>)[],
+  call: (call: ToolCall) => Promise<ClientToolResult>,
+): Promise<acp.McpServer> {
+  const details = { option: "tools", wire: "acp" };
+  if (host === undefined)
+    throw new SdkError(
+      ErrorCode.Unsupported,
+      "client tools over ACP need an MCP endpoint the SDK hosts: pass acpAgent({ toolHost }) (Node: loopbackMcpHost())",
+      { details },
+    );
+  const mcp = init.agentCapabilities?.mcpCapabilities;
+  if (mcp?.[host.transport] !== true)
+    throw new SdkError(
+      ErrorCode.Unsupported,
+      `client tools are served as an ${host.transport} MCP server, which this ACP agent does not take (agentCapabilities.mcpCapabilities ${JSON.stringify(mcp ?? {})}); remove the tools or use a wire that has them`,
+      { details },
+    );
+  const served = await host.serve(mcpToolHandler(tools, call));
+  hosts.push(() => served.close());
+  return served.server;
 }
 
 /**
@@ -772,10 +857,4 @@ async function withTimeout<T>(promise: Promise<T>, timeoutMs: number, peer: acp.
   } finally {
     clearTimeout(timer);
   }
-}
-
-function base64(data: Uint8Array): string {
-  let binary = "";
-  for (let i = 0; i < data.length; i += 0x8000) binary += String.fromCharCode(...data.subarray(i, i + 0x8000));
-  return btoa(binary);
 }

@@ -8,6 +8,14 @@ export { ACP_CAPABILITIES, acpAgent, type AcpAgentOptions } from "./acp-agent.js
 export { AcpConnection, type AcpConnectionOptions, type AcpFileSystem } from "./acp-connection.js";
 export type { AcpSessionEvent, AcpToolCallDetails } from "./acp-steps.js";
 export {
+  CLIENT_TOOLS_SERVER_NAME,
+  MCP_PROTOCOL_VERSIONS,
+  mcpToolHandler,
+  type AcpToolHost,
+  type McpMessageHandler,
+  type McpResponse,
+} from "./acp-mcp-tools.js";
+export {
   MAX_TERMINALS_PER_SESSION,
   commandLineOf,
   type AcpTerminal,
