@@ -19,6 +19,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import {
   Agent,
+  BuiltinTool,
   ErrorCode,
   SdkError,
   defineTool,
@@ -124,6 +125,13 @@ class HttpError extends Error {
     super(message);
   }
 }
+
+/**
+ * The hosted agent's own tools in the emulator: every built-in of the reference harness but
+ * `ask_question` (the API has no step that asks the user). Named, not the SDK's default set, which
+ * follows upstream's local defaults (0.1.19 leaves `list_directory` out).
+ */
+const HOSTED_TOOLS = Object.values(BuiltinTool).filter((tool) => tool !== BuiltinTool.AskQuestion);
 
 const ROUTE = /^\/([^/]+)\/interactions(?:\/([^/]+?))?(\/cancel)?\/?$/;
 
@@ -316,7 +324,11 @@ export async function startInteractionsEmulator(options: InteractionsEmulatorOpt
       const given = (environment as Json)["environment_id"];
       chain.environmentId = typeof given === "string" ? given : `env-${randomUUID()}`;
     }
-    let builder = Agent.builder().transport(harness).workspaces(options.workspace).allowAll();
+    let builder = Agent.builder()
+      .transport(harness)
+      .workspaces(options.workspace)
+      .enabledTools(...HOSTED_TOOLS)
+      .allowAll();
     if (tools.length > 0) builder = builder.tool(...tools);
     const maxTotal = agentConfig?.["max_total_tokens"];
     if (maxTotal !== undefined) {
