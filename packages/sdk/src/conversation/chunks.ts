@@ -1,4 +1,4 @@
-import { StepSource, StepTarget } from "../step.js";
+import { StepSource, StepStatus, StepTarget, StepType } from "../step.js";
 import type { Step, StreamChunk } from "../step.js";
 import { UsageMark } from "../connection/turn.js";
 import type { ViewMapper } from "../connection/turn-view.js";
@@ -6,6 +6,9 @@ import type { ViewMapper } from "../connection/turn-view.js";
 /**
  * The chunks one step update contributes to a chunk stream (seed 000 rules):
  * - steps addressed to ENVIRONMENT (tool dispatches, synthetic client-tool steps) give nothing;
+ * - a failed tool step gives no text or thought: what a harness writes there is the failure, the
+ *   step's `error` (upstream 0.1.19 keeps tool failures and pre-tool denials step-level errors
+ *   that never leak into the assistant's text, CHANGELOG.md Stars1233 @1493021c);
  * - a `thought` chunk for a MODEL→USER step with a non-empty `thinkingDelta`, then
  * - a `text` chunk for a MODEL→USER step with a non-empty `contentDelta`, then
  * - a `toolCall` chunk per tool call whose id is not in `seenToolCallIds` (ids are added to it;
@@ -20,7 +23,8 @@ import type { ViewMapper } from "../connection/turn-view.js";
 export function stepToChunks(step: Step, seenToolCallIds: Set<string>): StreamChunk[] {
   if (step.target === StepTarget.Environment) return [];
   const chunks: StreamChunk[] = [];
-  if (step.source === StepSource.Model && step.target === StepTarget.User) {
+  const failedTool = step.type === StepType.ToolCall && step.status === StepStatus.Error;
+  if (step.source === StepSource.Model && step.target === StepTarget.User && !failedTool) {
     if (step.thinkingDelta !== "")
       chunks.push({ type: "thought", stepIndex: step.stepIndex, text: step.thinkingDelta });
     if (step.contentDelta !== "") chunks.push({ type: "text", stepIndex: step.stepIndex, text: step.contentDelta });

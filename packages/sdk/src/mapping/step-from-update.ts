@@ -22,7 +22,8 @@ export function stepIdOf(trajectoryId: string | undefined, stepIndex: number | u
  * - `source`, `status`: the matching SDK value; unset, UNSPECIFIED or unknown numbers → UNKNOWN.
  * - `target`: USER / ENVIRONMENT / UNSPECIFIED; TARGET_MODEL (no SDK counterpart), unset and
  *   unknown numbers → UNKNOWN.
- * - `error`: `error.errorMessage`, else the step's `errorMessage` (field 7); `httpCode` from `error`.
+ * - `error`: `error.errorMessage`, else the step's `errorMessage` (field 7), else — for a failed
+ *   tool step — its text (the failure, upstream 0.1.19); `httpCode` from `error`.
  * - `isCompleteResponse`: source MODEL, status DONE, target USER and non-empty text.
  * - `structuredOutput` (FINISH only): `JSON.parse(finish.outputString)`. When the text is not
  *   valid JSON the raw string is kept, so the model's answer is never lost; an empty
@@ -53,7 +54,11 @@ export function stepFromUpdate(update: StepUpdate): Step {
     thinking: update.thinking ?? "",
     thinkingDelta: update.thinkingDelta ?? "",
     toolCalls: toolCallsFromUpdate(update, id),
-    error: update.error?.errorMessage || update.errorMessage || "",
+    // A failed tool step whose harness wrote the failure as its text keeps it as the step's error.
+    error:
+      update.error?.errorMessage ||
+      update.errorMessage ||
+      (type === StepType.ToolCall && status === StepStatus.Error ? text : ""),
     isCompleteResponse:
       source === StepSource.Model && status === StepStatus.Done && target === StepTarget.User && text !== "",
     cascadeId: update.cascadeId ?? "",
