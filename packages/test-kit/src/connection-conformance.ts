@@ -7,6 +7,7 @@ import { createHarnessConnection, type ConnectionCapabilities } from "@antigravi
 import {
   connectionConformanceChecks,
   type ConformancePlay,
+  type ConnectionConformanceCheck,
   type ConnectionConformanceSubject,
 } from "@antigravity-ts/sdk/testing";
 import { StepUpdate_State, TrajectoryStateUpdate_State, decodeOutputEvent } from "@antigravity-ts/sdk/wire";
@@ -31,25 +32,34 @@ export interface ConnectionConformanceOptions {
    * `it.fails`, so the suite says so once the bug is fixed.
    */
   knownFailures?: Readonly<Record<string, string>>;
+  /**
+   * The plays the peer can play (default: all). A check that sends another is skipped: a peer of
+   * canned responses (Gemini CLI's `--fake-responses`) streams at once, so it has no `"slow"` turn.
+   */
+  playable?: readonly ConformancePlay[];
 }
 
 /**
  * Runs `connectionConformanceChecks` as one `it` per check against the connection `open` makes
- * afresh for each; a check the wire's `capabilities` rule out is skipped.
+ * afresh for each (given the check, whose `plays` a peer of canned responses prepares); a check
+ * the wire's `capabilities` rule out, or that needs a play the peer cannot play, is skipped.
  */
 export function defineConnectionConformance(
   name: string,
   capabilities: ConnectionCapabilities,
-  open: () => Promise<ClosableConformanceSubject>,
+  open: (check: ConnectionConformanceCheck) => Promise<ClosableConformanceSubject>,
   options: ConnectionConformanceOptions = {},
 ): void {
   describe(`connection conformance: ${name}`, () => {
     for (const check of connectionConformanceChecks) {
-      const applies = check.needs?.(capabilities) ?? true;
+      const playable = options.playable;
+      const applies =
+        (check.needs?.(capabilities) ?? true) &&
+        (playable === undefined || check.plays.every((play) => playable.includes(play)));
       const known = options.knownFailures?.[check.name];
       const test = !applies ? it.skip : known === undefined ? it : it.fails;
       test(check.name, async () => {
-        const subject = await open();
+        const subject = await open(check);
         try {
           await check.run(subject);
         } finally {

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -87,4 +87,22 @@ export function geminiScratch(
     },
     remove: () => rmSync(root, { recursive: true, force: true }),
   };
+}
+
+/**
+ * Every chat recording Gemini CLI wrote under the scratch HOME (`session-*.json[l]` below
+ * `.gemini/tmp`), joined: what it sent its model (the user's parts, `functionResponse`s) as it
+ * recorded them, for a test to check what reached the model.
+ */
+export function geminiSessionText(scratch: Pick<GeminiScratch, "root">): string {
+  const found: string[] = [];
+  const walk = (dir: string): void => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const full = join(dir, entry.name);
+      if (entry.isDirectory()) walk(full);
+      else if (/^session-.*\.jsonl?$/.test(entry.name)) found.push(readFileSync(full, "utf8"));
+    }
+  };
+  walk(join(scratch.root, "home"));
+  return found.join("\n");
 }

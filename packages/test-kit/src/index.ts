@@ -54,6 +54,7 @@ export {
   GEMINI_CLI,
   GEMINI_ROUTER,
   geminiScratch,
+  geminiSessionText,
   geminiStream,
   geminiText,
   geminiUsage,

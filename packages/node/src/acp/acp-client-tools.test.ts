@@ -1,5 +1,3 @@
-import { readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 import {
   Agent,
@@ -12,7 +10,14 @@ import {
   isSyntheticToolStep,
 } from "@antigravity-ts/sdk";
 import { acpAgent as acpStreamAgent } from "@antigravity-ts/sdk/acp";
-import { GEMINI_ROUTER, geminiScratch, geminiStream, geminiText, geminiUsage } from "@antigravity-ts/test-kit";
+import {
+  GEMINI_ROUTER,
+  geminiScratch,
+  geminiSessionText,
+  geminiStream,
+  geminiText,
+  geminiUsage,
+} from "@antigravity-ts/test-kit";
 import { afterEach, describe, expect, it } from "vitest";
 import { acpAgent, loopbackMcpHost } from "./index.js";
 
@@ -56,20 +61,6 @@ function weatherTool(calls: unknown[]) {
   });
 }
 
-/** Every text of Gemini CLI's chat recordings under `home` (its session files). */
-function sessionFiles(home: string): string {
-  const found: string[] = [];
-  const walk = (dir: string): void => {
-    for (const entry of readdirSync(dir, { withFileTypes: true })) {
-      const full = join(dir, entry.name);
-      if (entry.isDirectory()) walk(full);
-      else if (/session-.*\.jsonl?$/.test(entry.name)) found.push(readFileSync(full, "utf8"));
-    }
-  };
-  walk(home);
-  return found.join("\n");
-}
-
 describe("client tools over ACP: an MCP server on loopback, with Gemini CLI --acp offline", () => {
   it("the model's call runs the tool once; synthetic steps from 50,000; the result reaches the model", {
     timeout: 180_000,
@@ -99,7 +90,7 @@ describe("client tools over ACP: an MCP server on loopback, with Gemini CLI --ac
       // Gemini CLI's own tool step for the MCP call, and the functionResponse it sent the model.
       expect(response.steps.some((s) => s.type === StepType.ToolCall && !isSyntheticToolStep(s))).toBe(true);
       // Its session file: {"functionResponse":{..., "response":{"output":"…{\"city\":\"Zurich\",…\"celsius\":21}…"}}}
-      expect(sessionFiles(join(g.root, "home"))).toMatch(/"functionResponse":\{[^\n]*\\"celsius\\":21/);
+      expect(geminiSessionText(g)).toMatch(/"functionResponse":\{[^\n]*\\"celsius\\":21/);
     } finally {
       await started.stop();
     }
@@ -128,7 +119,7 @@ describe("client tools over ACP: an MCP server on loopback, with Gemini CLI --ac
       const finished = response.steps.filter(isSyntheticToolStep).at(-1);
       expect(finished?.status).toBe(StepStatus.Error);
       expect(finished?.error).toMatch(/refused get_weather/);
-      expect(sessionFiles(join(g.root, "home"))).toMatch(/refused get_weather/);
+      expect(geminiSessionText(g)).toMatch(/refused get_weather/);
     } finally {
       await started.stop();
     }

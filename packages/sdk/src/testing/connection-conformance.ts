@@ -47,6 +47,8 @@ export interface ConnectionConformanceSubject {
 /** One behaviour every {@link Connection} must show: `run` throws an `Error` saying what broke. */
 export interface ConnectionConformanceCheck {
   readonly name: string;
+  /** The plays it sends the peer, in order (a peer of canned responses prepares them from this). */
+  readonly plays: readonly ConformancePlay[];
   /** False when the wire lacks what the check needs (skip the check); absent: every wire. */
   needs?(capabilities: ConnectionCapabilities): boolean;
   run(subject: ConnectionConformanceSubject): Promise<void>;
@@ -70,6 +72,7 @@ export interface ConnectionConformanceCheck {
 export const connectionConformanceChecks: readonly ConnectionConformanceCheck[] = [
   {
     name: "send starts a turn reported to the observer before its first step; every reader gets it whole from the start",
+    plays: ["text"],
     async run(subject) {
       const probe = open(subject);
       const turn = await probe.send(subject.prompt("text"), "a text turn");
@@ -88,6 +91,7 @@ export const connectionConformanceChecks: readonly ConnectionConformanceCheck[] 
   },
   {
     name: "a turn the peer starts on its own is reported too, unsolicited, before its first step, and read like any other",
+    plays: ["text"],
     needs: (capabilities) => capabilities.triggers,
     async run(subject) {
       if (subject.startTurnOnItsOwn === undefined)
@@ -109,6 +113,7 @@ export const connectionConformanceChecks: readonly ConnectionConformanceCheck[] 
   },
   {
     name: "each step is recorded before a reader sees it, and the end before a reader sees the end; a turn nobody reads is recorded whole",
+    plays: ["text", "text"],
     async run(subject) {
       const probe = open(subject);
       const read = await probe.send(subject.prompt("text"), "a text turn");
@@ -131,6 +136,7 @@ export const connectionConformanceChecks: readonly ConnectionConformanceCheck[] 
   },
   {
     name: "an update of a step that arrives after its turn ended goes to that turn, never to the next",
+    plays: ["late", "text"],
     async run(subject) {
       const probe = open(subject);
       const turn = await probe.send(subject.prompt("late"), "a turn with a late step");
@@ -160,6 +166,7 @@ export const connectionConformanceChecks: readonly ConnectionConformanceCheck[] 
   },
   {
     name: "readers are independent: one that breaks out, is aborted or times out leaves the turn and the other readers going",
+    plays: ["slow"],
     async run(subject) {
       const probe = open(subject);
       const turn = await probe.send(subject.prompt("slow"), "a slow turn");
@@ -184,6 +191,7 @@ export const connectionConformanceChecks: readonly ConnectionConformanceCheck[] 
   },
   {
     name: "one turn at a time: a send while a turn runs starts its turn only after that one ended",
+    plays: ["text", "text"],
     async run(subject) {
       const probe = open(subject);
       const first = probe.start(subject.prompt("text"));
@@ -198,6 +206,7 @@ export const connectionConformanceChecks: readonly ConnectionConformanceCheck[] 
   },
   {
     name: "isIdle is true before any turn and after each, false while one runs",
+    plays: ["text"],
     async run(subject) {
       const probe = open(subject);
       equal(probe.connection.isIdle, true, "isIdle of a fresh connection");
@@ -212,6 +221,7 @@ export const connectionConformanceChecks: readonly ConnectionConformanceCheck[] 
   },
   {
     name: "a turn's usage is counted in connection.usage by the time the turn is over",
+    plays: ["text"],
     async run(subject) {
       const probe = open(subject);
       const before = probe.totalTokens();
@@ -225,6 +235,7 @@ export const connectionConformanceChecks: readonly ConnectionConformanceCheck[] 
   },
   {
     name: "a halt ends the turn and every view with Canceled, keeping the partial output and its usage; the next turn runs",
+    plays: ["slow", "text"],
     needs: (capabilities) => capabilities.halt,
     async run(subject) {
       const probe = open(subject);
@@ -263,6 +274,7 @@ export const connectionConformanceChecks: readonly ConnectionConformanceCheck[] 
   },
   {
     name: "a turn that fails on the peer ends every reader with the turn's typed SdkError after its steps; the next turn runs",
+    plays: ["failing", "text"],
     async run(subject) {
       const probe = open(subject);
       const turn = await probe.send(subject.prompt("failing"), "a failing turn");
@@ -287,6 +299,7 @@ export const connectionConformanceChecks: readonly ConnectionConformanceCheck[] 
   },
   {
     name: "calls refused up front fail with typed errors and start no turn: a blank prompt, an aborted signal, a second observer",
+    plays: ["text"],
     async run(subject) {
       const probe = open(subject);
       const empty = probe.read();
@@ -312,6 +325,7 @@ export const connectionConformanceChecks: readonly ConnectionConformanceCheck[] 
   },
   {
     name: "disconnect ends everything: the running turn and its readers with ConnectionClosed, onClosed once; later sends are refused",
+    plays: ["slow"],
     async run(subject) {
       const probe = open(subject);
       const { connection } = probe;
@@ -351,6 +365,7 @@ export const connectionConformanceChecks: readonly ConnectionConformanceCheck[] 
   },
   {
     name: "isIdle is true once disconnect ended a running turn",
+    plays: ["slow"],
     async run(subject) {
       const probe = open(subject);
       const turn = await probe.send(subject.prompt("slow"), "a slow turn");
