@@ -153,23 +153,16 @@ describe("hostedAgent over the interactions emulator", () => {
       code: ErrorCode.Unsupported,
       details: { option: "systemInstructions", wire: "interactions" },
     });
-    // Nor skills, rules files or a tool output limit (issue 25 item 3).
-    for (const [option, builder] of [
-      ["skills", Agent.builder().skills({ directories: ["/s"] })],
-      ["rules", Agent.builder().rules("AGENTS.md")],
-      ["toolOutputTruncation", Agent.builder().toolOutputTruncation(100)],
-    ] as const) {
-      await expect(builder.connection(strategy()).allowAll().build().start()).rejects.toMatchObject({
-        code: ErrorCode.Unsupported,
-        details: { option, wire: "interactions" },
-      });
-    }
-    // AntigravityAgentConfig carries no thinking level (issue 25 item 3).
-    const thinking = Agent.builder().connection(strategy()).thinkingLevel("high").allowAll().build();
-    await expect(thinking.start()).rejects.toMatchObject({
-      code: ErrorCode.Unsupported,
-      details: { option: "thinkingLevel", wire: "interactions" },
-    });
+    // The 0.1.15-0.1.19 session options are refused at build() (packages/sdk/src/agent/wire-refusals.test.ts).
+    expect(() =>
+      Agent.builder()
+        .connection(strategy())
+        .skills({ directories: ["/s"] })
+        .allowAll()
+        .build(),
+    ).toThrow(
+      expect.objectContaining({ code: ErrorCode.Unsupported, details: { option: "skills", wire: "interactions" } }),
+    );
   });
 
   it("runs background interactions (create, then get with stream) and halts them through cancel", async () => {

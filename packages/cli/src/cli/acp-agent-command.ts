@@ -20,6 +20,11 @@ export const ACP_CAPABILITIES_COPY: ConnectionCapabilities = {
   perCallUsage: false,
   compaction: false,
   media: ["image/*", "audio/*"],
+  skills: false,
+  rules: false,
+  toolOutputTruncation: false,
+  thinkingLevel: false,
+  builtinTools: false,
 };
 
 /** Splits `--acp-agent`'s command line into words: whitespace separates, '…' and "…" quote (no shell, no expansion). */

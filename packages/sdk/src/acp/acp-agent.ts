@@ -15,7 +15,8 @@ import type { AcpToolHost } from "./acp-mcp-tools.js";
  * configures and no per-call usage (client tools only through an MCP server the SDK hosts:
  * `acpAgent({ toolHost })`, which turns `clientTools` on); a confirmation cannot pause a turn (the request belongs to
  * the running `session/prompt`). `resume` is `session/load`, checked against the agent's
- * `loadSession` capability when the session opens.
+ * `loadSession` capability when the session opens. No skills, rules files, tool output limit,
+ * thinking level or built-in tool settings (schedule, manage_task, daemon commands, the presets).
  */
 export const ACP_CAPABILITIES: ConnectionCapabilities = {
   wire: "acp",
@@ -31,6 +32,15 @@ export const ACP_CAPABILITIES: ConnectionCapabilities = {
   perCallUsage: false,
   compaction: false,
   media: ["image/*", "audio/*"], // ContentBlock image/audio, when the agent's promptCapabilities say so
+  // session/new takes a cwd and MCP servers only; the agent reads its own skills and rules and decides its own tools.
+  skills: false,
+  rules: false,
+  toolOutputTruncation: false,
+  // A "thought_level" config option (SessionConfigOptionCategory, types.gen.d.ts) is the agent's own, with
+  // values it names, and "MUST NOT be required for correctness": no level of the SDK maps onto it.
+  thinkingLevel: false,
+  // Session modes (acpAgent({ modeId })) are the agent's; none selects tools, daemons, retries or presets.
+  builtinTools: false,
 };
 
 /** Options of {@link acpAgent} in the core: a stream of JSON-RPC messages per session. */
@@ -140,7 +150,6 @@ function configRefusal(config: HarnessConfig): SdkError | undefined {
     [config.systemInstructions !== undefined, "systemInstructions", "ACP has no system instructions"],
     [config.mcpServers.length > 0, "mcpServers", "pass them as acpAgent({ mcpServers }) in ACP's McpServer shape"],
     [config.customSubagents.length > 0, "customSubagents", "ACP has no subagent configuration"],
-    [config.skillsPaths.length > 0, "skillsPaths", "ACP has no skills configuration"],
     [(config.finishToolSchemaJson ?? "") !== "", "responseSchema", "ACP has no structured output"],
     [config.budgetConfig !== undefined, "budget", "ACP has no budget the client sets"],
     [

@@ -45,4 +45,34 @@ export function assertCapabilities(options: AgentOptions, capabilities: Connecti
     refuse("compaction", "configurable context compaction");
   if (options.capabilities?.enabledTools?.includes("ask_question") === true && !capabilities.questions)
     refuse("capabilities.enabledTools (ask_question)", "questions to the user");
+  // The 0.1.15-0.1.19 session options (issue 25): each needs a wire that carries it.
+  if (options.skills !== undefined && !capabilities.skills) refuse("skills", "skill directories the harness reads");
+  if ((options.skillsPaths ?? []).length > 0 && !capabilities.skills)
+    refuse("skillsPaths", "skill directories the harness reads");
+  if (options.rules !== undefined && !capabilities.rules) refuse("rules", "rules files the harness reads");
+  if (options.toolOutputTruncation !== undefined && !capabilities.toolOutputTruncation)
+    refuse("toolOutputTruncation", "a limit on the tool output the model reads");
+  if (!capabilities.builtinTools) {
+    for (const preset of options.presets ?? [])
+      refuse(`${preset.name}()`, "its built-in tool settings (tool sets, daemon commands), retries and model settings");
+    // manage_task is no BuiltinTool: it comes with run_command or schedule (builtin-tools.ts).
+    if (options.capabilities?.enabledTools?.includes("schedule") === true)
+      refuse("capabilities.enabledTools (schedule)", "the harness's timers and their manage_task");
+    if (options.capabilities?.runCommand?.enableDaemonCommands === true)
+      refuse("capabilities.runCommand.enableDaemonCommands", "daemon commands of the harness's run_command");
+  }
+  if (!capabilities.thinkingLevel && asksThinkingLevel(options))
+    refuse("thinkingLevel", "a thinking level for the agent's models");
+}
+
+/** Whether the agent or one of its explicit models (a Gemini API or Vertex AI endpoint's options) sets a thinking level. */
+function asksThinkingLevel(options: AgentOptions): boolean {
+  if (options.modelOptions?.thinkingLevel !== undefined) return true;
+  return (options.models ?? []).some((model) => {
+    const endpoint = model.endpoint;
+    return (
+      (endpoint?.case === "geminiApiEndpoint" || endpoint?.case === "vertexEndpoint") &&
+      endpoint.value.options?.thinkingLevel !== undefined
+    );
+  });
 }

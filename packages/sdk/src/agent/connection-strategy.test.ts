@@ -38,6 +38,11 @@ function bareWire(more: Partial<ConnectionCapabilities> = {}): ConnectionStrateg
     perCallUsage: false,
     compaction: false,
     media: [],
+    skills: false,
+    rules: false,
+    toolOutputTruncation: false,
+    thinkingLevel: false,
+    builtinTools: false,
     ...more,
   };
   return { capabilities, connect: () => Promise.reject(new Error("a refused agent must not connect")) };

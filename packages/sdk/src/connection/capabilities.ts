@@ -35,6 +35,19 @@ export interface ConnectionCapabilities {
   readonly compaction: boolean;
   /** Media types a prompt may carry, as `type/subtype` patterns with `*` wildcards; empty: text only. */
   readonly media: readonly string[];
+  /** Skill directories the harness reads (`skills`, `skillsPaths`). */
+  readonly skills: boolean;
+  /** Rules files the harness reads into the system instruction (`rules`). */
+  readonly rules: boolean;
+  /** A limit on the tool output the model reads (`toolOutputTruncation`). */
+  readonly toolOutputTruncation: boolean;
+  /** A thinking level for the models the client names (`thinkingLevel`, a model's `thinkingLevel`). */
+  readonly thinkingLevel: boolean;
+  /**
+   * Built-in tools the client chooses and sets up: `schedule` / `manage_task`, daemon commands,
+   * and the `eval()` / `lightweight()` presets, whose effects are mostly such settings.
+   */
+  readonly builtinTools: boolean;
 }
 
 /** What the localharness wire (protocol.md) does: everything the SDK has. */
@@ -52,4 +65,9 @@ export const LOCALHARNESS_CAPABILITIES: ConnectionCapabilities = {
   perCallUsage: true,
   compaction: true,
   media: ["*/*"], // UserInput.Media carries any mime type (§6.1)
+  skills: true,
+  rules: true,
+  toolOutputTruncation: true,
+  thinkingLevel: true,
+  builtinTools: true,
 };

@@ -9,7 +9,6 @@ import type { ConnectionCapabilities } from "../connection/capabilities.js";
 import { ErrorCode, SdkError } from "../errors.js";
 import { HostedConnection } from "./hosted-connection.js";
 import { InteractionsClient, type WireObject } from "./interactions-client.js";
-import type { HarnessConfig } from "../wire/index.js";
 
 export { HostedConnection, usageOf, type HostedConnectionOptions } from "./hosted-connection.js";
 export {
@@ -40,7 +39,8 @@ export const DEFAULT_HOSTED_AGENT = "antigravity-preview-09-2026";
  * interaction waits in `requires_action`) for `agent.resume`; the hosted harness's own tools run
  * without asking — the API has no field that carries a policy nor a step a client approves — so
  * an ask-user policy for any other tool is refused at `start()`. No hooks, questions, triggers,
- * compaction settings or per-call usage: the API carries none of them. A conversation restored
+ * compaction settings, per-call usage, skills, rules files, tool output limits, thinking levels or
+ * built-in tool settings (schedule, manage_task, daemon commands, the presets): the API carries none of them. A conversation restored
  * from a store (in another process too) goes on from the last interaction its history names.
  */
 export const INTERACTIONS_CAPABILITIES: ConnectionCapabilities = {
@@ -57,6 +57,13 @@ export const INTERACTIONS_CAPABILITIES: ConnectionCapabilities = {
   perCallUsage: false,
   compaction: false,
   media: [],
+  // AntigravityAgentConfig (@google/genai genai.d.ts: type, model, max_total_tokens) and
+  // CreateAgentInteraction carry none of these (issue 25): refused at build() by assertCapabilities.
+  skills: false,
+  rules: false,
+  toolOutputTruncation: false,
+  thinkingLevel: false,
+  builtinTools: false,
 };
 
 /** Options of {@link hostedAgent}. */
@@ -121,10 +128,6 @@ export function hostedAgent(options: HostedAgentOptions = {}): ConnectionStrateg
       if (config.mcpServers.length > 0) refuse("mcpServers", "MCP servers run by the harness");
       if (config.customSubagents.length > 0) refuse("customSubagents", "custom subagents");
       if ((config.finishToolSchemaJson ?? "") !== "") refuse("responseSchema", "a finish tool schema");
-      // AntigravityAgentConfig (@google/genai genai.d.ts: type, model, max_total_tokens) has none of these (issue 25 item 3).
-      if (config.skillsConfig !== undefined) refuse("skills", "skill directories the harness reads");
-      if (config.rulesConfig !== undefined) refuse("rules", "rules files the harness reads");
-      if (config.toolOutputTruncation !== undefined) refuse("toolOutputTruncation", "a limit on tool output");
       // Only a client function's call waits for the client (requires_action); the hosted harness's tools never ask.
       for (const policy of request.policies) {
         if (policy.decision !== "ask_user" || request.tools.has(policy.tool)) continue;
@@ -135,11 +138,6 @@ export function hostedAgent(options: HostedAgentOptions = {}): ConnectionStrateg
           { details: { option, wire: "interactions" } },
         );
       }
-      // AntigravityAgentConfig (@google/genai genai.d.ts) carries a model name only, no thinking level.
-      const thinks = (model: HarnessConfig["models"][number]): boolean =>
-        (model.endpoint.case === "geminiApiEndpoint" || model.endpoint.case === "vertexEndpoint") &&
-        model.endpoint.value.options?.thinkingLevel !== undefined;
-      if (config.models.some(thinks)) refuse("thinkingLevel", "a thinking level for the agent's model");
       const budget = config.budgetConfig;
       if (
         budget !== undefined &&
