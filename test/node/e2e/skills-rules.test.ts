@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Agent, ErrorCode, WebSocketTransport, allowAll, localHarness } from "@antigravity-ts/node";
+import { Agent, ErrorCode, StepType, WebSocketTransport, allowAll, localHarness } from "@antigravity-ts/node";
 import { harnessEnv, killAllHarnesses, startListeningHarness, type ListeningHarness } from "@antigravity-ts/test-kit";
 
 // The SDK's skills and rules options (HarnessConfig.skills_config / rules_config, upstream
@@ -61,7 +61,23 @@ describe("skills and rules through the SDK", () => {
   it("the model looks a skill up and reads the rules", async () => {
     const started = await agent().start({ timeoutMs: 30_000 });
     try {
-      expect((await started.chatToCompletion("use the skill")).text).toBe("Five, seven, five syllables.");
+      const skill = await started.chatToCompletion("use the skill");
+      expect(skill.text).toBe("Five, seven, five syllables.");
+      // The lookup is a tool call of its step, its arguments ActionSkillLookup's fields (= 37, proto names).
+      const lookups = skill.steps.filter((step) => step.toolCalls.some((call) => call.name === "skill_lookup"));
+      expect(lookups).toHaveLength(1);
+      expect(lookups[0]?.type).toBe(StepType.ToolCall);
+      expect(lookups[0]?.toolCalls).toEqual([
+        {
+          id: lookups[0]?.id,
+          name: "skill_lookup",
+          args: {
+            operation: "OPERATION_LOOKUP_SKILLS",
+            requested_skill_names: ["haiku"],
+            resolved_skill_names: ["haiku"],
+          },
+        },
+      ]);
       const system = (await started.chatToCompletion("rules?")).text;
       expect(system).toContain("Never use the passive voice.");
       expect(system).toContain("- haiku: Writing haiku");

@@ -112,6 +112,22 @@ describe("built-in actions (§11.1 names, §11.2 payloads)", () => {
       { url: "https://example.com", title: "T", summary: "S", content_path: "/tmp/c.md" },
     ],
     [
+      "skillLookup",
+      { operation: "OPERATION_LOOKUP_SKILLS", requestedSkillNames: ["haiku", "nope"], resolvedSkillNames: ["haiku"] },
+      "skill_lookup",
+      {
+        operation: "OPERATION_LOOKUP_SKILLS",
+        requested_skill_names: ["haiku", "nope"],
+        resolved_skill_names: ["haiku"],
+      },
+    ],
+    [
+      "skillLookup",
+      { operation: 1, errorMessage: "no skills" },
+      "skill_lookup",
+      { operation: "OPERATION_LIST_SKILLS", error_message: "no skills" },
+    ],
+    [
       "questionsRequest",
       { questions: [{ multipleChoice: { question: "Which?", choices: ["a", "b"], isMultiSelect: false } }] },
       "ask_question",

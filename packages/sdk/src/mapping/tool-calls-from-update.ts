@@ -12,7 +12,7 @@ interface BuiltinAction {
 
 /**
  * The first built-in action field set, in upstream's lookup order (`BUILTIN_TOOL_PROTO_FIELDS`),
- * plus `questions_request` → `ask_question` from the §11.1 table. `finish` is one of them: a FINISH
+ * plus `skill_lookup` (0.1.19 wire) and `questions_request` → `ask_question` from the §11.1 table. `finish` is one of them: a FINISH
  * step carries a `finish` tool call whose args are `{ output_string }`, as upstream's does.
  * Plain property reads: every step update is checked (twice), and a table of accessor closures
  * cost more than the rest of mapping a text step.
@@ -29,6 +29,8 @@ function builtinActionOf(u: StepUpdate): BuiltinAction | undefined {
   if (u.generateImage !== undefined) return { name: "generate_image", action: u.generateImage };
   if (u.searchWeb !== undefined) return { name: "search_web", action: u.searchWeb };
   if (u.readUrlContent !== undefined) return { name: "read_url_content", action: u.readUrlContent };
+  // skill_lookup (= 37, upstream localharness.proto @257f843a) is newer than upstream's table; named as its field.
+  if (u.skillLookup !== undefined) return { name: "skill_lookup", action: u.skillLookup };
   if (u.finish !== undefined) return { name: "finish", action: u.finish };
   if (u.questionsRequest !== undefined) return { name: "ask_question", action: u.questionsRequest };
   return undefined;
