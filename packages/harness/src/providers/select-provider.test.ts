@@ -1,4 +1,5 @@
 import { ModelConfigSchema, ModelType, create, type ModelConfig } from "@antigravity-ts/sdk/wire";
+import { DEFAULT_MODEL } from "@antigravity-ts/sdk";
 import { describe, expect, it } from "vitest";
 import { ProviderConfigError, selectProvider } from "./select-provider.js";
 
@@ -59,5 +60,13 @@ describe("selectProvider", () => {
     const selection = selectProvider([gemini("")], { env: {} });
     expect(selection.provider.name).toBe("scripted");
     expect(selection.reason).toContain("no model credentials");
+  });
+
+  it("asks for the SDK's default model when neither the config nor GEMINI_MODEL names one", () => {
+    // One default for client and harness: an agent given only an API key sends DEFAULT_MODEL, a harness given none uses it too.
+    expect(DEFAULT_MODEL).toBe("gemini-3.8-flash");
+    expect(selectProvider([], { env: { GEMINI_API_KEY: "env" } }).model).toBe(DEFAULT_MODEL);
+    expect(selectProvider([gemini("k", "")], { env: {} }).model).toBe(DEFAULT_MODEL);
+    expect(selectProvider([gemini("k", "")], { env: { GEMINI_MODEL: "gemini-y" } }).model).toBe("gemini-y");
   });
 });

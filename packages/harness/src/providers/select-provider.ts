@@ -1,4 +1,5 @@
 import type { GeminiModelOptions, ModelConfig, RetryConfig } from "@antigravity-ts/sdk/wire";
+import { DEFAULT_MODEL } from "@antigravity-ts/sdk";
 import { ModelType, definedProperties } from "@antigravity-ts/sdk/internal";
 import type { GeminiProviderOptions } from "./gemini.js";
 import { DEFAULT_GEMINI_BASE_URL, lazyProvider } from "./lazy.js";
@@ -8,8 +9,11 @@ import type { ModelProvider } from "../model/provider.js";
 import type { ScriptFile } from "./script-format.js";
 import { createScriptedProvider } from "./scripted.js";
 
-/** Gemini model used when neither the config nor `GEMINI_MODEL` names one (upstream's default text model, §5.1). */
-export const DEFAULT_GEMINI_MODEL = "gemini-3.7-flash";
+/**
+ * Gemini model used when neither the config nor `GEMINI_MODEL` names one: the SDK's `DEFAULT_MODEL`
+ * (upstream's default text model, §5.1), one constant for the client and the harness.
+ */
+export const DEFAULT_GEMINI_MODEL: string = DEFAULT_MODEL;
 
 /** The provider chosen for a session, and why (logged on stderr). */
 export interface ProviderSelection {
