@@ -16,7 +16,8 @@ import { harnessEnv, killAllHarnesses, startListeningHarness, type ListeningHarn
 
 // Issue 25 item 3 against the reference harness over a real socket: deny(reason) reaches the
 // model and the step as written, whether the harness decides the rule (static) or asks the SDK
-// (a predicate); an askUser handler gets the policy's reason, and a refusal reads it.
+// (a predicate); an askUser handler gets the policy's reason, and a refusal reads it; without a
+// policy reason the handler gets the harness's own (PolicyDecisionRequest.reason).
 
 const SCRIPT = {
   turns: [
@@ -102,5 +103,21 @@ describe("policy reasons, end to end", () => {
     expect(asked[0]?.[1]).toBe("builds need a human");
     expect(error).toContain("builds need a human");
     expect(text).toContain("builds need a human");
+  });
+
+  it("askUser without a reason: the handler gets the harness's reason (PolicyDecisionRequest.reason)", async () => {
+    const reasons: (string | undefined)[] = [];
+    const { error } = await turn(
+      askUser("run_command", (_call, _where, reason) => {
+        reasons.push(reason);
+        return false;
+      }),
+      allowAll(),
+    );
+    // The reference harness says which rule matched and what it decides (packages/harness evaluate-policy.ts).
+    expect(reasons).toEqual([
+      'run_command matches policy rule "run_command" (asks the user about run_command), which the client decides',
+    ]);
+    expect(error).toContain("Denied by user (run_command).");
   });
 });

@@ -160,6 +160,7 @@ describe("control: confirmations, questions, hooks, policies", () => {
       const step = finalSteps(client.frames).find((s) => s.customTool && s.state === "STATE_ACTIVE") as Frame;
       expect(request).toMatchObject({
         ruleId: "rule_0",
+        reason: 'add matches policy rule "add-DENY" (denies add), which the client decides',
         toolArgs: {
           toolName: "add",
           argumentsJson: '{"a":1,"b":2}',
@@ -181,6 +182,36 @@ describe("control: confirmations, questions, hooks, policies", () => {
       }
     }
     client.close();
+  });
+
+  it("gives a dynamic rule's own reason as the request's reason, and a 0.1.14 client no reason field", async () => {
+    const rules = [
+      rule("add", "ASK_USER", { isDynamic: true, ruleId: "rule_0", denyReason: "sums need a human" }),
+      rule("*", "ALLOW"),
+    ];
+    for (const era of ["0.1.19", "0.1.14"] as const) {
+      const client = await connect({
+        policyConfig: { rules },
+        // A 0.1.14 client names the template of its instructions templateName (its first frame shows its era).
+        ...(era === "0.1.14"
+          ? { systemInstructions: { custom: { part: [{ template: { templateName: "identity" } }] } } }
+          : {}),
+      });
+      client.prompt("add");
+      const request = (await client.next((f) => f["policyDecisionRequest"] !== undefined, "policyDecisionRequest"))[
+        "policyDecisionRequest"
+      ] as Frame;
+      if (era === "0.1.19") expect(request["reason"]).toBe("sums need a human");
+      else expect("reason" in request).toBe(false);
+      expect(request["ruleId"]).toBe("rule_0");
+      client.send({
+        policyDecisionResponse: { requestId: request["requestId"], outcome: "POLICY_EVALUATION_OUTCOME_NO_MATCH" },
+      });
+      const call = await client.next((f) => f["toolCall"] !== undefined, "toolCall");
+      client.send({ toolResponse: { id: call["toolCall"].id, responseJson: '{"sum":3}' } });
+      await client.turn();
+      client.close();
+    }
   });
 
   it("asks questions with questionsRequest and passes the answers to the model", async () => {

@@ -88,6 +88,30 @@ export async function evaluatePolicy(
   return { decision: "allow" };
 }
 
+const DECISION_WORDS: Partial<Record<PolicyDecision, string>> = {
+  [PolicyDecision.DENY]: "denies",
+  [PolicyDecision.ASK_USER]: "asks the user about",
+  [PolicyDecision.ALLOW]: "allows",
+};
+
+/**
+ * `PolicyDecisionRequest.reason` (= 4, localharness.proto upstream @257f843a; 0.1.19 wire, left out
+ * for 0.1.14 clients by the writer, `outputEventForEra`): why the harness asks the client about
+ * `toolName`'s call. Upstream's handlers get it as the runtime's explanation of why confirmation
+ * is requested (`AskUserHandler`, hooks/policy.py Stars1233 @5f40f295); what Google's harness puts
+ * there is not published. Here: the rule's own reason when the client gave one (`denyReason`,
+ * which the SDK fills from the policy's `reason`), else which rule matched and what it decides.
+ */
+export function policyRequestReason(rule: PolicyRule, toolName: string): string {
+  const given = nonEmpty(rule.denyReason);
+  if (given !== undefined) return given;
+  const label = nonEmpty(rule.name) ?? nonEmpty(rule.ruleId) ?? rule.tool ?? "*";
+  const server = nonEmpty(rule.serverName);
+  const target = `${server === undefined ? "" : `${server}/`}${rule.tool ?? "*"}`;
+  const decides = DECISION_WORDS[rule.decision ?? PolicyDecision.UNSPECIFIED] ?? "decides";
+  return `${toolName} matches policy rule ${JSON.stringify(label)} (${decides} ${target}), which the client decides`;
+}
+
 function defaultReason(rule: PolicyRule): string {
   return `denied by policy ${JSON.stringify(nonEmpty(rule.name) ?? rule.tool ?? "*")}`;
 }

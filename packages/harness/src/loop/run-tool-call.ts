@@ -3,7 +3,7 @@ import { StepUpdate_State, errorText, definedProperties } from "@antigravity-ts/
 import { preToolArgs, type ToolHookTarget } from "./hook-caller.js";
 import { MAX_MEDIA_BYTES, mediaByteLength, mediaFromWire, type ModelMedia } from "../model/media.js";
 import type { ModelToolCall, ModelToolResult } from "../model/provider.js";
-import { evaluatePolicy } from "./evaluate-policy.js";
+import { evaluatePolicy, policyRequestReason } from "./evaluate-policy.js";
 import type { SessionState } from "./state.js";
 import { modelStep, type StepFields, type StepHandle } from "../step-ledger.js";
 import { ToolError, type BuiltinTool, type ToolContext } from "../tools/tool.js";
@@ -60,7 +60,12 @@ export async function runToolCall(
       const reply = state.policyReplies.wait(requestId, scope.signal);
       scope.send({
         case: "policyDecisionRequest",
-        value: { requestId, ruleId: rule.ruleId ?? "", toolArgs: preToolArgs(target, args) },
+        value: {
+          requestId,
+          ruleId: rule.ruleId ?? "",
+          toolArgs: preToolArgs(target, args),
+          reason: policyRequestReason(rule, call.name),
+        },
       });
       return reply;
     },
