@@ -243,7 +243,8 @@ function harnessOpener(target: HarnessGatewayTarget, timeoutMs: number): OpenHar
   };
 }
 
-function reject(socket: Duplex, status: number, text: string): void {
+/** Refuses an upgrade with an HTTP status and closes the socket (also `createAcpBridge`'s refusals). */
+export function reject(socket: Duplex, status: number, text: string): void {
   if (socket.destroyed) return;
   socket.once("finish", () => socket.destroy());
   socket.end(
@@ -251,7 +252,8 @@ function reject(socket: Duplex, status: number, text: string): void {
   );
 }
 
-function listen(server: Server, port: number, host: string): Promise<void> {
+/** Listens on `host:port`, failing with `Unavailable` (also `createAcpBridge`'s standalone server). */
+export function listen(server: Server, port: number, host: string): Promise<void> {
   return new Promise((resolve, reject) => {
     const onError = (cause: Error): void =>
       reject(

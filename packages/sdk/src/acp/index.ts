@@ -5,6 +5,7 @@
  * @module
  */
 export { ACP_CAPABILITIES, acpAgent, type AcpAgentOptions } from "./acp-agent.js";
+export { acpWebSocketStream, type AcpWebSocketStreamOptions } from "./acp-websocket-stream.js";
 export { AcpConnection, type AcpConnectionOptions, type AcpFileSystem } from "./acp-connection.js";
 export type { AcpSessionEvent, AcpToolCallDetails } from "./acp-steps.js";
 export {
