@@ -13,7 +13,7 @@ import {
   type OriginPolicy,
   type TokenPolicy,
 } from "../gateway/gateway-auth.js";
-import { remoteAddress, stderrSink, type GatewayLogSink } from "../gateway/gateway-log.js";
+import { remoteAddress, type GatewayLogSink } from "../gateway/gateway-log.js";
 import { listen, reject } from "../gateway/harness-gateway.js";
 import { SessionOwnership } from "../gateway/session-ownership.js";
 import { AcpProcess } from "./acp-agent.js";
@@ -124,7 +124,9 @@ export async function createAcpBridge(options: AcpBridgeOptions): Promise<AcpBri
     },
   };
   const ownership = new SessionOwnership();
-  const log = new LogThrottle(options.log ?? stderrSink);
+  const log = new LogThrottle(
+    options.log ?? ((line) => void process.stderr.write(`antigravity acp bridge: ${line}\n`)),
+  );
   const spawn = async (): Promise<AcpProcess> => {
     const agent = await AcpProcess.spawn(options.command, options.args ?? [], {
       env: options.env,
