@@ -28,9 +28,9 @@ describe("documented Node examples (seed 000/001) against the reference harness"
     expect(out).toMatch(/^User: Solve this riddle/);
     expect(out).toContain("I am the scripted demo model"); // a thought chunk
     expect(out).toContain("(scripted demo model — set GEMINI_API_KEY for a real one)"); // a text chunk
-    // The demo model lists the workspace only when list_directory is offered, no default since
-    // upstream 0.1.19 (issue 25 item 3); this example declares no tool of its own.
-    expect(out).not.toContain("[Tool Call:");
+    // The demo model looks at the workspace with find_file, a default built-in (list_directory is
+    // none since upstream 0.1.19); this example declares no tool of its own.
+    expect(out).toContain('[Tool Call: find_file with args: {"directory_path":".","pattern":"*"}]');
     // The second model call's text starts a paragraph of its own (issue 26 item 3).
     expect(out).toMatch(/\n\nHere is what I found/);
   });

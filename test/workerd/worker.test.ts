@@ -75,8 +75,8 @@ describe("the example Worker in workerd", () => {
     const body = (await response.json()) as TurnJson;
     expect(response.status, JSON.stringify(body)).toBe(200);
     expect(body.thinking).not.toBe("");
-    // The demo lists the workspace only when list_directory is offered: no default since upstream 0.1.19.
-    expect(body.toolCalls).toEqual(["worker_info"]);
+    // The demo looks at the workspace with find_file (a default built-in), then calls the client tool.
+    expect(body.toolCalls).toEqual(["find_file", "worker_info"]);
     // The scripted model quotes the tool's answer; workerd's navigator.userAgent is "Cloudflare-Workers".
     expect(body.text).toContain("Cloudflare-Workers");
     // Two model calls, two blocks: their text is not glued together in textBlocks.

@@ -86,8 +86,10 @@ describe("quick start", () => {
     expect(text).toContain(`› ${QUICKSTART_PROMPTS[0]}`);
     expect(text).toContain("thinking: ");
     expect(text).toContain("scripted demo model");
-    // list_directory is no default built-in since upstream 0.1.19 (issue 25 item 3): the demo model skips it.
-    expect(text).not.toContain("list_directory");
+    // The demo looks at the workspace with find_file, a default built-in (list_directory is none since upstream 0.1.19).
+    expect(text).toContain('… find_file({"directory_path":".","pattern":"*"})');
+    expect(text).toMatch(/✔ find_file/);
+    expect(text).toMatch(/Workspace entries found: \d+\./);
     expect(text).toMatch(/✔ get_weather\(\{"city":"Tokyo"\}\) → \{"city":"Tokyo",/);
     expect(text).toContain("policy: run_command `echo hello` → allowed");
     expect(text).toMatch(/✔ run_command/);
@@ -158,7 +160,7 @@ describe("REPL", () => {
     expect(text).toContain("/save [file]");
     expect(text).toContain("no turns yet");
     expect(text).toMatch(/turns: 1\ntokens: this turn \d+ in/);
-    expect(text).toMatch(/1 › Hello there\n {2}tools: get_weather\n {2}\(scripted demo model/);
+    expect(text).toMatch(/1 › Hello there\n {2}tools: find_file, get_weather\n {2}\(scripted demo model/);
     expect(text).toContain("unknown command /bogus; /help lists the commands");
     expect(text).toMatch(/new conversation [0-9a-f-]{36}\n/);
     expect(count(text, "no turns yet")).toBe(2);

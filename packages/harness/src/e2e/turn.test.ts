@@ -83,7 +83,7 @@ describe("a turn over a real socket (protocol §6)", () => {
     demo = await startListeningHarness();
   });
 
-  it("streams the demo turn: user step, thinking, text deltas, list_directory, a client tool round trip, usage and finish", async () => {
+  it("streams the demo turn: user step, thinking, text deltas, find_file, a client tool round trip, usage and finish", async () => {
     const client = await TestClient.connect(demo.port, demo.apiKey);
     const init = await client.init(
       harnessConfig(fixture.workspace, { tools: [ADD_TOOL], finishToolSchemaJson: ANSWER_SCHEMA }),
@@ -138,14 +138,14 @@ describe("a turn over a real socket (protocol §6)", () => {
     expect(firstFinal["text"]).toContain("(scripted demo model — set GEMINI_API_KEY for a real one)");
     expect(firstFinal["thinking"]).toContain("What is in here?");
 
-    const list = final.find((s) => s.listDirectory !== undefined) as Frame;
-    expect(list).toMatchObject({ state: "STATE_DONE", source: "SOURCE_MODEL", target: "TARGET_USER" });
-    expect(list["listDirectory"].results).toEqual(
-      expect.arrayContaining([
-        { name: "README.md", fileSize: "7" },
-        { name: "link", fileSize: String((await lstat(path.join(fixture.workspace, "link"))).size) },
-      ]),
-    );
+    // The demo looks at the workspace with find_file (a default built-in; list_directory is not since upstream 0.1.19).
+    const find = final.find((s) => s.findFile !== undefined) as Frame;
+    expect(find).toMatchObject({ state: "STATE_DONE", source: "SOURCE_MODEL", target: "TARGET_USER" });
+    expect(find["findFile"]).toMatchObject({ query: "*" });
+    const found = (find["findFile"].output as string).split("\n");
+    expect(found).toContain("README.md");
+    // The symlink to a directory outside the workspace is neither listed nor followed.
+    expect(found.some((name) => name.startsWith("link") || name.includes("secret"))).toBe(false);
 
     const custom = final.find((s) => s.customTool !== undefined) as Frame;
     expect(custom).toMatchObject({ state: "STATE_DONE", source: "SOURCE_MODEL", target: "TARGET_USER" });
@@ -158,7 +158,7 @@ describe("a turn over a real socket (protocol §6)", () => {
 
     const answer = final.find((s) => s.stepIndex > custom["stepIndex"] && s.text) as Frame;
     expect(answer["text"]).toContain('{"sum":5}');
-    expect(answer["text"]).toContain("Workspace entries: 2");
+    expect(answer["text"]).toContain(`Workspace entries found: ${found.length}.`);
 
     const finish = final[final.length - 1] as Frame;
     expect(finish).toMatchObject({ state: "STATE_DONE", source: "SOURCE_MODEL", target: "TARGET_USER" });

@@ -16,13 +16,14 @@ const LOOK_AND_ANSWER: ScriptCall[] = [
       "The user said: “{{prompt}}”. I am the scripted demo model, so I will show what a turn can do: look at the workspace, call a tool the client declared, then answer.",
     text: `${DEMO_NOTICE}\nLet me look at the workspace and try the tools you gave me.`,
     toolCalls: [
-      { name: "list_directory", args: { directory_path: "." }, ifAvailable: true },
+      // find_file is a default built-in (upstream 0.1.19's BuiltinTools.default() dropped list_directory).
+      { name: "find_file", args: { directory_path: ".", pattern: "*" }, ifAvailable: true },
       { name: "$client", args: "$fromSchema", ifAvailable: true },
     ],
   },
   {
     // Sections: a tool the session does not offer is not reported as "n/a".
-    text: "Here is what I found.{{#results.list_directory}} Workspace entries: {{results.list_directory.count}}.{{/results.list_directory}}{{#results.$client}} Your tool's answer: {{results.$client}}.{{/results.$client}} That is all this demo model can do; connect a real model for real answers.",
+    text: "Here is what I found.{{#results.find_file}} Workspace entries found: {{results.find_file.count}}.{{/results.find_file}}{{#results.$client}} Your tool's answer: {{results.$client}}.{{/results.$client}} That is all this demo model can do; connect a real model for real answers.",
     toolCalls: [{ name: "finish", args: "$fromSchema", ifAvailable: true }],
   },
 ];
@@ -32,7 +33,8 @@ const LOOK_AND_ANSWER: ScriptCall[] = [
  *
  * - A prompt containing the word "run" runs `echo hello` with run_command (a confirmation demo
  *   when the policy asks the user about run_command, or in INTERACTIVE mode).
- * - Any other prompt: thinking, streamed text, `list_directory` of the workspace, a call of the
+ * - Any other prompt: thinking, streamed text, `find_file` of every entry under the workspace
+ *   (skipping `.git` and `node_modules`, at most 500 names), a call of the
  *   FIRST client tool the client declared (`$client`, with arguments built from its JSON schema's
  *   required properties: strings "demo", numbers 2, 3, …), then an answer quoting the results and,
  *   when `finishToolSchemaJson` is set, `finish` with structured output built from that schema.

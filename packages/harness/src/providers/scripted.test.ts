@@ -14,7 +14,7 @@ const ADD: ToolDeclaration = {
     required: ["a", "b"],
   },
 };
-const LIST: ToolDeclaration = { name: "list_directory", description: "", parameters: { type: "object" } };
+const FIND: ToolDeclaration = { name: "find_file", description: "", parameters: { type: "object" } };
 const FINISH: ToolDeclaration = {
   name: "finish",
   description: "",
@@ -124,16 +124,16 @@ describe("scripted model", () => {
     expect(texts).toEqual(["partial"]);
   });
 
-  it("runs the demo: notice, several deltas, list_directory, the first client tool with schema-built args, then finish", async () => {
+  it("runs the demo: notice, several deltas, find_file, the first client tool with schema-built args, then finish", async () => {
     const provider = createScriptedProvider();
     const first = await collect(
-      provider.generate(request([{ role: "user", text: "hi" }], [ADD, LIST, FINISH]), signal),
+      provider.generate(request([{ role: "user", text: "hi" }], [ADD, FIND, FINISH]), signal),
     );
     expect(first.text).toContain("(scripted demo model — set GEMINI_API_KEY for a real one)");
     expect(first.thinking).toContain("“hi”");
     expect(first.textDeltas).toBeGreaterThan(2);
     expect(first.calls).toEqual([
-      { name: "list_directory", args: { directory_path: "." } },
+      { name: "find_file", args: { directory_path: ".", pattern: "*" } },
       { name: "add", args: { a: 2, b: 3 } },
     ]);
     expect(first.usage).toMatchObject({
@@ -150,17 +150,17 @@ describe("scripted model", () => {
             {
               role: "tool",
               results: [
-                { id: "1", name: "list_directory", response: { count: 4 } },
+                { id: "1", name: "find_file", response: { output: "a\nb\nc\nd", count: 4 } },
                 { id: "2", name: "add", response: { sum: 5 } },
               ],
             },
           ],
-          [ADD, LIST, FINISH],
+          [ADD, FIND, FINISH],
         ),
         signal,
       ),
     );
-    expect(second.text).toContain('Workspace entries: 4. Your tool\'s answer: {"sum":5}.');
+    expect(second.text).toContain('Workspace entries found: 4. Your tool\'s answer: {"sum":5}.');
     expect(second.calls).toEqual([{ name: "finish", args: { answer: "yes" } }]);
   });
 
@@ -178,7 +178,7 @@ describe("scripted model", () => {
     ).toEqual([{ name: "run_command", args: { CommandLine: "echo hello" } }]);
     const bare = await collect(provider.generate(request([{ role: "user", text: "hello" }]), signal));
     expect(bare.calls).toEqual([]);
-    // Without list_directory and a client tool the answer does not mention them ("n/a" before).
+    // Without find_file and a client tool the answer does not mention them ("n/a" before).
     expect(bare.text).toContain("Here is what I found. That is all this demo model can do");
     expect(bare.text).not.toContain("n/a");
   });
