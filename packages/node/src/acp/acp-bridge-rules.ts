@@ -2,7 +2,7 @@
 // method and field is `@agentclientprotocol/sdk` 2.4's (`methods.agent`, `dist/v1/schema/types.gen.d.ts`:
 // InitializeRequest.clientCapabilities, AuthenticateRequest.methodId, NewSessionRequest { cwd,
 // mcpServers }, LoadSessionRequest { sessionId, cwd, mcpServers }, PromptRequest / SetSessionModeRequest /
-// CancelNotification .sessionId); the error objects are JSON-RPC 2.0's (§5, §5.1 codes).
+// CancelNotification .sessionId; NewSessionRequest/LoadSessionRequest.additionalDirectories); the error objects are JSON-RPC 2.0's (§5, §5.1 codes).
 import type { AnyMessage, McpServer } from "@agentclientprotocol/sdk";
 import type { SessionOwnership } from "../gateway/session-ownership.js";
 
@@ -163,10 +163,23 @@ export class AcpPageRules {
         );
       loaded = sessionId;
     }
+    const additional = params["additionalDirectories"];
+    if (additional !== undefined && additional !== null && !(Array.isArray(additional) && additional.length === 0))
+      return answer(
+        id,
+        JsonRpcCode.InvalidParams,
+        "the bridge chooses the agent's directories; send no additionalDirectories",
+      );
     this.#opening.set(id, loaded);
+    // Rebuilt from the fields the schema has, so a field the bridge does not know never reaches the agent.
     return forward({
       ...message,
-      params: { ...params, cwd: this.#rules.cwd, mcpServers: [...this.#rules.mcpServers] },
+      params: {
+        cwd: this.#rules.cwd,
+        mcpServers: [...this.#rules.mcpServers],
+        ...(loaded === undefined ? {} : { sessionId: loaded }),
+        ...(params["_meta"] === undefined ? {} : { _meta: params["_meta"] }),
+      },
     });
   }
 

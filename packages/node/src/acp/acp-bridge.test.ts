@@ -213,6 +213,9 @@ describe("createAcpBridge", () => {
     const stdio = { name: "x", command: "/bin/sh", args: ["-c", "touch pwned"], env: [] };
     page.send({ jsonrpc: "2.0", id: 6, method: "session/new", params: { cwd: "/", mcpServers: [stdio] } });
     expect((await page.answer(6))["error"]).toMatchObject({ code: -32602 });
+    const outside = { cwd: "/", mcpServers: [], additionalDirectories: ["/etc"] };
+    page.send({ jsonrpc: "2.0", id: 11, method: "session/new", params: outside });
+    expect(JSON.stringify((await page.answer(11))["error"])).toContain("additionalDirectories");
     page.send({ jsonrpc: "2.0", id: 7, method: "session/prompt", params: { sessionId: "not-mine", prompt: [] } });
     expect((await page.answer(7))["error"]).toMatchObject({ code: -32602 });
     page.send({ jsonrpc: "2.0", id: 8, method: "authenticate", params: { methodId: "gemini-api-key" } });
@@ -261,6 +264,29 @@ describe("createAcpBridge", () => {
     return rawPage(otherBridge.url ?? "", { token });
   }
   afterAll(() => otherBridge?.close());
+
+  it("caps pages at maxConnections (503) and closes a page that never initializes (1008), starting no process", async () => {
+    const small = await createAcpBridge({
+      command: bin,
+      args: ["--acp"],
+      env: harnessEnv(),
+      cwd: workspace,
+      allowedOrigins: [ORIGIN],
+      token: TOKEN,
+      maxConnections: 1,
+      initializeTimeoutMs: 300,
+      onProcess: (agent: AcpProcess) => pids.push(agent.pid),
+      log: () => {},
+    });
+    try {
+      const silent = await rawPage(small.url ?? "");
+      await expect(rawPage(small.url ?? "")).rejects.toThrow("HTTP 503");
+      expect(await silent.closed).toEqual({ code: 1008, reason: "no initialize within 0.3 s" });
+      expect(pids).toHaveLength(0);
+    } finally {
+      await small.close();
+    }
+  });
 
   it("closes a page that sends a frame over maxFrameBytes (1009) and ends its process; other pages go on", {
     timeout: 60_000,
