@@ -23,7 +23,7 @@ const LOOK_AND_ANSWER: ScriptCall[] = [
   },
   {
     // Sections: a tool the session does not offer is not reported as "n/a".
-    text: "Here is what I found.{{#results.find_file}} Workspace entries found: {{results.find_file.count}}.{{/results.find_file}}{{#results.$client}} Your tool's answer: {{results.$client}}.{{/results.$client}} That is all this demo model can do; connect a real model for real answers.",
+    text: "Here is what I found.{{#results.find_file}} Workspace entries found: {{results.find_file.count}}.{{/results.find_file}}{{#results.find_file.truncated}} (find_file stops at 500 names.){{/results.find_file.truncated}}{{#results.$client}} Your tool's answer: {{results.$client}}.{{/results.$client}} That is all this demo model can do; connect a real model for real answers.",
     toolCalls: [{ name: "finish", args: "$fromSchema", ifAvailable: true }],
   },
 ];
