@@ -1,20 +1,11 @@
-import { createServer, type IncomingMessage, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { Server } from "node:http";
 import { isAbsolute } from "node:path";
-import type { Duplex } from "node:stream";
 import type { McpServer } from "@agentclientprotocol/sdk";
 import { ErrorCode, SdkError } from "@antigravity-ts/sdk";
-import { LogThrottle } from "@antigravity-ts/sdk/internal";
-import { WebSocketServer, type WebSocket } from "ws";
-import {
-  isOriginAllowed,
-  isTokenValid,
-  presentedToken,
-  type OriginPolicy,
-  type TokenPolicy,
-} from "../gateway/gateway-auth.js";
+import { definedProperties, LogThrottle } from "@antigravity-ts/sdk/internal";
+import type { OriginPolicy, TokenPolicy } from "../gateway/gateway-auth.js";
 import { remoteAddress, type GatewayLogSink } from "../gateway/gateway-log.js";
-import { listen, reject } from "../gateway/harness-gateway.js";
+import { openPageEndpoint, type PageEndpoint } from "../gateway/page-endpoint.js";
 import { SessionOwnership } from "../gateway/session-ownership.js";
 import { AcpProcess } from "./acp-agent.js";
 import { AcpBridgeRelay } from "./acp-bridge-relay.js";
@@ -61,15 +52,10 @@ export interface AcpBridgeOptions {
   log?: GatewayLogSink;
 }
 
-/** A running bridge. */
-export interface AcpBridge extends AsyncDisposable {
-  /** The `ws://` URL pages connect to (standalone mode), else `undefined`. */
-  readonly url: string | undefined;
-  /** Pages connected now. */
-  readonly connectionCount: number;
-  /** Refuses new pages, closes every page (1001) and shuts its agent down, and in standalone mode the server. */
-  close(): Promise<void>;
-}
+/** A running bridge: its `url` (standalone mode), `connectionCount` (pages connected now), and
+ * `close()`, which refuses new pages, closes every page (1001) and shuts its agent down, and in
+ * standalone mode the server. */
+export type AcpBridge = PageEndpoint;
 
 /** Node's timeouts for half-sent upgrade requests in standalone mode (as the gateway's default). */
 const HEADERS_TIMEOUT_MS = 5_000;
@@ -136,98 +122,23 @@ export async function createAcpBridge(options: AcpBridgeOptions): Promise<AcpBri
     options.onProcess?.(agent);
     return agent;
   };
-  const selectedProtocols = new WeakMap<IncomingMessage, string>();
-  const wss = new WebSocketServer({
-    noServer: true,
+  return openPageEndpoint({
+    allowedOrigins: options.allowedOrigins,
+    token: options.token,
+    ...definedProperties({ server: options.server, port: options.port, host: options.host }),
+    path,
+    headersTimeoutMs: HEADERS_TIMEOUT_MS,
+    maxConnections,
     maxPayload: maxFrameBytes,
-    perMessageDeflate: false,
-    handleProtocols: (_offered, request) => selectedProtocols.get(request) ?? false,
+    log,
+    startRelay: (page, request, presented) =>
+      new AcpBridgeRelay(page, {
+        rules: new AcpPageRules(rules, ownership, presented.token),
+        spawn,
+        initializeTimeoutMs,
+        shutdownGraceMs,
+        log,
+        remote: remoteAddress(request),
+      }),
   });
-  const relays = new Set<AcpBridgeRelay>();
-  let admitting = 0;
-  let closed = false;
-
-  const server =
-    options.server ??
-    createServer(
-      {
-        headersTimeout: HEADERS_TIMEOUT_MS,
-        requestTimeout: HEADERS_TIMEOUT_MS,
-        connectionsCheckingInterval: 1_000,
-      },
-      (_request, response) => {
-        response
-          .writeHead(426, { "content-type": "text/plain" })
-          .end("this endpoint only accepts WebSocket upgrades\n");
-      },
-    );
-
-  function refuse(request: IncomingMessage, socket: Duplex, status: number, text: string): void {
-    log.note(`refused ${status}`, `refused an upgrade from ${remoteAddress(request)}: ${status} ${text}`);
-    reject(socket, status, text);
-  }
-
-  const onUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer): void => {
-    if (new URL(request.url ?? "/", "http://bridge.invalid").pathname !== path) {
-      // Another upgrade handler on a shared server (the harness gateway, say) may own this path.
-      if (options.server === undefined || server.listenerCount("upgrade") === 1)
-        refuse(request, socket, 404, "Not Found");
-      return;
-    }
-    void admit(request, socket, head);
-  };
-
-  async function admit(request: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
-    if (closed) return refuse(request, socket, 503, "Service Unavailable");
-    if (!isOriginAllowed(options.allowedOrigins, request)) return refuse(request, socket, 403, "Forbidden");
-    if (relays.size + admitting >= maxConnections) return refuse(request, socket, 503, "Service Unavailable");
-    admitting++;
-    try {
-      const presented = presentedToken(request);
-      const valid = await isTokenValid(options.token, presented, request).catch(() => false);
-      if (!valid || presented === undefined) return refuse(request, socket, 401, "Unauthorized");
-      if (closed || socket.destroyed) return refuse(request, socket, 503, "Service Unavailable");
-      if (presented.protocol !== undefined) selectedProtocols.set(request, presented.protocol);
-      wss.handleUpgrade(request, socket, head, (page: WebSocket) => {
-        const relay = new AcpBridgeRelay(page, {
-          rules: new AcpPageRules(rules, ownership, presented.token),
-          spawn,
-          initializeTimeoutMs,
-          shutdownGraceMs,
-          log,
-          remote: remoteAddress(request),
-        });
-        relays.add(relay);
-        void relay.done.finally(() => relays.delete(relay));
-      });
-    } finally {
-      admitting--;
-    }
-  }
-
-  server.on("upgrade", onUpgrade);
-  if (options.server === undefined) await listen(server, options.port ?? 0, options.host ?? "127.0.0.1");
-  const address = options.server === undefined ? (server.address() as AddressInfo) : undefined;
-  const host = address === undefined ? undefined : address.family === "IPv6" ? `[${address.address}]` : address.address;
-
-  const close = async (): Promise<void> => {
-    if (closed) return;
-    closed = true;
-    server.off("upgrade", onUpgrade);
-    await Promise.all([...relays].map((relay) => relay.shutdown()));
-    wss.close();
-    log.close();
-    if (options.server === undefined) {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    }
-  };
-  return {
-    url: address === undefined ? undefined : `ws://${host}:${address.port}${path}`,
-    get connectionCount() {
-      return relays.size;
-    },
-    close,
-    [Symbol.asyncDispose]: close,
-  };
 }

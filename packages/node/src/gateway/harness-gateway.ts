@@ -1,21 +1,12 @@
-import { createServer, type IncomingMessage, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
-import type { Duplex } from "node:stream";
+import type { Server } from "node:http";
 import { ErrorCode, SdkError, WebSocketTransport, type Channel, type Transport } from "@antigravity-ts/sdk";
-import { LogThrottle } from "@antigravity-ts/sdk/internal";
-import { WebSocketServer, type WebSocket } from "ws";
+import { definedProperties, LogThrottle } from "@antigravity-ts/sdk/internal";
 import { SOCKET_CLOSE_TIMEOUT_MS } from "../socket/connect-harness-socket.js";
-import {
-  isOriginAllowed,
-  isTokenValid,
-  presentedToken,
-  type OriginPolicy,
-  type PresentedToken,
-  type TokenPolicy,
-} from "./gateway-auth.js";
+import type { OriginPolicy, TokenPolicy } from "./gateway-auth.js";
 import { remoteAddress, stderrSink, type GatewayLogSink } from "./gateway-log.js";
 import { GatewayRelay, type OpenHarnessChannel } from "./gateway-relay.js";
 import type { GatewaySessionOptions } from "./gateway-session.js";
+import { openPageEndpoint, type PageEndpoint } from "./page-endpoint.js";
 import { SessionOwnership } from "./session-ownership.js";
 
 /** Where the gateway sends each browser: one running harness, or a fresh transport per client. */
@@ -67,15 +58,9 @@ export interface HarnessGatewayOptions {
   log?: GatewayLogSink;
 }
 
-/** A running gateway. */
-export interface HarnessGateway extends AsyncDisposable {
-  /** The `ws://` URL pages connect to (standalone mode), else `undefined`. */
-  readonly url: string | undefined;
-  /** Browser connections currently relayed. */
-  readonly connectionCount: number;
-  /** Refuses new clients, closes every relay (browsers get 1001) and, in standalone mode, the server. */
-  close(): Promise<void>;
-}
+/** A running gateway: its `url` (standalone mode), `connectionCount`, and `close()`, which refuses new
+ * clients, closes every relay (browsers get 1001) and, in standalone mode, the server. */
+export type HarnessGateway = PageEndpoint;
 
 /**
  * A WebSocket endpoint for browser pages that relays protocol frames to a harness and adds the
@@ -125,105 +110,27 @@ export async function createHarnessGateway(options: HarnessGatewayOptions): Prom
   const ownership = new SessionOwnership();
   const log = new LogThrottle(options.log ?? stderrSink);
   const open = harnessOpener(options.target, connectTimeoutMs);
-  // The token subprotocol must be echoed, or browsers fail the connection.
-  const selectedProtocols = new WeakMap<IncomingMessage, string>();
-  const wss = new WebSocketServer({
-    noServer: true,
+  return openPageEndpoint({
+    allowedOrigins: options.allowedOrigins,
+    token: options.token,
+    ...definedProperties({ server: options.server, port: options.port, host: options.host }),
+    path,
+    headersTimeoutMs,
+    maxConnections,
     maxPayload: 0,
-    perMessageDeflate: false,
-    handleProtocols: (_offered, request) => selectedProtocols.get(request) ?? false,
-  });
-  const relays = new Set<GatewayRelay>();
-  let admitting = 0;
-  let closed = false;
-
-  // Node checks the timeouts on an interval (default 30 s): a short one makes them hold promptly.
-  const serverOptions = {
-    headersTimeout: headersTimeoutMs,
-    requestTimeout: headersTimeoutMs,
-    connectionsCheckingInterval: Math.min(1_000, headersTimeoutMs),
-  };
-  const server =
-    options.server ??
-    createServer(serverOptions, (_request, response) => {
-      response.writeHead(426, { "content-type": "text/plain" }).end("this endpoint only accepts WebSocket upgrades\n");
-    });
-  const onUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer): void => {
-    if (new URL(request.url ?? "/", "http://gateway.invalid").pathname !== path) {
-      // Another upgrade handler on a shared server may own this path.
-      if (options.server === undefined || server.listenerCount("upgrade") === 1)
-        refuse(request, socket, 404, "Not Found");
-      return;
-    }
-    void admit(request, socket, head);
-  };
-
-  /** Refuses an upgrade with an HTTP status; logged at most once per status and window (issue 8 item 13). */
-  function refuse(request: IncomingMessage, socket: Duplex, status: number, text: string): void {
-    log.note(
-      `refused ${status}`,
-      `refused an upgrade from ${remoteAddress(request)}: ${status} ${text}`,
-      `refused upgrades (${status} ${text})`,
-    );
-    reject(socket, status, text);
-  }
-
-  async function admit(request: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
-    if (closed) return refuse(request, socket, 503, "Service Unavailable");
-    if (!isOriginAllowed(options.allowedOrigins, request)) return refuse(request, socket, 403, "Forbidden");
-    if (relays.size + admitting >= maxConnections) return refuse(request, socket, 503, "Service Unavailable");
-    admitting++;
-    try {
-      const presented = presentedToken(request);
-      const valid = await isTokenValid(options.token, presented, request).catch(() => false);
-      if (!valid || presented === undefined) return refuse(request, socket, 401, "Unauthorized");
-      if (closed || socket.destroyed) return refuse(request, socket, 503, "Service Unavailable");
-      if (presented.protocol !== undefined) selectedProtocols.set(request, presented.protocol);
-      wss.handleUpgrade(request, socket, head, (browser) => startRelay(browser, request, presented));
-    } finally {
-      admitting--;
-    }
-  }
-
-  function startRelay(browser: WebSocket, request: IncomingMessage, presented: PresentedToken): void {
-    const page = { token: presented.token, request };
-    const gate = new PageGate({ rules, ownership, page, maxFirstFrameBytes, log });
-    const onRefused = (code: number, reason: string): void =>
-      log.note(
-        `closed ${code}`,
-        `closed a page from ${remoteAddress(request)} with ${code}: ${reason}`,
-        `pages closed with ${code}`,
-      );
-    const relay = new GatewayRelay(browser, { open, gate, firstFrameTimeoutMs, onRefused });
-    relays.add(relay);
-    void relay.done.finally(() => relays.delete(relay));
-  }
-
-  server.on("upgrade", onUpgrade);
-  if (options.server === undefined) await listen(server, options.port ?? 0, options.host ?? "127.0.0.1");
-  const address = options.server === undefined ? (server.address() as AddressInfo) : undefined;
-  const host = address === undefined ? undefined : address.family === "IPv6" ? `[${address.address}]` : address.address;
-
-  const close = async (): Promise<void> => {
-    if (closed) return;
-    closed = true;
-    server.off("upgrade", onUpgrade);
-    await Promise.all([...relays].map((relay) => relay.shutdown()));
-    wss.close();
-    log.close();
-    if (options.server === undefined) {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    }
-  };
-  return {
-    url: address === undefined ? undefined : `ws://${host}:${address.port}${path}`,
-    get connectionCount() {
-      return relays.size;
+    log,
+    startRelay(browser, request, presented) {
+      const page = { token: presented.token, request };
+      const gate = new PageGate({ rules, ownership, page, maxFirstFrameBytes, log });
+      const onRefused = (code: number, reason: string): void =>
+        log.note(
+          `closed ${code}`,
+          `closed a page from ${remoteAddress(request)} with ${code}: ${reason}`,
+          `pages closed with ${code}`,
+        );
+      return new GatewayRelay(browser, { open, gate, firstFrameTimeoutMs, onRefused });
     },
-    close,
-    [Symbol.asyncDispose]: close,
-  };
+  });
 }
 
 function harnessOpener(target: HarnessGatewayTarget, timeoutMs: number): OpenHarnessChannel {
@@ -241,28 +148,4 @@ function harnessOpener(target: HarnessGatewayTarget, timeoutMs: number): OpenHar
     const transport = await target.transport();
     return transport.connect({ signal, timeoutMs });
   };
-}
-
-/** Refuses an upgrade with an HTTP status and closes the socket (also `createAcpBridge`'s refusals). */
-export function reject(socket: Duplex, status: number, text: string): void {
-  if (socket.destroyed) return;
-  socket.once("finish", () => socket.destroy());
-  socket.end(
-    `HTTP/1.1 ${status} ${text}\r\nConnection: close\r\nContent-Type: text/plain\r\nContent-Length: ${text.length + 1}\r\n\r\n${text}\n`,
-  );
-}
-
-/** Listens on `host:port`, failing with `Unavailable` (also `createAcpBridge`'s standalone server). */
-export function listen(server: Server, port: number, host: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const onError = (cause: Error): void =>
-      reject(
-        new SdkError(ErrorCode.Unavailable, `gateway could not listen on ${host}:${port}: ${cause.message}`, { cause }),
-      );
-    server.once("error", onError);
-    server.listen(port, host, () => {
-      server.off("error", onError);
-      resolve();
-    });
-  });
 }
