@@ -1,7 +1,7 @@
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import { SdkError } from "../errors.js";
 import type { Question } from "../hooks/hook.js";
-import { canonicalToolCall, parseToolArguments } from "../mapping/index.js";
+import { canonicalToolCall, toolCallArguments } from "../mapping/index.js";
 import { decidePolicyRequest } from "../policies/policy-config.js";
 import { noSuchTool, runnerToolResponse, toToolResponse, type ClientToolResult } from "../tools/tool-runner.js";
 import { SYNTHETIC_STEP_INDEX_BASE, type Step, type ToolCall } from "../step.js";
@@ -71,7 +71,7 @@ export class HarnessRequests {
     const turn = this.#context.turnForRequest();
     if (key !== undefined && !this.#begin(key)) return;
     const name = wire.name ?? "";
-    const args = parseToolArguments(wire.argumentsJson, { nonObject: "empty" });
+    const args = toolCallArguments(wire);
     // §18: synthetic steps from 50,000, one index per call, shared by its ACTIVE and final step.
     // The call's own trajectory when the harness names it (ToolCall.trajectory_id, localharness.proto @257f843a; a subagent's), else the main one.
     const where = {
@@ -84,10 +84,7 @@ export class HarnessRequests {
     // (upstream `handle_tool_call`) and may change them. Made off the round trip, when the steps are.
     let call: ToolCall | undefined;
     const stepCall = (): ToolCall =>
-      (call ??= canonicalToolCall(
-        { id, name, args: parseToolArguments(wire.argumentsJson, { nonObject: "empty" }) },
-        "arguments",
-      ));
+      (call ??= canonicalToolCall({ id, name, args: toolCallArguments(wire) }, "arguments"));
     const answer = (result: ClientToolResult): void => {
       // The harness waits for the answer; the steps are for local readers, so they go second.
       let responseJson: string | undefined;

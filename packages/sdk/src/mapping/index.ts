@@ -6,7 +6,7 @@
  */
 export { stepFromUpdate, stepIdOf } from "./step-from-update.js";
 export { toolCallsFromUpdate, hasToolAction } from "./tool-calls-from-update.js";
-export { parseToolArguments, type NonObjectArguments } from "./tool-arguments.js";
+export { parseToolArguments, toolCallArguments, type NonObjectArguments } from "./tool-arguments.js";
 export {
   canonicalToolCall,
   sdkToolName,

@@ -1,3 +1,6 @@
+import type { ToolCall } from "../gen/antigravity/localharness/localharness_pb.js";
+import { plainOfStruct } from "../wire/genai-struct.js";
+
 /**
  * How {@link parseToolArguments} treats `argumentsJson` that is not a JSON object. Upstream has
  * two behaviours, and each caller names the one it follows:
@@ -27,4 +30,19 @@ export function parseToolArguments(json: string | undefined, options: { nonObjec
   }
   if (options.nonObject === "text") return value;
   return typeof value === "object" && value !== null && !Array.isArray(value) ? value : {};
+}
+
+/**
+ * The arguments of a client or custom tool call (`ToolCall`, §7 and §6.4): its `arguments`
+ * genai.Struct when the harness set one, else `argumentsJson` with `nonObject: "empty"`. Upstream
+ * reads the Struct first (local_connection_test.py, Stars1233 @238766a3:
+ * `test_handle_tool_call_with_proto_arguments_struct`, `…_arguments_precedence_over_arguments_json`,
+ * `test_local_connection_step_from_dict_custom_tool_wire_struct`). A Struct with no fields is taken
+ * as unset, so an empty Struct beside `argumentsJson` does not hide the arguments.
+ */
+export function toolCallArguments(
+  call: Pick<ToolCall, "arguments" | "argumentsJson"> | undefined,
+): Record<string, unknown> {
+  if (call?.arguments !== undefined && call.arguments.fields.length > 0) return plainOfStruct(call.arguments);
+  return parseToolArguments(call?.argumentsJson, { nonObject: "empty" });
 }

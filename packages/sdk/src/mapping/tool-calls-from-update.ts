@@ -2,7 +2,7 @@ import type { StepUpdate } from "../gen/antigravity/localharness/localharness_pb
 import { writeJson } from "../wire/json-writer.js";
 import type { ToolCall } from "../step.js";
 import { canonicalToolCall, type ToolCallOrigin } from "./canonical-tool-call.js";
-import { parseToolArguments } from "./tool-arguments.js";
+import { parseToolArguments, toolCallArguments } from "./tool-arguments.js";
 
 /** A built-in action set on a step update: the SDK tool name it stands for (§11.1) and its sub-message. */
 interface BuiltinAction {
@@ -51,7 +51,8 @@ export function hasToolAction(update: StepUpdate): boolean {
  *
  * MCP and custom arguments come from `argumentsJson` ({@link parseToolArguments} with `nonObject:
  * "empty"`): text that is not a JSON object (invalid JSON, an array, a number…) gives `{}`, as
- * upstream does, so tool arguments are always an object.
+ * upstream does, so tool arguments are always an object. A custom call's genai.Struct `arguments`,
+ * when set, comes first ({@link toolCallArguments}).
  * A call with an empty tool name is dropped (upstream), although the step stays TOOL_CALL.
  */
 export function toolCallsFromUpdate(update: StepUpdate, stepId: string): ToolCall[] {
@@ -95,7 +96,7 @@ function toolCallOf(update: StepUpdate, stepId: string): RawCall | undefined {
     return {
       id: call?.id || stepId,
       name: call?.name ?? "",
-      args: parseToolArguments(call?.argumentsJson, { nonObject: "empty" }),
+      args: toolCallArguments(call),
       origin: "arguments",
     };
   }

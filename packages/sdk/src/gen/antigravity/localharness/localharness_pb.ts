@@ -2661,7 +2661,7 @@ export type ToolCall = Message<"antigravity.localharness.ToolCall"> & {
   argumentsJson?: string | undefined;
 
   /**
-   * unused by SDKs; read arguments_json
+   * read before arguments_json when it has fields (upstream local_connection_test.py @238766a3)
    *
    * @generated from field: genai.Struct arguments = 4;
    */
