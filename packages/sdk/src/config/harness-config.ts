@@ -216,7 +216,9 @@ export function buildHarnessConfig(options: HarnessConfigOptions, runners: Harne
     ...definedProperties({ systemInstructions }),
     tools: (runners.tools?.declarations() ?? []).filter((tool) => !subagentOnly.has(tool.name ?? "")),
     harnessSideTools: harnessSideTools(active, capabilities),
-    compactionThreshold: threshold,
+    // Upstream 0.1.19 sends compaction_threshold equal to compaction_config.token_threshold, which wins over
+    // capabilities' threshold (local_connection_test.py @238766a3 test_compaction_config_explicit, _precedence_over_capabilities).
+    compactionThreshold: compactionConfig?.tokenThreshold ?? threshold,
     workspaces: workspacesOf(options.workspaces).map((directory) => ({
       workspaceType: { case: "filesystemWorkspace" as const, value: { directory } },
     })),

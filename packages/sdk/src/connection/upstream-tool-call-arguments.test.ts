@@ -17,7 +17,7 @@ import { createHarnessConnection } from "./harness-connection.js";
 // writes it, decoded by the real codec. `ToolCall.arguments` is a genai.Struct (localharness.proto:
 // `{fields: [{name, value: {stringValue | numberValue | …}}]}`), not google.protobuf.Struct.
 //
-// Skipped, Python-only (7): from_dict's hand-built dict shapes that no harness frame can carry —
+// Skipped, Python-only (6): from_dict's hand-built dict shapes that no harness frame can carry —
 // test_local_connection_step_from_dict_mcp_tool_arguments_dict, _mcp_tool_args_dict and
 // _mcp_tool_arguments_precedence (ActionMcpTool has no `arguments` field in either era's proto),
 // _custom_tool_nested_arguments_dict and _custom_tool_nested_args_dict (a plain dict or an `args`
