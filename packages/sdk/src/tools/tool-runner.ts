@@ -3,6 +3,7 @@ import { ErrorCode, SdkError } from "../errors.js";
 import type { ToolCall, ToolResult } from "../step.js";
 import type { ToolResponseSchema, ToolSchema } from "../wire/index.js";
 import { NO_ARGUMENTS_SCHEMA, validateTool, type Tool, type ToolContext } from "./tool.js";
+import { declaredSchema } from "./declared-schema.js";
 import { toolResultValue, type JsonValue, type ToolMedia } from "./tool-result-value.js";
 import { errorText } from "../error-text.js";
 
@@ -51,7 +52,9 @@ export class ToolRunner {
     return [...this.#tools.values()].map((tool) => ({
       name: tool.name,
       description: tool.description,
-      parametersJsonSchema: JSON.stringify(tool.parameters ?? NO_ARGUMENTS_SCHEMA),
+      parametersJsonSchema: JSON.stringify(
+        tool.parameters === undefined ? NO_ARGUMENTS_SCHEMA : declaredSchema(tool.parameters),
+      ),
     }));
   }
 
