@@ -1,5 +1,6 @@
 import type { Stream } from "@agentclientprotocol/sdk";
 import type { ConnectionCapabilities, ConnectionStrategy } from "@antigravity-ts/sdk";
+import { lazyConnection } from "./lazy-connection.js";
 
 /**
  * What the acp wire can do: `ACP_CAPABILITIES` of `@antigravity-ts/sdk/acp`, copied so that the
@@ -68,17 +69,14 @@ export function acpAgentCommand(
 ): ConnectionStrategy {
   const [command, ...args] = splitCommandLine(commandLine);
   if (command === undefined) throw new Error("--acp-agent needs a command");
-  return {
-    capabilities: ACP_CAPABILITIES_COPY,
-    async connect(request, callOptions) {
-      const { acpAgent } = await import("@antigravity-ts/node/acp");
-      return acpAgent({
-        command,
-        args,
-        cwd: options.cwd,
-        ...(options.onStderr === undefined ? {} : { onStderr: options.onStderr }),
-        ...(options.wrapStream === undefined ? {} : { wrapStream: options.wrapStream }),
-      }).connect(request, callOptions);
-    },
-  };
+  return lazyConnection(ACP_CAPABILITIES_COPY, async () => {
+    const { acpAgent } = await import("@antigravity-ts/node/acp");
+    return acpAgent({
+      command,
+      args,
+      cwd: options.cwd,
+      ...(options.onStderr === undefined ? {} : { onStderr: options.onStderr }),
+      ...(options.wrapStream === undefined ? {} : { wrapStream: options.wrapStream }),
+    });
+  });
 }

@@ -2,6 +2,7 @@ import { parseArgs, type ParseArgsConfig } from "node:util";
 import { MID_TURN_SEMANTICS, type MidTurnSemantics, type TransportFactory } from "@antigravity-ts/sdk";
 import { errorText } from "@antigravity-ts/sdk/internal";
 import type { Stream } from "@agentclientprotocol/sdk";
+import type { HostedCommand } from "./hosted-agent-command.js";
 
 /** What the `antigravity` command was asked to do. */
 export interface CliOptions {
@@ -12,6 +13,8 @@ export interface CliOptions {
   harnessPath?: string;
   /** `--acp-agent "<command>"`: run against this ACP agent instead of a harness (docs/acp.md). */
   acpAgent?: string;
+  /** `--hosted` (with `--agent`, `--base-url`): the hosted agent over the Gemini Interactions API (docs/hosted.md). */
+  hosted?: HostedCommand;
   /** Workspace directory (`--workspace`); default the working directory. */
   workspace?: string;
   /** Forward the harness's stderr (`--verbose`). */
@@ -24,6 +27,8 @@ export interface CliOptions {
   wrapTransport?: (factory: TransportFactory) => TransportFactory;
   /** Set by `antigravity record` with `--acp-agent`: wraps each ACP session's message stream (record.ts). */
   wrapStream?: ((stream: Stream) => Stream) | undefined;
+  /** Set by `antigravity record` with `--hosted`: the `fetch` the hosted agent's requests go through (record.ts). */
+  hostedFetch?: typeof fetch | undefined;
 }
 
 /** A command line we cannot run; the message says how to fix it. */
@@ -52,6 +57,12 @@ Options:
                         PATH, else the bundled reference harness)
   --acp-agent "<cmd>"   run against an Agent Client Protocol agent instead, e.g.
                         "gemini --acp" or "antigravity-harness --acp" (docs/acp.md)
+  --hosted              run against the hosted Antigravity agent (Gemini Interactions API,
+                        docs/hosted.md); the key from GEMINI_API_KEY, never an argument
+    --agent <name>      the hosted agent (default antigravity-preview-09-2026)
+    --base-url <url>    the API's address (default Google's): the emulator
+                        "antigravity-harness --listen HOST:PORT --interactions-api", or a
+                        server route that adds the key (GEMINI_API_KEY optional then)
   --workspace <dir>     directory the agent works in (default: current directory)
   --verbose             show the harness's log (stderr)
   --no-color            plain output (also NO_COLOR=1)
@@ -71,6 +82,9 @@ const OPTIONS = {
   prompt: { type: "string", short: "p", multiple: true },
   harness: { type: "string" },
   "acp-agent": { type: "string" },
+  hosted: { type: "boolean" },
+  agent: { type: "string" },
+  "base-url": { type: "string" },
   workspace: { type: "string" },
   "input-format": { type: "string" },
   "output-format": { type: "string" },
@@ -94,6 +108,8 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
     "prompt",
     "harness",
     "acp-agent",
+    "agent",
+    "base-url",
     "workspace",
     "input-format",
     "output-format",
@@ -108,6 +124,9 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
     if (values.harness !== undefined) throw new CliUsageError("give either --harness or --acp-agent, not both");
     options.acpAgent = values["acp-agent"];
   }
+  if (values.hosted === true) options.hosted = hostedCommand(values);
+  else if (values.agent !== undefined || values["base-url"] !== undefined)
+    throw new CliUsageError(`${values.agent === undefined ? "--base-url" : "--agent"} applies to --hosted`);
   if (values.workspace !== undefined) options.workspace = values.workspace;
   if (values["no-color"] === true) options.color = false;
   const mode = values["mid-turn"];
@@ -140,6 +159,26 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
     options.prompt = prompts.join(" ");
   }
   return options;
+}
+
+/** `--hosted`'s settings; refused with the options of the other wires and `--workspace` (the hosted agent has its own sandbox). */
+function hostedCommand(values: ReturnType<typeof parse>["values"]): HostedCommand {
+  for (const other of ["harness", "acp-agent", "workspace"] as const)
+    if (values[other] !== undefined)
+      throw new CliUsageError(
+        other === "workspace"
+          ? "--workspace does not apply to --hosted: the hosted agent works in its own sandbox"
+          : `give either --${other} or --hosted, not both`,
+      );
+  const hosted: HostedCommand = {};
+  if (values.agent !== undefined) hosted.agent = values.agent;
+  const baseUrl = values["base-url"];
+  if (baseUrl !== undefined) {
+    if (!URL.canParse(baseUrl) || !/^https?:$/.test(new URL(baseUrl).protocol))
+      throw new CliUsageError(`--base-url takes an http:// or https:// URL, got ${baseUrl}`);
+    hosted.baseUrl = baseUrl;
+  }
+  return hosted;
 }
 
 /** `parseArgs` over argv; its errors (unknown option, missing value) become {@link CliUsageError}s. */

@@ -13,6 +13,7 @@ import {
 import { Agent, subprocessTransportFactory } from "@antigravity-ts/node";
 import type { CliOptions } from "./cli-args.js";
 import { acpAgentCommand } from "./acp-agent-command.js";
+import { hostedAgentCommand } from "./hosted-agent-command.js";
 import { definedProperties } from "@antigravity-ts/sdk/internal";
 
 /** A client tool of the quick start: runs in this process when the model calls it (protocol §7). */
@@ -63,18 +64,28 @@ export function buildDemoAgent(options: DemoAgentOptions): Agent {
       .connection(acpAgentCommand(cli.acpAgent, { cwd, onStderr: options.onStderr, wrapStream: cli.wrapStream }))
       .build();
   }
+  // The hosted harness runs its own tools (run_command too) in its sandbox without asking: the
+  // wire has no step a client approves, so only the client tool's calls are the policies' to decide.
+  const policies =
+    cli.hosted === undefined ? [confirmRunCommand(options.confirmRunCommand), allow("get_weather")] : [allowAll()];
   let builder = Agent.builder()
     .tool(getWeather)
-    .policies(confirmRunCommand(options.confirmRunCommand), allow("get_weather"))
-    .workspaces(resolve(cli.workspace ?? process.cwd()))
-    .transport(
-      recorded(
-        cli,
-        subprocessTransportFactory(
-          definedProperties({ onStderr: options.onStderr, harnessPath: cli.harnessPath, saveDir: options.saveDir }),
-        ),
-      ),
-    );
+    .policies(...policies);
+  builder =
+    cli.hosted === undefined
+      ? builder.workspaces(resolve(cli.workspace ?? process.cwd())).transport(
+          recorded(
+            cli,
+            subprocessTransportFactory(
+              definedProperties({
+                onStderr: options.onStderr,
+                harnessPath: cli.harnessPath,
+                saveDir: options.saveDir,
+              }),
+            ),
+          ),
+        )
+      : builder.connection(hostedAgentCommand(cli.hosted, { env: process.env, fetch: cli.hostedFetch }));
   const continued = options.continueConversation;
   if (continued !== undefined)
     builder = builder

@@ -3,6 +3,7 @@ import type { ToolCall } from "@antigravity-ts/sdk";
 import { discoverHarnessBinary } from "@antigravity-ts/node";
 import type { CliOptions } from "./cli-args.js";
 import { buildDemoAgent, commandLineOf, describeModel } from "./demo-agent.js";
+import { describeHosted } from "./hosted-agent-command.js";
 import { runTurn } from "./run-turn.js";
 import type { CliOutput } from "./spinner.js";
 import { TurnRenderer } from "./turn-renderer.js";
@@ -24,12 +25,16 @@ const ALLOWED_COMMAND = "echo hello";
  */
 export async function runOneShot(cli: CliOptions, out: CliOutput): Promise<number> {
   const renderer = new TurnRenderer(out, { color: cli.color });
-  const binary = discoverHarnessBinary(definedProperties({ harnessPath: cli.harnessPath }));
-  renderer.note(
-    `harness: ${binary.source === "bundled" ? "bundled reference harness" : binary.source} (${binary.path})`,
-    "dim",
-  );
-  renderer.note(`model:   ${describeModel()}`, "dim");
+  if (cli.hosted === undefined) {
+    const binary = discoverHarnessBinary(definedProperties({ harnessPath: cli.harnessPath }));
+    renderer.note(
+      `harness: ${binary.source === "bundled" ? "bundled reference harness" : binary.source} (${binary.path})`,
+      "dim",
+    );
+    renderer.note(`model:   ${describeModel()}`, "dim");
+  } else {
+    renderer.note(describeHosted(cli.hosted), "dim");
+  }
 
   const confirm = (call: ToolCall): boolean => {
     const command = commandLineOf(call);

@@ -1,6 +1,11 @@
 import { parseArgs } from "node:util";
 import { WebSocketTransport, type Transport, type TransportFactory } from "@antigravity-ts/sdk";
-import { recordingTransport, streamRecorder, type RecordingTransport } from "@antigravity-ts/sdk/replay";
+import {
+  recordingFetch,
+  recordingTransport,
+  streamRecorder,
+  type RecordingTransport,
+} from "@antigravity-ts/sdk/replay";
 import { fileTraceSink } from "@antigravity-ts/node/replay";
 import { errorText } from "@antigravity-ts/sdk/internal";
 import { CliUsageError, parseCliArgs, type CliOptions } from "./cli-args.js";
@@ -18,11 +23,13 @@ environment variables redacted.
                     ANTIGRAVITY_API_KEY) instead of the one antigravity starts; --harness
                     <path> after -- records against that binary (a real localharness)
 
---acp-agent "<cmd>" after -- records the ACP agent's JSON-RPC messages instead (wire acp).
-The hosted wire has no CLI option: record it with recordingFetch (docs/testing.md).
+--acp-agent "<cmd>" after -- records the ACP agent's JSON-RPC messages instead (wire acp);
+--hosted after -- records the hosted agent's HTTP requests and their responses, each
+server-sent event a frame (wire interactions; every header value redacted).
 
 Examples: antigravity record --out hello.ndjson -- -p "hello"
-          antigravity record --out acp.ndjson -- --acp-agent "gemini --acp" -p "hello"`;
+          antigravity record --out acp.ndjson -- --acp-agent "gemini --acp" -p "hello"
+          antigravity record --out hosted.ndjson -- --hosted -p "hello"`;
 
 /** What `antigravity record` was asked to do. */
 export interface RecordCommand {
@@ -63,14 +70,16 @@ export function parseRecordArgs(argv: readonly string[]): RecordCommand | "help"
   const cli = parseCliArgs(rest);
   if (values.url !== undefined && cli.acpAgent !== undefined)
     throw new CliUsageError("record: --url records a listening harness; an --acp-agent is spawned, give one of them");
+  if (values.url !== undefined && cli.hosted !== undefined)
+    throw new CliUsageError("record: --url records a listening harness; for the hosted agent give --base-url after --");
   if (cli.mode === "help" || cli.mode === "version")
     throw new CliUsageError(`record: there is no session to record in antigravity ${rest.join(" ")}`);
   return { out: values.out, cli, ...(values.url === undefined ? {} : { url: values.url }) };
 }
 
 /**
- * Runs `run` on the command's CLI options with every agent's transport — or with `--acp-agent`,
- * every ACP session's message stream — recorded to the trace file: one trace for the whole run
+ * Runs `run` on the command's CLI options with every agent's transport — with `--acp-agent`,
+ * every ACP session's message stream; with `--hosted`, every HTTP exchange — recorded to the trace file: one trace for the whole run
  * (each session a connection of it), closed when `run` ends.
  */
 export async function runRecorded(
@@ -86,6 +95,17 @@ export async function runRecorded(
     const recorder = streamRecorder(fileTraceSink(command.out), { secrets, meta: { ...meta, peer: "acp agent" } });
     try {
       return await run({ ...command.cli, wrapStream: recorder.wrap });
+    } finally {
+      await recorder.close();
+    }
+  }
+  if (command.cli.hosted !== undefined) {
+    const recorder = recordingFetch(globalThis.fetch, fileTraceSink(command.out), {
+      secrets,
+      meta: { ...meta, peer: "hosted agent" },
+    });
+    try {
+      return await run({ ...command.cli, hostedFetch: recorder.fetch });
     } finally {
       await recorder.close();
     }

@@ -1,6 +1,7 @@
 import type { ToolCall, ToolCallLocation } from "@antigravity-ts/sdk";
 import type { CliOptions } from "./cli-args.js";
 import { commandLineOf, describeModel } from "./demo-agent.js";
+import { describeHosted } from "./hosted-agent-command.js";
 import { ReplInput } from "./repl-input.js";
 import { ReplSession } from "./repl-session.js";
 import { runTurn } from "./run-turn.js";
@@ -55,7 +56,10 @@ export async function runRepl(
   };
   let session: ReplSession | undefined;
   try {
-    renderer.note(`model: ${describeModel()} · starting the harness…`, "dim");
+    renderer.note(
+      cli.hosted === undefined ? `model: ${describeModel()} · starting the harness…` : describeHosted(cli.hosted),
+      "dim",
+    );
     session = await ReplSession.start({
       cli,
       confirmRunCommand: confirm,
