@@ -26,8 +26,8 @@ async function startedWith(build: (builder: AgentBuilder<false>) => AgentBuilder
   let sent: Record<string, { enabled?: boolean }> = {};
   transport = createFakeHarnessTransport(async (harness) => {
     const init = await harness.readInit();
-    const config = (toJson(HarnessConfigSchema, init.config ?? {}) as { harnessSideTools?: typeof sent }) ?? {};
-    sent = config.harnessSideTools ?? {};
+    if (init.config === undefined) throw new Error("no HarnessConfig in the init frame");
+    sent = (toJson(HarnessConfigSchema, init.config) as { harnessSideTools?: typeof sent }).harnessSideTools ?? {};
     harness.respondInit({ cascadeId: "conv-0000000000000000000000000000000001" });
     await harness.closedBySdk();
   });
