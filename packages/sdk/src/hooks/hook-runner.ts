@@ -1,5 +1,6 @@
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import type { QuestionResponse } from "../step.js";
+import { ErrorCode, SdkError } from "../errors.js";
 import { sdkToolName, toolCallFromPreToolArgs } from "../mapping/canonical-tool-call.js";
 import type { HarnessConfig, CallHookRequest, CallHookResponseSchema, PreToolArgs, UserInput } from "../wire/index.js";
 import {
@@ -262,8 +263,15 @@ export class HookRunner {
         const context = this.contexts.turn();
         for (const hook of this.#with("stop")) {
           const result = await hook.stop?.(event, context);
-          if (result?.decision === "CONTINUE")
-            return { case: "stopResult", value: { decision: StopResult_Decision.CONTINUE, reason: result.reason } };
+          if (result?.decision !== "CONTINUE") continue;
+          // Upstream's StopHookResult refuses a CONTINUE without a reason (types_test.py, Stars1233 @4bfe2531
+          // test_stop_hook_result_continue_requires_non_empty_reason): the hook fails, and a failed STOP hook stops.
+          if (typeof result.reason !== "string" || result.reason.trim() === "")
+            throw new SdkError(
+              ErrorCode.InvalidArgument,
+              "a STOP hook's CONTINUE needs a non-empty reason for the model",
+            );
+          return { case: "stopResult", value: { decision: StopResult_Decision.CONTINUE, reason: result.reason } };
         }
         return { case: "stopResult", value: { decision: StopResult_Decision.ALLOW_STOP } };
       }

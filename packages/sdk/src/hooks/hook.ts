@@ -84,6 +84,8 @@ export interface StopArgs extends HookLocation {
 /**
  * The STOP hook's answer (protocol.md `StopResult`): `ALLOW_STOP` ends the turn; `CONTINUE` gives
  * the model `reason` as a system message and lets it go on. Returning nothing allows the stop.
+ * A CONTINUE whose `reason` is empty or blank counts as the hook failing (upstream's
+ * `StopHookResult` refuses it), so the turn stops.
  */
 export type StopResult = { decision: "ALLOW_STOP" } | { decision: "CONTINUE"; reason: string };
 

@@ -67,3 +67,76 @@ describe(`STOP hook over the wire (${SOURCE})`, () => {
     expect(frame.callHookResponse.stopResult).toEqual({ decision: "CONTINUE", reason: "Continue working" });
   });
 });
+
+// The STOP cases of upstream's types_test.py StopHookTypesTest that are new since 0.1.14
+// (Stars1233/antigravity-sdk-python google/antigravity/types_test.py
+// @4bfe2531e50bac328103eed7f78465f287c3479d), through the HookRunner and the frames.
+// Skipped, Python-only (2): test_stop_decision_enum (enum string values) and
+// test_stop_hook_result_extra_fields_ignored (pydantic model_validate of a dict).
+const TYPES = "Stars1233 types_test.py @4bfe2531";
+
+/** The JSON answer to one STOP request whose hook returns `result`. */
+async function stopAnswer(result: unknown, stopArgs: Record<string, unknown> = {}): Promise<unknown> {
+  const runner = new HookRunner([{ stop: () => result as never }]);
+  const answer = await runner.handle(request({ requestId: "r", type: "LIFECYCLE_HOOK_STOP", stopArgs }));
+  return (
+    JSON.parse(encodeInputEvent(create(InputEventSchema, { event: { case: "callHookResponse", value: answer } }))) as {
+      callHookResponse: unknown;
+    }
+  ).callHookResponse;
+}
+
+describe(`StopHookResult and StopArgs (${TYPES})`, () => {
+  it("test_stop_hook_result_defaults: returning nothing allows the stop", async () => {
+    expect(await stopAnswer(undefined)).toEqual({ requestId: "r", stopResult: { decision: "ALLOW_STOP" } });
+  });
+
+  it("test_stop_hook_result_custom: CONTINUE carries its reason", async () => {
+    expect(await stopAnswer({ decision: "CONTINUE", reason: "Needs revision" })).toEqual({
+      requestId: "r",
+      stopResult: { decision: "CONTINUE", reason: "Needs revision" },
+    });
+  });
+
+  it("test_stop_hook_result_continue_requires_non_empty_reason: the hook fails, so the turn stops", async () => {
+    for (const reason of [undefined, "", "   "]) {
+      const answer = (await stopAnswer({ decision: "CONTINUE", reason })) as Record<string, unknown>;
+      expect(answer).not.toHaveProperty("stopResult");
+      expect(answer["errorMessage"]).toMatch(/non-empty reason/);
+    }
+  });
+
+  it("test_stop_args_defaults: an empty stopArgs reads as empty text, count 0, no reason", async () => {
+    const seen: StopArgs[] = [];
+    await new HookRunner([{ stop: (args) => void seen.push(args) }]).handle(
+      request({ requestId: "r", type: "LIFECYCLE_HOOK_STOP", stopArgs: {} }),
+    );
+    expect(seen).toEqual([{ trajectoryId: "", responseText: "", continuationCount: 0 }]);
+  });
+
+  it("test_stop_args_custom / test_stop_args_string_coercion_and_extra_ignored: the wire's enum names become StopReason", async () => {
+    const seen: StopArgs[] = [];
+    await new HookRunner([{ stop: (args) => void seen.push(args) }]).handle(
+      request({
+        requestId: "r",
+        type: "LIFECYCLE_HOOK_STOP",
+        stopArgs: {
+          responseText: "All done",
+          trajectoryId: "traj_123",
+          continuationCount: 2,
+          stopReason: "STOP_REASON_MAX_MODEL_CALLS_EXCEEDED",
+          errorMessage: "budget reached",
+        },
+      }),
+    );
+    expect(seen).toEqual([
+      {
+        responseText: "All done",
+        trajectoryId: "traj_123",
+        continuationCount: 2,
+        stopReason: "MAX_MODEL_CALLS_EXCEEDED",
+        errorMessage: "budget reached",
+      },
+    ]);
+  });
+});
