@@ -179,13 +179,18 @@ describe("--hosted", () => {
     expect(lines.some((l) => l.type === "error")).toBe(false);
   });
 
-  it("REPL: two turns in one conversation against the emulator (a child process, input piped)", async () => {
+  it("REPL: turns, and /save, /clear, /load going on from the saved interaction (a child process, input piped)", async () => {
+    const saved = join(root, "repl-conversation.json");
     const { code, stdout, stderr } = await runCli(
       ["--hosted", "--base-url", emulator.url, "-i", "--no-color"],
-      "hello\nweather in Paris?\n/exit\n",
+      `hello\n/save ${saved}\n/clear\n/load ${saved}\nweather in Paris?\n/exit\n`,
       KEY,
     );
     expect(code, stderr).toBe(0);
+    const { conversationId } = JSON.parse(await readFile(saved, "utf8")) as { conversationId: string };
+    // The model keeps its context on the API's side: no "the harness has no record of it".
+    expect(stdout).toContain(`loaded 1 turn of conversation ${conversationId}\n`);
+    expect(stdout).not.toContain("error:");
     expect(stdout).toContain(`hosted agent ${DEFAULT_HOSTED_AGENT} at ${emulator.url}`);
     expect(stdout).toContain("Hello from the hosted agent.");
     expect(stdout).toContain("get_weather");

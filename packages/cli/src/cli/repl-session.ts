@@ -95,7 +95,12 @@ export class ReplSession {
       this.#started = await startAgent(this.#options, this.#saveDir);
       throw error;
     }
-    const modelHasContext = saved.snapshot.steps.length === 0 || this.#started.connection.initialHistory.length > 0;
+    // The hosted agent keeps the context on Google's side: the restored conversation goes on from the
+    // last interaction its history names (docs/hosted.md, the mapping), with no local storage.
+    const modelHasContext =
+      this.#options.cli.hosted !== undefined ||
+      saved.snapshot.steps.length === 0 ||
+      this.#started.connection.initialHistory.length > 0;
     return { snapshot: saved.snapshot, modelHasContext };
   }
 
