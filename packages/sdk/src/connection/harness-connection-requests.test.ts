@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { plainOfStruct } from "../wire/genai-struct.js";
+import { plainOfStruct } from "../wire/genai-struct-read.js";
 import { SdkError } from "../errors.js";
 import { HookRunner } from "../hooks/hook-runner.js";
 import type { Hook } from "../hooks/hook.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { plainOfStruct } from "../wire/genai-struct.js";
+import { plainOfStruct } from "../wire/genai-struct-read.js";
 import { DEFAULT_COMPACTION_SUMMARY, HookRunner } from "../connection/index.js";
 import type { CompactionEvent, Hook, HookToolCall, HookToolError, HookToolResult } from "../index.js";
 import { decodeOutputEvent, PreToolResult_Decision, type CallHookRequest } from "../wire/index.js";

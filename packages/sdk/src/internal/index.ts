@@ -42,7 +42,8 @@ export {
 export { writeJson } from "../wire/json-writer.js";
 export { readJsonFast } from "../wire/json-reader.js";
 export { createMessage } from "../wire/plain-message.js";
-export { plainOfStruct, structInitOf } from "../wire/genai-struct.js";
+export { plainOfStruct } from "../wire/genai-struct-read.js";
+export { structInitOf } from "../wire/genai-struct.js";
 export { eraOfClientInfo, NEWEST_LOCALHARNESS_ERA, type LocalharnessEra } from "../wire/wire-era.js";
 export { outputEventForEra, readFrameOfEitherEra } from "../wire/wire-era-spelling.js";
 export * from "../wire/wire-enums.gen.js";

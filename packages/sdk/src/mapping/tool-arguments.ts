@@ -1,5 +1,5 @@
 import type { ToolCall } from "../gen/antigravity/localharness/localharness_pb.js";
-import { plainOfStruct } from "../wire/genai-struct.js";
+import { plainOfStruct } from "../wire/genai-struct-read.js";
 
 /**
  * How {@link parseToolArguments} treats `argumentsJson` that is not a JSON object. Upstream has

@@ -1,11 +1,12 @@
 import type { MessageInitShape } from "@bufbuild/protobuf";
-import type { Struct, StructSchema, Value, ValueSchema } from "../gen/genai/content_pb.js";
+import type { StructSchema, ValueSchema } from "../gen/genai/content_pb.js";
 
 // `genai.Struct` (proto/genai/content.proto) is not google.protobuf.Struct: an object is
 // `{fields: [{name, value}]}` and a value a oneof (`nullValue`, `numberValue`, `stringValue`,
 // `boolValue`, `structValue`, `listValue`). PreToolResult.modified_args (upstream
 // localharness.proto @257f843a, field 4) carries a hook's arguments in it; these convert
-// between plain JSON and the message (as protobuf-es init shapes and as its JSON).
+// between plain JSON and the message (as protobuf-es init shapes and as its JSON); the decoded
+// message's reader, which every step may need, is genai-struct-read.ts, so that this stays lazy.
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type JsonObject = { [key: string]: Json };
@@ -23,28 +24,6 @@ function valueInitOf(value: Json): MessageInitShape<typeof ValueSchema> {
   if (typeof value === "boolean") return { kind: { case: "boolValue", value } };
   if (Array.isArray(value)) return { kind: { case: "listValue", value: { values: value.map(valueInitOf) } } };
   return { kind: { case: "structValue", value: structInitOf(value) } };
-}
-
-/** A decoded genai.Struct as a plain object. */
-export function plainOfStruct(struct: Pick<Struct, "fields">): { [key: string]: unknown } {
-  const out: { [key: string]: unknown } = {};
-  for (const field of struct.fields)
-    if (field.name !== undefined) out[field.name] = field.value === undefined ? null : plainOfValue(field.value);
-  return out;
-}
-
-function plainOfValue(value: Pick<Value, "kind">): unknown {
-  switch (value.kind.case) {
-    case "structValue":
-      return plainOfStruct(value.kind.value);
-    case "listValue":
-      return value.kind.value.values.map(plainOfValue);
-    case "nullValue":
-    case undefined:
-      return null;
-    default:
-      return value.kind.value;
-  }
 }
 
 /** A plain JSON object as genai.Struct's JSON (`{fields: [...]}`). */
