@@ -89,9 +89,11 @@ describe("a hosted conversation restored from a store in a new process", () => {
       text: string;
       turns: number;
       ids: string[];
+      prompts: string[];
     };
     expect(child.text).toBe("Three.");
     expect(child.turns).toBe(3);
+    expect(child.prompts).toEqual(["first", "second", "third"]); // each turn opens with its prompt, restored too
     const third = interactionOf(child.ids.at(-1) ?? "");
     expect(new Set(child.ids.map(interactionOf)).size).toBe(3); // three interactions' steps, none overwritten
     const resource = await new InteractionsClient({ apiKey: KEY, baseUrl: emulator.url }).get(third);

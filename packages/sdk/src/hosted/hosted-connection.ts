@@ -30,7 +30,7 @@ import {
 } from "../step.js";
 import type { ToolContext } from "../tools/tool.js";
 import type { Continuation, PendingToolCall } from "../continuation/continuation.js";
-import { callStep } from "./call-step.js";
+import { callStep, userInputStep } from "./hosted-steps.js";
 import type { LoadedPause } from "./paused-interaction.js";
 import type { ToolRunner } from "../tools/tool-runner.js";
 import { addUsage } from "../usage.js";
@@ -169,16 +169,18 @@ export class HostedConnection implements Connection, PausedTurnReader {
    * A conversation restored from a store onto this new connection (`Conversation.restore`, e.g.
    * in another process): its steps' ids name their interactions (`<interaction id>:<index>`), and
    * the last one named is where the conversation goes on (`previous_interaction_id`). Steps
-   * numbered again from here cannot collide with them: their ids carry the new interactions' ids.
+   * numbered again from here cannot collide with them: their ids carry the new interactions' ids,
+   * and the prompts' steps (`<conversation id>:input-<n>`) go on after the highest `n` restored.
    */
   retireStepIds(ids: Iterable<string>): void {
-    if (this.#lastInteractionId !== undefined) return;
     let last: string | undefined;
     for (const id of ids) {
+      const input = /:input-(\d+)$/.exec(id);
+      if (input !== null) this.#nextStepIndex = Math.max(this.#nextStepIndex, Number(input[1]) + 1);
       const match = /^(.+):\d+$/.exec(id);
       if (match !== null) last = match[1];
     }
-    this.#lastInteractionId = last;
+    this.#lastInteractionId ??= last;
   }
 
   observeTurns(observer: TurnObserver): void {
@@ -213,6 +215,7 @@ export class HostedConnection implements Connection, PausedTurnReader {
       const turn = new Turn({ solicited: true });
       this.#turn = turn;
       this.#observer?.turnStarted(turn);
+      turn.push(userInputStep(this.conversationId, this.#nextStepIndex++, text));
       void this.#runTurn(turn, async () => ({ input: text, previous: this.#lastInteractionId }));
       return turn;
     } finally {

@@ -9,7 +9,7 @@ import { awaitedCall, type Continuation } from "../continuation/continuation.js"
 import { clip, mismatch } from "../continuation/signed-calls.js";
 import { ErrorCode, SdkError } from "../errors.js";
 import { StepStatus, type Step, type ToolCall, type ToolResult } from "../step.js";
-import { callStep } from "./call-step.js";
+import { callStep } from "./hosted-steps.js";
 import { notLoaded, wireResult } from "./hosted-connection.js";
 import type { InteractionsClient, WireObject } from "./interactions-client.js";
 
