@@ -4,14 +4,16 @@
 // outside the repository (`npm install --prefer-offline`, so the cache `npm ci` filled serves
 // it), copies in the small consumer projects of test/consumer/ and runs each check as one case:
 // ESM, CommonJS, TypeScript node16 and bundler, schema-inferred tool types, argument validation
-// at runtime, a browser bundle, Deno without --allow-env, the quick start through `npx antigravity`. Removes the folder and every process it
-// started. Ends with `consumer-suite: N passed, N failed`; exits non-zero on any failure.
+// at runtime, a browser bundle, Deno without --allow-env, the quick start through `npx antigravity`,
+// and the code blocks of README.md and docs/ (type-checked, and run unless marked no-run;
+// scripts/docs-blocks.mjs). Removes the folder and every process it started. Ends with `consumer-suite: N passed, N failed`; exits non-zero on any failure.
 //   node scripts/consumer-suite.mjs
 import { cpSync, existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { lintTarballs } from "./check-packages.mjs";
+import { compileBlocks, docsBlocks, flagProblems, linkThirdParty, runBlocks } from "./docs-blocks.mjs";
 import { runCommand, startListeningHarness } from "./consumer-process.mjs";
 import { PACKAGES, npmCommand, packPackages, root } from "./pack-packages.mjs";
 
@@ -157,6 +159,38 @@ async function consumerCases() {
   await check("Deno without --allow-env: the installed sdk completes a turn with a listening harness", () =>
     denoChat(),
   );
+  const docs = await check(
+    "Docs: every ts/js/tsx block of README.md and docs/ type-checks against the installed packages",
+    () => docsCompile(),
+  );
+  if (docs !== undefined)
+    await check(
+      "Docs: every block not marked no-run runs and exits 0 (offline: bundled harness, scripted demo model)",
+      () => docsRun(docs),
+    );
+}
+
+/** The blocks compiled into the consumer (scripts/docs-blocks.mjs says how the fences' flags decide). */
+async function docsCompile() {
+  const blocks = docsBlocks(root);
+  const problems = flagProblems(blocks);
+  if (problems.length > 0) throw new Error(problems.join("\n"));
+  const linked = linkThirdParty(root, consumer, blocks);
+  const { dir, errors } = compileBlocks(root, consumer, blocks);
+  if (errors.length > 0) throw new Error(errors.join("\n"));
+  const checked = blocks.filter((b) => b.noCheck === undefined).length;
+  return {
+    value: { dir, blocks },
+    detail: `${checked} of ${blocks.length} blocks type-checked${linked.length > 0 ? ` (linked from the repository: ${linked.join(", ")})` : ""}`,
+  };
+}
+
+async function docsRun({ dir, blocks }) {
+  const env = { ...consumerEnv, ANTIGRAVITY_MODEL_PROVIDER: "scripted" };
+  const { ran, failures } = await runBlocks(dir, blocks, env);
+  if (failures.length > 0) throw new Error(failures.join("\n\n"));
+  const marked = blocks.filter((b) => b.noRun !== undefined || b.noCheck !== undefined).length;
+  return { detail: `${ran} blocks ran and exited 0; ${marked} marked no-run or no-check with their reason` };
 }
 
 async function metadata() {
