@@ -15,8 +15,8 @@ import { sandboxStatus, type SandboxPolicy, type SandboxStatus } from "../tools/
 import { createWorkspaceRoots, type WorkspaceRoots } from "../tools/workspace-paths.js";
 import { createSkillLookupTool } from "../tools/skill-lookup.js";
 import { runCommandWithDaemons } from "../tools/run-command.js";
-import { loadSkillCatalog, type SkillCatalog } from "../skills/skill-catalog.js";
-import { loadRulesFiles, type RulesFile } from "../skills/rules-files.js";
+import { loadSkillCatalog, type SkillCatalog } from "../tools/skills/skill-catalog.js";
+import { loadRulesFiles, type RulesFile } from "../tools/skills/rules-files.js";
 import { toolOutputLimitOf, type ToolOutputLimit } from "./tool-output-limit.js";
 
 /** Default run_command limit when `maxTimeoutMs` is 0 (§5.1: "0 = harness default, 10 min"). */

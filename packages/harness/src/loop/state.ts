@@ -1,4 +1,4 @@
-import { TaskBoard } from "../tasks/task-board.js";
+import { TaskBoard } from "../tools/tasks/task-board.js";
 import type {
   PolicyDecisionResponse,
   StepUpdate,

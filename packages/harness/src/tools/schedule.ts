@@ -1,5 +1,5 @@
-import { parseCron } from "../tasks/cron.js";
-import { MAX_DELAY_SECONDS } from "../tasks/task-board.js";
+import { parseCron } from "./tasks/cron.js";
+import { MAX_DELAY_SECONDS } from "./tasks/task-board.js";
 import { stringArg } from "./args.js";
 import { ToolError, defineBuiltinTool, objectSchema, param } from "./tool.js";
 

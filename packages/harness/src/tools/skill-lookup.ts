@@ -4,7 +4,7 @@ import { stringArg } from "./args.js";
 import { capText, readTextFile } from "./text-file.js";
 import { ToolError, objectSchema, param, type BuiltinTool } from "./tool.js";
 import { walkFiles } from "./walk.js";
-import type { Skill, SkillCatalog } from "../skills/skill-catalog.js";
+import type { Skill, SkillCatalog } from "./skills/skill-catalog.js";
 
 /** Largest resource text returned (characters), as view_file. */
 const MAX_RESOURCE_CHARS = 64 * 1024;

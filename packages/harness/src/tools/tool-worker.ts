@@ -1,4 +1,4 @@
-import { TaskBoard } from "../tasks/task-board.js";
+import { TaskBoard } from "./tasks/task-board.js";
 import { isMainThread, parentPort, workerData, type MessagePort } from "node:worker_threads";
 import type { ToolContext } from "./tool.js";
 import {

@@ -7,7 +7,7 @@ import type {
 import type { StepFields } from "../step-ledger.js";
 import type { SandboxPolicy } from "./command-launch.js";
 import type { WorkspaceRoots } from "./workspace-paths.js";
-import type { TaskBoard } from "../tasks/task-board.js";
+import type { TaskBoard } from "./tasks/task-board.js";
 
 /** A tool failure; its message becomes the step's error and what the model sees. */
 export class ToolError extends Error {

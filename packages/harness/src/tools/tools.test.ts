@@ -1,4 +1,4 @@
-import { TaskBoard } from "../tasks/task-board.js";
+import { TaskBoard } from "./tasks/task-board.js";
 import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";

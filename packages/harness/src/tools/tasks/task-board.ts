@@ -1,5 +1,5 @@
 import type { CronSchedule } from "./cron.js";
-import type { CommandProcess } from "../tools/command-process.js";
+import type { CommandProcess } from "../command-process.js";
 
 // A session's background tasks (upstream 0.1.18: the `schedule` tool's one-shot timers and cron
 // jobs, `manage_task` to list and stop them, and run_command's daemon commands, CHANGELOG.md

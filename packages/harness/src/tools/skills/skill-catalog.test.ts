@@ -6,9 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ActionSkillLookup_Operation } from "@antigravity-ts/sdk/internal";
 import { loadSkillCatalog, MAX_CATALOG_ENTRIES, MAX_SKILL_FILE_BYTES } from "./skill-catalog.js";
 import { loadRulesFiles, MAX_RULES_FILE_BYTES, MAX_RULES_FILES } from "./rules-files.js";
-import { createSkillLookupTool } from "../tools/skill-lookup.js";
-import type { ToolContext } from "../tools/tool.js";
-import { createWorkspaceRoots } from "../tools/workspace-paths.js";
+import { createSkillLookupTool } from "../skill-lookup.js";
+import type { ToolContext } from "../tool.js";
+import { createWorkspaceRoots } from "../workspace-paths.js";
 
 // Skills and rules are read with the file tools' rules: what a symlink, a FIFO, a huge or binary
 // file or a `..` would reach outside the skill's directory (or the workspace) is refused with a

@@ -1,7 +1,7 @@
 import path from "node:path";
 import { errorText } from "@antigravity-ts/sdk/internal";
-import { readTextFile } from "../tools/text-file.js";
-import { createWorkspaceRoots, resolveWorkspacePath, type WorkspaceRoots } from "../tools/workspace-paths.js";
+import { readTextFile } from "../text-file.js";
+import { createWorkspaceRoots, resolveWorkspacePath, type WorkspaceRoots } from "../workspace-paths.js";
 
 // Rules files (`HarnessConfig.rules_config` = RulesConfig{filenames}, upstream localharness.proto
 // @257f843a, which says no more than the field's name): each file's text joins the system

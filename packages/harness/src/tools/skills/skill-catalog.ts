@@ -1,8 +1,8 @@
 import { lstat, readdir } from "node:fs/promises";
 import path from "node:path";
 import { errorText } from "@antigravity-ts/sdk/internal";
-import { readTextFile } from "../tools/text-file.js";
-import { createWorkspaceRoots, resolveWorkspacePath, type WorkspaceRoots } from "../tools/workspace-paths.js";
+import { readTextFile } from "../text-file.js";
+import { createWorkspaceRoots, resolveWorkspacePath, type WorkspaceRoots } from "../workspace-paths.js";
 import { parseFrontMatter } from "./skill-front-matter.js";
 
 // Skills from directories (`HarnessConfig.skills_config` = SkillsConfig{enabled, skills:
