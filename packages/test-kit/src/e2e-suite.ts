@@ -5,6 +5,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import {
   Agent,
+  BuiltinTool,
   allowAll,
   askUser,
   defineTool,
@@ -144,7 +145,8 @@ export function defineE2ESuite(name: string, makeTransport: MakeTransport): void
     });
 
     it("runs a built-in tool in the workspace", async () => {
-      const agent = await start((b) => b.allowAll());
+      // list_directory is off by default since upstream 0.1.19: enabled by name, it runs.
+      const agent = await start((b) => b.allowAll().enabledTools(BuiltinTool.ListDirectory));
       const response = await agent.chatToCompletion("list the workspace");
       expect(response.text).toBe("The workspace has 2 entries.");
       const listing = response.steps.find((s) => s.toolCalls[0]?.name === "list_directory");
