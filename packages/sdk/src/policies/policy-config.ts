@@ -13,6 +13,7 @@ import { errorText } from "../error-text.js";
 import { denialReason } from "./evaluate.js";
 import { Decision, isDynamic, isWorkspaceMarker, splitTarget, type Policy, type ToolCallLocation } from "./policy.js";
 import { definedProperties } from "../defined-properties.js";
+import { delay } from "../util/abort.js";
 
 const WIRE_DECISION: Record<Decision, PolicyDecision> = {
   allow: PolicyDecision.ALLOW,
@@ -129,12 +130,20 @@ export async function decide(
   }
 }
 
-/** Calls an ASK_USER policy's handler with the runtime's reason, else the policy's own (upstream `_execute_ask_user`). */
-export function askHandler(
+/**
+ * Calls an ASK_USER policy's handler with the runtime's reason, else the policy's own (upstream
+ * `_execute_ask_user`), show first, then ask: the handler runs a macrotask after the call's step
+ * arrived, when every `for await` over the turn's stream that was waiting has already been given
+ * the call's `toolCall` chunk (the hops between them are microtasks), so an app asks about a call
+ * it has shown (issue 26 item 7). A consumer that is busy elsewhere is not waited for.
+ */
+export async function askHandler(
   policy: Policy,
   call: ToolCall,
   where: ToolCallLocation | undefined,
   reason?: string,
-): boolean | Promise<boolean> {
-  return policy.handler?.(call, where, reason ?? policy.reason) ?? false;
+): Promise<boolean> {
+  if (policy.handler === undefined) return false;
+  await delay(0);
+  return policy.handler(call, where, reason ?? policy.reason);
 }
