@@ -337,7 +337,7 @@ describe("acpAgent with a bad agent", () => {
     expect(await leftover(file)).toEqual([]);
   });
 
-  it("a command that does not exist: Unavailable naming it", { timeout: TIMEOUT }, async () => {
+  it("a command that does not exist: FailedPrecondition naming it, not retryable", { timeout: TIMEOUT }, async () => {
     const missing = join(tmpdir(), "no-such-acp-agent-binary");
     const error = await Agent.builder()
       .connection(acpAgent({ command: missing, cwd: tmpdir() }))
@@ -350,6 +350,7 @@ describe("acpAgent with a bad agent", () => {
       );
     expect(error).toBeInstanceOf(SdkError);
     expect((error as SdkError).message).toContain(missing);
-    expect((error as SdkError).code, (error as SdkError).message).toBe(ErrorCode.Unavailable);
+    expect((error as SdkError).code, (error as SdkError).message).toBe(ErrorCode.FailedPrecondition);
+    expect((error as SdkError).retryable).toBe(false); // the same start fails again until the command is fixed
   });
 });

@@ -10,7 +10,7 @@ import {
 import type { ConnectionStrategy } from "@antigravity-ts/sdk";
 import { registerChild, unregisterChild } from "../subprocess/child-registry.js";
 import { describeExit, type HarnessExit } from "../subprocess/harness-process.js";
-import { errnoCode, mapSpawnError } from "../subprocess/spawn-errors.js";
+import { mapProgramSpawnError } from "../subprocess/spawn-errors.js";
 import { StderrTail } from "../subprocess/stderr-tail.js";
 import { loopbackMcpHost } from "./loopback-mcp-host.js";
 
@@ -122,19 +122,13 @@ export class AcpProcess {
       child.once("spawn", () => resolve());
       child.once("error", (cause) => {
         unregisterChild(child);
-        const errno = errnoCode(cause);
-        const code =
-          errno === "ENOENT"
-            ? ErrorCode.Unavailable
-            : errno === "EACCES" || errno === "EPERM"
-              ? ErrorCode.PermissionDenied
-              : mapSpawnError(cause, command).code;
         reject(
-          new SdkError(
-            code,
-            `the ACP agent ${command} could not be started (${errno ?? cause.message}): check the command and the cwd`,
-            { cause, details: { command, errno } },
-          ),
+          mapProgramSpawnError(cause, {
+            name: "the ACP agent",
+            path: command,
+            hint: "check the command (a program on PATH or a path) and the cwd",
+            details: { command },
+          }),
         );
       });
     });
