@@ -1,4 +1,4 @@
-import { lstat, mkdir, readFile, realpath, symlink, writeFile } from "node:fs/promises";
+import { mkdir, readFile, realpath, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { useHarnessFixture } from "../test-support/fixture.js";

@@ -110,7 +110,7 @@ export class PageGate {
    * refuses it if someone else's session has that id.
    */
   async #continuation(config: HarnessConfig): Promise<string | undefined> {
-    const { ownership, page, rules } = this.#options;
+    const { ownership, page } = this.#options;
     const id = config.cascadeId ?? "";
     const mode = config.sessionContinuationMode ?? Continuation.SESSION_CONTINUATION_MODE_UNSPECIFIED;
     if (id === "") {
