@@ -26,6 +26,7 @@ export const ACP_CAPABILITIES_COPY: ConnectionCapabilities = {
   toolOutputTruncation: false,
   thinkingLevel: false,
   builtinTools: false,
+  autoPolicy: false,
 };
 
 /** Splits `--acp-agent`'s command line into words: whitespace separates, '…' and "…" quote (no shell, no expansion). */

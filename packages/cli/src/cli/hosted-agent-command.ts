@@ -25,6 +25,7 @@ export const INTERACTIONS_CAPABILITIES_COPY: ConnectionCapabilities = {
   toolOutputTruncation: false,
   thinkingLevel: false,
   builtinTools: false,
+  autoPolicy: false,
 };
 
 /** `DEFAULT_HOSTED_AGENT` of `@antigravity-ts/sdk/hosted`, copied for the same reason (and checked the same way). */

@@ -29,7 +29,11 @@ export function unhonouredConfigFields(config: HarnessConfig): string[] {
       "retryConfig.modelOutputRetry (model API retries are honoured)",
     ],
     // The 0.1.15–0.1.19 fields (upstream localharness.proto @257f843a) this harness does not act on yet.
-    [config.policyConfig?.autoConfig?.enabled === true, "policyConfig.autoConfig"],
+    // auto(): this harness has no safety assessor, so nothing is assessed, flagged or asked about.
+    [
+      config.policyConfig?.autoConfig?.enabled === true,
+      "policyConfig.autoConfig (auto policy mode: no safety assessment here; the policy rules alone decide tool calls)",
+    ],
     [(config.compactionConfig?.maxContextTokens ?? 0) > 0, "compactionConfig.maxContextTokens"],
     [(tools?.runCommand?.executionMode ?? 0) > 1, "runCommand.executionMode (commands run synchronously)"],
     [builtinSections(config).length > 0, `systemInstructions builtinSection (${builtinSections(config).join(", ")})`],

@@ -41,6 +41,8 @@ export const ACP_CAPABILITIES: ConnectionCapabilities = {
   thinkingLevel: false,
   // Session modes (acpAgent({ modeId })) are the agent's; none selects tools, daemons, retries or presets.
   builtinTools: false,
+  // session/new carries no policy: the ACP agent asks about calls its own way (session/request_permission).
+  autoPolicy: false,
 };
 
 /** Options of {@link acpAgent} in the core: a stream of JSON-RPC messages per session. */

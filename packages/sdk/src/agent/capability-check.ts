@@ -25,6 +25,7 @@ export function assertCapabilities(options: AgentOptions, capabilities: Connecti
         refuse(`hooks (${kind})`, `the ${kind} hook`);
   }
   for (const policy of flattenPolicies(options.policies ?? [])) {
+    policy.auto?.assertWire(capabilities, refuse);
     if ((policy.predicate !== undefined || policy.handler !== undefined) && !capabilities.dynamicPolicies)
       refuse(`policies (${policy.name})`, "policies decided by the client");
     if (policy.decision === "ask_user" && policy.handler === undefined && !capabilities.confirmations)

@@ -43,6 +43,7 @@ function bareWire(more: Partial<ConnectionCapabilities> = {}): ConnectionStrateg
     toolOutputTruncation: false,
     thinkingLevel: false,
     builtinTools: false,
+    autoPolicy: false,
     ...more,
   };
   return { capabilities, connect: () => Promise.reject(new Error("a refused agent must not connect")) };

@@ -4,6 +4,7 @@ import { BuiltinTool } from "../config/builtin-tools.js";
 import { LOCALHARNESS_CAPABILITIES } from "../connection/capabilities.js";
 import { ErrorCode, SdkError } from "../errors.js";
 import { hostedAgent } from "../hosted/index.js";
+import { allowAll, auto } from "../policies/policy.js";
 import { Agent } from "./agent.js";
 import type { AgentBuilder } from "./agent-builder.js";
 import type { ConnectionStrategy } from "./connection-strategy.js";
@@ -73,4 +74,34 @@ describe("options a wire cannot honour", () => {
       expect(() => configure(Agent.builder().connection(localharness)).allowAll().build()).not.toThrow();
     });
   }
+});
+
+// auto() (upstream 0.1.19 policy.auto): only a localharness harness assesses tool calls.
+describe("auto policy mode on a wire without a safety assessor", () => {
+  const POLICIES = [
+    ["auto()", () => auto()],
+    ["auto({ handler })", () => auto({ handler: () => true })],
+  ] as const;
+  for (const [wire, strategy] of WIRES) {
+    for (const [label, make] of POLICIES) {
+      it(`${wire}: ${label} is refused at build() with Unsupported naming it`, () => {
+        let error: unknown;
+        try {
+          Agent.builder().connection(strategy()).policies(make(), allowAll()).build();
+        } catch (e) {
+          error = e;
+        }
+        expect(error).toMatchObject({
+          code: ErrorCode.Unsupported,
+          details: { option: "policies (auto: auto())", wire },
+        });
+        expect((error as Error).message).toContain("needs auto policy mode");
+      });
+    }
+  }
+
+  it("localharness: auto() is taken", () => {
+    const localharness: ConnectionStrategy = { capabilities: LOCALHARNESS_CAPABILITIES, connect: NEVER };
+    expect(() => Agent.builder().connection(localharness).policies(auto(), allowAll()).build()).not.toThrow();
+  });
 });

@@ -48,6 +48,8 @@ export interface ConnectionCapabilities {
    * and the `eval()` / `lightweight()` presets, whose effects are mostly such settings.
    */
   readonly builtinTools: boolean;
+  /** Auto policy mode: a safety assessment of tool calls by the harness (`auto()`, `policyConfig.autoConfig`). */
+  readonly autoPolicy: boolean;
 }
 
 /** What the localharness wire (protocol.md) does: everything the SDK has. */
@@ -70,4 +72,5 @@ export const LOCALHARNESS_CAPABILITIES: ConnectionCapabilities = {
   toolOutputTruncation: true,
   thinkingLevel: true,
   builtinTools: true,
+  autoPolicy: true, // PolicyConfig.auto_config, localharness.proto @257f843a
 };

@@ -64,6 +64,8 @@ export const INTERACTIONS_CAPABILITIES: ConnectionCapabilities = {
   toolOutputTruncation: false,
   thinkingLevel: false,
   builtinTools: false,
+  // No field of the Interactions API carries a policy, let alone a safety assessment.
+  autoPolicy: false,
 };
 
 /** Options of {@link hostedAgent}. */

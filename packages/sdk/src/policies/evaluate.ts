@@ -22,7 +22,9 @@ export function denialReason(policy: Policy): string {
  * reference harness applies to the same rules on the wire). The first policy of the first
  * non-empty bucket decides; a predicate returning false skips its policy; a throwing predicate
  * denies ("Policy evaluation failed"); no match allows.
- * `workspaceOnly` markers are skipped (the harness enforces them). ASK_USER handlers are not
+ * `workspaceOnly` markers and the `auto()` policy are skipped (the harness enforces both: its
+ * safety assessment sits between the specific rules and the `"*"` ones, upstream's
+ * `_PolicyDecideHook` skips it in-process too). ASK_USER handlers are not
  * called here: the verdict names the policy so the caller can ask.
  *
  * @example
@@ -31,7 +33,7 @@ export function denialReason(policy: Policy): string {
  */
 export async function evaluatePolicies(policies: readonly Policy[], call: ToolCall): Promise<PolicyVerdict> {
   const ranked = rulesInPrecedence(policies, call, (policy) =>
-    isWorkspaceMarker(policy) ? undefined : { ...splitTarget(policy.tool), decision: policy.decision },
+    isWorkspaceMarker(policy) || policy.auto ? undefined : { ...splitTarget(policy.tool), decision: policy.decision },
   );
   for (const policy of ranked) {
     if (policy.predicate !== undefined) {

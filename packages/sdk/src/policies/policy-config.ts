@@ -30,16 +30,19 @@ export function ruleIdOf(index: number): string {
  * Serialises flattened policies to `HarnessConfig.policyConfig` (protocol §12): one rule per
  * policy in declaration order, `server/tool` targets split, static rules decided by the harness,
  * dynamic ones (a predicate or ASK_USER) flagged `isDynamic` with `ruleId` `rule_<index>`.
- * `workspaceOnly` markers become `workspaceContainment: ENABLED` instead of a rule.
+ * `workspaceOnly` markers become `workspaceContainment: ENABLED` instead of a rule; the `auto()`
+ * policy becomes `autoConfig` (at most one).
  */
 export function toPolicyConfig(policies: readonly Policy[]): MessageInitShape<typeof PolicyConfigSchema> {
   const rules: MessageInitShape<typeof PolicyRuleSchema>[] = [];
+  const config: MessageInitShape<typeof PolicyConfigSchema> = { rules };
   let containment = false;
   policies.forEach((policy, index) => {
     if (isWorkspaceMarker(policy)) {
       containment = true;
       return;
     }
+    if (policy.auto !== undefined) return policy.auto.addTo(config);
     const { tool, serverName } = splitTarget(policy.tool);
     const dynamic = isDynamic(policy);
     rules.push({
@@ -55,7 +58,8 @@ export function toPolicyConfig(policies: readonly Policy[]): MessageInitShape<ty
       ruleId: dynamic ? ruleIdOf(index) : "",
     });
   });
-  return containment ? { rules, workspaceContainment: PolicyConfig_WorkspaceContainment.ENABLED } : { rules };
+  if (containment) config.workspaceContainment = PolicyConfig_WorkspaceContainment.ENABLED;
+  return config;
 }
 
 /** The SDK's answer to a `policyDecisionRequest` (protocol §12). */
@@ -76,8 +80,10 @@ export async function decidePolicyRequest(
 ): Promise<PolicyDecisionAnswer> {
   const ruleId = request.ruleId ?? "";
   const match = /^rule_(\d+)$/.exec(ruleId);
-  const policy = match === null ? undefined : policies[Number(match[1])];
-  if (policy === undefined || isWorkspaceMarker(policy)) {
+  // A call the harness's auto mode flagged comes under "auto" (upstream's dynamic_policy_map["auto"]), never rule_<index>.
+  const policy =
+    ruleId === "auto" ? policies.find((p) => p.auto) : match === null ? undefined : policies[Number(match[1])];
+  if (policy === undefined || isWorkspaceMarker(policy) || (ruleId !== "auto" && policy.auto)) {
     // The texts of upstream's event_processor._handle_policy_decision_request (event_processor_test.py PolicyDecisionTest).
     return { outcome: PolicyEvaluationOutcome.DENY, denyReason: `Unknown rule_id: ${ruleId}` };
   }

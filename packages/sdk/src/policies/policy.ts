@@ -1,6 +1,8 @@
 import { ErrorCode, SdkError } from "../errors.js";
 import type { ToolCall } from "../step.js";
 import { definedProperties } from "../defined-properties.js";
+import type { MessageInitShape } from "@bufbuild/protobuf";
+import type { PolicyConfigSchema } from "../wire/index.js";
 
 /** What a policy decides for a matching tool call (antigravity-api.md §2.8). */
 export const Decision = { Allow: "allow", Deny: "deny", AskUser: "ask_user" } as const;
@@ -57,10 +59,28 @@ export interface Policy {
   readonly handler?: AskUserHandler;
   /** Set on `workspaceOnly` markers: enforced by the harness, never evaluated here. */
   readonly workspaces?: readonly string[];
+  /** Set on the {@link auto} policy: the harness's safety assessment decides, never evaluated here. */
+  readonly auto?: AutoMode;
   /** A copy that only matches calls for which `predicate` returns true. */
   when(predicate: PolicyPredicate): Policy;
   /** A copy with another name. */
   withName(name: string): Policy;
+}
+
+/** What an {@link auto} policy asks of the harness (`PolicyConfig.auto_config`, localharness.proto @257f843a). */
+export interface AutoMode {
+  /** The model of the safety assessment (`AutoPolicyConfig.model`); absent: the harness's default. */
+  readonly model?: string;
+  /**
+   * Sets `config.autoConfig` (what `toPolicyConfig` calls; refuses a second `auto()`). A method of
+   * the policy, so that an app that never calls `auto()` does not download it.
+   */
+  readonly addTo: (config: MessageInitShape<typeof PolicyConfigSchema>) => void;
+  /** Refuses, through `refuse`, a wire without auto policy mode (what `assertCapabilities` calls, for the same reason). */
+  readonly assertWire: (
+    wire: { readonly autoPolicy: boolean },
+    refuse: (option: string, what: string) => never,
+  ) => void;
 }
 
 /** A policy or a nested list of them (`confirmRunCommand()` and `readOnly()` return lists). */
@@ -212,6 +232,58 @@ export function confirmRunCommand(handler?: AskUserHandler): Policy[] {
  */
 export function workspaceOnly(workspaces: readonly string[] = []): Policy {
   return makePolicy({ tool: "*", decision: Decision.Allow, name: WORKSPACE_ONLY, workspaces: [...workspaces] });
+}
+
+/** Options of {@link auto}. */
+export interface AutoOptions {
+  /** Asked when the safety assessment flags a call, with the assessor's reason; without one a flagged call is refused. */
+  handler?: AskUserHandler;
+  /** The Gemini model of the safety assessment; absent: the harness's default. */
+  model?: string;
+  /** Shown in denial messages; default `"auto"`. */
+  name?: string;
+}
+
+/**
+ * Auto policy mode (upstream 0.1.19 `policy.auto`, hooks/policy.py, Stars1233 @32f16939): the
+ * harness assesses calls of tools with execution or network risk (shell commands, URL fetches)
+ * before they run and blocks a flagged call, or asks `handler` with its reason. Read-only workspace
+ * tools are not assessed; pair it with `workspaceOnly(...)` to contain file writes. Order, as
+ * upstream's docstring gives it: specific tool and `server/*` rules first, then the assessment,
+ * then the `"*"` rules (`allowAll()`, `denyAll()`) for what it does not assess. Sent as
+ * `policyConfig.autoConfig`, not as a rule; at most one per agent. The reference harness has no
+ * safety assessor and says so on stderr (docs/upstream-differences.md).
+ *
+ * @example Agent.builder().policies([auto({ handler: (call, _where, reason) => confirm(`${call.name}: ${reason}`) }), allowAll()])
+ */
+export function auto(options: AutoOptions = {}): Policy {
+  const { handler, model } = options;
+  if (model !== undefined && !(typeof model === "string" && model.trim() !== ""))
+    invalidPolicy(`auto({ model }) needs a model name, got ${describeValue(model)}`);
+  // As upstream's _to_policy_config_proto builds it (hooks/policy.py, Stars1233 @32f16939), which
+  // local_connection.py @583e0413 _build_harness_config sends as policy_config: model "" for the default.
+  const addTo: AutoMode["addTo"] = (config) => {
+    if (config.autoConfig) invalidPolicy("Multiple AutoPolicy rules found: keep one auto()");
+    config.autoConfig = { enabled: true, model: model ?? "" };
+  };
+  // The auto-only parts live here, not in makePolicy, so that only an app that uses auto() downloads them.
+  return Object.freeze({
+    ...makePolicy({
+      tool: "*",
+      decision: handler ? Decision.AskUser : Decision.Deny,
+      name: options.name ?? "auto",
+      handler,
+    }),
+    auto: Object.freeze({
+      ...definedProperties({ model }),
+      addTo,
+      assertWire: (wire, refuse) => {
+        if (!wire.autoPolicy) refuse(`policies (${options.name ?? "auto"}: auto())`, "auto policy mode");
+      },
+    } satisfies AutoMode),
+    when: () => invalidPolicy("auto() takes no when(): the harness chooses what it assesses"),
+    withName: (name: string) => auto({ ...options, name }),
+  });
 }
 
 /** `"server/tool"` targets for an MCP server, or `"server/*"` when `tools` is omitted. */

@@ -4,7 +4,8 @@ import type { ToolCall } from "../step.js";
 import { decodeOutputEvent, PolicyConfigSchema, PolicyEvaluationOutcome, toJson } from "../wire/index.js";
 import { evaluatePolicies } from "./evaluate.js";
 import { askHandler, decidePolicyRequest, toPolicyConfig } from "./policy-config.js";
-import { askUser, deny, type AskUserHandler, type ToolCallLocation } from "./policy.js";
+import { SdkError } from "../errors.js";
+import { allow, askUser, auto, deny, type AskUserHandler, type ToolCallLocation } from "./policy.js";
 
 // The cases of upstream's hooks/policy_test.py that are new since 0.1.14
 // (Stars1233/antigravity-sdk-python google/antigravity/hooks/policy_test.py @32f169394d82cd0203522e35dfe4f00dd1fbb8de,
@@ -24,26 +25,22 @@ import { askUser, deny, type AskUserHandler, type ToolCallLocation } from "./pol
 // policies"), and test_handler_1_arg / test_execute_ask_user_single_arg below cover a handler that
 // ignores it.
 //
-// Not ported, feature absent here (9): test_auto_defaults, test_auto_with_handler,
-// test_auto_policy_direct_instantiation, test_auto_with_model, test_auto_to_proto,
-// test_user_policy_named_auto_does_not_collide, test_multiple_auto_policies_raises_error,
-// test_auto_skipped_in_in_process_enforce, test_execute_ask_user_two_arg_auto_handler_receives_reason
-// test upstream's `policy.auto()` (AutoPolicy -> PolicyConfig.auto_config, localharness.proto
-// @257f843a). The SDK reads and era-checks `autoConfig` but offers no `auto()` builder yet.
-//
-// Ported (10): the cases below, each named after upstream's test function.
+// Ported (19): the cases below, each named after upstream's test function; the 9 of upstream's
+// AutoPolicyTest and test_execute_ask_user_two_arg_auto_handler_receives_reason test `auto()`
+// (AutoPolicy -> PolicyConfig.auto_config, localharness.proto @257f843a), whose flagged calls the
+// harness asks about under rule id "auto" (upstream's `dynamic_policy_map["auto"]`).
 
 const SOURCE = "Stars1233/antigravity-sdk-python google/antigravity/hooks/policy_test.py @32f16939";
 
 const call = (name = "run_command", args: Record<string, unknown> = {}): ToolCall => ({ id: "1", name, args });
 
-/** A policyDecisionRequest for rule_0 as a harness writes it, through the real codec. */
-function asked(reason?: string) {
+/** A policyDecisionRequest for `ruleId` as a harness writes it, through the real codec. */
+function asked(reason?: string, ruleId = "rule_0") {
   const event = decodeOutputEvent(
     JSON.stringify({
       policyDecisionRequest: {
         requestId: "p",
-        ruleId: "rule_0",
+        ruleId,
         toolArgs: { toolName: "run_command", argumentsJson: "{}" },
         ...(reason === undefined ? {} : { reason }),
       },
@@ -56,7 +53,8 @@ function asked(reason?: string) {
 /** The policyConfig JSON the SDK puts on the wire. */
 const wire = (policies: Parameters<typeof toPolicyConfig>[0]) =>
   toJson(PolicyConfigSchema, create(PolicyConfigSchema, toPolicyConfig(policies))) as {
-    rules: { tool: string; name: string; decision: string; denyReason?: string }[];
+    rules: { tool: string; name: string; decision: string; denyReason?: string; ruleId?: string }[];
+    autoConfig?: { enabled?: boolean; model?: string };
   };
 
 describe(`deny reasons (${SOURCE})`, () => {
@@ -187,5 +185,100 @@ describe(`ask-user handlers and their reason (${SOURCE})`, () => {
     const answer = await decidePolicyRequest([policy], asked());
     expect(answer.outcome).toBe(PolicyEvaluationOutcome.DENY);
     expect(answer.denyReason).toMatch(/^Policy evaluation error: .*undefined/);
+  });
+});
+
+describe(`auto policy mode (${SOURCE})`, () => {
+  it("test_auto_defaults: every tool, DENY, no handler", () => {
+    const p = auto();
+    expect(p.auto).toBeDefined();
+    expect(p.tool).toBe("*");
+    expect(p.decision).toBe("deny");
+    expect(p.handler).toBeUndefined();
+    expect(p.name).toBe("auto");
+  });
+
+  it("test_auto_with_handler: a handler makes it ASK_USER", () => {
+    const handler = () => true;
+    const p = auto({ handler });
+    expect(p.auto).toBeDefined();
+    expect(p.decision).toBe("ask_user");
+    expect(p.handler).toBe(handler);
+  });
+
+  // Upstream builds AutoPolicy(name=..., ask_user=..., model=...) directly; here auto() is the only constructor.
+  it("test_auto_policy_direct_instantiation: name, handler and model as given", () => {
+    const handler = () => true;
+    const p = auto({ name: "my-auto", handler, model: "flash" });
+    expect(p.auto?.model).toBe("flash");
+    expect(p.name).toBe("my-auto");
+    expect(p.decision).toBe("ask_user");
+    expect(p.handler).toBe(handler);
+  });
+
+  it("test_auto_with_model: the model travels in autoConfig", () => {
+    const p = auto({ model: "gemini-3.5-flash-lite" });
+    expect(p.auto?.model).toBe("gemini-3.5-flash-lite");
+    expect(wire([p]).autoConfig).toEqual({ enabled: true, model: "gemini-3.5-flash-lite" });
+  });
+
+  it("test_auto_to_proto: autoConfig enabled, no rule, and the harness's questions under 'auto' reach it", async () => {
+    const config = wire([auto()]);
+    expect(config.autoConfig?.enabled).toBe(true);
+    expect(config.rules ?? []).toEqual([]); // JSON omits an empty list
+    expect(await decidePolicyRequest([auto()], asked("flagged", "auto"))).toEqual({
+      outcome: PolicyEvaluationOutcome.DENY,
+      denyReason: "Denied by policy 'auto'.",
+    });
+    expect(await decidePolicyRequest([auto()], asked("flagged", "cortex_hook"))).toEqual({
+      outcome: PolicyEvaluationOutcome.DENY,
+      denyReason: "Unknown rule_id: cortex_hook",
+    });
+  });
+
+  it("test_user_policy_named_auto_does_not_collide: a rule named 'auto' stays rule_0", async () => {
+    const userRule = allow("run_command", { name: "auto", when: () => true });
+    expect(userRule.auto).toBeUndefined();
+    const policies = [userRule, auto()];
+    const config = wire(policies);
+    expect(config.autoConfig?.enabled).toBe(true);
+    expect(config.rules).toHaveLength(1);
+    expect(config.rules[0]).toMatchObject({ name: "auto", ruleId: "rule_0" });
+    expect(await decidePolicyRequest(policies, asked(undefined, "rule_0"))).toEqual({
+      outcome: PolicyEvaluationOutcome.ALLOW,
+    });
+    expect((await decidePolicyRequest(policies, asked(undefined, "auto"))).outcome).toBe(PolicyEvaluationOutcome.DENY);
+    // The auto policy's own index is no rule id.
+    expect(await decidePolicyRequest(policies, asked(undefined, "rule_1"))).toEqual({
+      outcome: PolicyEvaluationOutcome.DENY,
+      denyReason: "Unknown rule_id: rule_1",
+    });
+  });
+
+  it("test_multiple_auto_policies_raises_error", () => {
+    expect(() => toPolicyConfig([auto(), auto({ model: "gemini-2.5-flash" })])).toThrow(SdkError);
+    expect(() => toPolicyConfig([auto(), auto({ model: "gemini-2.5-flash" })])).toThrow(
+      /Multiple AutoPolicy rules found/,
+    );
+  });
+
+  it("test_auto_skipped_in_in_process_enforce: the SDK's own evaluation leaves it to the harness", async () => {
+    expect(await evaluatePolicies([auto()], call("run_command"))).toEqual({ decision: "allow" });
+  });
+
+  it("test_execute_ask_user_two_arg_auto_handler_receives_reason: the assessor's reason reaches the handler", async () => {
+    const received: (string | undefined)[] = [];
+    const p = auto({
+      handler: (_tc, _where, reason) => {
+        received.push(reason);
+        return true;
+      },
+    });
+    expect(await askHandler(p, call("run_command"), undefined, "Command is dangerous")).toBe(true);
+    // And through the harness's question, as it asks about a call its auto mode flagged.
+    expect(await decidePolicyRequest([p], asked("Command is dangerous", "auto"))).toEqual({
+      outcome: PolicyEvaluationOutcome.ALLOW,
+    });
+    expect(received).toEqual(["Command is dangerous", "Command is dangerous"]);
   });
 });
