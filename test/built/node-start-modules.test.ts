@@ -1,4 +1,5 @@
 import { fileURLToPath } from "node:url";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { REGISTRY_MARKERS, staticClosure } from "./static-closure.js";
 
@@ -39,10 +40,13 @@ describe("importing @antigravity-ts/node", () => {
   });
 
   it("still reaches the gateway's schema checks through a dynamic import (they load with the first gateway)", () => {
-    const lazy = [...staticClosure(nodeDist, "index.js").files.values()].flatMap((code) =>
-      [...code.matchAll(/import\(["']\.\/([^"']+)["']\)/g)].map((m) => m[1] as string),
+    // Each dynamic import resolved against the file that holds it (a chunk, or the entry itself).
+    const lazy = [...staticClosure(nodeDist, "index.js").files].flatMap(([file, code]) =>
+      [...code.matchAll(/import\(["'](\.{1,2}\/[^"']+)["']\)/g)].map((m) =>
+        path.posix.join(path.posix.dirname(file), m[1] as string),
+      ),
     );
-    const lazyPackages = new Set(lazy.flatMap((name) => [...staticClosure(`${nodeDist}chunks/`, name).packages]));
+    const lazyPackages = new Set(lazy.flatMap((name) => [...staticClosure(nodeDist, name).packages]));
     expect(lazyPackages.has("@antigravity-ts/sdk/wire")).toBe(true);
   });
 });
