@@ -33,13 +33,14 @@ import { bundleForBrowser, forbiddenReach, gzipSize, repoRoot } from "./bundle-f
  * thinking level, presets recorded at build(), the capability rows that refuse them on other
  * wires, tool calls' genai.Struct arguments, upper-case schema types lower-cased as upstream does,
  * the policy reason for ask-user handlers, per-turn usage and skill_lookup steps (genai.Struct's
- * writers were kept out of it by a file of their own, 0.5 KB).
+ * writers were kept out of it by a file of their own, 0.5 KB), and to 45.3 KB with the SDK's part
+ * of upstream's `auto()` policy mode (the policy itself is tree-shaken unless imported).
  * Everything the root exports keeps a separate, larger budget because it adds modules an app pulls
  * only when it uses them (in-memory transport, transcript, stores). The figures assume code
  * splitting: the row bundled as one file shows what a bundler without it downloads at start.
  */
-const AGENT_BUDGET_GZIP = 45.3 * 1024;
-const EVERYTHING_BUDGET_GZIP = 51.3 * 1024;
+const AGENT_BUDGET_GZIP = 45.4 * 1024;
+const EVERYTHING_BUDGET_GZIP = 51.6 * 1024;
 
 /** The subpaths `@antigravity-ts/sdk` exports (`./wire`, `./storage`, ...), in its package.json's order. */
 const sdkSubpaths = Object.keys(
