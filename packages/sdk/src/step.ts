@@ -121,6 +121,33 @@ export interface Step {
   httpCode: number;
 }
 
+/** The members that say which step it is; {@link newStep} leaves every other member empty. */
+export type StepIdentity = Pick<
+  Step,
+  "id" | "stepIndex" | "type" | "source" | "target" | "status" | "cascadeId" | "trajectoryId"
+>;
+
+/**
+ * A step built by a connection that makes its own steps from another wire's events (ACP updates,
+ * Interactions API events): `identity` and `fields`, every other member empty (no text, thinking,
+ * tool calls or error; not a complete response; no parent trajectory; `httpCode` 0).
+ */
+export function newStep(identity: StepIdentity, fields?: Partial<Step>): Step {
+  return {
+    ...identity,
+    content: "",
+    contentDelta: "",
+    thinking: "",
+    thinkingDelta: "",
+    toolCalls: [],
+    error: "",
+    isCompleteResponse: false,
+    parentTrajectoryId: "",
+    httpCode: 0,
+    ...fields,
+  };
+}
+
 /** Why the harness stopped a turn early (budget or quota), protocol §16. */
 export type StopReason =
   | "MAX_MODEL_CALLS_EXCEEDED"

@@ -12,7 +12,7 @@ import type {
   ToolCallUpdate,
   ToolKind,
 } from "@agentclientprotocol/sdk";
-import { StepSource, StepStatus, StepTarget, StepType, type Step, type ToolCall } from "../step.js";
+import { newStep, StepSource, StepStatus, StepTarget, StepType, type Step, type ToolCall } from "../step.js";
 
 /** What ACP says of a tool call beyond the SDK's `ToolCall`: the wire's own view, kept per step. */
 export interface AcpToolCallDetails {
@@ -259,25 +259,17 @@ export class AcpStepBuilder {
 
   #newStep(type: StepType, source: StepSource, target: StepTarget): Step {
     const stepIndex = this.#nextIndex++;
-    return {
-      id: `${this.#trajectoryId}:${stepIndex}`,
+    const trajectoryId = this.#trajectoryId;
+    return newStep({
+      id: `${trajectoryId}:${stepIndex}`,
       stepIndex,
       type,
       source,
       target,
       status: StepStatus.Active,
-      content: "",
-      contentDelta: "",
-      thinking: "",
-      thinkingDelta: "",
-      toolCalls: [],
-      error: "",
-      isCompleteResponse: false,
-      cascadeId: this.#trajectoryId,
-      trajectoryId: this.#trajectoryId,
-      parentTrajectoryId: "",
-      httpCode: 0,
-    };
+      cascadeId: trajectoryId,
+      trajectoryId,
+    });
   }
 }
 

@@ -17,6 +17,7 @@ import { ErrorCode, SdkError } from "../errors.js";
 import { assertPromptNotBlank, type Prompt } from "../prompt.js";
 import {
   emptyUsage,
+  newStep,
   StepSource,
   StepStatus,
   StepTarget,
@@ -564,25 +565,16 @@ export class HostedConnection implements Connection, PausedTurnReader {
     const type = String(wire["type"]);
     const base = (kind: OpenStep["kind"], stepType: StepType, target: StepTarget): OpenStep => ({
       kind,
-      step: {
+      step: newStep({
         id: `${state.id ?? "interaction"}:${index}`,
         stepIndex: this.#nextStepIndex++,
         type: stepType,
         source: StepSource.Model,
         target,
         status: StepStatus.Active,
-        content: "",
-        contentDelta: "",
-        thinking: "",
-        thinkingDelta: "",
-        toolCalls: [],
-        error: "",
-        isCompleteResponse: false,
         cascadeId: this.conversationId,
         trajectoryId: this.conversationId,
-        parentTrajectoryId: "",
-        httpCode: 0,
-      },
+      }),
     });
     let open: OpenStep;
     if (type === "thought") {

@@ -1,4 +1,4 @@
-import { StepSource, StepStatus, StepTarget, StepType, type Step, type ToolCall } from "../step.js";
+import { newStep, StepSource, StepStatus, StepTarget, StepType, type Step, type ToolCall } from "../step.js";
 
 /** A client function's call as the step that holds it: id `<interaction id>:<index>`, in the interaction's trajectory. */
 export function callStep(
@@ -8,25 +8,19 @@ export function callStep(
   call: ToolCall,
   status: StepStatus,
 ): Step {
-  return {
-    id: `${interactionId}:${index}`,
-    stepIndex: index,
-    type: StepType.TextResponse,
-    source: StepSource.Model,
-    target: StepTarget.User,
-    status,
-    content: "",
-    contentDelta: "",
-    thinking: "",
-    thinkingDelta: "",
-    toolCalls: [call],
-    error: "",
-    isCompleteResponse: false,
-    cascadeId: conversationId,
-    trajectoryId: interactionId,
-    parentTrajectoryId: "",
-    httpCode: 0,
-  };
+  return newStep(
+    {
+      id: `${interactionId}:${index}`,
+      stepIndex: index,
+      type: StepType.TextResponse,
+      source: StepSource.Model,
+      target: StepTarget.User,
+      status,
+      cascadeId: conversationId,
+      trajectoryId: interactionId,
+    },
+    { toolCalls: [call] },
+  );
 }
 
 /**
@@ -36,23 +30,17 @@ export function callStep(
  * transcripts and `/history` would otherwise show a turn without its prompt.
  */
 export function userInputStep(conversationId: string, stepIndex: number, text: string): Step {
-  return {
-    id: `${conversationId}:input-${stepIndex}`, // not `<interaction id>:<index>`: retireStepIds skips it
-    stepIndex,
-    type: StepType.TextResponse,
-    source: StepSource.User,
-    target: StepTarget.Unspecified,
-    status: StepStatus.Done,
-    content: text,
-    contentDelta: text,
-    thinking: "",
-    thinkingDelta: "",
-    toolCalls: [],
-    error: "",
-    isCompleteResponse: false,
-    cascadeId: conversationId,
-    trajectoryId: conversationId,
-    parentTrajectoryId: "",
-    httpCode: 0,
-  };
+  return newStep(
+    {
+      id: `${conversationId}:input-${stepIndex}`, // not `<interaction id>:<index>`: retireStepIds skips it
+      stepIndex,
+      type: StepType.TextResponse,
+      source: StepSource.User,
+      target: StepTarget.Unspecified,
+      status: StepStatus.Done,
+      cascadeId: conversationId,
+      trajectoryId: conversationId,
+    },
+    { content: text, contentDelta: text },
+  );
 }
